@@ -1,0 +1,441 @@
+"""The public transformations: jit, grad, value_and_grad, vjp, jvp, linearize, vmap,
+make_jaxpr, plus device placement. They flatten user pytrees and call the
+interpreters on flat lists."""
+
+import functools
+import inspect
+
+import numpy as np
+
+from . import dtypes, tree_util
+from .config import config
+from .core import ClosedJaxpr, Tracer, get_aval
+from .interpreters import ad, batching, partial_eval as pe
+from .lax.call import jit_p
+from .runtime import xla_bridge
+from .runtime.array import Array
+
+_VALID_SCALARS = (bool, int, float, complex, np.generic)
+
+
+def _check_leaf(x, what):
+    if isinstance(x, (Array, Tracer, np.ndarray)) or isinstance(x, _VALID_SCALARS):
+        return get_aval(x)
+    raise TypeError(f"{what} of type {type(x).__name__} is not a valid minijax type; "
+                    f"pass arrays, NumPy arrays, Python scalars or pytrees of them"
+                    f"{' (or mark it static with static_argnums/static_argnames)' if 'jit' in what else ''}")
+
+
+def _fun_name(fun):
+    return getattr(fun, "__name__", None) or type(fun).__name__
+
+
+def _debug_info(kind, fun):
+    code = getattr(inspect.unwrap(fun), "__code__", None)
+    where = f" at {code.co_filename}:{code.co_firstlineno}" if code else ""
+    return f"{kind} of function `{_fun_name(fun)}`{where}"
+
+
+def _flatten_fun(fun, in_tree, what="output"):
+    """``fun`` on flat leaves; the output tree is stored in the returned list."""
+    store = []
+
+    def flat_fun(*leaves):
+        args, kwargs = tree_util.tree_unflatten(in_tree, leaves)
+        out = fun(*args, **kwargs)
+        out_flat, out_tree = tree_util.tree_flatten(out)
+        for x in out_flat:
+            _check_leaf(x, f"{_fun_name(fun)} {what}")
+        store.append(out_tree)
+        return out_flat
+    return flat_fun, store
+
+
+# ---------------------------------------------------------------- jit
+
+class Jitted:
+    """A function compiled by XLA per input signature (see ``jit``)."""
+
+    def __init__(self, fun, static_argnums=(), static_argnames=()):
+        self.fun = fun
+        functools.update_wrapper(self, fun)
+        if isinstance(static_argnums, int):
+            static_argnums = (static_argnums,)
+        if isinstance(static_argnames, str):
+            static_argnames = (static_argnames,)
+        self.static_argnums = tuple(static_argnums)
+        self.static_argnames = set(static_argnames)
+        try:
+            params = list(inspect.signature(fun).parameters.values())
+        except (TypeError, ValueError):
+            params = []
+        positional = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY,
+                                                            p.POSITIONAL_OR_KEYWORD)]
+        for i in self.static_argnums:
+            if -len(positional) <= i < len(positional):
+                self.static_argnames.add(positional[i])
+        self._positional = positional
+        self._cache = {}
+
+    def __get__(self, obj, objtype=None):
+        if obj is None:
+            return self
+        return functools.partial(self, obj)
+
+    def _is_static(self, i, n):
+        return any(i == (s if s >= 0 else s + n) for s in self.static_argnums) or (
+            i < len(self._positional) and self._positional[i] in self.static_argnames)
+
+    def _split(self, args, kwargs):
+        n = len(args)
+        static_pos = tuple(i for i in range(n) if self._is_static(i, n))
+        statics = tuple((i, args[i]) for i in static_pos) + tuple(
+            sorted((k, v) for k, v in kwargs.items() if k in self.static_argnames))
+        for key, value in statics:
+            try:
+                hash(value)
+            except TypeError:
+                raise TypeError(f"static argument {key!r} of jit-compiled "
+                                f"`{_fun_name(self.fun)}` has unhashable type "
+                                f"{type(value).__name__}; static arguments must be hashable "
+                                f"(use a tuple instead of a list)") from None
+        dyn_args = tuple(a for i, a in enumerate(args) if i not in static_pos)
+        dyn_kwargs = {k: v for k, v in kwargs.items() if k not in self.static_argnames}
+        return dyn_args, dyn_kwargs, static_pos, statics
+
+    def __call__(self, *args, **kwargs):
+        dyn_args, dyn_kwargs, static_pos, statics = self._split(args, kwargs)
+        leaves, in_tree = tree_util.tree_flatten((dyn_args, dyn_kwargs))
+        avals = tuple(_check_leaf(x, f"argument of jit-compiled `{_fun_name(self.fun)}`")
+                      for x in leaves)
+        key = (in_tree, statics, avals, config.enable_x64)
+        entry = self._cache.get(key)
+        if entry is None:
+            entry = self._trace(args, kwargs, static_pos, in_tree, avals)
+            if not any(isinstance(c, Tracer) for c in entry[1]):
+                self._cache[key] = entry
+        jaxpr, consts, out_tree = entry
+        outs = jit_p.bind(*consts, *leaves, jaxpr=jaxpr, name=_fun_name(self.fun))
+        return tree_util.tree_unflatten(out_tree, outs)
+
+    def _trace(self, args, kwargs, static_pos, in_tree, avals):
+        def fun(*dyn_args, **dyn_kwargs):
+            it = iter(dyn_args)
+            full = [args[i] if i in static_pos else next(it) for i in range(len(args))]
+            kw = {k: (kwargs[k] if k in self.static_argnames else dyn_kwargs[k]) for k in kwargs}
+            return self.fun(*full, **kw)
+        flat_fun, store = _flatten_fun(fun, in_tree)
+        jaxpr, consts = pe.trace_to_jaxpr(flat_fun, avals, _debug_info("jit", self.fun))
+        return jaxpr, consts, store[0]
+
+    def clear_cache(self):
+        self._cache.clear()
+
+    def lower(self, *args, **kwargs):
+        """The StableHLO text this function compiles to for these arguments."""
+        from .interpreters.lowering import lower_jaxpr
+        dyn_args, dyn_kwargs, static_pos, _ = self._split(args, kwargs)
+        leaves, in_tree = tree_util.tree_flatten((dyn_args, dyn_kwargs))
+        avals = tuple(get_aval(x) for x in leaves)
+        jaxpr, _, _ = self._trace(args, kwargs, static_pos, in_tree, avals)
+        return lower_jaxpr(jaxpr)
+
+
+def jit(fun=None, *, static_argnums=(), static_argnames=()):
+    """Compile ``fun`` with XLA, once per input shapes/dtypes and static arguments.
+
+    Usable as ``jit(f)``, ``@jit`` or ``@jit(static_argnums=...)``; on a method the
+    instance is a static argument (it must be hashable).
+    """
+    if fun is None:
+        return lambda f: jit(f, static_argnums=static_argnums, static_argnames=static_argnames)
+    return Jitted(fun, static_argnums, static_argnames)
+
+
+# ---------------------------------------------------------------- forward mode
+
+def jvp(fun, primals, tangents, has_aux=False):
+    """``(fun(*primals), J·tangents)``; ``primals`` and ``tangents`` are tuples of pytrees."""
+    if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
+        raise TypeError("jvp expects primals and tangents as tuples (or lists) of arguments, "
+                        f"got {type(primals).__name__} and {type(tangents).__name__}")
+    p_flat, in_tree = tree_util.tree_flatten((tuple(primals), {}))
+    t_flat, t_tree = tree_util.tree_flatten((tuple(tangents), {}))
+    if in_tree != t_tree:
+        raise TypeError(f"jvp: primals and tangents must have the same tree structure, got "
+                        f"{in_tree} and {t_tree}")
+    for p, t in zip(p_flat, t_flat):
+        pa, ta = _check_leaf(p, "jvp primal"), _check_leaf(t, "jvp tangent")
+        if pa.shape != ta.shape or (pa.dtype != ta.dtype and not isinstance(t, _VALID_SCALARS)):
+            raise ValueError(f"jvp: primal {pa.str_short()} and tangent {ta.str_short()} must "
+                             f"have the same shape and dtype")
+    t_flat = [_as_dtype(t, get_aval(p).dtype) for p, t in zip(p_flat, t_flat)]
+    flat_fun, store = _flatten_fun(fun, in_tree)
+    if has_aux:
+        flat_fun, aux_store = _split_aux(flat_fun, store)
+    p_out, t_out = ad.jvp_flat(flat_fun, p_flat, t_flat, _debug_info("jvp", fun))
+    out_tree = store[0]
+    if has_aux:
+        n = out_tree.num_leaves
+        aux = tree_util.tree_unflatten(aux_store[0], p_out[n:])
+        p_out, t_out = p_out[:n], t_out[:n]
+        return (tree_util.tree_unflatten(out_tree, p_out),
+                tree_util.tree_unflatten(out_tree, t_out), aux)
+    return tree_util.tree_unflatten(out_tree, p_out), tree_util.tree_unflatten(out_tree, t_out)
+
+
+def _as_dtype(x, dtype):
+    if isinstance(x, _VALID_SCALARS) or isinstance(x, np.ndarray):
+        return Array._from_host(np.asarray(x, dtype), get_aval(np.asarray(x, dtype)))
+    return x
+
+
+def _split_aux(flat_fun, store):
+    """For has_aux: the user function returns (out, aux); outputs become out + aux leaves."""
+    aux_store = []
+
+    def fun(*leaves):
+        flat = flat_fun(*leaves)
+        tree = store.pop()
+        if tree.node_type is not tuple or len(tree.children) != 2:
+            raise TypeError("a function used with has_aux=True must return a pair (output, aux)")
+        out_tree, aux_tree = tree.children
+        store.append(out_tree)
+        aux_store.append(aux_tree)
+        return flat
+    return fun, aux_store
+
+
+def linearize(fun, *primals):
+    """``(fun(*primals), f_jvp)`` where ``f_jvp(*tangents)`` is the linear map, staged."""
+    p_flat, in_tree = tree_util.tree_flatten((primals, {}))
+    for p in p_flat:
+        _check_leaf(p, "linearize primal")
+    flat_fun, store = _flatten_fun(fun, in_tree)
+    out, jaxpr, consts = ad.linearize_flat(flat_fun, p_flat, _debug_info("linearize", fun))
+    out_tree = store[0]
+    from .core import eval_jaxpr
+
+    def f_jvp(*tangents):
+        t_flat, t_tree = tree_util.tree_flatten((tangents, {}))
+        if t_tree != in_tree:
+            raise TypeError(f"linearized function expects tangents of structure {in_tree}, "
+                            f"got {t_tree}")
+        return tree_util.tree_unflatten(out_tree, eval_jaxpr(jaxpr, [*consts, *t_flat]))
+    return tree_util.tree_unflatten(out_tree, out), f_jvp
+
+
+# ---------------------------------------------------------------- reverse mode
+
+def vjp(fun, *primals, has_aux=False):
+    """``(fun(*primals), f_vjp)`` where ``f_vjp(cotangent)`` returns a tuple of
+    cotangents, one per primal."""
+    p_flat, in_tree = tree_util.tree_flatten((primals, {}))
+    for p in p_flat:
+        _check_leaf(p, "vjp primal")
+    flat_fun, store = _flatten_fun(fun, in_tree)
+    if has_aux:
+        flat_fun, aux_store = _split_aux(flat_fun, store)
+    out, f_vjp_flat = ad.vjp_flat(flat_fun, p_flat, _debug_info("vjp", fun))
+    out_tree = store[0]
+    n = out_tree.num_leaves
+    out_avals = [get_aval(o) for o in out[:n]]
+    n_aux = len(out) - n
+
+    def f_vjp(ct):
+        ct_flat, ct_tree = tree_util.tree_flatten(ct)
+        if ct_tree != out_tree:
+            raise TypeError(f"vjp function expects a cotangent of structure {out_tree} (that "
+                            f"of the output), got {ct_tree}")
+        for c, a in zip(ct_flat, out_avals):
+            ca = _check_leaf(c, "cotangent")
+            if ca.shape != a.shape:
+                raise ValueError(f"cotangent of shape {ca.shape} given for an output of "
+                                 f"shape {a.shape}")
+        ct_flat = [_as_dtype(c, a.dtype) for c, a in zip(ct_flat, out_avals)]
+        cts_in = f_vjp_flat(ct_flat + [None] * n_aux)
+        args, _ = tree_util.tree_unflatten(in_tree, cts_in)
+        return args
+    primal_out = tree_util.tree_unflatten(out_tree, out[:n])
+    if has_aux:
+        return primal_out, f_vjp, tree_util.tree_unflatten(aux_store[0], out[n:])
+    return primal_out, f_vjp
+
+
+def value_and_grad(fun, argnums=0, has_aux=False):
+    """A function returning ``(fun(*args), gradient)``; ``fun`` must return a real scalar."""
+    single = isinstance(argnums, int)
+    nums = (argnums,) if single else tuple(argnums)
+
+    @functools.wraps(fun)
+    def value_and_grad_fun(*args, **kwargs):
+        for i in nums:
+            if not -len(args) <= i < len(args):
+                raise ValueError(f"argnums {argnums} refers to argument {i}, but "
+                                 f"{_fun_name(fun)} was called with {len(args)} positional "
+                                 f"arguments")
+        idx = [i % len(args) for i in nums]
+        for i in idx:
+            for leaf in tree_util.tree_leaves(args[i]):
+                aval = _check_leaf(leaf, "grad argument")
+                if not dtypes.is_inexact(aval.dtype):
+                    raise TypeError(f"grad requires floating-point (or complex) inputs, but "
+                                    f"argument {i} has dtype {aval.dtype.name}; convert it, "
+                                    f"for example with x.astype(float)")
+
+        def partial_fun(*diff_args):
+            full = list(args)
+            for i, a in zip(idx, diff_args):
+                full[i] = a
+            return fun(*full, **kwargs)
+        res = vjp(partial_fun, *[args[i] for i in idx], has_aux=has_aux)
+        ans, f_vjp = res[0], res[1]
+        aval = _check_leaf(ans, "grad output") if not isinstance(ans, (tuple, list, dict)) else None
+        if aval is None or aval.shape != ():
+            shape = "a pytree" if aval is None else f"shape {aval.shape}"
+            raise TypeError(f"grad requires a function returning a scalar, but "
+                            f"{_fun_name(fun)} returned {shape}; reduce it (e.g. .sum()) or "
+                            f"use vjp/jacrev")
+        if dtypes.is_complex(aval.dtype):
+            raise TypeError("grad requires a real-valued scalar output, got complex; use vjp")
+        g = f_vjp(Array._from_host(np.ones((), aval.dtype), aval.strip_weak_type()))
+        g = g[0] if single else tuple(g)
+        if has_aux:
+            return (ans, res[2]), g
+        return ans, g
+    return value_and_grad_fun
+
+
+def grad(fun, argnums=0, has_aux=False):
+    """The gradient of scalar-valued ``fun`` with respect to argument(s) ``argnums``."""
+    vg = value_and_grad(fun, argnums, has_aux)
+
+    @functools.wraps(fun)
+    def grad_fun(*args, **kwargs):
+        (value, g) = vg(*args, **kwargs)
+        return (g, value[1]) if has_aux else g
+    return grad_fun
+
+
+# ---------------------------------------------------------------- vmap
+
+def _axes_for_leaves(axes, tree, what):
+    """Broadcast a pytree prefix of axes (ints/None) to the leaves of ``tree``."""
+    prefix_leaves, prefix_def = tree_util.tree_flatten(axes, is_leaf=lambda x: x is None)
+    try:
+        subtrees = tree_util.flatten_up_to(prefix_def, tree)
+    except ValueError as e:
+        raise ValueError(f"vmap {what} {axes!r} does not match the structure of the "
+                         f"arguments: {e}") from None
+    out = []
+    for ax, sub in zip(prefix_leaves, subtrees):
+        if ax is not None and not isinstance(ax, int):
+            raise TypeError(f"vmap {what} entries must be int or None, got {ax!r}")
+        out.extend([ax] * len(tree_util.tree_leaves(sub)))
+    return out
+
+
+def vmap(fun, in_axes=0, out_axes=0, axis_size=None):
+    """Map ``fun`` over an array axis, vectorized: ``in_axes``/``out_axes`` are ints,
+    None, or pytree prefixes of the arguments/outputs."""
+    if isinstance(in_axes, list):
+        in_axes = tuple(in_axes)
+
+    @functools.wraps(fun)
+    def vmapped(*args, **kwargs):
+        axes = in_axes
+        if isinstance(axes, tuple) and len(axes) != len(args):
+            raise ValueError(f"vmap in_axes has {len(axes)} entries but "
+                             f"{_fun_name(fun)} was called with {len(args)} positional "
+                             f"arguments")
+        leaves, in_tree = tree_util.tree_flatten((args, kwargs))
+        dims = _axes_for_leaves((axes, 0), (args, kwargs), "in_axes")
+        sizes = set()
+        norm = []
+        for x, d in zip(leaves, dims):
+            aval = _check_leaf(x, "vmap argument")
+            if d is not None:
+                if not -aval.ndim <= d < aval.ndim:
+                    raise ValueError(f"vmap in_axes {d} is out of range for an argument of "
+                                     f"shape {aval.shape}")
+                d %= aval.ndim
+                sizes.add(aval.shape[d])
+            norm.append(d)
+        if axis_size is not None:
+            sizes.add(axis_size)
+        if len(sizes) > 1:
+            raise ValueError(f"vmap got inconsistent sizes for the mapped axes: "
+                             f"{sorted(sizes)}; every mapped argument must have the same "
+                             f"size along its in_axes")
+        if not sizes:
+            raise ValueError("vmap needs at least one mapped argument (in_axes not None) "
+                             "or an explicit axis_size")
+        size = sizes.pop()
+        flat_fun, store = _flatten_fun(fun, in_tree)
+
+        def out_dims(n):
+            fake = tree_util.tree_unflatten(store[0], [0] * n)
+            return _axes_for_leaves(out_axes, fake, "out_axes")
+        leaves = [_as_array(x) for x in leaves]
+        outs = batching.vmap_flat(flat_fun, size, leaves, norm, out_dims,
+                                  _debug_info("vmap", fun))
+        return tree_util.tree_unflatten(store[0], outs)
+    return vmapped
+
+
+def _as_array(x):
+    if isinstance(x, (Array, Tracer)):
+        return x
+    aval = get_aval(x)
+    return Array._from_host(np.array(x, aval.dtype), aval)
+
+
+# ---------------------------------------------------------------- make_jaxpr
+
+def make_jaxpr(fun, static_argnums=()):
+    """A function returning the ``ClosedJaxpr`` of ``fun`` at the given arguments."""
+    if isinstance(static_argnums, int):
+        static_argnums = (static_argnums,)
+
+    @functools.wraps(fun)
+    def make(*args, **kwargs):
+        static = {i % len(args) for i in static_argnums}
+        dyn = tuple(a for i, a in enumerate(args) if i not in static)
+        leaves, in_tree = tree_util.tree_flatten((dyn, kwargs))
+        avals = [_check_leaf(x, "make_jaxpr argument") for x in leaves]
+
+        def f(*dyn_args, **kw):
+            it = iter(dyn_args)
+            return fun(*[args[i] if i in static else next(it) for i in range(len(args))], **kw)
+        flat_fun, _ = _flatten_fun(f, in_tree)
+        jaxpr, consts = pe.trace_to_jaxpr(flat_fun, avals, _debug_info("make_jaxpr", fun))
+        return ClosedJaxpr(jaxpr, consts)
+    return make
+
+
+# ---------------------------------------------------------------- devices
+
+def devices():
+    """The devices minijax can run on (the CPU client's devices)."""
+    return xla_bridge.devices()
+
+
+def device_put(x, device=None):
+    """Copy a pytree of arrays to ``device`` (committed), or make Arrays of it on the
+    default device (uncommitted) when ``device`` is None."""
+    def put(leaf):
+        arr = _as_array(leaf) if not isinstance(leaf, Array) else leaf
+        if isinstance(arr, Tracer):
+            return arr
+        if device is None:
+            return arr
+        return Array._from_buffer(arr._device_buffer(device), arr.aval, device)
+    return tree_util.tree_map(put, x)
+
+
+def block_until_ready(x):
+    """Wait for every array in the pytree ``x``; returns ``x``."""
+    for leaf in tree_util.tree_leaves(x):
+        if isinstance(leaf, Array):
+            leaf.block_until_ready()
+    return x

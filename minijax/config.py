@@ -1,0 +1,46 @@
+"""Run-time configuration: ``minijax.config.update(name, value)``.
+
+Options (environment variables give the start-up value):
+
+- ``enable_x64`` (``MINIJAX_ENABLE_X64``, default True): NumPy's 64-bit defaults.
+  False gives JAX-like 32-bit defaults (float32/int32) and narrows 64-bit inputs.
+- ``eager_backend`` (``MINIJAX_EAGER_BACKEND``, default ``"numpy"``): how primitives
+  run outside ``jit`` on the CPU: ``"numpy"`` kernels or ``"xla"`` (op-by-op
+  compiled executables, the path non-CPU devices always take).
+- ``cpu_device_count`` (``MINIJAX_CPU_DEVICE_COUNT``, default 1): CPU devices the
+  client exposes; read when the client is first created.
+"""
+
+import os
+
+_CHOICES = {"eager_backend": ("numpy", "xla")}
+
+
+def _env_bool(name, default):
+    value = os.environ.get(name)
+    if value is None:
+        return default
+    return value.strip().lower() not in ("0", "false", "no", "off", "")
+
+
+class Config:
+    def __init__(self):
+        self.enable_x64 = _env_bool("MINIJAX_ENABLE_X64", True)
+        self.eager_backend = os.environ.get("MINIJAX_EAGER_BACKEND", "numpy")
+        self.cpu_device_count = int(os.environ.get("MINIJAX_CPU_DEVICE_COUNT", "1"))
+
+    def update(self, name, value):
+        """Set option ``name``; raises ValueError for an unknown name or value."""
+        if name not in vars(self):
+            raise ValueError(f"unknown minijax config option {name!r}; options are "
+                             f"{sorted(vars(self))}")
+        if name in _CHOICES and value not in _CHOICES[name]:
+            raise ValueError(f"config option {name!r} must be one of {_CHOICES[name]}, "
+                             f"got {value!r}")
+        setattr(self, name, value)
+
+    def read(self, name):
+        return getattr(self, name)
+
+
+config = Config()

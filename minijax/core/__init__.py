@@ -1,0 +1,11 @@
+"""The tracing core: primitives, the trace stack, abstract values and jaxprs.
+
+It knows nothing of NumPy's function set or of XLA.
+"""
+
+from .avals import ShapedArray, get_aval, same_type, short_dtype_name
+from .jaxpr import (ClosedJaxpr, Jaxpr, JaxprEqn, JaxprType, JaxprTypeError, Literal, Var,
+                    eval_jaxpr, jaxpr_as_fun, pp_jaxpr, typecheck_jaxpr)
+from .primitive import Primitive
+from .trace import (MainTrace, Trace, Tracer, bind, find_top_trace, full_lower, full_raise,
+                    get_concrete, new_base_main, new_main, set_eval_trace, state)

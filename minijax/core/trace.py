@@ -1,0 +1,253 @@
+"""The interpreter stack, ``Trace``/``Tracer`` and ``bind``.
+
+Each active transformation is a ``MainTrace`` on a stack; level 0 is eager
+evaluation. ``bind`` hands a primitive application to the highest-level trace
+among its arguments' tracers, or to the *dynamic* trace when that is higher:
+``jit`` makes its jaxpr trace dynamic so that every operation is staged, even one
+on constants alone (omnistaging).
+"""
+
+from contextlib import contextmanager
+
+from .. import errors
+from .avals import get_aval
+
+
+class MainTrace:
+    """One active transformation: its level, its ``Trace`` and its global data."""
+
+    __slots__ = ("level", "trace", "payload", "active", "debug_info")
+
+    def __init__(self, level, trace_type, payload=None, debug_info=None):
+        self.level = level
+        self.payload = payload
+        self.active = True
+        self.debug_info = debug_info
+        self.trace = trace_type(self) if trace_type is not None else None
+
+    def __repr__(self):
+        name = type(self.trace).__name__
+        return f"MainTrace(level={self.level}, {name})"
+
+
+class Trace:
+    """An interpreter: boxes values into its tracers and applies primitive rules."""
+
+    __slots__ = ("main",)
+
+    def __init__(self, main):
+        self.main = main
+
+    def pure(self, val):
+        """Box a non-tracer value."""
+        raise NotImplementedError
+
+    def lift(self, tracer):
+        """Box a tracer of a lower-level trace."""
+        raise NotImplementedError
+
+    def process_primitive(self, primitive, tracers, params):
+        raise NotImplementedError
+
+
+class _TraceState:
+    def __init__(self):
+        self.eval_main = MainTrace(0, None)
+        self.stack = [self.eval_main]
+        self.dynamic = self.eval_main
+
+
+state = _TraceState()
+
+
+def set_eval_trace(trace_type):
+    """Install the bottom-of-stack (eager) interpreter; done by the runtime layer."""
+    state.eval_main.trace = trace_type(state.eval_main)
+
+
+@contextmanager
+def new_main(trace_type, payload=None, dynamic=False, debug_info=None):
+    """Push a transformation; ``dynamic=True`` makes it stage every operation."""
+    main = MainTrace(len(state.stack), trace_type, payload, debug_info)
+    state.stack.append(main)
+    prev_dynamic = state.dynamic
+    if dynamic:
+        state.dynamic = main
+    try:
+        yield main
+    finally:
+        main.active = False
+        state.stack.pop()
+        state.dynamic = prev_dynamic
+
+
+@contextmanager
+def new_base_main(trace_type, payload=None, debug_info=None):
+    """A dynamic main that stages everything, for tracing to a jaxpr."""
+    with new_main(trace_type, payload, dynamic=True, debug_info=debug_info) as main:
+        yield main
+
+
+def _escaped_error(tracer):
+    info = tracer._trace.main.debug_info
+    where = f" created while tracing {info}" if info else ""
+    return errors.UnexpectedTracerError(
+        f"A traced value ({tracer.aval.str_short()}){where} is used after that "
+        f"transformation finished: it escaped, for example through a global variable, "
+        f"a list appended to, or an attribute set inside the traced function. Return "
+        f"the value from the function instead of storing it.")
+
+
+def find_top_trace(args):
+    top = state.dynamic
+    level = top.level
+    for x in args:
+        if isinstance(x, Tracer):
+            main = x._trace.main
+            if not main.active:
+                raise _escaped_error(x)
+            if main.level > level:
+                top, level = main, main.level
+    return top.trace
+
+
+def full_raise(trace, val):
+    if not isinstance(val, Tracer):
+        return trace.pure(val)
+    main = val._trace.main
+    if main is trace.main:
+        return val
+    if main.level < trace.main.level:
+        return trace.lift(val)
+    if not main.active:
+        raise _escaped_error(val)
+    raise errors.UnexpectedTracerError(
+        f"A traced value of level {main.level} reached a transformation of level "
+        f"{trace.main.level}; a tracer escaped from an inner transformation.")
+
+
+def full_lower(val):
+    return val.full_lower() if isinstance(val, Tracer) else val
+
+
+def bind(primitive, *args, **params):
+    """Apply ``primitive`` to ``args`` under the current transformations."""
+    trace = find_top_trace(args)
+    if trace.main.level == 0:
+        outs = trace.process_primitive(primitive, args, params)
+    else:
+        tracers = [full_raise(trace, a) for a in args]
+        outs = [full_lower(o) for o in trace.process_primitive(primitive, tracers, params)]
+    return outs if primitive.multiple_results else outs[0]
+
+
+def _describe(tracer):
+    info = tracer._trace.main.debug_info
+    return f" while tracing {info}" if info else ""
+
+
+class Tracer:
+    """A value boxed by a transformation; carries an abstract value."""
+
+    __slots__ = ("_trace",)
+    __array_priority__ = 1000
+
+    @property
+    def aval(self):
+        raise NotImplementedError
+
+    def full_lower(self):
+        return self
+
+    def to_concrete_value(self):
+        """The concrete array this tracer stands for, or None if it is abstract."""
+        return None
+
+    shape = property(lambda self: self.aval.shape)
+    dtype = property(lambda self: self.aval.dtype)
+    ndim = property(lambda self: self.aval.ndim)
+    size = property(lambda self: self.aval.size)
+    weak_type = property(lambda self: self.aval.weak_type)
+
+    def __len__(self):
+        if not self.shape:
+            raise TypeError("len() of unsized object (a 0-d traced array)")
+        return self.shape[0]
+
+    def _concretize(self, kind, error_cls, advice):
+        value = self.to_concrete_value()
+        if value is not None:
+            return value
+        raise error_cls(
+            f"Attempted {kind} of a traced value of type {self.aval.str_short()}"
+            f"{_describe(self)}. The value depends on the traced function's arguments, "
+            f"so it is not known until the function runs. {advice}")
+
+    def __bool__(self):
+        return bool(self._concretize(
+            "boolean conversion", errors.TracerBoolConversionError,
+            "Python `if`/`while` cannot branch on it: use lax.cond, lax.select or "
+            "numpy.where, or mark the argument static with static_argnums/static_argnames."))
+
+    def __int__(self):
+        return int(self._concretize(
+            "int conversion", errors.TracerIntegerConversionError,
+            "Mark the argument static with static_argnums/static_argnames if it must be a "
+            "Python int, or keep the computation in arrays."))
+
+    def __index__(self):
+        return self._concretize(
+            "use as an index (__index__)", errors.TracerIntegerConversionError,
+            "Use dynamic indexing (lax.dynamic_slice, array indexing) or mark the argument "
+            "static with static_argnums/static_argnames.").__index__()
+
+    def __float__(self):
+        return float(self._concretize(
+            "float conversion", errors.ConcretizationTypeError,
+            "Mark the argument static with static_argnums/static_argnames or keep the "
+            "computation in arrays."))
+
+    def __complex__(self):
+        return complex(self._concretize(
+            "complex conversion", errors.ConcretizationTypeError,
+            "Keep the computation in arrays."))
+
+    def __array__(self, dtype=None, copy=None):
+        raise errors.TracerArrayConversionError(
+            f"A traced value of type {self.aval.str_short()}{_describe(self)} was "
+            f"converted to a NumPy array (for example by numpy.asarray or a NumPy "
+            f"function). Use minijax.numpy functions on traced values instead.")
+
+    def item(self):
+        return self._concretize("item()", errors.ConcretizationTypeError,
+                                "Keep the computation in arrays.").item()
+
+    def tolist(self):
+        return self._concretize("tolist()", errors.ConcretizationTypeError,
+                                "Keep the computation in arrays.").tolist()
+
+    __hash__ = None
+
+    def __repr__(self):
+        return f"{type(self).__name__}<{self.aval.str_short()}>"
+
+    def _rebind(self, other):
+        """Make this tracer stand for ``other`` (in-place update sugar, DESIGN 5)."""
+        if type(other) is not type(self):
+            raise TypeError(f"cannot rebind a {type(self).__name__} to {type(other).__name__}")
+        for cls in type(self).__mro__:
+            for slot in getattr(cls, "__slots__", ()):
+                if slot != "__weakref__" and hasattr(other, slot):
+                    setattr(self, slot, getattr(other, slot))
+
+
+def get_concrete(x):
+    """``x``'s concrete value if it has one (non-tracer, or a tracer that knows it)."""
+    if isinstance(x, Tracer):
+        return x.to_concrete_value()
+    return x
+
+
+__all__ = ["MainTrace", "Trace", "Tracer", "bind", "find_top_trace", "full_raise",
+           "full_lower", "new_main", "new_base_main", "set_eval_trace", "get_aval",
+           "get_concrete", "state"]

@@ -1,0 +1,113 @@
+"""Dtypes, canonicalization and type promotion.
+
+Promotion follows NumPy 2 (NEP 50): strong dtypes promote by NumPy's table, and
+Python scalars are *weak*: they take the dtype of the array they meet
+(``float32_array * 2.0`` stays float32). A value that came from a Python scalar
+keeps a ``weak_type`` flag on its abstract value so that the same holds inside
+``jit``, ``grad`` and ``vmap``.
+"""
+
+import ml_dtypes
+import numpy as np
+
+from .config import config
+
+bfloat16 = np.dtype(ml_dtypes.bfloat16)
+bool_ = np.dtype(np.bool_)
+
+SUPPORTED_DTYPES = tuple(np.dtype(t) for t in (
+    np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,
+    np.uint64, np.float16, ml_dtypes.bfloat16, np.float32, np.float64, np.complex64,
+    np.complex128))
+_SUPPORTED = frozenset(SUPPORTED_DTYPES)
+
+_NARROW_64 = {np.dtype(np.int64): np.dtype(np.int32), np.dtype(np.uint64): np.dtype(np.uint32),
+              np.dtype(np.float64): np.dtype(np.float32),
+              np.dtype(np.complex128): np.dtype(np.complex64)}
+
+# A representative Python value of each weak kind, for np.result_type's NEP 50 rules.
+_WEAK_SAMPLE = {"b": False, "i": 0, "u": 0, "f": 0.0, "c": 0j}
+
+
+def default_int():
+    return np.dtype(np.int64 if config.enable_x64 else np.int32)
+
+
+def default_float():
+    return np.dtype(np.float64 if config.enable_x64 else np.float32)
+
+
+def default_complex():
+    return np.dtype(np.complex128 if config.enable_x64 else np.complex64)
+
+
+def canonicalize(dtype):
+    """The dtype minijax stores for ``dtype`` (64-bit types narrow in 32-bit mode)."""
+    dtype = np.dtype(dtype)
+    if dtype not in _SUPPORTED:
+        raise TypeError(f"minijax does not support dtype {dtype}; supported dtypes are "
+                        f"{', '.join(d.name for d in SUPPORTED_DTYPES)}")
+    if not config.enable_x64:
+        return _NARROW_64.get(dtype, dtype)
+    return dtype
+
+
+def python_scalar_dtype(x):
+    """(dtype, weak_type) of a Python scalar: bool is strong, int/float/complex weak."""
+    if isinstance(x, bool):
+        return bool_, False
+    if isinstance(x, int):
+        return default_int(), True
+    if isinstance(x, float):
+        return default_float(), True
+    if isinstance(x, complex):
+        return default_complex(), True
+    raise TypeError(f"{type(x).__name__} is not a Python scalar")
+
+
+def is_inexact(dtype):
+    return dtype.kind in "fc" or dtype == bfloat16
+
+
+def is_float(dtype):
+    return dtype.kind == "f" or dtype == bfloat16
+
+
+def is_integer(dtype):
+    return dtype.kind in "iu"
+
+
+def is_complex(dtype):
+    return dtype.kind == "c"
+
+
+def kind(dtype):
+    """'b', 'i', 'u', 'f' or 'c' (bfloat16 counts as 'f')."""
+    return "f" if dtype == bfloat16 else dtype.kind
+
+
+def real_dtype(dtype):
+    """float32 for complex64, float64 for complex128, otherwise ``dtype`` itself."""
+    return np.finfo(dtype).dtype if dtype.kind == "c" else dtype
+
+
+def result_type(*entries):
+    """Promote ``(dtype, weak_type)`` pairs the way NumPy 2 promotes arrays and scalars.
+
+    Returns ``(dtype, weak_type)``; the result is weak only when every entry is.
+    """
+    strong = [d for d, w in entries if not w]
+    weak = [_WEAK_SAMPLE[kind(d)] for d, w in entries if w]
+    if not strong:
+        dtype = np.result_type(*weak)
+        return canonicalize(dtype), True
+    if bfloat16 in strong:
+        # NumPy has no bfloat16 promotion rules; promote it as float16 would be, then
+        # map back (bfloat16 with float16 has no common 16-bit type: float32).
+        has_f16 = np.dtype(np.float16) in strong
+        subst = [np.dtype(np.float16) if d == bfloat16 else d for d in strong]
+        dtype = np.result_type(*subst, *weak)
+        if dtype == np.float16:
+            dtype = np.dtype(np.float32) if has_f16 else bfloat16
+        return canonicalize(dtype), False
+    return canonicalize(np.result_type(*strong, *weak)), False

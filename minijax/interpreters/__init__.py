@@ -1,0 +1,1 @@
+"""One module per transformation: ad (jvp, transpose), batching, partial_eval, lowering."""

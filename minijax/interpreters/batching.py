@@ -1,0 +1,142 @@
+"""Vectorizing map (``vmap``): each value carries the axis it is batched along."""
+
+from functools import lru_cache
+
+from ..core import Trace, Tracer, bind, eval_jaxpr, full_lower, full_raise, get_aval, get_concrete, new_main
+from ..core.avals import ShapedArray
+from . import partial_eval as pe
+
+not_mapped = None
+
+
+def mapped_aval(aval, axis):
+    shape = list(aval.shape)
+    del shape[axis]
+    return aval.update(shape=tuple(shape))
+
+
+def unmapped_aval(aval, axis, size):
+    if axis is not_mapped:
+        return aval
+    shape = list(aval.shape)
+    shape.insert(axis, size)
+    return aval.update(shape=tuple(shape))
+
+
+class BatchTracer(Tracer):
+    __slots__ = ("val", "batch_dim")
+
+    def __init__(self, trace, val, batch_dim):
+        self._trace = trace
+        self.val = val
+        self.batch_dim = batch_dim
+
+    @property
+    def aval(self):
+        aval = get_aval(self.val)
+        return aval if self.batch_dim is not_mapped else mapped_aval(aval, self.batch_dim)
+
+    def full_lower(self):
+        return full_lower(self.val) if self.batch_dim is not_mapped else self
+
+    def to_concrete_value(self):
+        return get_concrete(self.val) if self.batch_dim is not_mapped else None
+
+
+class BatchTrace(Trace):
+    __slots__ = ()
+
+    axis_size = property(lambda self: self.main.payload)
+
+    def pure(self, val):
+        return BatchTracer(self, val, not_mapped)
+
+    lift = pure
+
+    def process_primitive(self, primitive, tracers, params):
+        vals = [t.val for t in tracers]
+        dims = [t.batch_dim for t in tracers]
+        if all(d is not_mapped for d in dims):
+            outs = bind(primitive, *vals, **params)
+            outs = outs if primitive.multiple_results else [outs]
+            return [BatchTracer(self, o, not_mapped) for o in outs]
+        if primitive.batch is None:
+            raise NotImplementedError(f"batching rule for '{primitive.name}' is not implemented")
+        outs, out_dims = primitive.batch(self.axis_size, vals, dims, **params)
+        return [BatchTracer(self, o, d) for o, d in zip(outs, out_dims)]
+
+
+def vmap_flat(fun, axis_size, args, in_dims, out_dims, debug_info=None):
+    """Batch ``fun`` (flat lists) over ``args`` mapped along ``in_dims``.
+
+    ``out_dims`` is a callable giving the output axes once the number of outputs is
+    known (None: an output that is not mapped must then really be unbatched).
+    """
+    with new_main(BatchTrace, axis_size, debug_info=debug_info) as main:
+        trace = main.trace
+        tracers = [BatchTracer(trace, a, d) if d is not not_mapped else a
+                   for a, d in zip(args, in_dims)]
+        outs = [full_raise(trace, o) for o in fun(*tracers)]
+        vals, dims = [o.val for o in outs], [o.batch_dim for o in outs]
+    return [move_axis_to(axis_size, v, d, dst) for v, d, dst in zip(vals, dims, out_dims(len(vals)))]
+
+
+def move_axis_to(axis_size, x, src, dst):
+    """Put ``x``'s batch axis (``src``, or None if unbatched) at ``dst`` (None: drop it)."""
+    from .. import lax
+    if dst is not_mapped:
+        if src is not_mapped:
+            return x
+        raise ValueError("vmap has out_axes=None for an output that is batched; "
+                         "out_axes=None requires the output not to depend on mapped inputs")
+    if src is not_mapped:
+        aval = get_aval(x)
+        shape = list(aval.shape)
+        shape.insert(dst, axis_size)
+        dims = [i for i in range(len(shape)) if i != dst]
+        return lax.broadcast_in_dim(x, tuple(shape), tuple(dims))
+    return moveaxis(x, src, dst)
+
+
+def moveaxis(x, src, dst):
+    from .. import lax
+    if src == dst:
+        return x
+    ndim = get_aval(x).ndim
+    perm = [i for i in range(ndim) if i != src]
+    perm.insert(dst, src)
+    return lax.transpose(x, tuple(perm))
+
+
+def bdim_at_front(axis_size, x, bdim):
+    return move_axis_to(axis_size, x, bdim, 0)
+
+
+@lru_cache(maxsize=4096)
+def vmap_jaxpr(jaxpr, axis_size, in_dims):
+    """A jaxpr of the batched computation; every output is batched along axis 0."""
+    def fun(*args):
+        return vmap_flat(lambda *a: eval_jaxpr(jaxpr, a), axis_size, args, in_dims,
+                         lambda n: [0] * n)
+    avals = [unmapped_aval(v.aval, d, axis_size) for v, d in zip(jaxpr.in_binders, in_dims)]
+    return pe.trace_to_jaxpr(fun, avals)
+
+
+# ---------------------------------------------------------------- rule helpers
+
+def defvectorized(primitive):
+    """Elementwise in its only operand: batching is applying it as is."""
+    def rule(axis_size, args, dims, **params):
+        return [bind(primitive, *args, **params)], [dims[0]]
+    primitive.batch = rule
+
+
+def defbroadcasting(primitive):
+    """Elementwise over operands of one shape: align the batch axes, then apply."""
+    def rule(axis_size, args, dims, **params):
+        out_dim = next(d for d in dims if d is not not_mapped)
+        aligned = [move_axis_to(axis_size, a, d, out_dim) for a, d in zip(args, dims)]
+        out = bind(primitive, *aligned, **params)
+        outs = out if primitive.multiple_results else [out]
+        return outs, [out_dim] * len(outs)
+    primitive.batch = rule

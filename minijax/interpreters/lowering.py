@@ -1,0 +1,188 @@
+"""Lowering jaxprs to StableHLO modules (MLIR), the program text XLA compiles."""
+
+import numpy as np
+
+from ..core import Literal
+from ..core.avals import ShapedArray
+from .. import dtypes
+from ..runtime.xla_bridge import chlo, func_dialect, hlo, ir, new_context
+
+
+def ir_element_type(dtype):
+    dtype = np.dtype(dtype)
+    if dtype == np.bool_:
+        return ir.IntegerType.get_signless(1)
+    if dtype == dtypes.bfloat16:
+        return ir.BF16Type.get()
+    kind = dtype.kind
+    if kind == "i":
+        return ir.IntegerType.get_signless(8 * dtype.itemsize)
+    if kind == "u":
+        return ir.IntegerType.get_unsigned(8 * dtype.itemsize)
+    if kind == "f":
+        return {2: ir.F16Type, 4: ir.F32Type, 8: ir.F64Type}[dtype.itemsize].get()
+    if kind == "c":
+        return ir.ComplexType.get(ir_element_type(np.finfo(dtype).dtype))
+    raise TypeError(f"no StableHLO element type for dtype {dtype}")
+
+
+def ir_type(aval):
+    return ir.RankedTensorType.get(aval.shape, ir_element_type(aval.dtype))
+
+
+def ir_constant(value, dtype=None):
+    """A StableHLO constant for a NumPy value (or scalar)."""
+    a = np.asarray(value, dtype=dtype)
+    if a.dtype == np.bool_:
+        packed = np.packbits(a, bitorder="little")
+        attr = ir.DenseElementsAttr.get(packed, type=ir.IntegerType.get_signless(1),
+                                        shape=a.shape)
+    elif a.dtype == dtypes.bfloat16:
+        attr = ir.DenseElementsAttr.get(np.ascontiguousarray(a).view(np.uint16),
+                                        type=ir.BF16Type.get(), shape=a.shape)
+    else:
+        attr = ir.DenseElementsAttr.get(np.ascontiguousarray(a), type=ir_element_type(a.dtype),
+                                        shape=a.shape)
+    return hlo.constant(attr)
+
+
+def full_like_aval(value, aval):
+    """A constant of ``aval``'s dtype broadcast to its shape."""
+    scalar = ir_constant(np.asarray(value, aval.dtype))
+    if not aval.shape:
+        return scalar
+    return hlo.broadcast_in_dim(ir_type(aval), scalar, ir.DenseI64ArrayAttr.get([]))
+
+
+class ModuleContext:
+    def __init__(self, module):
+        self.module = module
+        self.symbol_table = ir.SymbolTable(module.operation)
+        self.cached_functions = {}   # (id(jaxpr)) -> func op, for repeated jit calls
+
+    def unique_name(self, base):
+        name, i = base, 0
+        while name in self.symbol_table:
+            i += 1
+            name = f"{base}_{i}"
+        return name
+
+
+class RuleContext:
+    """What a lowering rule may need besides its operands."""
+
+    __slots__ = ("module_ctx", "avals_in", "avals_out")
+
+    def __init__(self, module_ctx, avals_in, avals_out):
+        self.module_ctx = module_ctx
+        self.avals_in = avals_in
+        self.avals_out = avals_out
+
+
+def jaxpr_subcomp(mctx, jaxpr, args):
+    """Emit ``jaxpr``'s equations at the current insertion point; returns its outputs."""
+    env = {}
+
+    def read(x):
+        if type(x) is Literal:
+            return ir_constant(np.asarray(x.val), x.aval.dtype)
+        return env[x]
+
+    for v, a in zip(jaxpr.in_binders, args):
+        env[v] = a
+    for eqn in jaxpr.eqns:
+        rule = eqn.primitive.lower
+        if rule is None:
+            raise NotImplementedError(f"no StableHLO lowering for primitive "
+                                      f"'{eqn.primitive.name}'")
+        ctx = RuleContext(mctx, [x.aval for x in eqn.inputs], [v.aval for v in eqn.out_binders])
+        outs = rule(ctx, *[read(x) for x in eqn.inputs], **eqn.params)
+        for v, o in zip(eqn.out_binders, outs):
+            env[v] = o
+    return [read(x) for x in jaxpr.outs]
+
+
+def define_function(mctx, name, jaxpr, public=False):
+    """Add a ``func.func`` computing ``jaxpr`` to the module; returns the op."""
+    in_types = [ir_type(v.aval) for v in jaxpr.in_binders]
+    out_types = [ir_type(x.aval) for x in jaxpr.outs]
+    with ir.InsertionPoint(mctx.module.body):
+        fn = func_dialect.FuncOp(mctx.unique_name(name), (in_types, out_types))
+        fn.attributes["sym_visibility"] = ir.StringAttr.get("public" if public else "private")
+        entry = fn.add_entry_block()
+    with ir.InsertionPoint(entry):
+        outs = jaxpr_subcomp(mctx, jaxpr, list(entry.arguments))
+        func_dialect.ReturnOp(outs)
+    return fn
+
+
+def call_function(mctx, jaxpr, args, name="jit"):
+    """Call ``jaxpr`` as a separate (private) function: a ``func.call`` at this point."""
+    fn = mctx.cached_functions.get(id(jaxpr))
+    if fn is None:
+        fn = mctx.cached_functions[id(jaxpr)] = define_function(mctx, name, jaxpr)
+    out_types = [ir_type(x.aval) for x in jaxpr.outs]
+    return list(func_dialect.CallOp(out_types, ir.FlatSymbolRefAttr.get(
+        ir.StringAttr(fn.name).value), args).results)
+
+
+def lower_jaxpr(jaxpr, name="main"):
+    """StableHLO program text for ``jaxpr`` (its function is ``main``)."""
+    with new_context() as ctx, ir.Location.unknown(ctx):
+        module = ir.Module.create()
+        mctx = ModuleContext(module)
+        define_function(mctx, "main", jaxpr, public=True)
+        return str(module)
+
+
+# ---------------------------------------------------------------- rule helpers
+
+def lower_elementwise(op):
+    """Rule for a primitive that is a single StableHLO/CHLO op on its operands."""
+    def rule(ctx, *args, **params):
+        return [op(*args)]
+    return rule
+
+
+def lower_compare(direction):
+    def rule(ctx, x, y):
+        aval = ctx.avals_in[0]
+        if dtypes.is_inexact(aval.dtype):
+            kind = "FLOAT"
+        elif aval.dtype == np.bool_ or aval.dtype.kind == "u":
+            kind = "UNSIGNED"
+        else:
+            kind = "SIGNED"
+        return [hlo.compare(x, y, hlo.ComparisonDirectionAttr.get(direction),
+                            compare_type=hlo.ComparisonTypeAttr.get(kind))]
+    return rule
+
+
+def lower_via(fun):
+    """Lower by tracing ``fun`` (written with minijax.lax) and inlining its jaxpr."""
+    from .partial_eval import trace_to_jaxpr
+
+    def rule(ctx, *args, **params):
+        jaxpr, consts = trace_to_jaxpr(lambda *a: _as_list(fun(*a, **params)), ctx.avals_in)
+        const_vals = [ir_constant(np.asarray(c)) for c in consts]
+        return jaxpr_subcomp(ctx.module_ctx, jaxpr, const_vals + list(args))
+    return rule
+
+
+def _as_list(x):
+    return list(x) if isinstance(x, (list, tuple)) else [x]
+
+
+def reduce_region(op_body, aval_scalar, n=1):
+    """Fill a reduce-like op's body with ``op_body(*lhs, *rhs) -> [results]``."""
+    def fill(op):
+        t = ir_type(aval_scalar)
+        block = op.regions[0].blocks.append(*([t] * (2 * n)))
+        with ir.InsertionPoint(block):
+            hlo.return_(op_body(*block.arguments))
+    return fill
+
+
+__all__ = ["ir", "hlo", "chlo", "ir_type", "ir_element_type", "ir_constant", "full_like_aval",
+           "jaxpr_subcomp", "lower_jaxpr", "call_function", "lower_elementwise",
+           "lower_compare", "lower_via", "RuleContext", "ShapedArray"]

@@ -1,0 +1,356 @@
+"""Staging Python into jaxprs, and partial evaluation (splitting known from unknown).
+
+``trace_to_jaxpr`` runs a function on ``JaxprTracer``s under a dynamic main, so
+every primitive is recorded (omnistaging). ``partial_eval_flat`` runs a function
+on a mix of known values and unknown placeholders: known work runs now, and only
+work that depends on an unknown is recorded, as ``linearize`` and ``vjp`` need.
+``partial_eval_jaxpr`` does the same split on a jaxpr.
+"""
+
+from typing import Any, NamedTuple
+from weakref import ref
+
+from ..core import (Jaxpr, JaxprEqn, Literal, Trace, Tracer, Var, bind, full_lower, full_raise,
+                    get_aval, get_concrete, new_base_main, new_main, typecheck_jaxpr)
+from ..core.avals import ShapedArray
+from ..util import partition_list, split_list
+
+
+# ---------------------------------------------------------------- tracing to a jaxpr
+
+class JaxprTracer(Tracer):
+    __slots__ = ("aval", "origin")
+
+    def __init__(self, trace, aval, origin=None):
+        self._trace = trace
+        self.aval = aval
+        self.origin = origin   # the primitive that produced this value, for error messages
+
+
+class JaxprTrace(Trace):
+    __slots__ = ()
+
+    def new_arg(self, aval):
+        tracer = JaxprTracer(self, aval)
+        self.main.payload.add_var(tracer)
+        return tracer
+
+    def pure(self, val):
+        return self.main.payload.const_tracer(self, val)
+
+    lift = pure
+
+    def process_primitive(self, primitive, tracers, params):
+        avals_out = primitive.abstract_eval(*[t.aval for t in tracers], **params)
+        outs = [JaxprTracer(self, a, primitive.name) for a in avals_out]
+        self.main.payload.add_eqn(primitive, tracers, params, outs)
+        return outs
+
+
+class JaxprBuilder:
+    """Collects equations and constants while a function is traced."""
+
+    def __init__(self):
+        self.eqns = []
+        self.tracer_to_var = {}
+        self.const_tracers = {}   # id(constant) -> tracer
+        self.constvals = {}       # Var -> constant
+        self.keep_alive = []      # tracers and constants whose ids key the dicts above
+
+    def add_var(self, tracer):
+        var = Var(tracer.aval)
+        self.tracer_to_var[id(tracer)] = var
+        self.keep_alive.append(tracer)
+        return var
+
+    def get_var(self, tracer):
+        var = self.tracer_to_var.get(id(tracer))
+        if var is None:
+            from ..errors import UnexpectedTracerError
+            raise UnexpectedTracerError(
+                f"a traced value ({tracer.aval.str_short()}) from another trace reached "
+                f"this one; it escaped the transformation that created it")
+        return var
+
+    def const_tracer(self, trace, val):
+        tracer = self.const_tracers.get(id(val))
+        if tracer is None:
+            tracer = JaxprTracer(trace, get_aval(val))
+            self.const_tracers[id(val)] = tracer
+            self.constvals[self.add_var(tracer)] = val
+            self.keep_alive.append(val)
+        return tracer
+
+    def add_eqn(self, primitive, tracers, params, out_tracers):
+        inputs = [self.get_var(t) for t in tracers]
+        outs = [self.add_var(t) for t in out_tracers]
+        self.eqns.append(JaxprEqn(primitive, inputs, params, outs))
+
+    def build(self, in_tracers, out_tracers):
+        constvars = list(self.constvals)
+        constvals = [self.constvals[v] for v in constvars]
+        in_binders = constvars + [self.tracer_to_var[id(t)] for t in in_tracers]
+        outs = [self.get_var(t) for t in out_tracers]
+        return inline_literals(Jaxpr(in_binders, self.eqns, outs), constvals)
+
+
+def inline_literals(jaxpr, consts):
+    """Replace scalar non-tracer constants by ``Literal``s in the equations."""
+    num = len(consts)
+    constvars, other = jaxpr.in_binders[:num], jaxpr.in_binders[num:]
+    literals = {}
+    kept_vars, kept_vals = [], []
+    for v, c in zip(constvars, consts):
+        if not isinstance(c, Tracer) and v.aval.shape == ():
+            literals[v] = Literal(c, v.aval)
+        else:
+            kept_vars.append(v)
+            kept_vals.append(c)
+    if not literals:
+        return jaxpr, consts
+    sub = lambda x: literals.get(x, x) if type(x) is Var else x
+    eqns = [JaxprEqn(e.primitive, [sub(x) for x in e.inputs], e.params, e.out_binders)
+            for e in jaxpr.eqns]
+    return Jaxpr(kept_vars + other, eqns, [sub(x) for x in jaxpr.outs]), kept_vals
+
+
+def trace_to_jaxpr(fun, in_avals, debug_info=None):
+    """Stage ``fun`` (flat list in, flat list out) into ``(jaxpr, consts)``."""
+    builder = JaxprBuilder()
+    with new_base_main(JaxprTrace, builder, debug_info) as main:
+        trace = main.trace
+        tracers_in = [trace.new_arg(a) for a in in_avals]
+        outs = fun(*tracers_in)
+        tracers_out = [full_raise(trace, o) for o in outs]
+        jaxpr, consts = builder.build(tracers_in, tracers_out)
+    return jaxpr, consts
+
+
+# ---------------------------------------------------------------- partial evaluation
+
+class PartialVal(NamedTuple):
+    aval: ShapedArray
+    const: Any
+
+    @classmethod
+    def known(cls, val):
+        return PartialVal(get_aval(val), val)
+
+    @classmethod
+    def unknown(cls, aval):
+        return PartialVal(aval, None)
+
+    is_known = property(lambda self: self.const is not None)
+
+
+class LambdaBindingRecipe(NamedTuple):
+    pass
+
+
+class ConstRecipe(NamedTuple):
+    val: Any
+
+
+class EqnRecipe(NamedTuple):
+    primitive: Any
+    tracers_in: list
+    params: dict
+    avals_out: list
+    tracer_refs_out: list
+
+
+class PartialEvalTracer(Tracer):
+    __slots__ = ("pval", "recipe", "__weakref__")
+
+    def __init__(self, trace, pval, recipe):
+        self._trace = trace
+        self.pval = pval
+        self.recipe = recipe
+
+    aval = property(lambda self: self.pval.aval)
+
+    def full_lower(self):
+        return full_lower(self.pval.const) if self.pval.is_known else self
+
+    def to_concrete_value(self):
+        return get_concrete(self.pval.const) if self.pval.is_known else None
+
+
+class PartialEvalTrace(Trace):
+    __slots__ = ()
+
+    def new_arg(self, pval):
+        return PartialEvalTracer(self, pval, LambdaBindingRecipe())
+
+    def pure(self, val):
+        return PartialEvalTracer(self, PartialVal.known(val), None)
+
+    lift = pure
+
+    def instantiate_const(self, tracer):
+        if not tracer.pval.is_known:
+            return tracer
+        pval = PartialVal.unknown(tracer.aval)
+        return PartialEvalTracer(self, pval, ConstRecipe(tracer.pval.const))
+
+    def process_primitive(self, primitive, tracers, params):
+        if all(t.pval.is_known for t in tracers):
+            out = bind(primitive, *[t.pval.const for t in tracers], **params)
+            return out if primitive.multiple_results else [out]
+        if primitive.partial_eval is not None:
+            return primitive.partial_eval(self, tracers, **params)
+        tracers_in = [self.instantiate_const(t) for t in tracers]
+        avals_out = primitive.abstract_eval(*[t.aval for t in tracers_in], **params)
+        return self.stage_eqn(primitive, tracers_in, params, avals_out)
+
+    def stage_eqn(self, primitive, tracers_in, params, avals_out):
+        """Record ``primitive`` on unknown ``tracers_in``; returns the unknown outputs."""
+        outs = [PartialEvalTracer(self, PartialVal.unknown(a), None) for a in avals_out]
+        recipe = EqnRecipe(primitive, tracers_in, params, avals_out, [ref(t) for t in outs])
+        for t in outs:
+            t.recipe = recipe
+        return outs
+
+
+def partial_eval_flat(fun, pvals_in, debug_info=None):
+    """Run ``fun`` on partially known inputs.
+
+    Returns ``(jaxpr, pvals_out, consts)`` where ``jaxpr`` computes the unknown
+    outputs from ``consts`` (residuals) followed by the unknown inputs.
+    """
+    with new_main(PartialEvalTrace, debug_info=debug_info) as main:
+        trace = main.trace
+        tracers_in = [trace.new_arg(p) for p in pvals_in]
+        outs = fun(*tracers_in)
+        tracers_out = [full_raise(trace, o) for o in outs]
+        pvals_out = [t.pval for t in tracers_out]
+        unk_in = [t for t in tracers_in if not t.pval.is_known]
+        unk_out = [t for t in tracers_out if not t.pval.is_known]
+        jaxpr, consts = tracers_to_jaxpr(unk_in, unk_out)
+    return jaxpr, pvals_out, consts
+
+
+def _parents(t):
+    return t.recipe.tracers_in if isinstance(t.recipe, EqnRecipe) else []
+
+
+def toposort(outs, parents):
+    """Nodes reachable from ``outs``, each after all of its parents."""
+    order, done, on_path = [], set(), set()
+    stack = [(n, False) for n in reversed(outs)]
+    while stack:
+        node, expanded = stack.pop()
+        if id(node) in done:
+            continue
+        if expanded:
+            done.add(id(node))
+            order.append(node)
+            continue
+        stack.append((node, True))
+        for p in reversed(parents(node)):
+            if id(p) not in done:
+                stack.append((p, False))
+    return order
+
+
+def tracers_to_jaxpr(tracers_in, tracers_out):
+    tracer_to_var = {id(t): Var(t.aval) for t in tracers_in}
+    constvars = {}   # id(const) -> (Var, const)
+    done_recipes = set()
+    eqns = []
+    for t in toposort(tracers_out, _parents):
+        r = t.recipe
+        if isinstance(r, LambdaBindingRecipe):
+            if id(t) not in tracer_to_var:
+                raise TypeError("an unknown input of partial evaluation is not among its inputs")
+        elif isinstance(r, ConstRecipe):
+            entry = constvars.get(id(r.val))
+            if entry is None:
+                entry = constvars[id(r.val)] = (Var(t.aval), r.val)
+            tracer_to_var[id(t)] = entry[0]
+        elif isinstance(r, EqnRecipe):
+            if id(r) in done_recipes:
+                continue
+            done_recipes.add(id(r))
+            inputs = [tracer_to_var[id(x)] for x in r.tracers_in]
+            outs = [Var(a) for a in r.avals_out]
+            for tref, v in zip(r.tracer_refs_out, outs):
+                if tref() is not None:
+                    tracer_to_var[id(tref())] = v
+            eqns.append(JaxprEqn(r.primitive, inputs, r.params, outs))
+        else:
+            raise TypeError(f"unknown recipe {r!r}")
+    cvars = [v for v, _ in constvars.values()]
+    cvals = [c for _, c in constvars.values()]
+    jaxpr = Jaxpr(cvars + [tracer_to_var[id(t)] for t in tracers_in], eqns,
+                  [tracer_to_var[id(t)] for t in tracers_out])
+    return jaxpr, cvals
+
+
+def partial_eval_jaxpr(jaxpr, in_unknowns, instantiate=None):
+    """Split ``jaxpr`` by which inputs are unknown.
+
+    Returns ``(jaxpr_known, jaxpr_unknown, out_unknowns, num_res)``: ``jaxpr_known``
+    maps known inputs to known outputs plus residuals; ``jaxpr_unknown`` maps
+    residuals plus unknown inputs to the unknown outputs. ``instantiate[i]`` forces
+    output ``i`` into the unknown side.
+    """
+    unknown = {}
+    residuals = {}   # ordered set of Vars
+
+    def is_unknown(x):
+        return type(x) is Var and unknown[x]
+
+    def as_residual(x):
+        if type(x) is Var:
+            residuals[x] = None
+        return x
+
+    for v, uk in zip(jaxpr.in_binders, in_unknowns):
+        unknown[v] = uk
+    eqns1, eqns2 = [], []
+    for eqn in jaxpr.eqns:
+        unks_in = [is_unknown(x) for x in eqn.inputs]
+        rule = eqn.primitive.partial_eval_jaxpr
+        if rule is not None and any(unks_in):
+            eqn1, eqn2, unks_out, res = rule(unks_in, eqn)
+            if eqn1 is not None:
+                eqns1.append(eqn1)
+            eqns2.append(eqn2)
+            for r in res:
+                as_residual(r)
+            for v, uk in zip(eqn.out_binders, unks_out):
+                unknown[v] = uk
+        elif any(unks_in):
+            inputs = [x if uk else as_residual(x) for x, uk in zip(eqn.inputs, unks_in)]
+            eqns2.append(JaxprEqn(eqn.primitive, inputs, eqn.params, eqn.out_binders))
+            for v in eqn.out_binders:
+                unknown[v] = True
+        else:
+            eqns1.append(eqn)
+            for v in eqn.out_binders:
+                unknown[v] = False
+    out_unknowns = [is_unknown(x) for x in jaxpr.outs]
+    if instantiate is not None:
+        for x, uk, inst in zip(jaxpr.outs, out_unknowns, instantiate):
+            if inst and not uk:
+                as_residual(x)
+        out_unknowns = [uk or inst for uk, inst in zip(out_unknowns, instantiate)]
+    residuals = list(residuals)
+    ins1, ins2 = partition_list(in_unknowns, jaxpr.in_binders)
+    outs1, outs2 = partition_list(out_unknowns, jaxpr.outs)
+    jaxpr1 = Jaxpr(ins1, eqns1, outs1 + residuals)
+    jaxpr2 = Jaxpr(residuals + ins2, eqns2, outs2)
+    return jaxpr1, jaxpr2, out_unknowns, len(residuals)
+
+
+def dce_jaxpr(jaxpr, used_outputs):
+    """Drop outputs not in ``used_outputs`` and equations nothing needs."""
+    outs = [x for x, u in zip(jaxpr.outs, used_outputs) if u]
+    live = {x for x in outs if type(x) is Var}
+    eqns = []
+    for eqn in reversed(jaxpr.eqns):
+        if any(v in live for v in eqn.out_binders):
+            eqns.append(eqn)
+            live.update(x for x in eqn.inputs if type(x) is Var)
+    return Jaxpr(jaxpr.in_binders, eqns[::-1], outs)

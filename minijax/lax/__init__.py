@@ -1,0 +1,26 @@
+"""``minijax.lax``: the primitive operations every ``minijax.numpy`` function is built on.
+
+Names follow JAX's ``lax`` so that JAX material reads across. Primitives are strict:
+operands of binary operations must share shape and dtype (Python scalars excepted).
+"""
+
+from .call import jit_p
+from .control_flow import cond, cond_p, switch
+from .dot import dot_general, dot_general_p
+from .elementwise import (abs, abs_p, add, add_p, ceil, ceil_p, convert_element_type,
+                          convert_element_type_p, cos, cos_p, div, div_p, eq, eq_p, exp, exp_p,
+                          floor, floor_p, ge, ge_p, gt, gt_p, le, le_p, log, log_p, logistic,
+                          logistic_p, lt, lt_p, max, max_p, min, min_p, mul, mul_p, ne, ne_p,
+                          neg, neg_p, pow, pow_p, select_n, select_n_p, sign, sign_p, sin, sin_p,
+                          sqrt, sqrt_p, stop_gradient, stop_gradient_p, sub, sub_p,
+                          tanh, tanh_p)
+from .reductions import (reduce_max, reduce_max_p, reduce_min, reduce_min_p, reduce_sum,
+                         reduce_sum_p)
+from .shapes import (broadcast_in_dim, broadcast_in_dim_p, broadcast_to_shape,
+                     broadcasted_iota, expand_dims, full, iota, iota_p, reshape, reshape_p,
+                     squeeze, squeeze_p, transpose, transpose_p)
+
+
+def select(pred, on_true, on_false):
+    """``on_true`` where ``pred`` else ``on_false`` (elementwise)."""
+    return select_n(pred, on_false, on_true)

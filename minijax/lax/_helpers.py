@@ -1,0 +1,111 @@
+"""Shared pieces of primitive definitions: operand checks and rule builders.
+
+An elementwise primitive is one call to ``unop`` or ``binop``: they register the
+NumPy kernel, the abstract evaluation with its checks, the batching rule and the
+lowering; JVP and transpose rules are added next to the definition.
+"""
+
+import numpy as np
+
+from .. import dtypes
+from ..core import Primitive, get_aval
+from ..core.avals import ShapedArray
+from ..interpreters import batching
+from ..interpreters.lowering import lower_elementwise
+from ..runtime.array import Array
+
+# Operand dtype classes, by ``dtypes.kind``.
+BOOL, SINT, UINT, FLOAT, COMPLEX = "b", "i", "u", "f", "c"
+INT = SINT + UINT
+INEXACT = FLOAT + COMPLEX
+NUMBER = INT + INEXACT
+ANY = BOOL + NUMBER
+_KIND_NAMES = {BOOL: "bool", SINT: "signed integer", UINT: "unsigned integer",
+               FLOAT: "floating", COMPLEX: "complex"}
+
+
+def check_kinds(name, aval, kinds, operand="operand"):
+    if dtypes.kind(aval.dtype) not in kinds:
+        allowed = " or ".join(_KIND_NAMES[k] for k in kinds)
+        raise TypeError(f"lax.{name} requires {allowed} {operand}s, got {operand} of dtype "
+                        f"{aval.dtype.name}")
+
+
+def check_same(name, avals):
+    first = avals[0]
+    for i, a in enumerate(avals[1:], 1):
+        if a.dtype != first.dtype:
+            raise TypeError(f"lax.{name} requires operands of one dtype, got "
+                            f"{', '.join(x.dtype.name for x in avals)}; convert them with "
+                            f"lax.convert_element_type (minijax.numpy functions promote)")
+        if a.shape != first.shape:
+            raise ValueError(f"lax.{name} requires operands of one shape, got "
+                             f"{', '.join(str(x.shape) for x in avals)}; lax does not "
+                             f"broadcast (minijax.numpy functions do)")
+
+
+def all_weak(avals):
+    return all(a.weak_type for a in avals)
+
+
+def unop(name, np_fn, hlo_op, kinds=INEXACT, result_dtype=None):
+    """An elementwise unary primitive; ``result_dtype(dtype)`` maps the output dtype."""
+    p = Primitive(name)
+    p.impl = lambda x: [np_fn(x)]
+
+    def abstract_eval(x):
+        check_kinds(name, x, kinds)
+        dtype = x.dtype if result_dtype is None else result_dtype(x.dtype)
+        return [ShapedArray(x.shape, dtype, x.weak_type and dtype == x.dtype)]
+    p.abstract_eval = abstract_eval
+    p.lower = lower_elementwise(hlo_op)
+    batching.defvectorized(p)
+    return p
+
+
+def naryop(name, np_fn, hlo_op, kinds=NUMBER, result_dtype=None, nargs=2):
+    """An elementwise primitive of operands of one shape and dtype."""
+    p = Primitive(name)
+    p.impl = lambda *xs: [np_fn(*xs)]
+
+    def abstract_eval(*avals):
+        if len(avals) != nargs:
+            raise TypeError(f"lax.{name} takes {nargs} operands, got {len(avals)}")
+        check_kinds(name, avals[0], kinds)
+        check_same(name, avals)
+        x = avals[0]
+        dtype = x.dtype if result_dtype is None else result_dtype(x.dtype)
+        weak = all_weak(avals) and dtype == x.dtype
+        return [ShapedArray(x.shape, dtype, weak)]
+    p.abstract_eval = abstract_eval
+    p.lower = lower_elementwise(hlo_op) if hlo_op is not None else None
+    batching.defbroadcasting(p)
+    return p
+
+
+def binop(name, np_fn, hlo_op, kinds=NUMBER, result_dtype=None):
+    return naryop(name, np_fn, hlo_op, kinds, result_dtype, nargs=2)
+
+
+def as_operand(x, like=None):
+    """``x`` as something ``bind`` takes; Python scalars take ``like``'s dtype, weakly."""
+    if isinstance(x, (bool, int, float, complex)) and like is not None:
+        aval = get_aval(like)
+        return Array._from_host(np.asarray(x, aval.dtype), ShapedArray((), aval.dtype, True))
+    return x
+
+
+def scalar_operands(x, y):
+    """Coerce a Python scalar operand to the other operand's dtype and shape."""
+    from .shapes import broadcast_to_shape
+    if isinstance(x, (bool, int, float, complex)) and not isinstance(y, (bool, int, float, complex)):
+        x = broadcast_to_shape(as_operand(x, y), get_aval(y).shape)
+    elif isinstance(y, (bool, int, float, complex)) and not isinstance(x, (bool, int, float, complex)):
+        y = broadcast_to_shape(as_operand(y, x), get_aval(x).shape)
+    return x, y
+
+
+def constant(value, dtype, weak_type=False):
+    """An Array constant (scalar or ndarray) of ``dtype``."""
+    host = np.asarray(value, dtype)
+    return Array._from_host(host, ShapedArray(host.shape, host.dtype, weak_type))

@@ -1,0 +1,160 @@
+"""``dot_general``: contractions with batch dimensions (matmul, einsum pairs)."""
+
+import numpy as np
+
+from .. import dtypes
+from ..core import Primitive, get_aval
+from ..core.avals import ShapedArray
+from ..interpreters import ad, batching
+from ..interpreters.lowering import hlo, ir_type
+from ._helpers import ANY, check_kinds
+
+dot_general_p = Primitive("dot_general")
+
+
+def dot_general(lhs, rhs, dimension_numbers, preferred_element_type=None):
+    """Contract ``lhs`` and ``rhs``.
+
+    ``dimension_numbers = ((lhs_contract, rhs_contract), (lhs_batch, rhs_batch))``.
+    The output axes are the batch axes, then lhs's free axes, then rhs's free axes.
+    """
+    (lc, rc), (lb, rb) = dimension_numbers
+    dn = ((tuple(int(i) for i in lc), tuple(int(i) for i in rc)),
+          (tuple(int(i) for i in lb), tuple(int(i) for i in rb)))
+    pet = None if preferred_element_type is None else dtypes.canonicalize(preferred_element_type)
+    return dot_general_p.bind(lhs, rhs, dimension_numbers=dn, preferred_element_type=pet)
+
+
+def _free(ndim, contract, batch):
+    return tuple(i for i in range(ndim) if i not in contract and i not in batch)
+
+
+def _dot_impl(lhs, rhs, *, dimension_numbers, preferred_element_type):
+    (lc, rc), (lb, rb) = dimension_numbers
+    lf, rf = _free(lhs.ndim, lc, lb), _free(rhs.ndim, rc, rb)
+    bshape = tuple(lhs.shape[i] for i in lb)
+    m = int(np.prod([lhs.shape[i] for i in lf], dtype=np.int64))
+    n = int(np.prod([rhs.shape[i] for i in rf], dtype=np.int64))
+    k = int(np.prod([lhs.shape[i] for i in lc], dtype=np.int64))
+    nb = int(np.prod(bshape, dtype=np.int64))
+    a = np.transpose(lhs, lb + lf + lc).reshape(nb, m, k)
+    b = np.transpose(rhs, rb + rc + rf).reshape(nb, k, n)
+    out_dtype = preferred_element_type or lhs.dtype
+    if out_dtype != a.dtype:
+        a, b = a.astype(out_dtype), b.astype(out_dtype)
+    if a.dtype == np.bool_:
+        out = np.matmul(a.astype(np.int8), b.astype(np.int8)) != 0
+    else:
+        with np.errstate(all="ignore"):
+            out = np.matmul(a, b)
+    shape = bshape + tuple(lhs.shape[i] for i in lf) + tuple(rhs.shape[i] for i in rf)
+    return [out.reshape(shape)]
+
+
+def _dot_abstract_eval(lhs, rhs, *, dimension_numbers, preferred_element_type):
+    (lc, rc), (lb, rb) = dimension_numbers
+    check_kinds("dot_general", lhs, ANY)
+    if lhs.dtype != rhs.dtype:
+        raise TypeError(f"lax.dot_general requires operands of one dtype, got "
+                        f"{lhs.dtype.name} and {rhs.dtype.name}")
+    for name, dims, aval in (("lhs contracting", lc, lhs), ("rhs contracting", rc, rhs),
+                             ("lhs batch", lb, lhs), ("rhs batch", rb, rhs)):
+        if len(set(dims)) != len(dims) or any(not 0 <= d < aval.ndim for d in dims):
+            raise ValueError(f"lax.dot_general: {name} dimensions {dims} are not distinct "
+                             f"axes of an operand of shape {aval.shape}")
+    if len(lc) != len(rc) or len(lb) != len(rb):
+        raise ValueError(f"lax.dot_general: dimension_numbers {dimension_numbers} pair "
+                         f"different numbers of lhs and rhs axes")
+    if set(lc) & set(lb) or set(rc) & set(rb):
+        raise ValueError(f"lax.dot_general: an axis is both contracting and batch in "
+                         f"{dimension_numbers}")
+    for kind, ld, rd in (("contracting", lc, rc), ("batch", lb, rb)):
+        ls, rs = tuple(lhs.shape[i] for i in ld), tuple(rhs.shape[i] for i in rd)
+        if ls != rs:
+            raise ValueError(f"lax.dot_general: {kind} dimensions have different sizes: "
+                             f"lhs {ls} (shape {lhs.shape}) vs rhs {rs} (shape {rhs.shape})")
+    lf, rf = _free(lhs.ndim, lc, lb), _free(rhs.ndim, rc, rb)
+    shape = (tuple(lhs.shape[i] for i in lb) + tuple(lhs.shape[i] for i in lf)
+             + tuple(rhs.shape[i] for i in rf))
+    dtype = preferred_element_type or lhs.dtype
+    return [ShapedArray(shape, dtype, lhs.weak_type and rhs.weak_type)]
+
+
+def _dot_lower(ctx, lhs, rhs, *, dimension_numbers, preferred_element_type):
+    (lc, rc), (lb, rb) = dimension_numbers
+    a_in, b_in = ctx.avals_in
+    out = ctx.avals_out[0]
+    if out.dtype != a_in.dtype:
+        lhs = hlo.convert(ir_type(a_in.update(dtype=out.dtype)), lhs)
+        rhs = hlo.convert(ir_type(b_in.update(dtype=out.dtype)), rhs)
+    dn = hlo.DotDimensionNumbers.get(
+        lhs_batching_dimensions=list(lb), rhs_batching_dimensions=list(rb),
+        lhs_contracting_dimensions=list(lc), rhs_contracting_dimensions=list(rc))
+    return [hlo.dot_general(ir_type(out), lhs, rhs, dn)]
+
+
+def _dot_transpose_operand(ct, other, self_aval, dimension_numbers, which):
+    (lc, rc), (lb, rb) = dimension_numbers
+    if which == "rhs":
+        lc, rc, lb, rb = rc, lc, rb, lb
+    other_aval = get_aval(other)
+    nb = len(lb)
+    lf = _free(self_aval.ndim, lc, lb)
+    rf = _free(other_aval.ndim, rc, rb)
+    if which == "lhs":
+        ct_other = tuple(range(nb + len(lf), nb + len(lf) + len(rf)))
+    else:
+        ct_other = tuple(range(nb, nb + len(rf)))
+    # dot(ct, other): contract ct's "other free" axes with other's free axes; the batch
+    # axes pair up. Result axes: batch, this operand's free axes, other's contracting
+    # axes (in increasing order) which pair with this operand's contracting axes.
+    res = dot_general(ct, other, ((ct_other, rf), (tuple(range(nb)), rb)),
+                      preferred_element_type=None)
+    rc_sorted = sorted(rc)
+    self_axes_of_result = list(lb) + list(lf) + [lc[rc.index(r)] for r in rc_sorted]
+    perm = [self_axes_of_result.index(d) for d in range(self_aval.ndim)]
+    from .shapes import transpose
+    from .elementwise import convert_element_type
+    out = transpose(res, tuple(perm))
+    return convert_element_type(out, self_aval.dtype, self_aval.weak_type)
+
+
+def _dot_transpose(cts, lhs, rhs, *, dimension_numbers, preferred_element_type):
+    ct = cts[0]
+    if ad.is_undefined(lhs):
+        return [_dot_transpose_operand(ct, rhs, lhs.aval, dimension_numbers, "lhs"), None]
+    return [None, _dot_transpose_operand(ct, lhs, rhs.aval, dimension_numbers, "rhs")]
+
+
+def _dot_batch(axis_size, args, dims, *, dimension_numbers, preferred_element_type):
+    (lhs, rhs), (ld, rd) = args, dims
+    (lc, rc), (lb, rb) = dimension_numbers
+    if ld is not None and rd is not None:
+        lhs = batching.moveaxis(lhs, ld, 0)
+        rhs = batching.moveaxis(rhs, rd, 0)
+        shift = lambda t: tuple(i + 1 for i in t)
+        dn = ((shift(lc), shift(rc)), ((0,) + shift(lb), (0,) + shift(rb)))
+        return [dot_general(lhs, rhs, dn, preferred_element_type)], [0]
+    nb = len(lb)
+    if ld is not None:
+        shift = lambda t: tuple(i + (i >= ld) for i in t)
+        dn = ((shift(lc), rc), (shift(lb), rb))
+        lf = _free(get_aval(lhs).ndim, dn[0][0], dn[1][0])
+        out_dim = nb + lf.index(ld)
+    else:
+        shift = lambda t: tuple(i + (i >= rd) for i in t)
+        dn = ((lc, shift(rc)), (lb, shift(rb)))
+        lf = _free(get_aval(lhs).ndim, lc, lb)
+        rf = _free(get_aval(rhs).ndim, dn[0][1], dn[1][1])
+        out_dim = nb + len(lf) + rf.index(rd)
+    return [dot_general(lhs, rhs, dn, preferred_element_type)], [out_dim]
+
+
+dot_general_p.impl = _dot_impl
+dot_general_p.abstract_eval = _dot_abstract_eval
+dot_general_p.lower = _dot_lower
+ad.defjvp(dot_general_p,
+          lambda g, x, y, **p: dot_general_p.bind(g, y, **p),
+          lambda g, x, y, **p: dot_general_p.bind(x, g, **p))
+dot_general_p.transpose = _dot_transpose
+dot_general_p.batch = _dot_batch

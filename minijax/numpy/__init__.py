@@ -1,0 +1,44 @@
+"""``minijax.numpy``: NumPy's API on minijax arrays, traceable by every transformation.
+
+``import minijax.numpy as np`` in NumPy code; results follow NumPy 2's values and
+dtypes (float64 by default, NEP 50 promotion of Python scalars).
+"""
+
+import numpy as _np
+
+from .. import dtypes as _dtypes
+from ..runtime.array import Array
+from . import _operators  # noqa: F401  (installs operators on Array and tracers)
+from ._creation import (arange, array, asarray, empty, empty_like, eye, full, full_like,
+                        linspace, ones, ones_like, zeros, zeros_like)
+from ._elementwise import (abs, absolute, add, ceil, cos, divide, equal, exp, floor, greater,
+                           greater_equal, less, less_equal, log, maximum, minimum, multiply,
+                           negative, not_equal, positive, power, sign, sin, sqrt, subtract, tanh,
+                           true_divide, where)
+from ._linalg import dot, inner, matmul, outer, tensordot, vdot
+from ._manipulation import (atleast_1d, atleast_2d, broadcast_to, expand_dims, moveaxis, ndim,
+                            permute_dims, ravel, reshape, shape, size, squeeze, swapaxes,
+                            transpose)
+from ._reductions import amax, amin, max, mean, min, nonzero, sum
+
+ndarray = Array
+
+bool_ = _np.bool_
+int8, int16, int32, int64 = _np.int8, _np.int16, _np.int32, _np.int64
+uint8, uint16, uint32, uint64 = _np.uint8, _np.uint16, _np.uint32, _np.uint64
+float16, float32, float64 = _np.float16, _np.float32, _np.float64
+complex64, complex128 = _np.complex64, _np.complex128
+bfloat16 = _dtypes.bfloat16.type
+dtype = _np.dtype
+
+pi, e, inf, nan, newaxis = _np.pi, _np.e, _np.inf, _np.nan, None
+
+
+def result_type(*arrays_and_dtypes):
+    """The dtype NumPy's promotion gives for these arrays, scalars or dtypes."""
+    from ._core import result_type_of
+    entries = [a if not isinstance(a, (_np.dtype, type)) else
+               Array._from_host(_np.zeros((), _dtypes.canonicalize(a)),
+                                __import__("minijax").core.ShapedArray((), _dtypes.canonicalize(a)))
+               for a in arrays_and_dtypes]
+    return result_type_of(*entries)[0]

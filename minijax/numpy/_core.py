@@ -1,0 +1,121 @@
+"""Argument handling shared by minijax.numpy: conversion, promotion, broadcasting."""
+
+import numpy as np
+
+from .. import dtypes, lax
+from ..core import Tracer, get_aval
+from ..core.avals import ShapedArray
+from ..runtime.array import Array
+
+_PY_SCALARS = (bool, int, float, complex)
+
+
+def is_arraylike(x):
+    return isinstance(x, (Array, Tracer, np.ndarray, np.generic) + _PY_SCALARS)
+
+
+def to_array(x, dtype=None, copy=True, weak_type=None):
+    """``x`` as an Array or tracer; NumPy inputs are copied (Arrays are immutable)."""
+    if isinstance(x, (Array, Tracer)):
+        if dtype is not None:
+            return lax.convert_element_type(x, dtypes.canonicalize(dtype))
+        return x
+    if isinstance(x, _PY_SCALARS) and dtype is None:
+        aval = get_aval(x)
+        weak = aval.weak_type if weak_type is None else weak_type
+        return Array._from_host(np.asarray(x, aval.dtype), ShapedArray((), aval.dtype, weak))
+    if isinstance(x, (list, tuple)) and any(isinstance(e, Tracer) or _contains_tracer(e)
+                                            for e in x):
+        return _stack_traced(x, dtype)
+    host = np.array(x, copy=copy) if dtype is None else np.array(x, dtype=dtype, copy=copy)
+    if host.dtype == object:
+        raise TypeError(f"cannot convert {type(x).__name__} to a minijax array: its elements "
+                        f"are not numbers (or the nested sequences are ragged)")
+    if host.dtype.kind in "US":
+        raise TypeError(f"minijax arrays hold numbers, not strings (got dtype {host.dtype})")
+    target = dtypes.canonicalize(host.dtype if dtype is None else dtype)
+    if host.dtype != target:
+        host = host.astype(target)
+    return Array._from_host(host, ShapedArray(host.shape, target, False))
+
+
+def _contains_tracer(x):
+    if isinstance(x, (list, tuple)):
+        return any(_contains_tracer(e) for e in x)
+    return isinstance(x, (Tracer, Array))
+
+
+def _stack_traced(seq, dtype):
+    # A (nested) sequence holding traced values: convert elements, then stack them.
+    elems = [to_array(e) for e in seq]
+    elems = promote(*elems)
+    if dtype is not None:
+        elems = [lax.convert_element_type(e, dtypes.canonicalize(dtype)) for e in elems]
+    shape = get_aval(elems[0]).shape
+    for e in elems:
+        if get_aval(e).shape != shape:
+            raise ValueError("cannot build an array from sequences of different shapes")
+    n = len(elems)
+    out_shape = (n, *shape)
+    dims = tuple(range(1, len(out_shape)))
+    position = lax.broadcasted_iota(np.int32, out_shape, 0)
+    out = lax.broadcast_in_dim(elems[0], out_shape, dims)
+    for i, e in enumerate(elems[1:], 1):
+        picked = lax.eq(position, lax.full(out_shape, i, np.int32))
+        out = lax.select_n(picked, out, lax.broadcast_in_dim(e, out_shape, dims))
+    return out
+
+
+def result_type_of(*args):
+    """(dtype, weak_type) that NumPy 2 promotion gives for these arguments."""
+    entries = []
+    for a in args:
+        aval = get_aval(a) if not isinstance(a, _PY_SCALARS) else None
+        if aval is None:
+            d, w = dtypes.python_scalar_dtype(a)
+            entries.append((d, w))
+        else:
+            entries.append((aval.dtype, aval.weak_type))
+    return dtypes.result_type(*entries)
+
+
+def promote(*args, dtype=None):
+    """Convert ``args`` to one dtype (NumPy promotion, or ``dtype`` if given)."""
+    if dtype is None:
+        dtype, weak = result_type_of(*args)
+    else:
+        weak = False
+    out = []
+    for a in args:
+        if isinstance(a, _PY_SCALARS):
+            out.append(Array._from_host(np.asarray(a, dtype), ShapedArray((), dtype, weak)))
+        elif isinstance(a, (np.ndarray, np.generic, list, tuple)):
+            out.append(lax.convert_element_type(to_array(a), dtype, weak))
+        else:
+            out.append(lax.convert_element_type(a, dtype, weak))
+    return out
+
+
+def broadcast_shapes(*shapes, name="operands"):
+    try:
+        return np.broadcast_shapes(*shapes)
+    except ValueError:
+        raise ValueError(f"{name} could not be broadcast together with shapes "
+                         f"{' '.join(str(tuple(s)) for s in shapes)}") from None
+
+
+def broadcast_arrays(*args):
+    shapes = [get_aval(a).shape for a in args]
+    shape = broadcast_shapes(*shapes)
+    return [lax.broadcast_to_shape(a, shape) for a in args]
+
+
+def promote_and_broadcast(*args, dtype=None):
+    return broadcast_arrays(*promote(*args, dtype=dtype))
+
+
+def check_arraylike(name, *args):
+    for i, a in enumerate(args):
+        if not is_arraylike(a) and not isinstance(a, (list, tuple)):
+            raise TypeError(f"{name}() argument {i} must be an array or scalar, got "
+                            f"{type(a).__name__}")

@@ -1,0 +1,166 @@
+"""Array creation: array, asarray, zeros, ones, full, *_like, arange, eye, linspace."""
+
+import builtins
+import math
+import operator
+
+import numpy as np
+
+from .. import dtypes, lax
+from ..core import get_aval, get_concrete
+from ._core import to_array
+
+
+def array(object, dtype=None, copy=True):
+    """A new array from an array, NumPy array, scalar or nested sequence."""
+    return to_array(object, dtype=dtype, copy=True, weak_type=False)
+
+
+def asarray(a, dtype=None, copy=None):
+    """``a`` as an array (Arrays are returned as they are when no dtype change is asked)."""
+    return to_array(a, dtype=dtype, copy=True if copy is None else builtins.bool(copy),
+                    weak_type=False)
+
+
+def _shape(shape):
+    if isinstance(shape, (int, np.integer)):
+        return (operator.index(shape),)
+    try:
+        return tuple(operator.index(d) for d in shape)
+    except TypeError:
+        raise TypeError(f"shape must be an int or a sequence of ints, got {shape!r} "
+                        f"(shapes must be concrete: under jit, mark the argument static)") from None
+
+
+def _dtype_or(dtype, default):
+    return dtypes.canonicalize(default if dtype is None else dtype)
+
+
+def full(shape, fill_value, dtype=None):
+    """An array of ``shape`` filled with ``fill_value``."""
+    shape = _shape(shape)
+    if dtype is None:
+        fill = to_array(fill_value)
+        aval = get_aval(fill)
+        dtype = aval.dtype
+        if aval.weak_type:   # NumPy: np.full(3, 1.0) is float64
+            fill = lax.convert_element_type(fill, dtype)
+    else:
+        fill = lax.convert_element_type(to_array(fill_value), dtypes.canonicalize(dtype))
+    fill_aval = get_aval(fill)
+    return lax.broadcast_in_dim(fill, shape, tuple(range(len(shape) - fill_aval.ndim,
+                                                          len(shape))))
+
+
+def zeros(shape, dtype=None):
+    return lax.full(_shape(shape), 0, _dtype_or(dtype, dtypes.default_float()))
+
+
+def ones(shape, dtype=None):
+    return lax.full(_shape(shape), 1, _dtype_or(dtype, dtypes.default_float()))
+
+
+def empty(shape, dtype=None):
+    """Like ``zeros``: minijax arrays are never uninitialised."""
+    return zeros(shape, dtype)
+
+
+def _like(a, dtype, shape):
+    aval = get_aval(to_array(a))
+    return (aval.shape if shape is None else _shape(shape),
+            aval.dtype if dtype is None else dtypes.canonicalize(dtype))
+
+
+def zeros_like(a, dtype=None, shape=None):
+    shape, dtype = _like(a, dtype, shape)
+    return lax.full(shape, 0, dtype)
+
+
+def ones_like(a, dtype=None, shape=None):
+    shape, dtype = _like(a, dtype, shape)
+    return lax.full(shape, 1, dtype)
+
+
+def empty_like(a, dtype=None, shape=None):
+    return zeros_like(a, dtype, shape)
+
+
+def full_like(a, fill_value, dtype=None, shape=None):
+    shape, dtype = _like(a, dtype, shape)
+    return full(shape, fill_value, dtype)
+
+
+def _concrete_scalar(x, name):
+    if isinstance(x, (builtins.bool, int, float)):
+        return x
+    value = get_concrete(x)
+    if value is None:
+        from ..errors import ConcretizationTypeError
+        raise ConcretizationTypeError(f"arange() argument {name} must be concrete (its value "
+                                      f"sets the output shape); under jit mark it static")
+    value = np.asarray(value)
+    if value.shape != ():
+        raise TypeError(f"arange() argument {name} must be a scalar, got shape {value.shape}")
+    return value[()]
+
+
+def arange(start, stop=None, step=None, dtype=None):
+    """Evenly spaced values in ``[start, stop)`` (NumPy's dtype rules)."""
+    if stop is None:
+        start, stop = 0, start
+    if step is None:
+        step = 1
+    values = [_concrete_scalar(v, n) for v, n in ((start, "start"), (stop, "stop"),
+                                                  (step, "step"))]
+    start_v, stop_v, step_v = values
+    if step_v == 0:
+        raise ValueError("arange() step must not be zero")
+    if dtype is None:   # NumPy's own choice, from an empty range of the same arguments
+        zero = start_v * 0 + stop_v * 0   # carries the types of start and stop
+        dtype = np.arange(zero, zero, step_v).dtype
+    dtype = dtypes.canonicalize(dtype)
+    n = builtins.max(0, math.ceil((float(stop_v) - float(start_v)) / float(step_v)))
+    if dtypes.is_integer(dtype) or dtype == np.bool_:
+        # integer steps are exact
+        idx = lax.iota(dtype, n)
+        if step_v != 1:
+            idx = lax.mul(idx, lax.full((n,), step_v, dtype))
+        if start_v != 0:
+            idx = lax.add(idx, lax.full((n,), start_v, dtype))
+        return idx
+    compute = dtypes.default_float() if dtype == np.float16 or dtype == dtypes.bfloat16 else dtype
+    idx = lax.iota(compute, n)
+    out = lax.add(lax.mul(idx, lax.full((n,), step_v, compute)), lax.full((n,), start_v, compute))
+    return lax.convert_element_type(out, dtype)
+
+
+def eye(N, M=None, k=0, dtype=None):
+    """A 2-d array with ones on diagonal ``k``."""
+    M = N if M is None else M
+    dtype = _dtype_or(dtype, dtypes.default_float())
+    rows = lax.broadcasted_iota(np.int64, (N, M), 0)
+    cols = lax.broadcasted_iota(np.int64, (N, M), 1)
+    on = lax.eq(lax.add(rows, lax.full((N, M), k, np.int64)), cols)
+    return lax.convert_element_type(on, dtype)
+
+
+def linspace(start, stop, num=50, endpoint=True, dtype=None):
+    """``num`` evenly spaced values from ``start`` to ``stop``."""
+    num = operator.index(num)
+    if num < 0:
+        raise ValueError(f"linspace num must be non-negative, got {num}")
+    compute = dtypes.default_float()
+    start_a = lax.convert_element_type(to_array(start), compute)
+    stop_a = lax.convert_element_type(to_array(stop), compute)
+    div = (num - 1) if endpoint else num
+    idx = lax.iota(compute, num)
+    if div > 0:
+        step = lax.div(lax.sub(stop_a, start_a), lax.full((), div, compute))
+        out = lax.add(lax.mul(idx, lax.broadcast_in_dim(step, (num,), ())),
+                      lax.broadcast_in_dim(start_a, (num,), ()))
+        if endpoint and num > 1:
+            last = lax.eq(lax.iota(np.int64, num), lax.full((num,), num - 1, np.int64))
+            out = lax.select_n(last, out, lax.broadcast_in_dim(stop_a, (num,), ()))
+    else:
+        out = lax.broadcast_in_dim(start_a, (num,), ())
+    return out if dtype is None else lax.convert_element_type(out, dtypes.canonicalize(dtype))

@@ -1,0 +1,155 @@
+"""Elementwise functions (NumPy ufuncs): promotion and broadcasting, then lax."""
+
+import numpy as np
+
+from .. import dtypes, lax
+from ..core import get_aval, get_concrete
+from ._core import promote_and_broadcast, to_array
+
+
+def _unary(name, lax_fn, float_only=True):
+    def fn(x, /):
+        x = to_array(x)
+        aval = get_aval(x)
+        if float_only and not dtypes.is_inexact(aval.dtype):
+            # NumPy computes transcendental functions of integers/bools in float64
+            x = lax.convert_element_type(x, dtypes.default_float(), aval.weak_type)
+        return lax_fn(x)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"Elementwise {name}, as numpy.{name}."
+    return fn
+
+
+sin = _unary("sin", lax.sin)
+cos = _unary("cos", lax.cos)
+exp = _unary("exp", lax.exp)
+log = _unary("log", lax.log)
+tanh = _unary("tanh", lax.tanh)
+sqrt = _unary("sqrt", lax.sqrt)
+floor = _unary("floor", lax.floor)
+ceil = _unary("ceil", lax.ceil)
+
+
+def negative(x, /):
+    """Elementwise negation (bool arrays are rejected, as in NumPy)."""
+    x = to_array(x)
+    if get_aval(x).dtype == np.bool_:
+        raise TypeError("negative of a boolean array is not supported; use logical_not")
+    return lax.neg(x)
+
+
+def positive(x, /):
+    return to_array(x)
+
+
+def absolute(x, /):
+    x = to_array(x)
+    if get_aval(x).dtype == np.bool_:
+        return x
+    return lax.abs(x)
+
+
+abs = absolute
+
+
+def sign(x, /):
+    return lax.sign(to_array(x))
+
+
+def _binary(name, lax_fn, bool_ok=True):
+    def fn(x1, x2, /):
+        a, b = promote_and_broadcast(x1, x2)
+        if not bool_ok and get_aval(a).dtype == np.bool_:
+            raise TypeError(f"numpy.{name} does not support boolean operands; use "
+                            f"logical_{'or' if name == 'add' else 'xor'}")
+        return lax_fn(a, b)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"Elementwise {name} with broadcasting, as numpy.{name}."
+    return fn
+
+
+def _add_bool(a, b):
+    if get_aval(a).dtype == np.bool_:
+        return lax.max(a, b)   # logical or
+    return lax.add(a, b)
+
+
+def _mul_bool(a, b):
+    if get_aval(a).dtype == np.bool_:
+        return lax.min(a, b)   # logical and
+    return lax.mul(a, b)
+
+
+add = _binary("add", _add_bool)
+subtract = _binary("subtract", lax.sub, bool_ok=False)
+multiply = _binary("multiply", _mul_bool)
+maximum = _binary("maximum", lax.max)
+minimum = _binary("minimum", lax.min)
+equal = _binary("equal", lax.eq)
+not_equal = _binary("not_equal", lax.ne)
+less = _binary("less", lax.lt)
+less_equal = _binary("less_equal", lax.le)
+greater = _binary("greater", lax.gt)
+greater_equal = _binary("greater_equal", lax.ge)
+
+
+def divide(x1, x2, /):
+    """True division; integer and bool operands give the default float, as in NumPy."""
+    a, b = promote_and_broadcast(x1, x2)
+    aval = get_aval(a)
+    if not dtypes.is_inexact(aval.dtype):
+        a = lax.convert_element_type(a, dtypes.default_float(), aval.weak_type)
+        b = lax.convert_element_type(b, dtypes.default_float(), aval.weak_type)
+    return lax.div(a, b)
+
+
+true_divide = divide
+
+
+def power(x1, x2, /):
+    """``x1 ** x2`` elementwise."""
+    a, b = promote_and_broadcast(x1, x2)
+    aval = get_aval(a)
+    if dtypes.is_inexact(aval.dtype):
+        return lax.pow(a, b)
+    return _integer_power(a, b)
+
+
+def _integer_power(a, b):
+    # Exponentiation by squaring over the exponent's bits, unrolled: exact for integers.
+    aval = get_aval(a)
+    if aval.dtype == np.bool_:
+        return lax.max(a, lax.eq(b, lax.full(aval.shape, False, np.bool_)))
+    concrete = get_concrete(b)
+    if concrete is not None and np.any(np.asarray(concrete) < 0):
+        raise ValueError("Integers to negative integer powers are not allowed.")
+    bits = 8 * aval.dtype.itemsize
+    one = lax.full(aval.shape, 1, aval.dtype)
+    two = lax.full(aval.shape, 2, aval.dtype)
+    zero = lax.full(aval.shape, 0, aval.dtype)
+    acc, base, e = one, a, b
+    for _ in range(bits):
+        odd = lax.ne(lax.sub(e, lax.mul(lax.div(e, two), two)), zero)
+        acc = lax.select_n(odd, acc, lax.mul(acc, base))
+        base = lax.mul(base, base)
+        e = lax.div(e, two)
+    if aval.dtype.kind == "i":   # NumPy: integers to negative powers are an error; XLA gives 0
+        acc = lax.select_n(lax.lt(b, zero), acc, zero)
+    return acc
+
+
+def where(condition, x=None, y=None, /):
+    """``x`` where ``condition`` else ``y``, with broadcasting (the one-argument form is
+    ``nonzero``)."""
+    if x is None and y is None:
+        from ._reductions import nonzero
+        return nonzero(condition)
+    if x is None or y is None:
+        raise ValueError("where() takes either one argument or three")
+    cond = to_array(condition)
+    if get_aval(cond).dtype != np.bool_:
+        cond = lax.ne(cond, lax.full(get_aval(cond).shape, 0, get_aval(cond).dtype))
+    a, b = promote_and_broadcast(x, y)
+    from ._core import broadcast_arrays
+    cond, a, b = broadcast_arrays(cond, a, b)
+    return lax.select_n(cond, b, a)

@@ -1,0 +1,140 @@
+"""Operators and methods shared by ``Array`` and every tracer (installed on both)."""
+
+import numpy as np
+
+from .. import dtypes, lax
+from ..core import Tracer, get_aval
+from ..runtime.array import Array
+from . import _elementwise as ew, _linalg, _manipulation as manip, _reductions as red
+
+
+def _reflected(fn):
+    return lambda self, other: fn(other, self)
+
+
+def _defer(fn):
+    """Binary operator that returns NotImplemented for operands it does not know."""
+    def op(self, other):
+        if not _operand_ok(other):
+            return NotImplemented
+        return fn(self, other)
+    return op
+
+
+def _operand_ok(x):
+    return isinstance(x, (Array, Tracer, np.ndarray, np.generic, bool, int, float, complex,
+                          list, tuple))
+
+
+def _inplace(fn):
+    """``x op= y``: NumPy's same-kind casting into x's dtype and shape, then ``x`` is rebound
+    to the result so every reference to the object sees it (DESIGN decision 5)."""
+    def op(self, other):
+        if not _operand_ok(other):
+            return NotImplemented
+        aval = self.aval
+        result = fn(self, other)
+        r_aval = get_aval(result)
+        if not np.can_cast(r_aval.dtype, aval.dtype, casting="same_kind") and not (
+                r_aval.dtype == dtypes.bfloat16 or aval.dtype == dtypes.bfloat16):
+            raise TypeError(f"cannot cast the result of an in-place operation from "
+                            f"{r_aval.dtype.name} to {aval.dtype.name} with casting rule "
+                            f"'same_kind'")
+        if r_aval.shape != aval.shape:
+            raise ValueError(f"non-broadcastable output operand with shape {aval.shape} "
+                             f"doesn't match the broadcast shape {r_aval.shape}")
+        result = lax.convert_element_type(result, aval.dtype, aval.weak_type)
+        if type(result) is type(self) and (not isinstance(self, Tracer)
+                                           or result._trace.main is self._trace.main):
+            self._rebind(result)
+            return self
+        return result
+    return op
+
+
+def _astype(self, dtype, copy=True):
+    return lax.convert_element_type(self, dtypes.canonicalize(dtype))
+
+
+def _reshape(self, *shape, order="C"):
+    if len(shape) == 1 and not isinstance(shape[0], (int, np.integer)):
+        shape = shape[0]
+    return manip.reshape(self, shape, order)
+
+
+def _transpose_method(self, *axes):
+    if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))):
+        axes = axes[0]
+    return manip.transpose(self, axes or None)
+
+
+def _iter(self):
+    if not self.shape:
+        raise TypeError("iteration over a 0-d array")
+    if type(self) is Array:
+        host = self._value()
+        for i in range(self.shape[0]):
+            yield Array._from_host(host[i], self.aval.update(shape=self.shape[1:]), self._device)
+        return
+    for i in range(self.shape[0]):
+        yield _take_first_axis(self, i)
+
+
+def _take_first_axis(x, i):
+    # x[i] along axis 0 through a one-hot contraction, until indexing primitives exist.
+    n = x.shape[0]
+    onehot = lax.convert_element_type(lax.eq(lax.iota(np.int32, n), lax.full((n,), i, np.int32)),
+                                      x.dtype)
+    if x.dtype == np.bool_:
+        return lax.ne(_take_first_axis(lax.convert_element_type(x, np.int8), i),
+                      lax.full(x.shape[1:], 0, np.int8))
+    return lax.dot_general(onehot, x, (((0,), (0,)), ((), ())))
+
+
+_METHODS = {
+    "__add__": _defer(ew.add), "__radd__": _defer(_reflected(ew.add)),
+    "__sub__": _defer(ew.subtract), "__rsub__": _defer(_reflected(ew.subtract)),
+    "__mul__": _defer(ew.multiply), "__rmul__": _defer(_reflected(ew.multiply)),
+    "__truediv__": _defer(ew.divide), "__rtruediv__": _defer(_reflected(ew.divide)),
+    "__pow__": _defer(ew.power), "__rpow__": _defer(_reflected(ew.power)),
+    "__matmul__": _defer(_linalg.matmul), "__rmatmul__": _defer(_reflected(_linalg.matmul)),
+    "__lt__": _defer(ew.less), "__le__": _defer(ew.less_equal),
+    "__gt__": _defer(ew.greater), "__ge__": _defer(ew.greater_equal),
+    "__eq__": _defer(ew.equal), "__ne__": _defer(ew.not_equal),
+    "__neg__": ew.negative, "__pos__": ew.positive, "__abs__": ew.absolute,
+    "__iadd__": _inplace(ew.add), "__isub__": _inplace(ew.subtract),
+    "__imul__": _inplace(ew.multiply), "__itruediv__": _inplace(ew.divide),
+    "__ipow__": _inplace(ew.power), "__imatmul__": _inplace(_linalg.matmul),
+    "__iter__": _iter,
+    "__array_namespace__": lambda self, api_version=None: __import__("minijax.numpy").numpy,
+    "astype": _astype,
+    "reshape": _reshape,
+    "transpose": _transpose_method,
+    "sum": lambda self, axis=None, dtype=None, keepdims=False: red.sum(self, axis, dtype, keepdims),
+    "mean": lambda self, axis=None, dtype=None, keepdims=False: red.mean(self, axis, dtype, keepdims),
+    "max": lambda self, axis=None, keepdims=False: red.max(self, axis, keepdims),
+    "min": lambda self, axis=None, keepdims=False: red.min(self, axis, keepdims),
+    "dot": lambda self, b: _linalg.dot(self, b),
+    "ravel": lambda self, order="C": manip.ravel(self, order),
+    "flatten": lambda self, order="C": manip.ravel(self, order),
+    "squeeze": lambda self, axis=None: manip.squeeze(self, axis),
+    "swapaxes": lambda self, a1, a2: manip.swapaxes(self, a1, a2),
+}
+
+_PROPERTIES = {
+    "T": lambda self: manip.transpose(self),
+    "mT": lambda self: manip.swapaxes(self, -1, -2),
+}
+
+
+def install(cls):
+    for name, fn in _METHODS.items():
+        setattr(cls, name, fn)
+    for name, fn in _PROPERTIES.items():
+        setattr(cls, name, property(fn))
+    if cls is not Array:
+        cls.__hash__ = None
+
+
+install(Array)
+install(Tracer)

@@ -1,0 +1,1 @@
+"""The runtime layer: the jaxlib bridge, the device-resident Array, and eager dispatch."""

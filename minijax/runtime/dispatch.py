@@ -1,0 +1,134 @@
+"""Eager evaluation: the interpreter at the bottom of the trace stack.
+
+On the CPU a primitive runs its NumPy kernel (microseconds); with
+``eager_backend="xla"``, or on a non-CPU device, it runs a compiled one-primitive
+XLA executable, cached by (primitive, params, input types, device). ``Executable``
+also runs whole jaxprs for ``jit``.
+"""
+
+import weakref
+
+import numpy as np
+
+from ..config import config
+from ..core import Jaxpr, JaxprEqn, Trace, Var, get_aval, set_eval_trace
+from . import xla_bridge
+from .array import Array
+
+
+class EvalTrace(Trace):
+    __slots__ = ()
+
+    def pure(self, val):
+        return val
+
+    lift = pure
+
+    def process_primitive(self, primitive, args, params):
+        if primitive.eager is not None:
+            return primitive.eager(*args, **params)
+        avals_in = [get_aval(a) for a in args]
+        avals_out = primitive.abstract_eval(*avals_in, **params)
+        device = result_device(args)
+        if (primitive.impl is not None and config.eager_backend == "numpy"
+                and (device is None or device.platform == "cpu")):
+            hosts = [host_value(a, aval) for a, aval in zip(args, avals_in)]
+            outs = primitive.impl(*hosts, **params)
+            return [_wrap_host(o, aval, device, primitive) for o, aval in zip(outs, avals_out)]
+        return _eager_xla(primitive, args, avals_in, params, device)
+
+
+set_eval_trace(EvalTrace)
+
+
+def host_value(x, aval):
+    if type(x) is Array:
+        return x._value()
+    return np.asarray(x, dtype=aval.dtype)
+
+
+def _wrap_host(out, aval, device, primitive):
+    if type(out) is not np.ndarray:
+        out = np.asarray(out)
+    if out.dtype != aval.dtype:
+        out = out.astype(aval.dtype)
+    if out.shape != aval.shape:
+        raise AssertionError(f"internal error: NumPy kernel of {primitive} returned shape "
+                             f"{out.shape}, its abstract evaluation says {aval.shape}")
+    return Array._from_host(out, aval, device)
+
+
+def result_device(args):
+    """The device arguments are committed to (None: none is committed)."""
+    device = None
+    for a in args:
+        if type(a) is Array and a._device is not None:
+            if device is None:
+                device = a._device
+            elif a._device != device:
+                raise ValueError(f"arrays committed to different devices ({device} and "
+                                 f"{a._device}) were combined; move them with "
+                                 f"minijax.device_put first")
+    return device
+
+
+_eager_cache = {}
+
+
+def _eager_xla(primitive, args, avals_in, params, device):
+    target = device if device is not None else xla_bridge.default_device()
+    try:
+        key = (primitive, tuple(avals_in), tuple(sorted(params.items())), target)
+        hash(key)
+    except TypeError:
+        key = None
+    exe = _eager_cache.get(key) if key is not None else None
+    if exe is None:
+        in_vars = [Var(a) for a in avals_in]
+        out_avals = primitive.abstract_eval(*avals_in, **params)
+        out_vars = [Var(a) for a in out_avals]
+        jaxpr = Jaxpr(in_vars, [JaxprEqn(primitive, in_vars, params, out_vars)], out_vars)
+        exe = Executable(jaxpr, target, committed=device is not None)
+        if key is not None:
+            _eager_cache[key] = exe
+    return exe(args)
+
+
+class Executable:
+    """A jaxpr compiled by XLA for one device."""
+
+    def __init__(self, jaxpr, device, committed=False):
+        from ..interpreters.lowering import lower_jaxpr
+        self.in_avals = jaxpr.in_avals
+        self.out_avals = jaxpr.out_avals
+        self.device = device
+        self.out_device = device if committed else None
+        self.text = lower_jaxpr(jaxpr)
+        self.loaded = xla_bridge.compile_module(self.text, device)
+
+    def __call__(self, args):
+        device = self.device
+        bufs = [device_buffer(a, aval, device) for a, aval in zip(args, self.in_avals)]
+        outs = xla_bridge.execute(self.loaded, bufs)
+        return [Array._from_buffer(b, aval, self.out_device) for b, aval in zip(outs, self.out_avals)]
+
+
+def device_buffer(x, aval, device):
+    if type(x) is Array:
+        return x._device_buffer(device)
+    return xla_bridge.to_device(np.asarray(x, dtype=aval.dtype), device)
+
+
+_compiled = weakref.WeakKeyDictionary()
+
+
+def compiled_jaxpr(jaxpr, device, committed):
+    """The cached ``Executable`` of ``jaxpr`` for ``device``."""
+    per_jaxpr = _compiled.get(jaxpr)
+    if per_jaxpr is None:
+        per_jaxpr = _compiled[jaxpr] = {}
+    key = (device, committed)
+    exe = per_jaxpr.get(key)
+    if exe is None:
+        exe = per_jaxpr[key] = Executable(jaxpr, device, committed)
+    return exe

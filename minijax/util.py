@@ -1,0 +1,47 @@
+"""Small list helpers shared by the interpreters."""
+
+
+def split_list(lst, n):
+    lst = list(lst)
+    return lst[:n], lst[n:]
+
+
+def split_half(lst):
+    n = len(lst)
+    if n % 2:
+        raise ValueError("split_half of an odd-length list")
+    return split_list(lst, n // 2)
+
+
+def partition_list(which, lst):
+    """Split ``lst`` into (items where ``which`` is False, items where it is True)."""
+    false, true = [], []
+    for w, x in zip(which, lst):
+        (true if w else false).append(x)
+    return false, true
+
+
+def merge_lists(which, false_items, true_items):
+    """Inverse of ``partition_list``."""
+    f, t = iter(false_items), iter(true_items)
+    return [next(t) if w else next(f) for w in which]
+
+
+def unzip2(pairs):
+    a, b = [], []
+    for x, y in pairs:
+        a.append(x)
+        b.append(y)
+    return a, b
+
+
+def canonicalize_axis(axis, ndim, name="axis"):
+    import operator
+    try:
+        axis = operator.index(axis)
+    except TypeError:
+        raise TypeError(f"{name} must be an integer, got {axis!r}") from None
+    if not -ndim <= axis < ndim:
+        from numpy.exceptions import AxisError
+        raise AxisError(f"{name} {axis} is out of bounds for array of dimension {ndim}")
+    return axis % ndim
