@@ -57,8 +57,8 @@ class Jitted:
     """A function compiled by XLA per input signature (see ``jit``)."""
 
     def __init__(self, fun, static_argnums=(), static_argnames=()):
+        functools.update_wrapper(self, fun, updated=())
         self.fun = fun
-        functools.update_wrapper(self, fun)
         if isinstance(static_argnums, int):
             static_argnums = (static_argnums,)
         if isinstance(static_argnames, str):
@@ -267,7 +267,7 @@ def value_and_grad(fun, argnums=0, has_aux=False):
     single = isinstance(argnums, int)
     nums = (argnums,) if single else tuple(argnums)
 
-    @functools.wraps(fun)
+    @functools.wraps(fun, updated=())
     def value_and_grad_fun(*args, **kwargs):
         for i in nums:
             if not -len(args) <= i < len(args):
@@ -310,7 +310,7 @@ def grad(fun, argnums=0, has_aux=False):
     """The gradient of scalar-valued ``fun`` with respect to argument(s) ``argnums``."""
     vg = value_and_grad(fun, argnums, has_aux)
 
-    @functools.wraps(fun)
+    @functools.wraps(fun, updated=())
     def grad_fun(*args, **kwargs):
         (value, g) = vg(*args, **kwargs)
         return (g, value[1]) if has_aux else g
@@ -341,7 +341,7 @@ def vmap(fun, in_axes=0, out_axes=0, axis_size=None):
     if isinstance(in_axes, list):
         in_axes = tuple(in_axes)
 
-    @functools.wraps(fun)
+    @functools.wraps(fun, updated=())
     def vmapped(*args, **kwargs):
         axes = in_axes
         if isinstance(axes, tuple) and len(axes) != len(args):
@@ -397,7 +397,7 @@ def make_jaxpr(fun, static_argnums=()):
     if isinstance(static_argnums, int):
         static_argnums = (static_argnums,)
 
-    @functools.wraps(fun)
+    @functools.wraps(fun, updated=())
     def make(*args, **kwargs):
         static = {i % len(args) for i in static_argnums}
         dyn = tuple(a for i, a in enumerate(args) if i not in static)

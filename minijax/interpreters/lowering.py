@@ -57,14 +57,15 @@ def full_like_aval(value, aval):
 class ModuleContext:
     def __init__(self, module):
         self.module = module
-        self.symbol_table = ir.SymbolTable(module.operation)
-        self.cached_functions = {}   # (id(jaxpr)) -> func op, for repeated jit calls
+        self.used_names = set()
+        self.cached_functions = {}   # id(jaxpr) -> func op, so repeated calls share one
 
     def unique_name(self, base):
         name, i = base, 0
-        while name in self.symbol_table:
+        while name in self.used_names:
             i += 1
             name = f"{base}_{i}"
+        self.used_names.add(name)
         return name
 
 

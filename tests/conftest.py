@@ -1,0 +1,10 @@
+import os
+
+from hypothesis import HealthCheck, settings
+
+settings.register_profile("ci", max_examples=15, deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("dev", max_examples=100, deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE",
+                                     "ci" if os.environ.get("CI") else "dev"))
