@@ -76,11 +76,15 @@ class Jitted:
                 self.static_argnames.add(positional[i])
         self._positional = positional
         self._cache = {}
+        self._as_method = None
 
     def __get__(self, obj, objtype=None):
         if obj is None:
             return self
-        return functools.partial(self, obj)
+        # On a method, the instance (argument 0) is static: hashed, not traced.
+        if self._as_method is None:
+            self._as_method = Jitted(self.fun, self.static_argnums + (0,), self.static_argnames)
+        return functools.partial(self._as_method, obj)
 
     def _is_static(self, i, n):
         return any(i == (s if s >= 0 else s + n) for s in self.static_argnums) or (

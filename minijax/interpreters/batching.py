@@ -89,6 +89,10 @@ def move_axis_to(axis_size, x, src, dst):
             return x
         raise ValueError("vmap has out_axes=None for an output that is batched; "
                          "out_axes=None requires the output not to depend on mapped inputs")
+    out_ndim = get_aval(x).ndim + (src is not_mapped)
+    if not -out_ndim <= dst < out_ndim:
+        raise ValueError(f"vmap out_axes {dst} is out of range for an output of rank {out_ndim}")
+    dst %= out_ndim
     if src is not_mapped:
         aval = get_aval(x)
         shape = list(aval.shape)

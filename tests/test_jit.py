@@ -1,0 +1,158 @@
+"""jit: caching, static arguments, methods, pytrees, nesting, and error messages."""
+
+import numpy as onp
+import pytest
+
+import minijax
+import minijax.numpy as np
+from minijax import errors, jit
+
+
+def counting(fn):
+    calls = []
+
+    def wrapped(*a, **k):
+        calls.append(1)
+        return fn(*a, **k)
+    wrapped.calls = calls
+    return wrapped
+
+
+def test_no_retrace_for_same_shapes_and_dtypes():
+    f = counting(lambda x, y: x * y + 1)
+    jf = jit(f)
+    jf(np.ones(3), np.ones(3))
+    jf(np.zeros(3), np.arange(3.0))
+    jf(onp.ones(3), onp.zeros(3))   # NumPy inputs of the same type hit the cache too
+    assert len(f.calls) == 1
+    jf(np.ones(4), np.ones(4))
+    jf(np.ones(3, dtype=np.float32), np.ones(3, dtype=np.float32))
+    assert len(f.calls) == 3
+
+
+def test_python_scalars_are_weak_under_jit():
+    f = jit(lambda x, s: x * s)
+    x32 = np.ones(3, dtype=np.float32)
+    assert f(x32, 2.0).dtype == np.float32
+    assert f(np.ones(3, dtype=np.int8), 3).dtype == np.int8
+    assert f(np.ones(3, dtype=np.int8), 3.0).dtype == np.float64
+
+
+def test_static_argnums_and_argnames():
+    f = counting(lambda x, n, *, mode="a": x * n if mode == "a" else x - n)
+    jf = jit(f, static_argnums=1, static_argnames="mode")
+    assert float(jf(2.0, 3)) == 6.0
+    assert float(jf(2.0, 3)) == 6.0
+    assert float(jf(2.0, 4, mode="b")) == -2.0
+    assert len(f.calls) == 2
+    with pytest.raises(TypeError, match="unhashable"):
+        jf(2.0, [1, 2])
+
+
+def test_static_argnums_allow_python_control_flow():
+    @jit
+    def bad(x, n):
+        return x * 2 if n > 0 else x
+    with pytest.raises(errors.TracerBoolConversionError):
+        bad(1.0, 1)
+    good = jit(lambda x, n: x * 2 if n > 0 else x, static_argnums=(1,))
+    assert float(good(1.0, 1)) == 2.0 and float(good(1.0, -1)) == 1.0
+
+
+def test_decorator_forms_and_methods():
+    @jit(static_argnames=("k",))
+    def f(x, k=2):
+        return x ** k
+    assert float(f(3.0)) == 9.0 and float(f(3.0, k=3)) == 27.0
+
+    class Model:
+        def __init__(self, scale):
+            self.scale = scale
+
+        @jit
+        def apply(self, x):
+            return x * self.scale
+
+        __hash__ = object.__hash__
+    m = Model(3.0)
+    onp.testing.assert_allclose(onp.asarray(m.apply(np.ones(2))), [3.0, 3.0])
+
+
+def test_pytree_inputs_outputs_and_kwargs():
+    @jit
+    def f(params, x, *, bias):
+        return {"y": params["w"] * x + bias, "pair": (x, params["b"][0])}
+    out = f({"w": 2.0, "b": [np.ones(2)]}, np.arange(2.0), bias=1.0)
+    onp.testing.assert_allclose(onp.asarray(out["y"]), [1.0, 3.0])
+    assert isinstance(out["pair"], tuple)
+
+
+def test_jit_of_jit_lowers_to_a_call():
+    inner = jit(lambda x: np.sin(x) * 2)
+    outer = jit(lambda x: inner(x) + inner(x + 1))
+    text = outer.lower(np.ones(3))
+    assert "func.call" in text and text.count("stablehlo.sine") == 1
+    onp.testing.assert_allclose(onp.asarray(outer(np.ones(3))),
+                                2 * (onp.sin(1.0) + onp.sin(2.0)) * onp.ones(3))
+
+
+def test_closed_over_arrays_become_arguments():
+    w = np.asarray(onp.arange(6.0).reshape(2, 3))
+    f = jit(lambda x: x @ w)
+    onp.testing.assert_allclose(onp.asarray(f(np.ones(2))), onp.ones(2) @ onp.arange(6.0).reshape(2, 3))
+    jaxpr = minijax.make_jaxpr(lambda x: x @ w)(np.ones(2))
+    assert len(jaxpr.consts) == 1
+
+
+def test_invalid_arguments():
+    with pytest.raises(TypeError, match="not a valid minijax type"):
+        jit(lambda s: s)("hello")
+    with pytest.raises(TypeError, match="not a valid minijax type"):
+        jit(lambda x: "out")(1.0)
+
+
+def test_tracer_conversion_errors_name_the_function():
+    def my_function(x):
+        if x > 0:
+            return x
+        return -x
+    with pytest.raises(errors.TracerBoolConversionError) as info:
+        jit(my_function)(1.0)
+    msg = str(info.value)
+    assert "my_function" in msg and "static_argnums" in msg and "lax.cond" in msg
+    with pytest.raises(errors.TracerIntegerConversionError):
+        jit(lambda x: int(x))(1.0)
+    with pytest.raises(errors.ConcretizationTypeError):
+        jit(lambda x: float(x))(1.0)
+    with pytest.raises(errors.TracerIntegerConversionError):
+        jit(lambda x: [1, 2, 3][x])(1)
+    with pytest.raises(errors.TracerArrayConversionError):
+        jit(lambda x: onp.asarray(x))(1.0)
+
+
+def test_leaked_tracer_is_an_error():
+    leaked = []
+
+    @jit
+    def f(x):
+        leaked.append(x)
+        return x
+    f(1.0)
+    with pytest.raises(errors.UnexpectedTracerError, match="escaped"):
+        np.sin(leaked[0])
+
+
+def test_bool_under_jvp_and_grad_is_concrete():
+    def f(x):
+        return x * 2 if x > 0 else -x
+    assert float(minijax.grad(f)(3.0)) == 2.0
+    assert float(minijax.grad(f)(-3.0)) == -1.0
+
+
+def test_shape_and_dtype_errors_before_xla():
+    with pytest.raises(ValueError, match=r"\(3,\).*\(4,\)"):
+        jit(lambda a, b: a + b)(np.ones(3), np.ones(4))
+    with pytest.raises(TypeError, match="float64.*float32|float32.*float64"):
+        minijax.lax.add(np.ones(2), np.ones(2, dtype=np.float32))
+    with pytest.raises(ValueError, match="matmul"):
+        jit(lambda a, b: a @ b)(np.ones((2, 3)), np.ones((2, 3)))
