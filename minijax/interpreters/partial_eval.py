@@ -26,13 +26,19 @@ class JaxprTracer(Tracer):
         self.aval = aval
         self.origin = origin   # the primitive that produced this value, for error messages
 
+    def _rebind(self, other):
+        builder = self._trace.main.payload
+        builder.tracer_to_var[id(self)] = builder.get_var(other)
+        super()._rebind(other)
+
 
 class JaxprTrace(Trace):
     __slots__ = ()
 
     def new_arg(self, aval):
         tracer = JaxprTracer(self, aval)
-        self.main.payload.add_var(tracer)
+        builder = self.main.payload
+        builder.arg_vars.append(builder.add_var(tracer))
         return tracer
 
     def pure(self, val):
@@ -52,6 +58,7 @@ class JaxprBuilder:
 
     def __init__(self):
         self.eqns = []
+        self.arg_vars = []
         self.tracer_to_var = {}
         self.const_tracers = {}   # id(constant) -> tracer
         self.constvals = {}       # Var -> constant
@@ -86,10 +93,10 @@ class JaxprBuilder:
         outs = [self.add_var(t) for t in out_tracers]
         self.eqns.append(JaxprEqn(primitive, inputs, params, outs))
 
-    def build(self, in_tracers, out_tracers):
+    def build(self, out_tracers):
         constvars = list(self.constvals)
         constvals = [self.constvals[v] for v in constvars]
-        in_binders = constvars + [self.tracer_to_var[id(t)] for t in in_tracers]
+        in_binders = constvars + self.arg_vars
         outs = [self.get_var(t) for t in out_tracers]
         return inline_literals(Jaxpr(in_binders, self.eqns, outs), constvals)
 
@@ -122,7 +129,7 @@ def trace_to_jaxpr(fun, in_avals, debug_info=None):
         tracers_in = [trace.new_arg(a) for a in in_avals]
         outs = fun(*tracers_in)
         tracers_out = [full_raise(trace, o) for o in outs]
-        jaxpr, consts = builder.build(tracers_in, tracers_out)
+        jaxpr, consts = builder.build(tracers_out)
     return jaxpr, consts
 
 
@@ -153,21 +160,32 @@ class ConstRecipe(NamedTuple):
 
 class EqnRecipe(NamedTuple):
     primitive: Any
-    tracers_in: list
+    nodes_in: list
     params: dict
     avals_out: list
-    tracer_refs_out: list
+    node_refs_out: list
 
 
-class PartialEvalTracer(Tracer):
+class _Node:
+    """A value in the partial-evaluation graph. Recipes refer to nodes, not tracers, so
+    rebinding a tracer (in-place update sugar) leaves earlier uses of it intact."""
+
     __slots__ = ("pval", "recipe", "__weakref__")
 
-    def __init__(self, trace, pval, recipe):
-        self._trace = trace
+    def __init__(self, pval, recipe):
         self.pval = pval
         self.recipe = recipe
 
-    aval = property(lambda self: self.pval.aval)
+
+class PartialEvalTracer(Tracer):
+    __slots__ = ("node",)
+
+    def __init__(self, trace, pval, recipe):
+        self._trace = trace
+        self.node = _Node(pval, recipe)
+
+    pval = property(lambda self: self.node.pval)
+    aval = property(lambda self: self.node.pval.aval)
 
     def full_lower(self):
         return full_lower(self.pval.const) if self.pval.is_known else self
@@ -206,9 +224,10 @@ class PartialEvalTrace(Trace):
     def stage_eqn(self, primitive, tracers_in, params, avals_out):
         """Record ``primitive`` on unknown ``tracers_in``; returns the unknown outputs."""
         outs = [PartialEvalTracer(self, PartialVal.unknown(a), None) for a in avals_out]
-        recipe = EqnRecipe(primitive, tracers_in, params, avals_out, [ref(t) for t in outs])
+        recipe = EqnRecipe(primitive, [t.node for t in tracers_in], params, avals_out,
+                           [ref(t.node) for t in outs])
         for t in outs:
-            t.recipe = recipe
+            t.node.recipe = recipe
         return outs
 
 
@@ -224,14 +243,14 @@ def partial_eval_flat(fun, pvals_in, debug_info=None):
         outs = fun(*tracers_in)
         tracers_out = [full_raise(trace, o) for o in outs]
         pvals_out = [t.pval for t in tracers_out]
-        unk_in = [t for t in tracers_in if not t.pval.is_known]
-        unk_out = [t for t in tracers_out if not t.pval.is_known]
-        jaxpr, consts = tracers_to_jaxpr(unk_in, unk_out)
+        unk_in = [t.node for t in tracers_in if not t.pval.is_known]
+        unk_out = [t.node for t in tracers_out if not t.pval.is_known]
+        jaxpr, consts = nodes_to_jaxpr(unk_in, unk_out)
     return jaxpr, pvals_out, consts
 
 
 def _parents(t):
-    return t.recipe.tracers_in if isinstance(t.recipe, EqnRecipe) else []
+    return t.recipe.nodes_in if isinstance(t.recipe, EqnRecipe) else []
 
 
 def toposort(outs, parents):
@@ -253,37 +272,37 @@ def toposort(outs, parents):
     return order
 
 
-def tracers_to_jaxpr(tracers_in, tracers_out):
-    tracer_to_var = {id(t): Var(t.aval) for t in tracers_in}
+def nodes_to_jaxpr(nodes_in, nodes_out):
+    node_to_var = {id(t): Var(t.pval.aval) for t in nodes_in}
     constvars = {}   # id(const) -> (Var, const)
     done_recipes = set()
     eqns = []
-    for t in toposort(tracers_out, _parents):
+    for t in toposort(nodes_out, _parents):
         r = t.recipe
         if isinstance(r, LambdaBindingRecipe):
-            if id(t) not in tracer_to_var:
+            if id(t) not in node_to_var:
                 raise TypeError("an unknown input of partial evaluation is not among its inputs")
         elif isinstance(r, ConstRecipe):
             entry = constvars.get(id(r.val))
             if entry is None:
-                entry = constvars[id(r.val)] = (Var(t.aval), r.val)
-            tracer_to_var[id(t)] = entry[0]
+                entry = constvars[id(r.val)] = (Var(t.pval.aval), r.val)
+            node_to_var[id(t)] = entry[0]
         elif isinstance(r, EqnRecipe):
             if id(r) in done_recipes:
                 continue
             done_recipes.add(id(r))
-            inputs = [tracer_to_var[id(x)] for x in r.tracers_in]
+            inputs = [node_to_var[id(x)] for x in r.nodes_in]
             outs = [Var(a) for a in r.avals_out]
-            for tref, v in zip(r.tracer_refs_out, outs):
+            for tref, v in zip(r.node_refs_out, outs):
                 if tref() is not None:
-                    tracer_to_var[id(tref())] = v
+                    node_to_var[id(tref())] = v
             eqns.append(JaxprEqn(r.primitive, inputs, r.params, outs))
         else:
             raise TypeError(f"unknown recipe {r!r}")
     cvars = [v for v, _ in constvars.values()]
     cvals = [c for _, c in constvars.values()]
-    jaxpr = Jaxpr(cvars + [tracer_to_var[id(t)] for t in tracers_in], eqns,
-                  [tracer_to_var[id(t)] for t in tracers_out])
+    jaxpr = Jaxpr(cvars + [node_to_var[id(t)] for t in nodes_in], eqns,
+                  [node_to_var[id(t)] for t in nodes_out])
     return jaxpr, cvals
 
 

@@ -72,12 +72,9 @@ def _iter(self):
     if not self.shape:
         raise TypeError("iteration over a 0-d array")
     if type(self) is Array:
-        host = self._value()
-        for i in range(self.shape[0]):
-            yield Array._from_host(host[i], self.aval.update(shape=self.shape[1:]), self._device)
-        return
-    for i in range(self.shape[0]):
-        yield _take_first_axis(self, i)
+        host, aval = self._value(), self.aval.update(shape=self.shape[1:])
+        return (Array._from_host(host[i], aval, self._device) for i in range(self.shape[0]))
+    return (_take_first_axis(self, i) for i in range(self.shape[0]))
 
 
 def _take_first_axis(x, i):

@@ -1,0 +1,104 @@
+"""The Array object protocol: conversion, repr, devices, mutation sugar, import hygiene."""
+
+import copy
+import pickle
+import subprocess
+import sys
+
+import numpy as onp
+import pytest
+
+import minijax
+import minijax.numpy as np
+
+
+def test_repr_and_str():
+    assert repr(np.array([1.0, 2.0])) == "Array([1., 2.], dtype=float64)"
+    assert repr(np.array([1, 2], dtype=np.int32)) == "Array([1, 2], dtype=int32)"
+    assert str(np.array([1.0, 2.0])) == "[1. 2.]"
+    assert "weak_type=True" in repr(minijax.jit(lambda x: x)(2.0))
+
+
+def test_numpy_interop():
+    x = np.arange(6.0).reshape(2, 3)
+    h = onp.asarray(x)
+    assert isinstance(h, onp.ndarray) and h.shape == (2, 3) and not h.flags.writeable
+    onp.testing.assert_array_equal(onp.add(x, 1), onp.arange(6.0).reshape(2, 3) + 1)
+    onp.testing.assert_array_equal(onp.from_dlpack(x), h)
+    assert x.__dlpack_device__() == (1, 0)
+    assert float(np.array(2.5)) == 2.5 and int(np.array(3)) == 3 and bool(np.array(True))
+    assert x.tolist() == h.tolist() and np.array(4.0).item() == 4.0
+    src = onp.ones(3)
+    a = np.asarray(src)
+    src[0] = 5.0   # Arrays do not alias NumPy inputs
+    assert float(a.sum()) == 3.0
+
+
+def test_devices_and_device_put():
+    devs = minijax.devices()
+    assert devs and devs[0].platform == "cpu"
+    x = minijax.device_put(onp.arange(3.0), devs[0])
+    assert x.device == devs[0] and x.committed()
+    assert x.block_until_ready() is x
+    y = minijax.jit(lambda a: a * 2)(x)
+    assert y.device == devs[0]
+    onp.testing.assert_array_equal(onp.asarray(y), [0.0, 2.0, 4.0])
+    tree = minijax.device_put({"a": onp.ones(2), "b": [3.0]})
+    assert isinstance(tree["a"], minijax.Array)
+    assert minijax.block_until_ready(tree) is tree
+
+
+def test_pickle_and_copy():
+    x = np.arange(4.0)
+    for y in (pickle.loads(pickle.dumps(x)), copy.copy(x), copy.deepcopy(x), x.copy()):
+        onp.testing.assert_array_equal(onp.asarray(y), onp.asarray(x))
+        assert y.dtype == x.dtype
+
+
+def test_inplace_operators_rebind_the_object():
+    x = np.zeros(3)
+    alias = x
+    x += 1
+    assert alias is x
+    onp.testing.assert_array_equal(onp.asarray(alias), [1.0, 1.0, 1.0])
+    i = np.zeros(3, dtype=np.int64)
+    with pytest.raises(TypeError, match="same_kind"):
+        i += 1.5
+    with pytest.raises(ValueError, match="broadcast"):
+        x += np.ones((2, 3))
+
+    @minijax.jit
+    def f(v):
+        w = v
+        w *= 2
+        return v   # the alias sees the update inside jit too
+    onp.testing.assert_array_equal(onp.asarray(f(np.ones(2))), [2.0, 2.0])
+    assert float(minijax.grad(lambda v: (lambda w: (w.__imul__(3), w)[1])(v) * 1.0)(2.0)) == 3.0
+
+
+def test_iteration_and_len():
+    x = np.arange(6.0).reshape(3, 2)
+    assert len(x) == 3
+    rows = list(x)
+    onp.testing.assert_array_equal(onp.asarray(rows[2]), [4.0, 5.0])
+    out = minijax.jit(lambda a: sum(r for r in a))(x)
+    onp.testing.assert_array_equal(onp.asarray(out), [6.0, 9.0])
+    with pytest.raises(TypeError):
+        iter(np.array(1.0))
+
+
+def test_arrays_are_unhashable_and_cannot_be_constructed_directly():
+    with pytest.raises(TypeError):
+        hash(np.ones(2))
+    with pytest.raises(TypeError, match="asarray"):
+        minijax.Array(onp.ones(2))
+
+
+def test_import_is_quiet_and_lazy():
+    code = ("import minijax.numpy as np, minijax.runtime.xla_bridge as xb; "
+            "assert xb._client is None; x = minijax.jit(lambda a: a + 1)(np.ones(2)); "
+            "print(float(x.sum()))")
+    code = "import minijax; " + code
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "4.0"
+    assert "pjrt" not in out.stderr.lower() and out.stderr.strip() == ""
