@@ -52,6 +52,14 @@ def canonicalize(dtype):
     return dtype
 
 
+PYTHON_SCALAR_TYPES = frozenset({bool, int, float, complex})
+
+
+def is_python_scalar(x):
+    """A Python bool/int/float/complex (weakly typed), not a NumPy scalar subclass."""
+    return type(x) in PYTHON_SCALAR_TYPES
+
+
 def python_scalar_dtype(x):
     """(dtype, weak_type) of a Python scalar: bool is strong, int/float/complex weak."""
     if isinstance(x, bool):

@@ -67,7 +67,7 @@ def get_aval(x):
     aval = getattr(x, "aval", None)
     if aval is not None:
         return aval
-    if isinstance(x, (bool, int, float, complex)):
+    if dtypes.is_python_scalar(x):
         dtype, weak = dtypes.python_scalar_dtype(x)
         return ShapedArray((), dtype, weak)
     if isinstance(x, (np.ndarray, np.generic)):

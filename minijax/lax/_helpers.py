@@ -89,7 +89,7 @@ def binop(name, np_fn, hlo_op, kinds=NUMBER, result_dtype=None):
 
 def as_operand(x, like=None):
     """``x`` as something ``bind`` takes; Python scalars take ``like``'s dtype, weakly."""
-    if isinstance(x, (bool, int, float, complex)) and like is not None:
+    if dtypes.is_python_scalar(x) and like is not None:
         aval = get_aval(like)
         return Array._from_host(np.asarray(x, aval.dtype), ShapedArray((), aval.dtype, True))
     return x
@@ -98,9 +98,9 @@ def as_operand(x, like=None):
 def scalar_operands(x, y):
     """Coerce a Python scalar operand to the other operand's dtype and shape."""
     from .shapes import broadcast_to_shape
-    if isinstance(x, (bool, int, float, complex)) and not isinstance(y, (bool, int, float, complex)):
+    if dtypes.is_python_scalar(x) and not dtypes.is_python_scalar(y):
         x = broadcast_to_shape(as_operand(x, y), get_aval(y).shape)
-    elif isinstance(y, (bool, int, float, complex)) and not isinstance(x, (bool, int, float, complex)):
+    elif dtypes.is_python_scalar(y) and not dtypes.is_python_scalar(x):
         y = broadcast_to_shape(as_operand(y, x), get_aval(x).shape)
     return x, y
 

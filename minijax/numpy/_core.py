@@ -20,12 +20,11 @@ def to_array(x, dtype=None, copy=True, weak_type=None):
         if dtype is not None:
             return lax.convert_element_type(x, dtypes.canonicalize(dtype))
         return x
-    if isinstance(x, _PY_SCALARS) and dtype is None:
+    if dtypes.is_python_scalar(x) and dtype is None:
         aval = get_aval(x)
         weak = aval.weak_type if weak_type is None else weak_type
         return Array._from_host(np.asarray(x, aval.dtype), ShapedArray((), aval.dtype, weak))
-    if isinstance(x, (list, tuple)) and any(isinstance(e, Tracer) or _contains_tracer(e)
-                                            for e in x):
+    if isinstance(x, (list, tuple)) and _contains_tracer(x):
         return _stack_traced(x, dtype)
     host = np.array(x, copy=copy) if dtype is None else np.array(x, dtype=dtype, copy=copy)
     if host.dtype == object:
@@ -42,7 +41,7 @@ def to_array(x, dtype=None, copy=True, weak_type=None):
 def _contains_tracer(x):
     if isinstance(x, (list, tuple)):
         return any(_contains_tracer(e) for e in x)
-    return isinstance(x, (Tracer, Array))
+    return isinstance(x, Tracer)
 
 
 def _stack_traced(seq, dtype):
@@ -70,7 +69,7 @@ def result_type_of(*args):
     """(dtype, weak_type) that NumPy 2 promotion gives for these arguments."""
     entries = []
     for a in args:
-        aval = get_aval(a) if not isinstance(a, _PY_SCALARS) else None
+        aval = None if dtypes.is_python_scalar(a) else get_aval(a)
         if aval is None:
             d, w = dtypes.python_scalar_dtype(a)
             entries.append((d, w))
@@ -79,15 +78,13 @@ def result_type_of(*args):
     return dtypes.result_type(*entries)
 
 
-def promote(*args, dtype=None):
-    """Convert ``args`` to one dtype (NumPy promotion, or ``dtype`` if given)."""
+def promote(*args, dtype=None, weak=False):
+    """Convert ``args`` to one dtype (NumPy promotion, or ``dtype``/``weak`` if given)."""
     if dtype is None:
         dtype, weak = result_type_of(*args)
-    else:
-        weak = False
     out = []
     for a in args:
-        if isinstance(a, _PY_SCALARS):
+        if dtypes.is_python_scalar(a):
             out.append(Array._from_host(np.asarray(a, dtype), ShapedArray((), dtype, weak)))
         elif isinstance(a, (np.ndarray, np.generic, list, tuple)):
             out.append(lax.convert_element_type(to_array(a), dtype, weak))
@@ -110,8 +107,8 @@ def broadcast_arrays(*args):
     return [lax.broadcast_to_shape(a, shape) for a in args]
 
 
-def promote_and_broadcast(*args, dtype=None):
-    return broadcast_arrays(*promote(*args, dtype=dtype))
+def promote_and_broadcast(*args, dtype=None, weak=False):
+    return broadcast_arrays(*promote(*args, dtype=dtype, weak=weak))
 
 
 def check_arraylike(name, *args):

@@ -4,7 +4,7 @@ import numpy as np
 
 from .. import dtypes, lax
 from ..core import get_aval, get_concrete
-from ._core import promote_and_broadcast, to_array
+from ._core import promote_and_broadcast, result_type_of, to_array
 
 
 def _unary(name, lax_fn, float_only=True):
@@ -12,8 +12,9 @@ def _unary(name, lax_fn, float_only=True):
         x = to_array(x)
         aval = get_aval(x)
         if float_only and not dtypes.is_inexact(aval.dtype):
-            # NumPy computes transcendental functions of integers/bools in float64
-            x = lax.convert_element_type(x, dtypes.default_float(), aval.weak_type)
+            # NumPy's choice: the smallest float that holds the integer type (int8 -> float16)
+            target = dtypes.canonicalize(np.promote_types(aval.dtype, np.float16))
+            x = lax.convert_element_type(x, target, aval.weak_type)
         return lax_fn(x)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"Elementwise {name}, as numpy.{name}."
@@ -80,26 +81,54 @@ def _mul_bool(a, b):
     return lax.mul(a, b)
 
 
+def _comparison(name, lax_fn, below):
+    """A comparison; ``below`` is its value when the left operand is the smaller one.
+
+    NumPy 2 compares an integer array with an out-of-range Python int by value (so
+    ``uint8_array == -1`` is all False) rather than raising; minijax does the same.
+    """
+    plain = _binary(name, lax_fn)
+
+    def fn(x1, x2, /):
+        for arr, scalar, arr_is_left in ((x1, x2, True), (x2, x1, False)):
+            if type(scalar) is int and not isinstance(arr, (int, float, complex, bool)):
+                dtype = get_aval(to_array(arr)).dtype
+                if dtypes.is_integer(dtype):
+                    info = np.iinfo(dtype)
+                    if not info.min <= scalar <= info.max:
+                        arr_smaller = scalar > info.max
+                        value = below if arr_smaller == arr_is_left else _flip(below, name)
+                        return lax.full(get_aval(to_array(arr)).shape, value, np.bool_)
+        return plain(x1, x2)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = plain.__doc__
+    return fn
+
+
+def _flip(below, name):
+    # the value when the left operand is the larger one
+    return {"equal": False, "not_equal": True}.get(name, not below)
+
+
 add = _binary("add", _add_bool)
 subtract = _binary("subtract", lax.sub, bool_ok=False)
 multiply = _binary("multiply", _mul_bool)
 maximum = _binary("maximum", lax.max)
 minimum = _binary("minimum", lax.min)
-equal = _binary("equal", lax.eq)
-not_equal = _binary("not_equal", lax.ne)
-less = _binary("less", lax.lt)
-less_equal = _binary("less_equal", lax.le)
-greater = _binary("greater", lax.gt)
-greater_equal = _binary("greater_equal", lax.ge)
+equal = _comparison("equal", lax.eq, below=False)
+not_equal = _comparison("not_equal", lax.ne, below=True)
+less = _comparison("less", lax.lt, below=True)
+less_equal = _comparison("less_equal", lax.le, below=True)
+greater = _comparison("greater", lax.gt, below=False)
+greater_equal = _comparison("greater_equal", lax.ge, below=False)
 
 
 def divide(x1, x2, /):
     """True division; integer and bool operands give the default float, as in NumPy."""
-    a, b = promote_and_broadcast(x1, x2)
-    aval = get_aval(a)
-    if not dtypes.is_inexact(aval.dtype):
-        a = lax.convert_element_type(a, dtypes.default_float(), aval.weak_type)
-        b = lax.convert_element_type(b, dtypes.default_float(), aval.weak_type)
+    dtype, weak = result_type_of(x1, x2)
+    if not dtypes.is_inexact(dtype):
+        dtype = dtypes.default_float()
+    a, b = promote_and_broadcast(x1, x2, dtype=dtype, weak=weak)
     return lax.div(a, b)
 
 
