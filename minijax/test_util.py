@@ -4,7 +4,8 @@ import itertools
 
 import numpy as np
 
-from . import api, config as _config, tree_util
+from . import api, tree_util
+from .config import config
 from .core import get_aval
 from .runtime.array import Array
 
@@ -34,12 +35,19 @@ def _assert_close(actual, expected, tol, what):
         np.testing.assert_allclose(_as_np(a), _as_np(e), rtol=tol, atol=tol, err_msg=what)
 
 
+def _step_and_tol(f, primals, eps, tol):
+    """Finite-difference step and tolerance for the least precise input or output."""
+    outs = tree_util.tree_leaves(f(*primals))
+    dts = [_as_np(x).dtype for x in tree_util.tree_leaves(primals) + outs]
+    eps = eps or max(_DEFAULT_EPS.get(d, 1e-3) for d in dts)
+    tol = tol or max(_DEFAULT_TOL.get(d, 1e-2) for d in dts)
+    return eps, tol
+
+
 def check_jvp(f, primals, order=1, eps=None, tol=None, seed=0):
     """``jvp`` of ``f`` agrees with central differences, up to ``order`` (by nesting)."""
     rng = np.random.default_rng(seed)
-    dtype = _as_np(tree_util.tree_leaves(primals)[0]).dtype
-    eps = eps or _DEFAULT_EPS.get(dtype, 1e-3)
-    tol = tol or _DEFAULT_TOL.get(dtype, 1e-2)
+    eps, tol = _step_and_tol(f, primals, eps, tol)
     tangents = tree_util.tree_map(lambda x: _random_like(rng, x), primals)
     _, t_out = api.jvp(f, tuple(primals), tuple(tangents))
     expected = numerical_jvp(f, primals, tangents, eps)
@@ -52,9 +60,7 @@ def check_jvp(f, primals, order=1, eps=None, tol=None, seed=0):
 def check_vjp(f, primals, order=1, eps=None, tol=None, seed=0):
     """``vjp`` of ``f`` agrees with finite differences via ``<ct, J t> = <J^T ct, t>``."""
     rng = np.random.default_rng(seed)
-    dtype = _as_np(tree_util.tree_leaves(primals)[0]).dtype
-    eps = eps or _DEFAULT_EPS.get(dtype, 1e-3)
-    tol = tol or _DEFAULT_TOL.get(dtype, 1e-2)
+    eps, tol = _step_and_tol(f, primals, eps, tol)
     out, f_vjp = api.vjp(f, *primals)
     cts = tree_util.tree_map(lambda x: _random_like(rng, x), out)
     tangents = tree_util.tree_map(lambda x: _random_like(rng, x), primals)
@@ -80,12 +86,12 @@ def check_grads(f, args, order=1, modes=("fwd", "rev"), eps=None, tol=None):
 
 
 def with_eager_backend(backend, fn, *args):
-    saved = _config.config.eager_backend
-    _config.config.update("eager_backend", backend)
+    saved = config.eager_backend
+    config.update("eager_backend", backend)
     try:
         return fn(*args)
     finally:
-        _config.config.update("eager_backend", saved)
+        config.update("eager_backend", saved)
 
 
 def check_primitive(fn, args, batch_size=3, rtol=1e-7, atol=0, check_dtype=True,
