@@ -5,7 +5,9 @@ the MLIR dialect modules used by lowering, compilation, host/device transfer and
 execution.
 """
 
+import importlib.util
 import os
+import sys
 import threading
 
 import numpy as np
@@ -21,6 +23,15 @@ __all__ = ["ir", "hlo", "chlo", "func_dialect", "get_client", "devices", "defaul
            "compile_module", "to_device", "to_host", "execute", "jaxlib_version"]
 
 jaxlib_version = getattr(xla_client, "_version", None)
+
+
+# jaxlib attempts ``import jax._src.sharding_impls`` each time it makes an array object
+# (every transfer and every executable output). Without JAX installed, each failed
+# attempt scans sys.path (~60 us). A None entry in sys.modules is Python's way to make
+# an import fail at once, with the same ModuleNotFoundError.
+if "jax" not in sys.modules and importlib.util.find_spec("jax") is None:
+    for _name in ("jax", "jax._src", "jax._src.sharding_impls"):
+        sys.modules[_name] = None
 BufferType = _jax.ArrayImpl
 
 _client = None
