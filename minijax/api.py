@@ -12,7 +12,8 @@ from .config import config
 from .core import ClosedJaxpr, Tracer, get_aval
 from .interpreters import ad, batching, partial_eval as pe
 from .lax.call import jit_p
-from .runtime import xla_bridge
+from .core.trace import state as trace_state
+from .runtime import dispatch, xla_bridge
 from .runtime.array import Array
 
 _VALID_SCALARS = (bool, int, float, complex, np.generic)
@@ -76,6 +77,7 @@ class Jitted:
                 self.static_argnames.add(positional[i])
         self._positional = positional
         self._cache = {}
+        self._fast = {}   # input avals -> direct executable call (see __call__)
         self._as_method = None
 
     def __get__(self, obj, objtype=None):
@@ -108,6 +110,21 @@ class Jitted:
         return dyn_args, dyn_kwargs, static_pos, statics
 
     def __call__(self, *args, **kwargs):
+        # Fast path: positional uncommitted Arrays, no transformation active. It skips
+        # pytree flattening and bind, and calls the cached executable directly.
+        if not kwargs and len(trace_state.stack) == 1:
+            avals = []
+            for a in args:
+                if type(a) is not Array or a._device is not None:
+                    break
+                avals.append(a.aval)
+            else:
+                fast = self._fast.get(tuple(avals))
+                if fast is not None:
+                    return fast(args)
+        return self._call(args, kwargs)
+
+    def _call(self, args, kwargs):
         dyn_args, dyn_kwargs, static_pos, statics = self._split(args, kwargs)
         leaves, in_tree = tree_util.tree_flatten((dyn_args, dyn_kwargs))
         avals = tuple(_check_leaf(x, f"argument of jit-compiled `{_fun_name(self.fun)}`")
@@ -120,6 +137,9 @@ class Jitted:
                 self._cache[key] = entry
         jaxpr, consts, out_tree = entry
         outs = jit_p.bind(*consts, *leaves, jaxpr=jaxpr, name=_fun_name(self.fun))
+        if (not kwargs and not static_pos and len(trace_state.stack) == 1 and key in self._cache
+                and all(type(a) is Array and a._device is None for a in args)):
+            self._fast[tuple(a.aval for a in args)] = _direct_call(jaxpr, consts, out_tree)
         return tree_util.tree_unflatten(out_tree, outs)
 
     def _trace(self, args, kwargs, static_pos, in_tree, avals):
@@ -143,6 +163,14 @@ class Jitted:
         avals = tuple(get_aval(x) for x in leaves)
         jaxpr, _, _ = self._trace(args, kwargs, static_pos, in_tree, avals)
         return lower_jaxpr(jaxpr)
+
+
+def _direct_call(jaxpr, consts, out_tree):
+    exe = dispatch.compiled_jaxpr(jaxpr, xla_bridge.default_device(), False)
+    consts = list(consts)
+    if tree_util.treedef_is_leaf(out_tree):
+        return lambda args: exe([*consts, *args])[0]
+    return lambda args: tree_util.tree_unflatten(out_tree, exe([*consts, *args]))
 
 
 def jit(fun=None, *, static_argnums=(), static_argnames=()):

@@ -17,12 +17,13 @@ def short_dtype_name(dtype):
 class ShapedArray:
     """The set of arrays of one shape and dtype; ``weak_type`` marks Python-scalar origin."""
 
-    __slots__ = ("shape", "dtype", "weak_type")
+    __slots__ = ("shape", "dtype", "weak_type", "_hash")
 
     def __init__(self, shape, dtype, weak_type=False):
         self.shape = tuple(shape)
         self.dtype = dtype
         self.weak_type = weak_type
+        self._hash = hash((self.shape, dtype, weak_type))
 
     ndim = property(lambda self: len(self.shape))
 
@@ -42,11 +43,12 @@ class ShapedArray:
         return f"{short_dtype_name(self.dtype)}[{','.join(map(str, self.shape))}]"
 
     def __eq__(self, other):
-        return (type(other) is ShapedArray and self.shape == other.shape
-                and self.dtype == other.dtype and self.weak_type == other.weak_type)
+        return self is other or (type(other) is ShapedArray and self._hash == other._hash
+                                 and self.shape == other.shape and self.dtype == other.dtype
+                                 and self.weak_type == other.weak_type)
 
     def __hash__(self):
-        return hash((self.shape, self.dtype, self.weak_type))
+        return self._hash
 
     def __repr__(self):
         weak = ", weak_type=True" if self.weak_type else ""

@@ -1,5 +1,7 @@
 """``Primitive``: an operation with one slot for each of its rules."""
 
+from .trace import bind as _bind
+
 
 class Primitive:
     """A primitive operation and its rules.
@@ -37,8 +39,7 @@ class Primitive:
         return self.name
 
     def bind(self, *args, **params):
-        from .trace import bind
-        return bind(self, *args, **params)
+        return _bind(self, *args, **params)
 
     # Decorator-style registration for user-defined primitives. Single-result rules
     # may return a single value; it is wrapped in a list here.

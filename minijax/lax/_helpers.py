@@ -97,10 +97,13 @@ def as_operand(x, like=None):
 
 def scalar_operands(x, y):
     """Coerce a Python scalar operand to the other operand's dtype and shape."""
+    x_scalar, y_scalar = dtypes.is_python_scalar(x), dtypes.is_python_scalar(y)
+    if x_scalar == y_scalar:
+        return x, y
     from .shapes import broadcast_to_shape
-    if dtypes.is_python_scalar(x) and not dtypes.is_python_scalar(y):
+    if x_scalar:
         x = broadcast_to_shape(as_operand(x, y), get_aval(y).shape)
-    elif dtypes.is_python_scalar(y) and not dtypes.is_python_scalar(x):
+    else:
         y = broadcast_to_shape(as_operand(y, x), get_aval(x).shape)
     return x, y
 

@@ -4,6 +4,7 @@ import numpy as np
 
 from .. import dtypes, lax
 from ..core import get_aval, get_concrete
+from ..runtime.array import Array
 from ._core import promote_and_broadcast, result_type_of, to_array
 
 
@@ -59,7 +60,10 @@ def sign(x, /):
 
 def _binary(name, lax_fn, bool_ok=True):
     def fn(x1, x2, /):
-        a, b = promote_and_broadcast(x1, x2)
+        if type(x1) is Array and type(x2) is Array and x1.aval == x2.aval:
+            a, b = x1, x2   # already one dtype and shape: skip promotion (the eager fast path)
+        else:
+            a, b = promote_and_broadcast(x1, x2)
         if not bool_ok and get_aval(a).dtype == np.bool_:
             raise TypeError(f"numpy.{name} does not support boolean operands; use "
                             f"logical_{'or' if name == 'add' else 'xor'}")

@@ -46,11 +46,14 @@ class Array:
         return host
 
     def _device_buffer(self, device):
+        """The value as a PjRt buffer on ``device`` (kept when that is its home device)."""
         buf = self._buffer
-        if buf is None or (self._device is not None and self._device != device):
-            buf = xla_bridge.to_device(self._value(), device)
-            if self._device is None or self._device == device:
-                self._buffer = buf
+        home = self._device if self._device is not None else xla_bridge.default_device()
+        if buf is not None and home == device:
+            return buf
+        buf = xla_bridge.to_device(self._value(), device)
+        if home == device:
+            self._buffer = buf
         return buf
 
     def _rebind(self, other):

@@ -28,7 +28,7 @@ class EvalTrace(Trace):
         if primitive.eager is not None:
             return primitive.eager(*args, **params)
         avals_in = [get_aval(a) for a in args]
-        avals_out = primitive.abstract_eval(*avals_in, **params)
+        avals_out = _abstract_eval(primitive, avals_in, params)
         device = result_device(args)
         if (primitive.impl is not None and config.eager_backend == "numpy"
                 and (device is None or device.platform == "cpu")):
@@ -39,6 +39,23 @@ class EvalTrace(Trace):
 
 
 set_eval_trace(EvalTrace)
+
+_avals_out_cache = {}
+
+
+def _abstract_eval(primitive, avals_in, params):
+    """``primitive.abstract_eval``, memoised: eager code repeats the same signatures."""
+    key = (primitive, *avals_in, *params.items())
+    try:
+        out = _avals_out_cache.get(key)
+    except TypeError:   # unhashable params
+        return primitive.abstract_eval(*avals_in, **params)
+    if out is None:
+        out = primitive.abstract_eval(*avals_in, **params)
+        if len(_avals_out_cache) > 50_000:
+            _avals_out_cache.clear()
+        _avals_out_cache[key] = out
+    return out
 
 
 def host_value(x, aval):
@@ -110,7 +127,8 @@ class Executable:
         device = self.device
         bufs = [device_buffer(a, aval, device) for a, aval in zip(args, self.in_avals)]
         outs = xla_bridge.execute(self.loaded, bufs)
-        return [Array._from_buffer(b, aval, self.out_device) for b, aval in zip(outs, self.out_avals)]
+        out_device = self.out_device
+        return [Array._from_buffer(b, aval, out_device) for b, aval in zip(outs, self.out_avals)]
 
 
 def device_buffer(x, aval, device):

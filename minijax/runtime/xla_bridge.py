@@ -35,6 +35,7 @@ if "jax" not in sys.modules and importlib.util.find_spec("jax") is None:
 BufferType = _jax.ArrayImpl
 
 _client = None
+_default_device = None
 _client_lock = threading.Lock()
 
 
@@ -55,12 +56,14 @@ def _quietly(fn):
 
 
 def get_client():
-    global _client
+    global _client, _default_device
     if _client is None:
         with _client_lock:
             if _client is None:
                 n = config.cpu_device_count
-                _client = _quietly(lambda: xla_client.make_cpu_client(num_devices=n))
+                client = _quietly(lambda: xla_client.make_cpu_client(num_devices=n))
+                _default_device = client.devices()[0]
+                _client = client
     return _client
 
 
@@ -70,7 +73,7 @@ def devices():
 
 
 def default_device():
-    return get_client().devices()[0]
+    return _default_device if _default_device is not None else get_client().devices()[0]
 
 
 def new_context():
