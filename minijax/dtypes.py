@@ -7,6 +7,8 @@ keeps a ``weak_type`` flag on its abstract value so that the same holds inside
 ``jit``, ``grad`` and ``vmap``.
 """
 
+import functools
+
 import ml_dtypes
 import numpy as np
 
@@ -104,6 +106,11 @@ def result_type(*entries):
 
     Returns ``(dtype, weak_type)``; the result is weak only when every entry is.
     """
+    return _result_type(entries, config.enable_x64)
+
+
+@functools.lru_cache(maxsize=4096)
+def _result_type(entries, x64):
     strong = [d for d, w in entries if not w]
     weak = [_WEAK_SAMPLE[kind(d)] for d, w in entries if w]
     if not strong:
