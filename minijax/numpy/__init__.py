@@ -15,6 +15,8 @@ from ._elementwise import (abs, absolute, add, ceil, cos, divide, equal, exp, fl
                            greater_equal, less, less_equal, log, maximum, minimum, multiply,
                            negative, not_equal, positive, power, sign, sin, sqrt, subtract, tanh,
                            true_divide, where)
+from ._info import (__array_api_version__, __array_namespace_info__, can_cast, finfo, iinfo,
+                    isdtype)
 from ._linalg import dot, inner, matmul, outer, tensordot, vdot
 from ._manipulation import (atleast_1d, atleast_2d, broadcast_to, expand_dims, moveaxis, ndim,
                             permute_dims, ravel, reshape, shape, size, squeeze, swapaxes,

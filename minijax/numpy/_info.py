@@ -1,0 +1,89 @@
+"""Data type and namespace inspection: finfo, iinfo, isdtype, can_cast, result_type and
+the Array API's ``__array_namespace_info__``."""
+
+import numpy as np
+
+from .. import dtypes
+from ..runtime import xla_bridge
+from ..runtime.array import Array
+
+__array_api_version__ = "2024.12"
+
+
+def _dtype_of(x):
+    if isinstance(x, Array) or hasattr(x, "aval"):
+        return x.dtype
+    return np.dtype(x)
+
+
+def finfo(dtype):
+    """Machine limits of a floating (or complex) dtype, as numpy.finfo."""
+    dt = _dtype_of(dtype)
+    if dt == dtypes.bfloat16:
+        import ml_dtypes
+        return ml_dtypes.finfo(dt)
+    return np.finfo(dt)
+
+
+def iinfo(dtype):
+    """Machine limits of an integer dtype, as numpy.iinfo."""
+    return np.iinfo(_dtype_of(dtype))
+
+
+_KINDS = {
+    "bool": lambda d: d == np.bool_,
+    "signed integer": lambda d: d.kind == "i",
+    "unsigned integer": lambda d: d.kind == "u",
+    "integral": lambda d: d.kind in "iu",
+    "real floating": lambda d: dtypes.is_float(d),
+    "complex floating": lambda d: d.kind == "c",
+    "numeric": lambda d: d.kind in "iufc" or d == dtypes.bfloat16,
+}
+
+
+def isdtype(dtype, kind):
+    """Whether ``dtype`` is of ``kind`` (a dtype, a kind name, or a tuple of them)."""
+    dt = np.dtype(dtype)
+    if isinstance(kind, tuple):
+        return any(isdtype(dt, k) for k in kind)
+    if isinstance(kind, str):
+        if kind not in _KINDS:
+            raise ValueError(f"unknown dtype kind {kind!r}; expected one of {sorted(_KINDS)}")
+        return _KINDS[kind](dt)
+    return dt == np.dtype(kind)
+
+
+def can_cast(from_, to, casting="safe"):
+    """Whether ``from_`` (a dtype or array) casts to ``to`` under NumPy's ``casting`` rule."""
+    return np.can_cast(_dtype_of(from_), np.dtype(to), casting=casting)
+
+
+class _NamespaceInfo:
+    """What ``__array_namespace_info__()`` reports (Array API inspection)."""
+
+    def capabilities(self):
+        return {"boolean indexing": False, "data-dependent shapes": False,
+                "max dimensions": 64}
+
+    def default_device(self):
+        return xla_bridge.default_device()
+
+    def devices(self):
+        return list(xla_bridge.devices())
+
+    def default_dtypes(self, *, device=None):
+        return {"real floating": dtypes.default_float(), "complex floating":
+                dtypes.default_complex(), "integral": dtypes.default_int(),
+                "indexing": dtypes.default_int()}
+
+    def dtypes(self, *, device=None, kind=None):
+        names = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+                 "uint64", "float32", "float64", "complex64", "complex128"]
+        out = {n: np.dtype(n) for n in names}
+        if kind is None:
+            return out
+        return {n: d for n, d in out.items() if isdtype(d, kind)}
+
+
+def __array_namespace_info__():
+    return _NamespaceInfo()
