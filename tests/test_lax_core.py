@@ -163,3 +163,21 @@ def test_32bit_mode():
     assert np.ones(3).dtype == onp.float64
     with pytest.raises(ValueError, match="eager_backend"):
         cfg.update("eager_backend", "gpu")
+
+
+@pytest.mark.parametrize("fn", [lax.add, lax.sub, lax.mul, lax.div, lax.pow, lax.max, lax.lt],
+                         ids=lambda f: f.__name__)
+def test_rank0_operands(fn):
+    s = onp.asarray(1.7)
+    check_primitive(fn, [F, s], rtol=1e-13)
+    check_primitive(fn, [s, F], rtol=1e-13)
+    if fn is not lax.lt:
+        check_grads(lambda a, b: fn(a, b), (F, s), order=2)
+        check_grads(lambda a, b: fn(a, b), (s, F), order=2)
+    # a batched scalar against an unbatched array, and against an array batched on axis 1
+    out = minijax.vmap(fn, in_axes=(None, 0))(F, onp.arange(1.0, 4.0))
+    onp.testing.assert_allclose(onp.asarray(out), onp.stack([onp.asarray(fn(F, v)) for v in
+                                                           onp.arange(1.0, 4.0)]))
+    out = minijax.vmap(fn, in_axes=(1, 0))(F, onp.arange(1.0, 4.0))
+    onp.testing.assert_allclose(onp.asarray(out), onp.stack([onp.asarray(fn(F[:, i], v)) for i, v in
+                                                           enumerate(onp.arange(1.0, 4.0))]))

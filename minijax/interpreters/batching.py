@@ -136,10 +136,27 @@ def defvectorized(primitive):
 
 
 def defbroadcasting(primitive):
-    """Elementwise over operands of one shape: align the batch axes, then apply."""
+    """Elementwise over operands of one shape (or rank 0): align the batch axes, then apply.
+
+    Unbatched rank-0 operands stay rank 0; a batched one is broadcast to the full shape.
+    """
     def rule(axis_size, args, dims, **params):
-        out_dim = next(d for d in dims if d is not not_mapped)
-        aligned = [move_axis_to(axis_size, a, d, out_dim) for a, d in zip(args, dims)]
+        shapes = [get_aval(a).shape if d is not_mapped else mapped_aval(get_aval(a), d).shape
+                  for a, d in zip(args, dims)]
+        shape = max(shapes, key=len)
+        full = [d for d, s in zip(dims, shapes) if d is not not_mapped and len(s) == len(shape)]
+        out_dim = full[0] if full else 0
+        aligned = []
+        for a, d, s in zip(args, dims, shapes):
+            if len(s) == len(shape):
+                aligned.append(move_axis_to(axis_size, a, d, out_dim))
+            elif d is not_mapped:
+                aligned.append(a)
+            else:
+                from .. import lax
+                out_shape = list(shape)
+                out_shape.insert(out_dim, axis_size)
+                aligned.append(lax.broadcast_in_dim(a, tuple(out_shape), (out_dim,)))
         out = bind(primitive, *aligned, **params)
         outs = out if primitive.multiple_results else [out]
         return outs, [out_dim] * len(outs)

@@ -138,15 +138,25 @@ def lower_jaxpr(jaxpr, name="main"):
 
 # ---------------------------------------------------------------- rule helpers
 
+def broadcast_scalar_operands(ctx, args):
+    """Broadcast rank-0 operands to the output shape (StableHLO ops do not broadcast)."""
+    shape = ctx.avals_out[0].shape
+    if not shape:
+        return list(args)
+    return [hlo.broadcast_in_dim(ir_type(a.update(shape=shape)), x, ir.DenseI64ArrayAttr.get([]))
+            if a.shape != shape else x for a, x in zip(ctx.avals_in, args)]
+
+
 def lower_elementwise(op):
     """Rule for a primitive that is a single StableHLO/CHLO op on its operands."""
     def rule(ctx, *args, **params):
-        return [op(*args)]
+        return [op(*broadcast_scalar_operands(ctx, args))]
     return rule
 
 
 def lower_compare(direction):
     def rule(ctx, x, y):
+        x, y = broadcast_scalar_operands(ctx, (x, y))
         aval = ctx.avals_in[0]
         if dtypes.is_inexact(aval.dtype):
             kind = "FLOAT"

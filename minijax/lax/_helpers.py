@@ -31,17 +31,22 @@ def check_kinds(name, aval, kinds, operand="operand"):
                         f"{aval.dtype.name}")
 
 
-def check_same(name, avals):
+def check_same(name, avals, allow_scalars=False):
+    """Operands share one dtype and one shape (rank-0 operands aside if allowed);
+    returns that shape."""
     first = avals[0]
-    for i, a in enumerate(avals[1:], 1):
+    for a in avals[1:]:
         if a.dtype != first.dtype:
             raise TypeError(f"lax.{name} requires operands of one dtype, got "
                             f"{', '.join(x.dtype.name for x in avals)}; convert them with "
                             f"lax.convert_element_type (minijax.numpy functions promote)")
-        if a.shape != first.shape:
-            raise ValueError(f"lax.{name} requires operands of one shape, got "
-                             f"{', '.join(str(x.shape) for x in avals)}; lax does not "
-                             f"broadcast (minijax.numpy functions do)")
+    shapes = {a.shape for a in avals if not (allow_scalars and a.shape == ())}
+    if len(shapes) > 1:
+        raise ValueError(f"lax.{name} requires operands of one shape"
+                         f"{' (or rank 0)' if allow_scalars else ''}, got "
+                         f"{', '.join(str(x.shape) for x in avals)}; lax does not "
+                         f"broadcast (minijax.numpy functions do)")
+    return shapes.pop() if shapes else ()
 
 
 def all_weak(avals):
@@ -63,8 +68,13 @@ def unop(name, np_fn, hlo_op, kinds=INEXACT, result_dtype=None):
     return p
 
 
-def naryop(name, np_fn, hlo_op, kinds=NUMBER, result_dtype=None, nargs=2):
-    """An elementwise primitive of operands of one shape and dtype."""
+def naryop(name, np_fn, hlo_op, kinds=NUMBER, result_dtype=None, nargs=2, scalars=False):
+    """An elementwise primitive of operands of one shape and dtype.
+
+    With ``scalars=True`` rank-0 operands combine with operands of any shape (as in
+    ``x * 2.0``): jaxprs stay short and eager code skips a broadcast. Its lowering
+    and transpose rules must then broadcast or sum those operands.
+    """
     p = Primitive(name)
     p.impl = lambda *xs: [np_fn(*xs)]
 
@@ -72,19 +82,19 @@ def naryop(name, np_fn, hlo_op, kinds=NUMBER, result_dtype=None, nargs=2):
         if len(avals) != nargs:
             raise TypeError(f"lax.{name} takes {nargs} operands, got {len(avals)}")
         check_kinds(name, avals[0], kinds)
-        check_same(name, avals)
+        shape = check_same(name, avals, scalars)
         x = avals[0]
         dtype = x.dtype if result_dtype is None else result_dtype(x.dtype)
         weak = all_weak(avals) and dtype == x.dtype
-        return [ShapedArray(x.shape, dtype, weak)]
+        return [ShapedArray(shape, dtype, weak)]
     p.abstract_eval = abstract_eval
     p.lower = lower_elementwise(hlo_op) if hlo_op is not None else None
     batching.defbroadcasting(p)
     return p
 
 
-def binop(name, np_fn, hlo_op, kinds=NUMBER, result_dtype=None):
-    return naryop(name, np_fn, hlo_op, kinds, result_dtype, nargs=2)
+def binop(name, np_fn, hlo_op, kinds=NUMBER, result_dtype=None, scalars=False):
+    return naryop(name, np_fn, hlo_op, kinds, result_dtype, nargs=2, scalars=scalars)
 
 
 def as_operand(x, like=None):

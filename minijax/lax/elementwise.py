@@ -120,13 +120,13 @@ def _pow(x, y):
         return np.power(x, y)
 
 
-add_p = binop("add", np.add, hlo.add, NUMBER)
-sub_p = binop("sub", np.subtract, hlo.subtract, NUMBER)
-mul_p = binop("mul", np.multiply, hlo.multiply, NUMBER)
-div_p = binop("div", _int_div, hlo.divide, NUMBER)
-pow_p = binop("pow", _pow, hlo.power, INEXACT)
-max_p = binop("max", np.maximum, hlo.maximum, ANY)
-min_p = binop("min", np.minimum, hlo.minimum, ANY)
+add_p = binop("add", np.add, hlo.add, NUMBER, scalars=True)
+sub_p = binop("sub", np.subtract, hlo.subtract, NUMBER, scalars=True)
+mul_p = binop("mul", np.multiply, hlo.multiply, NUMBER, scalars=True)
+div_p = binop("div", _int_div, hlo.divide, NUMBER, scalars=True)
+pow_p = binop("pow", _pow, hlo.power, INEXACT, scalars=True)
+max_p = binop("max", np.maximum, hlo.maximum, ANY, scalars=True)
+min_p = binop("min", np.minimum, hlo.minimum, ANY, scalars=True)
 
 
 def add(x, y):
@@ -157,19 +157,37 @@ def min(x, y):
     return min_p.bind(*scalar_operands(x, y))
 
 
-def _unbroadcast_linear(cts, x, y):
-    return [cts[0] if ad.is_undefined(x) else None, cts[0] if ad.is_undefined(y) else None]
+def _unbroadcast(ct, operand):
+    """The cotangent of a rank-0 operand that was combined with a larger one: a sum."""
+    if operand.aval.shape == () and get_aval(ct).shape != ():
+        from .reductions import reduce_sum
+        return reduce_sum(ct)
+    return ct
 
 
-ad.deflinear(add_p, _unbroadcast_linear)
-ad.deflinear(sub_p, lambda cts, x, y: [cts[0] if ad.is_undefined(x) else None,
-                                       neg(cts[0]) if ad.is_undefined(y) else None])
+def _add_transpose(cts, x, y):
+    return [_unbroadcast(cts[0], x) if ad.is_undefined(x) else None,
+            _unbroadcast(cts[0], y) if ad.is_undefined(y) else None]
+
+
+def _sub_transpose(cts, x, y):
+    return [_unbroadcast(cts[0], x) if ad.is_undefined(x) else None,
+            _unbroadcast(neg(cts[0]), y) if ad.is_undefined(y) else None]
+
+
+def _mul_transpose(cts, x, y):
+    if ad.is_undefined(x):
+        return [_unbroadcast(mul(cts[0], y), x), None]
+    return [None, _unbroadcast(mul(x, cts[0]), y)]
+
+
+ad.deflinear(add_p, _add_transpose)
+ad.deflinear(sub_p, _sub_transpose)
 ad.defjvp(mul_p, lambda g, x, y: mul(g, y), lambda g, x, y: mul(x, g))
-mul_p.transpose = lambda cts, x, y: (
-    [mul(cts[0], y), None] if ad.is_undefined(x) else [None, mul(x, cts[0])])
+mul_p.transpose = _mul_transpose
 ad.defjvp(div_p, lambda g, x, y: div(g, y),
           lambda g, x, y: neg(div(mul(g, x), mul(y, y))))
-div_p.transpose = lambda cts, x, y: [div(cts[0], y), None]
+div_p.transpose = lambda cts, x, y: [_unbroadcast(div(cts[0], y), x), None]
 
 
 def _pow_jvp_x(g, x, y):
@@ -226,7 +244,7 @@ ad.defjvp(min_p, *_minmax_jvp(lambda a, b: lt(a, b)))
 # ---------------------------------------------------------------- comparisons
 
 def _compare(name, np_fn, direction):
-    p = binop(name, np_fn, None, ANY, result_dtype=lambda _: np.dtype(np.bool_))
+    p = binop(name, np_fn, None, ANY, result_dtype=lambda _: np.dtype(np.bool_), scalars=True)
     p.lower = lower_compare(direction)
     ad.defjvp_zero(p)
     return p

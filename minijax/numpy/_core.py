@@ -94,6 +94,9 @@ def promote(*args, dtype=None, weak=False):
 
 
 def broadcast_shapes(*shapes, name="operands"):
+    distinct = {s for s in shapes if s}
+    if len(distinct) <= 1:   # equal shapes, or rank 0 with one shape: the common case
+        return distinct.pop() if distinct else ()
     try:
         return np.broadcast_shapes(*shapes)
     except ValueError:
@@ -101,14 +104,17 @@ def broadcast_shapes(*shapes, name="operands"):
                          f"{' '.join(str(tuple(s)) for s in shapes)}") from None
 
 
-def broadcast_arrays(*args):
+def broadcast_arrays(*args, keep_scalars=False):
+    """Broadcast to one shape; ``keep_scalars`` leaves rank-0 operands as they are (for
+    lax operations that take them)."""
     shapes = [get_aval(a).shape for a in args]
     shape = broadcast_shapes(*shapes)
-    return [lax.broadcast_to_shape(a, shape) for a in args]
+    return [a if keep_scalars and s == () else lax.broadcast_to_shape(a, shape)
+            for a, s in zip(args, shapes)]
 
 
-def promote_and_broadcast(*args, dtype=None, weak=False):
-    return broadcast_arrays(*promote(*args, dtype=dtype, weak=weak))
+def promote_and_broadcast(*args, dtype=None, weak=False, keep_scalars=False):
+    return broadcast_arrays(*promote(*args, dtype=dtype, weak=weak), keep_scalars=keep_scalars)
 
 
 def check_arraylike(name, *args):

@@ -63,7 +63,7 @@ def _binary(name, lax_fn, bool_ok=True):
         if type(x1) is Array and type(x2) is Array and x1.aval == x2.aval:
             a, b = x1, x2   # already one dtype and shape: skip promotion (the eager fast path)
         else:
-            a, b = promote_and_broadcast(x1, x2)
+            a, b = promote_and_broadcast(x1, x2, keep_scalars=True)
         if not bool_ok and get_aval(a).dtype == np.bool_:
             raise TypeError(f"numpy.{name} does not support boolean operands; use "
                             f"logical_{'or' if name == 'add' else 'xor'}")
@@ -132,7 +132,7 @@ def divide(x1, x2, /):
     dtype, weak = result_type_of(x1, x2)
     if not dtypes.is_inexact(dtype):
         dtype = dtypes.default_float()
-    a, b = promote_and_broadcast(x1, x2, dtype=dtype, weak=weak)
+    a, b = promote_and_broadcast(x1, x2, dtype=dtype, weak=weak, keep_scalars=True)
     return lax.div(a, b)
 
 
