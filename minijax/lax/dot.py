@@ -94,28 +94,30 @@ def _dot_lower(ctx, lhs, rhs, *, dimension_numbers, preferred_element_type):
 
 
 def _dot_transpose_operand(ct, other, self_aval, dimension_numbers, which):
+    """The cotangent of one operand of a dot_general: ``ct`` contracted with the other.
+
+    Operand order is chosen so that, for ordinary matrix products, the result already
+    has the operand's axis order (no transpose is emitted).
+    """
     (lc, rc), (lb, rb) = dimension_numbers
-    if which == "rhs":
-        lc, rc, lb, rb = rc, lc, rb, lb
-    other_aval = get_aval(other)
     nb = len(lb)
-    lf = _free(self_aval.ndim, lc, lb)
-    rf = _free(other_aval.ndim, rc, rb)
     if which == "lhs":
-        ct_other = tuple(range(nb + len(lf), nb + len(lf) + len(rf)))
+        lf = _free(self_aval.ndim, lc, lb)
+        rf = _free(get_aval(other).ndim, rc, rb)
+        ct_rf = tuple(range(nb + len(lf), nb + len(lf) + len(rf)))
+        # result axes: batch, lhs free, rhs contracting (ascending) = lhs contracting
+        res = dot_general(ct, other, ((ct_rf, rf), (tuple(range(nb)), rb)))
+        axes = list(lb) + list(lf) + [lc[rc.index(r)] for r in sorted(rc)]
     else:
-        ct_other = tuple(range(nb, nb + len(rf)))
-    # dot(ct, other): contract ct's "other free" axes with other's free axes; the batch
-    # axes pair up. Result axes: batch, this operand's free axes, other's contracting
-    # axes (in increasing order) which pair with this operand's contracting axes.
-    res = dot_general(ct, other, ((ct_other, rf), (tuple(range(nb)), rb)),
-                      preferred_element_type=None)
-    rc_sorted = sorted(rc)
-    self_axes_of_result = list(lb) + list(lf) + [lc[rc.index(r)] for r in rc_sorted]
-    perm = [self_axes_of_result.index(d) for d in range(self_aval.ndim)]
-    from .shapes import transpose
+        lf = _free(get_aval(other).ndim, lc, lb)
+        rf = _free(self_aval.ndim, rc, rb)
+        ct_lf = tuple(range(nb, nb + len(lf)))
+        # result axes: batch, lhs contracting (ascending) = rhs contracting, rhs free
+        res = dot_general(other, ct, ((lf, ct_lf), (lb, tuple(range(nb)))))
+        axes = list(rb) + [rc[lc.index(l)] for l in sorted(lc)] + list(rf)
     from .elementwise import convert_element_type
-    out = transpose(res, tuple(perm))
+    from .shapes import transpose
+    out = transpose(res, tuple(axes.index(d) for d in range(self_aval.ndim)))
     return convert_element_type(out, self_aval.dtype, self_aval.weak_type)
 
 
