@@ -85,12 +85,25 @@ def promote(*args, dtype=None, weak=False):
     out = []
     for a in args:
         if dtypes.is_python_scalar(a):
-            out.append(Array._from_host(np.asarray(a, dtype), ShapedArray((), dtype, weak)))
-        elif isinstance(a, (np.ndarray, np.generic, list, tuple)):
-            out.append(lax.convert_element_type(to_array(a), dtype, weak))
-        else:
-            out.append(lax.convert_element_type(a, dtype, weak))
+            out.append(Array._from_host(np.asarray(a, dtype), _scalar_aval(dtype, weak)))
+            continue
+        if isinstance(a, (np.ndarray, np.generic, list, tuple)):
+            a = to_array(a)
+        aval = a.aval
+        if aval.dtype != dtype or aval.weak_type != weak:
+            a = lax.convert_element_type(a, dtype, weak)
+        out.append(a)
     return out
+
+
+_scalar_avals = {}
+
+
+def _scalar_aval(dtype, weak):
+    aval = _scalar_avals.get((dtype, weak))
+    if aval is None:
+        aval = _scalar_avals[(dtype, weak)] = ShapedArray((), dtype, weak)
+    return aval
 
 
 def broadcast_shapes(*shapes, name="operands"):
@@ -109,7 +122,7 @@ def broadcast_arrays(*args, keep_scalars=False):
     lax operations that take them)."""
     shapes = [get_aval(a).shape for a in args]
     shape = broadcast_shapes(*shapes)
-    return [a if keep_scalars and s == () else lax.broadcast_to_shape(a, shape)
+    return [a if s == shape or (keep_scalars and s == ()) else lax.broadcast_to_shape(a, shape)
             for a, s in zip(args, shapes)]
 
 
