@@ -177,3 +177,24 @@ def test_weak_results_and_overflow():
         np.add(a, 300)
     assert (np.asarray(onp.ones(2, onp.float32)) * 2.0).dtype == onp.float32
     assert (np.asarray(onp.ones(2, onp.float32)) * onp.float64(2.0)).dtype == onp.float64
+
+
+@pytest.mark.parametrize("dtype", [onp.bool_, onp.int16, onp.float32, onp.float64])
+def test_predicates_and_logic(dtype):
+    a = onp.array([[0, 1, 2], [3, 0, 5]]).astype(dtype)
+    if onp.dtype(dtype).kind == "f":
+        a = onp.array([[0.0, onp.nan, onp.inf], [-onp.inf, 1.5, -0.0]], dtype)
+    b = a[::-1]
+    with onp.errstate(all="ignore"):
+        for name in ("isnan", "isinf", "isfinite", "logical_not"):
+            check_same(getattr(np, name)(a), getattr(onp, name)(a), 0)
+        for name in ("logical_and", "logical_or", "logical_xor"):
+            check_same(getattr(np, name)(a, b), getattr(onp, name)(a, b), 0)
+        for axis in (None, 0, 1):
+            check_same(np.all(a, axis=axis), onp.all(a, axis=axis), 0)
+            check_same(np.any(a, axis=axis, keepdims=True), onp.any(a, axis=axis, keepdims=True), 0)
+        if dtype != onp.bool_:
+            check_same(np.clip(a, 1, 3), onp.clip(a, 1, 3), 0)
+            check_same(np.square(a), onp.square(a), 0)
+        if onp.dtype(dtype).kind == "f":
+            check_same(np.reciprocal(a), onp.reciprocal(a), 0)

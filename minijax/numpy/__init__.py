@@ -11,17 +11,18 @@ from ..runtime.array import Array
 from . import _operators  # noqa: F401  (installs operators on Array and tracers)
 from ._creation import (arange, array, asarray, empty, empty_like, eye, full, full_like,
                         linspace, ones, ones_like, zeros, zeros_like)
-from ._elementwise import (abs, absolute, add, ceil, cos, divide, equal, exp, floor, greater,
-                           greater_equal, less, less_equal, log, maximum, minimum, multiply,
-                           negative, not_equal, positive, power, sign, sin, sqrt, subtract, tanh,
-                           true_divide, where)
+from ._elementwise import (abs, absolute, add, ceil, clip, cos, divide, equal, exp, floor,
+                           greater, greater_equal, isfinite, isinf, isnan, less, less_equal, log,
+                           logical_and, logical_not, logical_or, logical_xor, maximum, minimum,
+                           multiply, negative, not_equal, positive, power, reciprocal, sign, sin,
+                           sqrt, square, subtract, tanh, true_divide, where)
 from ._info import (__array_api_version__, __array_namespace_info__, can_cast, finfo, iinfo,
                     isdtype)
 from ._linalg import dot, inner, matmul, outer, tensordot, vdot
 from ._manipulation import (atleast_1d, atleast_2d, broadcast_to, expand_dims, moveaxis, ndim,
                             permute_dims, ravel, reshape, shape, size, squeeze, swapaxes,
                             transpose)
-from ._reductions import amax, amin, max, mean, min, nonzero, sum
+from ._reductions import all, amax, amin, any, max, mean, min, nonzero, sum
 
 ndarray = Array
 

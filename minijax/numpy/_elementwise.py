@@ -5,7 +5,7 @@ import numpy as np
 from .. import dtypes, lax
 from ..core import get_aval, get_concrete
 from ..runtime.array import Array
-from ._core import promote_and_broadcast, result_type_of, to_array
+from ._core import broadcast_arrays, promote_and_broadcast, result_type_of, to_array
 
 
 def _unary(name, lax_fn, float_only=True):
@@ -186,3 +186,82 @@ def where(condition, x=None, y=None, /):
     from ._core import broadcast_arrays
     cond, a, b = broadcast_arrays(cond, a, b)
     return lax.select_n(cond, b, a)
+
+
+def isnan(x, /):
+    """Elementwise NaN test (False for integers and bools)."""
+    x = to_array(x)
+    if not dtypes.is_inexact(get_aval(x).dtype):
+        return lax.full(get_aval(x).shape, False, np.bool_)
+    return lax.ne(x, x)
+
+
+def isinf(x, /):
+    """Elementwise test for positive or negative infinity (either part, for complex)."""
+    x = to_array(x)
+    aval = get_aval(x)
+    if not dtypes.is_inexact(aval.dtype):
+        return lax.full(aval.shape, False, np.bool_)
+    inf = lax.full((), np.inf, dtypes.real_dtype(aval.dtype))
+    if dtypes.is_complex(aval.dtype):
+        raise NotImplementedError("isinf of complex arrays needs lax.real/imag (issue 3)")
+    return lax.eq(lax.abs(x), inf)
+
+
+def isfinite(x, /):
+    """Elementwise test for values that are neither infinite nor NaN."""
+    x = to_array(x)
+    aval = get_aval(x)
+    if not dtypes.is_inexact(aval.dtype):
+        return lax.full(aval.shape, True, np.bool_)
+    return logical_not(logical_or(isnan(x), isinf(x)))
+
+
+def _as_bool(x):
+    x = to_array(x)
+    aval = get_aval(x)
+    if aval.dtype == np.bool_:
+        return x
+    return lax.ne(x, lax.full((), 0, aval.dtype))
+
+
+def logical_not(x, /):
+    return lax.eq(_as_bool(x), lax.full((), False, np.bool_))
+
+
+def logical_and(x1, x2, /):
+    a, b = broadcast_arrays(_as_bool(x1), _as_bool(x2), keep_scalars=True)
+    return lax.min(a, b)
+
+
+def logical_or(x1, x2, /):
+    a, b = broadcast_arrays(_as_bool(x1), _as_bool(x2), keep_scalars=True)
+    return lax.max(a, b)
+
+
+def logical_xor(x1, x2, /):
+    a, b = broadcast_arrays(_as_bool(x1), _as_bool(x2), keep_scalars=True)
+    return lax.ne(a, b)
+
+
+def clip(a, a_min=None, a_max=None):
+    """``a`` limited to ``[a_min, a_max]`` (either bound may be None)."""
+    if a_min is None and a_max is None:
+        raise ValueError("clip: at least one of a_min and a_max must be given")
+    out = to_array(a)
+    if a_min is not None:
+        out = maximum(out, a_min)
+    if a_max is not None:
+        out = minimum(out, a_max)
+    return out
+
+
+def reciprocal(x, /):
+    x = to_array(x)
+    return divide(lax.full((), 1, get_aval(x).dtype), x) if dtypes.is_inexact(
+        get_aval(x).dtype) else lax.div(lax.full((), 1, get_aval(x).dtype), x)
+
+
+def square(x, /):
+    x = to_array(x)
+    return lax.mul(x, x)

@@ -91,6 +91,26 @@ def mean(a, axis=None, dtype=None, keepdims=False):
     return _keepdims(out, aval.shape, axes) if keepdims else out
 
 
+def all(a, axis=None, keepdims=False):
+    """Whether every element along ``axis`` is true (nonzero)."""
+    from ._elementwise import _as_bool
+    a = _as_bool(a)
+    aval = get_aval(a)
+    axes = _axes(aval.ndim, axis)
+    out = lax.reduce_min(a, axes)
+    return _keepdims(out, aval.shape, axes) if keepdims else out
+
+
+def any(a, axis=None, keepdims=False):
+    """Whether any element along ``axis`` is true (nonzero)."""
+    from ._elementwise import _as_bool
+    a = _as_bool(a)
+    aval = get_aval(a)
+    axes = _axes(aval.ndim, axis)
+    out = lax.reduce_max(a, axes)
+    return _keepdims(out, aval.shape, axes) if keepdims else out
+
+
 def nonzero(a):
     """Indices of the nonzero elements (needs a concrete array: the size is data-dependent)."""
     value = get_concrete(to_array(a))
