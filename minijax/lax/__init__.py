@@ -24,3 +24,11 @@ from .shapes import (broadcast_in_dim, broadcast_in_dim_p, broadcast_to_shape,
 def select(pred, on_true, on_false):
     """``on_true`` where ``pred`` else ``on_false`` (elementwise)."""
     return select_n(pred, on_false, on_true)
+
+# issue 3, first additions
+from .elementwise import (acos, acos_p, asin, asin_p, asinh, asinh_p, atan, atan2, atan2_p,  # noqa: E402
+                          atan_p, atanh, atanh_p, cbrt, cbrt_p, cosh, cosh_p, expm1, expm1_p,
+                          is_finite, is_finite_p, log1p, log1p_p, rem, rem_p, rsqrt, rsqrt_p,
+                          sinh, sinh_p, tan, tan_p)
+from .reductions import reduce_and, reduce_and_p, reduce_or, reduce_or_p  # noqa: E402
+from .slicing import rev, rev_p  # noqa: E402

@@ -472,3 +472,139 @@ def _ones_like(x):
 
 def _zeros_like(x):
     return _full_like(x, 0)
+
+
+# ---------------------------------------------------------------- more unary (issue 3, part A)
+
+log1p_p = unop("log1p", _ignore_fp_errors(np.log1p), hlo.log_plus_one)
+expm1_p = unop("expm1", _ignore_fp_errors(np.expm1), hlo.exponential_minus_one)
+tan_p = unop("tan", _ignore_fp_errors(np.tan), hlo.tan)
+rsqrt_p = unop("rsqrt", _ignore_fp_errors(lambda x: (1 / np.sqrt(x)).astype(x.dtype)), hlo.rsqrt)
+sinh_p = unop("sinh", _ignore_fp_errors(np.sinh), chlo.sinh)
+cosh_p = unop("cosh", _ignore_fp_errors(np.cosh), chlo.cosh)
+
+
+def log1p(x):
+    """Elementwise ``log(1 + x)``."""
+    return log1p_p.bind(x)
+
+
+def expm1(x):
+    """Elementwise ``exp(x) - 1``."""
+    return expm1_p.bind(x)
+
+
+def tan(x):
+    """Elementwise tangent."""
+    return tan_p.bind(x)
+
+
+def rsqrt(x):
+    """Elementwise ``1 / sqrt(x)``."""
+    return rsqrt_p.bind(x)
+
+
+def sinh(x):
+    """Elementwise hyperbolic sine."""
+    return sinh_p.bind(x)
+
+
+def cosh(x):
+    """Elementwise hyperbolic cosine."""
+    return cosh_p.bind(x)
+
+
+ad.defjvp(log1p_p, lambda g, x: div(g, add(_ones_like(x), x)))
+ad.defjvp2(expm1_p, lambda g, ans, x: mul(g, add(ans, _ones_like(ans))))
+ad.defjvp2(tan_p, lambda g, ans, x: mul(g, add(_ones_like(ans), mul(ans, ans))))
+ad.defjvp2(rsqrt_p, lambda g, ans, x: mul(g, mul(_full_like(ans, -0.5), div(ans, x))))
+ad.defjvp(sinh_p, lambda g, x: mul(g, cosh(x)))
+ad.defjvp(cosh_p, lambda g, x: mul(g, sinh(x)))
+
+asin_p = unop("asin", _ignore_fp_errors(np.arcsin), chlo.asin)
+acos_p = unop("acos", _ignore_fp_errors(np.arccos), chlo.acos)
+atan_p = unop("atan", _ignore_fp_errors(np.arctan), chlo.atan)
+asinh_p = unop("asinh", _ignore_fp_errors(np.arcsinh), chlo.asinh)
+atanh_p = unop("atanh", _ignore_fp_errors(np.arctanh), chlo.atanh)
+
+
+def asin(x):
+    """Elementwise arcsine."""
+    return asin_p.bind(x)
+
+
+def acos(x):
+    """Elementwise arccosine."""
+    return acos_p.bind(x)
+
+
+def atan(x):
+    """Elementwise arctangent."""
+    return atan_p.bind(x)
+
+
+def asinh(x):
+    """Elementwise inverse hyperbolic sine."""
+    return asinh_p.bind(x)
+
+
+def atanh(x):
+    """Elementwise inverse hyperbolic tangent."""
+    return atanh_p.bind(x)
+
+
+def _one_minus_sq(x):
+    return sub(_ones_like(x), mul(x, x))
+
+
+ad.defjvp(asin_p, lambda g, x: mul(g, rsqrt(_one_minus_sq(x))))
+ad.defjvp(acos_p, lambda g, x: neg(mul(g, rsqrt(_one_minus_sq(x)))))
+ad.defjvp(atan_p, lambda g, x: div(g, add(_ones_like(x), mul(x, x))))
+ad.defjvp(asinh_p, lambda g, x: mul(g, rsqrt(add(mul(x, x), _ones_like(x)))))
+ad.defjvp(atanh_p, lambda g, x: div(g, _one_minus_sq(x)))
+
+cbrt_p = unop("cbrt", np.cbrt, hlo.cbrt)
+is_finite_p = unop("is_finite", np.isfinite, hlo.is_finite, "f", result_dtype=lambda d: np.dtype(bool))
+atan2_p = binop("atan2", _ignore_fp_errors(np.arctan2), hlo.atan2, INEXACT)
+
+
+def cbrt(x):
+    """Elementwise cube root."""
+    return cbrt_p.bind(x)
+
+
+def is_finite(x):
+    """Elementwise test for values that are neither infinite nor NaN."""
+    return is_finite_p.bind(x)
+
+
+def atan2(x, y):
+    """Elementwise four-quadrant arctangent of ``x / y``."""
+    return atan2_p.bind(x, y)
+
+
+ad.defjvp2(cbrt_p, lambda g, ans, x: div(g, mul(_full_like(ans, 3), mul(ans, ans))))
+ad.defjvp_zero(is_finite_p)
+ad.defjvp(atan2_p, lambda g, x, y: div(mul(g, y), add(mul(x, x), mul(y, y))),
+          lambda g, x, y: neg(div(mul(g, x), add(mul(x, x), mul(y, y)))))
+
+
+def _rem(x, y):
+    # C fmod: the sign of the dividend. XLA gives x % 0 == x and INT_MIN % -1 == 0 for integers.
+    with np.errstate(all="ignore"):
+        if dtypes.is_integer(x.dtype):
+            safe = np.where((y == 0) | (y == -1 if x.dtype.kind == "i" else False), 1, y)
+            return np.where(y == 0, x, np.fmod(x, safe)).astype(x.dtype)
+        return np.fmod(x, y)
+
+
+rem_p = binop("rem", _rem, hlo.remainder, NUMBER)
+
+
+def rem(x, y):
+    """Elementwise remainder of ``x / y`` with the sign of ``x`` (C ``fmod``)."""
+    return rem_p.bind(x, y)
+
+
+ad.defjvp(rem_p, lambda g, x, y: g,
+          lambda g, x, y: neg(mul(g, mul(sign(div(x, y)), floor(abs(div(x, y)))))))

@@ -1,4 +1,4 @@
-"""Reductions over axes: reduce_sum, reduce_max, reduce_min."""
+"""Reductions over axes: reduce_sum, reduce_max, reduce_min, reduce_and, reduce_or."""
 
 import numpy as np
 
@@ -8,13 +8,16 @@ from ..core.avals import ShapedArray
 from ..interpreters import ad, batching
 from ..interpreters.lowering import hlo, ir, ir_constant, ir_type
 from ..util import canonicalize_axis
-from ._helpers import ANY, NUMBER, check_kinds
+from ._helpers import ANY, BOOL, INT, NUMBER, check_kinds
 
 
 def _identity(kind, dtype):
     """The identity element of a reduction for ``dtype``."""
     if kind == "sum":
         return np.zeros((), dtype)
+    if kind in ("and", "or"):
+        # All bits set (True) for and, no bits for or.
+        return np.asarray(-1 if kind == "and" else 0).astype(dtype)
     if dtypes.is_inexact(dtype):
         return np.asarray(-np.inf if kind == "max" else np.inf, dtype)
     if dtype == np.bool_:
@@ -30,6 +33,8 @@ def _reduction(name, kind, np_fn, hlo_op, kinds):
         with np.errstate(all="ignore"):
             if kind == "sum":
                 return [np_fn(x, axis=axes, dtype=x.dtype)]
+            if kind in ("and", "or"):
+                return [np_fn.reduce(x, axis=axes, initial=_identity(kind, x.dtype))]
             return [np_fn(x, axis=axes, initial=_identity(kind, x.dtype))]
 
     def abstract_eval(x, *, axes):
@@ -67,6 +72,10 @@ def _reduction(name, kind, np_fn, hlo_op, kinds):
 reduce_sum_p = _reduction("reduce_sum", "sum", np.sum, hlo.add, NUMBER)
 reduce_max_p = _reduction("reduce_max", "max", np.max, hlo.maximum, ANY)
 reduce_min_p = _reduction("reduce_min", "min", np.min, hlo.minimum, ANY)
+reduce_and_p = _reduction("reduce_and", "and", np.bitwise_and, hlo.and_, BOOL + INT)
+reduce_or_p = _reduction("reduce_or", "or", np.bitwise_or, hlo.or_, BOOL + INT)
+ad.defjvp_zero(reduce_and_p)
+ad.defjvp_zero(reduce_or_p)
 
 
 def _axes(x, axes):
@@ -81,6 +90,16 @@ def _axes(x, axes):
 def reduce_sum(x, axes=None):
     """Sum of ``x`` over ``axes`` (all axes when None)."""
     return reduce_sum_p.bind(x, axes=_axes(x, axes))
+
+
+def reduce_and(x, axes=None):
+    """Logical (bitwise for integers) AND of ``x`` over ``axes``."""
+    return reduce_and_p.bind(x, axes=_axes(x, axes))
+
+
+def reduce_or(x, axes=None):
+    """Logical (bitwise for integers) OR of ``x`` over ``axes``."""
+    return reduce_or_p.bind(x, axes=_axes(x, axes))
 
 
 def reduce_max(x, axes=None):
