@@ -91,24 +91,23 @@ def mean(a, axis=None, dtype=None, keepdims=False):
     return _keepdims(out, aval.shape, axes) if keepdims else out
 
 
-def all(a, axis=None, keepdims=False):
-    """Whether every element along ``axis`` is true (nonzero)."""
+def _truth_reduction(a, axis, keepdims, lax_fn):
     from ._elementwise import _as_bool
     a = _as_bool(a)
     aval = get_aval(a)
     axes = _axes(aval.ndim, axis)
-    out = lax.reduce_min(a, axes)
+    out = lax_fn(a, axes)
     return _keepdims(out, aval.shape, axes) if keepdims else out
+
+
+def all(a, axis=None, keepdims=False):
+    """Whether every element along ``axis`` is true (nonzero)."""
+    return _truth_reduction(a, axis, keepdims, lax.reduce_min)
 
 
 def any(a, axis=None, keepdims=False):
     """Whether any element along ``axis`` is true (nonzero)."""
-    from ._elementwise import _as_bool
-    a = _as_bool(a)
-    aval = get_aval(a)
-    axes = _axes(aval.ndim, axis)
-    out = lax.reduce_max(a, axes)
-    return _keepdims(out, aval.shape, axes) if keepdims else out
+    return _truth_reduction(a, axis, keepdims, lax.reduce_max)
 
 
 def nonzero(a):
