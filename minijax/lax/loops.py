@@ -16,7 +16,7 @@ import operator
 
 import numpy as np
 
-from .. import tree_util
+from .. import dtypes, tree_util
 from ..core import Jaxpr, JaxprEqn, Literal, Primitive, Var, eval_jaxpr, get_aval
 from ..core.avals import ShapedArray, same_type
 from ..core.trace import get_concrete
@@ -92,8 +92,10 @@ def _promote_weak_inits(init_flat, init_avals, out_avals):
     new = list(init_flat)
     for i, (a, o) in enumerate(zip(init_avals, out_avals)):
         if a.weak_type and a.shape == o.shape and a.dtype != o.dtype:
-            new[i] = convert_element_type(init_flat[i], o.dtype)
-            changed = True
+            dtype, _ = dtypes.result_type((a.dtype, True), (o.dtype, o.weak_type))
+            if dtype != a.dtype:
+                new[i] = convert_element_type(init_flat[i], dtype)
+                changed = True
     return new, changed
 
 
@@ -712,6 +714,8 @@ def _scan_lower(ctx, *args, jaxpr, num_consts, num_carry, length, reverse, unrol
     consts, carry, xs = _split(list(args), num_consts, num_carry)
     x_avals = ctx.avals_in[num_consts + num_carry:]
     y_avals = ctx.avals_out[num_carry:]
+    if length == 0:   # nothing to run (and no slice of a zero-length axis to take)
+        return carry + [full_like_aval(0, a) for a in y_avals]
     counter = ShapedArray((), np.dtype(np.int64))
     operands = [ir_constant(np.int64(0)), *consts, *carry, *xs,
                 *[full_like_aval(0, a) for a in y_avals]]
