@@ -57,6 +57,20 @@ def test_scan_eager_xla_jit_vmap_agree(name):
     check_primitive(fn, args, rtol=1e-5 if name == "f32" else 1e-12)
 
 
+def test_scan_edge_values_and_bool_carry():
+    edge = onp.array([0.0, -0.0, onp.inf, -onp.inf, onp.nan, 1.5])
+    with onp.errstate(all="ignore"):
+        check_primitive(lambda xs: lax.scan(lambda c, x: (c + x, np.exp(x) * c), 0.0, xs),
+                        [edge], batch_size=0)
+    parity = lambda xs: lax.scan(lambda c, x: (np.logical_xor(c, x > 0), c), False, xs)
+    c, ys = check_primitive(parity, [edge])
+    expected, state = [], False
+    for x in edge:
+        expected.append(state)
+        state = state != (x > 0)
+    assert bool(c) == state and onp.asarray(ys).tolist() == expected
+
+
 def test_scan_matches_python_loop():
     c, ys = rnn_like(C0, XS, W)
     cc, expected = C0, []
@@ -137,6 +151,21 @@ def test_scan_grads_pytree_and_closed_over_consts():
         # w reaches the body only by closure: a constant of the body jaxpr
         return np.sum(lax.scan(lambda c, x: (np.sin(w * c + x), w * c), c, XS)[1])
     check_grads(closed, [0.7, C0], order=2)
+
+
+def test_scan_grads_with_carry_tangents_appearing_midway():
+    # the carry starts as a constant (zero tangent) and picks up a tangent from w
+    xs = onp.linspace(-1.0, 1.0, 6)
+
+    def loss(w):
+        c, ys = lax.scan(lambda c, x: (c * 0.9 + w * x, w * c), 0.0, xs)
+        return c + np.sum(ys ** 2)
+    check_grads(loss, [0.7], order=2)
+    # only the carry is differentiated (known xs), then only the xs (known carry)
+    check_grads(lambda c: np.sum(lax.scan(lambda c, x: (np.sin(c) * x, c * x), c, xs)[1]),
+                [0.3], order=2)
+    check_grads(lambda ys: np.sum(lax.scan(lambda c, y: (c + 1.0, np.sin(y) * c), 1.0, ys)[1]),
+                [xs], order=2)
 
 
 def test_scan_grad_of_jit_and_jit_of_grad():
