@@ -566,10 +566,12 @@ class _ScanSplit:
     carry; known ys; stacked residuals). The unknown scan takes (residual consts,
     unknown consts; unknown carry; unknown xs, residual xs, stacked residuals).
     ``res_sources`` says where each residual comes from: ("const", i) or ("xs", i)
-    for an input of the scan itself (i indexes consts/xs), ("stacked", j) otherwise.
+    for an input of the scan itself (i indexes consts/xs), ("hoisted", j) for a
+    loop-invariant value (computed once from the known consts by ``self.hoist``,
+    passed as a constant; only with ``hoist=True``), ("stacked", j) otherwise.
     """
 
-    def __init__(self, jaxpr, nc, nk, unknowns):
+    def __init__(self, jaxpr, nc, nk, unknowns, hoist=False):
         ny = len(jaxpr.outs) - nk
         const_uk, carry_uk, xs_uk = _split(unknowns, nc, nk)
         for _ in range(nk + 1):
@@ -590,26 +592,39 @@ class _ScanSplit:
         # j1 binders are the known inputs in order; map binders of j1 back to scan inputs
         j1_consts = j1.in_binders[:len(known_consts)]
         j1_xs = j1.in_binders[len(j1.in_binders) - len(known_xs):] if known_xs else []
-        sources, stacked = [], []
+        # values that depend on no carry and no x are the same at every iteration
+        variant = set(j1.in_binders[len(known_consts):])
+        invariant_eqns = []
+        for eqn in j1.eqns:
+            if any(type(x) is Var and x in variant for x in eqn.inputs):
+                variant.update(eqn.out_binders)
+            else:
+                invariant_eqns.append(eqn)
+        sources, stacked, hoisted = [], [], []
         for r in res_vars:
             if r in j1_consts:
                 sources.append(("const", known_const_pos[j1_consts.index(r)]))
             elif r in j1_xs:
                 sources.append(("xs", known_xs_pos[j1_xs.index(r)]))
+            elif hoist and r not in variant:
+                sources.append(("hoisted", len(hoisted)))
+                hoisted.append(r)
             else:
                 sources.append(("stacked", len(stacked)))
                 stacked.append(r)
         self.res_sources = sources
         self.stacked_avals = [r.aval for r in stacked]
-        self.known = Jaxpr(j1.in_binders, j1.eqns, j1.outs[:n_known_out] + stacked)
+        self.hoist = pe.dce_jaxpr(Jaxpr(j1_consts, invariant_eqns, hoisted), [True] * len(hoisted))
+        known_outs = j1.outs[:n_known_out] + stacked
+        self.known = pe.dce_jaxpr(Jaxpr(j1.in_binders, j1.eqns, known_outs),
+                                  [True] * len(known_outs))
         res_binders = j2.in_binders[:nres]
-        rc = [b for b, s in zip(res_binders, sources) if s[0] == "const"]
-        rx = [b for b, s in zip(res_binders, sources) if s[0] == "xs"]
-        rs = [b for b, s in zip(res_binders, sources) if s[0] == "stacked"]
+        kind = lambda k: [b for b, s in zip(res_binders, sources) if s[0] == k]
+        rc, rh, rx, rs = kind("const"), kind("hoisted"), kind("xs"), kind("stacked")
         n_uc, n_uk = sum(const_uk), sum(carry_uk)
         uc, uk, ux = _split(j2.in_binders[nres:], n_uc, n_uk)
-        self.unknown = Jaxpr(rc + uc + uk + ux + rx + rs, j2.eqns, j2.outs)
-        self.num_consts2 = len(rc) + n_uc
+        self.unknown = Jaxpr(rc + rh + uc + uk + ux + rx + rs, j2.eqns, j2.outs)
+        self.num_consts2 = len(rc) + len(rh) + n_uc
         self.num_known_consts = len(known_consts)
         self.num_known_carry = nk - n_uk
 
@@ -617,9 +632,10 @@ class _ScanSplit:
 def _scan_partial_eval(trace, tracers, **params):
     jaxpr, nc, nk = params["jaxpr"], params["num_consts"], params["num_carry"]
     unknowns = [not t.pval.is_known for t in tracers]
-    sp = _ScanSplit(jaxpr, nc, nk, unknowns)
+    sp = _ScanSplit(jaxpr, nc, nk, unknowns, hoist=True)
     consts, carry, xs = _split(tracers, nc, nk)
     known = lambda ts, uks: [t.pval.const for t, u in zip(ts, uks) if not u]
+    hoisted = eval_jaxpr(sp.hoist, known(consts, sp.const_uk))
     outs1 = scan_p.bind(*known(consts, sp.const_uk), *known(carry, sp.carry_uk),
                         *known(xs, sp.xs_uk),
                         **_scan_params(params, jaxpr=sp.known, num_consts=sp.num_known_consts,
@@ -628,9 +644,10 @@ def _scan_partial_eval(trace, tracers, **params):
     k_carry, k_ys, stacked = _split(outs1, sp.num_known_carry, n_ky)
     inst = trace.instantiate_const
     res_c = [inst(consts[i]) for kind, i in sp.res_sources if kind == "const"]
+    res_h = [inst(trace.pure(h)) for h in hoisted]
     res_x = [inst(xs[i]) for kind, i in sp.res_sources if kind == "xs"]
     res_s = [inst(trace.pure(s)) for s in stacked]
-    ins2 = (res_c + [t for t, u in zip(consts, sp.const_uk) if u]
+    ins2 = (res_c + res_h + [t for t, u in zip(consts, sp.const_uk) if u]
             + [inst(t) for t, u in zip(carry, sp.carry_uk) if u]
             + [t for t, u in zip(xs, sp.xs_uk) if u] + res_x + res_s)
     params2 = _scan_params(params, jaxpr=sp.unknown, num_consts=sp.num_consts2,
