@@ -17,7 +17,7 @@ import operator
 import numpy as np
 
 from .. import dtypes, tree_util
-from ..core import Jaxpr, JaxprEqn, Literal, Primitive, Var, eval_jaxpr, get_aval
+from ..core import Jaxpr, JaxprEqn, Primitive, Var, eval_jaxpr, get_aval
 from ..core.avals import ShapedArray, same_type
 from ..core.trace import get_concrete
 from ..interpreters import ad, batching, partial_eval as pe
