@@ -180,8 +180,15 @@ def test_scan_grad_of_jit_and_jit_of_grad():
 
 def test_scan_grad_keeps_loop_invariant_residuals_unstacked():
     loss = lambda w, c: np.sum(rnn_like(c, XS, w)[0])
-    text = str(minijax.make_jaxpr(grad(loss))(W, C0))
-    assert "f64[5,3,3]" not in text   # W is passed to the backward scan once, not per step
+    scaled = lambda w, c: np.sum(rnn_like(c, XS, w * 2.0)[0])
+    inner_scaled = lambda w, c: np.sum(lax.scan(lambda c, x: (np.tanh(np.dot(w * 2.0, c) + x),
+                                                               None), c, XS)[0])
+    for fn in (loss, scaled, inner_scaled, jit(inner_scaled)):
+        # W (or 2W, computed in the body from constants only) reaches the backward scan
+        # once, not stacked per step
+        assert "f64[5,3,3]" not in str(minijax.make_jaxpr(grad(fn))(W, C0))
+    onp.testing.assert_allclose(onp.asarray(grad(jit(inner_scaled))(W, C0)),
+                                onp.asarray(grad(scaled)(W, C0)), rtol=1e-12)
 
 
 def test_cond_inside_scan_and_scan_inside_cond_grads():

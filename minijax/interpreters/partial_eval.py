@@ -333,7 +333,9 @@ def partial_eval_jaxpr(jaxpr, in_unknowns, instantiate=None):
         rule = eqn.primitive.partial_eval_jaxpr
         if rule is not None and any(unks_in):
             eqn1, eqn2, unks_out, res = rule(unks_in, eqn)
-            if eqn1 is not None:
+            if isinstance(eqn1, list):   # a rule may put several equations on the known side
+                eqns1.extend(eqn1)
+            elif eqn1 is not None:
                 eqns1.append(eqn1)
             eqns2.append(eqn2)
             for r in res:

@@ -662,10 +662,11 @@ def _scan_partial_eval_jaxpr(unknowns, eqn):
     params = eqn.params
     jaxpr, nc, nk, length = (params["jaxpr"], params["num_consts"], params["num_carry"],
                              params["length"])
-    sp = _ScanSplit(jaxpr, nc, nk, list(unknowns))
+    sp = _ScanSplit(jaxpr, nc, nk, list(unknowns), hoist=True)
     consts, carry, xs = _split(eqn.inputs, nc, nk)
     carry_out, ys_out = split_list(eqn.out_binders, nk)
     known = lambda xs_, uks: [x for x, u in zip(xs_, uks) if not u]
+    hoist_eqns, res_h = _inline_eqns(sp.hoist, known(consts, sp.const_uk))
     stacked = [Var(ShapedArray((length,) + a.shape, a.dtype, a.weak_type))
                for a in sp.stacked_avals]
     eqn1 = JaxprEqn(scan_p, known(consts, sp.const_uk) + known(carry, sp.carry_uk)
@@ -676,7 +677,7 @@ def _scan_partial_eval_jaxpr(unknowns, eqn):
     res_c = [consts[i] for kind, i in sp.res_sources if kind == "const"]
     res_x = [xs[i] for kind, i in sp.res_sources if kind == "xs"]
     uk_carry_in = [x for x, u in zip(carry, sp.carry_uk) if u]
-    ins2 = (res_c + [x for x, u in zip(consts, sp.const_uk) if u] + uk_carry_in
+    ins2 = (res_c + res_h + [x for x, u in zip(consts, sp.const_uk) if u] + uk_carry_in
             + [x for x, u in zip(xs, sp.xs_uk) if u] + res_x + stacked)
     eqn2 = JaxprEqn(scan_p, ins2, _scan_params(params, jaxpr=sp.unknown,
                                                num_consts=sp.num_consts2,
@@ -685,9 +686,22 @@ def _scan_partial_eval_jaxpr(unknowns, eqn):
                     + [v for v, u in zip(ys_out, sp.ys_uk) if u])
     carry_in_uk = list(unknowns[nc:nc + nk])
     known_carry_in = [x for x, u, u0 in zip(carry, sp.carry_uk, carry_in_uk) if u and not u0]
-    res = [x for x in res_c + res_x + known_carry_in if type(x) is Var] + stacked
-    has_known = bool(eqn1.out_binders)
-    return (eqn1 if has_known else None), eqn2, sp.carry_uk + sp.ys_uk, res
+    res = [x for x in res_c + res_h + res_x + known_carry_in if type(x) is Var] + stacked
+    eqns1 = hoist_eqns + ([eqn1] if eqn1.out_binders else [])
+    return eqns1, eqn2, sp.carry_uk + sp.ys_uk, res
+
+
+def _inline_eqns(jaxpr, in_atoms):
+    """``jaxpr``'s equations applied to ``in_atoms``, with fresh variables (the same
+    jaxpr may be inlined more than once into one jaxpr); returns (eqns, out atoms)."""
+    env = dict(zip(jaxpr.in_binders, in_atoms))
+    sub = lambda x: env.get(x, x) if type(x) is Var else x
+    eqns = []
+    for e in jaxpr.eqns:
+        outs = [Var(v.aval) for v in e.out_binders]
+        eqns.append(JaxprEqn(e.primitive, [sub(x) for x in e.inputs], e.params, outs))
+        env.update(zip(e.out_binders, outs))
+    return eqns, [sub(x) for x in jaxpr.outs]
 
 
 def _scan_transpose(cts, *args, jaxpr, num_consts, num_carry, length, reverse, unroll):
