@@ -8,8 +8,10 @@ closed-over constants are explicit leading inputs). ``scan_p`` takes
 Reverse mode works for ``scan`` (and so for ``fori_loop`` with static bounds):
 partial evaluation splits a scan into a known scan that also stacks the residuals
 of every iteration and an unknown (linear) scan that consumes them, and the
-linear scan transposes to a scan running the other way. ``while_loop`` supports
-forward mode only, as in JAX.
+linear scan transposes to a scan running the other way. Residuals that do not vary
+over the loop (closed-over weights, values computed from them) are passed once as
+constants instead of being stacked. ``while_loop`` supports forward mode only, as
+in JAX; its reverse-mode transpose rule raises an error pointing to ``scan``.
 """
 
 import operator
