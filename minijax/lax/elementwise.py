@@ -6,7 +6,7 @@ from .. import dtypes
 from ..core import Primitive, bind, get_aval
 from ..core.avals import ShapedArray
 from ..interpreters import ad, batching
-from ..interpreters.lowering import chlo, hlo, ir, ir_type, lower_compare
+from ..interpreters.lowering import chlo, full_like_aval, hlo, ir, ir_type, lower_compare
 from ._helpers import (ANY, BOOL, INEXACT, INT, NUMBER, as_operand, binop, check_kinds,
                        scalar_operands, unop)
 
@@ -94,6 +94,20 @@ ad.defjvp(abs_p, lambda g, x: _abs_jvp(g, x))
 ad.defjvp_zero(sign_p)
 ad.defjvp_zero(floor_p)
 ad.defjvp_zero(ceil_p)
+
+
+def _lower_unsigned(rule, signed_rule):
+    """StableHLO's abs and sign take no unsigned operands: lower those as ``rule``."""
+    def lower(ctx, x):
+        if ctx.avals_in[0].dtype.kind == "u":
+            return [rule(ctx, x)]
+        return signed_rule(ctx, x)
+    return lower
+
+
+abs_p.lower = _lower_unsigned(lambda ctx, x: x, abs_p.lower)
+sign_p.lower = _lower_unsigned(
+    lambda ctx, x: hlo.minimum(x, full_like_aval(1, ctx.avals_in[0])), sign_p.lower)
 
 
 def _abs_jvp(g, x):
@@ -362,7 +376,6 @@ def _select_n_lower(ctx, which, *cases):
     # int32 selector: a chain of selects, choosing case i where which == i.
     wt = ctx.avals_in[0]
     out = cases[-1]
-    from ..interpreters.lowering import full_like_aval
     for i in range(len(cases) - 2, -1, -1):
         pred = hlo.compare(which, full_like_aval(i, wt), hlo.ComparisonDirectionAttr.get("LE"),
                            compare_type=hlo.ComparisonTypeAttr.get("SIGNED"))
@@ -422,7 +435,6 @@ def _convert_lower(ctx, x, *, new_dtype, weak_type):
     out_aval = ctx.avals_out[0]
     if src.dtype == new_dtype:
         return [x]
-    from ..interpreters.lowering import full_like_aval
     if new_dtype == np.bool_:
         zero = full_like_aval(0, src)
         kind = "FLOAT" if dtypes.is_inexact(src.dtype) else (
