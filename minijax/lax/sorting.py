@@ -1,8 +1,10 @@
 """Sorting: ``sort`` (several operands by several keys), ``sort_key_val``, ``top_k``.
 
 Order (NumPy's, as in JAX): numbers ascending, NaNs (of any sign) last, -0.0 and
-0.0 tie (a stable sort keeps their input order), complex numbers by (real, imag)
-with the same rule on each part, False before True.
+0.0 tie (a stable sort keeps their input order), False before True. Complex numbers
+sort by (real, imag) lexicographically; those with a NaN part come after all others,
+as in NumPy: [R + Rj, R + nanj, nan + Rj, nan + nanj] (which differs from JAX, whose
+order is lexicographic with NaN last in each part).
 
 Derivatives permute the tangents with the sort's permutation. Without a gather
 primitive, the permutation is applied by a second sort: ``sort(inv, t)`` where
@@ -35,7 +37,11 @@ def _sort_dimension(name, dimension, ndim):
 
 def sort(operand, dimension=-1, is_stable=True, num_keys=1):
     """Sort ``operand`` (an array, or a sequence of arrays of one shape sorted together
-    by their first ``num_keys`` arrays, lexicographically) along ``dimension``."""
+    by their first ``num_keys`` arrays, lexicographically) along ``dimension``.
+
+    The order is NumPy's: NaNs last, -0.0 and 0.0 equal (see the module docstring).
+    Returns an array for an array operand, a tuple for a sequence.
+    """
     single = not isinstance(operand, (tuple, list))
     operands = (operand,) if single else tuple(operand)
     if not operands:
@@ -78,7 +84,7 @@ def _sort_permutation(keys, dimension):
     parts = []
     for k in keys:
         if k.dtype.kind == "c":
-            parts += [k.real, k.imag]
+            parts += [np.isnan(k.real), np.isnan(k.imag), k.real, k.imag]
         else:
             parts.append(k)
     if len(parts) == 1:
@@ -96,10 +102,14 @@ def _compare(x, y, direction, kind):
                        compare_type=hlo.ComparisonTypeAttr.get(kind))
 
 
+def _isnan(x):
+    return _compare(x, x, "NE", "FLOAT")
+
+
 def _key_lt_eq(x, y, dtype):
     """(x < y, x == y) in the sort order, on rank-0 values of ``dtype``."""
     if dtype.kind == "f":
-        x_nan, y_nan = _compare(x, x, "NE", "FLOAT"), _compare(y, y, "NE", "FLOAT")
+        x_nan, y_nan = _isnan(x), _isnan(y)
         lt = hlo.or_(_compare(x, y, "LT", "FLOAT"), hlo.and_(y_nan, hlo.not_(x_nan)))
         eq = hlo.or_(_compare(x, y, "EQ", "FLOAT"), hlo.and_(x_nan, y_nan))
         return lt, eq
@@ -121,7 +131,10 @@ def _sort_lower(ctx, *operands, dimension, is_stable, num_keys):
             x, y, dtype = args[2 * i], args[2 * i + 1], avals[i].dtype
             if dtype.kind == "c":
                 part = np.finfo(dtype).dtype
-                keys += [(hlo.real(x), hlo.real(y), part), (hlo.imag(x), hlo.imag(y), part)]
+                re_x, re_y, im_x, im_y = hlo.real(x), hlo.real(y), hlo.imag(x), hlo.imag(y)
+                keys += [(_isnan(re_x), _isnan(re_y), np.bool_),
+                         (_isnan(im_x), _isnan(im_y), np.bool_),
+                         (re_x, re_y, part), (im_x, im_y, part)]
             else:
                 keys.append((x, y, dtype))
         result = None
