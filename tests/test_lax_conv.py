@@ -147,6 +147,17 @@ def test_reference_values():
     np.testing.assert_allclose(out, expected, rtol=1e-12)
 
 
+def test_complex():
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal((2, 4, 6, 5)) + 1j * rng.standard_normal((2, 4, 6, 5))
+    w = rng.standard_normal((4, 2, 3, 2)) + 1j * rng.standard_normal((4, 2, 3, 2))
+    f = lambda a, b: lax.conv_general_dilated(a, b, (1, 2), "SAME", rhs_dilation=(2, 1),
+                                              feature_group_count=2)
+    check_primitive(f, [x.astype(np.complex64), w.astype(np.complex64)], batch_size=0,
+                    rtol=1e-5, atol=1e-5)
+    check_primitive(f, [x, w], batch_size=0, rtol=1e-12, atol=1e-12)
+
+
 def test_integer_and_preferred_type():
     rng = np.random.default_rng(2)
     x = rng.integers(-5, 5, (2, 3, 6, 5)).astype(np.int32)
@@ -238,6 +249,13 @@ def test_error_batch_groups():
     with pytest.raises(ValueError, match="conv_general_dilated.*batch size 3.*batch_group"):
         lax.conv_general_dilated(np.ones((3, 2, 5)), np.ones((4, 2, 3)), (1,), "VALID",
                                  batch_group_count=2)
+    with pytest.raises(ValueError, match="conv_general_dilated.*output feature count 3.*"
+                                         "batch_group_count 2"):
+        lax.conv_general_dilated(np.ones((4, 2, 5)), np.ones((3, 2, 3)), (1,), "VALID",
+                                 batch_group_count=2)
+    with pytest.raises(ValueError, match="conv_general_dilated.*must be >= 1"):
+        lax.conv_general_dilated(np.ones((4, 2, 5)), np.ones((3, 2, 3)), (1,), "VALID",
+                                 feature_group_count=0)
     with pytest.raises(ValueError, match="conv_general_dilated.*cannot both"):
         lax.conv_general_dilated(np.ones((4, 2, 5)), np.ones((4, 1, 3)), (1,), "VALID",
                                  feature_group_count=2, batch_group_count=2)
@@ -276,6 +294,10 @@ def test_error_dimension_numbers():
         lax.conv_general_dilated(x, w, (1,), "VALID", dimension_numbers=("NWW", "WIO", "NWC"))
     with pytest.raises(ValueError, match="conv_general_dilated.*same spatial"):
         lax.conv_general_dilated(x, w, (1,), "VALID", dimension_numbers=("NWC", "HIO", "NWC"))
+    with pytest.raises(TypeError, match="conv_general_dilated.*dimension_numbers"):
+        lax.conv_general_dilated(x, w, (1,), "VALID", dimension_numbers="NWC")
+    with pytest.raises(TypeError, match="conv_general_dilated.*strings expected"):
+        lax.conv_general_dilated(x, w, (1,), "VALID", dimension_numbers=((0, 2, 1), 1, 2))
     with pytest.raises(ValueError, match="conv_general_dilated.*not a permutation"):
         lax.conv_general_dilated(x, w, (1,), "VALID",
                                  dimension_numbers=lax.ConvDimensionNumbers((0, 2, 2), (0, 1, 2),

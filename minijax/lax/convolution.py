@@ -70,6 +70,8 @@ def conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers):
                                     for s in dimension_numbers))
     else:
         try:
+            if isinstance(dimension_numbers, str):
+                raise TypeError
             lhs_s, rhs_s, out_s = dimension_numbers
         except (TypeError, ValueError):
             raise TypeError(f"lax.{_NAME}: dimension_numbers must be None, a "
@@ -284,18 +286,22 @@ def _conv_impl(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
               + tuple(slice(None, None, s) for s in window_strides)
               + tuple(slice(None, None, d) for d in rhs_dilation)]
     win = win[(slice(None), slice(None)) + tuple(slice(0, n) for n in canonical_out[2:])]
-    # win: N, C, *out_spatial, *window. Group and contract with einsum.
+    # win: N, C, *out_spatial, *window. One batched matrix product per group:
+    # (rows: batch x output positions) @ (in features x window) -> out features.
     G, B = feature_group_count, batch_group_count
     N, C = win.shape[:2]
     O, I = w.shape[:2]
-    sp = "".join(chr(ord("A") + i) for i in range(nsp))     # output spatial letters
-    kk = "".join(chr(ord("N") + i) for i in range(nsp))     # window letters
-    win = win.reshape((B, N // B, G, C // G) + win.shape[2:])
-    w = w.reshape((B, G, O // (B * G), I) + w.shape[2:])   # one of B, G is 1
-    # a: batch group, n: batch, g: feature group, c: in feature, o: out feature in group
+    W, K = win.shape[2:2 + nsp], w.shape[2:]
+    nw, nk = int(np.prod(W, dtype=np.int64)), int(np.prod(K, dtype=np.int64))
+    groups, n, m = B * G, N // B, O // (B * G)      # one of B, G is 1
+    win = win.reshape((B, n, G, I) + W + K)
+    win = np.moveaxis(win, 2, 1).reshape((groups, n, I) + W + K)
+    a = np.moveaxis(win, 2, 2 + nsp).reshape(groups, n * nw, I * nk)
+    b = w.reshape(groups, m, I * nk).transpose(0, 2, 1)
     with np.errstate(all="ignore"):
-        out = np.einsum(f"angc{sp}{kk},agoc{kk}->nago{sp}", win, w, optimize=True)
-    out = out.reshape((N // B, O) + out.shape[4:])
+        out = np.matmul(a, b)                         # groups, n * nw, m
+    out = out.reshape((groups, n) + W + (m,))
+    out = out.transpose((1, 0, 2 + nsp) + tuple(range(2, 2 + nsp))).reshape((n, O) + W)
     return [np.ascontiguousarray(np.transpose(out, np.argsort(out_spec))).astype(dtype,
                                                                                  copy=False)]
 
