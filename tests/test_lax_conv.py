@@ -185,7 +185,9 @@ def test_wrappers_and_edge_shapes():
     # Empty batch, a window larger than the input, and no spatial axes at all.
     check_primitive(lambda a, b: lax.conv(a, b, (1, 1), "VALID"),
                     [np.zeros((0, 3, 5, 5)), w], batch_size=0)
-    assert lax.conv(x, rng.standard_normal((4, 3, 6, 1)), (1, 1), "VALID").shape == (2, 4, 0, 5)
+    big = rng.standard_normal((4, 3, 6, 1))
+    out = check_primitive(lambda a, b: lax.conv(a, b, (1, 1), "VALID"), [x, big], batch_size=0)
+    assert out.shape == (2, 4, 0, 5)
     check_primitive(lambda a, b: lax.conv(a, b, (), ()),
                     [rng.standard_normal((2, 3)), rng.standard_normal((4, 3))], batch_size=0,
                     rtol=1e-12)
@@ -267,6 +269,8 @@ def test_error_padding():
         lax.conv_general_dilated(x, w, (1,), "FULL")
     with pytest.raises(ValueError, match="conv_general_dilated.*one .low, high. pair"):
         lax.conv_general_dilated(x, w, (1,), [(0, 0), (1, 1)])
+    with pytest.raises(ValueError, match="conv_general_dilated.*crops more than"):
+        lax.conv_general_dilated(x, w, (1,), [(-3, -3)])
     with pytest.raises(TypeError, match="conv_general_dilated.*padding"):
         lax.conv_general_dilated(x, w, (1,), [0, 1])
 

@@ -247,6 +247,13 @@ def _conv_abstract_eval(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_
     if O % B:
         raise ValueError(f"lax.{_NAME}: the rhs output feature count {O} (rhs shape "
                          f"{rhs.shape}) is not divisible by batch_group_count {B}")
+    for i, la in enumerate(lhs_spec[2:]):
+        lo, hi = padding[i]
+        if _dilate_dim(lhs.shape[la], lhs_dilation[i]) + lo + hi < 0:
+            raise ValueError(f"lax.{_NAME}: padding {padding[i]} of spatial axis {i} crops "
+                             f"more than its (dilated) size "
+                             f"{_dilate_dim(lhs.shape[la], lhs_dilation[i])} (lhs shape "
+                             f"{lhs.shape})")
     shape = _conv_shape(lhs.shape, rhs.shape, window_strides, padding, lhs_dilation,
                         rhs_dilation, dimension_numbers, G, B)
     dtype = preferred_element_type or lhs.dtype
