@@ -182,9 +182,16 @@ def test_wrappers_and_edge_shapes():
         np.asarray(lax.conv_with_general_padding(x, w, (2, 1), [(1, 1), (0, -1)], (1, 2),
                                                  (2, 1))),
         np.asarray(lax.conv_general_dilated(x, w, (2, 1), [(1, 1), (0, -1)], (1, 2), (2, 1))))
-    # Empty batch, a window larger than the input, and no spatial axes at all.
-    check_primitive(lambda a, b: lax.conv(a, b, (1, 1), "VALID"),
-                    [np.zeros((0, 3, 5, 5)), w], batch_size=0)
+    # Empty batch, features or window, a window larger than the input, and no
+    # spatial axes at all.
+    conv = lambda a, b: lax.conv(a, b, (1, 1), "VALID")
+    check_primitive(conv, [np.zeros((0, 3, 5, 5)), w], batch_size=0)
+    check_primitive(conv, [np.ones((2, 0, 5, 5)), np.ones((4, 0, 2, 2))], batch_size=0)
+    check_primitive(conv, [x, np.ones((4, 3, 0, 2))], batch_size=0)
+    for args in ([x, np.ones((4, 3, 0, 2))], [np.ones((2, 0, 5, 5)), np.ones((4, 0, 2, 2))]):
+        grads = api.grad(lambda a, b: lax.reduce_sum(conv(a, b)), argnums=(0, 1))(*args)
+        for g, a in zip(grads, args):
+            np.testing.assert_array_equal(np.asarray(g), np.zeros_like(a))
     big = rng.standard_normal((4, 3, 6, 1))
     out = check_primitive(lambda a, b: lax.conv(a, b, (1, 1), "VALID"), [x, big], batch_size=0)
     assert out.shape == (2, 4, 0, 5)

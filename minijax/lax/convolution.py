@@ -23,7 +23,7 @@ from .. import dtypes
 from ..core import Primitive, get_aval
 from ..core.avals import ShapedArray
 from ..interpreters import ad, batching
-from ..interpreters.lowering import hlo, ir, ir_type
+from ..interpreters.lowering import full_like_aval, hlo, ir, ir_type
 from ._helpers import INT, INEXACT, check_kinds
 
 _NAME = "conv_general_dilated"
@@ -274,7 +274,7 @@ def _conv_impl(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
     w = np.transpose(rhs, rhs_spec).astype(dtype, copy=False)   # O, I, *window
     nsp = x.ndim - 2
     canonical_out = tuple(out_shape[a] for a in out_spec)
-    if any(d == 0 for d in canonical_out) or x.shape[1] == 0:
+    if 0 in canonical_out or 0 in w.shape[1:]:     # empty output or empty contraction
         return [np.zeros(out_shape, dtype)]
     # lhs dilation: zeros between elements.
     if any(d > 1 for d in lhs_dilation):
@@ -321,6 +321,8 @@ def _conv_lower(ctx, lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dil
     lhs_spec, rhs_spec, out_spec = dimension_numbers
     a_in, b_in = ctx.avals_in
     out = ctx.avals_out[0]
+    if any(b_in.shape[a] == 0 for a in rhs_spec[2:]):
+        return [full_like_aval(0, out)]   # XLA rejects empty windows; the sum is empty
     if out.dtype != a_in.dtype:
         lhs = hlo.convert(ir_type(a_in.update(dtype=out.dtype)), lhs)
         rhs = hlo.convert(ir_type(b_in.update(dtype=out.dtype)), rhs)
@@ -387,7 +389,7 @@ def _conv_transpose_lhs(ct, rhs, lhs_aval, *, window_strides, padding, lhs_dilat
     from .slicing import rev
     lhs_spec, rhs_spec, out_spec = dimension_numbers
     rhs_aval = get_aval(rhs)
-    if lhs_aval.size == 0 or get_aval(ct).size == 0:
+    if lhs_aval.size == 0 or rhs_aval.size == 0 or get_aval(ct).size == 0:
         return full(lhs_aval.shape, 0, lhs_aval.dtype)
     groups = max(feature_group_count, batch_group_count)
     if groups > 1:
@@ -427,7 +429,7 @@ def _conv_transpose_rhs(ct, lhs, rhs_aval, *, window_strides, padding, lhs_dilat
     from .shapes import full
     lhs_spec, rhs_spec, out_spec = dimension_numbers
     lhs_aval = get_aval(lhs)
-    if rhs_aval.size == 0 or get_aval(ct).size == 0:
+    if rhs_aval.size == 0 or lhs_aval.size == 0 or get_aval(ct).size == 0:
         return full(rhs_aval.shape, 0, rhs_aval.dtype)
     pads = []
     for i, (la, ra, oa) in enumerate(zip(lhs_spec[2:], rhs_spec[2:], out_spec[2:])):
