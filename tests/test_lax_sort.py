@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from minijax import api, lax, tree_util
+from minijax import api, dtypes, lax, tree_util
 from minijax.test_util import check_grads, check_primitive
 
 SPECIALS = [np.nan, -np.nan, np.inf, -np.inf, -0.0, 0.0, 1.0, -1.0, 1.0, 0.0, -0.0, 0.5,
@@ -61,6 +61,18 @@ def test_sort_floats(dtype):
         np.testing.assert_array_equal(np.asarray(values), np.sort(x, axis=dim))
         np.testing.assert_array_equal(np.asarray(perm), np.argsort(x, axis=dim, kind="stable"))
     check_vmap_each_axis(lambda a: lax.sort(a, 0), [x])
+
+
+@pytest.mark.parametrize("dtype", [np.float16, dtypes.bfloat16])
+def test_sort_and_top_k_half_precision(dtype):
+    x = _specials(np.float32, (2, 16)).astype(dtype)
+    iota = np.broadcast_to(np.arange(16, dtype=np.int32), x.shape)
+    values, perm = check_primitive(lax.sort_key_val, [x, iota], batch_size=0)
+    x32 = x.astype(np.float32)
+    np.testing.assert_array_equal(np.asarray(perm), np.argsort(x32, axis=-1, kind="stable"))
+    top = check_primitive(lambda a: lax.top_k(a, 16), [x], batch_size=0)
+    ref = check_primitive(lambda a: lax.top_k(a, 16), [x32], batch_size=0)
+    np.testing.assert_array_equal(np.asarray(top[1]), np.asarray(ref[1]))
 
 
 @pytest.mark.parametrize("dtype", [np.int8, np.int32, np.int64, np.uint8, np.uint32,
@@ -126,6 +138,8 @@ def test_sort_empty_and_small():
     check_primitive(lambda a: lax.sort(a, 0), [np.zeros((0, 3))], batch_size=0)
     check_primitive(lambda a: lax.sort(a, 1), [np.zeros((2, 0), np.int32)], batch_size=0)
     check_primitive(lax.sort, [np.array([2.0])], batch_size=0)
+    check_primitive(lambda a: lax.top_k(a, 0), [np.ones((3, 0))], batch_size=0)
+    check_primitive(lambda a: lax.top_k(a, 2), [np.ones((0, 4))], batch_size=0)
     out = lax.sort([np.array([3, 1, 2])])
     assert isinstance(out, tuple) and len(out) == 1
 

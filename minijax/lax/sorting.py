@@ -16,6 +16,7 @@ import operator
 
 import numpy as np
 
+from .. import dtypes
 from ..core import Primitive, get_aval
 from ..core.avals import ShapedArray
 from ..interpreters import ad, batching
@@ -85,6 +86,8 @@ def _sort_permutation(keys, dimension):
     for k in keys:
         if k.dtype.kind == "c":
             parts += [np.isnan(k.real), np.isnan(k.imag), k.real, k.imag]
+        elif k.dtype == dtypes.bfloat16:
+            parts.append(k.astype(np.float32))   # NumPy cannot sort bfloat16 itself
         else:
             parts.append(k)
     if len(parts) == 1:
@@ -108,12 +111,12 @@ def _isnan(x):
 
 def _key_lt_eq(x, y, dtype):
     """(x < y, x == y) in the sort order, on rank-0 values of ``dtype``."""
-    if dtype.kind == "f":
+    if dtypes.kind(dtype) == "f":
         x_nan, y_nan = _isnan(x), _isnan(y)
         lt = hlo.or_(_compare(x, y, "LT", "FLOAT"), hlo.and_(y_nan, hlo.not_(x_nan)))
         eq = hlo.or_(_compare(x, y, "EQ", "FLOAT"), hlo.and_(x_nan, y_nan))
         return lt, eq
-    kind = "SIGNED" if dtype.kind == "i" else "UNSIGNED"
+    kind = "SIGNED" if dtypes.kind(dtype) == "i" else "UNSIGNED"
     return _compare(x, y, "LT", kind), _compare(x, y, "EQ", kind)
 
 
@@ -242,7 +245,7 @@ def _top_k_abstract_eval(x, *, k):
 def _total_order_key(x):
     """Integers ordered as IEEE-754 totalOrder orders the floats ``x`` (-NaN < -inf <
     ... < -0.0 < 0.0 < ... < inf < NaN); integer operands are their own keys."""
-    if x.dtype.kind != "f":
+    if dtypes.kind(x.dtype) != "f":
         return x
     bits = x.view(np.dtype(f"i{x.dtype.itemsize}"))
     return np.where(bits < 0, bits ^ np.iinfo(bits.dtype).max, bits)
