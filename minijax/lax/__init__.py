@@ -36,5 +36,5 @@ from .slicing import rev, rev_p  # noqa: E402
 # issue 3, convolution and sorting
 from .convolution import (ConvDimensionNumbers, conv, conv_dimension_numbers,  # noqa: E402
                           conv_general_dilated, conv_general_dilated_p,
-                          conv_with_general_padding)
+                          conv_with_general_padding, padtype_to_pads)
 from .sorting import sort, sort_key_val, sort_p, top_k, top_k_p  # noqa: E402
