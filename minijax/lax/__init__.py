@@ -32,3 +32,9 @@ from .elementwise import (acos, acos_p, asin, asin_p, asinh, asinh_p, atan, atan
                           sinh, sinh_p, tan, tan_p)
 from .reductions import reduce_and, reduce_and_p, reduce_or, reduce_or_p  # noqa: E402
 from .slicing import rev, rev_p  # noqa: E402
+
+# issue 3, convolution and sorting
+from .convolution import (ConvDimensionNumbers, conv, conv_dimension_numbers,  # noqa: E402
+                          conv_general_dilated, conv_general_dilated_p,
+                          conv_with_general_padding, padtype_to_pads)
+from .sorting import sort, sort_key_val, sort_p, top_k, top_k_p  # noqa: E402
