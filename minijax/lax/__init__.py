@@ -32,3 +32,10 @@ from .elementwise import (acos, acos_p, asin, asin_p, asinh, asinh_p, atan, atan
                           sinh, sinh_p, tan, tan_p)
 from .reductions import reduce_and, reduce_and_p, reduce_or, reduce_or_p  # noqa: E402
 from .slicing import rev, rev_p  # noqa: E402
+# issue 3, reductions
+from .reductions import argmax, argmax_p, argmin, argmin_p, reduce_prod, reduce_prod_p  # noqa: E402
+from .windowed import (cumlogsumexp, cumlogsumexp_p, cummax, cummax_p, cummin,  # noqa: E402
+                       cummin_p, cumprod, cumprod_p, cumsum, cumsum_p, padtype_to_pads,
+                       reduce_window, reduce_window_max, reduce_window_max_p,
+                       reduce_window_min, reduce_window_min_p, reduce_window_sum,
+                       reduce_window_sum_p)
