@@ -88,8 +88,10 @@ def _windows(x, init, window_dimensions, window_strides, padding, base_dilation,
         dilated[tuple(slice(None, None, b) for b in base_dilation)] = x
         x = dilated
     crop = tuple(slice(max(-lo, 0), n - max(-hi, 0)) for n, (lo, hi) in zip(x.shape, padding))
-    x = np.pad(x[crop], [(max(lo, 0), max(hi, 0)) for lo, hi in padding],
-               constant_values=init)
+    widths = np.array([(max(lo, 0), max(hi, 0)) for lo, hi in padding], np.int64)
+    x = x[crop]
+    if widths.any():
+        x = np.pad(x, widths, constant_values=init)
     out_shape = _window_out_shape(x.shape, window_dimensions, window_strides,
                                   [(0, 0)] * x.ndim, [1] * x.ndim, window_dilation)
     if any(s == 0 for s in out_shape):
