@@ -148,20 +148,28 @@ def _reduce_window_prim(name, kind, np_reduce, hlo_op, kinds):
 
 def _lower_window(x, aval_in, aval_out, init, body, *, window_dimensions, window_strides,
                   padding, base_dilation, window_dilation):
-    """A stablehlo.reduce_window of ``body``; padding and base dilation go to an explicit
-    ``pad`` (which also takes the negative padding StableHLO's reduce_window refuses)."""
+    """A stablehlo.reduce_window of ``body``. Negative padding (which reduce_window
+    refuses) goes to an explicit ``pad`` first, with the base dilation; otherwise both
+    stay attributes (XLA recognises cumulative reductions in that form and rewrites
+    them to a scan, O(n log n) rather than O(n^2))."""
     init_v = ir_constant(init)
-    if any(b > 1 for b in base_dilation) or any(lo or hi for lo, hi in padding):
-        shape = tuple(_dilate_dim(n, b) + lo + hi
-                      for n, b, (lo, hi) in zip(aval_in.shape, base_dilation, padding))
+    ndim = len(window_dimensions)
+    if any(lo < 0 or hi < 0 for lo, hi in padding):
         x = hlo.pad(x, init_v, ir.DenseI64ArrayAttr.get([lo for lo, _ in padding]),
                     ir.DenseI64ArrayAttr.get([hi for _, hi in padding]),
                     ir.DenseI64ArrayAttr.get([b - 1 for b in base_dilation]))
-        assert ir.RankedTensorType(x.type).shape == list(shape)
+        padding, base_dilation = [(0, 0)] * ndim, [1] * ndim
+    attrs = {}
+    if any(b != 1 for b in base_dilation):
+        attrs["base_dilations"] = ir.DenseI64ArrayAttr.get(list(base_dilation))
+    if any(lo or hi for lo, hi in padding):
+        attrs["padding"] = ir.DenseIntElementsAttr.get(
+            np.asarray(padding, np.int64).reshape(ndim, 2))
     op = hlo.ReduceWindowOp([ir_type(aval_out)], [x], [init_v],
                             ir.DenseI64ArrayAttr.get(list(window_dimensions)),
                             window_strides=ir.DenseI64ArrayAttr.get(list(window_strides)),
-                            window_dilations=ir.DenseI64ArrayAttr.get(list(window_dilation)))
+                            window_dilations=ir.DenseI64ArrayAttr.get(list(window_dilation)),
+                            **attrs)
     scalar = ir_type(ShapedArray((), aval_in.dtype))
     block = op.regions[0].blocks.append(scalar, scalar)
     with ir.InsertionPoint(block):
