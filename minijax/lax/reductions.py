@@ -106,10 +106,14 @@ def reduce_or(x, axes=None):
 
 
 def reduce_max(x, axes=None):
+    """Maximum of ``x`` over ``axes`` (NaN propagates; -inf, the least integer or False
+    over empty axes)."""
     return reduce_max_p.bind(x, axes=_axes(x, axes))
 
 
 def reduce_min(x, axes=None):
+    """Minimum of ``x`` over ``axes`` (NaN propagates; +inf, the greatest integer or True
+    over empty axes)."""
     return reduce_min_p.bind(x, axes=_axes(x, axes))
 
 

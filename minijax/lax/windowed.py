@@ -14,7 +14,6 @@ import itertools
 
 import numpy as np
 
-from .. import dtypes
 from ..core import Primitive, get_aval
 from ..core.avals import ShapedArray
 from ..interpreters import ad
@@ -539,5 +538,4 @@ ad.deflinear(cumsum_p, lambda cts, x, *, axis, reverse: [
     cumsum_p.bind(cts[0], axis=axis, reverse=not reverse)])
 
 __all__ = ["reduce_window", "reduce_window_sum", "reduce_window_max", "reduce_window_min",
-           "padtype_to_pads", "cumsum", "cumprod", "cummax", "cummin", "cumlogsumexp",
-           "dtypes"]
+           "padtype_to_pads", "cumsum", "cumprod", "cummax", "cummin", "cumlogsumexp"]
