@@ -212,9 +212,9 @@ def test_cumulative_cross_check(name, dtype):
             fn(np.zeros(3, dtype))
         return
     tol = {np.float16: 2e-2, np.float32: 1e-5, np.float64: 1e-12}.get(dtype, 0)
-    cases = [((7,), 0, False), ((3, 4), 1, True), ((2, 0), 1, False)]
+    cases = [((7,), 0, False), ((3, 4), 1, True)]
     if np.dtype(dtype).kind == "f":
-        cases.append(((3, 4), 0, False))
+        cases += [((3, 4), 0, False), ((2, 0), 1, False)]
     for shape, axis, reverse in cases:
         x = _values(shape, dtype, seed=shape[0])
         if name == "cumprod" and np.dtype(dtype).kind == "f":

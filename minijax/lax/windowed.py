@@ -344,13 +344,33 @@ def _reduce_window_sum_transpose(cts, x, *, window_dimensions, window_strides, p
 ad.deflinear(reduce_window_sum_p, _reduce_window_sum_transpose)
 
 
+def _choose(kind, x, t, out, params):
+    """The tangent at the first position of each window attaining ``out``. Windows
+    overlap, so positions are taken one window offset at a time: for offset k, a strided
+    slice of the padded operand holds every window's k-th element."""
+    from .elementwise import eq, select_n
+    from .shapes import full
+    out_shape = get_aval(out).shape
+    config = [(lo, hi, b - 1) for (lo, hi), b in zip(params["padding"], params["base_dilation"])]
+    xp = _pad(x, _identity(kind, get_aval(x).dtype).item(), config)
+    tp = _pad(t, 0, config)
+    result = full(out_shape, 0, get_aval(t).dtype)
+    offsets = list(itertools.product(*[range(w) for w in params["window_dimensions"]]))
+    for k in reversed(offsets):
+        start = [i * d for i, d in zip(k, params["window_dilation"])]
+        limit = [s + (o - 1) * st + 1 for s, o, st in
+                 zip(start, out_shape, params["window_strides"])]
+        xk = _slice(xp, start, limit, params["window_strides"])
+        tk = _slice(tp, start, limit, params["window_strides"])
+        result = select_n(eq(xk, out), result, tk)
+    return result
+
+
 def _chooser_jvp(kind):
-    # The tangent of each window's max (min) is the tangent at the first position that
-    # attains it. Windows overlap, so positions are taken one window offset at a time:
-    # for offset k, a strided slice of the padded operand holds every window's k-th
-    # element.
+    # A window is a product of per-axis windows, so the choice is made one axis at a time
+    # (last axis first: the row-major first position attaining the extremum wins); this
+    # takes sum(window_dimensions) slices rather than prod(window_dimensions).
     def jvp(primals, tangents, **params):
-        from .elementwise import eq, select_n
         from .shapes import full
         (x,), (t,) = primals, tangents
         p = reduce_window_max_p if kind == "max" else reduce_window_min_p
@@ -360,21 +380,18 @@ def _chooser_jvp(kind):
             return [out], [ad.Zero(ad.tangent_aval(out_aval))]
         if out_aval.size == 0:
             return [out], [full(out_aval.shape, 0, get_aval(t).dtype)]
-        dtype = get_aval(x).dtype
-        config = [(lo, hi, b - 1) for (lo, hi), b in zip(params["padding"],
-                                                          params["base_dilation"])]
-        xp = _pad(x, _identity(kind, dtype).item(), config)
-        tp = _pad(t, 0, config)
-        result = full(out_aval.shape, 0, get_aval(t).dtype)
-        offsets = list(itertools.product(*[range(w) for w in params["window_dimensions"]]))
-        for k in reversed(offsets):
-            start = [i * d for i, d in zip(k, params["window_dilation"])]
-            limit = [s + (o - 1) * st + 1 for s, o, st in
-                     zip(start, out_aval.shape, params["window_strides"])]
-            xk = _slice(xp, start, limit, params["window_strides"])
-            tk = _slice(tp, start, limit, params["window_strides"])
-            result = select_n(eq(xk, out), result, tk)
-        return [out], [result]
+        ndim = out_aval.ndim
+        trivial = dict(window_dimensions=1, window_strides=1, padding=(0, 0),
+                       base_dilation=1, window_dilation=1)
+        for axis in reversed(range(ndim)):
+            one = {k: tuple(params[k][i] if i == axis else v for i in range(ndim))
+                   for k, v in trivial.items()}
+            if all(one[k][axis] == v for k, v in trivial.items()):
+                continue
+            x_next = p.bind(x, **one)
+            t = _choose(kind, x, t, x_next, one)
+            x = x_next
+        return [out], [t]
     return jvp
 
 
