@@ -153,7 +153,7 @@ def test_identities_and_edge_shapes(name, np_fn, dtype):
         assert out.dtype == dtype
 
 
-def test_reduce_sum_complex_grads():
+def test_reduce_sum_complex():
     x = np.array([[1 + 2j, -0.5 + 0.1j], [0.3 - 1j, 2j]])
     out = check_primitive(lambda a: lax.reduce_sum(a, (1,)), [x])
     np.testing.assert_allclose(out, x.sum(1))

@@ -141,8 +141,11 @@ def test_generic_reduce_window():
                                                       "VALID"), [x])
     np.testing.assert_array_equal(out, np.maximum(
         np.asarray(lax.reduce_window_max(x, (2, 2), (1, 1), "VALID")), 0.5))
-    out = jit(lambda a, i: lax.reduce_window(a, i, lax.add, (2, 2), (1, 1), "VALID"))(x, 1.0)
-    np.testing.assert_allclose(out, np.asarray(lax.reduce_window_sum(x, (2, 2))) + 1.0)
+    out = jit(lambda a, i: lax.reduce_window(a, i, lax.add, (2, 2), (1, 1), "VALID"))(
+        x.astype(np.float32), 1.0)
+    assert out.dtype == np.float32
+    np.testing.assert_allclose(out, np.asarray(lax.reduce_window_sum(x, (2, 2))) + 1.0,
+                               rtol=1e-6)
 
 
 @pytest.mark.parametrize("shape,window,strides", [((5, 6), (3, 3), (2, 2)), ((7,), (2,), (3,)),
@@ -174,6 +177,8 @@ def test_reduce_window_errors():
         lax.reduce_window_sum(np.zeros((2, 2), bool), (1, 1))
     with pytest.raises(TypeError, match="lax.reduce_window.*computation"):
         lax.reduce_window(x, 1.0, lax.mul, (2, 2), (1, 1), "VALID")
+    with pytest.raises(ValueError, match="lax.reduce_window.*init_value"):
+        lax.reduce_window(x, np.zeros(2), lax.add, (2, 2), (1, 1), "VALID")
 
 
 def test_reduce_window_vmap_of_grad():
@@ -285,6 +290,7 @@ def test_derivatives_under_jit(name):
 
     def loss2(a):
         return lax.reduce_sum(grad(loss)(a) ** 2)
-    for fn in (grad(loss), grad(loss2)):
+    # second derivatives compile large programs: one case is enough for their lowering
+    for fn in (grad(loss), grad(loss2)) if name == "cumprod" else (grad(loss),):
         np.testing.assert_allclose(np.asarray(jit(fn)(x)), np.asarray(fn(x)), rtol=1e-12,
                                    atol=1e-12)

@@ -14,7 +14,7 @@ import itertools
 
 import numpy as np
 
-from ..core import Primitive, get_aval
+from ..core import Primitive, Tracer, get_aval
 from ..core.avals import ShapedArray
 from ..interpreters import ad
 from ..interpreters.lowering import hlo, ir, ir_constant, ir_type
@@ -237,7 +237,8 @@ def reduce_window(operand, init_value, computation, window_dimensions, window_st
     (with its identity, or another init value combined afterwards).
     """
     from . import elementwise as ew
-    from .shapes import full
+    from .elementwise import convert_element_type
+    from .shapes import broadcast_in_dim, full
     table = {ew.add: (reduce_window_sum, "sum"), ew.max: (reduce_window_max, "max"),
              ew.min: (reduce_window_min, "min")}
     if computation not in table:
@@ -248,16 +249,18 @@ def reduce_window(operand, init_value, computation, window_dimensions, window_st
     out = fn(operand, window_dimensions, window_strides, padding, base_dilation,
              window_dilation)
     dtype = get_aval(operand).dtype
-    init = init_value
-    try:
+    if get_aval(init_value).shape != ():
+        raise ValueError(f"lax.reduce_window: init_value must be a scalar, got shape "
+                         f"{get_aval(init_value).shape}")
+    if isinstance(init_value, Tracer):          # not known now: combine it symbolically
+        init = convert_element_type(init_value, dtype)
+    else:
         concrete = np.asarray(init_value)
-    except Exception:   # a tracer: combine it symbolically
-        concrete = None
-    if concrete is not None and concrete.shape == () and \
-            np.array_equal(concrete.astype(dtype), _identity(kind, dtype), equal_nan=True):
-        return out
-    init = full((), init, dtype) if concrete is not None else init
-    from .shapes import broadcast_in_dim
+        with np.errstate(invalid="ignore", over="ignore"):
+            concrete = concrete.astype(dtype)
+        if np.array_equal(concrete, _identity(kind, dtype), equal_nan=True):
+            return out
+        init = full((), concrete, dtype)
     return computation(out, broadcast_in_dim(init, get_aval(out).shape, ()))
 
 
