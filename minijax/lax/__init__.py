@@ -38,3 +38,10 @@ from .convolution import (ConvDimensionNumbers, conv, conv_dimension_numbers,  #
                           conv_general_dilated, conv_general_dilated_p,
                           conv_with_general_padding, padtype_to_pads)
 from .sorting import sort, sort_key_val, sort_p, top_k, top_k_p  # noqa: E402
+# issue 3, reductions
+from .reductions import argmax, argmax_p, argmin, argmin_p, reduce_prod, reduce_prod_p  # noqa: E402
+from .windowed import (cumlogsumexp, cumlogsumexp_p, cummax, cummax_p, cummin,  # noqa: E402
+                       cummin_p, cumprod, cumprod_p, cumsum, cumsum_p, padtype_to_pads,
+                       reduce_window, reduce_window_max, reduce_window_max_p,
+                       reduce_window_min, reduce_window_min_p, reduce_window_sum,
+                       reduce_window_sum_p)
