@@ -7,6 +7,7 @@ operands of binary operations must share shape and dtype (Python scalars excepte
 from .call import jit_p
 from .control_flow import cond, cond_p, switch
 from .dot import dot_general, dot_general_p
+from ._helpers import padtype_to_pads
 from .elementwise import (abs, abs_p, add, add_p, ceil, ceil_p, convert_element_type,
                           convert_element_type_p, cos, cos_p, div, div_p, eq, eq_p, exp, exp_p,
                           floor, floor_p, ge, ge_p, gt, gt_p, le, le_p, log, log_p, logistic,
@@ -36,12 +37,12 @@ from .slicing import rev, rev_p  # noqa: E402
 # issue 3, convolution and sorting
 from .convolution import (ConvDimensionNumbers, conv, conv_dimension_numbers,  # noqa: E402
                           conv_general_dilated, conv_general_dilated_p,
-                          conv_with_general_padding, padtype_to_pads)
+                          conv_with_general_padding)
 from .sorting import sort, sort_key_val, sort_p, top_k, top_k_p  # noqa: E402
 # issue 3, reductions
 from .reductions import argmax, argmax_p, argmin, argmin_p, reduce_prod, reduce_prod_p  # noqa: E402
 from .windowed import (cumlogsumexp, cumlogsumexp_p, cummax, cummax_p, cummin,  # noqa: E402
-                       cummin_p, cumprod, cumprod_p, cumsum, cumsum_p, padtype_to_pads,
+                       cummin_p, cumprod, cumprod_p, cumsum, cumsum_p,
                        reduce_window, reduce_window_max, reduce_window_max_p,
                        reduce_window_min, reduce_window_min_p, reduce_window_sum,
                        reduce_window_sum_p)

@@ -24,7 +24,7 @@ from ..core import Primitive, get_aval
 from ..core.avals import ShapedArray
 from ..interpreters import ad, batching
 from ..interpreters.lowering import full_like_aval, hlo, ir, ir_type
-from ._helpers import INT, INEXACT, check_kinds
+from ._helpers import INT, INEXACT, check_kinds, dilate_dim as _dilate_dim, padtype_to_pads
 
 _NAME = "conv_general_dilated"
 
@@ -95,27 +95,6 @@ def conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers):
     return dn
 
 
-def _dilate_dim(d, k):
-    return 0 if d == 0 else 1 + k * (d - 1)
-
-
-def padtype_to_pads(in_shape, window_shape, window_strides, padding):
-    """Explicit (lo, hi) pairs for 'VALID', 'SAME' or 'SAME_LOWER'."""
-    kind = padding.upper()
-    if kind == "VALID":
-        return tuple((0, 0) for _ in in_shape)
-    if kind in ("SAME", "SAME_LOWER"):
-        pads = []
-        for n, k, s in zip(in_shape, window_shape, window_strides):
-            out = -(-n // s)
-            total = max((out - 1) * s + k - n, 0)
-            small, big = total // 2, total - total // 2
-            pads.append((small, big) if kind == "SAME" else (big, small))
-        return tuple(pads)
-    raise ValueError(f"lax.{_NAME}: padding must be 'VALID', 'SAME', 'SAME_LOWER' or a "
-                     f"sequence of (low, high) pairs, got {padding!r}")
-
-
 def _int_tuple(name, value, n, default):
     if value is None:
         return (default,) * n
@@ -154,7 +133,7 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
     if isinstance(padding, str):
         window = [_dilate_dim(rhs_shape[a], r) for a, r in zip(dn.rhs_spec[2:], rhs_dil)]
         pads = padtype_to_pads([lhs_shape[a] for a in dn.lhs_spec[2:]], window, strides,
-                               padding)
+                               padding, _NAME)
     else:
         try:
             pads = tuple((operator.index(lo), operator.index(hi)) for lo, hi in padding)

@@ -18,15 +18,11 @@ from ..core import Primitive, Tracer, get_aval
 from ..core.avals import ShapedArray
 from ..interpreters import ad
 from ..interpreters.lowering import hlo, ir, ir_constant, ir_type
-from ._helpers import ANY, FLOAT, NUMBER, check_kinds
+from ._helpers import ANY, FLOAT, NUMBER, check_kinds, dilate_dim as _dilate_dim, padtype_to_pads
 from .reductions import _identity
 
 
 # ---------------------------------------------------------------- window arithmetic
-
-def _dilate_dim(n, d):
-    return 0 if n == 0 else 1 + d * (n - 1)
-
 
 def _window_out_shape(shape, window_dimensions, window_strides, padding, base_dilation,
                       window_dilation):
@@ -37,26 +33,6 @@ def _window_out_shape(shape, window_dimensions, window_strides, padding, base_di
         dw = _dilate_dim(w, d)
         out.append(0 if padded < dw else (padded - dw) // s + 1)
     return tuple(out)
-
-
-def padtype_to_pads(in_shape, window_shape, window_strides, padding):
-    """``(lo, hi)`` pairs for the padding strings ``'VALID'`` and ``'SAME'``
-    (``'SAME_LOWER'`` puts the odd element first); pairs pass through."""
-    if isinstance(padding, str):
-        mode = padding.upper()
-        if mode == "VALID":
-            return tuple((0, 0) for _ in in_shape)
-        if mode in ("SAME", "SAME_LOWER"):
-            pads = []
-            for n, w, s in zip(in_shape, window_shape, window_strides):
-                out = -(-n // s)
-                total = max((out - 1) * s + w - n, 0)
-                small, big = total // 2, total - total // 2
-                pads.append((big, small) if mode == "SAME_LOWER" else (small, big))
-            return tuple(pads)
-        raise ValueError(f"lax.reduce_window: unknown padding {padding!r}; use 'VALID', "
-                         f"'SAME', 'SAME_LOWER' or a sequence of (lo, hi) pairs")
-    return tuple((int(lo), int(hi)) for lo, hi in padding)
 
 
 def _check_window(name, x, window_dimensions, window_strides, padding, base_dilation,
@@ -195,10 +171,7 @@ def _normalize(name, x, window_dimensions, window_strides, padding, base_dilatio
     if isinstance(padding, str):
         dilated = tuple(_dilate_dim(n, b) for n, b in zip(get_aval(x).shape, base_dilation))
         windows = tuple(_dilate_dim(w, d) for w, d in zip(window_dimensions, window_dilation))
-        try:
-            padding = padtype_to_pads(dilated, windows, window_strides, padding)
-        except ValueError as e:
-            raise ValueError(str(e).replace("lax.reduce_window", f"lax.{name}")) from None
+        padding = padtype_to_pads(dilated, windows, window_strides, padding, name)
     else:
         padding = tuple((int(lo), int(hi)) for lo, hi in padding)
     return dict(window_dimensions=window_dimensions, window_strides=window_strides,
@@ -558,4 +531,4 @@ ad.deflinear(cumsum_p, lambda cts, x, *, axis, reverse: [
     cumsum_p.bind(cts[0], axis=axis, reverse=not reverse)])
 
 __all__ = ["reduce_window", "reduce_window_sum", "reduce_window_max", "reduce_window_min",
-           "padtype_to_pads", "cumsum", "cumprod", "cummax", "cummin", "cumlogsumexp"]
+           "cumsum", "cumprod", "cummax", "cummin", "cumlogsumexp"]
