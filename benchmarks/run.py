@@ -195,7 +195,7 @@ def drive(libs, only, quick, log):
             table[lib]["import"] = r
             table[lib]["import (peak RSS)"] = (
                 {"status": "ok", "value": r["rss"]} if r["status"] == "ok" else r)
-        steady = [w for w in WORKLOADS if w in only and w != "import"]
+        steady = [w for w in WORKLOADS if w in only and w not in ("import", "trace_compile_mlp")]
         if steady:
             log(f"{lib}: steady-state workloads {' '.join(steady)}")
             r = _sub(["--worker", lib, "--only", *steady] + (["--quick"] if quick else []),
