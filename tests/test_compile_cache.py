@@ -278,6 +278,13 @@ def test_key_covers_program_and_options():
     assert compile_cache.make_key(a, client, device, other.SerializeAsString()) != _key(a)
 
 
+def test_key_covers_xla_flags(monkeypatch):
+    _, a = _program()
+    before = _key(a)
+    monkeypatch.setenv("XLA_FLAGS", "--xla_cpu_enable_fast_math=true")
+    assert _key(a) != before
+
+
 def test_unusable_directory_does_not_fail_compiles(cache, monkeypatch, tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("not a directory")

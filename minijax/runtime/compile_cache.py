@@ -13,7 +13,8 @@ compiles (and stores) it only on a miss.
   default 0, skips compiles faster than that): on this machine even a one-op
   program takes far longer to compile than to deserialise.
 - Key: sha256 of the program text, the jaxlib version, the platform and its version,
-  device kind, id and count, the serialised compile options and the minijax version.
+  device kind, id and count, the serialised compile options, ``$XLA_FLAGS``, the
+  host's CPU architecture and feature flags, and the minijax version.
 - Entry format: a header (magic, payload length, sha256 of payload, key) then the
   payload. A truncated or corrupt entry, or one that fails to deserialise, is
   recompiled and replaced. Writes go to a temp file in the same directory, then
@@ -29,6 +30,7 @@ in this process.
 
 import hashlib
 import os
+import platform
 import struct
 import sys
 import tempfile
@@ -81,6 +83,27 @@ def _minijax_version():
     return str(getattr(pkg, "__version__", "?"))
 
 
+_host = None
+
+
+def _host_fingerprint():
+    """The machine and its CPU feature flags: XLA's CPU code uses the host's features,
+    so an entry written on another CPU (a shared home directory) must not be used."""
+    global _host
+    if _host is None:
+        flags = ""
+        try:
+            with open("/proc/cpuinfo") as f:
+                for line in f:
+                    if line.startswith(("flags", "Features")):
+                        flags = line.split(":", 1)[-1].strip()
+                        break
+        except OSError:
+            pass
+        _host = f"{platform.machine()}|{sys.platform}|{flags}"
+    return _host
+
+
 def make_key(module_text, client, device, options_bytes):
     """The hex sha256 naming the entry of ``module_text`` compiled for ``device``."""
     jaxlib = sys.modules.get("jaxlib")
@@ -88,7 +111,8 @@ def make_key(module_text, client, device, options_bytes):
     for part in ("minijax-compile-cache-v1", _minijax_version(),
                  getattr(jaxlib, "__version__", "?"),
                  client.platform, getattr(client, "platform_version", "?"),
-                 device.device_kind, device.id, client.device_count()):
+                 device.device_kind, device.id, client.device_count(),
+                 os.environ.get("XLA_FLAGS", ""), _host_fingerprint()):
         h.update(str(part).encode())
         h.update(b"\0")
     h.update(hashlib.sha256(options_bytes).digest())
