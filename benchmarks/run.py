@@ -179,66 +179,79 @@ def _available(lib):
 
 
 def drive(libs, only, quick, log):
+    """Run everything; workloads are the outer loop and libraries the inner one, so a
+    change in the machine's load affects every column of a row alike."""
     table = {lib: {} for lib in LIBS}
+    active = []
     for lib in LIBS:
         if lib not in libs:
             continue
-        if not _available(lib):
+        if _available(lib):
+            active.append(lib)
+        else:
             for row, *_ in ROWS:
                 table[lib][row] = {"status": "n/a", "msg": f"{lib} not importable"}
             log(f"{lib}: not importable, its column says n/a")
-            continue
-        n_cold = 1 if quick else 3
-        if "import" in only:
-            log(f"{lib}: import")
-            r = _median_of([_sub(["--import", lib], _env(lib)) for _ in range(n_cold + 2)])
+    n_cold = 1 if quick else 5
+    if "import" in only:
+        samples = {lib: [] for lib in active}
+        log(f"import: {n_cold + 2} fresh processes per library")
+        for _ in range(n_cold + 2):
+            for lib in active:
+                samples[lib].append(_sub(["--import", lib], _env(lib)))
+        for lib in active:
+            r = _median_of(samples[lib])
             table[lib]["import"] = r
             table[lib]["import (peak RSS)"] = (
                 {"status": "ok", "value": r["rss"]} if r["status"] == "ok" else r)
-        steady = [w for w in WORKLOADS if w in only and w not in ("import", "trace_compile_mlp")]
-        if steady:
-            log(f"{lib}: steady-state workloads {' '.join(steady)}")
-            r = _sub(["--worker", lib, "--only", *steady] + (["--quick"] if quick else []),
-                     _env(lib))
-            if "status" in r:            # the worker itself failed
-                for row, wl, *_ in ROWS:
-                    if wl in steady:
-                        table[lib].setdefault(row, r)
-            else:
-                for row, wl, *_ in ROWS:
-                    if row in r:
-                        table[lib][row] = r[row]
-                    elif wl in r:        # the workload failed before yielding its rows
-                        table[lib].setdefault(row, r[wl])
-        if lib == "numpy":
+    for wl in WORKLOADS:
+        if wl not in only or wl in ("import", "trace_compile_mlp"):
             continue
-        for name in ("trace_compile_mlp", "grad_of_grad"):
-            if name not in only:
+        for lib in active:
+            log(f"{wl}: {lib}")
+            r = _sub(["--worker", lib, "--only", wl] + (["--quick"] if quick else []),
+                     _env(lib))
+            for row, w, *_ in ROWS:
+                if w != wl or row.endswith(")") and "cold" in row:
+                    continue
+                if "status" in r:            # the worker itself failed
+                    table[lib][row] = r
+                elif row in r:
+                    table[lib][row] = r[row]
+                elif wl in r:                # the workload failed before yielding rows
+                    table[lib][row] = r[wl]
+    for name in ("trace_compile_mlp", "grad_of_grad"):
+        if name not in only:
+            continue
+        cold_libs = [lib for lib in active if lib != "numpy"]
+        log(f"{name}: cold, {n_cold} fresh process(es) per library and cache state")
+        tmp = tempfile.mkdtemp(prefix="minijax-bench-cache-")
+        try:
+            cmd = ["--cold", name, "--lib"]
+            warm_env = _env("minijax", MINIJAX_COMPILATION_CACHE="1", MINIJAX_CACHE_DIR=tmp)
+            prime = _sub(cmd + ["minijax"], warm_env) if "minijax" in cold_libs else None
+            cold = {lib: [] for lib in cold_libs}
+            warm = []
+            for _ in range(n_cold):
+                for lib in cold_libs:
+                    if lib == "minijax":
+                        cold[lib].append(_sub(cmd + [lib],
+                                              _env(lib, MINIJAX_COMPILATION_CACHE="0")))
+                        warm.append(_sub(cmd + [lib], warm_env))
+                    else:
+                        cold[lib].append(_sub(cmd + [lib], _env(lib)))
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+        for lib in cold_libs:
+            table[lib][f"{name} (cold)"] = _median_of(cold[lib])
+            if lib != "minijax":
+                table[lib][f"{name} (cold, warm disk cache)"] = table[lib][f"{name} (cold)"]
                 continue
-            log(f"{lib}: {name} cold, {n_cold} fresh process(es)")
-            if lib == "minijax":
-                cold = _median_of([_sub(["--cold", name, "--lib", lib],
-                                        _env(lib, MINIJAX_COMPILATION_CACHE="0"))
-                                   for _ in range(n_cold)])
-                table[lib][f"{name} (cold)"] = cold
-                tmp = tempfile.mkdtemp(prefix="minijax-bench-cache-")
-                try:
-                    env = _env(lib, MINIJAX_COMPILATION_CACHE="1", MINIJAX_CACHE_DIR=tmp)
-                    prime = _sub(["--cold", name, "--lib", lib], env)
-                    runs = [_sub(["--cold", name, "--lib", lib], env) for _ in range(n_cold)]
-                    warm = _median_of([prime] if prime["status"] != "ok" else runs)
-                    if warm["status"] == "ok" and not all(r["cache"]["hits"] > 0
-                                                          and r["cache"]["misses"] == 0
-                                                          for r in runs):
-                        warm = {"status": "FAILED", "msg": "warm cache run missed the cache"}
-                    table[lib][f"{name} (cold, warm disk cache)"] = warm
-                finally:
-                    shutil.rmtree(tmp, ignore_errors=True)
-            else:
-                cold = _median_of([_sub(["--cold", name, "--lib", lib], _env(lib))
-                                   for _ in range(n_cold)])
-                table[lib][f"{name} (cold)"] = cold
-                table[lib][f"{name} (cold, warm disk cache)"] = cold
+            w = _median_of([prime] if prime["status"] != "ok" else warm)
+            if w["status"] == "ok" and not all(r["cache"]["hits"] > 0
+                                               and r["cache"]["misses"] == 0 for r in warm):
+                w = {"status": "FAILED", "msg": "a warm-cache run missed the cache"}
+            table[lib][f"{name} (cold, warm disk cache)"] = w
     return table
 
 
