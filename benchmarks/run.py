@@ -263,7 +263,7 @@ def _fmt_time(s):
     return f"{s:.2f} s"
 
 
-def _cell(r, unit, row):
+def _cell(r, unit):
     if r is None:
         return "—"
     if r["status"] == "n/a":
@@ -293,8 +293,8 @@ def render(table, only):
         if wl not in only:
             continue
         m, j, n = (table[lib].get(row) for lib in LIBS)
-        out.append(f"| {row} | {desc} | {_cell(m, unit, row)} | {_cell(j, unit, row)} | "
-                   f"{_cell(n, unit, row)} | {_ratio(m, j)} | {_ratio(m, n)} |")
+        out.append(f"| {row} | {desc} | {_cell(m, unit)} | {_cell(j, unit)} | "
+                   f"{_cell(n, unit)} | {_ratio(m, j)} | {_ratio(m, n)} |")
         for lib, r in zip(LIBS, (m, j, n)):
             if r and r["status"] == "FAILED":
                 failures.append(f"- {row} / {lib}: {r['msg']}")
