@@ -84,10 +84,17 @@ def new_context():
 
 
 def compile_module(module_text, device):
-    """Compile StableHLO text for one device; returns a loaded executable."""
+    """Compile StableHLO text for one device; returns a loaded executable.
+
+    Goes through the persistent compilation cache (compile_cache.py)."""
+    from . import compile_cache
     client = get_client()
-    return client.compile_and_load(module_text, xla_client.DeviceList((device,)),
-                                   xla_client.CompileOptions())
+    device_list = xla_client.DeviceList((device,))
+    options = xla_client.CompileOptions()
+    return compile_cache.compile_cached(
+        module_text, client, device, options.SerializeAsString(),
+        lambda: client.compile_and_load(module_text, device_list, options),
+        lambda data: client.deserialize_executable(data, device_list, options))
 
 
 def to_device(host, device):
