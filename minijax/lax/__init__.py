@@ -32,3 +32,13 @@ from .elementwise import (acos, acos_p, asin, asin_p, asinh, asinh_p, atan, atan
                           sinh, sinh_p, tan, tan_p)
 from .reductions import reduce_and, reduce_and_p, reduce_or, reduce_or_p  # noqa: E402
 from .slicing import rev, rev_p  # noqa: E402
+
+# issue 3, slicing and indexing
+from .slicing import (GatherDimensionNumbers, GatherScatterMode,  # noqa: E402
+                      ScatterDimensionNumbers, concatenate, concatenate_p, dynamic_index_in_dim,
+                      dynamic_slice, dynamic_slice_in_dim, dynamic_slice_p,
+                      dynamic_update_index_in_dim, dynamic_update_slice,
+                      dynamic_update_slice_in_dim, dynamic_update_slice_p, gather, gather_p,
+                      index_in_dim, pad, pad_p, scatter, scatter_add, scatter_add_p, scatter_max,
+                      scatter_max_p, scatter_min, scatter_min_p, scatter_mul, scatter_mul_p,
+                      scatter_p, slice, slice_in_dim, slice_p)
