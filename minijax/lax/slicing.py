@@ -1010,8 +1010,26 @@ def _scatter_clip(prim):
     return fun
 
 
+def _scatter_empty_index_vectors(prim):
+    """A scatter whose index vectors are empty, given a leading size-1 operand axis that
+    a zero index selects (XLA's scatter simplifier rejects empty index vectors)."""
+    def fun(x, idx, u, *, dimension_numbers, **params):
+        uwd, iwd, sdod, obd, sibd = dimension_numbers
+        sh = lambda t: tuple(d + 1 for d in t)
+        shape, idx_shape = get_aval(x).shape, get_aval(idx).shape
+        x1 = reshape(x, (1,) + shape)
+        idx1 = full(idx_shape[:-1] + (1,), 0, get_aval(idx).dtype)
+        dnums = ScatterDimensionNumbers(uwd, (0,) + sh(iwd), (0,), sh(obd), sibd)
+        return reshape(prim.bind(x1, idx1, u, dimension_numbers=dnums, **params), shape)
+    return fun
+
+
 def _scatter_lower(prim, combiner, ctx, x, idx, u, *, dimension_numbers, indices_are_sorted,
                    unique_indices, mode):
+    if ctx.avals_in[1].shape[-1] == 0:
+        return lower_via(_scatter_empty_index_vectors(prim))(
+            ctx, x, idx, u, dimension_numbers=dimension_numbers,
+            indices_are_sorted=indices_are_sorted, unique_indices=unique_indices, mode=mode)
     if mode == GatherScatterMode.CLIP:
         return lower_via(_scatter_clip(prim))(
             ctx, x, idx, u, dimension_numbers=dimension_numbers,
