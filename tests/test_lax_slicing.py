@@ -61,10 +61,18 @@ def check_vmap(fn, args, size=3, max_combos=10, jit_combos=1):
 
 
 def check(fn, args, **kw):
-    """NumPy kernel vs XLA vs jit, then vmap vs a loop; returns the NumPy result."""
-    out = check_primitive(fn, args, batch_size=0, rtol=1e-12)
+    """NumPy kernel vs XLA (through jit), then vmap vs a loop; returns the NumPy result.
+
+    (``check_primitive`` also runs each primitive eagerly through XLA; that compiles
+    the same program again, so it runs once per primitive, in ``test_check_primitive``.)
+    """
+    eager = np.asarray(fn(*args))
+    jitted = np.asarray(minijax.jit(fn)(*args))
+    assert eager.dtype == jitted.dtype, (eager.dtype, jitted.dtype)
+    np.testing.assert_allclose(jitted, eager, rtol=1e-12, equal_nan=True,
+                               err_msg="NumPy kernel vs XLA")
     check_vmap(fn, args, **kw)
-    return np.asarray(out)
+    return eager
 
 
 # ---------------------------------------------------------------- pad
@@ -660,3 +668,28 @@ def test_grads_of_batched_gather_and_scatter_under_jit():
     jitted = minijax.jit(minijax.grad(f, argnums=(0, 1)))(x, np.moveaxis(u, 0, 2))
     for e, j in zip(eager, jitted):
         np.testing.assert_allclose(np.asarray(j), np.asarray(e), rtol=1e-12)
+
+
+_GX = _data((5, 3), np.float64)
+_GI = _idx([[4], [0], [9], [-1]])
+PRIMITIVE_CALLS = {
+    "pad": (lambda a, v: lax.pad(a, v, [(1, -1, 1), (0, 2, 0)]), [_GX, np.asarray(0.5)]),
+    "concatenate": (lambda a, b: lax.concatenate([a, b], 1), [_GX, _GX[:, :1]]),
+    "slice": (lambda a: lax.slice(a, (1, 0), (5, 3), (2, 2)), [_GX]),
+    "dynamic_slice": (lambda a, i: lax.dynamic_slice(a, (i, 1), (2, 2)), [_GX, np.int32(4)]),
+    "dynamic_update_slice": (lambda a, b, i: lax.dynamic_update_slice(a, b, (i, 1)),
+                             [_GX, _GX[:2, :2] + 1, np.int32(-1)]),
+    "gather": (lambda a, i: lax.gather(a, i, GDN((1,), (0,), (0,)), (1, 3)), [_GX, _GI]),
+    "gather clip": (lambda a, i: lax.gather(a, i, GDN((1,), (0,), (0,)), (1, 3), mode="clip"),
+                    [_GX, _GI]),
+}
+for _name in ["scatter"] + list(SCATTERS):
+    PRIMITIVE_CALLS[_name] = (
+        lambda a, i, b, f=getattr(lax, _name): f(a, i, b, SDN((1,), (0,), (0,))),
+        [_GX, _GI, _data((4, 3), np.float64, seed=7)])
+
+
+@pytest.mark.parametrize("name", list(PRIMITIVE_CALLS))
+def test_check_primitive(name):
+    fn, args = PRIMITIVE_CALLS[name]
+    check_primitive(fn, args, rtol=1e-12)
