@@ -693,3 +693,46 @@ for _name in ["scatter"] + list(SCATTERS):
 def test_check_primitive(name):
     fn, args = PRIMITIVE_CALLS[name]
     check_primitive(fn, args, rtol=1e-12)
+
+
+def _random_gather_config(rng):
+    """Random dimension numbers (with batching axes, reordered and partial index maps,
+    uncollapsed windows, empty windows) and indices, some out of bounds."""
+    rank = int(rng.integers(1, 4))
+    shape = tuple(int(n) for n in rng.integers(1, 5, rank))
+    nbatch = int(rng.integers(0, 2)) if rank >= 2 else 0
+    obd = tuple(sorted(int(d) for d in rng.choice(rank, nbatch, replace=False)))
+    rest = [d for d in range(rank) if d not in obd]
+    sim = tuple(int(d) for d in rng.permutation(rest)[:int(rng.integers(0, len(rest) + 1))])
+    coll = tuple(sorted(d for d in sim if rng.random() < 0.6))
+    sizes = tuple(1 if d in coll or d in obd else int(rng.integers(0, shape[d] + 1))
+                  for d in range(rank))
+    batch_rank = int(rng.integers(nbatch, 3))
+    batch_shape = [int(n) for n in rng.integers(1, 4, batch_rank)]
+    sibd = tuple(int(d) for d in rng.choice(batch_rank, nbatch, replace=False))
+    for o, s in zip(obd, sibd):
+        batch_shape[s] = shape[o]
+    idx = np.stack([rng.integers(-2, shape[d] + 2, batch_shape) for d in sim], axis=-1) \
+        if sim else np.zeros(batch_shape + [0], int)
+    nwindow = rank - len(coll) - nbatch
+    offset = tuple(sorted(int(d) for d in rng.choice(batch_rank + nwindow, nwindow,
+                                                     replace=False)))
+    return shape, idx.astype(np.int32), GDN(offset, coll, sim, obd, sibd), sizes
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_random_gather_scatter_configs_match_xla(seed):
+    shape, idx, dn, sizes = _random_gather_config(np.random.default_rng(seed))
+    x = _data(shape, np.float64)
+
+    def gathers(a, i):
+        return [lax.gather(a, i, dn, sizes, mode=m) for m in ("clip", "fill")]
+
+    def scatters(a, i, b):
+        return [lax.scatter_add(a, i, b, SDN(*dn), mode=m) for m in ("clip", "drop")]
+
+    u = _data(np.shape(gathers(x, idx)[0]), np.float64, seed=1)
+    for fn, args in ((gathers, (x, idx)), (scatters, (x, idx, u))):
+        for e, j in zip(fn(*args), minijax.jit(fn)(*args)):
+            np.testing.assert_allclose(np.asarray(j), np.asarray(e), rtol=1e-12,
+                                       equal_nan=True, err_msg=f"{fn.__name__} {dn} {sizes}")

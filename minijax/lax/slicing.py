@@ -712,6 +712,10 @@ def gather(operand, start_indices, dimension_numbers, slice_sizes, *, unique_ind
     dnums = _int_tuples("gather", GatherDimensionNumbers, dimension_numbers)
     if mode != GatherScatterMode.FILL_OR_DROP:
         fill_value = None
+    elif fill_value is not None:
+        if np.ndim(fill_value) != 0:
+            raise ValueError(f"lax.gather: fill_value must be a scalar, got {fill_value!r}")
+        fill_value = np.asarray(fill_value).item()      # a static, hashable parameter
     return gather_p.bind(operand, start_indices, dimension_numbers=dnums,
                          slice_sizes=tuple(int(s) for s in slice_sizes),
                          indices_are_sorted=bool(indices_are_sorted),
