@@ -782,12 +782,24 @@ def _gather_impl(x, indices, *, dimension_numbers, slice_sizes, mode, fill_value
     for o, s in zip(obd, sibd):
         line = np.arange(batch_shape[s]).reshape([-1 if j == s else 1 for j in range(nb)])
         starts[o] = np.broadcast_to(line, batch_shape)
-    coords = []
-    for d in range(x.ndim):
-        window = np.arange(slice_sizes[d]).reshape(
-            (1,) * nb + tuple(-1 if j == d else 1 for j in range(x.ndim)))
-        coords.append(starts[d].reshape(batch_shape + (1,) * x.ndim) + window)
-    blocks = np.broadcast_to(x[tuple(coords)], batch_shape + tuple(slice_sizes))
+    # Trailing axes the window covers whole are copied as contiguous blocks; over the
+    # leading axes t, flat (row-major) positions are the window's start plus each offset.
+    t = x.ndim
+    while t and slice_sizes[t - 1] == x.shape[t - 1]:
+        t -= 1
+    strides = [int(np.prod(x.shape[d + 1:t], dtype=np.int64)) for d in range(t)]
+    base = sum((starts[d] * strides[d] for d in range(t)), np.zeros(batch_shape, np.int64))
+    offsets = np.zeros(slice_sizes[:t], np.int64)
+    for d in range(t):
+        offsets = offsets + (np.arange(slice_sizes[d]) * strides[d]).reshape(
+            [-1 if j == d else 1 for j in range(t)])
+    flat = base.reshape(batch_shape + (1,) * t) + offsets
+    out_shape = batch_shape + tuple(slice_sizes)
+    if x.size == 0 or 0 in out_shape:
+        blocks = np.zeros(out_shape, x.dtype)
+    else:
+        block = int(np.prod(x.shape[t:], dtype=np.int64))
+        blocks = np.take(x.reshape(-1, block), flat, axis=0).reshape(out_shape)
     keep = _gather_window_dims(x.ndim, dimension_numbers)
     blocks = blocks.reshape(batch_shape + tuple(slice_sizes[d] for d in keep))
     perm, b = [], 0
@@ -798,10 +810,10 @@ def _gather_impl(x, indices, *, dimension_numbers, slice_sizes, mode, fill_value
             perm.append(b)
             b += 1
     out = np.transpose(blocks, perm)
-    if mode == GatherScatterMode.FILL_OR_DROP:
+    if mode == GatherScatterMode.FILL_OR_DROP and not in_bounds.all():
         fill = _default_fill_value(x.dtype) if fill_value is None else fill_value
         out = np.where(np.expand_dims(in_bounds, tuple(off)), out, np.asarray(fill, x.dtype))
-    return [np.array(out)]
+    return [np.ascontiguousarray(out)]
 
 
 def _gather_jvp(primals, tangents, **params):
@@ -976,11 +988,15 @@ def _scatter_impl(ufunc, x, indices, u, *, dimension_numbers, mode, **_):
             a = uwd[keep.index(d)]
             c = c + np.arange(u.shape[a]).reshape([-1 if i == a else 1 for i in range(u.ndim)])
         coords.append(np.broadcast_to(c, u.shape))
-    mask = np.broadcast_to(np.expand_dims(valid, tuple(uwd)), u.shape)
     out = x.copy()
     target = out if x.ndim else out.reshape(1)
-    coords = tuple(c[mask] for c in coords) if x.ndim else (np.zeros(int(mask.sum()), int),)
-    vals = u[mask]
+    if valid.all():
+        vals = u
+        coords = tuple(coords) if x.ndim else (np.zeros(u.shape, int),)
+    else:
+        mask = np.broadcast_to(np.expand_dims(valid, tuple(uwd)), u.shape)
+        vals = u[mask]
+        coords = tuple(c[mask] for c in coords) if x.ndim else (np.zeros(vals.shape, int),)
     if ufunc is None:
         target[coords] = vals
     else:
