@@ -813,7 +813,7 @@ def _gather_impl(x, indices, *, dimension_numbers, slice_sizes, mode, fill_value
     if mode == GatherScatterMode.FILL_OR_DROP and not in_bounds.all():
         fill = _default_fill_value(x.dtype) if fill_value is None else fill_value
         out = np.where(np.expand_dims(in_bounds, tuple(off)), out, np.asarray(fill, x.dtype))
-    return [np.ascontiguousarray(out)]
+    return [out if out.flags.c_contiguous else out.copy()]
 
 
 def _gather_jvp(primals, tangents, **params):
