@@ -729,7 +729,8 @@ def test_random_gather_scatter_configs_match_xla(seed):
         return [lax.gather(a, i, dn, sizes, mode=m) for m in ("clip", "fill")]
 
     def scatters(a, i, b):
-        return [lax.scatter_add(a, i, b, SDN(*dn), mode=m) for m in ("clip", "drop")]
+        return [f(a, i, b, SDN(*dn), mode=m) for m in ("clip", "drop")
+                for f in (lax.scatter_add, lax.scatter_max)]
 
     u = _data(np.shape(gathers(x, idx)[0]), np.float64, seed=1)
     for fn, args in ((gathers, (x, idx)), (scatters, (x, idx, u))):

@@ -768,6 +768,24 @@ def _gather_abstract_eval(x, idx, *, dimension_numbers, slice_sizes, indices_are
     return [ShapedArray(shape, x.dtype, x.weak_type)]
 
 
+def _flat_windows(shape, starts, sizes, batch_shape):
+    """Where the windows (``sizes`` at ``starts``, arrays of ``batch_shape``) lie in an
+    array of ``shape`` seen as ``(-1, block)``: the trailing axes the windows cover
+    whole form contiguous blocks; returns row numbers of shape
+    ``batch_shape + sizes[:t]`` (t leading axes) and the block length."""
+    t = len(shape)
+    while t and sizes[t - 1] == shape[t - 1]:
+        t -= 1
+    strides = [int(np.prod(shape[d + 1:t], dtype=np.int64)) for d in range(t)]
+    base = sum((starts[d] * strides[d] for d in range(t)), np.zeros(batch_shape, np.int64))
+    offsets = np.zeros(sizes[:t], np.int64)
+    for d in range(t):
+        offsets = offsets + (np.arange(sizes[d]) * strides[d]).reshape(
+            [-1 if j == d else 1 for j in range(t)])
+    rows = base.reshape(tuple(batch_shape) + (1,) * t) + offsets
+    return rows, int(np.prod(shape[t:], dtype=np.int64))
+
+
 def _gather_impl(x, indices, *, dimension_numbers, slice_sizes, mode, fill_value, **_):
     off, coll, sim, obd, sibd = dimension_numbers
     idx = _index_array(indices)
@@ -782,23 +800,11 @@ def _gather_impl(x, indices, *, dimension_numbers, slice_sizes, mode, fill_value
     for o, s in zip(obd, sibd):
         line = np.arange(batch_shape[s]).reshape([-1 if j == s else 1 for j in range(nb)])
         starts[o] = np.broadcast_to(line, batch_shape)
-    # Trailing axes the window covers whole are copied as contiguous blocks; over the
-    # leading axes t, flat (row-major) positions are the window's start plus each offset.
-    t = x.ndim
-    while t and slice_sizes[t - 1] == x.shape[t - 1]:
-        t -= 1
-    strides = [int(np.prod(x.shape[d + 1:t], dtype=np.int64)) for d in range(t)]
-    base = sum((starts[d] * strides[d] for d in range(t)), np.zeros(batch_shape, np.int64))
-    offsets = np.zeros(slice_sizes[:t], np.int64)
-    for d in range(t):
-        offsets = offsets + (np.arange(slice_sizes[d]) * strides[d]).reshape(
-            [-1 if j == d else 1 for j in range(t)])
-    flat = base.reshape(batch_shape + (1,) * t) + offsets
     out_shape = batch_shape + tuple(slice_sizes)
     if x.size == 0 or 0 in out_shape:
         blocks = np.zeros(out_shape, x.dtype)
     else:
-        block = int(np.prod(x.shape[t:], dtype=np.int64))
+        flat, block = _flat_windows(x.shape, starts, slice_sizes, batch_shape)
         blocks = np.take(x.reshape(-1, block), flat, axis=0).reshape(out_shape)
     keep = _gather_window_dims(x.ndim, dimension_numbers)
     blocks = blocks.reshape(batch_shape + tuple(slice_sizes[d] for d in keep))
@@ -980,27 +986,21 @@ def _scatter_impl(ufunc, x, indices, u, *, dimension_numbers, mode, **_):
     for o, s in zip(obd, sibd):
         line = np.arange(batch_shape[s]).reshape([-1 if j == s else 1 for j in range(nb)])
         starts[o] = np.broadcast_to(line, batch_shape)
-    # Everything below is laid out like updates: scatter axes hold the batch shape.
-    coords = []
-    for d in range(x.ndim):
-        c = np.expand_dims(starts[d], tuple(uwd))
-        if d in keep:
-            a = uwd[keep.index(d)]
-            c = c + np.arange(u.shape[a]).reshape([-1 if i == a else 1 for i in range(u.ndim)])
-        coords.append(np.broadcast_to(c, u.shape))
     out = x.copy()
-    target = out if x.ndim else out.reshape(1)
-    if valid.all():
-        vals = u
-        coords = tuple(coords) if x.ndim else (np.zeros(u.shape, int),)
-    else:
-        mask = np.broadcast_to(np.expand_dims(valid, tuple(uwd)), u.shape)
-        vals = u[mask]
-        coords = tuple(c[mask] for c in coords) if x.ndim else (np.zeros(vals.shape, int),)
+    if out.size == 0 or u.size == 0:
+        return [out]
+    # Updates in (batch axes, then one axis per operand axis) order, like gather output.
+    scatter_axes = [i for i in range(u.ndim) if i not in uwd]
+    vals = np.transpose(u, scatter_axes + list(uwd)).reshape(batch_shape + tuple(sizes))
+    rows, block = _flat_windows(x.shape, starts, sizes, batch_shape)
+    vals = vals.reshape(rows.shape + (block,))
+    if not valid.all():
+        rows, vals = rows[valid], vals[valid]
+    target = out.reshape(-1, block)
     if ufunc is None:
-        target[coords] = vals
+        target[rows] = vals
     else:
-        ufunc.at(target, coords, vals)
+        ufunc.at(target, rows, vals)
     return [out]
 
 
