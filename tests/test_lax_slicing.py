@@ -737,3 +737,36 @@ def test_random_gather_scatter_configs_match_xla(seed):
         for e, j in zip(fn(*args), minijax.jit(fn)(*args)):
             np.testing.assert_allclose(np.asarray(j), np.asarray(e), rtol=1e-12,
                                        equal_nan=True, err_msg=f"{fn.__name__} {dn} {sizes}")
+
+
+EDGE = np.array([np.nan, -0.0, np.inf, -np.inf, 0.0, 1.5])
+IMIN, IMAX = np.iinfo(np.int32).min, np.iinfo(np.int32).max
+
+
+def _pad_edge_ref(a):
+    out = np.full(11, -0.0)
+    out[1::2] = a[:5]
+    return out
+
+
+@pytest.mark.parametrize("name,fn,ref", [
+    ("pad", lambda a: lax.pad(a, -0.0, [(1, -1, 1)]), _pad_edge_ref),
+    ("concatenate", lambda a: lax.concatenate([a, lax.rev(a, (0,))], 0),
+     lambda a: np.r_[a, a[::-1]]),
+    ("slice", lambda a: lax.slice(a, (1,), (6,), (2,)), lambda a: a[1::2]),
+    ("dynamic_slice", lambda a: lax.dynamic_slice(a, (np.int32(IMIN),), (3,)), lambda a: a[:3]),
+    ("dynamic_update_slice",
+     lambda a: lax.dynamic_update_slice(a, lax.slice(a, (0,), (2,)), (np.int32(IMAX),)),
+     lambda a: np.r_[a[:4], a[:2]]),
+    ("gather", lambda a: lax.gather(a, _idx([[IMIN], [3], [1], [IMAX]]), GDN((), (0,), (0,)),
+                                    (1,), mode="clip"), lambda a: a[[0, 3, 1, 5]]),
+    ("scatter", lambda a: lax.scatter(a, _idx([[IMIN], [1], [IMAX]]),
+                                      lax.slice(lax.rev(a, (0,)), (0,), (3,)),
+                                      SDN((), (0,), (0,))), lambda a: np.r_[a[0], a[4], a[2:]]),
+])
+def test_data_movement_keeps_edge_bits(name, fn, ref):
+    # NaN, infinities and the sign of zero come through bit for bit, eagerly and in XLA;
+    # extreme int32 start indices are clamped (or dropped by scatter) without overflow.
+    expected = np.asarray(ref(EDGE), np.float64).view(np.uint64)
+    for out in (fn(EDGE), minijax.jit(fn)(EDGE)):
+        np.testing.assert_array_equal(np.asarray(out).view(np.uint64), expected, err_msg=name)
