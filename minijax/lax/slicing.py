@@ -356,7 +356,8 @@ def _dynamic_indices(name, operand, start_indices, allow_negative_indices=True):
     array_dtypes = [a.dtype for a, c in zip(avals, concrete) if not c]
     dtype = dtypes.default_int()
     if array_dtypes:
-        dtype = dtypes.canonicalize(np.result_type(*array_dtypes))
+        dtype = np.result_type(*array_dtypes)
+        dtype = dtypes.canonicalize(dtype if dtype.kind in "iu" else np.int64)
     if isinstance(allow_negative_indices, bool):
         allow_negative_indices = [allow_negative_indices] * len(shape)
     info = np.iinfo(dtype)
