@@ -523,7 +523,7 @@ def _dus_batch(axis_size, args, dims):
     ndim = len(idx)
     dnums = ScatterDimensionNumbers(tuple(range(ndim)), (), tuple(range(ndim)))
     return _scatter_batch(scatter_p, axis_size, [x, indices, u], [0, 0, 0],
-                          dimension_numbers=dnums, indices_are_sorted=True,
+                          dimension_numbers=dnums, indices_are_sorted=False,
                           unique_indices=True, mode=GatherScatterMode.CLIP)
 
 
@@ -855,10 +855,12 @@ def _gather_batch(axis_size, args, dims, *, dimension_numbers, slice_sizes, **pa
         dnums = GatherDimensionNumbers((0,) + sh(off), sh(coll), sh(sim), sh(obd), sibd)
         sizes = (axis_size,) + tuple(slice_sizes)
     elif xd is None:
+        params["indices_are_sorted"] = False    # the index vectors gain a batch axis
         idx = batching.moveaxis(idx, id_, 0)
         dnums = GatherDimensionNumbers(sh(off), coll, sim, obd, sh(sibd))
         sizes = slice_sizes
     else:
+        params["indices_are_sorted"] = False
         x = batching.moveaxis(x, xd, 0)
         idx = batching.moveaxis(idx, id_, 0)
         dnums = GatherDimensionNumbers(sh(off), sh(coll), sh(sim), (0,) + sh(obd),
@@ -1014,6 +1016,7 @@ def _scatter_batch(prim, axis_size, args, dims, *, dimension_numbers, **params):
     if id_ is None:
         dnums = ScatterDimensionNumbers((0,) + sh(uwd), sh(iwd), sh(sdod), sh(obd), sibd)
     else:
+        params["indices_are_sorted"] = False    # the index vectors gain a batch axis
         idx = batching.moveaxis(idx, id_, 0)
         dnums = ScatterDimensionNumbers(sh(uwd), sh(iwd), sh(sdod), (0,) + sh(obd),
                                         (0,) + sh(sibd))
