@@ -46,3 +46,12 @@ from .windowed import (cumlogsumexp, cumlogsumexp_p, cummax, cummax_p, cummin,  
                        reduce_window, reduce_window_max, reduce_window_max_p,
                        reduce_window_min, reduce_window_min_p, reduce_window_sum,
                        reduce_window_sum_p)
+# issue 3, slicing and indexing
+from .slicing import (GatherDimensionNumbers, GatherScatterMode,  # noqa: E402
+                      ScatterDimensionNumbers, concatenate, concatenate_p, dynamic_index_in_dim,
+                      dynamic_slice, dynamic_slice_in_dim, dynamic_slice_p,
+                      dynamic_update_index_in_dim, dynamic_update_slice,
+                      dynamic_update_slice_in_dim, dynamic_update_slice_p, gather, gather_p,
+                      index_in_dim, pad, pad_p, scatter, scatter_add, scatter_add_p, scatter_max,
+                      scatter_max_p, scatter_min, scatter_min_p, scatter_mul, scatter_mul_p,
+                      scatter_p, slice, slice_in_dim, slice_p)
