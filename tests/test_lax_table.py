@@ -84,6 +84,15 @@ def binary(name, dtypes=NUM, grad=(-2.0, 2.0), fn=None):
     return Row(name, fn or getattr(lax, name), ((3, 4), (3, 4)), dtypes, grad)
 
 
+# x[rows] and x.at[rows] as gather and scatter (out-of-bounds, duplicate and unique rows).
+GATHER_ROWS = lax.GatherDimensionNumbers(offset_dims=(1,), collapsed_slice_dims=(0,),
+                                         start_index_map=(0,))
+SCATTER_ROWS = lax.ScatterDimensionNumbers(update_window_dims=(1,), inserted_window_dims=(0,),
+                                           scatter_dims_to_operand_dims=(0,))
+ROWS_OOB = np.array([[2], [0], [5], [-1]], np.int32)
+ROWS_DUP = np.array([[2], [0], [2]], np.int32)
+ROWS_UNIQUE = np.array([[2], [0], [1]], np.int32)
+
 ROWS = [
     # elementwise unary
     unary("neg", NUM), unary("sign", NUM), unary("abs", NUM),
@@ -115,6 +124,30 @@ ROWS = [
     Row("iota", lambda x: lax.broadcasted_iota(np.int32, (2, 3), 1) + x, ((2, 3),),
         [np.int32]),
     Row("rev", lambda x: lax.rev(x, (0,)), ((3, 4),), ALL, (-2.0, 2.0)),
+    # slicing and indexing
+    Row("pad", lambda x: lax.pad(x, lax.full((), 1, x.dtype), ((1, -1, 1), (0, 2, 0))),
+        ((3, 4),), ALL, (-2.0, 2.0)),
+    Row("concatenate", lambda x, y: lax.concatenate([x, y], 1), ((3, 4), (3, 2)), ALL,
+        (-2.0, 2.0)),
+    Row("slice", lambda x: lax.slice(x, (0, 1), (3, 4), (2, 2)), ((3, 4),), ALL, (-2.0, 2.0)),
+    Row("dynamic_slice", lambda x: lax.dynamic_slice(x, (1, 3), (2, 2)), ((3, 4),), ALL,
+        (-2.0, 2.0)),
+    Row("dynamic_update_slice", lambda x, u: lax.dynamic_update_slice(x, u, (2, 1)),
+        ((3, 4), (2, 2)), ALL, (-2.0, 2.0)),
+    Row("gather", lambda x: lax.gather(x, ROWS_OOB, GATHER_ROWS, (1, 4), mode="clip"),
+        ((3, 4),), ALL, (-2.0, 2.0)),
+    Row("scatter", lambda x, u: lax.scatter(x, ROWS_UNIQUE, u, SCATTER_ROWS,
+                                            unique_indices=True), ((3, 4), (3, 4)), ALL,
+        (-2.0, 2.0)),
+    Row("scatter_add", lambda x, u: lax.scatter_add(x, ROWS_DUP, u, SCATTER_ROWS),
+        ((3, 4), (3, 4)), NUM, (-2.0, 2.0)),
+    Row("scatter_mul", lambda x, u: lax.scatter_mul(x, ROWS_UNIQUE, u, SCATTER_ROWS,
+                                                    unique_indices=True),
+        ((3, 4), (3, 4)), NUM, (-2.0, 2.0)),
+    Row("scatter_min", lambda x, u: lax.scatter_min(x, ROWS_DUP, u, SCATTER_ROWS),
+        ((3, 4), (3, 4)), ALL, (-2.0, 2.0)),
+    Row("scatter_max", lambda x, u: lax.scatter_max(x, ROWS_DUP, u, SCATTER_ROWS),
+        ((3, 4), (3, 4)), ALL, (-2.0, 2.0)),
     # reductions
     Row("reduce_sum", lambda x: lax.reduce_sum(x, (1,)), ((3, 4),), NUM, (-2.0, 2.0)),
     Row("reduce_max", lambda x: lax.reduce_max(x, (0,)), ((3, 4),), ALL, (-2.0, 2.0)),
