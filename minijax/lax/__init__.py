@@ -32,3 +32,6 @@ from .elementwise import (acos, acos_p, asin, asin_p, asinh, asinh_p, atan, atan
                           sinh, sinh_p, tan, tan_p)
 from .reductions import reduce_and, reduce_and_p, reduce_or, reduce_or_p  # noqa: E402
 from .slicing import rev, rev_p  # noqa: E402
+
+# issue 3, linear algebra (jax.lax.linalg)
+from . import linalg  # noqa: E402
