@@ -425,8 +425,8 @@ def lu(x):
 def _lu_impl(x):
     *batch, m, n = x.shape
     k = min(m, n)
-    a = np.array(x, copy=True).reshape(-1, m, n)
-    nb = a.shape[0]
+    nb = int(np.prod(batch, dtype=np.int64))
+    a = np.array(x, copy=True).reshape(nb, m, n)
     pivots = np.zeros((nb, k), np.int32)
     perm = np.tile(np.arange(m, dtype=np.int32), (nb, 1))
     rows = np.arange(nb)

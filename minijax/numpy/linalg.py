@@ -231,8 +231,12 @@ def inv(a):
 def slogdet(a):
     """``SlogdetResult(sign, logabsdet)`` of square matrices ``a`` (sign 0 and logabsdet
     -inf if singular)."""
-    a = _float("slogdet", a)
-    _square("slogdet", a)
+    return _slogdet(a, "slogdet")
+
+
+def _slogdet(a, name):
+    a = _float(name, a)
+    _square(name, a)
     aval = get_aval(a)
     lu, pivots, _ = _lax_linalg.lu(a)
     d = _diagonal(lu)
@@ -254,7 +258,7 @@ def slogdet(a):
 
 def det(a):
     """The determinant of square matrices ``a`` (..., n, n)."""
-    sign, logabsdet = slogdet(a)
+    sign, logabsdet = _slogdet(a, "det")
     return lax.mul(sign, lax.exp(logabsdet))
 
 
