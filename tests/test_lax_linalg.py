@@ -44,6 +44,8 @@ def T(x):
 
 
 SHAPES = [(2, 4, 4), (5, 3), (2, 1, 3, 4)]
+# float64 on every shape, float32 on one
+DTYPE_SHAPES = [(onp.float64, s) for s in SHAPES] + [(onp.float32, (2, 4, 3))]
 
 
 # ---------------------------------------------------------------- NumPy kernel vs LAPACK
@@ -100,8 +102,7 @@ def test_triangular_solve_float32(dtype):
     assert onp.asarray(out).dtype == dtype
 
 
-@pytest.mark.parametrize("dtype", FLOATS)
-@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("dtype,shape", DTYPE_SHAPES, ids=str)
 def test_lu_kernels_agree(dtype, shape):
     a = randn(*shape, dtype=dtype)
     check_primitive(linalg.lu, [a], **tols(dtype))
@@ -130,14 +131,17 @@ def test_lu_pivots_to_permutation():
     piv = onp.array([[2, 2, 2], [0, 1, 2]], onp.int32)
     out = check_primitive(lambda p: linalg.lu_pivots_to_permutation(p, 4), [piv], batch_size=0)
     onp.testing.assert_array_equal(onp.asarray(out), [[2, 0, 1, 3], [0, 1, 2, 3]])
+    with pytest.raises(TypeError, match=r"lax\.linalg\.lu_pivots_to_permutation requires int32"):
+        linalg.lu_pivots_to_permutation(piv.astype(onp.int64), 4)
+    with pytest.raises(ValueError, match=r"k <= permutation_size=2, got shape \(2, 3\)"):
+        linalg.lu_pivots_to_permutation(piv, 2)
 
 
 def _abs_all(*xs):
     return tuple(lax.abs(x) for x in xs)
 
 
-@pytest.mark.parametrize("dtype", FLOATS)
-@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("dtype,shape", DTYPE_SHAPES, ids=str)
 def test_qr_kernels_agree(dtype, shape):
     a = randn(*shape, dtype=dtype)
     # Columns of q (rows of r) are unique up to sign: compare absolute values.
@@ -154,8 +158,7 @@ def test_qr_kernels_agree(dtype, shape):
                                                                     + (k,)), **tols(dtype))
 
 
-@pytest.mark.parametrize("dtype", FLOATS)
-@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("dtype,shape", DTYPE_SHAPES, ids=str)
 def test_svd_kernels_agree(dtype, shape):
     a = randn(*shape, dtype=dtype)
     check_primitive(lambda x: linalg.svd(x, compute_uv=False), [a], **tols(dtype))

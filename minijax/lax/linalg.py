@@ -21,7 +21,8 @@ from .reductions import reduce_sum
 from .shapes import broadcast_in_dim, broadcasted_iota, full, transpose
 
 __all__ = ["cholesky", "triangular_solve", "lu", "qr", "svd", "eigh", "cholesky_p",
-           "triangular_solve_p", "lu_p", "qr_p", "svd_p", "eigh_p", "lu_pivots_to_permutation"]
+           "triangular_solve_p", "lu_p", "qr_p", "svd_p", "eigh_p", "lu_pivots_to_permutation",
+           "lu_pivots_to_permutation_p"]
 
 
 # ---------------------------------------------------------------- checks
@@ -492,34 +493,94 @@ def _lu_batch(axis_size, args, dims):
     return lu_p.bind(x), [0, 0, 0]
 
 
+lu_pivots_to_permutation_p = Primitive("lu_pivots_to_permutation")
+
+
 def lu_pivots_to_permutation(pivots, permutation_size):
     """The permutation (..., permutation_size) int32 that the row swaps ``pivots``
-    (``row i <-> row pivots[i]`` in order) apply to ``arange(permutation_size)``."""
-    aval = get_aval(pivots)
-    k = aval.shape[-1]
-    m = permutation_size
-    nb = aval.ndim - 1
-    shape = (*aval.shape[:-1], m)
-    idx = broadcasted_iota(np.int32, shape, nb)
-    perm = idx
-    zeros_k = full(aval.shape, 0, np.int32)
-    zeros_m = full(shape, 0, np.int32)
-    idx_k = broadcasted_iota(np.int32, aval.shape, nb)
+    (int32 (..., k): ``row i <-> row pivots[i]``, in order) apply to
+    ``arange(permutation_size)``."""
+    return lu_pivots_to_permutation_p.bind(pivots, permutation_size=int(permutation_size))
 
-    def pick(v, where, zeros):   # v[..., where] for a one-hot mask, batch-shaped
-        return reduce_sum(_where(where, v, zeros), (nb,))
 
-    def spread(s):
-        return broadcast_in_dim(s, shape, tuple(range(nb)))
-
+def _pivots_impl(pivots, *, permutation_size):
+    *batch, k = pivots.shape
+    nb = int(np.prod(batch, dtype=np.int64))
+    piv = pivots.reshape(nb, k)
+    perm = np.tile(np.arange(permutation_size, dtype=np.int32), (nb, 1))
+    rows = np.arange(nb)
     for i in range(k):
-        p = spread(pick(pivots, ew.eq(idx_k, full(aval.shape, i, np.int32)), zeros_k))
-        at_i = ew.eq(idx, full(shape, i, np.int32))
-        at_p = ew.eq(idx, p)
-        v_i = spread(pick(perm, at_i, zeros_m))
-        v_p = spread(pick(perm, at_p, zeros_m))
-        perm = _where(at_i, v_p, _where(at_p, v_i, perm))
-    return perm
+        p = piv[:, i]
+        perm_i, perm_p = perm[:, i].copy(), perm[rows, p].copy()
+        perm[:, i], perm[rows, p] = perm_p, perm_i
+    return [perm.reshape(*batch, permutation_size)]
+
+
+def _pivots_abstract_eval(pivots, *, permutation_size):
+    if pivots.dtype != np.int32:
+        raise TypeError(f"lax.linalg.lu_pivots_to_permutation requires int32 pivots, got "
+                        f"{pivots.dtype.name}")
+    if pivots.ndim < 1 or pivots.shape[-1] > permutation_size:
+        raise ValueError(f"lax.linalg.lu_pivots_to_permutation requires pivots of shape "
+                         f"(..., k) with k <= permutation_size={permutation_size}, got shape "
+                         f"{pivots.shape}")
+    return [ShapedArray((*pivots.shape[:-1], permutation_size), np.dtype(np.int32))]
+
+
+def _pivots_batch(axis_size, args, dims, *, permutation_size):
+    (p,) = _batch_all_front(axis_size, args, dims)
+    return [lu_pivots_to_permutation_p.bind(p, permutation_size=permutation_size)], [0]
+
+
+def _swap_step(i, perm, piv):
+    """One step of the loop: swap ``perm[..., i]`` and ``perm[..., piv[..., i]]``."""
+    pshape, shape = get_aval(piv).shape, get_aval(perm).shape
+    nb = len(shape) - 1
+
+    def pick(v, where):   # v[..., j] at the one position where ``where`` holds
+        return reduce_sum(_where(where, v, _zeros_like(v)), (nb,))
+
+    def spread(x):
+        return broadcast_in_dim(x, shape, tuple(range(nb)))
+
+    p = pick(piv, ew.eq(broadcasted_iota(np.int32, pshape, nb), broadcast_in_dim(i, pshape, ())))
+    idx = broadcasted_iota(np.int32, shape, nb)
+    at_i = ew.eq(idx, broadcast_in_dim(i, shape, ()))
+    at_p = ew.eq(idx, spread(p))
+    v_i, v_p = spread(pick(perm, at_i)), spread(pick(perm, at_p))
+    one = full((), 1, np.int32)
+    return [ew.add(i, one), _where(at_i, v_p, _where(at_p, v_i, perm)), piv]
+
+
+def _lower_pivots(ctx, piv, piv_aval, m):
+    """A ``stablehlo.while`` over the k pivots (program size independent of k)."""
+    shape = (*piv_aval.shape[:-1], m)
+    perm_aval = ShapedArray(shape, np.dtype(np.int32))
+    i_aval = ShapedArray((), np.dtype(np.int32))
+    perm0, = _inline(ctx, lambda: [broadcasted_iota(np.int32, shape, len(shape) - 1)], [], [])
+    types = [ir_type(i_aval), ir_type(perm_aval), ir_type(piv_aval)]
+    loop = hlo.WhileOp(types, [ir_constant(np.int32(0)), perm0, piv])
+    cond = loop.cond.blocks.append(*types)
+    with ir.InsertionPoint(cond):
+        hlo.return_([hlo.compare(cond.arguments[0], ir_constant(np.int32(piv_aval.shape[-1])),
+                                 hlo.ComparisonDirectionAttr.get("LT"),
+                                 compare_type=hlo.ComparisonTypeAttr.get("SIGNED"))])
+    body = loop.body.blocks.append(*types)
+    with ir.InsertionPoint(body):
+        hlo.return_(_inline(ctx, _swap_step, [i_aval, perm_aval, piv_aval],
+                            list(body.arguments)))
+    return loop.results[1]
+
+
+def _pivots_lower(ctx, pivots, *, permutation_size):
+    return [_lower_pivots(ctx, pivots, ctx.avals_in[0], permutation_size)]
+
+
+lu_pivots_to_permutation_p.impl = _pivots_impl
+lu_pivots_to_permutation_p.abstract_eval = _pivots_abstract_eval
+ad.defjvp_zero(lu_pivots_to_permutation_p)
+lu_pivots_to_permutation_p.batch = _pivots_batch
+lu_pivots_to_permutation_p.lower = _lapack_lowering(_pivots_impl, _pivots_lower)
 
 
 def _lu_lower(ctx, x):
@@ -528,12 +589,12 @@ def _lu_lower(ctx, x):
     info_aval = _info_aval(aval)
     lu_, piv, info = _lapack_call("getrf", aval.dtype, [x], [aval],
                                   [lu_aval, piv_aval, info_aval], aliases={0: 0})
-    m = aval.shape[-2]
 
     def post(lu_, piv, info):
         piv = ew.sub(piv, full(get_aval(piv).shape, 1, np.int32))   # LAPACK's are 1-based
-        return [_nan_where_failed(lu_, _ok(info, "ge")), piv, lu_pivots_to_permutation(piv, m)]
-    return _inline(ctx, post, [lu_aval, piv_aval, info_aval], [lu_, piv, info])
+        return [_nan_where_failed(lu_, _ok(info, "ge")), piv]
+    lu_, piv = _inline(ctx, post, [lu_aval, piv_aval, info_aval], [lu_, piv, info])
+    return [lu_, piv, _lower_pivots(ctx, piv, piv_aval, aval.shape[-2])]
 
 
 lu_p.impl = _lu_impl
