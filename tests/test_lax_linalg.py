@@ -259,9 +259,11 @@ def test_qr_grads(shape, full):
     check_grads(lambda x: linalg.qr(x, full_matrices=full), [well_conditioned(*shape)], order=2)
 
 
-def test_qr_full_tall_grad_is_not_implemented():
-    with pytest.raises(NotImplementedError, match="full_matrices"):
-        minijax.jvp(lambda x: linalg.qr(x)[0], (randn(4, 3),), (randn(4, 3),))
+def test_qr_full_tall_grads():
+    a = well_conditioned(4, 2)
+    check_grads(lambda x: linalg.qr(x, full_matrices=True), [a], order=1)
+    check_grads(lambda x: linalg.qr(x, full_matrices=True), [well_conditioned(2, 3, 2)],
+                order=1, modes=("fwd",))
 
 
 @pytest.mark.parametrize("shape", [(3, 3), (4, 3), (3, 4), (2, 3, 3)])

@@ -109,6 +109,8 @@ def _cols(x, start, size):
     zero padding, exact (a select and a one-term sum, not a product)."""
     aval = get_aval(x)
     n = aval.shape[-1]
+    if start == 0 and size == n:
+        return x
     shape = (*aval.shape, size)
     b = broadcast_in_dim(x, shape, tuple(range(aval.ndim)))
     hit = np.arange(n)[:, None] == start + np.arange(size)[None, :]
@@ -137,6 +139,14 @@ def _nan_where_failed(x, ok):
     aval = get_aval(x)
     okb = broadcast_in_dim(ok, aval.shape, tuple(range(get_aval(ok).ndim)))
     return _where(okb, x, full(aval.shape, np.nan, aval.dtype))
+
+
+def _solve(a, b):
+    """``a⁻¹ b`` for square ``a`` via ``lu`` (batch axes of a and b agree)."""
+    lu_, _, perm = lu_p.bind(a)
+    pb = _matmul(_permutation_matrix(perm, get_aval(a).dtype), b)
+    y = triangular_solve(lu_, pb, left_side=True, lower=True, unit_diagonal=True)
+    return triangular_solve(lu_, y, left_side=True, lower=False)
 
 
 def _batch_all_front(axis_size, args, dims):
@@ -650,11 +660,23 @@ def _qr_jvp(primals, tangents, *, full_matrices):
         dq, dr1 = _thin_qr_jvp(q, _cols(r, 0, m), dx1)
         dr2 = ew.add(_matmul(_T(dq), x2), _matmul(_T(q), dx2))
         return [q, r], [dq, ew.add(_cols(dr1, 0, n), _cols(dr2, -m, n))]
-    if full_matrices and m > n:
-        raise NotImplementedError("the derivative of lax.linalg.qr with full_matrices=True is "
-                                  "implemented for m <= n only; use full_matrices=False")
-    dq, dr = _thin_qr_jvp(q, r, dx)
-    return [q, r], [dq, dr]
+    if not full_matrices or m == n:
+        dq, dr = _thin_qr_jvp(q, r, dx)
+        return [q, r], [dq, dr]
+    # Tall, complete: the thin part as above; the last m - n columns of q follow from
+    # Roberts & Roberts (arXiv:2409.13374, eqs. 32-33), with z = q_pn (q_nn - I)⁻¹.
+    p = m - n
+    q_mn, q_mp = _cols(q, 0, n), _cols(q, n, p)
+    dq_mn, dr_nn = _thin_qr_jvp(q_mn, _rows(r, 0, n), dx)
+    q_nn, q_pn = _rows(q_mn, 0, n), _rows(q_mn, n, p)
+    dq_nn, dq_pn = _rows(dq_mn, 0, n), _rows(dq_mn, n, p)
+    z_t = _solve(_T(ew.sub(q_nn, _eye_like(q_nn))), _T(q_pn))        # zᵀ (n, p)
+    z = _T(z_t)
+    dq_mp = ew.sub(_matmul(dq_mn, z_t),
+                   _matmul(ew.add(q_mn, _matmul(q_mp, z)),
+                           _T(ew.sub(dq_pn, _matmul(z, dq_nn)))))
+    dq = ew.add(_cols(dq_mn, 0, m), _cols(dq_mp, -n, m))
+    return [q, r], [dq, _rows(dr_nn, 0, m)]
 
 
 def _qr_batch(axis_size, args, dims, *, full_matrices):

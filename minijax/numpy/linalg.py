@@ -16,7 +16,7 @@ import numpy as _np
 from .. import dtypes, lax
 from ..core import get_aval, get_concrete
 from ..lax import linalg as _lax_linalg
-from ..lax.linalg import _cols, _diagonal, _mask, _permutation_matrix, _T, _where
+from ..lax.linalg import _cols, _diagonal, _mask, _solve, _T, _where
 from ..util import canonicalize_axis
 from ._core import broadcast_shapes, promote, to_array
 from ._linalg import matmul as _matmul, outer as _outer, tensordot as _tensordot
@@ -184,20 +184,6 @@ def eigvalsh(a, UPLO="L"):
 
 # ---------------------------------------------------------------- solve, inv, det
 
-def _lu_solve(lu, perm, b):
-    """Solve ``a x = b`` given ``lu(a)`` (batch axes of lu and b agree)."""
-    pb = lax.dot_general(_permutation_matrix(perm, get_aval(lu).dtype), b,
-                         _batched_mm_dims(get_aval(b).ndim))
-    y = _lax_linalg.triangular_solve(lu, pb, left_side=True, lower=True, unit_diagonal=True)
-    return _lax_linalg.triangular_solve(lu, y, left_side=True, lower=False)
-
-
-def _batched_mm_dims(ndim):
-    nb = ndim - 2
-    bd = tuple(range(nb))
-    return (((nb + 1,), (nb,)), (bd, bd))
-
-
 def solve(a, b):
     """Solve ``a @ x = b`` for ``x``; ``b`` is (..., n) only when it is 1-d, else
     (..., n, k) (NumPy 2 semantics), with broadcasting of batch axes."""
@@ -214,8 +200,7 @@ def solve(a, b):
                          f"shape {sa} (b must be (..., {n}, k) or ({n},))")
     batch = broadcast_shapes(sa[:-2], sb2[:-2], name="solve batch axes")
     a, b = _batch_broadcast(a, batch), _batch_broadcast(b, batch)
-    lu, _, perm = _lax_linalg.lu(a)
-    x = _lu_solve(lu, perm, b)
+    x = _solve(a, b)
     return lax.squeeze(x, (get_aval(x).ndim - 1,)) if vector else x
 
 
@@ -224,8 +209,7 @@ def inv(a):
     a = _float("inv", a)
     _square("inv", a)
     aval = get_aval(a)
-    lu, _, perm = _lax_linalg.lu(a)
-    return _lu_solve(lu, perm, _eye_batch(aval.shape[-1], aval.dtype, aval.shape[:-2]))
+    return _solve(a, _eye_batch(aval.shape[-1], aval.dtype, aval.shape[:-2]))
 
 
 def slogdet(a):
