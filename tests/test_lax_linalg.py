@@ -198,6 +198,29 @@ def test_eigh_reads_one_triangle():
             onp.testing.assert_allclose(onp.asarray(w), onp.linalg.eigvalsh(a), rtol=1e-10)
 
 
+EDGE_FNS = {
+    "cholesky": linalg.cholesky,
+    "qr_r": lambda x: lax.abs(linalg.qr(x)[1]),
+    "svd_s": lambda x: linalg.svd(x, compute_uv=False),
+    "eigh_w": lambda x: linalg.eigh(x)[1],
+    "trsm": lambda x: linalg.triangular_solve(x, x, left_side=True, lower=True),
+    "trsm_right_upper": lambda x: linalg.triangular_solve(x, x, lower=False),
+}
+
+
+@pytest.mark.parametrize("name", EDGE_FNS)
+@pytest.mark.parametrize("value", [onp.nan, onp.inf, -onp.inf])
+def test_non_finite_entries(name, value):
+    # Matrix 0 is fine; matrix 1 has a non-finite entry on, below or above the diagonal.
+    # NaN results must appear in the same places for the NumPy kernels and LAPACK.
+    a = spd((3, 3))
+    for i in (0, 3, 7):
+        x = onp.stack([a, a])
+        x[1].flat[i] = value
+        with onp.errstate(all="ignore"):
+            check_primitive(EDGE_FNS[name], [x], batch_size=0, rtol=1e-10, atol=1e-12)
+
+
 @pytest.mark.parametrize("fn,shape", [
     (linalg.cholesky, (0, 0)), (linalg.cholesky, (2, 0, 0)), (linalg.cholesky, (0, 3, 3)),
     (linalg.lu, (3, 0)), (linalg.lu, (0, 2)),

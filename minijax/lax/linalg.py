@@ -235,6 +235,33 @@ def _ok(info, cmp="eq"):
     return ew.eq(info, zero) if cmp == "eq" else ew.ge(info, zero)
 
 
+def _per_matrix(kernel, x):
+    """``kernel(x)`` (a list of arrays); if NumPy raises LinAlgError (no convergence,
+    e.g. with NaN), retry matrix by matrix and give NaN results where it fails, as the
+    LAPACK lowering does."""
+    with np.errstate(all="ignore"):
+        try:
+            return kernel(x)
+        except np.linalg.LinAlgError:
+            pass
+        flat = x.reshape(-1, *x.shape[-2:])
+        results = []
+        for a in flat:
+            try:
+                results.append(kernel(a))
+            except np.linalg.LinAlgError:
+                results.append(None)
+        good = next((r for r in results if r is not None), None)
+        if good is None:
+            good = kernel(np.eye(*x.shape[-2:], dtype=x.dtype))
+        outs = []
+        for i, like in enumerate(good):
+            stacked = np.stack([r[i] if r is not None else np.full_like(like, np.nan)
+                                for r in results])
+            outs.append(stacked.reshape(*x.shape[:-2], *like.shape))
+        return outs
+
+
 # ---------------------------------------------------------------- cholesky
 
 cholesky_p = Primitive("cholesky")
@@ -251,19 +278,7 @@ def cholesky(x, *, symmetrize_input=True):
 
 
 def _cholesky_impl(x):
-    with np.errstate(all="ignore"):
-        try:
-            return [np.linalg.cholesky(x)]
-        except np.linalg.LinAlgError:
-            pass
-        flat = x.reshape(-1, *x.shape[-2:])
-        out = np.empty_like(flat)
-        for i, a in enumerate(flat):
-            try:
-                out[i] = np.linalg.cholesky(a)
-            except np.linalg.LinAlgError:
-                out[i] = np.nan
-        return [out.reshape(x.shape)]
+    return _per_matrix(lambda a: [np.linalg.cholesky(a)], x)
 
 
 def _cholesky_abstract_eval(x):
@@ -337,7 +352,8 @@ def _substitute(t, b, lower):
     n = t.shape[-1]
     x = np.zeros(b.shape, np.result_type(t, b))
     for i in (range(n) if lower else range(n - 1, -1, -1)):
-        acc = np.matmul(t[..., i:i + 1, :], x)[..., 0, :]
+        done = slice(0, i) if lower else slice(i + 1, n)     # the solved rows only
+        acc = np.matmul(t[..., i:i + 1, done], x[..., done, :])[..., 0, :]
         x[..., i, :] = (b[..., i, :] - acc) / t[..., i, i][..., None]
     return x
 
@@ -443,7 +459,9 @@ def _lu_impl(x):
     rows = np.arange(nb)
     with np.errstate(all="ignore"):
         for j in range(k):
-            p = j + np.argmax(np.abs(a[:, j:, j]), axis=1)
+            # LAPACK's i?amax never picks a NaN (its comparisons are false) unless first
+            col = np.abs(a[:, j:, j])
+            p = j + np.argmax(np.where(np.isnan(col), -1, col), axis=1)
             pivots[:, j] = p
             row_j, row_p = a[:, j, :].copy(), a[rows, p, :].copy()
             a[:, j, :], a[rows, p, :] = row_p, row_j
@@ -731,11 +749,13 @@ def svd(x, *, full_matrices=True, compute_uv=True):
 
 
 def _svd_impl(x, *, full_matrices, compute_uv):
-    with np.errstate(all="ignore"):
-        if not compute_uv:
-            return [np.linalg.svd(x, compute_uv=False)]
-        u, s, vh = np.linalg.svd(x, full_matrices=full_matrices)
+    if not compute_uv:
+        return _per_matrix(lambda a: [np.linalg.svd(a, compute_uv=False)], x)
+
+    def kernel(a):
+        u, s, vh = np.linalg.svd(a, full_matrices=full_matrices)
         return [s, u, vh]
+    return _per_matrix(kernel, x)
 
 
 def _svd_abstract_eval(x, *, full_matrices, compute_uv):
@@ -845,9 +865,10 @@ def eigh(x, *, lower=True, symmetrize_input=True):
 
 
 def _eigh_impl(x, *, lower):
-    with np.errstate(all="ignore"):
-        w, v = np.linalg.eigh(x, UPLO="L" if lower else "U")
-    return [v, w]
+    def kernel(a):
+        w, v = np.linalg.eigh(a, UPLO="L" if lower else "U")
+        return [v, w]
+    return _per_matrix(kernel, x)
 
 
 def _eigh_abstract_eval(x, *, lower):
