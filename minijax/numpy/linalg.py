@@ -24,7 +24,8 @@ from ._linalg import matmul as _matmul, outer as _outer, tensordot as _tensordot
 __all__ = ["LinAlgError", "cholesky", "qr", "svd", "svdvals", "eigh", "eigvalsh", "solve",
            "inv", "det", "slogdet", "matrix_rank", "pinv", "norm", "matrix_norm",
            "vector_norm", "lstsq", "matrix_power", "multi_dot", "cross", "outer", "trace",
-           "diagonal", "tensordot", "vecdot", "matmul", "matrix_transpose", "cond"]
+           "diagonal", "tensordot", "vecdot", "matmul", "matrix_transpose", "cond",
+           "tensorinv", "tensorsolve"]
 
 LinAlgError = _np.linalg.LinAlgError   # a ValueError
 
@@ -210,6 +211,40 @@ def inv(a):
     _square("inv", a)
     aval = get_aval(a)
     return _solve(a, _eye_batch(aval.shape[-1], aval.dtype, aval.shape[:-2]))
+
+
+def tensorinv(a, ind=2):
+    """The inverse of ``a`` seen as a square matrix of ``a.shape[:ind]`` by
+    ``a.shape[ind:]``; the result has shape ``a.shape[ind:] + a.shape[:ind]``."""
+    a = _float("tensorinv", a)
+    shape = get_aval(a).shape
+    if ind <= 0:
+        raise ValueError("Invalid ind argument.")
+    rows = int(_np.prod(shape[:ind], dtype=_np.int64))
+    cols = int(_np.prod(shape[ind:], dtype=_np.int64))
+    if rows != cols:
+        raise LinAlgError(f"minijax.numpy.linalg.tensorinv: a of shape {shape} is not square "
+                          f"as a ({rows}, {cols}) matrix with ind={ind}")
+    return lax.reshape(inv(lax.reshape(a, (rows, cols))), (*shape[ind:], *shape[:ind]))
+
+
+def tensorsolve(a, b, axes=None):
+    """Solve ``tensordot(a, x, axes=x.ndim) = b`` for ``x`` (NumPy's ``tensorsolve``)."""
+    a, b = _float("tensorsolve", a, b)
+    nd = get_aval(a).ndim
+    if axes is not None:
+        order = [i for i in range(nd) if i not in [canonicalize_axis(x, nd) for x in axes]]
+        order += [canonicalize_axis(x, nd) for x in axes]
+        a = lax.transpose(a, tuple(order))
+    shape, bshape = get_aval(a).shape, get_aval(b).shape
+    x_shape = shape[len(bshape):]
+    rows = int(_np.prod(bshape, dtype=_np.int64))
+    cols = int(_np.prod(x_shape, dtype=_np.int64))
+    if shape[:len(bshape)] != bshape or rows != cols:
+        raise LinAlgError(f"minijax.numpy.linalg.tensorsolve: a of shape {shape} and b of "
+                          f"shape {bshape} do not form a square system")
+    x = solve(lax.reshape(a, (rows, cols)), lax.reshape(b, (rows,)))
+    return lax.reshape(x, x_shape)
 
 
 def slogdet(a):
