@@ -783,7 +783,7 @@ def _svd_jvp(primals, tangents, *, full_matrices, compute_uv):
     ds = _diagonal(ds_mat)
     if not compute_uv:
         return [s], [ds]
-    primal = svd_p.bind(a, full_matrices=full_matrices, compute_uv=True)
+    primal = [s, u, vt]      # full_matrices only for square matrices: the same factors
     k = min(m, n)
     aval_kk = ShapedArray((*get_aval(s).shape, k), get_aval(s).dtype)
     s_row = broadcast_in_dim(s, aval_kk.shape, (*range(get_aval(s).ndim - 1), aval_kk.ndim - 1))
