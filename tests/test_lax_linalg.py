@@ -251,6 +251,18 @@ def test_vmap_triangular_solve_one_operand_unbatched():
         onp.testing.assert_allclose(onp.asarray(out)[:, i], onp.asarray(f(bs[i])), rtol=1e-12)
 
 
+def test_vmap_of_numpy_linalg_composites():
+    a, bs = well_conditioned(3, 3), randn(3, 4, 2)
+    out = minijax.vmap(np.linalg.solve, in_axes=(None, 1), out_axes=2)(a, bs)
+    for i in range(4):
+        onp.testing.assert_allclose(onp.asarray(out)[:, :, i], onp.linalg.solve(a, bs[:, i]),
+                                    rtol=1e-10)
+    many = well_conditioned(3, 2, 3).transpose(1, 0, 2)        # batch along axis 1
+    dets = minijax.vmap(np.linalg.det, in_axes=1)(many)
+    onp.testing.assert_allclose(onp.asarray(dets), onp.linalg.det(many.transpose(1, 0, 2)),
+                                rtol=1e-10)
+
+
 # ---------------------------------------------------------------- derivatives
 
 def test_cholesky_grads():
@@ -293,10 +305,12 @@ def test_svd_grads(shape):
     a = well_conditioned(*shape)
     check_grads(lambda x: linalg.svd(x, compute_uv=False), [a], order=2)
 
-    def invariant(x):      # sign-invariant functions of u and v
-        u, s, vt = linalg.svd(x, full_matrices=False)
+    def invariant(x, full=False):      # sign-invariant functions of u and v
+        u, s, vt = linalg.svd(x, full_matrices=full)
         return u * u, s, vt * vt
     check_grads(invariant, [a], order=1)
+    if shape[-1] == shape[-2]:
+        check_grads(lambda x: invariant(x, True), [a], order=1)
 
 
 def test_eigh_grads():
