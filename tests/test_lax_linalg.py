@@ -257,7 +257,7 @@ def test_vmap_of_numpy_linalg_composites():
     for i in range(4):
         onp.testing.assert_allclose(onp.asarray(out)[:, :, i], onp.linalg.solve(a, bs[:, i]),
                                     rtol=1e-10)
-    many = well_conditioned(3, 2, 3).transpose(1, 0, 2)        # batch along axis 1
+    many = well_conditioned(2, 3, 3).transpose(1, 0, 2)        # batch along axis 1
     dets = minijax.vmap(np.linalg.det, in_axes=1)(many)
     onp.testing.assert_allclose(onp.asarray(dets), onp.linalg.det(many.transpose(1, 0, 2)),
                                 rtol=1e-10)
