@@ -241,6 +241,51 @@ def test_jit_lowers_to_lapack_custom_calls():
         assert f"lapack_d{target}_ffi" in text
 
 
+COMPLEX = [onp.complex64, onp.complex128]
+
+
+def crandn(*shape, dtype=onp.complex128):
+    return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
+
+
+def H(x):
+    return T(x).conj()
+
+
+@pytest.mark.parametrize("dtype", COMPLEX)
+def test_complex_kernels_agree(dtype):
+    tol = dict(rtol=1e-4, atol=1e-5) if dtype == onp.complex64 else dict(rtol=1e-10, atol=1e-12)
+    a, m = crandn(2, 3, 3, dtype=dtype), crandn(2, 4, 3, dtype=dtype)
+    herm = (a @ H(a) + 3 * onp.eye(3)).astype(dtype)
+    tri = (a + 3 * onp.eye(3)).astype(dtype)
+    check_primitive(linalg.cholesky, [herm], **tol)
+    check_primitive(lambda x, b: linalg.triangular_solve(x, b, left_side=True, lower=True,
+                                                         transpose_a=True, conjugate_a=True),
+                    [tri, a], **tol)
+    check_primitive(lambda x, b: linalg.triangular_solve(x, b, conjugate_a=True), [tri, a], **tol)
+    check_primitive(linalg.lu, [m], **tol)
+    check_primitive(lambda x: _abs_all(*linalg.qr(x, full_matrices=False)), [m], **tol)
+    check_primitive(lambda x: _abs_all(*linalg.svd(x, full_matrices=False)), [m], **tol)
+    check_primitive(lambda x: linalg.eigh(x)[1], [herm], **tol)
+    L = onp.asarray(minijax.jit(linalg.cholesky)(herm))
+    onp.testing.assert_allclose(L @ H(L), herm, **tol)
+    q, r = (onp.asarray(t) for t in minijax.jit(linalg.qr)(m))
+    onp.testing.assert_allclose(q @ r, m, **tol)
+    u, sv, vh = (onp.asarray(t) for t in minijax.jit(
+        lambda x: linalg.svd(x, full_matrices=False))(m))
+    assert sv.dtype == onp.finfo(dtype).dtype
+    onp.testing.assert_allclose((u * sv[..., None, :]) @ vh, m, **tol)
+    v, w = (onp.asarray(t) for t in minijax.jit(linalg.eigh)(herm))
+    assert w.dtype == onp.finfo(dtype).dtype
+    onp.testing.assert_allclose(herm @ v, v * w[..., None, :], **tol)
+
+
+def test_complex_derivatives_not_implemented_say_so():
+    herm = onp.eye(2, dtype=onp.complex128)
+    with pytest.raises(NotImplementedError, match="cholesky is implemented for real dtypes"):
+        minijax.jvp(linalg.cholesky, (herm,), (herm,))
+
+
 # ---------------------------------------------------------------- vmap of non-leading axes
 
 def test_vmap_triangular_solve_one_operand_unbatched():
@@ -427,6 +472,16 @@ NUMPY_CASES = [
     ("inv_float32", lambda m, a: m.linalg.inv(a), [A.astype(onp.float32)]),
     ("det_float32", lambda m, a: m.linalg.det(a), [A.astype(onp.float32)]),
     ("svdvals_float32", lambda m, a: m.linalg.svdvals(a), [M.astype(onp.float32)]),
+    ("solve_complex", lambda m, a, b: m.linalg.solve(a, b), [A + 1j * B[..., :1], B + 0j]),
+    ("inv_complex", lambda m, a: m.linalg.inv(a), [(A + 1j * A[::-1]).astype(onp.complex64)]),
+    ("cholesky_complex", lambda m, a: m.linalg.cholesky(a),
+     [S + 1j * (A - onp.swapaxes(A, -1, -2))]),
+    ("cholesky_complex_upper", lambda m, a: m.linalg.cholesky(a, upper=True),
+     [S + 1j * (A - onp.swapaxes(A, -1, -2))]),
+    ("eigvalsh_complex", lambda m, a: m.linalg.eigvalsh(a),
+     [S + 1j * (A - onp.swapaxes(A, -1, -2))]),
+    ("svdvals_complex", lambda m, a: m.linalg.svdvals(a), [M + 1j * M[::-1]]),
+    ("matrix_rank_complex", lambda m, a: m.linalg.matrix_rank(a), [M + 1j * M[::-1]]),
 ]
 NORM_ORDS = [(o, (1, 2)) for o in (None, "fro", "nuc", onp.inf, -onp.inf, 1, -1, 2, -2)] + \
     [(o, 1) for o in (None, onp.inf, -onp.inf, 0, 1, -1, 2, 3, 0.5)]
@@ -438,7 +493,7 @@ NUMPY_CASES += [(f"norm_{o}_{ax}", (lambda o, ax: lambda m, a: m.linalg.norm(a, 
 def test_numpy_linalg_matches_numpy(name, fn, args):
     expected = fn(onp, *args)
     expected = expected if isinstance(expected, tuple) else (expected,)
-    f32 = any(onp.asarray(a).dtype == onp.float32 for a in args)
+    f32 = any(onp.asarray(a).dtype in (onp.float32, onp.complex64) for a in args)
     tol = dict(rtol=1e-4, atol=1e-5) if f32 else dict(rtol=1e-9, atol=1e-11)
     for got in (fn(np, *args), minijax.jit(lambda *a: fn(np, *a))(*args)):
         got = got if isinstance(got, tuple) else (got,)
@@ -510,7 +565,13 @@ def test_numpy_linalg_errors(name):
         fn(onp.ones((2, 3)), *extra)
     with pytest.raises(TypeError, match="float16"):
         fn(onp.eye(2, dtype=onp.float16), *extra)
-    with pytest.raises(TypeError, match="complex"):
+
+
+@pytest.mark.parametrize("name", ["det", "slogdet", "pinv", "norm", "lstsq"])
+def test_numpy_linalg_complex_not_supported_yet(name):
+    fn = getattr(np.linalg, name)
+    extra = (onp.ones(2),) if name == "lstsq" else ()
+    with pytest.raises(TypeError, match=rf"linalg\.{name} does not support complex"):
         fn(onp.eye(2, dtype=onp.complex128), *extra)
 
 

@@ -1,7 +1,8 @@
 """Linear algebra primitives, named as ``jax.lax.linalg``: cholesky, triangular_solve,
 lu, qr, svd and eigh.
 
-Operands are batches of matrices ``(..., m, n)`` of float32 or float64. Eagerly on the
+Operands are batches of matrices ``(..., m, n)`` of float32, float64, complex64 or
+complex128 (derivatives: real dtypes, and lu / triangular_solve). Eagerly on the
 CPU they run NumPy (``numpy.linalg``, or short loops over columns below); under ``jit``
 they lower to the LAPACK FFI kernels that ship in jaxlib (column-major custom calls),
 post-processed as JAX does: a factorization that fails gives NaN.
@@ -12,10 +13,11 @@ import numpy as np
 from ..core import Primitive, get_aval
 from ..core.avals import ShapedArray
 from ..interpreters import ad, batching
-from ..interpreters.lowering import hlo, ir, ir_constant, ir_type, jaxpr_subcomp
+from .. import dtypes
+from ..interpreters.lowering import chlo, hlo, ir, ir_constant, ir_type, jaxpr_subcomp
 from ..runtime.xla_bridge import lapack_target
 from . import elementwise as ew
-from ._helpers import FLOAT, check_kinds, constant
+from ._helpers import INEXACT, check_kinds, constant
 from .dot import dot_general
 from .reductions import reduce_sum
 from .shapes import broadcast_in_dim, broadcasted_iota, full, transpose
@@ -28,13 +30,23 @@ __all__ = ["cholesky", "triangular_solve", "lu", "qr", "svd", "eigh", "cholesky_
 # ---------------------------------------------------------------- checks
 
 def _check_matrix(name, aval, square=False, operand="operand"):
-    check_kinds(f"linalg.{name}", aval, FLOAT, operand)
+    check_kinds(f"linalg.{name}", aval, INEXACT, operand)
     if aval.ndim < 2:
         raise ValueError(f"lax.linalg.{name} requires a (batch of) matrices of rank >= 2, got "
                          f"{operand} of shape {aval.shape}")
     if square and aval.shape[-1] != aval.shape[-2]:
         raise ValueError(f"lax.linalg.{name} requires square matrices (..., n, n), got "
                          f"{operand} of shape {aval.shape}")
+
+
+def _real_only_jvp(name, x):
+    if dtypes.kind(get_aval(x).dtype) == "c":
+        raise NotImplementedError(f"the derivative of lax.linalg.{name} is implemented for "
+                                  f"real dtypes only, got {get_aval(x).dtype.name}")
+
+
+def _is_complex(x):
+    return dtypes.kind(get_aval(x).dtype) == "c"
 
 
 # ---------------------------------------------------------------- matrix helpers (lax)
@@ -272,7 +284,7 @@ def cholesky(x, *, symmetrize_input=True):
     matrices ``x`` (..., n, n); NaN where ``x`` is not positive definite. Only the lower
     triangle is read; with ``symmetrize_input`` ``x`` is first replaced by ``(x + xᵀ)/2``."""
     _check_matrix("cholesky", get_aval(x), square=True)
-    if symmetrize_input:
+    if symmetrize_input and not _is_complex(x):   # (complex: the lower triangle is used)
         x = symmetrize(x)
     return cholesky_p.bind(x)
 
@@ -300,6 +312,7 @@ def _cholesky_jvp(primals, tangents):
     L = cholesky_p.bind(x)
     if type(g) is ad.Zero:
         return [L], [g]
+    _real_only_jvp("cholesky", x)
     # L⁻¹ dA L⁻ᵀ, then L Φ(·) (Murray 2016, arXiv:1602.07527); the kernel reads only the
     # lower triangle of x, so dA is the symmetric matrix that triangle defines.
     g = _symmetric_tangent(g, lower=True)
@@ -393,6 +406,8 @@ def _trsm_abstract_eval(a, b, *, left_side, lower, transpose_a, conjugate_a, uni
 
 
 def _trsm_jvp_a(g, ans, a, b, *, left_side, lower, transpose_a, conjugate_a, unit_diagonal):
+    if conjugate_a and _is_complex(a):
+        _real_only_jvp("triangular_solve with conjugate_a", a)
     k = 1 if unit_diagonal else 0
     g = ew.neg(_tril(g, -k) if lower else _triu(g, k))
     if transpose_a:
@@ -420,6 +435,8 @@ def _trsm_batch(axis_size, args, dims, **params):
 
 def _trsm_lower(ctx, a, b, *, left_side, lower, transpose_a, conjugate_a, unit_diagonal):
     a_aval, b_aval = ctx.avals_in
+    if conjugate_a and not transpose_a and dtypes.kind(a_aval.dtype) == "c":
+        a = chlo.conj(a)
     trans = ("C" if conjugate_a else "T") if transpose_a else "N"
     return _lapack_call("trsm", a_aval.dtype, [a, b], [a_aval, b_aval], [b_aval],
                         aliases={1: 0}, side="L" if left_side else "R",
@@ -457,10 +474,13 @@ def _lu_impl(x):
     pivots = np.zeros((nb, k), np.int32)
     perm = np.tile(np.arange(m, dtype=np.int32), (nb, 1))
     rows = np.arange(nb)
+    complex_ = a.dtype.kind == "c"
     with np.errstate(all="ignore"):
         for j in range(k):
-            # LAPACK's i?amax never picks a NaN (its comparisons are false) unless first
-            col = np.abs(a[:, j:, j])
+            # LAPACK's i?amax measures |re| + |im| and never picks a NaN (its comparisons
+            # are false) unless first
+            col = a[:, j:, j]
+            col = np.abs(col.real) + np.abs(col.imag) if complex_ else np.abs(col)
             p = j + np.argmax(np.where(np.isnan(col), -1, col), axis=1)
             pivots[:, j] = p
             row_j, row_p = a[:, j, :].copy(), a[rows, p, :].copy()
@@ -670,6 +690,7 @@ def _thin_qr_jvp(q, r, dx):
 def _qr_jvp(primals, tangents, *, full_matrices):
     (x,), (dx,) = primals, tangents
     q, r = qr_p.bind(x, full_matrices=full_matrices)
+    _real_only_jvp("qr", x)
     dx = ad.instantiate(dx)
     m, n = get_aval(x).shape[-2:]
     if m < n:
@@ -718,7 +739,8 @@ def _qr_lower(ctx, x, *, full_matrices):
         h = hlo.pad(a, zero, pad, [0] * (aval.ndim - 1) + [m - n], pad)
     else:
         h, h_aval = a, aval
-    q, = _lapack_call("orgqr", aval.dtype, [h, taus], [h_aval, tau_aval], [h_aval],
+    orgqr = "ungqr" if dtypes.kind(aval.dtype) == "c" else "orgqr"
+    q, = _lapack_call(orgqr, aval.dtype, [h, taus], [h_aval, tau_aval], [h_aval],
                       aliases={0: 0})
     if not full_matrices and m > n:
         a, aval = _hlo_slice(a, aval, (n, n))
@@ -762,7 +784,7 @@ def _svd_abstract_eval(x, *, full_matrices, compute_uv):
     _check_matrix("svd", x)
     *batch, m, n = x.shape
     k = min(m, n)
-    s = ShapedArray((*batch, k), x.dtype)
+    s = ShapedArray((*batch, k), dtypes.real_dtype(x.dtype))
     if not compute_uv:
         return [s]
     return [s, ShapedArray((*batch, m, m if full_matrices else k), x.dtype),
@@ -776,6 +798,7 @@ def _svd_jvp(primals, tangents, *, full_matrices, compute_uv):
         raise NotImplementedError("the derivative of lax.linalg.svd with compute_uv and "
                                   "full_matrices is implemented for square matrices only; "
                                   "use full_matrices=False")
+    _real_only_jvp("svd", a)
     s, u, vt = svd_p.bind(a, full_matrices=False, compute_uv=True)
     da = ad.instantiate(da)
     ut, v = _T(u), _T(vt)
@@ -826,7 +849,7 @@ def _svd_lower(ctx, x, *, full_matrices, compute_uv):
     *batch, m, n = aval.shape
     k = min(m, n)
     full_uv = full_matrices and compute_uv
-    s_aval = ShapedArray((*batch, k), aval.dtype)
+    s_aval = ShapedArray((*batch, k), dtypes.real_dtype(aval.dtype))
     u_aval = ShapedArray((*batch, m, m if full_uv else k), aval.dtype)
     vt_aval = ShapedArray((*batch, n if full_uv else k, n), aval.dtype)
     info_aval = _info_aval(aval)
@@ -859,7 +882,7 @@ def eigh(x, *, lower=True, symmetrize_input=True):
     (``x @ v = v * w``). Only the lower (``lower``) or upper triangle is read; with
     ``symmetrize_input`` ``x`` is first replaced by ``(x + xᵀ)/2``."""
     _check_matrix("eigh", get_aval(x), square=True)
-    if symmetrize_input:
+    if symmetrize_input and not _is_complex(x):   # (complex: one triangle is used)
         x = symmetrize(x)
     return tuple(eigh_p.bind(x, lower=bool(lower)))
 
@@ -873,7 +896,7 @@ def _eigh_impl(x, *, lower):
 
 def _eigh_abstract_eval(x, *, lower):
     _check_matrix("eigh", x, square=True)
-    return [x.strip_weak_type(), ShapedArray(x.shape[:-1], x.dtype)]
+    return [x.strip_weak_type(), ShapedArray(x.shape[:-1], dtypes.real_dtype(x.dtype))]
 
 
 def _eigh_jvp(primals, tangents, *, lower):
@@ -882,6 +905,7 @@ def _eigh_jvp(primals, tangents, *, lower):
     if type(g) is ad.Zero:
         return [v, w], [ad.Zero(ad.tangent_aval(get_aval(v))),
                         ad.Zero(ad.tangent_aval(get_aval(w)))]
+    _real_only_jvp("eigh", a)
     # Distinct eigenvalues: dw = diag(vᵀ dA v), dv = v (F ∘ vᵀ dA v),
     # F_ij = 1 / (w_j - w_i) off the diagonal, 0 on it.
     g = _symmetric_tangent(g, lower)
@@ -904,7 +928,8 @@ def _eigh_lower(ctx, x, *, lower):
     aval, = ctx.avals_in
     v_aval, w_aval = ctx.avals_out
     info_aval = _info_aval(aval)
-    v, w, info = _lapack_call("syevd", aval.dtype, [x], [aval], [v_aval, w_aval, info_aval],
+    syevd = "heevd" if dtypes.kind(aval.dtype) == "c" else "syevd"
+    v, w, info = _lapack_call(syevd, aval.dtype, [x], [aval], [v_aval, w_aval, info_aval],
                               aliases={0: 0}, uplo="L" if lower else "U", mode="V")
     return _inline(ctx, lambda v, w, i: [_nan_where_failed(v, _ok(i)),
                                          _nan_where_failed(w, _ok(i))],

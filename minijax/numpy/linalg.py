@@ -60,20 +60,20 @@ class LstsqResult(NamedTuple):
 
 # ---------------------------------------------------------------- argument handling
 
-def _float(name, *arrays):
-    """Arrays promoted to one floating dtype (integers and bools become the default
-    float, as NumPy's linalg does)."""
+def _float(name, *arrays, complex_ok=False):
+    """Arrays promoted to one inexact dtype (integers and bools become the default
+    float, as NumPy's linalg does); complex only where ``complex_ok``."""
     arrays = [to_array(a) for a in arrays]
     for a in arrays:
         dt = get_aval(a).dtype
-        if dt.kind == "c":
+        if dt.kind == "c" and not complex_ok:
             raise TypeError(f"minijax.numpy.linalg.{name} does not support complex arrays yet "
                             f"(got {dt.name})")
         if dt.kind == "f" and dt.itemsize < 4:
             raise TypeError(f"minijax.numpy.linalg.{name}: array type {dt.name} is "
                             f"unsupported in linalg (convert to float32 or float64)")
     dts = [get_aval(a).dtype for a in arrays]
-    floats = [d for d in dts if d.kind == "f"]
+    floats = [d for d in dts if d.kind in "fc"]
     target = _np.result_type(*floats) if floats else dtypes.default_float()
     out = [lax.convert_element_type(a, target) if get_aval(a).dtype != target else a
            for a in arrays]
@@ -125,7 +125,7 @@ def cholesky(a, /, *, upper=False):
     """Cholesky factor of symmetric positive-definite ``a`` (..., n, n): lower ``L`` with
     ``a = L Lᵀ`` (reads the lower triangle), or upper ``U = Lᵀ`` with ``upper=True``
     (reads the upper triangle). NaN where ``a`` is not positive definite."""
-    a = _float("cholesky", a)
+    a = _float("cholesky", a, complex_ok=True)
     _square("cholesky", a)
     if upper:
         return _T(_lax_linalg.cholesky(_T(a), symmetrize_input=False))
@@ -135,7 +135,7 @@ def cholesky(a, /, *, upper=False):
 def qr(a, mode="reduced"):
     """QR decomposition: ``QRResult(Q, R)`` (``mode`` 'reduced' or 'complete'), or R
     alone (``mode='r'``)."""
-    a = _float("qr", a)
+    a = _float("qr", a, complex_ok=True)
     _at_least_2d("qr", a)
     if mode not in ("reduced", "complete", "r"):
         if mode == "raw":
@@ -149,7 +149,7 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
     """Singular value decomposition: ``SVDResult(U, S, Vh)`` with ``a = U diag(S) Vh``
     and ``S`` descending, or ``S`` alone. (``hermitian`` is accepted; the general
     algorithm is used.)"""
-    a = _float("svd", a)
+    a = _float("svd", a, complex_ok=True)
     _at_least_2d("svd", a)
     if not compute_uv:
         return _lax_linalg.svd(a, compute_uv=False)
@@ -158,7 +158,7 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
 
 def svdvals(x, /):
     """Singular values of ``x`` (..., m, n), descending."""
-    x = _float("svdvals", x)
+    x = _float("svdvals", x, complex_ok=True)
     _at_least_2d("svdvals", x)
     return _lax_linalg.svd(x, compute_uv=False)
 
@@ -172,7 +172,7 @@ def _uplo(UPLO):
 def eigh(a, UPLO="L"):
     """Eigenvalues (ascending) and eigenvectors of symmetric ``a``, reading its lower
     (``UPLO='L'``) or upper triangle: ``EighResult(eigenvalues, eigenvectors)``."""
-    a = _float("eigh", a)
+    a = _float("eigh", a, complex_ok=True)
     _square("eigh", a)
     v, w = _lax_linalg.eigh(a, lower=_uplo(UPLO), symmetrize_input=False)
     return EighResult(w, v)
@@ -188,7 +188,7 @@ def eigvalsh(a, UPLO="L"):
 def solve(a, b):
     """Solve ``a @ x = b`` for ``x``; ``b`` is (..., n) only when it is 1-d, else
     (..., n, k) (NumPy 2 semantics), with broadcasting of batch axes."""
-    a, b = _float("solve", a, b)
+    a, b = _float("solve", a, b, complex_ok=True)
     _square("solve", a)
     sa, sb = get_aval(a).shape, get_aval(b).shape
     n = sa[-1]
@@ -207,7 +207,7 @@ def solve(a, b):
 
 def inv(a):
     """The inverse of square matrices ``a`` (..., n, n) (inf/NaN if singular)."""
-    a = _float("inv", a)
+    a = _float("inv", a, complex_ok=True)
     _square("inv", a)
     aval = get_aval(a)
     return _solve(a, _eye_batch(aval.shape[-1], aval.dtype, aval.shape[:-2]))
@@ -287,7 +287,7 @@ def matrix_rank(A, tol=None, hermitian=False, *, rtol=None):
     from ._elementwise import greater, multiply
     from ._manipulation import expand_dims
     from ._reductions import max as _max, sum as _sum
-    A = _float("matrix_rank", A)
+    A = _float("matrix_rank", A, complex_ok=True)
     aval = get_aval(A)
     if aval.ndim < 2:
         nonzero = lax.reduce_or(lax.ne(A, _scalar_like(0, A)), tuple(range(aval.ndim)))
