@@ -280,6 +280,15 @@ def test_complex_kernels_agree(dtype):
     onp.testing.assert_allclose(herm @ v, v * w[..., None, :], **tol)
 
 
+def test_complex_forward_derivatives_of_lu_and_solves():
+    a, b = crandn(3, 3) + 3 * onp.eye(3), crandn(3, 2)
+    check_grads(lambda x: linalg.lu(x)[0], [a], modes=("fwd",))
+    check_grads(lambda a, b: linalg.triangular_solve(a, b, left_side=True, lower=True), [a, b],
+                modes=("fwd",))
+    check_grads(np.linalg.solve, [a, b], modes=("fwd",))
+    check_grads(np.linalg.inv, [a], modes=("fwd",))
+
+
 def test_complex_derivatives_not_implemented_say_so():
     herm = onp.eye(2, dtype=onp.complex128)
     with pytest.raises(NotImplementedError, match="cholesky is implemented for real dtypes"):
