@@ -10,10 +10,10 @@ post-processed as JAX does: a factorization that fails gives NaN.
 
 import numpy as np
 
+from .. import dtypes
 from ..core import Primitive, get_aval
 from ..core.avals import ShapedArray
 from ..interpreters import ad, batching
-from .. import dtypes
 from ..interpreters.lowering import chlo, hlo, ir, ir_constant, ir_type, jaxpr_subcomp
 from ..runtime.xla_bridge import lapack_target
 from . import elementwise as ew
