@@ -496,6 +496,12 @@ NORM_ORDS = [(o, (1, 2)) for o in (None, "fro", "nuc", onp.inf, -onp.inf, 1, -1,
     [(o, 1) for o in (None, onp.inf, -onp.inf, 0, 1, -1, 2, 3, 0.5)]
 NUMPY_CASES += [(f"norm_{o}_{ax}", (lambda o, ax: lambda m, a: m.linalg.norm(a, o, ax))(o, ax),
                  [M]) for o, ax in NORM_ORDS]
+NUMPY_CASES += [(f"norm_complex_{o}_{ax}",
+                 (lambda o, ax: lambda m, a: m.linalg.norm(a, o, ax))(o, ax), [M + 1j * M[::-1]])
+                for o, ax in NORM_ORDS[::2]]
+NUMPY_CASES += [("norm_complex_all", lambda m, a: m.linalg.norm(a), [M + 1j * M[::-1]]),
+                ("vector_norm_complex", lambda m, a: m.linalg.vector_norm(a, ord=3),
+                 [M + 1j * M[::-1]])]
 
 
 @pytest.mark.parametrize("name,fn,args", NUMPY_CASES, ids=[c[0] for c in NUMPY_CASES])
@@ -576,7 +582,7 @@ def test_numpy_linalg_errors(name):
         fn(onp.eye(2, dtype=onp.float16), *extra)
 
 
-@pytest.mark.parametrize("name", ["det", "slogdet", "pinv", "norm", "lstsq"])
+@pytest.mark.parametrize("name", ["det", "slogdet", "pinv", "lstsq"])
 def test_numpy_linalg_complex_not_supported_yet(name):
     fn = getattr(np.linalg, name)
     extra = (onp.ones(2),) if name == "lstsq" else ()

@@ -408,8 +408,14 @@ def _restore_axes(out, in_shape, axes):
     return lax.reshape(out, tuple(1 if i in axes else s for i, s in enumerate(in_shape)))
 
 
+def _real_abs(x):
+    """``|x|`` for complex ``x`` (the norms below depend on moduli only), else ``x``."""
+    return lax.abs(x) if get_aval(x).dtype.kind == "c" else x
+
+
 def _vector_norm(x, ord, axis):
     """Norm of ``x`` along one axis (int), NumPy's ``ord`` conventions."""
+    x = _real_abs(x)
     ax = (axis,)
     if ord == _np.inf:
         return lax.reduce_max(lax.abs(x), ax)
@@ -441,6 +447,7 @@ def _matrix_norm(x, ord, row_axis, col_axis):
         if ord == -2:
             return lax.reduce_min(s, last)
         return lax.reduce_sum(s, last)
+    x = _real_abs(x)
     if ord in (1, -1):
         sums = _sum_axes(lax.abs(x), (row_axis,))
         c = col_axis - 1 if col_axis > row_axis else col_axis
@@ -464,11 +471,12 @@ def norm(x, ord=None, axis=None, keepdims=False):
     """Matrix or vector norm (NumPy's ``ord``: None, 'fro', 'nuc', inf, -inf, 0, 1, -1,
     2, -2 or any p for vectors), over ``axis`` (int or 2-tuple; None: the whole array
     for ord None, else its 1 or 2 axes)."""
-    x = _float("norm", x)
+    x = _float("norm", x, complex_ok=True)
     aval = get_aval(x)
     nd = aval.ndim
     if axis is None:
         if ord is None or (ord in ("f", "fro") and nd == 2) or (ord == 2 and nd == 1):
+            x = _real_abs(x)
             out = lax.sqrt(lax.reduce_sum(lax.mul(x, x), tuple(range(nd))))
             return lax.reshape(out, (1,) * nd) if keepdims else out
         axis = tuple(range(nd))
@@ -498,7 +506,7 @@ def matrix_norm(x, /, *, keepdims=False, ord="fro"):
 
 def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
     """Vector norm over ``axis`` (None: all elements; a tuple: those axes flattened)."""
-    x = _float("vector_norm", x)
+    x = _float("vector_norm", x, complex_ok=True)
     aval = get_aval(x)
     nd = aval.ndim
     axes = tuple(range(nd)) if axis is None else (
