@@ -55,3 +55,5 @@ from .slicing import (GatherDimensionNumbers, GatherScatterMode,  # noqa: E402
                       index_in_dim, pad, pad_p, scatter, scatter_add, scatter_add_p, scatter_max,
                       scatter_max_p, scatter_min, scatter_min_p, scatter_mul, scatter_mul_p,
                       scatter_p, slice, slice_in_dim, slice_p)
+# issue 3, linear algebra (jax.lax.linalg)
+from . import linalg  # noqa: E402

@@ -20,7 +20,8 @@ from ..config import config
 from .. import dtypes
 
 __all__ = ["ir", "hlo", "chlo", "func_dialect", "get_client", "devices", "default_device",
-           "compile_module", "to_device", "to_host", "execute", "jaxlib_version"]
+           "compile_module", "to_device", "to_host", "execute", "jaxlib_version",
+           "lapack_target"]
 
 jaxlib_version = getattr(xla_client, "_version", None)
 
@@ -135,3 +136,26 @@ def _bfloat16_to_device(host, device):
         exe = _bitcast_executables[key] = compile_module(text, device)
     buf = _jax.dlpack_managed_tensor_to_buffer(bits.__dlpack__(), device, None, None)
     return execute(exe, [buf])[0]
+
+
+# ---------------------------------------------------------------- LAPACK targets
+
+_LAPACK_PREFIX = {"float32": "s", "float64": "d", "complex64": "c", "complex128": "z"}
+_lapack_registered = False
+_lapack_lock = threading.Lock()
+
+
+def lapack_target(fn_base, dtype):
+    """The name of jaxlib's LAPACK FFI target ``lapack_<s|d|c|z><fn_base>_ffi`` for
+    ``dtype``; registers jaxlib's CPU LAPACK targets with XLA once, on first use."""
+    global _lapack_registered
+    if not _lapack_registered:
+        with _lapack_lock:
+            if not _lapack_registered:
+                from jaxlib import lapack
+                lapack._lapack.initialize()
+                for name, capsule, api_version in lapack.registrations()["cpu"]:
+                    xla_client.register_custom_call_target(name, capsule, platform="cpu",
+                                                           api_version=api_version)
+                _lapack_registered = True
+    return f"lapack_{_LAPACK_PREFIX[np.dtype(dtype).name]}{fn_base}_ffi"
