@@ -3,13 +3,85 @@
 import numpy as np
 
 from .. import dtypes, lax
+from ..config import config
 from ..core import get_aval, get_concrete
+from ..core.trace import state as _trace_state
 from ..runtime.array import Array
-from ._core import broadcast_arrays, promote_and_broadcast, result_type_of, to_array
+from ..runtime.dispatch import eager_bind
+from ._core import (_scalar_aval, broadcast_arrays, promote_and_broadcast, result_type_of,
+                    to_array)
+
+# Eager fast paths. When no transformation is active and the operands are Arrays (or
+# an Array and a Python scalar whose promotion leaves the Array's type unchanged), a
+# function below goes straight to ``dispatch.eager_bind`` with the primitive its
+# general path would bind, skipping the promotion and broadcasting steps that would
+# be no-ops. ``_fast_paths = False`` turns them off (tests compare both paths).
+_fast_paths = True
+_stack = _trace_state.stack
+_NO_PARAMS = {}
+_WEAK_SCALARS = (int, float, complex)
+_promotions = {}   # (dtype, weak_type, scalar type, x64) -> NumPy promotion's (dtype, weak_type)
 
 
-def _unary(name, lax_fn, float_only=True):
+def _promoted_scalar(aval, scalar):
+    """``scalar`` as an Array of ``aval``'s dtype and weak type, if promotion of an array
+    of type ``aval`` with it gives ``aval``'s dtype and weak type; otherwise None."""
+    key = (aval.dtype, aval.weak_type, type(scalar), config.enable_x64)
+    target = _promotions.get(key)
+    if target is None:
+        probe = Array._from_host(np.zeros((), aval.dtype), _scalar_aval(aval.dtype,
+                                                                         aval.weak_type))
+        target = _promotions[key] = result_type_of(probe, scalar)
+    dtype, weak = target
+    if dtype != aval.dtype or weak != aval.weak_type:
+        return None
+    return Array._from_host(np.asarray(scalar, dtype), _scalar_aval(dtype, weak))
+
+
+def _fast_binary(prim, bool_prim, scalar_types, dtype_ok=None):
+    """``f(x1, x2)``: the result of ``prim`` (``bool_prim`` on bool operands) by the fast
+    path, or None when the general path must run."""
+    def fast(x1, x2):
+        if not _fast_paths or len(_stack) != 1:
+            return None
+        if type(x1) is Array:
+            aval = x1.aval
+            if type(x2) is Array:
+                a2 = x2.aval
+                if aval is not a2 and aval != a2:
+                    return None
+            elif type(x2) in scalar_types:
+                x2 = _promoted_scalar(aval, x2)
+                if x2 is None:
+                    return None
+            else:
+                return None
+        elif type(x2) is Array and type(x1) in scalar_types:
+            aval = x2.aval
+            x1 = _promoted_scalar(aval, x1)
+            if x1 is None:
+                return None
+        else:
+            return None
+        p = prim
+        if aval.dtype == np.bool_:
+            p = bool_prim
+            if p is None:
+                return None
+        elif dtype_ok is not None and not dtype_ok(aval.dtype):
+            return None
+        outs = eager_bind(p, (x1, x2), _NO_PARAMS)
+        return None if outs is None else outs[0]
+    return fast
+
+
+def _unary(name, lax_fn, float_only=True, prim=None):
     def fn(x, /):
+        if type(x) is Array and prim is not None and _fast_paths and len(_stack) == 1 and (
+                not float_only or x.aval.dtype.kind in "fc"):
+            outs = eager_bind(prim, (x,), _NO_PARAMS)
+            if outs is not None:
+                return outs[0]
         x = to_array(x)
         aval = get_aval(x)
         if float_only and not dtypes.is_inexact(aval.dtype):
@@ -22,18 +94,22 @@ def _unary(name, lax_fn, float_only=True):
     return fn
 
 
-sin = _unary("sin", lax.sin)
-cos = _unary("cos", lax.cos)
-exp = _unary("exp", lax.exp)
-log = _unary("log", lax.log)
-tanh = _unary("tanh", lax.tanh)
-sqrt = _unary("sqrt", lax.sqrt)
-floor = _unary("floor", lax.floor)
-ceil = _unary("ceil", lax.ceil)
+sin = _unary("sin", lax.sin, prim=lax.sin_p)
+cos = _unary("cos", lax.cos, prim=lax.cos_p)
+exp = _unary("exp", lax.exp, prim=lax.exp_p)
+log = _unary("log", lax.log, prim=lax.log_p)
+tanh = _unary("tanh", lax.tanh, prim=lax.tanh_p)
+sqrt = _unary("sqrt", lax.sqrt, prim=lax.sqrt_p)
+floor = _unary("floor", lax.floor, prim=lax.floor_p)
+ceil = _unary("ceil", lax.ceil, prim=lax.ceil_p)
 
 
 def negative(x, /):
     """Elementwise negation (bool arrays are rejected, as in NumPy)."""
+    if type(x) is Array and _fast_paths and len(_stack) == 1 and x.aval.dtype != np.bool_:
+        outs = eager_bind(lax.neg_p, (x,), _NO_PARAMS)
+        if outs is not None:
+            return outs[0]
     x = to_array(x)
     if get_aval(x).dtype == np.bool_:
         raise TypeError("negative of a boolean array is not supported; use logical_not")
@@ -58,8 +134,12 @@ def sign(x, /):
     return lax.sign(to_array(x))
 
 
-def _binary(name, lax_fn, bool_ok=True):
+def _binary(name, lax_fn, bool_ok=True, fast=None):
     def fn(x1, x2, /):
+        if fast is not None:
+            out = fast(x1, x2)
+            if out is not None:
+                return out
         if type(x1) is Array and type(x2) is Array and x1.aval == x2.aval:
             a, b = x1, x2   # already one dtype and shape: skip promotion (the eager fast path)
         else:
@@ -70,6 +150,7 @@ def _binary(name, lax_fn, bool_ok=True):
         return lax_fn(a, b)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"Elementwise {name} with broadcasting, as numpy.{name}."
+    fn._fast = fast
     return fn
 
 
@@ -85,15 +166,19 @@ def _mul_bool(a, b):
     return lax.mul(a, b)
 
 
-def _comparison(name, lax_fn, below):
+def _comparison(name, lax_fn, below, prim):
     """A comparison; ``below`` is its value when the left operand is the smaller one.
 
     NumPy 2 compares an integer array with an out-of-range Python int by value (so
     ``uint8_array == -1`` is all False) rather than raising; minijax does the same.
     """
-    plain = _binary(name, lax_fn)
+    fast = _fast_binary(prim, prim, (float, complex))
+    plain = _binary(name, lax_fn, fast=fast)
 
     def fn(x1, x2, /):
+        out = fast(x1, x2)
+        if out is not None:
+            return out
         for arr, scalar, arr_is_left in ((x1, x2, True), (x2, x1, False)):
             if type(scalar) is int and not isinstance(arr, (int, float, complex, bool)):
                 dtype = get_aval(to_array(arr)).dtype
@@ -106,6 +191,7 @@ def _comparison(name, lax_fn, below):
         return plain(x1, x2)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = plain.__doc__
+    fn._fast = fast
     return fn
 
 
@@ -114,21 +200,31 @@ def _flip(below, name):
     return {"equal": False, "not_equal": True}.get(name, not below)
 
 
-add = _binary("add", _add_bool)
-subtract = _binary("subtract", lax.sub, bool_ok=False)
-multiply = _binary("multiply", _mul_bool)
-maximum = _binary("maximum", lax.max)
-minimum = _binary("minimum", lax.min)
-equal = _comparison("equal", lax.eq, below=False)
-not_equal = _comparison("not_equal", lax.ne, below=True)
-less = _comparison("less", lax.lt, below=True)
-less_equal = _comparison("less_equal", lax.le, below=True)
-greater = _comparison("greater", lax.gt, below=False)
-greater_equal = _comparison("greater_equal", lax.ge, below=False)
+add = _binary("add", _add_bool, fast=_fast_binary(lax.add_p, lax.max_p, _WEAK_SCALARS))
+subtract = _binary("subtract", lax.sub, bool_ok=False,
+                   fast=_fast_binary(lax.sub_p, None, _WEAK_SCALARS))
+multiply = _binary("multiply", _mul_bool,
+                   fast=_fast_binary(lax.mul_p, lax.min_p, _WEAK_SCALARS))
+maximum = _binary("maximum", lax.max, fast=_fast_binary(lax.max_p, lax.max_p, _WEAK_SCALARS))
+minimum = _binary("minimum", lax.min, fast=_fast_binary(lax.min_p, lax.min_p, _WEAK_SCALARS))
+# Comparisons with a Python int take the general path (out-of-range ints compare by value).
+equal = _comparison("equal", lax.eq, below=False, prim=lax.eq_p)
+not_equal = _comparison("not_equal", lax.ne, below=True, prim=lax.ne_p)
+less = _comparison("less", lax.lt, below=True, prim=lax.lt_p)
+less_equal = _comparison("less_equal", lax.le, below=True, prim=lax.le_p)
+greater = _comparison("greater", lax.gt, below=False, prim=lax.gt_p)
+greater_equal = _comparison("greater_equal", lax.ge, below=False, prim=lax.ge_p)
+
+
+_divide_fast = _fast_binary(lax.div_p, None, _WEAK_SCALARS, dtype_ok=dtypes.is_inexact)
+_power_fast = _fast_binary(lax.pow_p, None, _WEAK_SCALARS, dtype_ok=dtypes.is_inexact)
 
 
 def divide(x1, x2, /):
     """True division; integer and bool operands give the default float, as in NumPy."""
+    out = _divide_fast(x1, x2)
+    if out is not None:
+        return out
     dtype, weak = result_type_of(x1, x2)
     if not dtypes.is_inexact(dtype):
         dtype = dtypes.default_float()
@@ -136,16 +232,23 @@ def divide(x1, x2, /):
     return lax.div(a, b)
 
 
+divide._fast = _divide_fast
 true_divide = divide
 
 
 def power(x1, x2, /):
     """``x1 ** x2`` elementwise."""
+    out = _power_fast(x1, x2)
+    if out is not None:
+        return out
     a, b = promote_and_broadcast(x1, x2)
     aval = get_aval(a)
     if dtypes.is_inexact(aval.dtype):
         return lax.pow(a, b)
     return _integer_power(a, b)
+
+
+power._fast = _power_fast
 
 
 def _integer_power(a, b):

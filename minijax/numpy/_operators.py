@@ -124,12 +124,49 @@ _PROPERTIES = {
 }
 
 
+def _fast_op(fn, reflected=False):
+    """An Array operator that tries ``fn``'s eager fast path before the general one."""
+    fast = fn._fast
+    if reflected:
+        def op(self, other):
+            out = fast(other, self)
+            if out is not None:
+                return out
+            if not _operand_ok(other):
+                return NotImplemented
+            return fn(other, self)
+    else:
+        def op(self, other):
+            out = fast(self, other)
+            if out is not None:
+                return out
+            if not _operand_ok(other):
+                return NotImplemented
+            return fn(self, other)
+    return op
+
+
+_ARRAY_METHODS = {
+    "__add__": _fast_op(ew.add), "__radd__": _fast_op(ew.add, True),
+    "__sub__": _fast_op(ew.subtract), "__rsub__": _fast_op(ew.subtract, True),
+    "__mul__": _fast_op(ew.multiply), "__rmul__": _fast_op(ew.multiply, True),
+    "__truediv__": _fast_op(ew.divide), "__rtruediv__": _fast_op(ew.divide, True),
+    "__pow__": _fast_op(ew.power), "__rpow__": _fast_op(ew.power, True),
+    "__lt__": _fast_op(ew.less), "__le__": _fast_op(ew.less_equal),
+    "__gt__": _fast_op(ew.greater), "__ge__": _fast_op(ew.greater_equal),
+    "__eq__": _fast_op(ew.equal), "__ne__": _fast_op(ew.not_equal),
+}
+
+
 def install(cls):
     for name, fn in _METHODS.items():
         setattr(cls, name, fn)
     for name, fn in _PROPERTIES.items():
         setattr(cls, name, property(fn))
-    if cls is not Array:
+    if cls is Array:
+        for name, fn in _ARRAY_METHODS.items():
+            setattr(cls, name, fn)
+    else:
         cls.__hash__ = None
 
 
