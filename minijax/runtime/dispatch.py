@@ -239,6 +239,50 @@ class Executable:
         return [Array._from_buffer(b, aval, out_device) for b, aval in zip(outs, self.out_avals)]
 
 
+def uncommitted_caller(exe, consts, single=False):
+    """``call(args) -> [Array]`` (the one Array if ``single``): ``exe`` (compiled for
+    the default device, uncommitted) with ``consts`` bound first, for ``args`` that are
+    all uncommitted Arrays (the caller checks). It is ``exe([*consts, *args])`` without
+    the per-argument dispatch."""
+    device = exe.device
+    const_bufs = [device_buffer(c, aval, device) for c, aval in zip(consts, exe.in_avals)]
+    loaded = exe.loaded
+    execute = xla_bridge.execute
+    out_avals = exe.out_avals
+
+    def call(args):
+        bufs = [a._buffer if a._buffer is not None else a._device_buffer(device)
+                for a in args]
+        if const_bufs:
+            bufs = const_bufs + bufs
+        result = []
+        for b, aval in zip(execute(loaded, bufs), out_avals):
+            arr = _new(Array)
+            arr.aval = aval
+            arr._host = None
+            arr._buffer = b
+            arr._device = None
+            result.append(arr)
+        return result
+
+    if single and len(out_avals) == 1:
+        aval, = out_avals
+
+        def call_single(args):
+            bufs = [a._buffer if a._buffer is not None else a._device_buffer(device)
+                    for a in args]
+            if const_bufs:
+                bufs = const_bufs + bufs
+            arr = _new(Array)
+            arr.aval = aval
+            arr._host = None
+            arr._buffer = execute(loaded, bufs)[0]
+            arr._device = None
+            return arr
+        return call_single
+    return call
+
+
 def device_buffer(x, aval, device):
     if type(x) is Array:
         return x._device_buffer(device)

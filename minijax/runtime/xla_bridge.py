@@ -5,10 +5,13 @@ the MLIR dialect modules used by lowering, compilation, host/device transfer and
 execution.
 """
 
+import builtins
+import functools
 import importlib.util
 import os
 import sys
 import threading
+import types
 
 import numpy as np
 from jaxlib import _jax
@@ -25,13 +28,37 @@ __all__ = ["ir", "hlo", "chlo", "func_dialect", "get_client", "devices", "defaul
 jaxlib_version = getattr(xla_client, "_version", None)
 
 
-# jaxlib attempts ``import jax._src.sharding_impls`` each time it makes an array object
-# (every transfer and every executable output). Without JAX installed, each failed
-# attempt scans sys.path (~60 us). A None entry in sys.modules is Python's way to make
-# an import fail at once, with the same ModuleNotFoundError.
+# jaxlib imports ``jax._src.sharding_impls`` each time it makes an array object (every
+# transfer and every executable output) to call its ``make_single_device_sharding``.
+# Without JAX installed each failed attempt costs tens of microseconds. So, when JAX is
+# not installed: "jax" and "jax._src" map to None in sys.modules (any import of them
+# fails at once with ModuleNotFoundError, as before), "jax._src.sharding_impls" maps to a
+# stand-in module whose function makes jaxlib's own SingleDeviceSharding, and this
+# module's ``__builtins__`` (which CPython's C-level import consults for calls made
+# from this module's frames) gets an ``__import__`` that hands the stand-in to jaxlib.
+# Code elsewhere still sees ``import jax`` fail. With JAX installed nothing changes.
+_SHARDING_MODULE = "jax._src.sharding_impls"
+
+
+@functools.lru_cache(maxsize=None)   # a C-level cache: jaxlib calls this per array made
+def _make_single_device_sharding(device, memory_kind=None):
+    return _jax.SingleDeviceSharding(device, memory_kind=memory_kind)
+
+
 if "jax" not in sys.modules and importlib.util.find_spec("jax") is None:
-    for _name in ("jax", "jax._src", "jax._src.sharding_impls"):
+    for _name in ("jax", "jax._src"):
         sys.modules[_name] = None
+    _stub = types.ModuleType(_SHARDING_MODULE, "minijax's stand-in for jaxlib's array "
+                             "construction (see minijax.runtime.xla_bridge)")
+    _stub.make_single_device_sharding = _make_single_device_sharding
+    sys.modules[_SHARDING_MODULE] = _stub
+    _real_import = builtins.__import__
+
+    def _import(name, globals=None, locals=None, fromlist=(), level=0):
+        if name == _SHARDING_MODULE and sys.modules.get(name) is _stub:
+            return _stub
+        return _real_import(name, globals, locals, fromlist, level)
+    __builtins__ = dict(vars(builtins), __import__=_import)
 BufferType = _jax.ArrayImpl
 
 _client = None
