@@ -39,8 +39,8 @@ def _promoted_scalar(aval, scalar):
 
 
 def _fast_binary(prim, bool_prim, scalar_types, dtype_ok=None):
-    """``f(x1, x2)``: the result of ``prim`` (``bool_prim`` on bool operands) by the fast
-    path, or None when the general path must run."""
+    """``f(x1, x2)``: the result of ``prim`` (``bool_prim`` on bool operands; only dtypes
+    passing ``dtype_ok``) by the fast path, or None when the general path must run."""
     def fast(x1, x2):
         if not _fast_paths or len(_stack) != 1:
             return None
@@ -50,17 +50,10 @@ def _fast_binary(prim, bool_prim, scalar_types, dtype_ok=None):
                 a2 = x2.aval
                 if aval is not a2 and aval != a2:
                     return None
-            elif type(x2) in scalar_types:
-                x2 = _promoted_scalar(aval, x2)
-                if x2 is None:
-                    return None
-            else:
+            elif type(x2) not in scalar_types:
                 return None
         elif type(x2) is Array and type(x1) in scalar_types:
             aval = x2.aval
-            x1 = _promoted_scalar(aval, x1)
-            if x1 is None:
-                return None
         else:
             return None
         p = prim
@@ -70,6 +63,14 @@ def _fast_binary(prim, bool_prim, scalar_types, dtype_ok=None):
                 return None
         elif dtype_ok is not None and not dtype_ok(aval.dtype):
             return None
+        if type(x1) is not Array:
+            x1 = _promoted_scalar(aval, x1)
+            if x1 is None:
+                return None
+        elif type(x2) is not Array:
+            x2 = _promoted_scalar(aval, x2)
+            if x2 is None:
+                return None
         outs = eager_bind(p, (x1, x2), _NO_PARAMS)
         return None if outs is None else outs[0]
     return fast
