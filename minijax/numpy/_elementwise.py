@@ -48,7 +48,8 @@ def _fast_binary(prim, bool_prim, scalar_types, dtype_ok=None):
             aval = x1.aval
             if type(x2) is Array:
                 a2 = x2.aval
-                if aval is not a2 and aval != a2:
+                # two weak operands promote like two Python scalars: not a no-op
+                if (aval is not a2 and aval != a2) or aval.weak_type:
                     return None
             elif type(x2) not in scalar_types:
                 return None
@@ -141,8 +142,9 @@ def _binary(name, lax_fn, bool_ok=True, fast=None):
             out = fast(x1, x2)
             if out is not None:
                 return out
-        if type(x1) is Array and type(x2) is Array and x1.aval == x2.aval:
-            a, b = x1, x2   # already one dtype and shape: skip promotion (the eager fast path)
+        if (type(x1) is Array and type(x2) is Array and x1.aval == x2.aval
+                and not x1.aval.weak_type):
+            a, b = x1, x2   # already one strong dtype and shape: promotion is a no-op
         else:
             a, b = promote_and_broadcast(x1, x2, keep_scalars=True)
         if not bool_ok and get_aval(a).dtype == np.bool_:
