@@ -230,11 +230,12 @@ class Executable:
         self.out_device = device if committed else None
         self.text = lower_jaxpr(jaxpr)
         self.loaded = xla_bridge.compile_module(self.text, device)
+        self.handlers = xla_bridge.result_handlers(self.out_avals, device)
 
     def __call__(self, args):
         device = self.device
         bufs = [device_buffer(a, aval, device) for a, aval in zip(args, self.in_avals)]
-        outs = xla_bridge.execute(self.loaded, bufs)
+        outs = xla_bridge.execute(self.loaded, bufs, self.handlers)
         out_device = self.out_device
         return [Array._from_buffer(b, aval, out_device) for b, aval in zip(outs, self.out_avals)]
 
@@ -247,6 +248,7 @@ def uncommitted_caller(exe, consts, single=False):
     device = exe.device
     const_bufs = [device_buffer(c, aval, device) for c, aval in zip(consts, exe.in_avals)]
     loaded = exe.loaded
+    handlers = exe.handlers
     execute = xla_bridge.execute
     out_avals = exe.out_avals
 
@@ -256,7 +258,7 @@ def uncommitted_caller(exe, consts, single=False):
         if const_bufs:
             bufs = const_bufs + bufs
         result = []
-        for b, aval in zip(execute(loaded, bufs), out_avals):
+        for b, aval in zip(execute(loaded, bufs, handlers), out_avals):
             arr = _new(Array)
             arr.aval = aval
             arr._host = None
@@ -276,7 +278,7 @@ def uncommitted_caller(exe, consts, single=False):
             arr = _new(Array)
             arr.aval = aval
             arr._host = None
-            arr._buffer = execute(loaded, bufs)[0]
+            arr._buffer = execute(loaded, bufs, handlers)[0]
             arr._device = None
             return arr
         return call_single

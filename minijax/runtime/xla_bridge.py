@@ -131,9 +131,22 @@ def to_host(buffer):
     return buffer._single_device_array_to_np_array_did_copy()[0]
 
 
-def execute(executable, buffers):
+def result_handlers(avals, device):
+    """Prepared output builders for ``execute``, one per output aval (None if this
+    jaxlib lacks them). They make jaxlib's array objects directly, without the
+    per-array sharding lookup of ``disassemble_into_single_device_arrays``."""
+    make = getattr(_jax, "array_result_handler", None)
+    if make is None:
+        return None
+    sharding = _make_single_device_sharding(device)
+    return [make(aval, sharding, False, _skip_checks=True) for aval in avals]
+
+
+def execute(executable, buffers, handlers=None):
     """Run ``executable`` on device buffers; returns the output buffers."""
     results = executable.execute_sharded(buffers)
+    if handlers is not None:
+        return results.consume_with_handlers(handlers)
     return [outs[0] for outs in results.disassemble_into_single_device_arrays()]
 
 
