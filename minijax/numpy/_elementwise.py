@@ -7,40 +7,55 @@ from ..config import config
 from ..core import get_aval, get_concrete
 from ..core.trace import state as _trace_state
 from ..runtime.array import Array
-from ..runtime.dispatch import eager_bind
+from ..runtime.dispatch import apply1, apply2
 from ._core import (_scalar_aval, broadcast_arrays, promote_and_broadcast, result_type_of,
                     to_array)
 
 # Eager fast paths. When no transformation is active and the operands are Arrays (or
 # an Array and a Python scalar whose promotion leaves the Array's type unchanged), a
-# function below goes straight to ``dispatch.eager_bind`` with the primitive its
+# function below goes straight to ``dispatch.apply1``/``apply2`` with the primitive its
 # general path would bind, skipping the promotion and broadcasting steps that would
 # be no-ops. ``_fast_paths = False`` turns them off (tests compare both paths).
 _fast_paths = True
 _stack = _trace_state.stack
-_NO_PARAMS = {}
+_INEXACT = frozenset(d for d in dtypes.SUPPORTED_DTYPES if dtypes.is_inexact(d))
 _WEAK_SCALARS = (int, float, complex)
 _promotions = {}   # (dtype, weak_type, scalar type, x64) -> NumPy promotion's (dtype, weak_type)
 
 
+_scalar_arrays = {}   # (id(scalar), dtype, weak_type, x64) -> (scalar, Array or None)
+
+
 def _promoted_scalar(aval, scalar):
     """``scalar`` as an Array of ``aval``'s dtype and weak type, if promotion of an array
-    of type ``aval`` with it gives ``aval``'s dtype and weak type; otherwise None."""
-    key = (aval.dtype, aval.weak_type, type(scalar), config.enable_x64)
-    target = _promotions.get(key)
+    of type ``aval`` with it gives ``aval``'s dtype and weak type; otherwise None.
+
+    Results are cached by the scalar object's identity (a literal in a loop is one
+    object); the entry holds the scalar, so the id cannot be reused while cached."""
+    key = (id(scalar), aval.dtype, aval.weak_type, config.enable_x64)
+    hit = _scalar_arrays.get(key)
+    if hit is not None and hit[0] is scalar:
+        return hit[1]
+    pkey = (aval.dtype, aval.weak_type, type(scalar), config.enable_x64)
+    target = _promotions.get(pkey)
     if target is None:
         probe = Array._from_host(np.zeros((), aval.dtype), _scalar_aval(aval.dtype,
                                                                          aval.weak_type))
-        target = _promotions[key] = result_type_of(probe, scalar)
+        target = _promotions[pkey] = result_type_of(probe, scalar)
     dtype, weak = target
     if dtype != aval.dtype or weak != aval.weak_type:
-        return None
-    return Array._from_host(np.asarray(scalar, dtype), _scalar_aval(dtype, weak))
+        arr = None
+    else:
+        arr = Array._from_host(np.asarray(scalar, dtype), _scalar_aval(dtype, weak))
+    if len(_scalar_arrays) > 4096:
+        _scalar_arrays.clear()
+    _scalar_arrays[key] = (scalar, arr)
+    return arr
 
 
 def _fast_binary(prim, bool_prim, scalar_types, dtype_ok=None):
     """``f(x1, x2)``: the result of ``prim`` (``bool_prim`` on bool operands; only dtypes
-    passing ``dtype_ok``) by the fast path, or None when the general path must run."""
+    in the set ``dtype_ok``) by the fast path, or None when the general path must run."""
     def fast(x1, x2):
         if not _fast_paths or len(_stack) != 1:
             return None
@@ -58,11 +73,12 @@ def _fast_binary(prim, bool_prim, scalar_types, dtype_ok=None):
         else:
             return None
         p = prim
-        if aval.dtype == np.bool_:
+        dtype = aval.dtype
+        if dtype.kind == "b":
             p = bool_prim
             if p is None:
                 return None
-        elif dtype_ok is not None and not dtype_ok(aval.dtype):
+        elif dtype_ok is not None and dtype not in dtype_ok:
             return None
         if type(x1) is not Array:
             x1 = _promoted_scalar(aval, x1)
@@ -72,18 +88,17 @@ def _fast_binary(prim, bool_prim, scalar_types, dtype_ok=None):
             x2 = _promoted_scalar(aval, x2)
             if x2 is None:
                 return None
-        outs = eager_bind(p, (x1, x2), _NO_PARAMS)
-        return None if outs is None else outs[0]
+        return apply2(p, x1, x2)
     return fast
 
 
 def _unary(name, lax_fn, float_only=True, prim=None):
     def fn(x, /):
         if type(x) is Array and prim is not None and _fast_paths and len(_stack) == 1 and (
-                not float_only or x.aval.dtype.kind in "fc"):
-            outs = eager_bind(prim, (x,), _NO_PARAMS)
-            if outs is not None:
-                return outs[0]
+                not float_only or x.aval.dtype in _INEXACT):
+            out = apply1(prim, x)
+            if out is not None:
+                return out
         x = to_array(x)
         aval = get_aval(x)
         if float_only and not dtypes.is_inexact(aval.dtype):
@@ -108,10 +123,10 @@ ceil = _unary("ceil", lax.ceil, prim=lax.ceil_p)
 
 def negative(x, /):
     """Elementwise negation (bool arrays are rejected, as in NumPy)."""
-    if type(x) is Array and _fast_paths and len(_stack) == 1 and x.aval.dtype != np.bool_:
-        outs = eager_bind(lax.neg_p, (x,), _NO_PARAMS)
-        if outs is not None:
-            return outs[0]
+    if type(x) is Array and _fast_paths and len(_stack) == 1 and x.aval.dtype.kind != "b":
+        out = apply1(lax.neg_p, x)
+        if out is not None:
+            return out
     x = to_array(x)
     if get_aval(x).dtype == np.bool_:
         raise TypeError("negative of a boolean array is not supported; use logical_not")
@@ -219,8 +234,8 @@ greater = _comparison("greater", lax.gt, below=False, prim=lax.gt_p)
 greater_equal = _comparison("greater_equal", lax.ge, below=False, prim=lax.ge_p)
 
 
-_divide_fast = _fast_binary(lax.div_p, None, _WEAK_SCALARS, dtype_ok=dtypes.is_inexact)
-_power_fast = _fast_binary(lax.pow_p, None, _WEAK_SCALARS, dtype_ok=dtypes.is_inexact)
+_divide_fast = _fast_binary(lax.div_p, None, _WEAK_SCALARS, dtype_ok=_INEXACT)
+_power_fast = _fast_binary(lax.pow_p, None, _WEAK_SCALARS, dtype_ok=_INEXACT)
 
 
 def divide(x1, x2, /):
