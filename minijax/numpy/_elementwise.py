@@ -64,7 +64,8 @@ def _fast_binary(prim, bool_prim, scalar_types, dtype_ok=None):
             if type(x2) is Array:
                 a2 = x2.aval
                 # two weak operands promote like two Python scalars: not a no-op
-                if (aval is not a2 and aval != a2) or aval.weak_type:
+                if aval.weak_type or aval is not a2 and (
+                        aval.shape != a2.shape or aval.dtype != a2.dtype or a2.weak_type):
                     return None
             elif type(x2) not in scalar_types:
                 return None
