@@ -28,15 +28,19 @@ __all__ = ["ir", "hlo", "chlo", "func_dialect", "get_client", "devices", "defaul
 jaxlib_version = getattr(xla_client, "_version", None)
 
 
-# jaxlib imports ``jax._src.sharding_impls`` each time it makes an array object (every
-# transfer and every executable output) to call its ``make_single_device_sharding``.
-# Without JAX installed each failed attempt costs tens of microseconds. So, when JAX is
-# not installed: "jax" and "jax._src" map to None in sys.modules (any import of them
-# fails at once with ModuleNotFoundError, as before), "jax._src.sharding_impls" maps to a
-# stand-in module whose function makes jaxlib's own SingleDeviceSharding, and this
-# module's ``__builtins__`` (which CPython's C-level import consults for calls made
-# from this module's frames) gets an ``__import__`` that hands the stand-in to jaxlib.
-# Code elsewhere still sees ``import jax`` fail. With JAX installed nothing changes.
+# jaxlib imports ``jax._src.sharding_impls`` each time it makes an array object from
+# a transfer or with ``disassemble_into_single_device_arrays`` (executable outputs use
+# prepared result handlers instead, see ``result_handlers``) and calls its
+# ``make_single_device_sharding``. Without JAX installed each failed attempt costs tens
+# of microseconds. So, when JAX is not installed: "jax" and "jax._src" map to None in
+# sys.modules (any import of them fails at once with ModuleNotFoundError, as it would
+# anyway), a stand-in module whose function makes jaxlib's own SingleDeviceSharding is
+# registered under that name, and this module's ``__builtins__`` (which CPython's
+# C-level import consults for calls made from this module's frames, i.e. jaxlib calls
+# made here) gets an ``__import__`` that hands the stand-in to jaxlib. Imports
+# elsewhere are untouched. With JAX installed nothing is replaced: jaxlib's first
+# transfer then imports JAX (``jax.core``, about a second), and blocking that would
+# break JAX's own DLPack import if the program imports JAX later.
 _SHARDING_MODULE = "jax._src.sharding_impls"
 
 
@@ -45,20 +49,23 @@ def _make_single_device_sharding(device, memory_kind=None):
     return _jax.SingleDeviceSharding(device, memory_kind=memory_kind)
 
 
+_stub = types.ModuleType(_SHARDING_MODULE, "minijax's stand-in for jaxlib's array "
+                         "construction (see minijax.runtime.xla_bridge)")
+_stub.make_single_device_sharding = _make_single_device_sharding
 if "jax" not in sys.modules and importlib.util.find_spec("jax") is None:
     for _name in ("jax", "jax._src"):
         sys.modules[_name] = None
-    _stub = types.ModuleType(_SHARDING_MODULE, "minijax's stand-in for jaxlib's array "
-                             "construction (see minijax.runtime.xla_bridge)")
-    _stub.make_single_device_sharding = _make_single_device_sharding
     sys.modules[_SHARDING_MODULE] = _stub
-    _real_import = builtins.__import__
+_real_import = builtins.__import__
 
-    def _import(name, globals=None, locals=None, fromlist=(), level=0):
-        if name == _SHARDING_MODULE and sys.modules.get(name) is _stub:
-            return _stub
-        return _real_import(name, globals, locals, fromlist, level)
-    __builtins__ = dict(vars(builtins), __import__=_import)
+
+def _import(name, globals=None, locals=None, fromlist=(), level=0):
+    if name == _SHARDING_MODULE and sys.modules.get(name) is _stub:
+        return _stub
+    return _real_import(name, globals, locals, fromlist, level)
+
+
+__builtins__ = dict(vars(builtins), __import__=_import)
 BufferType = _jax.ArrayImpl
 
 _client = None
