@@ -3,10 +3,17 @@
 It owns the PjRt client (created on first use, with its start-up log silenced),
 the MLIR dialect modules used by lowering, compilation, host/device transfer and
 execution.
+
+jaxlib is imported on first need (the client, a transfer, a lowering), not when
+minijax is imported: eager NumPy-backed code never pays for it. Until then ``ir``,
+``hlo``, ``chlo``, ``func_dialect``, ``_jax`` and ``xla_client`` are stand-ins: an
+attribute of a dialect module read before loading (``hlo.sine`` in a primitive
+definition) is a deferred reference, resolved when called or used.
 """
 
 import builtins
 import functools
+import importlib
 import importlib.util
 import os
 import sys
@@ -14,10 +21,6 @@ import threading
 import types
 
 import numpy as np
-from jaxlib import _jax
-from jaxlib import xla_client
-from jaxlib.mlir import ir
-from jaxlib.mlir.dialects import chlo, func as func_dialect, stablehlo as hlo
 
 from ..config import config
 from .. import dtypes
@@ -25,7 +28,90 @@ from .. import dtypes
 __all__ = ["ir", "hlo", "chlo", "func_dialect", "get_client", "devices", "default_device",
            "compile_module", "to_device", "to_host", "execute", "jaxlib_version"]
 
-jaxlib_version = getattr(xla_client, "_version", None)
+_JAXLIB_MODULES = {"_jax": "jaxlib._jax", "xla_client": "jaxlib.xla_client",
+                   "ir": "jaxlib.mlir.ir", "chlo": "jaxlib.mlir.dialects.chlo",
+                   "func_dialect": "jaxlib.mlir.dialects.func",
+                   "hlo": "jaxlib.mlir.dialects.stablehlo"}
+_loaded = False
+_load_lock = threading.RLock()
+
+
+def _load():
+    """Import jaxlib; module globals then name the real modules."""
+    global _loaded, jaxlib_version, BufferType
+    if _loaded:
+        return
+    with _load_lock:
+        if _loaded:
+            return
+        g = globals()
+        for name, module in _JAXLIB_MODULES.items():
+            g[name] = importlib.import_module(module)
+        jaxlib_version = getattr(g["xla_client"], "_version", None)
+        BufferType = g["_jax"].ArrayImpl
+        _loaded = True
+
+
+class _Deferred:
+    """``module.attr...`` read before jaxlib is loaded; resolved on use."""
+
+    __slots__ = ("_module", "_path")
+
+    def __init__(self, module, path):
+        self._module = module
+        self._path = path
+
+    def _resolve(self):
+        _load()
+        obj = globals()[self._module]
+        for name in self._path:
+            obj = getattr(obj, name)
+        return obj
+
+    def __getattr__(self, name):
+        return _Deferred(self._module, self._path + (name,))
+
+    def __call__(self, *args, **kwargs):
+        return self._resolve()(*args, **kwargs)
+
+    def __repr__(self):
+        return f"<deferred {_JAXLIB_MODULES[self._module]}.{'.'.join(self._path)}>"
+
+
+class _LazyModule:
+    """A jaxlib module before loading. Dialect modules hand out deferred attributes
+    (primitive definitions name ops at import); the others load jaxlib on access."""
+
+    def __init__(self, name, defer):
+        self._name = name
+        self._defer = defer
+
+    def __getattr__(self, attr):
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        if self._defer and not _loaded:
+            return _Deferred(self._name, (attr,))
+        _load()
+        return getattr(globals()[self._name], attr)
+
+    def __repr__(self):
+        return f"<jaxlib module {_JAXLIB_MODULES[self._name]}, not yet imported>"
+
+
+_jax = _LazyModule("_jax", False)
+xla_client = _LazyModule("xla_client", False)
+ir = _LazyModule("ir", True)
+chlo = _LazyModule("chlo", True)
+func_dialect = _LazyModule("func_dialect", True)
+hlo = _LazyModule("hlo", True)
+
+
+def __getattr__(name):
+    # ``jaxlib_version`` and ``BufferType`` exist once jaxlib is loaded
+    if name in ("jaxlib_version", "BufferType"):
+        _load()
+        return globals()[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 # jaxlib imports ``jax._src.sharding_impls`` each time it makes an array object from
@@ -66,7 +152,6 @@ def _import(name, globals=None, locals=None, fromlist=(), level=0):
 
 
 __builtins__ = dict(vars(builtins), __import__=_import)
-BufferType = _jax.ArrayImpl
 
 _client = None
 _default_device = None
@@ -92,6 +177,7 @@ def _quietly(fn):
 def get_client():
     global _client, _default_device
     if _client is None:
+        _load()
         with _client_lock:
             if _client is None:
                 n = config.cpu_device_count
@@ -111,6 +197,7 @@ def default_device():
 
 
 def new_context():
+    _load()
     ctx = ir.Context()
     hlo.register_dialect(ctx)
     chlo.register_dialect(ctx)
