@@ -307,3 +307,30 @@ def test_jit_outputs_without_jax():
     for name in ("jax", "jax._src", "jax._src.sharding_impls"):
         with pytest.raises(ModuleNotFoundError):
             __import__(name)
+
+
+def test_jaxlib_is_imported_on_first_need():
+    import subprocess
+    import sys
+    code = """
+import sys
+import minijax, minijax.numpy as np
+from minijax.runtime import xla_bridge
+def loaded():
+    return sorted(m for m in sys.modules if m.startswith("jaxlib"))
+assert loaded() == [], loaded()
+x = np.sin(np.arange(4.0)) * 2 + 1   # eager NumPy kernels need no jaxlib
+assert float(np.sum(x)) > 0 and loaded() == [], loaded()
+assert xla_bridge._client is None
+op = xla_bridge.hlo.sine
+assert type(op).__name__ == "_Deferred", op
+y = minijax.jit(lambda a: a * 2 + np.sin(a))(x)   # lowering and compiling load jaxlib
+assert "jaxlib._jax" in loaded() and xla_bridge._client is not None
+assert xla_bridge.hlo.sine is sys.modules["jaxlib.mlir.dialects.stablehlo"].sine
+assert xla_bridge.jaxlib_version is not None
+print("ok")
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "ok"
