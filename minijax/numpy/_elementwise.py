@@ -53,44 +53,52 @@ def _promoted_scalar(aval, scalar):
     return arr
 
 
-def _fast_binary(prim, bool_prim, scalar_types, dtype_ok=None):
-    """``f(x1, x2)``: the result of ``prim`` (``bool_prim`` on bool operands; only dtypes
-    in the set ``dtype_ok``) by the fast path, or None when the general path must run."""
-    def fast(x1, x2):
-        if not _fast_paths or len(_stack) != 1:
-            return None
-        if type(x1) is Array:
-            aval = x1.aval
-            if type(x2) is Array:
-                a2 = x2.aval
-                # two weak operands promote like two Python scalars: not a no-op
-                if aval.weak_type or aval is not a2 and (
-                        aval.shape != a2.shape or aval.dtype != a2.dtype or a2.weak_type):
-                    return None
-            elif type(x2) not in scalar_types:
-                return None
-        elif type(x2) is Array and type(x1) in scalar_types:
-            aval = x2.aval
-        else:
-            return None
-        p = prim
-        dtype = aval.dtype
-        if dtype.kind == "b":
-            p = bool_prim
-            if p is None:
-                return None
-        elif dtype_ok is not None and dtype not in dtype_ok:
-            return None
-        if type(x1) is not Array:
-            x1 = _promoted_scalar(aval, x1)
-            if x1 is None:
-                return None
-        elif type(x2) is not Array:
-            x2 = _promoted_scalar(aval, x2)
-            if x2 is None:
-                return None
-        return apply2(p, x1, x2)
-    return fast
+def _fast_binary(general, prim, bool_prim, scalar_types, dtype_ok=None):
+    """``general`` (a binary function) preceded by the fast path: ``prim`` (``bool_prim``
+    on bool operands; only dtypes in the set ``dtype_ok``) applied directly when the
+    operands are Arrays of one strong type, or an Array and a Python scalar of a type
+    in ``scalar_types`` that promotion leaves the Array's type."""
+    def fn(x1, x2, /):
+        if _fast_paths and len(_stack) == 1:
+            a, b = x1, x2
+            if type(x1) is Array:
+                aval = x1.aval
+                if type(x2) is Array:
+                    a2 = x2.aval
+                    # two weak operands promote like two Python scalars: not a no-op
+                    if aval.weak_type or aval is not a2 and (
+                            aval.shape != a2.shape or aval.dtype != a2.dtype
+                            or a2.weak_type):
+                        return general(x1, x2)
+                elif type(x2) not in scalar_types:
+                    return general(x1, x2)
+            elif type(x2) is Array and type(x1) in scalar_types:
+                aval = x2.aval
+            else:
+                return general(x1, x2)
+            p = prim
+            dtype = aval.dtype
+            if dtype.kind == "b":
+                p = bool_prim
+                if p is None:
+                    return general(x1, x2)
+            elif dtype_ok is not None and dtype not in dtype_ok:
+                return general(x1, x2)
+            if type(a) is not Array:
+                a = _promoted_scalar(aval, a)
+                if a is None:
+                    return general(x1, x2)
+            elif type(b) is not Array:
+                b = _promoted_scalar(aval, b)
+                if b is None:
+                    return general(x1, x2)
+            out = apply2(p, a, b)
+            if out is not None:
+                return out
+        return general(x1, x2)
+    fn.__name__ = fn.__qualname__ = general.__name__.lstrip("_").replace("_general", "")
+    fn.__doc__ = general.__doc__
+    return fn
 
 
 def _unary(name, lax_fn, float_only=True, prim=None):
@@ -152,12 +160,8 @@ def sign(x, /):
     return lax.sign(to_array(x))
 
 
-def _binary(name, lax_fn, bool_ok=True, fast=None):
-    def fn(x1, x2, /):
-        if fast is not None:
-            out = fast(x1, x2)
-            if out is not None:
-                return out
+def _binary(name, lax_fn, bool_ok=True, prim=None, bool_prim=None, scalar_types=()):
+    def general(x1, x2, /):
         if (type(x1) is Array and type(x2) is Array and x1.aval == x2.aval
                 and not x1.aval.weak_type):
             a, b = x1, x2   # already one strong dtype and shape: promotion is a no-op
@@ -167,10 +171,11 @@ def _binary(name, lax_fn, bool_ok=True, fast=None):
             raise TypeError(f"numpy.{name} does not support boolean operands; use "
                             f"logical_{'or' if name == 'add' else 'xor'}")
         return lax_fn(a, b)
-    fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = f"Elementwise {name} with broadcasting, as numpy.{name}."
-    fn._fast = fast
-    return fn
+    general.__name__ = general.__qualname__ = name
+    general.__doc__ = f"Elementwise {name} with broadcasting, as numpy.{name}."
+    if prim is None:
+        return general
+    return _fast_binary(general, prim, bool_prim, scalar_types)
 
 
 def _add_bool(a, b):
@@ -191,13 +196,9 @@ def _comparison(name, lax_fn, below, prim):
     NumPy 2 compares an integer array with an out-of-range Python int by value (so
     ``uint8_array == -1`` is all False) rather than raising; minijax does the same.
     """
-    fast = _fast_binary(prim, prim, (float, complex))
-    plain = _binary(name, lax_fn, fast=fast)
+    plain = _binary(name, lax_fn)
 
-    def fn(x1, x2, /):
-        out = fast(x1, x2)
-        if out is not None:
-            return out
+    def general(x1, x2, /):
         for arr, scalar, arr_is_left in ((x1, x2, True), (x2, x1, False)):
             if type(scalar) is int and not isinstance(arr, (int, float, complex, bool)):
                 dtype = get_aval(to_array(arr)).dtype
@@ -208,10 +209,10 @@ def _comparison(name, lax_fn, below, prim):
                         value = below if arr_smaller == arr_is_left else _flip(below, name)
                         return lax.full(get_aval(to_array(arr)).shape, value, np.bool_)
         return plain(x1, x2)
-    fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = plain.__doc__
-    fn._fast = fast
-    return fn
+    general.__name__ = general.__qualname__ = name
+    general.__doc__ = plain.__doc__
+    # Python ints take the general path (out-of-range ints compare by value).
+    return _fast_binary(general, prim, prim, (float, complex))
 
 
 def _flip(below, name):
@@ -219,14 +220,16 @@ def _flip(below, name):
     return {"equal": False, "not_equal": True}.get(name, not below)
 
 
-add = _binary("add", _add_bool, fast=_fast_binary(lax.add_p, lax.max_p, _WEAK_SCALARS))
-subtract = _binary("subtract", lax.sub, bool_ok=False,
-                   fast=_fast_binary(lax.sub_p, None, _WEAK_SCALARS))
-multiply = _binary("multiply", _mul_bool,
-                   fast=_fast_binary(lax.mul_p, lax.min_p, _WEAK_SCALARS))
-maximum = _binary("maximum", lax.max, fast=_fast_binary(lax.max_p, lax.max_p, _WEAK_SCALARS))
-minimum = _binary("minimum", lax.min, fast=_fast_binary(lax.min_p, lax.min_p, _WEAK_SCALARS))
-# Comparisons with a Python int take the general path (out-of-range ints compare by value).
+add = _binary("add", _add_bool, prim=lax.add_p, bool_prim=lax.max_p,
+              scalar_types=_WEAK_SCALARS)
+subtract = _binary("subtract", lax.sub, bool_ok=False, prim=lax.sub_p,
+                   scalar_types=_WEAK_SCALARS)
+multiply = _binary("multiply", _mul_bool, prim=lax.mul_p, bool_prim=lax.min_p,
+                   scalar_types=_WEAK_SCALARS)
+maximum = _binary("maximum", lax.max, prim=lax.max_p, bool_prim=lax.max_p,
+                  scalar_types=_WEAK_SCALARS)
+minimum = _binary("minimum", lax.min, prim=lax.min_p, bool_prim=lax.min_p,
+                  scalar_types=_WEAK_SCALARS)
 equal = _comparison("equal", lax.eq, below=False, prim=lax.eq_p)
 not_equal = _comparison("not_equal", lax.ne, below=True, prim=lax.ne_p)
 less = _comparison("less", lax.lt, below=True, prim=lax.lt_p)
@@ -235,15 +238,8 @@ greater = _comparison("greater", lax.gt, below=False, prim=lax.gt_p)
 greater_equal = _comparison("greater_equal", lax.ge, below=False, prim=lax.ge_p)
 
 
-_divide_fast = _fast_binary(lax.div_p, None, _WEAK_SCALARS, dtype_ok=_INEXACT)
-_power_fast = _fast_binary(lax.pow_p, None, _WEAK_SCALARS, dtype_ok=_INEXACT)
-
-
-def divide(x1, x2, /):
+def _divide_general(x1, x2, /):
     """True division; integer and bool operands give the default float, as in NumPy."""
-    out = _divide_fast(x1, x2)
-    if out is not None:
-        return out
     dtype, weak = result_type_of(x1, x2)
     if not dtypes.is_inexact(dtype):
         dtype = dtypes.default_float()
@@ -251,15 +247,8 @@ def divide(x1, x2, /):
     return lax.div(a, b)
 
 
-divide._fast = _divide_fast
-true_divide = divide
-
-
-def power(x1, x2, /):
+def _power_general(x1, x2, /):
     """``x1 ** x2`` elementwise."""
-    out = _power_fast(x1, x2)
-    if out is not None:
-        return out
     a, b = promote_and_broadcast(x1, x2)
     aval = get_aval(a)
     if dtypes.is_inexact(aval.dtype):
@@ -267,7 +256,9 @@ def power(x1, x2, /):
     return _integer_power(a, b)
 
 
-power._fast = _power_fast
+divide = _fast_binary(_divide_general, lax.div_p, None, _WEAK_SCALARS, dtype_ok=_INEXACT)
+true_divide = divide
+power = _fast_binary(_power_general, lax.pow_p, None, _WEAK_SCALARS, dtype_ok=_INEXACT)
 
 
 def _integer_power(a, b):

@@ -125,27 +125,22 @@ _PROPERTIES = {
 
 
 def _fast_op(fn, reflected=False):
-    """An Array operator that tries ``fn``'s eager fast path before the general one."""
-    fast = fn._fast
+    """An Array operator: ``fn`` (whose fast path comes first) at once for Array and
+    Python-scalar operands, NotImplemented for operands it does not know."""
     if reflected:
         def op(self, other):
-            out = fast(other, self)
-            if out is not None:
-                return out
-            if not _operand_ok(other):
+            if type(other) not in _FAST_OPERANDS and not _operand_ok(other):
                 return NotImplemented
             return fn(other, self)
     else:
         def op(self, other):
-            out = fast(self, other)
-            if out is not None:
-                return out
-            if not _operand_ok(other):
+            if type(other) not in _FAST_OPERANDS and not _operand_ok(other):
                 return NotImplemented
             return fn(self, other)
     return op
 
 
+_FAST_OPERANDS = frozenset({Array, int, float, complex, bool})
 _ARRAY_METHODS = {
     "__add__": _fast_op(ew.add), "__radd__": _fast_op(ew.add, True),
     "__sub__": _fast_op(ew.subtract), "__rsub__": _fast_op(ew.subtract, True),
