@@ -177,6 +177,8 @@ def _lookup(primitive, args, params, key):
 
 def _eager_bind(primitive, args, params):
     # The general form: any number of operands, params, host values made on demand.
+    if primitive.eager is not None or primitive.impl is None:
+        return None
     for a in args:
         if type(a) is not Array or a._device is not None:
             return None
