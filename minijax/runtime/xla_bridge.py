@@ -286,6 +286,7 @@ def lapack_target(fn_base, dtype):
     if not _lapack_registered:
         with _lapack_lock:
             if not _lapack_registered:
+                _load()
                 from jaxlib import lapack
                 lapack._lapack.initialize()
                 for name, capsule, api_version in lapack.registrations()["cpu"]:
