@@ -182,7 +182,31 @@ ROWS = [
         # Infinite weights next to padding or dilation holes give NaN or not depending on
         # XLA's kernel choice (float64 skips the holes, float32 multiplies the zeros).
         ((2, 5, 4, 4), (2, 2, 2, 6)), FLOAT, (-2.0, 2.0), finite=True),
+    # linear algebra; factors unique only up to signs enter through sign-free functions
+    Row("cholesky", lambda x: lax.linalg.cholesky(_spd(x)), ((3, 3),), FLOAT, (-2.0, 2.0),
+        finite=True),
+    Row("triangular_solve", lambda a, b: lax.linalg.triangular_solve(
+        _spd(a), b, left_side=True, lower=True), ((3, 3), (3, 2)), FLOAT, (-2.0, 2.0),
+        finite=True),
+    Row("lu", lambda x: lax.linalg.lu(x), ((4, 4),), FLOAT, (-2.0, 2.0), finite=True),
+    Row("lu_pivots_to_permutation", lambda p: lax.linalg.lu_pivots_to_permutation(
+        lax.rem(lax.abs(p), lax.full(p.shape, 4, p.dtype)), 5), ((4,),), [np.int32]),
+    Row("qr", lambda x: [y * y for y in lax.linalg.qr(x, full_matrices=False)], ((4, 3),),
+        FLOAT, (-2.0, 2.0), finite=True),
+    Row("svd", lambda x: lax.linalg.svd(x, compute_uv=False), ((3, 4),), FLOAT, (-2.0, 2.0),
+        finite=True),
+    Row("eigh", lambda x: [y * y for y in lax.linalg.eigh(_spd(x))], ((3, 3),), FLOAT,
+        (-2.0, 2.0), finite=True),
 ]
+
+
+def _spd(x):
+    """A symmetric positive definite matrix made from ``x``."""
+    n = x.shape[-1]
+    gram = lax.dot_general(x, x, (((1,), (1,)), ((), ())))
+    return lax.add(gram, lax.mul(lax.convert_element_type(
+        lax.eq(lax.broadcasted_iota(np.int32, (n, n), 0),
+               lax.broadcasted_iota(np.int32, (n, n), 1)), x.dtype), float(n)))
 
 
 def _cases():
@@ -213,6 +237,7 @@ def test_row_binds_its_primitive(row):
 
 
 def test_every_primitive_has_a_row():
-    primitives = {v.name for v in vars(lax).values() if isinstance(v, Primitive)}
+    namespace = {**vars(lax), **vars(lax.linalg)}
+    primitives = {v.name for v in namespace.values() if isinstance(v, Primitive)}
     missing = primitives - HIGHER_ORDER - {r.name for r in ROWS}
     assert not missing, f"primitives without a row in the table: {sorted(missing)}"
