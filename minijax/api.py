@@ -79,6 +79,7 @@ class Jitted:
         self._cache = {}
         self._fast = {}   # input avals -> direct executable call (see __call__)
         self._fast_ids = {}   # ids of input avals -> (direct call, input avals)
+        self._fast_x64 = config.enable_x64   # the mode the fast entries were traced in
         self._as_method = None
 
     def __get__(self, obj, objtype=None):
@@ -114,7 +115,7 @@ class Jitted:
         # Fast path: positional uncommitted Arrays, no transformation active. It skips
         # pytree flattening and bind, and calls the cached executable directly.
         # Input avals are looked up by identity first (see _fast_lookup).
-        if not kwargs and len(trace_state.stack) == 1:
+        if not kwargs and len(trace_state.stack) == 1 and config.enable_x64 is self._fast_x64:
             ids = []
             for a in args:
                 if type(a) is not Array or a._device is not None:
@@ -153,6 +154,10 @@ class Jitted:
         outs = jit_p.bind(*consts, *leaves, jaxpr=jaxpr, name=_fun_name(self.fun))
         if (not kwargs and not static_pos and len(trace_state.stack) == 1 and key in self._cache
                 and all(type(a) is Array and a._device is None for a in args)):
+            if self._fast_x64 is not config.enable_x64:
+                self._fast.clear()
+                self._fast_ids.clear()
+                self._fast_x64 = config.enable_x64
             self._fast[tuple(a.aval for a in args)] = _direct_call(jaxpr, consts, out_tree)
         return tree_util.tree_unflatten(out_tree, outs)
 

@@ -168,3 +168,15 @@ def test_bool_constants_keep_their_values(shape):
     jaxpr = Jaxpr([], [], [Literal(mask)])
     out, = dispatch.compiled_jaxpr(jaxpr, xla_bridge.default_device(), False)([])
     onp.testing.assert_array_equal(onp.asarray(out), mask)
+
+
+def test_switching_x64_retraces():
+    f = jit(lambda x: x + np.ones(2))
+    x = np.asarray(onp.ones(2, onp.float32))
+    assert f(x).dtype == onp.float64 and f(x).dtype == onp.float64
+    minijax.config.update("enable_x64", False)
+    try:
+        assert f(x).dtype == onp.float32
+    finally:
+        minijax.config.update("enable_x64", True)
+    assert f(x).dtype == onp.float64
