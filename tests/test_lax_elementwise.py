@@ -77,3 +77,447 @@ def test_rem_floats():
     check_grads(lax.rem, [np.array((2.5, -3.7)), np.array((1.1, 0.9))], order=2)
     with pytest.raises(TypeError, match="rem"):
         lax.rem(np.ones(3, np.int32), np.ones(3))
+
+
+# ================================================================ issue 3, part B
+
+import math  # noqa: E402
+
+import ml_dtypes  # noqa: E402
+from minijax import jit  # noqa: E402
+from minijax.test_util import with_eager_backend  # noqa: E402
+
+BF16 = np.dtype(ml_dtypes.bfloat16)
+FLOATS = [np.float16, BF16, np.float32, np.float64]
+COMPLEXES = [np.complex64, np.complex128]
+INTS = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64]
+RTOL = {np.dtype(np.float16): 2e-3, BF16: 1.6e-2, np.dtype(np.float32): 2e-6,
+        np.dtype(np.float64): 1e-13, np.dtype(np.complex64): 2e-6,
+        np.dtype(np.complex128): 1e-13}
+
+
+def _flush_subnormals(x):
+    """XLA on the CPU flushes subnormal floats to zero; keep them out of cross-checks."""
+    x = np.array(x)
+    if x.dtype.kind == "c":
+        return _flush_subnormals(x.real) + 1j * _flush_subnormals(x.imag)
+    tiny = np.finfo(x.dtype).tiny if x.dtype != BF16 else ml_dtypes.finfo(BF16).tiny
+    with np.errstate(invalid="ignore"):
+        x[np.abs(x.astype(np.float64)) < float(tiny)] = 0
+    return x
+
+
+def _floats(dtype, values=SPECIALS, n=8, scale=3.0, seed=0):
+    rng = np.random.default_rng(seed)
+    with np.errstate(over="ignore"):
+        v = np.concatenate([np.array(values, np.float64), scale * rng.standard_normal(n)])
+    return _flush_subnormals(v.astype(dtype))
+
+
+def _complexes(dtype, n=10, seed=0):
+    rng = np.random.default_rng(seed)
+    v = rng.standard_normal(n) + 1j * rng.standard_normal(n)
+    return np.concatenate([v, [0, 1j, -1, 0.5 - 2j]]).astype(dtype)
+
+
+def _ints(dtype, n=12, seed=0):
+    info = np.iinfo(dtype)
+    edge = [0, 1, 2, 7, info.max, info.min, info.max - 1] + ([-1, -2, info.min + 1] if info.min else [])
+    rng = np.random.default_rng(seed)
+    return np.concatenate([np.array(edge).astype(dtype),
+                           rng.integers(info.min, info.max, n, dtype=dtype, endpoint=True)])
+
+
+# name -> (kinds checked, gradient points or None, math oracle or None)
+SPECIAL_FNS = {
+    "exp2": ("fc", (-0.7, 1.3), lambda v: np.float64(2.0) ** v),
+    "acosh": ("fc", (1.3, 2.5), math.acosh),
+    "erf": ("f", (-0.7, 1.3), math.erf),
+    "erfc": ("f", (-0.7, 1.3), math.erfc),
+    "erf_inv": ("f", (-0.7, 0.3), None),
+    "lgamma": ("f", (-0.7, 1.3, 4.2), math.lgamma),
+    "digamma": ("f", None, None),
+    "square": ("fc", (-0.7, 1.3), lambda v: v * v),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SPECIAL_FNS))
+@pytest.mark.parametrize("dtype", FLOATS + COMPLEXES, ids=lambda d: np.dtype(d).name)
+def test_special_cross_check(name, dtype):
+    kinds = SPECIAL_FNS[name][0]
+    dtype = np.dtype(dtype)
+    if dtype.kind not in kinds and not (dtype == BF16 and "f" in kinds):
+        with pytest.raises(TypeError, match=name):
+            getattr(lax, name)(np.ones(2, dtype))
+        return
+    x = _complexes(dtype) if dtype.kind == "c" else _floats(dtype, SPECIALS + [-2.5, 2.0, 3.7, -0.99])
+    if name in ("erf_inv",):
+        x = _floats(dtype, [np.nan, 1.0, -1.0, 1.5, 0.0, -0.0, 0.999, -0.9999, 1e-5, 0.5, 0.25],
+                    scale=0.4)
+    rtol = RTOL[dtype] * {"lgamma": 100, "digamma": 100, "erf_inv": 10}.get(name, 1)
+    check_primitive(getattr(lax, name), [x], rtol=rtol, atol=rtol)
+
+
+@pytest.mark.parametrize("name", ["erf", "erfc", "lgamma", "exp2", "acosh"])
+def test_special_against_math(name):
+    oracle = SPECIAL_FNS[name][2]
+    x = np.concatenate([np.linspace(-6.05, 6.05, 40), [1e-300, 0.1, 171.5, 1e10, 1e300]])
+    if name == "acosh":
+        x = np.abs(x) + 1
+    with np.errstate(over="ignore"):
+        expected = np.array([oracle(v) for v in x], np.float64)
+    np.testing.assert_allclose(np.asarray(getattr(lax, name)(x)), expected, rtol=4e-16, atol=0)
+
+
+def test_erf_inv_inverts_erf():
+    y = np.concatenate([np.linspace(-0.999999, 0.999999, 101), [1e-300, 1e-10, 1 - 2 ** -53,
+                                                                -(1 - 2 ** -52)]])
+    x = np.asarray(lax.erf_inv(y))
+    back = np.array([math.erf(v) for v in x])
+    tail = np.abs(y) > 0.5
+    np.testing.assert_allclose(back[~tail], y[~tail], rtol=4e-16)
+    np.testing.assert_allclose(1 - np.abs(back[tail]), 1 - np.abs(y[tail]), rtol=1e-14)
+    assert np.array_equal(np.asarray(lax.erf_inv(np.array([1.0, -1.0, 2.0, np.nan]))),
+                          [np.inf, -np.inf, np.nan, np.nan], equal_nan=True)
+
+
+def test_digamma_oracles():
+    # psi(1) = -Euler gamma, psi(n + 1) = psi(n) + 1/n, psi(1/2) = -gamma - 2 log 2 and
+    # the reflection formula; poles give NaN as in XLA.
+    euler = 0.5772156649015329
+    n = np.arange(1.0, 30.0)
+    expected = -euler + np.concatenate([[0.0], np.cumsum(1 / n[:-1])])
+    np.testing.assert_allclose(np.asarray(lax.digamma(n)), expected, rtol=1e-15, atol=1e-16)
+    np.testing.assert_allclose(float(lax.digamma(np.float64(0.5))), -euler - 2 * np.log(2),
+                               rtol=1e-15)
+    x = np.array([-0.3, -2.7, -10.4, 0.2])
+    np.testing.assert_allclose(np.asarray(lax.digamma(x)),
+                               np.asarray(lax.digamma(1 - x)) - np.pi / np.tan(np.pi * x),
+                               rtol=1e-13)
+    assert np.isnan(np.asarray(lax.digamma(np.array([0.0, -1.0, -5.0, -np.inf])))).all()
+
+
+@pytest.mark.parametrize("name", [n for n in sorted(SPECIAL_FNS) if SPECIAL_FNS[n][1]])
+def test_special_grads(name):
+    # lgamma'' would need polygamma(1, x) (see test_digamma_grad_names_polygamma)
+    order = 1 if name == "lgamma" else 2
+    check_grads(getattr(lax, name), [np.array(SPECIAL_FNS[name][1])], order=order)
+
+
+def test_digamma_grad_names_polygamma():
+    from minijax import grad
+    with pytest.raises(NotImplementedError, match="polygamma"):
+        grad(lambda x: lax.digamma(x))(2.0)
+    # lgamma's first derivative (digamma) is available
+    np.testing.assert_allclose(float(grad(lambda x: lax.lgamma(x))(2.0)), 1 - 0.5772156649015329)
+
+
+# ---------------------------------------------------------------- round
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("method", [0, 1, lax.RoundingMethod.TO_NEAREST_EVEN])
+def test_round(dtype, method):
+    halves = [0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 0.49999999999999994, -0.3, 2 ** 52 + 1.0]
+    x = _floats(dtype, SPECIALS + halves)
+    out = check_primitive(lambda v: lax.round(v, method), [x], rtol=0)
+    f = x.astype(np.float64)
+    if method:
+        expected = np.rint(f)
+    else:   # half away from zero, exactly
+        t = np.trunc(f)
+        with np.errstate(invalid="ignore"):
+            expected = np.where(np.abs(f - t) >= 0.5, t + np.sign(f), t)
+    np.testing.assert_array_equal(np.asarray(out).astype(np.float64), expected)
+    assert np.signbit(np.asarray(lax.round(np.array(-0.3, dtype), method)))
+
+
+def test_round_errors_and_grad():
+    with pytest.raises(ValueError, match="rounding_method"):
+        lax.round(np.ones(2), 3)
+    with pytest.raises(TypeError, match="round"):
+        lax.round(np.arange(3))
+    from minijax import grad
+    assert float(grad(lambda x: lax.round(x))(1.3)) == 0.0
+
+
+# ---------------------------------------------------------------- existing float ops on 16-bit and complex
+
+OLD_FLOAT_OPS = ["exp", "log", "sin", "cos", "tanh", "sqrt", "rsqrt", "log1p", "expm1", "tan",
+                 "sinh", "cosh", "asin", "acos", "atan", "asinh", "atanh", "logistic", "neg",
+                 "abs", "sign", "floor", "ceil", "cbrt", "is_finite"]
+COMPLEX_OPS = {"exp", "log", "sin", "cos", "tanh", "sqrt", "rsqrt", "log1p", "expm1", "tan",
+               "sinh", "cosh", "asin", "acos", "atan", "asinh", "atanh", "logistic", "neg",
+               "abs", "sign"}
+
+
+@pytest.mark.parametrize("name", OLD_FLOAT_OPS)
+@pytest.mark.parametrize("dtype", [np.float16, BF16] + COMPLEXES, ids=lambda d: np.dtype(d).name)
+def test_float_ops_more_dtypes(name, dtype):
+    dtype = np.dtype(dtype)
+    fn = getattr(lax, name)
+    if dtype.kind == "c" and name not in COMPLEX_OPS:
+        with pytest.raises(TypeError, match=name):
+            fn(np.ones(2, dtype))
+        return
+    x = _complexes(dtype) if dtype.kind == "c" else _floats(dtype)
+    out = check_primitive(fn, [x], rtol=RTOL[dtype] * 4, atol=RTOL[dtype])
+    if name == "abs" and dtype.kind == "c":
+        assert np.asarray(out).dtype == np.finfo(dtype).dtype
+
+
+def test_sign_of_complex():
+    x = np.array([3 + 4j, 0j, -2j])
+    np.testing.assert_allclose(np.asarray(lax.sign(x)), [0.6 + 0.8j, 0, -1j])
+
+
+# ---------------------------------------------------------------- complex parts
+
+@pytest.mark.parametrize("dtype", COMPLEXES, ids=lambda d: np.dtype(d).name)
+def test_complex_parts(dtype):
+    real_dt = np.finfo(dtype).dtype
+    x = _complexes(dtype)
+    for fn in (lax.real, lax.imag, lax.conj):
+        out = check_primitive(fn, [x], rtol=0)
+    assert np.asarray(lax.real(x)).dtype == real_dt
+    r = _floats(real_dt, SPECIALS)
+    z = check_primitive(lax.complex, [r, r[::-1].copy()], rtol=0)
+    assert np.asarray(z).dtype == dtype
+    np.testing.assert_array_equal(np.asarray(lax.real(z)), r)
+    np.testing.assert_array_equal(np.asarray(lax.imag(z)), r[::-1])
+    assert np.signbit(np.asarray(lax.imag(lax.complex(r[:1] * 0, -r[3:4]))))   # -0.0 kept
+    out = check_primitive(lax.conj, [r], rtol=0)              # a real operand becomes complex
+    assert np.asarray(out).dtype == dtype
+
+
+def test_complex_parts_grads():
+    def f(x, y):
+        z = lax.complex(x, y)
+        w = lax.mul(z, lax.conj(lax.mul(z, z)))
+        return lax.add(lax.real(w), lax.mul(lax.imag(w), lax.imag(w)))
+    check_grads(f, [np.array([0.3, -1.2]), np.array([0.8, 0.5])], order=2)
+    check_grads(lambda x: lax.real(lax.conj(lax.mul(lax.conj(x), lax.conj(x)))),
+                [np.array([0.3, -1.2])], order=2)
+
+
+def test_complex_part_errors():
+    with pytest.raises(TypeError, match="real"):
+        lax.real(np.ones(2))
+    with pytest.raises(TypeError, match="imag"):
+        lax.imag(np.ones(2, np.float32))
+    with pytest.raises(TypeError, match="complex.*float32 or float64"):
+        lax.complex(np.ones(2, np.float16), np.ones(2, np.float16))
+    with pytest.raises(TypeError, match="complex"):
+        lax.complex(np.ones(2, np.float32), np.ones(2))
+    with pytest.raises(TypeError, match="conj"):
+        lax.conj(np.arange(2))
+
+
+# ---------------------------------------------------------------- integer_pow and square
+
+@pytest.mark.parametrize("y", [0, 1, 2, 3, 5, 8, 13, -1, -2, -7])
+@pytest.mark.parametrize("dtype", FLOATS + COMPLEXES + [np.int8, np.int32, np.int64, np.uint16],
+                         ids=lambda d: np.dtype(d).name)
+def test_integer_pow(y, dtype):
+    dtype = np.dtype(dtype)
+    if dtype.kind in "iu":
+        if y < 0:
+            with pytest.raises(TypeError, match="integer_pow.*negative"):
+                lax.integer_pow(np.ones(2, dtype), y)
+            return
+        x = _ints(dtype)
+    else:
+        x = _complexes(dtype) if dtype.kind == "c" else _floats(dtype)
+    rtol = 0 if dtype.kind in "iu" else RTOL[dtype] * 8
+    out = check_primitive(lambda v: lax.integer_pow(v, y), [x], rtol=rtol, atol=rtol)
+    if dtype.kind in "iu":   # wraps like repeated multiplication
+        expected = np.ones_like(x)
+        for _ in range(y):
+            expected = expected * x
+        np.testing.assert_array_equal(np.asarray(out), expected)
+
+
+def test_integer_pow_grads_and_errors():
+    for y in (0, 1, 2, 3, -1, -3):
+        check_grads(lambda v: lax.integer_pow(v, y), [np.array([0.7, -1.3])], order=2)
+    with pytest.raises(TypeError, match="integer_pow.*static Python int"):
+        lax.integer_pow(np.ones(2), 2.0)
+    with pytest.raises(TypeError, match="integer_pow"):
+        lax.integer_pow(np.array([True]), 2)
+
+
+@pytest.mark.parametrize("dtype", INTS, ids=lambda d: np.dtype(d).name)
+def test_square_integers(dtype):
+    check_primitive(lax.square, [_ints(dtype)], rtol=0)
+
+
+# ---------------------------------------------------------------- bitwise and shifts
+
+@pytest.mark.parametrize("dtype", [np.bool_] + INTS, ids=lambda d: np.dtype(d).name)
+def test_bitwise(dtype):
+    x = np.array([True, False, True, False]) if dtype == np.bool_ else _ints(dtype)
+    y = np.roll(x, 1)
+    for fn, ref in ((lax.bitwise_and, np.bitwise_and), (lax.bitwise_or, np.bitwise_or),
+                    (lax.bitwise_xor, np.bitwise_xor)):
+        np.testing.assert_array_equal(np.asarray(check_primitive(fn, [x, y])), ref(x, y))
+    np.testing.assert_array_equal(np.asarray(check_primitive(lax.bitwise_not, [x])), ~x)
+    if dtype != np.bool_:
+        pc = check_primitive(lax.population_count, [x])
+        bits = [bin(int(v) % (1 << (8 * x.itemsize))).count("1") for v in x]
+        np.testing.assert_array_equal(np.asarray(pc), bits)
+        assert np.asarray(pc).dtype == x.dtype
+        lz = check_primitive(lax.clz, [x])
+        width = 8 * x.itemsize
+        np.testing.assert_array_equal(
+            np.asarray(lz), [width - (int(v) % (1 << width)).bit_length() for v in x])
+
+
+@pytest.mark.parametrize("dtype", INTS, ids=lambda d: np.dtype(d).name)
+def test_shifts(dtype):
+    info = np.iinfo(dtype)
+    width = 8 * np.dtype(dtype).itemsize
+    amounts = sorted({0, 1, 3, width - 1, width, width + 1, 2 * width, info.max} |
+                     ({-1, -width, info.min} if info.min else set()))
+    values = _ints(dtype, n=4)
+    x, y = (a.ravel() for a in np.meshgrid(values, np.array(amounts).astype(dtype)))
+    left = check_primitive(lax.shift_left, [x, y])
+    logical = check_primitive(lax.shift_right_logical, [x, y])
+    arith = check_primitive(lax.shift_right_arithmetic, [x, y])
+    # oracle: Python integers on the two's complement bit patterns
+    mask = (1 << width) - 1
+    for xi, yi, le, lo, ar in zip(x, y, np.asarray(left), np.asarray(logical),
+                                  np.asarray(arith)):
+        bits, amount = int(xi) & mask, int(yi) & mask
+        signed = bits - (1 << width) if bits >> (width - 1) else bits
+        assert int(le) & mask == ((bits << amount) & mask if amount < width else 0)
+        assert int(lo) & mask == (bits >> amount if amount < width else 0)
+        assert int(ar) & mask == (signed >> min(amount, width - 1)) & mask
+
+
+def test_bitwise_errors():
+    with pytest.raises(TypeError, match="and"):
+        lax.bitwise_and(np.ones(2), np.ones(2))
+    with pytest.raises(TypeError, match="or"):
+        lax.bitwise_or(np.ones(2, np.float32), np.ones(2, np.float32))
+    with pytest.raises(TypeError, match="not"):
+        lax.bitwise_not(np.ones(2))
+    with pytest.raises(TypeError, match="xor.*one dtype"):
+        lax.bitwise_xor(np.ones(2, np.int32), np.ones(2, np.int64))
+    with pytest.raises(TypeError, match="shift_left.*one dtype"):
+        lax.shift_left(np.ones(2, np.int32), np.ones(2, np.uint32))
+    with pytest.raises(TypeError, match="shift_right_logical"):
+        lax.shift_right_logical(np.array([True]), np.array([True]))
+    with pytest.raises(ValueError, match="shift_right_arithmetic.*one shape"):
+        lax.shift_right_arithmetic(np.ones(2, np.int8), np.ones(3, np.int8))
+    with pytest.raises(TypeError, match="population_count"):
+        lax.population_count(np.array([True]))
+    with pytest.raises(TypeError, match="clz"):
+        lax.clz(np.ones(2))
+
+
+def test_zero_derivatives():
+    from minijax import grad
+    for fn in (lambda x: lax.round(x), lambda x: lax.nextafter(x, x + 1.0),
+               lambda x: lax.convert_element_type(lax.population_count(
+                   lax.convert_element_type(x, np.int32)), np.float64)):
+        assert float(grad(fn)(1.7)) == 0.0
+
+
+# ---------------------------------------------------------------- nextafter
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=lambda d: np.dtype(d).name)
+def test_nextafter(dtype):
+    v = _floats(dtype, [np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -1.0, 2.0], n=0)
+    x, y = (a.ravel() for a in np.meshgrid(v, v))
+    keep = ~((x == 0) & (y != 0))         # a step off zero lands on a subnormal (flushed by XLA)
+    out = check_primitive(lax.nextafter, [x[keep], y[keep]], rtol=0)
+    xs, ys, moved = (np.asarray(a).astype(np.float64) for a in (x[keep], y[keep], out))
+    nan = np.isnan(xs) | np.isnan(ys)
+    assert np.isnan(moved[nan]).all()
+    same = xs == ys
+    np.testing.assert_array_equal(moved[same], ys[same])
+    step = ~nan & ~same & np.isfinite(xs)
+    assert (np.sign(moved - xs)[step] == np.sign(ys - xs)[step]).all()
+    assert (np.abs(moved - xs)[step] <= np.abs(xs[step]) * 2.0 ** -7).all()   # one ulp or so
+    with pytest.raises(TypeError, match="nextafter"):
+        lax.nextafter(np.arange(2), np.arange(2))
+
+
+# ---------------------------------------------------------------- clamp
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, BF16, np.int8, np.uint32, np.int64],
+                         ids=lambda d: np.dtype(d).name)
+def test_clamp(dtype):
+    dtype = np.dtype(dtype)
+    x = _floats(dtype) if dtype.kind == "f" or dtype == BF16 else _ints(dtype)
+    lo, hi = np.array(1, dtype), np.array(7, dtype)
+    out = check_primitive(lax.clamp, [lo, x, hi], rtol=0)
+    np.testing.assert_array_equal(np.asarray(out).astype(np.float64),
+                                  np.minimum(np.maximum(x, lo), hi).astype(np.float64))
+    rng = np.random.default_rng(3)
+    los = np.sort(rng.choice(x, (2, x.size)), axis=0)
+    check_primitive(lax.clamp, [los[0], x, los[1]], rtol=0)
+    check_primitive(lax.clamp, [lo, x, los[1]], rtol=0)
+    check_primitive(lax.clamp, [np.array(2, dtype), np.array(5, dtype), np.array(3, dtype)], rtol=0)
+
+
+def test_clamp_empty_and_batched_bounds():
+    x = np.zeros((0, 3))
+    check_primitive(lax.clamp, [np.array(0.0), x, np.array(1.0)])
+    from minijax import vmap
+    lo = np.array([0.0, 0.5, 1.0])
+    out = vmap(lambda l: lax.clamp(l, np.array([-1.0, 0.7, 3.0]), np.array(2.0)))(lo)
+    np.testing.assert_array_equal(np.asarray(out), [[0, 0.7, 2], [0.5, 0.7, 2], [1, 1, 2]])
+
+
+def test_clamp_grads_and_errors():
+    lo, hi = np.array([-0.5, 0.2, -2.0]), np.array([0.5, 1.4, -1.0])
+    x = np.array([-0.9, 0.6, 1.5])
+    check_grads(lax.clamp, [lo, x, hi], order=2)
+    check_grads(lambda l, v, h: lax.clamp(l, v, h), [np.array(-0.3), x, np.array(1.1)], order=2)
+    with pytest.raises(TypeError, match="clamp.*one dtype"):
+        lax.clamp(np.float32(0), np.ones(3), np.float32(1))
+    with pytest.raises(ValueError, match="clamp.*min of rank 0"):
+        lax.clamp(np.zeros(2), np.ones(3), np.array(1.0))
+    with pytest.raises(TypeError, match="clamp"):
+        lax.clamp(np.array(False), np.array([True]), np.array(True))
+
+
+# ---------------------------------------------------------------- bitcast_convert_type
+
+@pytest.mark.parametrize("src,dst", [(np.float32, np.int32), (np.int32, np.float32),
+                                     (np.float64, np.uint64), (np.float16, np.int16),
+                                     (BF16, np.uint16), (np.uint16, BF16), (np.int64, np.int8),
+                                     (np.float32, np.uint8), (np.float64, np.float32),
+                                     (np.uint8, np.float32), (np.int16, np.float64),
+                                     (np.float32, np.float64), (np.uint8, np.int8)],
+                         ids=str)
+def test_bitcast_convert_type(src, dst):
+    src, dst = np.dtype(src), np.dtype(dst)
+    rng = np.random.default_rng(0)
+    shape = (3, 8 // src.itemsize) if src.itemsize < dst.itemsize else (2, 3)
+    if src.itemsize < dst.itemsize:
+        shape = (3, dst.itemsize // src.itemsize)
+    bits = rng.integers(0, 256, (*shape, src.itemsize), dtype=np.uint8)
+    x = _flush_subnormals(bits.view(src).reshape(shape)) if src.kind == "f" or src == BF16 \
+        else bits.view(src).reshape(shape)
+    out = check_primitive(lambda v: lax.bitcast_convert_type(v, dst), [x], rtol=0,
+                          vmap_axes=[(0, 1)] if src.itemsize < dst.itemsize else None)
+    out = np.asarray(out)
+    assert out.dtype == dst
+    np.testing.assert_array_equal(np.frombuffer(out.tobytes(), np.uint8),
+                                  np.frombuffer(x.tobytes(), np.uint8))
+    back = np.asarray(lax.bitcast_convert_type(out, src))
+    np.testing.assert_array_equal(back.view(np.uint8), x.view(np.uint8))
+
+
+def test_bitcast_convert_type_0d_and_errors():
+    out = lax.bitcast_convert_type(np.float32(1.0), np.uint16)
+    assert np.asarray(out).shape == (2,)
+    with pytest.raises(ValueError, match="bitcast_convert_type.*last axis has size 4"):
+        lax.bitcast_convert_type(np.ones(3, np.uint8), np.float32)
+    with pytest.raises(ValueError, match="bitcast_convert_type"):
+        lax.bitcast_convert_type(np.uint8(3), np.int16)
+    with pytest.raises(TypeError, match="bitcast_convert_type.*bool"):
+        lax.bitcast_convert_type(np.ones(2, np.uint8), np.bool_)
+    with pytest.raises(TypeError, match="bitcast_convert_type.*complex64"):
+        lax.bitcast_convert_type(np.ones(2, np.complex64), np.uint64)

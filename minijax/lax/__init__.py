@@ -32,3 +32,15 @@ from .elementwise import (acos, acos_p, asin, asin_p, asinh, asinh_p, atan, atan
                           sinh, sinh_p, tan, tan_p)
 from .reductions import reduce_and, reduce_and_p, reduce_or, reduce_or_p  # noqa: E402
 from .slicing import rev, rev_p  # noqa: E402
+
+# issue 3, elementwise part B
+from .elementwise import (RoundingMethod, acosh, acosh_p, and_p, bitcast_convert_type,  # noqa: E402
+                          bitcast_convert_type_p, bitwise_and, bitwise_not, bitwise_or,
+                          bitwise_xor, clamp, clamp_p, clz, clz_p, complex, complex_p, conj,
+                          conj_p, digamma, digamma_p, erf, erf_inv, erf_inv_p, erf_p, erfc,
+                          erfc_p, exp2, exp2_p, imag, imag_p, integer_pow, integer_pow_p,
+                          lgamma, lgamma_p, nextafter, nextafter_p, not_p, or_p,
+                          population_count, population_count_p, real, real_p, round, round_p,
+                          shift_left, shift_left_p, shift_right_arithmetic,
+                          shift_right_arithmetic_p, shift_right_logical, shift_right_logical_p,
+                          square, square_p, xor_p)
