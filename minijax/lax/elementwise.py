@@ -105,13 +105,18 @@ def _abs_jvp(g, x):
 # ---------------------------------------------------------------- binary
 
 def _int_div(x, y):
-    # lax.div rounds toward zero (C semantics), unlike NumPy's floor division.
+    # lax.div rounds toward zero (C semantics), unlike NumPy's floor division. As in XLA,
+    # x / 0 is -1 (all bits set for unsigned) and INT_MIN / -1 is INT_MIN.
     with np.errstate(all="ignore"):
         if dtypes.is_integer(x.dtype):
-            safe = np.where(y == 0, 1, y)
-            q = np.abs(x) // np.abs(safe)
-            q = np.where((x < 0) != (safe < 0), -q, q).astype(x.dtype)
-            return np.where(y == 0, -1 if x.dtype.kind == "i" else np.iinfo(x.dtype).max, q)
+            signed = x.dtype.kind == "i"
+            overflow = (x == np.iinfo(x.dtype).min) & (y == -1) if signed else False
+            safe = np.where((y == 0) | overflow, 1, y).astype(x.dtype)
+            q = x // safe
+            inexact = q * safe != x
+            q = np.where(inexact & ((x < 0) != (safe < 0)), q + 1, q).astype(x.dtype)
+            q = np.where(overflow, x, q)
+            return np.where(y == 0, -1 if signed else np.iinfo(x.dtype).max, q).astype(x.dtype)
         return np.divide(x, y)
 
 
