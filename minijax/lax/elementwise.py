@@ -7,8 +7,8 @@ from ..core import Primitive, bind, get_aval
 from ..core.avals import ShapedArray
 from ..interpreters import ad, batching
 from ..interpreters.lowering import chlo, hlo, ir, ir_type, lower_compare
-from ._helpers import (ANY, BOOL, INEXACT, INT, NUMBER, as_operand, binop, check_kinds,
-                       scalar_operands, unop)
+from ._helpers import (ANY, BOOL, COMPLEX, FLOAT, INEXACT, INT, NUMBER, as_operand, binop,
+                       check_kinds, scalar_operands, unop)
 
 
 def _ignore_fp_errors(fn):
@@ -585,9 +585,9 @@ ad.defjvp(atan_p, lambda g, x: div(g, add(_ones_like(x), mul(x, x))))
 ad.defjvp(asinh_p, lambda g, x: mul(g, rsqrt(add(mul(x, x), _ones_like(x)))))
 ad.defjvp(atanh_p, lambda g, x: div(g, _one_minus_sq(x)))
 
-cbrt_p = unop("cbrt", np.cbrt, hlo.cbrt)
+cbrt_p = unop("cbrt", np.cbrt, hlo.cbrt, FLOAT)
 is_finite_p = unop("is_finite", np.isfinite, hlo.is_finite, "f", result_dtype=lambda d: np.dtype(bool))
-atan2_p = binop("atan2", _ignore_fp_errors(np.arctan2), hlo.atan2, INEXACT)
+atan2_p = binop("atan2", _ignore_fp_errors(np.arctan2), hlo.atan2, FLOAT)
 
 
 def cbrt(x):
@@ -620,7 +620,7 @@ def _rem(x, y):
         return np.fmod(x, y)
 
 
-rem_p = binop("rem", _rem, hlo.remainder, NUMBER)
+rem_p = binop("rem", _rem, hlo.remainder, INT + FLOAT)
 
 
 def rem(x, y):
@@ -641,7 +641,6 @@ import enum  # noqa: E402
 import math  # noqa: E402
 
 from ..interpreters.lowering import full_like_aval  # noqa: E402
-from ._helpers import FLOAT, COMPLEX, SINT, UINT, check_same  # noqa: E402
 
 
 def _elementwise(name, np_fn, lower, kinds, result_dtype=None, check=None):
