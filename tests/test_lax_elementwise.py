@@ -233,12 +233,61 @@ def test_special_grads(name):
     check_grads(getattr(lax, name), [np.array(SPECIAL_FNS[name][1])], order=order)
 
 
-def test_digamma_grad_names_polygamma():
+def test_digamma_and_lgamma_second_derivatives():
+    check_grads(lax.digamma, [np.array([0.4, 1.3, 6.2, -0.6])], order=2)
+    check_grads(lax.lgamma, [np.array([0.4, 1.3, 6.2, -0.6])], order=2)
+
+
+# ---------------------------------------------------------------- zeta, polygamma
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=lambda d: np.dtype(d).name)
+def test_zeta_polygamma_cross_check(dtype):
+    s = np.array([2.0, 3.0, 1.5, 1.0, 0.5, 2.0, 2.0, 2.0, 4.0, 7.0, 2.0, np.nan, 2.0, np.inf])
+    q = np.array([1.0, 0.5, 2.0, 2.0, 2.0, 0.0, -1.0, -1.5, 3.2, 0.1, 1e4, 1.0, np.inf, 2.0])
+    dtype = np.dtype(dtype)
+    rtol = RTOL[dtype] * 100
+    check_primitive(lax.zeta, [s.astype(dtype), q.astype(dtype)], rtol=rtol)
+    m = np.array([0.0, 1.0, 2.0, 3.0, 4.0, 1.5, -1.0, 1.0, 1.0, 2.0, 1.0, 0.0, 1.0, 3.0])
+    x = np.array([0.3, 2.5, 0.7, 5.1, 0.05, 2.0, 2.0, 0.0, -1.0, -2.5, np.inf, -0.5, 1e4, 30.0])
+    check_primitive(lax.polygamma, [m.astype(dtype), x.astype(dtype)], rtol=rtol, atol=rtol)
+
+
+def test_zeta_polygamma_oracles():
+    n = np.arange(1.0, 20.0)
+    # zeta(2, n) = pi^2/6 - sum_{k<n} 1/k^2; zeta(4, 1) = pi^4/90
+    expected = np.pi ** 2 / 6 - np.concatenate([[0.0], np.cumsum(1 / n[:-1] ** 2)])
+    np.testing.assert_allclose(np.asarray(lax.zeta(np.full_like(n, 2.0), n)), expected,
+                               rtol=1e-14)
+    assert abs(float(lax.zeta(np.float64(4.0), np.float64(1.0))) - np.pi ** 4 / 90) < 1e-15
+    # zeta(s, q) - zeta(s, q + 1) = q^-s, and polygamma's recurrence
+    rng = np.random.default_rng(0)
+    q, s = rng.uniform(0.05, 30, 50), rng.uniform(1.1, 12, 50)
+    np.testing.assert_allclose(np.asarray(lax.zeta(s, q)) - np.asarray(lax.zeta(s, q + 1)),
+                               q ** -s, rtol=1e-11)
+    for order in range(0, 6):
+        m = np.full_like(q, order)
+        step = (-1) ** order * math.factorial(order) * q ** -(order + 1.0)
+        lhs, rhs = np.asarray(lax.polygamma(m, q + 1)), np.asarray(lax.polygamma(m, q))
+        assert (np.abs(lhs - (rhs + step)) <= 1e-14 * (np.abs(rhs) + np.abs(step))).all()
+    # polygamma(0, x) is digamma; non-integer or negative orders give NaN
+    np.testing.assert_array_equal(np.asarray(lax.polygamma(np.zeros(3), q[:3])),
+                                  np.asarray(lax.digamma(q[:3])))
+    assert np.isnan(np.asarray(lax.polygamma(np.array([0.5, -1.0]), np.ones(2)))).all()
+
+
+def test_zeta_polygamma_grads_and_errors():
     from minijax import grad
-    with pytest.raises(NotImplementedError, match="polygamma"):
-        grad(lambda x: lax.digamma(x))(2.0)
-    # lgamma's first derivative (digamma) is available
-    np.testing.assert_allclose(float(grad(lambda x: lax.lgamma(x))(2.0)), 1 - 0.5772156649015329)
+    check_grads(lambda x: lax.polygamma(np.full(2, 2.0), x), [np.array([0.7, 3.1])],
+                order=2)
+    check_grads(lambda q: lax.zeta(np.full(2, 3.0), q), [np.array([0.7, 3.1])], order=2)
+    with pytest.raises(NotImplementedError, match=r"lax\.polygamma .* m"):
+        grad(lambda m: lax.polygamma(m, 2.0))(1.0)
+    with pytest.raises(NotImplementedError, match=r"lax\.zeta .* x"):
+        grad(lambda s: lax.zeta(s, 2.0))(3.0)
+    with pytest.raises(TypeError, match=r"lax\.polygamma requires floating"):
+        lax.polygamma(np.ones(2, np.int32), np.ones(2, np.int32))
+    with pytest.raises(TypeError, match=r"lax\.zeta.*one dtype"):
+        lax.zeta(np.ones(2, np.float32), np.ones(2))
 
 
 # ---------------------------------------------------------------- round

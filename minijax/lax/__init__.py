@@ -44,3 +44,4 @@ from .elementwise import (RoundingMethod, acosh, acosh_p, and_p, bitcast_convert
                           shift_left, shift_left_p, shift_right_arithmetic,
                           shift_right_arithmetic_p, shift_right_logical, shift_right_logical_p,
                           square, square_p, xor_p)
+from .elementwise import polygamma, polygamma_p, zeta, zeta_p  # noqa: E402

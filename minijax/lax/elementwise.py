@@ -888,8 +888,16 @@ def _two_over_sqrt_pi(x):
 
 
 def _digamma_jvp(g, x):
-    raise NotImplementedError("the derivative of lax.digamma needs lax.polygamma(1, x), "
-                              "which minijax does not implement yet")
+    # trigamma; below zero by reflection, psi1(x) = pi^2 / sin^2(pi x) - psi1(1 - x)
+    # (polygamma gives NaN for negative non-integer x)
+    one, negative = _ones_like(x), lt(x, _zeros_like(x))
+    # each branch sees only its own inputs (else 0 * NaN poisons reverse-mode derivatives)
+    x_neg = select_n(negative, _full_like(x, -0.5), x)
+    x_pos = select_n(negative, x, _full_like(x, 0.5))
+    reflected = sub(div(_full_like(x, np.pi ** 2),
+                        square(sin(mul(_full_like(x, np.pi), x_neg)))),
+                    polygamma(one, sub(one, x_neg)))
+    return mul(g, select_n(negative, polygamma(one, x_pos), reflected))
 
 
 ad.defjvp(erf_p, lambda g, x: mul(g, mul(_two_over_sqrt_pi(x), exp(neg(square(x))))))
@@ -1306,3 +1314,117 @@ ad.defjvp_zero(bitcast_convert_type_p)
 bitcast_convert_type_p.batch = _bitcast_batch
 bitcast_convert_type_p.lower = lambda ctx, x, *, new_dtype: [
     hlo.bitcast_convert(ir_type(ctx.avals_out[0]), x)]
+
+
+# ---------------------------------------------------------------- zeta, polygamma
+
+def _bernoulli_coefficients(n):
+    """B_2j / (2j)! for j = 1..n, from the Bernoulli numbers' recurrence (exact fractions)."""
+    from fractions import Fraction
+    b = [Fraction(1)]
+    for m in range(1, 2 * n + 1):
+        b.append(-sum(Fraction(math.comb(m + 1, k)) * b[k] for k in range(m)) / (m + 1))
+    return [float(b[2 * j] / math.factorial(2 * j)) for j in range(1, n + 1)]
+
+
+_EM_COEFFS = _bernoulli_coefficients(12)
+
+
+def _zeta64(s, q):
+    """Hurwitz zeta sum_k (q + k)^-s in float64 (Euler-Maclaurin after 12 explicit terms).
+
+    s == 1 gives inf, s < 1 NaN (as XLA); q <= 0 gives inf at integers and NaN otherwise
+    (XLA's expansion is wrong for most negative q, so the lowering masks those too)."""
+    s, q = np.broadcast_arrays(np.asarray(s, np.float64), np.asarray(q, np.float64))
+    acc = np.zeros(s.shape)
+    for k in range(12):
+        acc = acc + (q + k) ** -s
+    a = q + 12
+    acc = acc + a ** (1 - s) / (s - 1) + 0.5 * a ** -s
+    term = s * a ** (-s - 1)
+    for j, c in enumerate(_EM_COEFFS, start=1):
+        acc = acc + c * term
+        term = term * (s + 2 * j - 1) * (s + 2 * j) / (a * a)
+    acc = np.where(s == 1, np.inf, np.where(s < 1, np.nan, acc))
+    acc = np.where(q <= 0, np.where(q == np.floor(q), np.inf, np.nan), acc)
+    acc = np.where((q == np.inf) & (s > 1), 0.0, acc)
+    return np.where(np.isnan(s) | np.isnan(q), np.nan, acc)
+
+
+def _polygamma64(m, x):
+    m, x = np.broadcast_arrays(np.asarray(m, np.float64), np.asarray(x, np.float64))
+    valid = (m >= 0) & (m == np.floor(m))
+    mm = np.where(valid, m, 1.0)
+    sign = np.where(np.fmod(mm, 2) == 0, -1.0, 1.0)            # (-1)^(m+1)
+    factorial = np.exp(_lgamma64(mm + 1))
+    factorial = np.where(mm < 25, np.round(factorial), factorial)
+    out = np.where(m == 0, _digamma64(x), sign * factorial * _zeta64(mm + 1, x))
+    return np.where(valid, out, np.nan)
+
+
+def _via_float64_2(fn):
+    def wrapped(a, b):
+        a, b = np.asarray(a), np.asarray(b)
+        with np.errstate(all="ignore"):
+            return np.asarray(fn(a, b), np.float64).astype(a.dtype)
+    return wrapped
+
+
+def _float_cmp(a, b, direction):
+    return hlo.compare(a, b, hlo.ComparisonDirectionAttr.get(direction),
+                       compare_type=hlo.ComparisonTypeAttr.get("FLOAT"))
+
+
+def _mask_negative_q(ctx, out, s, q, s_is_order):
+    """Fix XLA's zeta-based results up: NaN for negative non-integer q, 0 at q = +inf."""
+    aval = ctx.avals_in[1]
+    zero, inf, nan = (full_like_aval(v, aval) for v in (0, np.inf, np.nan))
+    negative_fraction = hlo.and_(_float_cmp(q, zero, "LT"),
+                                 _float_cmp(q, hlo.floor(q), "NE"))
+    at_inf = _float_cmp(q, inf, "EQ")
+    if s_is_order:        # polygamma: only orders m >= 1 go through zeta
+        m_pos = _float_cmp(s, zero, "GT")
+        negative_fraction = hlo.and_(negative_fraction, m_pos)
+        at_inf = hlo.and_(at_inf, m_pos)
+    else:
+        at_inf = hlo.and_(at_inf, _float_cmp(s, full_like_aval(1, aval), "GT"))
+    out = hlo.select(negative_fraction, nan, out)
+    return hlo.select(at_inf, zero, out)
+
+
+def _zeta_lower(ctx, s, q):
+    return [_mask_negative_q(ctx, chlo.zeta(s, q), s, q, False)]
+
+
+def _polygamma_lower(ctx, m, x):
+    return [_mask_negative_q(ctx, chlo.polygamma(m, x), m, x, True)]
+
+
+zeta_p = binop("zeta", _via_float64_2(_zeta64), None, FLOAT)
+zeta_p.lower = _zeta_lower
+polygamma_p = binop("polygamma", _via_float64_2(_polygamma64), None, FLOAT)
+polygamma_p.lower = _polygamma_lower
+
+
+def zeta(x, q):
+    """Elementwise Hurwitz zeta function ``sum_k (q + k) ** -x``."""
+    return zeta_p.bind(x, q)
+
+
+def polygamma(m, x):
+    """Elementwise ``m``-th derivative of the digamma function (``m`` a non-negative
+    integer value of ``x``'s dtype)."""
+    return polygamma_p.bind(m, x)
+
+
+def _not_differentiable(name, operand):
+    def jvp(g, *args):
+        raise NotImplementedError(f"lax.{name} is not differentiable with respect to "
+                                  f"{operand}; only its other operand has a derivative")
+    return jvp
+
+
+ad.defjvp(zeta_p, _not_differentiable("zeta", "x (the exponent)"),
+          lambda g, x, q: mul(g, neg(mul(x, zeta(add(x, _ones_like(x)), q)))))
+ad.defjvp(polygamma_p, _not_differentiable("polygamma", "m (the order)"),
+          lambda g, m, x: mul(g, polygamma(add(m, _ones_like(m)), x)))
