@@ -608,3 +608,23 @@ def test_float_only_binary_ops_reject_complex():
         lax.rem(z, z)
     with pytest.raises(TypeError, match=r"lax\.nextafter requires floating"):
         lax.nextafter(z, z)
+
+
+@pytest.mark.parametrize("shape", [(), (0,), (2, 0)], ids=str)
+def test_new_ops_on_0d_and_empty(shape):
+    f = np.full(shape, 0.75)
+    i = np.full(shape, -77, np.int16)
+    z = np.full(shape, 0.5 - 1j)
+    unary_f = [lax.round, lax.exp2, lax.acosh, lax.erf, lax.erfc, lax.erf_inv, lax.lgamma,
+               lax.digamma, lax.square, lax.conj, lambda v: lax.integer_pow(v, -3)]
+    unary_i = [lax.bitwise_not, lax.population_count, lax.clz, lax.square]
+    check_primitive(lambda v: [fn(v) for fn in unary_f] + [lax.nextafter(v, v), lax.zeta(v + 1, v),
+                                                           lax.polygamma(v * 0 + 1, v),
+                                                           lax.complex(v, v),
+                                                           lax.clamp(0.0, v, 0.5),
+                                                           lax.bitcast_convert_type(v, np.int64)],
+                    [f], rtol=1e-13)
+    check_primitive(lambda v: [fn(v) for fn in unary_i] + [
+        lax.bitwise_and(v, v), lax.shift_left(v, v), lax.shift_right_arithmetic(v, v),
+        lax.shift_right_logical(v, v), lax.bitcast_convert_type(v, np.uint8)], [i])
+    check_primitive(lambda v: [lax.real(v), lax.imag(v), lax.conj(v)], [z])

@@ -1,12 +1,15 @@
 """Elementwise primitives: arithmetic, transcendental functions, comparisons, select."""
 
+import enum
+import math
+
 import numpy as np
 
 from .. import dtypes
 from ..core import Primitive, bind, get_aval
 from ..core.avals import ShapedArray
 from ..interpreters import ad, batching
-from ..interpreters.lowering import chlo, hlo, ir, ir_type, lower_compare
+from ..interpreters.lowering import chlo, full_like_aval, hlo, ir, ir_type, lower_compare
 from ._helpers import (ANY, BOOL, COMPLEX, FLOAT, INEXACT, INT, NUMBER, as_operand, binop,
                        check_kinds, scalar_operands, unop)
 
@@ -367,7 +370,6 @@ def _select_n_lower(ctx, which, *cases):
     # int32 selector: a chain of selects, choosing case i where which == i.
     wt = ctx.avals_in[0]
     out = cases[-1]
-    from ..interpreters.lowering import full_like_aval
     for i in range(len(cases) - 2, -1, -1):
         pred = hlo.compare(which, full_like_aval(i, wt), hlo.ComparisonDirectionAttr.get("LE"),
                            compare_type=hlo.ComparisonTypeAttr.get("SIGNED"))
@@ -442,7 +444,6 @@ def _convert_lower(ctx, x, *, new_dtype, weak_type):
     out_aval = ctx.avals_out[0]
     if src.dtype == new_dtype:
         return [x]
-    from ..interpreters.lowering import full_like_aval
     if dtypes.is_complex(src.dtype) and not dtypes.is_complex(new_dtype):
         # as JAX does: drop the imaginary part first (also before a test against zero)
         x = hlo.real(x)
@@ -637,10 +638,6 @@ ad.defjvp(rem_p, lambda g, x, y: g,
 # bitcasts. NumPy kernels reproduce XLA's semantics where the two libraries differ
 # (shift amounts, float -> int conversion, rounding ties).
 
-import enum  # noqa: E402
-import math  # noqa: E402
-
-from ..interpreters.lowering import full_like_aval  # noqa: E402
 
 
 def _elementwise(name, np_fn, lower, kinds, result_dtype=None, check=None):
@@ -978,11 +975,6 @@ def complex(x, y):
 def conj(x):
     """Elementwise complex conjugate (a real operand becomes complex with zero imaginary part)."""
     return conj_p.bind(x)
-
-
-def _zeros_of(aval):
-    from .shapes import full
-    return full(aval.shape, 0, aval.dtype)
 
 
 # Transposes follow JAX's convention for cotangents of complex values.
