@@ -433,19 +433,21 @@ def test_square_integers(dtype):
 def test_bitwise(dtype):
     x = np.array([True, False, True, False]) if dtype == np.bool_ else _ints(dtype)
     y = np.roll(x, 1)
-    for fn, ref in ((lax.bitwise_and, np.bitwise_and), (lax.bitwise_or, np.bitwise_or),
-                    (lax.bitwise_xor, np.bitwise_xor)):
-        np.testing.assert_array_equal(np.asarray(check_primitive(fn, [x, y])), ref(x, y))
-    np.testing.assert_array_equal(np.asarray(check_primitive(lax.bitwise_not, [x])), ~x)
+    ops = [lax.bitwise_and, lax.bitwise_or, lax.bitwise_xor]
+    refs = [np.bitwise_and(x, y), np.bitwise_or(x, y), np.bitwise_xor(x, y)]
+    outs = check_primitive(lambda a, b: [fn(a, b) for fn in ops], [x, y])
+    for out, ref in zip(outs, refs):
+        np.testing.assert_array_equal(np.asarray(out), ref)
+    unary = [lax.bitwise_not] + ([] if dtype == np.bool_ else [lax.population_count, lax.clz])
+    outs = check_primitive(lambda a: [fn(a) for fn in unary], [x])
+    np.testing.assert_array_equal(np.asarray(outs[0]), ~x)
     if dtype != np.bool_:
-        pc = check_primitive(lax.population_count, [x])
-        bits = [bin(int(v) % (1 << (8 * x.itemsize))).count("1") for v in x]
-        np.testing.assert_array_equal(np.asarray(pc), bits)
-        assert np.asarray(pc).dtype == x.dtype
-        lz = check_primitive(lax.clz, [x])
         width = 8 * x.itemsize
+        bits = [bin(int(v) % (1 << width)).count("1") for v in x]
+        np.testing.assert_array_equal(np.asarray(outs[1]), bits)
+        assert np.asarray(outs[1]).dtype == np.asarray(outs[2]).dtype == x.dtype
         np.testing.assert_array_equal(
-            np.asarray(lz), [width - (int(v) % (1 << width)).bit_length() for v in x])
+            np.asarray(outs[2]), [width - (int(v) % (1 << width)).bit_length() for v in x])
 
 
 @pytest.mark.parametrize("dtype", INTS, ids=lambda d: np.dtype(d).name)
@@ -456,9 +458,9 @@ def test_shifts(dtype):
                      ({-1, -width, info.min} if info.min else set()))
     values = _ints(dtype, n=4)
     x, y = (a.ravel() for a in np.meshgrid(values, np.array(amounts).astype(dtype)))
-    left = check_primitive(lax.shift_left, [x, y])
-    logical = check_primitive(lax.shift_right_logical, [x, y])
-    arith = check_primitive(lax.shift_right_arithmetic, [x, y])
+    left, logical, arith = check_primitive(
+        lambda a, b: [lax.shift_left(a, b), lax.shift_right_logical(a, b),
+                      lax.shift_right_arithmetic(a, b)], [x, y])
     # oracle: Python integers on the two's complement bit patterns
     mask = (1 << width) - 1
     for xi, yi, le, lo, ar in zip(x, y, np.asarray(left), np.asarray(logical),
