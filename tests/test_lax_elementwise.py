@@ -630,3 +630,11 @@ def test_new_ops_on_0d_and_empty(shape):
         lax.bitwise_and(v, v), lax.shift_left(v, v), lax.shift_right_arithmetic(v, v),
         lax.shift_right_logical(v, v), lax.bitcast_convert_type(v, np.uint8)], [i])
     check_primitive(lambda v: [lax.real(v), lax.imag(v), lax.conj(v)], [z])
+
+
+def test_abs_of_complex_grads():
+    def f(x, y):
+        return lax.abs(lax.mul(lax.complex(x, y), lax.complex(y, x)))
+    check_grads(f, [np.array([0.3, -1.2]), np.array([0.8, 0.5])], order=2)
+    from minijax import grad
+    assert float(grad(lambda x: lax.abs(lax.complex(x, x)))(0.0)) == 0.0

@@ -101,7 +101,12 @@ ad.defjvp_zero(ceil_p)
 
 def _abs_jvp(g, x):
     if dtypes.is_complex(get_aval(x).dtype):
-        raise NotImplementedError("derivative of abs of complex values is not implemented")
+        # d|z| = Re(conj(z) dz) / |z|, taken as 0 at z == 0
+        r = abs(x)
+        zero = _zeros_like(r)
+        is_zero = eq(r, zero)
+        safe_r = select_n(is_zero, r, _ones_like(r))
+        return select_n(is_zero, div(real(mul(conj(x), g)), safe_r), zero)
     return mul(g, sign(x))
 
 
