@@ -557,8 +557,10 @@ def test_clamp_grads_and_errors():
         lax.clamp(np.float32(0), np.ones(3), np.float32(1))
     with pytest.raises(ValueError, match="clamp.*min of rank 0"):
         lax.clamp(np.zeros(2), np.ones(3), np.array(1.0))
-    with pytest.raises(TypeError, match="clamp"):
+    with pytest.raises(TypeError, match=r"lax\.clamp requires"):
         lax.clamp(np.array(False), np.array([True]), np.array(True))
+    with pytest.raises(TypeError, match=r"lax\.clamp requires.*complex128"):
+        lax.clamp(np.array(0j), np.array([1j]), np.array(2j))
 
 
 # ---------------------------------------------------------------- bitcast_convert_type

@@ -1195,7 +1195,7 @@ def _clamp_impl(lo, x, hi):
 
 
 def _clamp_abstract_eval(lo, x, hi):
-    check_kinds("clamp", x, NUMBER)
+    check_kinds("clamp", x, INT + FLOAT)
     if not lo.dtype == x.dtype == hi.dtype:
         raise TypeError(f"lax.clamp requires min, operand and max of one dtype, got "
                         f"{lo.dtype.name}, {x.dtype.name}, {hi.dtype.name}")
