@@ -643,8 +643,6 @@ ad.defjvp(rem_p, lambda g, x, y: g,
 # bitcasts. NumPy kernels reproduce XLA's semantics where the two libraries differ
 # (shift amounts, float -> int conversion, rounding ties).
 
-
-
 def _elementwise(name, np_fn, lower, kinds, result_dtype=None, check=None):
     """A unary elementwise primitive whose kernel and lowering may take parameters."""
     p = Primitive(name)
@@ -680,10 +678,6 @@ def _via_float32(fn):
                 return np.asarray(fn(x.astype(np.float32), *args, **params)).astype(x.dtype)
             return fn(x, *args, **params)
     return wrapped
-
-
-def _lower_unary(op):
-    return lambda ctx, x, **params: [op(x)]
 
 
 # ---------------------------------------------------------------- round
