@@ -162,7 +162,7 @@ SPECIAL_FNS = {
     "erfc": ("f", (-0.7, 1.3), math.erfc),
     "erf_inv": ("f", (-0.7, 0.3), None),
     "lgamma": ("f", (-0.7, 1.3, 4.2), math.lgamma),
-    "digamma": ("f", None, None),
+    "digamma": ("f", (-0.7, 1.3, 4.2), None),
     "square": ("fc", (-0.7, 1.3), lambda v: v * v),
 }
 
@@ -228,9 +228,7 @@ def test_digamma_oracles():
 
 @pytest.mark.parametrize("name", [n for n in sorted(SPECIAL_FNS) if SPECIAL_FNS[n][1]])
 def test_special_grads(name):
-    # lgamma'' would need polygamma(1, x) (see test_digamma_grad_names_polygamma)
-    order = 1 if name == "lgamma" else 2
-    check_grads(getattr(lax, name), [np.array(SPECIAL_FNS[name][1])], order=order)
+    check_grads(getattr(lax, name), [np.array(SPECIAL_FNS[name][1])], order=2)
 
 
 def test_digamma_and_lgamma_second_derivatives():
