@@ -638,3 +638,22 @@ def test_abs_of_complex_grads():
     check_grads(f, [np.array([0.3, -1.2]), np.array([0.8, 0.5])], order=2)
     from minijax import grad
     assert float(grad(lambda x: lax.abs(lax.complex(x, x)))(0.0)) == 0.0
+
+
+BINARY_OPS = ["add", "sub", "mul", "div", "pow", "max", "min", "atan2", "rem", "nextafter"]
+COMPLEX_BINARY_OPS = {"add", "sub", "mul", "div", "pow"}
+
+
+@pytest.mark.parametrize("dtype", [np.float16, BF16] + COMPLEXES, ids=lambda d: np.dtype(d).name)
+def test_binary_ops_more_dtypes(dtype):
+    dtype = np.dtype(dtype)
+    names = [n for n in BINARY_OPS if dtype.kind != "c" or n in COMPLEX_BINARY_OPS]
+    if dtype.kind == "c":
+        x, y = _complexes(dtype), _complexes(dtype, seed=1)
+    else:
+        v = _floats(dtype, [np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -2.5, 0.5], n=0)
+        x, y = (a.ravel() for a in np.meshgrid(v, v))
+        keep = ~((x == 0) & (y != 0) & ~np.isnan(y))   # nextafter off zero: a subnormal
+        x, y = x[keep], y[keep]
+    _check_against_jit(lambda a, b: [getattr(lax, n)(a, b) for n in names], [x, y],
+                       RTOL[dtype] * 4, RTOL[dtype])
