@@ -57,3 +57,15 @@ from .slicing import (GatherDimensionNumbers, GatherScatterMode,  # noqa: E402
                       scatter_p, slice, slice_in_dim, slice_p)
 # issue 3, linear algebra (jax.lax.linalg)
 from . import linalg  # noqa: E402
+# issue 3, elementwise part B
+from .elementwise import (RoundingMethod, acosh, acosh_p, and_p, bitcast_convert_type,  # noqa: E402
+                          bitcast_convert_type_p, bitwise_and, bitwise_not, bitwise_or,
+                          bitwise_xor, clamp, clamp_p, clz, clz_p, complex, complex_p, conj,
+                          conj_p, digamma, digamma_p, erf, erf_inv, erf_inv_p, erf_p, erfc,
+                          erfc_p, exp2, exp2_p, imag, imag_p, integer_pow, integer_pow_p,
+                          lgamma, lgamma_p, nextafter, nextafter_p, not_p, or_p,
+                          population_count, population_count_p, real, real_p, round, round_p,
+                          shift_left, shift_left_p, shift_right_arithmetic,
+                          shift_right_arithmetic_p, shift_right_logical, shift_right_logical_p,
+                          square, square_p, xor_p)
+from .elementwise import polygamma, polygamma_p, zeta, zeta_p  # noqa: E402
