@@ -1249,10 +1249,11 @@ def _clamp_jvp(primals, tangents):
     out = clamp(lo, x, hi)
     shape = get_aval(out).shape
     t = ad.Zero(ad.tangent_aval(get_aval(out)))
-    # The output follows min where x < min < max, x where min < x < max, max where max < x.
+    # The output follows min where x < min < max, x where min < x < max, and max where
+    # max < x or max < min (min(max(x, min), max) is max when the bounds cross).
     takes = (lambda: bitwise_and(_bcast_to(gt(lo, x), shape), _bcast_to(lt(lo, hi), shape)),
              lambda: bitwise_and(_bcast_to(gt(x, lo), shape), _bcast_to(lt(x, hi), shape)),
-             lambda: _bcast_to(lt(hi, x), shape))
+             lambda: bitwise_or(_bcast_to(lt(hi, x), shape), _bcast_to(lt(hi, lo), shape)))
     for take, g in zip(takes, tangents):
         if type(g) is not ad.Zero:
             g = _bcast_to(g, shape)
@@ -1398,7 +1399,12 @@ def _mask_negative_q(ctx, out, s, q, s_is_order):
 
 
 def _zeta_lower(ctx, s, q):
-    return [_mask_negative_q(ctx, chlo.zeta(s, q), s, q, False)]
+    out = _mask_negative_q(ctx, chlo.zeta(s, q), s, q, False)
+    # The poles at q = 0, -1, -2, ...: inf, where XLA gives NaN.
+    aval = ctx.avals_in[1]
+    pole = hlo.and_(_float_cmp(q, full_like_aval(0, aval), "LE"),
+                    hlo.and_(_float_cmp(q, hlo.floor(q), "EQ"), _float_cmp(s, s, "EQ")))
+    return [hlo.select(pole, full_like_aval(np.inf, aval), out)]
 
 
 def _polygamma_lower(ctx, m, x):
