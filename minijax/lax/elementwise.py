@@ -635,7 +635,7 @@ def is_finite(x):
 
 def atan2(x, y):
     """Elementwise four-quadrant arctangent of ``x / y``."""
-    return atan2_p.bind(x, y)
+    return atan2_p.bind(*scalar_operands(x, y))
 
 
 ad.defjvp2(cbrt_p, lambda g, ans, x: div(g, mul(_full_like(ans, 3), mul(ans, ans))))
@@ -658,7 +658,7 @@ rem_p = binop("rem", _rem, hlo.remainder, INT + FLOAT)
 
 def rem(x, y):
     """Elementwise remainder of ``x / y`` with the sign of ``x`` (C ``fmod``)."""
-    return rem_p.bind(x, y)
+    return rem_p.bind(*scalar_operands(x, y))
 
 
 ad.defjvp(rem_p, lambda g, x, y: g,
@@ -995,7 +995,7 @@ def imag(x):
 
 def complex(x, y):
     """Elementwise ``x + i y`` (float32 -> complex64, float64 -> complex128)."""
-    return complex_p.bind(x, y)
+    return complex_p.bind(*scalar_operands(x, y))
 
 
 def conj(x):
@@ -1110,17 +1110,17 @@ def bitwise_not(x):
 
 def bitwise_and(x, y):
     """Elementwise bitwise AND (logical AND for bool)."""
-    return and_p.bind(x, y)
+    return and_p.bind(*scalar_operands(x, y))
 
 
 def bitwise_or(x, y):
     """Elementwise bitwise OR (logical OR for bool)."""
-    return or_p.bind(x, y)
+    return or_p.bind(*scalar_operands(x, y))
 
 
 def bitwise_xor(x, y):
     """Elementwise bitwise XOR (logical XOR for bool)."""
-    return xor_p.bind(x, y)
+    return xor_p.bind(*scalar_operands(x, y))
 
 
 def population_count(x):
@@ -1172,17 +1172,17 @@ shift_right_arithmetic_p = binop("shift_right_arithmetic", _shift_right_arithmet
 
 def shift_left(x, y):
     """Elementwise ``x << y`` (0 where ``y`` is at least the bit width)."""
-    return shift_left_p.bind(x, y)
+    return shift_left_p.bind(*scalar_operands(x, y))
 
 
 def shift_right_logical(x, y):
     """Elementwise logical right shift (0 where ``y`` is at least the bit width)."""
-    return shift_right_logical_p.bind(x, y)
+    return shift_right_logical_p.bind(*scalar_operands(x, y))
 
 
 def shift_right_arithmetic(x, y):
     """Elementwise arithmetic right shift (sign fill where ``y`` is at least the bit width)."""
-    return shift_right_arithmetic_p.bind(x, y)
+    return shift_right_arithmetic_p.bind(*scalar_operands(x, y))
 
 
 for _p in (not_p, and_p, or_p, xor_p, population_count_p, clz_p, shift_left_p,
@@ -1198,7 +1198,7 @@ ad.defjvp_zero(nextafter_p)
 
 def nextafter(x1, x2):
     """Elementwise next representable value after ``x1`` in the direction of ``x2``."""
-    return nextafter_p.bind(x1, x2)
+    return nextafter_p.bind(*scalar_operands(x1, x2))
 
 
 # ---------------------------------------------------------------- clamp
@@ -1432,13 +1432,13 @@ polygamma_p.lower = _polygamma_lower
 
 def zeta(x, q):
     """Elementwise Hurwitz zeta function ``sum_k (q + k) ** -x``."""
-    return zeta_p.bind(x, q)
+    return zeta_p.bind(*scalar_operands(x, q))
 
 
 def polygamma(m, x):
     """Elementwise ``m``-th derivative of the digamma function (``m`` a non-negative
     integer value of ``x``'s dtype)."""
-    return polygamma_p.bind(m, x)
+    return polygamma_p.bind(*scalar_operands(m, x))
 
 
 def _not_differentiable(name, operand):
