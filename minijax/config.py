@@ -9,6 +9,14 @@ Options (environment variables give the start-up value):
   compiled executables, the path non-CPU devices always take).
 - ``cpu_device_count`` (``MINIJAX_CPU_DEVICE_COUNT``, default 1): CPU devices the
   client exposes; read when the client is first created.
+- ``compilation_cache`` (``MINIJAX_COMPILATION_CACHE``, default True): keep compiled
+  XLA executables on disk and reuse them in later processes (runtime/compile_cache.py).
+- ``compilation_cache_dir`` (default None: ``$MINIJAX_CACHE_DIR``, else
+  ``$XDG_CACHE_HOME/minijax``, else ``~/.cache/minijax``, read at each compile).
+- ``compilation_cache_max_bytes`` (``MINIJAX_COMPILATION_CACHE_MAX_BYTES``, default
+  1 GiB): least recently used entries are evicted beyond this size.
+- ``compilation_cache_min_compile_secs`` (default 0.0): compiles faster than this are
+  not stored.
 """
 
 import os
@@ -28,6 +36,11 @@ class Config:
         self.enable_x64 = _env_bool("MINIJAX_ENABLE_X64", True)
         self.eager_backend = os.environ.get("MINIJAX_EAGER_BACKEND", "numpy")
         self.cpu_device_count = int(os.environ.get("MINIJAX_CPU_DEVICE_COUNT", "1"))
+        self.compilation_cache = _env_bool("MINIJAX_COMPILATION_CACHE", True)
+        self.compilation_cache_dir = None
+        self.compilation_cache_max_bytes = int(
+            os.environ.get("MINIJAX_COMPILATION_CACHE_MAX_BYTES", str(1 << 30)))
+        self.compilation_cache_min_compile_secs = 0.0
 
     def update(self, name, value):
         """Set option ``name``; raises ValueError for an unknown name or value."""

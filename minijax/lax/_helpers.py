@@ -122,3 +122,27 @@ def constant(value, dtype, weak_type=False):
     """An Array constant (scalar or ndarray) of ``dtype``."""
     host = np.asarray(value, dtype)
     return Array._from_host(host, ShapedArray(host.shape, host.dtype, weak_type))
+
+
+def padtype_to_pads(in_shape, window_shape, window_strides, padding, name="reduce_window"):
+    """``(lo, hi)`` pairs for the padding strings ``'VALID'``, ``'SAME'`` and
+    ``'SAME_LOWER'`` (which puts the odd element first); pairs pass through."""
+    if not isinstance(padding, str):
+        return tuple((int(lo), int(hi)) for lo, hi in padding)
+    mode = padding.upper()
+    if mode == "VALID":
+        return tuple((0, 0) for _ in in_shape)
+    if mode in ("SAME", "SAME_LOWER"):
+        pads = []
+        for n, w, s in zip(in_shape, window_shape, window_strides):
+            total = max((-(-n // s) - 1) * s + w - n, 0)
+            small, big = total // 2, total - total // 2
+            pads.append((big, small) if mode == "SAME_LOWER" else (small, big))
+        return tuple(pads)
+    raise ValueError(f"lax.{name}: padding must be 'VALID', 'SAME', 'SAME_LOWER' or a "
+                     f"sequence of (low, high) pairs, got {padding!r}")
+
+
+def dilate_dim(n, d):
+    """The size of an axis of ``n`` elements with ``d - 1`` holes inserted between them."""
+    return 0 if n == 0 else 1 + d * (n - 1)

@@ -17,6 +17,8 @@ def dot_general(lhs, rhs, dimension_numbers, preferred_element_type=None):
 
     ``dimension_numbers = ((lhs_contract, rhs_contract), (lhs_batch, rhs_batch))``.
     The output axes are the batch axes, then lhs's free axes, then rhs's free axes.
+    ``preferred_element_type`` is the dtype products are accumulated in and returned
+    as (int8 operands -> int32, float16 -> float32); by default the operands' dtype.
     """
     (lc, rc), (lb, rb) = dimension_numbers
     dn = ((tuple(int(i) for i in lc), tuple(int(i) for i in rc)),
@@ -73,11 +75,29 @@ def _dot_abstract_eval(lhs, rhs, *, dimension_numbers, preferred_element_type):
         if ls != rs:
             raise ValueError(f"lax.dot_general: {kind} dimensions have different sizes: "
                              f"lhs {ls} (shape {lhs.shape}) vs rhs {rs} (shape {rhs.shape})")
+    if preferred_element_type is not None:
+        _check_preferred(lhs.dtype, np.dtype(preferred_element_type))
     lf, rf = _free(lhs.ndim, lc, lb), _free(rhs.ndim, rc, rb)
     shape = (tuple(lhs.shape[i] for i in lb) + tuple(lhs.shape[i] for i in lf)
              + tuple(rhs.shape[i] for i in rf))
     dtype = preferred_element_type or lhs.dtype
-    return [ShapedArray(shape, dtype, lhs.weak_type and rhs.weak_type)]
+    weak = lhs.weak_type and rhs.weak_type and preferred_element_type is None
+    return [ShapedArray(shape, dtype, weak)]
+
+
+def _check_preferred(dtype, preferred):
+    # As JAX: (integral or bool, integral or floating), (floating, floating),
+    # (complex, complex), and never narrower than the operands within one family.
+    src, dst = dtypes.kind(dtype), dtypes.kind(preferred)
+    allowed = {"b": "biuf", "i": "iuf", "u": "iuf", "f": "f", "c": "c"}[src]
+    if dst not in allowed:
+        raise TypeError(f"lax.dot_general: preferred_element_type {preferred.name} is "
+                        f"incompatible with operands of dtype {dtype.name}; allowed are "
+                        f"(integral, integral), (integral, floating), (floating, floating) "
+                        f"and (complex, complex)")
+    if src == dst and preferred.itemsize < dtype.itemsize:
+        raise TypeError(f"lax.dot_general: preferred_element_type {preferred.name} is "
+                        f"narrower than the operands' dtype {dtype.name}")
 
 
 def _dot_lower(ctx, lhs, rhs, *, dimension_numbers, preferred_element_type):
@@ -101,6 +121,11 @@ def _dot_transpose_operand(ct, other, self_aval, dimension_numbers, which):
     """
     (lc, rc), (lb, rb) = dimension_numbers
     nb = len(lb)
+    from .elementwise import convert_element_type
+    ct_dtype = get_aval(ct).dtype
+    if get_aval(other).dtype != ct_dtype:
+        # With preferred_element_type the cotangent has the output's dtype: contract in it.
+        other = convert_element_type(other, ct_dtype)
     if which == "lhs":
         lf = _free(self_aval.ndim, lc, lb)
         rf = _free(get_aval(other).ndim, rc, rb)
@@ -115,7 +140,6 @@ def _dot_transpose_operand(ct, other, self_aval, dimension_numbers, which):
         # result axes: batch, lhs contracting (ascending) = rhs contracting, rhs free
         res = dot_general(other, ct, ((lf, ct_lf), (lb, tuple(range(nb)))))
         axes = list(rb) + [rc[lc.index(l)] for l in sorted(lc)] + list(rf)
-    from .elementwise import convert_element_type
     from .shapes import transpose
     out = transpose(res, tuple(axes.index(d) for d in range(self_aval.ndim)))
     return convert_element_type(out, self_aval.dtype, self_aval.weak_type)
