@@ -680,3 +680,359 @@ class _IndexUpdateRef:
 
 def at(self):
     return _IndexUpdateHelper(self)
+
+
+# ---------------------------------------------------------------- index functions
+
+def _rebind_arg(a, result, name):
+    """NumPy mutates ``a`` in place: rebind it when it is a minijax array (as setitem)."""
+    if isinstance(a, (Array, Tracer)):
+        rebind_or_raise(a, result, name)
+        return a
+    return result
+
+
+def _axis(axis, ndim):
+    from ..util import canonicalize_axis
+    return canonicalize_axis(axis, ndim)
+
+
+def _mode_indices(indices, n, mode):
+    """Apply NumPy's ``mode`` ('raise', 'wrap', 'clip') to integer indices for an axis of
+    size ``n``; returns (indices, strict)."""
+    if mode in (None, "raise"):
+        return indices, True
+    i = to_array(indices)
+    if not _is_int_dtype(get_aval(i).dtype):
+        raise IndexError(_BAD_INDEX)
+    dtype = get_aval(i).dtype
+    shape = get_aval(i).shape
+    if mode == "wrap":
+        if n == 0:
+            raise IndexError("cannot do a non-empty take from an empty axes.")
+        r = lax.rem(i, lax.full(shape, n, dtype))
+        return lax.select_n(lax.lt(r, lax.full(shape, 0, dtype)), r,
+                            lax.add(r, lax.full(shape, n, dtype))), True
+    if mode == "clip":
+        return lax.max(lax.min(i, lax.full(shape, builtins.max(n - 1, 0), dtype)),
+                       lax.full(shape, 0, dtype)), True
+    if mode == "fill":
+        return i, False
+    raise ValueError(f"mode must be 'raise', 'wrap', 'clip' or 'fill', got {mode!r}")
+
+
+def take(a, indices, axis=None, out=None, mode=None, fill_value=None):
+    """Elements of ``a`` at ``indices`` along ``axis`` (of the flattened ``a`` if None).
+
+    ``mode``: None/'raise' (NumPy: concrete out-of-bounds indices raise, traced ones are
+    clamped), 'wrap', 'clip' (negative indices clip to 0, as in NumPy) or 'fill'
+    (``fill_value`` for out-of-bounds indices, as JAX)."""
+    if out is not None:
+        raise NotImplementedError("take(out=...) is not supported; arrays are immutable")
+    a = to_array(a)
+    if axis is None:
+        a = lax.reshape(a, (get_aval(a).size,))
+        axis = 0
+    axis = _axis(axis, get_aval(a).ndim)
+    n = get_aval(a).shape[axis]
+    idx, strict = _mode_indices(indices, n, mode)
+    key = (slice(None),) * axis + (_as_index_array(idx),)
+    if mode == "fill":
+        return _getitem(a, key, mode=_FILL, fill_value=fill_value, strict=False)
+    return _getitem(a, key, strict=strict)
+
+
+def _as_index_array(i):
+    if isinstance(i, (int, np.integer)):
+        return i
+    if isinstance(i, (Array, Tracer, np.ndarray)):
+        return i
+    return np.asarray(i)
+
+
+def _along_axis_key(shape, indices, axis):
+    ndim = len(shape)
+    ishape = get_aval(indices).shape
+    if len(ishape) != ndim:
+        raise ValueError(f"`indices` and `arr` must have the same number of dimensions, got "
+                         f"{len(ishape)} and {ndim}")
+    key = []
+    for d in range(ndim):
+        if d == axis:
+            key.append(indices)
+        else:
+            key.append(np.arange(shape[d]).reshape([-1 if j == d else 1 for j in range(ndim)]))
+    return tuple(key)
+
+
+def take_along_axis(arr, indices, axis, mode=None, fill_value=None):
+    """``arr`` indexed by ``indices`` along ``axis`` (other axes broadcast), as NumPy; with
+    ``axis=None`` the flattened ``arr``."""
+    arr, indices = to_array(arr), to_array(indices)
+    if axis is None:
+        arr = lax.reshape(arr, (get_aval(arr).size,))
+        axis = 0
+    shape = get_aval(arr).shape
+    axis = _axis(axis, len(shape))
+    if not _is_int_dtype(get_aval(indices).dtype):
+        raise IndexError("`indices` must be an integer array")
+    key = _along_axis_key(shape, indices, axis)
+    if mode == "fill":
+        return _getitem(arr, key, mode=_FILL, fill_value=fill_value, strict=False)
+    return _getitem(arr, key)
+
+
+def put_along_axis(arr, indices, values, axis, inplace=True, mode=None):
+    """``arr`` with ``values`` written at ``indices`` along ``axis``. NumPy mutates
+    ``arr``: a minijax ``arr`` is rebound to the result (like ``arr[...] = v``), which is
+    also returned."""
+    a, indices = to_array(arr), to_array(indices)
+    if axis is None:
+        a = lax.reshape(a, (get_aval(a).size,))
+        axis = 0
+    shape = get_aval(a).shape
+    axis = _axis(axis, len(shape))
+    key = _along_axis_key(shape, indices, axis)
+    result = _update(a, key, values, "set")
+    result = lax.reshape(result, get_aval(to_array(arr)).shape)
+    return _rebind_arg(arr, result, "put_along_axis") if inplace else result
+
+
+def put(a, ind, v, mode="raise", inplace=True):
+    """Write ``v`` (repeated as needed) at the flat positions ``ind`` of ``a``. NumPy
+    mutates ``a``: a minijax ``a`` is rebound to the result, which is also returned."""
+    x = to_array(a)
+    aval = get_aval(x)
+    flat = lax.reshape(x, (aval.size,))
+    ind = to_array(ind)
+    ind = lax.reshape(ind, (get_aval(ind).size,))
+    idx, strict = _mode_indices(ind, aval.size, mode)
+    m = get_aval(idx).shape[0]
+    vals = to_array(v, dtype=aval.dtype)
+    vals = lax.reshape(vals, (get_aval(vals).size,))
+    k = get_aval(vals).shape[0]
+    if m and k == 0:
+        return a
+    if k != m and m:
+        vals = _getitem(vals, (np.arange(m) % k,))
+    elif not m:
+        return a
+    result = lax.reshape(_update(flat, (idx,), vals, "set", strict=strict), aval.shape)
+    return _rebind_arg(a, result, "put") if inplace else result
+
+
+def _concrete_bool(x, name):
+    value = _concrete(to_array(x))
+    if value is None:
+        raise NonConcreteBooleanIndexError(
+            f"{name} needs a concrete condition: the result's shape depends on its values. "
+            f"Use numpy.where instead, or make the condition static.")
+    return value
+
+
+def compress(condition, a, axis=None, out=None):
+    """The slices of ``a`` along ``axis`` where ``condition`` (a concrete 1-d mask) is
+    true; a mask shorter than the axis counts as False beyond its end."""
+    if out is not None:
+        raise NotImplementedError("compress(out=...) is not supported")
+    c = _concrete_bool(condition, "compress").astype(bool)
+    if c.ndim != 1:
+        raise ValueError("condition must be a 1-d array")
+    a = to_array(a)
+    if axis is None:
+        a = lax.reshape(a, (get_aval(a).size,))
+        axis = 0
+    axis = _axis(axis, get_aval(a).ndim)
+    n = get_aval(a).shape[axis]
+    if len(c) > n and c[n:].any():
+        raise IndexError(f"index {int(np.nonzero(c)[0][-1])} is out of bounds for axis "
+                         f"{axis} with size {n}")
+    return take(a, np.nonzero(c[:n])[0], axis=axis)
+
+
+def extract(condition, arr):
+    """The elements of ``arr`` where ``condition`` (concrete) is nonzero, flattened."""
+    c = _concrete_bool(condition, "extract")
+    a = to_array(arr)
+    a = lax.reshape(a, (get_aval(a).size,))
+    return _getitem(a, (np.nonzero(c.reshape(-1))[0],))
+
+
+def place(arr, mask, vals, inplace=True):
+    """Write ``vals`` (repeated as needed) where ``mask`` (concrete) is true; a minijax
+    ``arr`` is rebound to the result, which is also returned (NumPy mutates ``arr``)."""
+    m = _concrete_bool(mask, "place").astype(bool)
+    x = to_array(arr)
+    aval = get_aval(x)
+    positions = np.nonzero(np.broadcast_to(m, aval.shape).reshape(-1))[0]
+    vals = to_array(vals, dtype=aval.dtype)
+    vals = lax.reshape(vals, (get_aval(vals).size,))
+    k = get_aval(vals).shape[0]
+    if len(positions) == 0:
+        return arr
+    if k == 0:
+        raise ValueError("Cannot insert from an empty array!")
+    vals = _getitem(vals, (np.arange(len(positions)) % k,))
+    flat = lax.reshape(x, (aval.size,))
+    result = lax.reshape(_update(flat, (positions,), vals, "set"), aval.shape)
+    return _rebind_arg(arr, result, "place") if inplace else result
+
+
+def _broadcast_all(*xs):
+    from ._core import broadcast_arrays
+    return broadcast_arrays(*[to_array(x) for x in xs])
+
+
+def choose(a, choices, out=None, mode="raise"):
+    """``choices[a[i]][i]`` for every ``i`` (all broadcast together); ``mode`` 'raise',
+    'wrap' or 'clip' treats out-of-range ``a`` (traced 'raise' clamps)."""
+    if out is not None:
+        raise NotImplementedError("choose(out=...) is not supported")
+    from ._core import promote
+    choices = list(choices) if not isinstance(choices, (Array, Tracer, np.ndarray)) else \
+        [choices[i] for i in range(get_aval(to_array(choices)).shape[0])]
+    n = len(choices)
+    choices = promote(*choices)
+    a = to_array(a)
+    if not _is_int_dtype(get_aval(a).dtype):
+        raise TypeError(f"choose: the index array must be integer, got {get_aval(a).dtype}")
+    a, strict = _mode_indices(a, n, mode)
+    arrs = _broadcast_all(a, *choices)
+    a, choices = arrs[0], arrs[1:]
+    shape = get_aval(a).shape
+    stacked = lax.concatenate([lax.reshape(c, (1,) + shape) for c in choices], 0)
+    key = (lax.reshape(a, (1,) + shape) if not isinstance(a, np.ndarray) else a[None],)
+    key = _along_axis_key((n,) + shape, key[0], 0)
+    try:
+        out = _getitem(stacked, key, strict=strict)
+    except IndexError:
+        raise ValueError("invalid entry in choice array") from None
+    return lax.reshape(out, shape)
+
+
+def select(condlist, choicelist, default=0):
+    """``choicelist[i]`` where ``condlist[i]`` is the first true condition, else
+    ``default`` (NumPy's select)."""
+    from ._elementwise import where
+    if len(condlist) != len(choicelist):
+        raise ValueError("list of cases must be same length as list of conditions")
+    if not condlist:
+        raise ValueError("select with an empty condition list is not possible")
+    from ._core import result_type_of
+    dtype, weak = result_type_of(*choicelist, default)
+    out = to_array(default)
+    for cond, choice in zip(reversed(condlist), reversed(choicelist)):
+        c = to_array(cond)
+        if get_aval(c).dtype != np.bool_:
+            raise TypeError(f"invalid entry in condlist: should be boolean ndarray, got "
+                            f"{get_aval(c).dtype}")
+        out = where(c, choice, out)
+    if get_aval(out).dtype != dtype:
+        out = lax.convert_element_type(out, dtype, weak)
+    return out
+
+
+def diag_indices(n, ndim=2):
+    """The indices of the main diagonal of an ``n``-by-...-by-``n`` array (``ndim`` times
+    ``arange(n)``)."""
+    i = to_array(np.arange(operator.index(n)))
+    return (i,) * ndim
+
+
+def diag_indices_from(arr):
+    shape = get_aval(to_array(arr)).shape
+    if len(shape) < 2 or len(set(shape)) != 1:
+        raise ValueError("All dimensions of input must be of equal length (and at least 2)")
+    return diag_indices(shape[0], len(shape))
+
+
+def tril_indices(n, k=0, m=None):
+    """Row and column indices of the lower triangle of an (n, m) array (static)."""
+    return tuple(to_array(i) for i in np.tril_indices(operator.index(n), operator.index(k), m))
+
+
+def triu_indices(n, k=0, m=None):
+    """Row and column indices of the upper triangle of an (n, m) array (static)."""
+    return tuple(to_array(i) for i in np.triu_indices(operator.index(n), operator.index(k), m))
+
+
+def tril_indices_from(arr, k=0):
+    shape = get_aval(to_array(arr)).shape
+    return tril_indices(shape[-2], k, shape[-1])
+
+
+def triu_indices_from(arr, k=0):
+    shape = get_aval(to_array(arr)).shape
+    return triu_indices(shape[-2], k, shape[-1])
+
+
+def ix_(*args):
+    """An open mesh from 1-d sequences: ``x[ix_(rows, cols)]`` picks the cross product."""
+    out = []
+    n = len(args)
+    for i, s in enumerate(args):
+        if not isinstance(s, (Array, Tracer)):
+            s = np.asarray(s)
+            if s.dtype == object or (s.size == 0 and s.dtype.kind == "f"):
+                s = s.astype(np.int64)
+        s = to_array(s)
+        aval = get_aval(s)
+        if aval.ndim != 1:
+            raise ValueError("Cross index must be 1 dimensional")
+        if aval.dtype == np.bool_:
+            s = to_array(np.nonzero(_concrete_bool(s, "ix_"))[0])
+            aval = get_aval(s)
+        shape = (1,) * i + (aval.shape[0],) + (1,) * (n - i - 1)
+        out.append(lax.reshape(s, shape))
+    return tuple(out)
+
+
+def unravel_index(indices, shape, order="C"):
+    """The coordinates in an array of ``shape`` of flat ``indices`` (concrete indices are
+    checked like NumPy; traced ones are clamped into range, like JAX)."""
+    shape = tuple(operator.index(d) for d in ((shape,) if np.ndim(shape) == 0 else shape))
+    if order not in ("C", "F"):
+        raise ValueError("only 'C' or 'F' order is permitted")
+    value = _concrete(to_array(indices)) if not isinstance(indices, np.ndarray) else indices
+    if value is not None:
+        return tuple(to_array(c) for c in np.unravel_index(value, shape, order=order))
+    i = to_array(indices)
+    dtype = get_aval(i).dtype
+    if not _is_int_dtype(dtype):
+        raise TypeError("only int indices permitted")
+    ishape = get_aval(i).shape
+    size = int(np.prod(shape, dtype=np.int64))
+    i = lax.max(lax.min(i, lax.full(ishape, builtins.max(size - 1, 0), dtype)),
+                lax.full(ishape, 0, dtype))
+    dims = list(enumerate(shape))
+    out = [None] * len(shape)
+    for d, n in (reversed(dims) if order == "C" else dims):
+        nn = lax.full(ishape, builtins.max(n, 1), dtype)
+        out[d] = lax.rem(i, nn)
+        i = lax.div(i, nn)
+    return tuple(out)
+
+
+def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
+    """Flat indices into an array of shape ``dims`` of the coordinate arrays
+    ``multi_index``; ``mode`` 'raise' (concrete only checks; traced indices are
+    clamped), 'wrap' or 'clip'."""
+    dims = tuple(operator.index(d) for d in dims)
+    if len(multi_index) != len(dims):
+        raise ValueError(f"parameter multi_index must be a sequence of length {len(dims)}")
+    values = [_concrete(to_array(m)) if not isinstance(m, np.ndarray) else m
+              for m in multi_index]
+    if all(v is not None for v in values):
+        return to_array(np.ravel_multi_index(tuple(values), dims, mode=mode, order=order))
+    idx = []
+    for m, n in zip(multi_index, dims):
+        i, _ = _mode_indices(m, n, "clip" if mode == "raise" else mode)
+        idx.append(lax.convert_element_type(i, dtypes.default_int()))
+    idx = _broadcast_all(*idx)
+    strides = np.cumprod((1,) + dims[::-1][:-1])[::-1] if order == "C" else \
+        np.cumprod((1,) + dims[:-1])
+    shape = get_aval(idx[0]).shape
+    out = lax.full(shape, 0, dtypes.default_int())
+    for i, s in zip(idx, strides):
+        out = lax.add(out, lax.mul(i, lax.full(shape, int(s), dtypes.default_int())))
+    return out
