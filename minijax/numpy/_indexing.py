@@ -110,7 +110,7 @@ def _classify(k):
                     f"of jit, or compute it outside the traced function).")
             return ("bool0", bool(value)) if value.ndim == 0 else ("mask", value)
         if not _is_int_dtype(dtype):
-            raise IndexError(_BAD_INDEX)
+            raise IndexError("arrays used as indices must be of integer (or boolean) type")
         value = _concrete(k)
         ndim = (k.ndim if aval is None else aval.ndim)
         if value is not None:
