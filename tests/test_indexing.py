@@ -10,6 +10,7 @@ import pytest
 import minijax
 import minijax.numpy as np
 from minijax.errors import MinijaxTypeError, NonConcreteBooleanIndexError
+from minijax.numpy import _indexing
 from minijax.test_util import check_grads
 
 X3 = onp.arange(60.0).reshape(3, 4, 5) - 17.5
@@ -46,6 +47,27 @@ KEYS_0D = [(), Ellipsis, None, (None, Ellipsis, None), True, False, (True, None)
 KEYS_EMPTY = [0, (slice(None), slice(None)), (1, Ellipsis, 2), (Ellipsis, _I([0, 2, 1])),
               (slice(None), _I([], int)), (None, slice(None, None, -1)), XE[..., 0] > 0,
               (_I([1, 1]), slice(None), _I([2, 0]))]
+
+
+
+def _has(key, pred):
+    return any(pred(p) for p in (key if isinstance(key, tuple) else (key,)))
+
+
+def _is_int_array(p):
+    return isinstance(p, onp.ndarray) and p.dtype.kind in "iu" and p.ndim > 0
+
+
+def _is_int(p):
+    return isinstance(p, (int, onp.integer)) and not isinstance(p, (bool, onp.bool_))
+
+
+# Under jit (an XLA compile costs ~0.1 s per few indexing ops) the 3-d table is checked on
+# the keys whose lowering differs from the eager path: traced index arrays, traced
+# scalars, and a few basic keys.
+BASIC_3D = [(1, -1, 3), (slice(3, 0, -2), None, 1), (Ellipsis, None, 2, None), X3 > 10]
+JIT_3D = [k for k in KEYS_3D if _has(k, _is_int_array)] + BASIC_3D
+SCALAR_3D = [k for k in KEYS_3D if _has(k, _is_int) and not _has(k, _is_int_array)]
 
 TABLES = [(X3, KEYS_3D), (X1, KEYS_1D), (X0, KEYS_0D), (XE, KEYS_EMPTY)]
 TABLE_IDS = ["3d", "1d", "0d", "empty"]
@@ -97,20 +119,22 @@ def _gather_all(x, table, traced_scalars=False):
 
 @pytest.mark.parametrize("x,keys", TABLES, ids=TABLE_IDS)
 def test_getitem_eager(x, keys):
+    """Eager Arrays index with NumPy directly; the lax path (what tracers take) runs its
+    NumPy kernels here too."""
     a = np.asarray(x)
     for key in keys:
         _same(a[key], x[key])
+        _same(_indexing._getitem(a, key), x[key])
 
 
-@pytest.mark.parametrize("x,keys", TABLES, ids=TABLE_IDS)
+@pytest.mark.parametrize("x,keys", [(X3, JIT_3D)] + TABLES[1:], ids=TABLE_IDS)
 def test_getitem_jit_traced_indices(x, keys):
     for key, got in zip(keys, _gather_all(x, keys)):
         _same(got, x[key])
 
 
 def test_getitem_jit_traced_scalar_indices():
-    keys = [k for k in KEYS_3D if not isinstance(k, onp.ndarray) or k.dtype.kind in "iu"]
-    for key, got in zip(keys, _gather_all(X3, keys, traced_scalars=True)):
+    for key, got in zip(SCALAR_3D, _gather_all(X3, SCALAR_3D, traced_scalars=True)):
         _same(got, X3[key])
 
 
@@ -170,12 +194,13 @@ def test_setitem_eager(x, keys):
             a = np.asarray(x)
             alias = a
             a[key] = v
-            _same(a, _np_set(x, key, v))
-            assert alias is a
+            _same(alias, _np_set(x, key, v))
+            _same(_indexing._update(np.asarray(x), key, v, "set"), _np_set(x, key, v))
 
 
 def test_setitem_jit_traced_indices():
-    keys = [k for k in DUP_FREE]
+    chosen = JIT_3D + SCALAR_3D[:4]
+    keys = [k for k in DUP_FREE if any(k is c for c in chosen)]
     splits = [_split(k) for k in keys]
     values = [onp.arange(int(onp.prod(X3[k].shape)), dtype=float).reshape(X3[k].shape) + 100
               for k in keys]
@@ -361,8 +386,18 @@ def test_index_errors_match_numpy():
             x[key]
         with pytest.raises(want.type):
             x[key] = 0.0
-    with pytest.raises(ValueError, match="could not be broadcast to indexing result"):
+    with pytest.raises(ValueError, match="could not broadcast input array from shape"):
         x[0, :2] = onp.ones(3)
+
+    def traced_set(x):
+        x[0, :2] = np.ones(3)
+        return x
+    with pytest.raises(ValueError, match="value array of shape .3,. could not be broadcast to "
+                                         "indexing result of shape .2, 5."):
+        minijax.jit(traced_set)(x)
+    for key in (3, (0, 0, 5), _I([0, 3]), (1, 2, 3, 4), 1.0, X3[0] > 0):   # the lax path
+        with pytest.raises(IndexError):
+            minijax.jit(lambda x: x[key])(x)
 
 
 def _escape(msg):

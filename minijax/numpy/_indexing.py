@@ -27,7 +27,9 @@ import operator
 import numpy as np
 
 from .. import dtypes, lax
-from ..core import Tracer, get_aval, get_concrete
+from ..config import config
+from ..core import Tracer, get_aval, get_concrete, state
+from ..core.avals import ShapedArray
 from ..errors import NonConcreteBooleanIndexError
 from ..runtime.array import Array
 from ._core import to_array
@@ -552,8 +554,50 @@ def _scatter_update(x, key, values, op, mode, strict, sorted_, unique):
 
 # ---------------------------------------------------------------- the Array protocol
 
+def _host_key(key):
+    """``key`` with concrete Arrays replaced by their host values, or None if it holds
+    anything NumPy should not see (tracers, slices with array bounds)."""
+    out = []
+    for k in _as_key_tuple(key):
+        if k is None or k is Ellipsis or isinstance(k, (int, np.integer, np.ndarray, bool)):
+            out.append(k)
+        elif type(k) is Array:
+            out.append(k._value())
+        elif isinstance(k, slice):
+            if not all(v is None or isinstance(v, (int, np.integer))
+                       for v in (k.start, k.stop, k.step)):
+                return None
+            out.append(k)
+        elif isinstance(k, list):
+            if any(isinstance(e, (Array, Tracer)) for e in _flat(k)):
+                return None
+            out.append(k)
+        else:
+            return None
+    return tuple(out)
+
+
+def _eager_host(x):
+    """The host value of ``x`` if indexing it may run NumPy directly: a CPU Array outside
+    any transformation with the NumPy eager backend (DESIGN 3), else None."""
+    if (type(x) is Array and state.dynamic is state.eval_main
+            and config.eager_backend == "numpy"
+            and (x._device is None or x._device.platform == "cpu")):
+        return x._value()
+    return None
+
+
 def getitem(self, key):
     """``x[key]`` with NumPy's semantics (see the module docstring for traced indices)."""
+    host = _eager_host(self)
+    if host is not None:
+        hkey = _host_key(key)
+        if hkey is not None:
+            out = host[hkey]
+            out = np.array(out) if not isinstance(out, np.ndarray) or out.base is not None \
+                else out
+            return Array._from_host(out, ShapedArray(out.shape, self.aval.dtype,
+                                                     self.aval.weak_type), self._device)
     return _getitem(self, key)
 
 
@@ -574,6 +618,15 @@ def rebind_or_raise(self, result, what):
 def setitem(self, key, value):
     """``x[key] = value``: NumPy semantics (value cast to x's dtype, last write wins for
     duplicate concrete indices); ``x`` is rebound to the updated array (DESIGN 5)."""
+    host = _eager_host(self)
+    if host is not None and (isinstance(value, (int, float, complex, bool, np.generic, np.ndarray))
+                             or type(value) is Array):
+        hkey = _host_key(key)
+        if hkey is not None:
+            out = host.copy()
+            out[hkey] = value._value() if type(value) is Array else value
+            self._rebind(Array._from_host(out, self.aval, self._device))
+            return
     result = _update(self, key, value, "set")
     rebind_or_raise(self, result, "x[key] = value")
 
@@ -582,7 +635,7 @@ def iterate(self):
     shape = get_aval(self).shape
     if not shape:
         raise TypeError("iteration over a 0-d array")
-    return (_getitem(self, i) for i in range(shape[0]))
+    return (getitem(self, i) for i in range(shape[0]))
 
 
 class _IndexUpdateHelper:
