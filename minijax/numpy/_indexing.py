@@ -12,7 +12,11 @@ How a key is lowered:
   advanced axes go where NumPy puts them (in place when the advanced indices are
   adjacent in the key, first otherwise);
 - updates: ``lax.dynamic_update_slice`` for unit-step basic keys, otherwise one scatter
-  into the flattened array at the flat positions the key selects.
+  into the flattened array at the flat positions the key selects (computed on the host
+  for concrete keys, where duplicates are resolved NumPy's way: the last write wins;
+  for traced keys by indexing an iota, and which duplicate wins is unspecified);
+- an eager CPU ``Array`` outside any transformation indexes (and assigns) with NumPy
+  directly (DESIGN 3); tracers and the XLA eager backend take the ``lax`` path.
 
 Out-of-bounds indices: concrete ones raise ``IndexError`` like NumPy. Traced indices
 cannot be checked: ``x[i]`` clamps them (like JAX), ``x[i] = v`` and ``x.at[i].<op>``
@@ -52,6 +56,8 @@ def _is_int_dtype(dtype):
 
 
 def _index_dtype(n):
+    """The integer dtype of gather/scatter indices (the default int: traced int64 indices
+    are not narrowed, so huge values still clamp or drop instead of wrapping)."""
     return dtypes.default_int()
 
 
@@ -351,8 +357,7 @@ def _gather_getitem(x, entries, mode, fill_value, strict, sorted_, unique):
     nb = len(bshape)
     out_shape = bshape + tuple(yshape[d] for d in rest)
     if any(yshape[d] == 0 for d in adv_dims):
-        if int(np.prod(bshape)) and (concrete and strict):   # pragma: no cover (checked)
-            raise IndexError("index out of bounds for an axis of size 0")
+        # Nothing to gather from (concrete indices were checked): zeros, or the fill.
         fill = 0 if fill_value is None else fill_value
         out = lax.full(out_shape, fill, get_aval(x).dtype)
     else:
