@@ -366,6 +366,12 @@ def test_grads_gather_and_scatter():
     check_grads(lambda x, v: np.asarray(x).at[1, _I([0, 2]), 1:3].multiply(v[:, 1:3]), (x, v),
                 order=2)
     check_grads(lambda x, v: np.asarray(x).at[0, :2, 1:].set(v), (x, v), order=2)
+    # set with traced duplicate indices: whichever update XLA keeps, value and derivative
+    # agree with the same choice made for concrete indices here (last write)
+    f = lambda x, i: (np.asarray(x).at[i].set(x[1] * x) ** 2).sum()
+    x1, dup = np.asarray(X1 / 3), onp.array([0, 0, 3, 3, 2])
+    onp.testing.assert_allclose(onp.asarray(minijax.jit(minijax.grad(f))(x1, np.asarray(dup))),
+                                onp.asarray(minijax.grad(f)(x1, dup)))
     g = minijax.jit(minijax.grad(lambda x, i: (x[:, i] ** 2).sum()))(x, np.asarray([1, 1]))
     want = onp.zeros_like(X3)
     want[:, 1] = 4 * X3[:, 1] / 10
