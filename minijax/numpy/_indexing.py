@@ -350,7 +350,7 @@ def _gather_getitem(x, entries, mode, fill_value, strict, sorted_, unique):
     y = _static_slices(x, entries, with_ints=False)
     yshape = get_aval(y).shape
     idx_dtype = _index_dtype(builtins.max(yshape, default=0))
-    idx, bshape, adv, concrete = _advanced_indices(entries, yshape, strict, idx_dtype)
+    idx, bshape, adv, _ = _advanced_indices(entries, yshape, strict, idx_dtype)
     adv_dims = [e.dim for e in adv]
     rest = [d for d in range(len(yshape)) if d not in adv_dims]
     sizes = [1 if d in adv_dims else yshape[d] for d in range(len(yshape))]
@@ -606,18 +606,21 @@ def getitem(self, key):
     return _getitem(self, key)
 
 
-def rebind_or_raise(self, result, what):
+def _rebind_or_raise(self, result, what):
+    """Rebind ``self`` to ``result`` (in-place update sugar, DESIGN 5) when it can hold it."""
     if type(result) is type(self) and (not isinstance(self, Tracer)
                                        or result._trace.main is self._trace.main):
         self._rebind(result)
         return
     from ..errors import MinijaxTypeError
+    holder = ("a concrete Array" if isinstance(self, Array) else
+              f"traced by an outer transformation ({type(self).__name__})")
     raise MinijaxTypeError(
-        f"{what}: the array being updated is {'a concrete Array' if isinstance(self, Array) else type(self).__name__} "
-        f"but the update makes it a traced value ({type(result).__name__}) of an inner "
-        f"transformation, and an array cannot turn into a traced value in place. Create "
-        f"the array from traced values (for example zeros_like of a traced argument) or "
-        f"write x = x.at[key].set(value) instead.")
+        f"{what}: the array being updated is {holder} but its new value is traced by an "
+        f"inner transformation ({type(result).__name__}, e.g. grad or vmap), and an array "
+        f"cannot turn into such a traced value in place. Build the array from the traced "
+        f"values (for example zeros_like of a traced argument), or write "
+        f"x = x.at[key].set(value) instead.")
 
 
 def setitem(self, key, value):
@@ -633,7 +636,7 @@ def setitem(self, key, value):
             self._rebind(Array._from_host(out, self.aval, self._device))
             return
     result = _update(self, key, value, "set")
-    rebind_or_raise(self, result, "x[key] = value")
+    _rebind_or_raise(self, result, "x[key] = value")
 
 
 def iterate(self):
@@ -745,7 +748,7 @@ def at(self):
 def _rebind_arg(a, result, name):
     """NumPy mutates ``a`` in place: rebind it when it is a minijax array (as setitem)."""
     if isinstance(a, (Array, Tracer)):
-        rebind_or_raise(a, result, name)
+        _rebind_or_raise(a, result, name)
         return a
     return result
 
