@@ -229,6 +229,12 @@ def test_setitem_casts_and_broadcasts_like_numpy():
     want[0, 1] = 1
     want[1] = [7, 8, 9]
     _same(a, want)
+    def fill(x):
+        y = x * 1
+        y[...] = 1.5            # a whole-array update keeps the array's dtype, not weak
+        return y
+    out = minijax.jit(fill)(np.zeros(3, np.float32))
+    assert out.dtype == onp.float32 and not out.weak_type
     b = np.asarray(onp.zeros(3, bool))
     b[1] = 2.0
     _same(b, onp.array([False, True, False]))

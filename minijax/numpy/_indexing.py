@@ -397,11 +397,13 @@ def _first_adv(entries):
 
 # ---------------------------------------------------------------- updates
 
-def _prepare_values(values, out_shape, dtype):
+def _prepare_values(values, out_shape, dtype, weak_type=False):
+    """``values`` cast (unsafely, like NumPy's setitem) to the updated array's dtype and
+    broadcast to the indexed shape (leading size-1 axes of the values may be dropped)."""
     v = to_array(values)
     aval = get_aval(v)
-    if aval.dtype != dtype:
-        v = lax.convert_element_type(v, dtype)
+    if aval.dtype != dtype or aval.weak_type != weak_type:
+        v = lax.convert_element_type(v, dtype, weak_type)
     vshape = aval.shape
     while len(vshape) > len(out_shape) and vshape[0] == 1:
         vshape = vshape[1:]
@@ -455,7 +457,7 @@ def _update(x, key, values, op, mode=None, strict=True, indices_are_sorted=False
 
 def _basic_update(x, expanded, entries, values, op, dtype):
     out_shape = _out_shape_basic(expanded, entries)
-    v = _prepare_values(values, out_shape, dtype)
+    v = _prepare_values(values, out_shape, dtype, get_aval(x).weak_type)
     if 0 in out_shape:
         return x
     block, starts = [], []
@@ -529,7 +531,7 @@ def _scatter_update(x, key, values, op, mode, strict, sorted_, unique):
     shape, dtype = aval.shape, aval.dtype
     pos, size = _flat_positions(shape, key, mode, strict)
     out_shape = np.shape(pos) if isinstance(pos, np.ndarray) else get_aval(pos).shape
-    v = _prepare_values(values, out_shape, dtype)
+    v = _prepare_values(values, out_shape, dtype, aval.weak_type)
     count = int(np.prod(out_shape, dtype=np.int64))
     if count == 0 or size == 0:
         return x
