@@ -498,3 +498,19 @@ def test_mutating_index_functions_rebind():
         _same(out, want)
     got = minijax.jit(lambda b: np.put(b * 1.0, np.asarray([1, 2]), 0.0))(np.asarray(X1))
     _same(got, _np_set(X1, [1, 2], 0.0))
+
+
+# ---------------------------------------------------------------- property tests
+
+from hypothesis import given, strategies as st  # noqa: E402
+from hypothesis.extra import numpy as hnp  # noqa: E402
+
+
+@given(st.one_of(hnp.basic_indices((3, 4, 5), allow_newaxis=True, allow_ellipsis=True),
+                 hnp.integer_array_indices((3, 4, 5), result_shape=hnp.array_shapes(
+                     min_dims=0, max_dims=2, max_side=3))))
+def test_random_keys_match_numpy(key):
+    want = X3[key]
+    _same(_indexing._getitem(np.asarray(X3), key), want)
+    got = _indexing._update(np.asarray(X3), key, -1.0, "set")
+    _same(got, _np_set(X3, key, -1.0))
