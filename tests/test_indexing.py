@@ -277,13 +277,35 @@ def test_setitem_inside_jit_and_grad_matches_numpy():
     _same(minijax.jit(local)(1.5), onp.array([3.0, 1.5, 0.0, 3.0]))
 
 
-def test_setitem_on_concrete_array_with_traced_value_raises():
-    def local(v):
+def test_local_arrays_mutate_under_grad_and_vmap():
+    def f(v):
         out = np.zeros(3)
-        out[1] = v
-        return out.sum()
+        out[1] = v * 2
+        out[2] += v ** 3
+        alias = out
+        out[0] = np.sin(v)
+        return np.sum(alias * alias)
+
+    def ref(v):
+        return (2 * v) ** 2 + (v ** 3) ** 2 + onp.sin(v) ** 2
+    v = onp.array(0.7)
+    onp.testing.assert_allclose(float(f(v)), ref(v))
+    check_grads(f, (v,), order=2)
+    onp.testing.assert_allclose(float(minijax.jit(minijax.grad(f))(v)),
+                                float(minijax.grad(f)(v)))
+    vs = onp.array([0.3, -1.1, 2.0])
+    _same(minijax.vmap(f)(vs), onp.array([float(f(a)) for a in vs]))
+    _same(minijax.vmap(minijax.grad(f))(vs), onp.array([float(minijax.grad(f)(a)) for a in vs]))
+
+
+def test_setitem_on_an_array_from_outside_with_traced_value_raises():
+    outside = np.zeros(3)
+
+    def f(v):
+        outside[1] = v
+        return outside.sum()
     with pytest.raises(MinijaxTypeError, match="at\\[key\\].set"):
-        minijax.grad(local)(1.0)
+        minijax.grad(f)(1.0)
 
 
 # ---------------------------------------------------------------- .at
