@@ -85,7 +85,6 @@ import math  # noqa: E402
 
 import ml_dtypes  # noqa: E402
 from minijax import jit  # noqa: E402
-from minijax.test_util import with_eager_backend  # noqa: E402
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
 FLOATS = [np.float16, BF16, np.float32, np.float64]

@@ -7,7 +7,7 @@ vary, and zeros are materialised only where a value must exist.
 from functools import lru_cache
 
 from ..core import (Literal, Trace, Tracer, Var, bind, full_lower, full_raise, get_aval,
-                    get_concrete, new_main, typecheck_jaxpr)
+                    get_concrete, new_main)
 from ..core.avals import ShapedArray
 from ..util import split_half, unzip2
 from . import partial_eval as pe

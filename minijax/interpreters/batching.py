@@ -3,7 +3,6 @@
 from functools import lru_cache
 
 from ..core import Trace, Tracer, bind, eval_jaxpr, full_lower, full_raise, get_aval, get_concrete, new_main
-from ..core.avals import ShapedArray
 from . import partial_eval as pe
 
 not_mapped = None

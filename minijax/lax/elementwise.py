@@ -6,10 +6,10 @@ import math
 import numpy as np
 
 from .. import dtypes
-from ..core import Primitive, bind, get_aval
+from ..core import Primitive, get_aval
 from ..core.avals import ShapedArray
 from ..interpreters import ad, batching
-from ..interpreters.lowering import chlo, full_like_aval, hlo, ir, ir_type, lower_compare
+from ..interpreters.lowering import chlo, full_like_aval, hlo, ir_type, lower_compare
 from ._helpers import (ANY, BOOL, COMPLEX, FLOAT, INEXACT, INT, NUMBER, as_operand, binop,
                        check_kinds, scalar_operands, unop)
 
