@@ -348,3 +348,26 @@ def test_kernels_raise_no_floating_point_warnings():
     for o, r in zip(out, ref):
         onp.testing.assert_array_equal(onp.asarray(o), r)
     assert onp.geterr()["invalid"] == "warn"   # the user's NumPy settings are untouched
+
+
+@pytest.mark.parametrize("dtype", [onp.float32, onp.float64])
+def test_large_contractions_run_eagerly_through_xla(dtype, monkeypatch):
+    from minijax.lax import convolution, dot
+    rng = onp.random.default_rng(0)
+    a, b = (np.asarray(rng.standard_normal((2, 256, 300)).astype(dtype)) for _ in range(2))
+    x = np.asarray(rng.standard_normal((4, 32, 32, 8)).astype(dtype))
+    k = np.asarray(rng.standard_normal((3, 3, 8, 16)).astype(dtype))
+
+    def run():
+        return [lax.dot_general(a, b, (((2,), (2,)), ((0,), (0,)))),
+                lax.conv_general_dilated(x, k, (1, 1), "SAME",
+                                         dimension_numbers=("NHWC", "HWIO", "NHWC"))]
+    via_xla = run()
+    assert all(r._host is None for r in via_xla)        # computed by XLA
+    monkeypatch.setattr(dot, "XLA_EAGER_MIN_WORK", 1 << 62)
+    monkeypatch.setattr(convolution, "XLA_EAGER_MIN_WORK", 1 << 62)
+    via_numpy = run()
+    assert all(r._host is not None for r in via_numpy)  # computed by NumPy
+    tol = 1e-4 if dtype == onp.float32 else 1e-10
+    for r, e in zip(via_xla, via_numpy):
+        onp.testing.assert_allclose(onp.asarray(r), onp.asarray(e), rtol=tol, atol=tol)

@@ -12,6 +12,9 @@ class Primitive:
     - ``impl(*ndarrays, **params) -> [ndarray]``: the NumPy kernel run eagerly on CPU.
     - ``eager(*arrays, **params) -> [Array]``: replaces eager evaluation entirely
       (higher-order primitives such as ``cond`` and ``jit``).
+    - ``prefer_xla(*avals, **params) -> bool``: run this application eagerly through
+      its compiled lowering rather than ``impl`` (large contractions, where XLA's
+      kernels beat NumPy's by more than the dispatch costs).
     - ``abstract_eval(*avals, **params) -> [aval]``: shape/dtype rule and checks.
     - ``jvp(primals, tangents, **params) -> (primals_out, tangents_out)``.
     - ``transpose(cts, *args, **params) -> [ct or None per arg]`` (linear primitives;
@@ -26,6 +29,7 @@ class Primitive:
         self.multiple_results = multiple_results
         self.impl = None
         self.eager = None
+        self.prefer_xla = None
         self.abstract_eval = None
         self.jvp = None
         self.transpose = None

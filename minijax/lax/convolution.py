@@ -500,7 +500,19 @@ def _conv_jvp_rhs(g, lhs, rhs, **params):
     return conv_general_dilated_p.bind(lhs, g, **params)
 
 
+# Eagerly, convolutions of at least this many multiply-adds (at stride 1) run
+# through XLA's compiled kernel, several times faster than the NumPy windows here.
+XLA_EAGER_MIN_WORK = 1 << 20
+
+
+def _conv_prefer_xla(lhs, rhs, *, dimension_numbers, **params):
+    in_features = lhs.shape[dimension_numbers[0][1]]
+    return (lhs.dtype.kind in "fc"
+            and lhs.size // max(in_features, 1) * rhs.size >= XLA_EAGER_MIN_WORK)
+
+
 conv_general_dilated_p.impl = _conv_impl
+conv_general_dilated_p.prefer_xla = _conv_prefer_xla
 conv_general_dilated_p.abstract_eval = _conv_abstract_eval
 conv_general_dilated_p.lower = _conv_lower
 ad.defjvp(conv_general_dilated_p, _conv_jvp_lhs, _conv_jvp_rhs)

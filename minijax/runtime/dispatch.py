@@ -32,7 +32,8 @@ class EvalTrace(Trace):
         avals_out = _abstract_eval(primitive, avals_in, params)
         device = result_device(args)
         if (primitive.impl is not None and config.eager_backend == "numpy"
-                and (device is None or device.platform == "cpu")):
+                and (device is None or device.platform == "cpu")
+                and not (primitive.prefer_xla and primitive.prefer_xla(*avals_in, **params))):
             hosts = [host_value(a, aval) for a, aval in zip(args, avals_in)]
             outs = primitive.impl(*hosts, **params)
             return [_wrap_host(o, aval, device, primitive) for o, aval in zip(outs, avals_out)]
@@ -172,6 +173,8 @@ def apply1(primitive, x):
 
 
 def _id_entry(primitive, args, key):
+    if primitive.prefer_xla and primitive.prefer_xla(*[a.aval for a in args]):
+        return None
     avals_out = _lookup(primitive, args, {}, (primitive, *[a.aval for a in args]))
     if avals_out is None:
         return None
@@ -200,7 +203,8 @@ def _eager_bind(primitive, args, params):
             return None
     avals_out = _lookup(primitive, args, params,
                         (primitive, *[a.aval for a in args], *params.items()))
-    if avals_out is None:
+    if avals_out is None or (primitive.prefer_xla
+                             and primitive.prefer_xla(*[a.aval for a in args], **params)):
         return None
     outs = primitive.impl(*[a._value() for a in args], **params)
     return [_wrap_host(o, aval, None, primitive) for o, aval in zip(outs, avals_out)]
