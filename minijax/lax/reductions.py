@@ -160,13 +160,13 @@ def _tree_prod(x):
     written with differentiable lax ops for the JVP rule."""
     from .elementwise import mul
     from .shapes import reshape
-    from .windowed import _pad, _slice_axis
+    from .slicing import pad, slice_in_dim
     while get_aval(x).shape[0] > 1:
         n = get_aval(x).shape[0]
         if n % 2:
-            x = _pad(x, 1, [(0, 1, 0)] + [(0, 0, 0)] * (get_aval(x).ndim - 1))
+            x = pad(x, 1, [(0, 1, 0)] + [(0, 0, 0)] * (get_aval(x).ndim - 1))
             n += 1
-        x = mul(_slice_axis(x, 0, n, 2, 0), _slice_axis(x, 1, n, 2, 0))
+        x = mul(slice_in_dim(x, 0, n, 2), slice_in_dim(x, 1, n, 2))
     return reshape(x, get_aval(x).shape[1:])
 
 

@@ -5,9 +5,9 @@ cumulative reductions (``cumsum``, ``cumprod``, ``cummax``, ``cummin``,
 A window configuration is ``window_dimensions``, ``window_strides``, ``padding``
 (one ``(lo, hi)`` pair per axis, negative values crop), ``base_dilation`` (the
 operand is dilated by inserting ``d - 1`` identity elements between neighbours)
-and ``window_dilation``. ``reduce_window_sum`` with a window of ones is a pad or a
-strided slice; the private ``_pad`` and ``_slice`` below are written that way, so
-the derivative rules here need no other primitive.
+and ``window_dilation``. The derivative rules of the
+max/min windows and of the cumulative reductions are written with ``lax.pad`` and
+``lax.slice``.
 """
 
 import itertools
@@ -20,6 +20,7 @@ from ..interpreters import ad
 from ..interpreters.lowering import hlo, ir, ir_constant, ir_type
 from ._helpers import ANY, FLOAT, NUMBER, check_kinds, dilate_dim as _dilate_dim, padtype_to_pads
 from .reductions import _identity
+from .slicing import pad, slice as _lax_slice
 
 
 # ---------------------------------------------------------------- window arithmetic
@@ -237,52 +238,6 @@ def reduce_window(operand, init_value, computation, window_dimensions, window_st
     return computation(out, broadcast_in_dim(init, get_aval(out).shape, ()))
 
 
-# ---------------------------------------------------------------- pad and slice (private)
-
-def _pad(x, value, config):
-    """Pad ``x`` with ``value`` by ``config = [(lo, hi, interior)]`` (negative crops)."""
-    from .elementwise import ne, select_n
-    from .shapes import full
-    aval = get_aval(x)
-    params = dict(window_dimensions=(1,) * aval.ndim, window_strides=(1,) * aval.ndim,
-                  padding=tuple((lo, hi) for lo, hi, _ in config),
-                  base_dilation=tuple(i + 1 for _, _, i in config),
-                  window_dilation=(1,) * aval.ndim)
-    if all(c == (0, 0, 0) for c in config):
-        return x
-    if aval.dtype == np.bool_:
-        from .elementwise import convert_element_type
-        y = _pad(convert_element_type(x, np.uint8), int(value), config)
-        return convert_element_type(y, np.bool_)
-    out = reduce_window_sum_p.bind(x, **params)
-    if value == 0:
-        return out
-    out_shape = get_aval(out).shape
-    mask = reduce_window_sum_p.bind(full(aval.shape, 1, np.int8), **params)
-    return select_n(ne(mask, full(out_shape, 0, np.int8)), full(out_shape, value, aval.dtype),
-                    out)
-
-
-def _slice(x, start, limit, strides):
-    """``x[start:limit:strides]`` per axis (clipped to the operand)."""
-    aval = get_aval(x)
-    config = [(-s, l - n, 0) for s, l, n in zip(start, limit, aval.shape)]
-    y = _pad(x, 0, config)
-    if all(s == 1 for s in strides):
-        return y
-    ndim = aval.ndim
-    return reduce_window_sum_p.bind(y, window_dimensions=(1,) * ndim,
-                                    window_strides=tuple(strides), padding=((0, 0),) * ndim,
-                                    base_dilation=(1,) * ndim, window_dilation=(1,) * ndim)
-
-
-def _slice_axis(x, start, limit, stride, axis):
-    shape = get_aval(x).shape
-    starts, limits, strides = [0] * len(shape), list(shape), [1] * len(shape)
-    starts[axis], limits[axis], strides[axis] = start, limit, stride
-    return _slice(x, starts, limits, strides)
-
-
 # ---------------------------------------------------------------- window derivatives
 
 def _vjp_lhs_padding(in_shape, window_dimensions, window_strides, out_shape, padding,
@@ -328,16 +283,16 @@ def _choose(kind, x, t, out, params):
     from .shapes import full
     out_shape = get_aval(out).shape
     config = [(lo, hi, b - 1) for (lo, hi), b in zip(params["padding"], params["base_dilation"])]
-    xp = _pad(x, _identity(kind, get_aval(x).dtype).item(), config)
-    tp = _pad(t, 0, config)
+    xp = pad(x, _identity(kind, get_aval(x).dtype).item(), config)
+    tp = pad(t, 0, config)
     result = full(out_shape, 0, get_aval(t).dtype)
     offsets = list(itertools.product(*[range(w) for w in params["window_dimensions"]]))
     for k in reversed(offsets):
         start = [i * d for i, d in zip(k, params["window_dilation"])]
         limit = [s + (o - 1) * st + 1 for s, o, st in
                  zip(start, out_shape, params["window_strides"])]
-        xk = _slice(xp, start, limit, params["window_strides"])
-        tk = _slice(tp, start, limit, params["window_strides"])
+        xk = _lax_slice(xp, start, limit, params["window_strides"])
+        tk = _lax_slice(tp, start, limit, params["window_strides"])
         result = select_n(eq(xk, out), result, tk)
     return result
 
@@ -406,7 +361,7 @@ def _scan(combine, x, axis, reverse, identity):
     while k < n:
         config = [(0, 0, 0)] * get_aval(x).ndim
         config[axis] = (k, -k, 0)
-        x = combine(_pad(x, identity, config), x)
+        x = combine(pad(x, identity, config), x)
         k *= 2
     if reverse:
         x = rev(x, (axis,))
