@@ -124,6 +124,23 @@ def test_sort_grads():
     check_grads(lambda a, b: lax.sort((k, a, b), num_keys=2), [x, v], order=2)
 
 
+def test_sort_transpose_in_values():
+    # sort is linear in its non-key operands: <sort(k, v), ct> == <v, transpose(ct)>.
+    from minijax.core import get_aval
+    from minijax.interpreters import ad
+    from minijax.lax.sorting import sort_p
+    rng = np.random.default_rng(7)
+    k = np.array([[2.0, 0.0, 2.0, 1.0], [1.0, 1.0, 0.0, 3.0], [0.0, 1.0, 2.0, 3.0]])
+    v, ct = rng.standard_normal((3, 4)), rng.standard_normal((3, 4))
+    for dim in (0, 1):
+        out = np.asarray(lax.sort_key_val(k, v, dimension=dim)[1])
+        undef = ad.UndefPrimal(get_aval(lax.convert_element_type(v, v.dtype)))
+        params = dict(dimension=dim, is_stable=True, num_keys=1)
+        ct_k, ct_v = sort_p.transpose([ad.Zero(undef.aval), ct], k, undef, **params)
+        assert ct_k is None
+        np.testing.assert_allclose(np.sum(out * ct), np.sum(v * np.asarray(ct_v)), rtol=1e-12)
+
+
 def test_sort_grad_under_jit_and_vmap():
     rng = np.random.default_rng(6)
     x, v, ct = (rng.standard_normal((4, 6)) for _ in range(3))

@@ -6,10 +6,10 @@ sort by (real, imag) lexicographically; those with a NaN part come after all oth
 as in NumPy: [R + Rj, R + nanj, nan + Rj, nan + nanj] (which differs from JAX, whose
 order is lexicographic with NaN last in each part).
 
-Derivatives permute the tangents with the sort's permutation. Without a gather
-primitive, the permutation is applied by a second sort: ``sort(inv, t)`` where
-``inv`` is the inverse permutation (distinct integer keys). That sort is linear in
-its non-key operands, and ``sort_p`` has a transpose rule for them (keys known).
+Derivatives permute the tangents with the sort's permutation (or pick them with
+top_k's indices) by a take_along_axis-style ``lax.gather``, whose transpose is a
+``scatter_add``. ``sort_p`` is also linear in its non-key operands and has a
+transpose rule for them (keys known).
 """
 
 import operator
@@ -153,10 +153,24 @@ def _iota_like(aval, dimension):
     return broadcasted_iota(np.int32, aval.shape, dimension)
 
 
-def _inverse_permutation(perm, dimension):
-    """``inv`` with ``inv[perm[j]] = j`` along ``dimension``."""
-    iota = _iota_like(get_aval(perm), dimension)
-    return sort_p.bind(perm, iota, dimension=dimension, is_stable=False, num_keys=1)[1]
+def _along_axis_dnums(ndim, dimension):
+    """Gather/scatter dimension numbers picking, at each position of an index array
+    shaped like the operand except along ``dimension``, the operand element its index
+    names along ``dimension`` (NumPy's take_along_axis / put_along_axis)."""
+    from .slicing import GatherDimensionNumbers, ScatterDimensionNumbers
+    batch = tuple(i for i in range(ndim) if i != dimension)
+    return (GatherDimensionNumbers((), (dimension,), (dimension,), batch, batch),
+            ScatterDimensionNumbers((), (dimension,), (dimension,), batch, batch))
+
+
+def _take_along(x, idx, dimension):
+    """``x`` at the in-bounds, distinct indices ``idx`` along ``dimension``."""
+    from .shapes import expand_dims
+    from .slicing import GatherScatterMode, gather
+    ndim = get_aval(x).ndim
+    dnums, _ = _along_axis_dnums(ndim, dimension)
+    return gather(x, expand_dims(idx, (ndim,)), dnums, (1,) * ndim, unique_indices=True,
+                  mode=GatherScatterMode.PROMISE_IN_BOUNDS)
 
 
 def _sort_jvp(primals, tangents, *, dimension, is_stable, num_keys):
@@ -164,19 +178,15 @@ def _sort_jvp(primals, tangents, *, dimension, is_stable, num_keys):
     iota = _iota_like(aval, dimension)
     *outs, perm = sort_p.bind(*primals, iota, dimension=dimension, is_stable=is_stable,
                               num_keys=num_keys)
-    live = [i for i, t in enumerate(tangents) if type(t) is not ad.Zero]
-    t_outs = [ad.Zero(ad.tangent_aval(get_aval(o))) for o in outs]
-    if live:
-        # out[j] = t[perm[j]]: sorting by inv (inv[perm[j]] = j) puts t[perm[j]] at j.
-        inv = _inverse_permutation(perm, dimension)
-        permuted = sort_p.bind(inv, *[tangents[i] for i in live], dimension=dimension,
-                               is_stable=False, num_keys=1)[1:]
-        for i, t in zip(live, permuted):
-            t_outs[i] = t
+    # out[j] = x[perm[j]] along dimension, and so do the tangents.
+    t_outs = [ad.Zero(ad.tangent_aval(get_aval(o))) if type(t) is ad.Zero
+              else _take_along(t, perm, dimension) for o, t in zip(outs, tangents)]
     return outs, t_outs
 
 
 def _sort_transpose(cts, *operands, dimension, is_stable, num_keys):
+    from .shapes import expand_dims, full
+    from .slicing import GatherScatterMode, scatter_add
     keys = operands[:num_keys]
     if any(ad.is_undefined(k) for k in keys):
         raise NotImplementedError("lax.sort is linear only in its non-key operands; its keys "
@@ -185,14 +195,17 @@ def _sort_transpose(cts, *operands, dimension, is_stable, num_keys):
     result = [None] * len(operands)
     if not undefined:
         return result
-    iota = _iota_like(get_aval(keys[0]), dimension)
+    aval = get_aval(keys[0])
+    iota = _iota_like(aval, dimension)
     perm = sort_p.bind(*keys, iota, dimension=dimension, is_stable=is_stable,
                        num_keys=num_keys)[-1]
     # The forward op moved x[perm[j]] to j; move ct[j] back to perm[j].
-    back = sort_p.bind(perm, *[ad.instantiate(cts[i]) for i in undefined],
-                       dimension=dimension, is_stable=False, num_keys=1)[1:]
-    for i, ct in zip(undefined, back):
-        result[i] = ct
+    _, dnums = _along_axis_dnums(aval.ndim, dimension)
+    idx = expand_dims(perm, (aval.ndim,))
+    for i in undefined:
+        zeros = full(aval.shape, 0, operands[i].aval.dtype)
+        result[i] = scatter_add(zeros, idx, ad.instantiate(cts[i]), dnums,
+                                unique_indices=True, mode=GatherScatterMode.PROMISE_IN_BOUNDS)
     return result
 
 
@@ -272,17 +285,7 @@ def _top_k_jvp(primals, tangents, *, k):
     if type(t) is ad.Zero:
         return [values, indices], [ad.Zero(ad.tangent_aval(get_aval(values))),
                                    ad.Zero(ad.tangent_aval(get_aval(indices)))]
-    from .dot import dot_general
-    from .elementwise import convert_element_type, eq
-    from .shapes import broadcast_in_dim, broadcasted_iota
-    shape = get_aval(x).shape
-    r = len(shape)
-    grid = shape[:-1] + (k, shape[-1])
-    picks = eq(broadcast_in_dim(indices, grid, tuple(range(r))),
-               broadcasted_iota(np.int32, grid, r))
-    onehot = convert_element_type(picks, get_aval(t).dtype)
-    batch = tuple(range(r - 1))
-    t_values = dot_general(onehot, t, (((r,), (r - 1,)), (batch, batch)))
+    t_values = _take_along(t, indices, get_aval(x).ndim - 1)
     return [values, indices], [t_values, ad.Zero(ad.tangent_aval(get_aval(indices)))]
 
 
