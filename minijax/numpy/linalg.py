@@ -657,13 +657,13 @@ def cross(x1, x2, /, *, axis=-1):
     ax = canonicalize_axis(axis, nd)
     a = _move_to_end(lax.broadcast_to_shape(x1, shape), (ax,))
     b = _move_to_end(lax.broadcast_to_shape(x2, shape), (ax,))
-    comp = lambda v, i: _cols(v, i, 1)                      # noqa: E731
+    comp = lambda v, i: lax.slice_in_dim(v, i, i + 1, axis=-1)      # noqa: E731
     a0, a1, a2 = (comp(a, i) for i in range(3))
     b0, b1, b2 = (comp(b, i) for i in range(3))
     c0 = lax.sub(lax.mul(a1, b2), lax.mul(a2, b1))
     c1 = lax.sub(lax.mul(a2, b0), lax.mul(a0, b2))
     c2 = lax.sub(lax.mul(a0, b1), lax.mul(a1, b0))
-    out = lax.add(lax.add(_cols(c0, 0, 3), _cols(c1, -1, 3)), _cols(c2, -2, 3))
+    out = lax.concatenate([c0, c1, c2], nd - 1)
     perm = list(range(nd - 1))
     perm.insert(ax, nd - 1)
     return lax.transpose(out, tuple(perm))
