@@ -146,3 +146,14 @@ def padtype_to_pads(in_shape, window_shape, window_strides, padding, name="reduc
 def dilate_dim(n, d):
     """The size of an axis of ``n`` elements with ``d - 1`` holes inserted between them."""
     return 0 if n == 0 else 1 + d * (n - 1)
+
+
+def full_like(x, value):
+    """An array of ``value`` with the shape and dtype of ``x``."""
+    from .shapes import full
+    aval = get_aval(x)
+    return full(aval.shape, value, aval.dtype)
+
+
+def zeros_like(x):
+    return full_like(x, 0)

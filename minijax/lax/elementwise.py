@@ -10,6 +10,7 @@ from ..core import Primitive, get_aval
 from ..core.avals import ShapedArray
 from ..interpreters import ad, batching
 from ..interpreters.lowering import chlo, full_like_aval, hlo, ir_type, lower_compare
+from ._helpers import full_like as _full_like, zeros_like as _zeros_like
 from ._helpers import (ANY, BOOL, COMPLEX, FLOAT, INEXACT, INT, NUMBER, as_operand, binop,
                        check_kinds, scalar_operands, unop)
 
@@ -515,18 +516,8 @@ def stop_gradient(x):
 
 # ---------------------------------------------------------------- helpers
 
-def _full_like(x, value):
-    from .shapes import full
-    aval = get_aval(x)
-    return full(aval.shape, value, aval.dtype)
-
-
 def _ones_like(x):
     return _full_like(x, 1)
-
-
-def _zeros_like(x):
-    return _full_like(x, 0)
 
 
 # ---------------------------------------------------------------- more unary (issue 3, part A)

@@ -17,7 +17,7 @@ from ..interpreters import ad, batching
 from ..interpreters.lowering import chlo, hlo, ir, ir_constant, ir_type, jaxpr_subcomp
 from ..runtime.xla_bridge import lapack_target
 from . import elementwise as ew
-from ._helpers import INEXACT, check_kinds, constant
+from ._helpers import INEXACT, check_kinds, constant, zeros_like as _zeros_like
 from .dot import dot_general
 from .reductions import reduce_sum
 from .shapes import broadcast_in_dim, broadcasted_iota, full, transpose
@@ -74,11 +74,6 @@ def _mask(matrix, shape):
 
 def _where(mask, x, y):
     return ew.select_n(mask, y, x)
-
-
-def _zeros_like(x):
-    aval = get_aval(x)
-    return full(aval.shape, 0, aval.dtype)
 
 
 def _tril(x, k=0):

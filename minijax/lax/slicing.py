@@ -29,10 +29,6 @@ from .shapes import broadcast_in_dim, full, iota, reshape, squeeze
 _pyslice = builtins.slice
 
 
-def _zeros(aval):
-    return full(aval.shape, 0, aval.dtype)
-
-
 def _aval(x):
     return x.aval if ad.is_undefined(x) else get_aval(x)
 
@@ -427,7 +423,7 @@ def _dynamic_slice_jvp(primals, tangents, *, slice_sizes):
 
 
 def _dynamic_slice_transpose(cts, x, *idx, slice_sizes):
-    zeros = _zeros(x.aval)
+    zeros = ad.zeros_like_aval(x.aval)
     return [dynamic_update_slice_p.bind(zeros, cts[0], *idx)] + [None] * len(idx)
 
 
@@ -503,7 +499,7 @@ def _dus_transpose(cts, x, u, *idx):
     u_aval = _aval(u)
     ct_x = ct_u = None
     if ad.is_undefined(x):
-        ct_x = dynamic_update_slice_p.bind(ct, _zeros(u_aval), *idx)
+        ct_x = dynamic_update_slice_p.bind(ct, ad.zeros_like_aval(u_aval), *idx)
     if ad.is_undefined(u):
         ct_u = dynamic_slice_p.bind(ct, *idx, slice_sizes=u_aval.shape)
     return [ct_x, ct_u] + [None] * len(idx)
@@ -840,7 +836,7 @@ def _gather_transpose(cts, x, idx, *, dimension_numbers, slice_sizes, indices_ar
         raise NotImplementedError("lax.gather is not linear in its indices")
     off, coll, sim, obd, sibd = dimension_numbers
     dnums = ScatterDimensionNumbers(off, coll, sim, obd, sibd)
-    ct_x = scatter_add_p.bind(_zeros(x.aval), idx, cts[0], dimension_numbers=dnums,
+    ct_x = scatter_add_p.bind(ad.zeros_like_aval(x.aval), idx, cts[0], dimension_numbers=dnums,
                               indices_are_sorted=indices_are_sorted,
                               unique_indices=unique_indices, mode=mode)
     return [ct_x, None]
@@ -1185,7 +1181,7 @@ def _scatter_mul_jvp(primals, tangents, **params):
         if not params["unique_indices"]:
             raise NotImplementedError("lax.scatter_mul: the derivative with respect to the "
                                       "updates is implemented only for unique_indices=True")
-        t_u = mul(x, scatter_add_p.bind(_zeros(get_aval(x)), idx, tu, **params))
+        t_u = mul(x, scatter_add_p.bind(ad.zeros_like_aval(get_aval(x)), idx, tu, **params))
         t_out = ad.add_tangents(t_out, t_u)
     return [out], [t_out]
 
@@ -1218,8 +1214,8 @@ def _scatter_extremal_jvp(prim):
         x_wins = convert_element_type(eq(x, out), dtype)
         u_wins = convert_element_type(eq(u, _gather_like(out, idx, u_aval, dn, mode, **flags)),
                                       dtype)
-        count = add(x_wins, scatter_add_p.bind(_zeros(x_aval), idx, u_wins, **params))
-        total = _zeros(x_aval) if type(tx) is ad.Zero else mul(x_wins, tx)
+        count = add(x_wins, scatter_add_p.bind(ad.zeros_like_aval(x_aval), idx, u_wins, **params))
+        total = ad.zeros_like_aval(x_aval) if type(tx) is ad.Zero else mul(x_wins, tx)
         if type(tu) is not ad.Zero:
             total = scatter_add_p.bind(total, idx, mul(u_wins, tu), **params)
         return [out], [div(total, count)]
@@ -1260,8 +1256,8 @@ def _scatter_jvp(primals, tangents, **params):
     u_kept = eq(ids, gathered)
 
     def combine(xv, uv):
-        xv = select_n(x_kept, _zeros(x_aval), ad.instantiate(xv))
-        uv = select_n(u_kept, _zeros(u_aval), ad.instantiate(uv))
+        xv = select_n(x_kept, ad.zeros_like_aval(x_aval), ad.instantiate(xv))
+        uv = select_n(u_kept, ad.zeros_like_aval(u_aval), ad.instantiate(uv))
         return scatter_add_p.bind(xv, idx, uv, **params)
     return [combine(x, u)], [combine(tx, tu)]
 
@@ -1278,7 +1274,7 @@ def _scatter_transpose(cts, x, idx, u, *, dimension_numbers, indices_are_sorted,
     u_aval = _aval(u)
     ct_x = ct_u = None
     if ad.is_undefined(x):
-        ct_x = scatter_p.bind(ct, idx, _zeros(u_aval), dimension_numbers=dimension_numbers,
+        ct_x = scatter_p.bind(ct, idx, ad.zeros_like_aval(u_aval), dimension_numbers=dimension_numbers,
                               mode=mode, **flags)
     if ad.is_undefined(u):
         ct_u = _gather_like(ct, idx, u_aval, dimension_numbers, mode, **flags)
