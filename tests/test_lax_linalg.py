@@ -289,10 +289,81 @@ def test_complex_forward_derivatives_of_lu_and_solves():
     check_grads(np.linalg.inv, [a], modes=("fwd",))
 
 
+def check_complex_grads(f, args, order=2, eps=1e-6, tol=1e-6, seed=0):
+    """Derivatives of ``f`` at complex ``args`` along complex directions: the JVP against
+    central differences, and the VJP by ``Re Σ ct·(J t) == Re Σ vjp(ct)·t``; up to
+    ``order`` by nesting the JVP."""
+    from minijax import tree_util
+    from minijax.test_util import numerical_jvp
+    r = onp.random.default_rng(seed)
+
+    def like(x):
+        x = onp.asarray(x)
+        z = r.standard_normal(x.shape) + (1j * r.standard_normal(x.shape) if x.dtype.kind == "c"
+                                          else 0)
+        return z.astype(x.dtype)
+    tangents = tuple(like(a) for a in args)
+    _, t_out = minijax.jvp(f, tuple(args), tangents)
+    num = numerical_jvp(f, list(args), list(tangents), eps)
+    for a, e in zip(tree_util.tree_leaves(t_out), tree_util.tree_leaves(num)):
+        onp.testing.assert_allclose(onp.asarray(a), e, rtol=tol, atol=tol)
+    out, f_vjp = minijax.vjp(f, *args)
+    cts = tree_util.tree_map(like, out)
+    cts_in = f_vjp(cts)
+    lhs = sum(onp.sum(onp.asarray(c) * t).real for c, t in zip(cts_in, tangents))
+    rhs = sum(onp.sum(onp.asarray(c) * onp.asarray(n)).real for c, n in
+              zip(tree_util.tree_leaves(cts), tree_util.tree_leaves(num)))
+    onp.testing.assert_allclose(lhs, rhs, rtol=tol, atol=tol)
+    if order > 1:
+        check_complex_grads(lambda *p: minijax.jvp(f, tuple(p), tangents)[1], args, order - 1,
+                            eps, tol * 10, seed + 1)
+
+
+@pytest.mark.parametrize("left_side,transpose_a", [(True, True), (False, False), (True, False)])
+def test_complex_derivatives_of_conjugated_triangular_solve(left_side, transpose_a):
+    a, b = crandn(3, 3) + 3 * onp.eye(3), crandn(3, 3)
+    check_complex_grads(lambda a, b: linalg.triangular_solve(
+        a, b, left_side=left_side, lower=True, transpose_a=transpose_a, conjugate_a=True),
+        [a, b])
+
+
+def test_complex_derivatives_of_cholesky():
+    a = crandn(2, 3, 3)
+    herm = a @ H(a) + 3 * onp.eye(3)
+    check_complex_grads(linalg.cholesky, [herm])
+    # Without symmetrizing, the kernel reads the lower triangle and the diagonal's real part.
+    check_complex_grads(lambda x: linalg.cholesky(x, symmetrize_input=False), [herm])
+    check_complex_grads(lambda x: np.linalg.cholesky(x, upper=True), [herm], order=1)
+
+
+def test_complex_symmetrize_input_is_hermitian_part():
+    a = crandn(3, 3)
+    x = a @ H(a) + 3 * onp.eye(3) + 0.3 * crandn(3, 3)       # not Hermitian
+    herm = (x + H(x)) / 2
+    for fn in (linalg.cholesky, lambda m: linalg.eigh(m)[1]):
+        onp.testing.assert_allclose(onp.asarray(fn(x)), onp.asarray(fn(herm)), rtol=1e-12)
+    onp.testing.assert_allclose(onp.asarray(linalg.cholesky(x)), onp.linalg.cholesky(herm),
+                                rtol=1e-12)
+
+
+def test_complex_derivatives_of_eigh():
+    a = crandn(2, 3, 3)
+    herm = a + H(a)
+    # Eigenvalues, and functions of the matrix (the eigenvectors' phases are arbitrary).
+    check_complex_grads(lambda x: linalg.eigh(x)[1], [herm])
+
+    def expm_like(x, lower):
+        v, w = linalg.eigh(x, lower=lower)
+        e = lax.convert_element_type(lax.sin(w), v.dtype)
+        return np.matmul(v * e[..., None, :], lax.conj(np.swapaxes(v, -1, -2)))
+    for lower in (True, False):
+        check_complex_grads(lambda x: expm_like(x, lower), [herm])
+
+
 def test_complex_derivatives_not_implemented_say_so():
-    herm = onp.eye(2, dtype=onp.complex128)
-    with pytest.raises(NotImplementedError, match="cholesky is implemented for real dtypes"):
-        minijax.jvp(linalg.cholesky, (herm,), (herm,))
+    m = onp.ones((3, 2), dtype=onp.complex128)
+    with pytest.raises(NotImplementedError, match="svd is implemented for real dtypes"):
+        minijax.jvp(lambda x: linalg.svd(x, full_matrices=False), (m,), (m,))
 
 
 # ---------------------------------------------------------------- vmap of non-leading axes

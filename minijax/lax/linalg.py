@@ -2,8 +2,8 @@
 lu, qr, svd and eigh.
 
 Operands are batches of matrices ``(..., m, n)`` of float32, float64, complex64 or
-complex128 (derivatives: real dtypes, and lu / triangular_solve). Eagerly on the
-CPU they run NumPy (``numpy.linalg``, or short loops over columns below); under ``jit``
+complex128 (derivatives: all dtypes for lu, triangular_solve, cholesky, eigh and thin
+qr; real ones for svd and complete tall qr). Eagerly on the CPU they run NumPy (``numpy.linalg``, or short loops over columns below); under ``jit``
 they lower to the LAPACK FFI kernels that ship in jaxlib (column-major custom calls),
 post-processed as JAX does: a factorization that fails gives NaN.
 """
@@ -55,6 +55,16 @@ def _is_complex(x):
 def _T(x):
     n = get_aval(x).ndim
     return transpose(x, (*range(n - 2), n - 1, n - 2))
+
+
+def _H(x):
+    """The conjugate transpose of a batch of matrices (the transpose for real ones)."""
+    return ew.conj(_T(x)) if _is_complex(x) else _T(x)
+
+
+def _as_dtype_of(x, like):
+    """Real ``x`` converted to ``like``'s (possibly complex) dtype."""
+    return ew.convert_element_type(x, get_aval(like).dtype)
 
 
 def _matmul(a, b):
@@ -131,15 +141,19 @@ def _rows(x, start, size):
 
 
 def symmetrize(x):
-    """``(x + xᵀ) / 2`` over the last two axes."""
-    return ew.div(ew.add(x, _T(x)), full(get_aval(x).shape, 2, get_aval(x).dtype))
+    """``(x + xᴴ) / 2`` over the last two axes (``xᴴ = xᵀ`` for real ``x``)."""
+    return ew.div(ew.add(x, _H(x)), full(get_aval(x).shape, 2, get_aval(x).dtype))
 
 
 def _symmetric_tangent(g, lower):
-    """The symmetric matrix a kernel that reads only one triangle of ``g`` sees."""
-    if lower:
-        return ew.add(_tril(g), _T(_tril(g, -1)))
-    return ew.add(_triu(g), _T(_triu(g, 1)))
+    """The symmetric (Hermitian) matrix a kernel that reads only one triangle of ``g``
+    sees; for complex ``g`` only the real part of the diagonal is read."""
+    off = _tril(g, -1) if lower else _triu(g, 1)
+    diag = _where(_mask(np.eye(*get_aval(g).shape[-2:], dtype=bool), get_aval(g).shape), g,
+                  _zeros_like(g))
+    if _is_complex(g):
+        diag = _as_dtype_of(ew.real(diag), g)
+    return ew.add(ew.add(off, _H(off)), diag)
 
 
 def _nan_where_failed(x, ok):
@@ -276,11 +290,11 @@ cholesky_p = Primitive("cholesky")
 
 
 def cholesky(x, *, symmetrize_input=True):
-    """The lower Cholesky factor ``L`` (``x = L Lᵀ``) of symmetric positive-definite
+    """The lower Cholesky factor ``L`` (``x = L Lᴴ``) of Hermitian positive-definite
     matrices ``x`` (..., n, n); NaN where ``x`` is not positive definite. Only the lower
-    triangle is read; with ``symmetrize_input`` ``x`` is first replaced by ``(x + xᵀ)/2``."""
+    triangle is read; with ``symmetrize_input`` ``x`` is first replaced by ``(x + xᴴ)/2``."""
     _check_matrix("cholesky", get_aval(x), square=True)
-    if symmetrize_input and not _is_complex(x):   # (complex: the lower triangle is used)
+    if symmetrize_input:
         x = symmetrize(x)
     return cholesky_p.bind(x)
 
@@ -308,11 +322,11 @@ def _cholesky_jvp(primals, tangents):
     L = cholesky_p.bind(x)
     if type(g) is ad.Zero:
         return [L], [g]
-    _real_only_jvp("cholesky", x)
-    # L⁻¹ dA L⁻ᵀ, then L Φ(·) (Murray 2016, arXiv:1602.07527); the kernel reads only the
-    # lower triangle of x, so dA is the symmetric matrix that triangle defines.
+    # L⁻¹ dA L⁻ᴴ, then L Φ(·) (Murray 2016, arXiv:1602.07527); the kernel reads only the
+    # lower triangle of x, so dA is the Hermitian matrix that triangle defines.
     g = _symmetric_tangent(g, lower=True)
-    tmp = triangular_solve(L, g, left_side=False, lower=True, transpose_a=True)
+    tmp = triangular_solve(L, g, left_side=False, lower=True, transpose_a=True,
+                           conjugate_a=_is_complex(L))
     inner = triangular_solve(L, tmp, left_side=True, lower=True)
     return [L], [_matmul(L, _phi(inner))]
 
@@ -402,12 +416,12 @@ def _trsm_abstract_eval(a, b, *, left_side, lower, transpose_a, conjugate_a, uni
 
 
 def _trsm_jvp_a(g, ans, a, b, *, left_side, lower, transpose_a, conjugate_a, unit_diagonal):
-    if conjugate_a and _is_complex(a):
-        _real_only_jvp("triangular_solve with conjugate_a", a)
     k = 1 if unit_diagonal else 0
     g = ew.neg(_tril(g, -k) if lower else _triu(g, k))
     if transpose_a:
         g = _T(g)
+    if conjugate_a and _is_complex(g):
+        g = ew.conj(g)
     params = dict(left_side=left_side, lower=lower, transpose_a=transpose_a,
                   conjugate_a=conjugate_a, unit_diagonal=unit_diagonal)
     if left_side:      # x = op(a)⁻¹ b:  dx = op(a)⁻¹ (-d op(a)) x
@@ -876,9 +890,9 @@ def eigh(x, *, lower=True, symmetrize_input=True):
     """Eigendecomposition of symmetric matrices ``x`` (..., n, n): ``(v, w)`` with
     eigenvalues ``w`` ascending and eigenvectors in the columns of ``v``
     (``x @ v = v * w``). Only the lower (``lower``) or upper triangle is read; with
-    ``symmetrize_input`` ``x`` is first replaced by ``(x + xᵀ)/2``."""
+    ``symmetrize_input`` ``x`` is first replaced by ``(x + xᴴ)/2``."""
     _check_matrix("eigh", get_aval(x), square=True)
-    if symmetrize_input and not _is_complex(x):   # (complex: one triangle is used)
+    if symmetrize_input:
         x = symmetrize(x)
     return tuple(eigh_p.bind(x, lower=bool(lower)))
 
@@ -901,18 +915,19 @@ def _eigh_jvp(primals, tangents, *, lower):
     if type(g) is ad.Zero:
         return [v, w], [ad.Zero(ad.tangent_aval(get_aval(v))),
                         ad.Zero(ad.tangent_aval(get_aval(w)))]
-    _real_only_jvp("eigh", a)
-    # Distinct eigenvalues: dw = diag(vᵀ dA v), dv = v (F ∘ vᵀ dA v),
-    # F_ij = 1 / (w_j - w_i) off the diagonal, 0 on it.
+    # Distinct eigenvalues: dw = diag(vᴴ dA v), dv = v (F ∘ vᴴ dA v),
+    # F_ij = 1 / (w_j - w_i) off the diagonal, 0 on it (for complex v, the phase of each
+    # eigenvector moves so that diag(vᴴ dv) = 0).
     g = _symmetric_tangent(g, lower)
     aval = get_aval(a)
     w_row = broadcast_in_dim(w, aval.shape, (*range(aval.ndim - 2), aval.ndim - 1))
-    eye = _eye_like(a)
-    ones = full(aval.shape, 1, aval.dtype)
-    F = ew.sub(ew.div(ones, ew.add(eye, ew.sub(w_row, _T(w_row)))), eye)
-    vt_g_v = _matmul(_matmul(_T(v), g), v)
-    dv = _matmul(v, ew.mul(F, vt_g_v))
-    return [v, w], [dv, _diagonal(vt_g_v)]
+    eye = _eye_like(w_row)
+    ones = full(aval.shape, 1, get_aval(w).dtype)
+    F = _as_dtype_of(ew.sub(ew.div(ones, ew.add(eye, ew.sub(w_row, _T(w_row)))), eye), a)
+    vh_g_v = _matmul(_matmul(_H(v), g), v)
+    dv = _matmul(v, ew.mul(F, vh_g_v))
+    dw = _diagonal(vh_g_v)
+    return [v, w], [dv, ew.real(dw) if _is_complex(dw) else dw]
 
 
 def _eigh_batch(axis_size, args, dims, *, lower):
