@@ -360,7 +360,17 @@ def test_complex_derivatives_of_eigh():
         check_complex_grads(lambda x: expm_like(x, lower), [herm])
 
 
+@pytest.mark.parametrize("shape,full_matrices", [((4, 3), False), ((3, 3), True),
+                                                  ((2, 4), True), ((2, 4), False)])
+def test_complex_derivatives_of_qr(shape, full_matrices):
+    x = crandn(*shape)
+    check_complex_grads(lambda a: linalg.qr(a, full_matrices=full_matrices), [x])
+
+
 def test_complex_derivatives_not_implemented_say_so():
+    with pytest.raises(NotImplementedError, match="full_matrices of tall matrices is "
+                                                  "implemented for real dtypes"):
+        minijax.jvp(linalg.qr, (crandn(3, 2),), (crandn(3, 2),))
     m = onp.ones((3, 2), dtype=onp.complex128)
     with pytest.raises(NotImplementedError, match="svd is implemented for real dtypes"):
         minijax.jvp(lambda x: linalg.svd(x, full_matrices=False), (m,), (m,))

@@ -689,9 +689,14 @@ def _qr_abstract_eval(x, *, full_matrices):
 def _thin_qr_jvp(q, r, dx):
     """JVP of the QR decomposition of (..., m, n) matrices with m >= n (reduced)."""
     dx_rinv = triangular_solve(r, dx)                # dx r⁻¹
-    qt_dx_rinv = _matmul(_T(q), dx_rinv)
+    qt_dx_rinv = _matmul(_H(q), dx_rinv)
     low = _tril(qt_dx_rinv, -1)
-    do = ew.sub(low, _T(low))                        # skew-symmetric
+    do = ew.sub(low, _H(low))                        # skew-symmetric (skew-Hermitian)
+    if _is_complex(q):
+        # The kernel's r has a real diagonal: qᴴ dq takes the diagonal's imaginary part.
+        im = ew.sub(qt_dx_rinv, _as_dtype_of(ew.real(qt_dx_rinv), q))
+        do = ew.add(do, _where(_mask(np.eye(*get_aval(im).shape[-2:], dtype=bool),
+                                     get_aval(im).shape), im, _zeros_like(im)))
     dq = ew.add(_matmul(q, ew.sub(do, qt_dx_rinv)), dx_rinv)
     dr = _matmul(ew.sub(qt_dx_rinv, do), r)
     return dq, dr
@@ -700,18 +705,18 @@ def _thin_qr_jvp(q, r, dx):
 def _qr_jvp(primals, tangents, *, full_matrices):
     (x,), (dx,) = primals, tangents
     q, r = qr_p.bind(x, full_matrices=full_matrices)
-    _real_only_jvp("qr", x)
     dx = ad.instantiate(dx)
     m, n = get_aval(x).shape[-2:]
     if m < n:
         # x = [x1 x2] with x1 square: q r1 = x1 and r2 = qᵀ x2.
         x2, dx1, dx2 = _cols(x, m, n - m), _cols(dx, 0, m), _cols(dx, m, n - m)
         dq, dr1 = _thin_qr_jvp(q, _cols(r, 0, m), dx1)
-        dr2 = ew.add(_matmul(_T(dq), x2), _matmul(_T(q), dx2))
+        dr2 = ew.add(_matmul(_H(dq), x2), _matmul(_H(q), dx2))
         return [q, r], [dq, ew.add(_cols(dr1, 0, n), _cols(dr2, -m, n))]
     if not full_matrices or m == n:
         dq, dr = _thin_qr_jvp(q, r, dx)
         return [q, r], [dq, dr]
+    _real_only_jvp("qr with full_matrices of tall matrices", x)
     # Tall, complete: the thin part as above; the last m - n columns of q follow from
     # Roberts & Roberts (arXiv:2409.13374, eqs. 32-33), with z = q_pn (q_nn - I)⁻¹.
     p = m - n
