@@ -249,14 +249,15 @@ def tensorsolve(a, b, axes=None):
 
 def slogdet(a):
     """``SlogdetResult(sign, logabsdet)`` of square matrices ``a`` (sign 0 and logabsdet
-    -inf if singular)."""
+    -inf if singular; for complex ``a`` the sign is a complex number of modulus 1)."""
     return _slogdet(a, "slogdet")
 
 
 def _slogdet(a, name):
-    a = _float(name, a)
+    a = _float(name, a, complex_ok=True)
     _square(name, a)
     aval = get_aval(a)
+    is_complex = aval.dtype.kind == "c"
     lu, pivots, _ = _lax_linalg.lu(a)
     d = _diagonal(lu)
     nd = get_aval(d).ndim
@@ -264,12 +265,17 @@ def _slogdet(a, name):
     int_shape = get_aval(pivots).shape
     swaps = lax.convert_element_type(
         lax.ne(pivots, lax.broadcasted_iota(_np.int32, int_shape, nd - 1)), _np.int32)
-    negative = lax.convert_element_type(lax.lt(d, _scalar_like(0, d)), _np.int32)
-    odd = lax.rem(lax.add(lax.reduce_sum(swaps, (nd - 1,)), lax.reduce_sum(negative, (nd - 1,))),
-                  lax.full(aval.shape[:-2], 2, _np.int32))
+    count = lax.reduce_sum(swaps, (nd - 1,))
+    if not is_complex:
+        negative = lax.convert_element_type(lax.lt(d, _scalar_like(0, d)), _np.int32)
+        count = lax.add(count, lax.reduce_sum(negative, (nd - 1,)))
+    odd = lax.rem(count, lax.full(aval.shape[:-2], 2, _np.int32))
     sign = lax.convert_element_type(
         lax.sub(lax.full(aval.shape[:-2], 1, _np.int32), lax.mul(odd, lax.full(
             aval.shape[:-2], 2, _np.int32))), aval.dtype)
+    if is_complex:      # the product of the pivots' phases
+        phases = lax.div(d, lax.convert_element_type(lax.abs(d), aval.dtype))
+        sign = lax.mul(sign, lax.reduce_prod(phases, (nd - 1,)))
     singular = lax.reduce_or(lax.eq(d, _scalar_like(0, d)), (nd - 1,))
     sign = lax.select(singular, lax.full(aval.shape[:-2], 0, aval.dtype), sign)
     return SlogdetResult(sign, logabsdet)
@@ -278,7 +284,7 @@ def _slogdet(a, name):
 def det(a):
     """The determinant of square matrices ``a`` (..., n, n)."""
     sign, logabsdet = _slogdet(a, "det")
-    return lax.mul(sign, lax.exp(logabsdet))
+    return lax.mul(sign, lax.convert_element_type(lax.exp(logabsdet), get_aval(sign).dtype))
 
 
 def matrix_rank(A, tol=None, hermitian=False, *, rtol=None):
