@@ -2,8 +2,7 @@
 lu, qr, svd and eigh.
 
 Operands are batches of matrices ``(..., m, n)`` of float32, float64, complex64 or
-complex128 (derivatives: all dtypes for lu, triangular_solve, cholesky, eigh and thin
-qr; real ones for svd and complete tall qr). Eagerly on the CPU they run NumPy (``numpy.linalg``, or short loops over columns below); under ``jit``
+complex128 (derivatives: all dtypes, except complete qr of tall complex matrices). Eagerly on the CPU they run NumPy (``numpy.linalg``, or short loops over columns below); under ``jit``
 they lower to the LAPACK FFI kernels that ship in jaxlib (column-major custom calls),
 post-processed as JAX does: a factorization that fails gives NaN.
 """
@@ -64,7 +63,8 @@ def _H(x):
 
 def _as_dtype_of(x, like):
     """Real ``x`` converted to ``like``'s (possibly complex) dtype."""
-    return ew.convert_element_type(x, get_aval(like).dtype)
+    dtype = get_aval(like).dtype
+    return x if get_aval(x).dtype == dtype else ew.convert_element_type(x, dtype)
 
 
 def _matmul(a, b):
@@ -813,12 +813,13 @@ def _svd_jvp(primals, tangents, *, full_matrices, compute_uv):
         raise NotImplementedError("the derivative of lax.linalg.svd with compute_uv and "
                                   "full_matrices is implemented for square matrices only; "
                                   "use full_matrices=False")
-    _real_only_jvp("svd", a)
     s, u, vt = svd_p.bind(a, full_matrices=False, compute_uv=True)
     da = ad.instantiate(da)
-    ut, v = _T(u), _T(vt)
-    ds_mat = _matmul(_matmul(ut, da), v)
+    uh, v = _H(u), _H(vt)
+    ds_mat = _matmul(_matmul(uh, da), v)
     ds = _diagonal(ds_mat)
+    if _is_complex(ds):
+        ds = ew.real(ds)
     if not compute_uv:
         return [s], [ds]
     primal = [s, u, vt]      # full_matrices only for square matrices: the same factors
@@ -829,28 +830,30 @@ def _svd_jvp(primals, tangents, *, full_matrices, compute_uv):
     eye = _eye_like(s_row)
     diffs = ew.mul(ew.add(s_row, s_col), ew.sub(s_row, s_col))     # s_j² - s_i²
     ones = full(aval_kk.shape, 1, aval_kk.dtype)
-    F = ew.sub(ew.div(ones, ew.add(diffs, eye)), eye)
-    dss = ew.mul(s_row, ds_mat)
-    sds = ew.mul(s_col, ds_mat)
+    F = _as_dtype_of(ew.sub(ew.div(ones, ew.add(diffs, eye)), eye), a)
+    dss = ew.mul(_as_dtype_of(s_row, a), ds_mat)
+    sds = ew.mul(_as_dtype_of(s_col, a), ds_mat)
     zero_s = ew.convert_element_type(ew.eq(s, full(get_aval(s).shape, 0, get_aval(s).dtype)),
                                      get_aval(s).dtype)
     s_inv = ew.sub(ew.div(full(get_aval(s).shape, 1, get_aval(s).dtype), ew.add(s, zero_s)),
                    zero_s)
-    half = full(aval_kk.shape, 0.5, aval_kk.dtype)
-    dudv_diag = ew.mul(ew.mul(half, ew.sub(ds_mat, _T(ds_mat))), _diag_matrix(s_inv))
-    du = _matmul(u, ew.add(ew.mul(F, ew.add(dss, _T(dss))), dudv_diag))
-    dv = _matmul(v, ew.mul(F, ew.add(sds, _T(sds))))
+    half = full(get_aval(ds_mat).shape, 0.5, get_aval(a).dtype)
+    dudv_diag = ew.mul(ew.mul(half, ew.sub(ds_mat, _H(ds_mat))),
+                       _as_dtype_of(_diag_matrix(s_inv), a))
+    du = _matmul(u, ew.add(ew.mul(F, ew.add(dss, _H(dss))), dudv_diag))
+    dv = _matmul(v, ew.mul(F, ew.add(sds, _H(sds))))
     if m > n:
         dav = _matmul(da, v)
         s_m = broadcast_in_dim(s, (*get_aval(s).shape[:-1], m, k),
                                (*range(get_aval(s).ndim - 1), get_aval(s).ndim))
-        du = ew.add(du, ew.div(ew.sub(dav, _matmul(u, _matmul(ut, dav))), s_m))
+        du = ew.add(du, ew.div(ew.sub(dav, _matmul(u, _matmul(uh, dav))), _as_dtype_of(s_m, a)))
     if n > m:
-        dahu = _matmul(_T(da), u)
+        dahu = _matmul(_H(da), u)
         s_n = broadcast_in_dim(s, (*get_aval(s).shape[:-1], n, k),
                                (*range(get_aval(s).ndim - 1), get_aval(s).ndim))
-        dv = ew.add(dv, ew.div(ew.sub(dahu, _matmul(v, _matmul(vt, dahu))), s_n))
-    return primal, [ds, du, _T(dv)]
+        dv = ew.add(dv, ew.div(ew.sub(dahu, _matmul(v, _matmul(vt, dahu))),
+                               _as_dtype_of(s_n, a)))
+    return primal, [ds, du, _H(dv)]
 
 
 def _svd_batch(axis_size, args, dims, **params):
