@@ -16,7 +16,7 @@ import numpy as _np
 from .. import dtypes, lax
 from ..core import get_aval, get_concrete
 from ..lax import linalg as _lax_linalg
-from ..lax.linalg import _cols, _diagonal, _mask, _solve, _T, _where
+from ..lax.linalg import _cols, _diagonal, _H, _mask, _solve, _T, _where
 from ..util import canonicalize_axis
 from ._core import broadcast_shapes, promote, to_array
 from ._linalg import matmul as _matmul, outer as _outer, tensordot as _tensordot
@@ -331,7 +331,7 @@ def pinv(a, rcond=None, hermitian=False, *, rtol=_NoValue):
     ``rcond * max(S)`` are treated as zero (NumPy's defaults for rcond/rtol)."""
     from ._elementwise import multiply
     from ._manipulation import expand_dims
-    a = _float("pinv", a)
+    a = _float("pinv", a, complex_ok=True)
     _at_least_2d("pinv", a)
     aval = get_aval(a)
     if rcond is None:
@@ -348,14 +348,14 @@ def pinv(a, rcond=None, hermitian=False, *, rtol=_NoValue):
         return lax.full((*aval.shape[:-2], n, m), 0, aval.dtype)
     u, s, vh = _lax_linalg.svd(a, full_matrices=False)
     s_inv, _ = _inverse_above(s, rcond)
-    return _matmul(_T(vh), multiply(expand_dims(s_inv, -1), _T(u)))
+    return _matmul(_H(vh), multiply(expand_dims(s_inv, -1), _H(u)))
 
 
 def lstsq(a, b, rcond=None):
     """Least-squares solution of ``a @ x = b`` (a 2-d): ``(x, residuals, rank, s)``.
     ``residuals`` are the squared residual norms when ``rank == n < m`` (when the rank
     is not concrete, as under ``jit``, they are always returned)."""
-    a, b = _float("lstsq", a, b)
+    a, b = _float("lstsq", a, b, complex_ok=True)
     sa, sb = get_aval(a).shape, get_aval(b).shape
     if len(sa) != 2:
         raise LinAlgError(f"minijax.numpy.linalg.lstsq: a must be 2-dimensional, got shape "
@@ -369,22 +369,27 @@ def lstsq(a, b, rcond=None):
     if rcond is None:
         rcond = _finfo_eps(get_aval(a).dtype) * max(m, n)
     k = min(m, n)
+    dtype = get_aval(a).dtype
+    real_dtype = dtypes.real_dtype(dtype)
     if k == 0:
-        x = lax.full((n, get_aval(b2).shape[1]), 0, get_aval(a).dtype)
-        s = lax.full((0,), 0, get_aval(a).dtype)
+        x = lax.full((n, get_aval(b2).shape[1]), 0, dtype)
+        s = lax.full((0,), 0, real_dtype)
         rank = lax.full((), 0, _np.int32)
     else:
         u, s, vh = _lax_linalg.svd(a, full_matrices=False)
         s_inv, large = _inverse_above(s, rcond)
-        utb = lax.dot_general(_T(u), b2, (((1,), (0,)), ((), ())))
+        utb = lax.dot_general(_H(u), b2, (((1,), (0,)), ((), ())))
+        s_inv = lax.convert_element_type(s_inv, dtype)
         utb = lax.mul(lax.broadcast_in_dim(s_inv, get_aval(utb).shape, (0,)), utb)
-        x = lax.dot_general(_T(vh), utb, (((1,), (0,)), ((), ())))
+        x = lax.dot_general(_H(vh), utb, (((1,), (0,)), ((), ())))
         rank = lax.reduce_sum(lax.convert_element_type(large, _np.int32), (0,))
     r = lax.sub(b2, lax.dot_general(a, x, (((1,), (0,)), ((), ()))))
+    if dtype.kind == "c":
+        r = lax.concatenate([lax.real(r), lax.imag(r)], 0)     # |r|² = re² + im²
     resid = lax.reduce_sum(lax.mul(r, r), (0,))
     concrete_rank = get_concrete(rank)
     if m <= n or (concrete_rank is not None and int(_np.asarray(concrete_rank)) < n):
-        resid = lax.full((0,), 0, get_aval(a).dtype)
+        resid = lax.full((0,), 0, real_dtype)
     if vector:
         x = lax.reshape(x, (n,))
     return LstsqResult(x, resid, rank, s)
