@@ -166,7 +166,7 @@ def _nan_where_failed(x, ok):
 def _solve(a, b):
     """``a⁻¹ b`` for square ``a`` via ``lu`` (batch axes of a and b agree)."""
     lu_, _, perm = lu_p.bind(a)
-    pb = _matmul(_permutation_matrix(perm, get_aval(a).dtype), b)
+    pb = _permute_rows(b, perm)
     y = triangular_solve(lu_, pb, left_side=True, lower=True, unit_diagonal=True)
     return triangular_solve(lu_, y, left_side=True, lower=False)
 
@@ -512,14 +512,16 @@ def _lu_abstract_eval(x):
             ShapedArray((*batch, m), np.dtype(np.int32))]
 
 
-def _permutation_matrix(perm, dtype):
-    """``P`` with ``P[..., i, j] = (perm[..., i] == j)``, so ``P @ a = a[..., perm, :]``."""
-    aval = get_aval(perm)
-    m = aval.shape[-1]
-    shape = (*aval.shape, m)
-    rows = broadcast_in_dim(perm, shape, tuple(range(aval.ndim)))
-    cols = broadcasted_iota(np.int32, shape, aval.ndim)
-    return ew.convert_element_type(ew.eq(rows, cols), dtype)
+def _permute_rows(x, perm):
+    """``x[..., perm, :]`` (``perm`` of shape (..., m), batch axes as ``x``'s), a gather."""
+    from .shapes import expand_dims
+    from .slicing import GatherDimensionNumbers, GatherScatterMode, gather
+    aval = get_aval(x)
+    nd = aval.ndim
+    batch = tuple(range(nd - 2))
+    dnums = GatherDimensionNumbers((nd - 1,), (nd - 2,), (nd - 2,), batch, batch)
+    return gather(x, expand_dims(perm, (nd - 1,)), dnums, (1,) * (nd - 1) + (aval.shape[-1],),
+                  unique_indices=True, mode=GatherScatterMode.PROMISE_IN_BOUNDS)
 
 
 def _lu_jvp(primals, tangents):
@@ -539,7 +541,7 @@ def _lu_jvp(primals, tangents):
     u_tail = constant(np.diag((np.arange(n) >= k).astype(aval.dtype)), aval.dtype)
     u = _triu(_rows(lu_, 0, n))
     u = ew.add(u, broadcast_in_dim(u_tail, get_aval(u).shape, (aval.ndim - 2, aval.ndim - 1)))
-    pa = _matmul(_permutation_matrix(perm, aval.dtype), a_dot)
+    pa = _permute_rows(a_dot, perm)
     la = triangular_solve(l, pa, left_side=True, lower=True, unit_diagonal=True)
     lau = triangular_solve(u, la, left_side=False, lower=False)
     lu_dot = ew.add(_matmul(l, _tril(lau, -1)), _matmul(_triu(lau), u))
