@@ -24,6 +24,23 @@ from ._manipulation import (atleast_1d, atleast_2d, broadcast_to, expand_dims, m
                             transpose)
 from ._reductions import all, amax, amin, any, max, mean, min, nonzero, sum
 
+# issue 3: the wider NumPy / Array API namespace
+from ._reductions import (argmax, argmin, count_nonzero, cumprod, cumsum, cumulative_prod,
+                          cumulative_sum, prod, ptp)
+from ._sorting import (argpartition, argsort, argwhere, flatnonzero, partition, searchsorted,
+                       sort, unique, unique_all, unique_counts, unique_inverse, unique_values)
+from ._statistics import (average, median, nanmax, nanmean, nanmin, nanprod, nanstd, nansum,
+                          nanvar, percentile, quantile, std, var)
+from ._ufuncs import (acos, acosh, allclose, arccos, arccosh, arcsin, arcsinh, arctan,
+                      arctan2, arctanh, array_equal, array_equiv, asin, asinh, atan, atan2,
+                      atanh, cbrt, conj, conjugate, copysign, cosh, deg2rad, degrees, divmod,
+                      exp2, expm1, fix, float_power, floor_divide, fmax, fmin, fmod, heaviside,
+                      hypot, iscomplex, iscomplexobj, isclose, isneginf, isposinf, isreal,
+                      isrealobj, log1p, log2, log10, logaddexp, logaddexp2, mod, nan_to_num,
+                      rad2deg, radians, remainder, signbit, sinc, sinh, tan, trunc)
+
+pow = power
+
 ndarray = Array
 
 bool_ = _np.bool_
