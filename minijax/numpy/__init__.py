@@ -39,7 +39,26 @@ from ._ufuncs import (acos, acosh, allclose, arccos, arccosh, arcsin, arcsinh, a
                       isrealobj, log1p, log2, log10, logaddexp, logaddexp2, mod, nan_to_num,
                       rad2deg, radians, remainder, signbit, sinc, sinh, tan, trunc)
 
+from ._manipulation import (array_split, astype, atleast_3d, broadcast_arrays, column_stack,
+                            concat, concatenate, copy, diag, diagonal, dsplit, dstack, flip,
+                            fliplr, flipud, hsplit, hstack, indices, matrix_transpose, meshgrid,
+                            pad, repeat, roll, rot90, row_stack, split, stack, tile, trace, tri,
+                            tril, triu, vsplit, vstack)
+from ._products import cross, einsum, kron, vecdot
+
 pow = power
+
+
+def broadcast_shapes(*shapes):
+    """The shape the given shapes broadcast to."""
+    from ._core import broadcast_shapes as _bs
+    return tuple(_bs(*[(s,) if isinstance(s, int) else tuple(s) for s in shapes],
+                     name="shapes"))
+
+
+def identity(n, dtype=None):
+    """The ``n`` by ``n`` identity matrix."""
+    return eye(n, dtype=dtype)
 
 ndarray = Array
 
