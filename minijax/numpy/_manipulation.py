@@ -532,11 +532,19 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
     cols = lax.broadcasted_iota(np.int64, (n, m), 1)
     on = lax.eq(lax.add(rows, lax.full((n, m), offset, np.int64)), cols)
     on = lax.broadcast_in_dim(on, s, (len(s) - 2, len(s) - 1))
-    if aval.dtype == np.bool_:
-        picked = lax.reduce_max(lax.min(on, x), (len(s) - 1,))
+    # reduce over columns (a vector over rows) or over rows (a vector over columns),
+    # whichever needs no slicing afterwards
+    if r0 == 0 and length == n:
+        red_axis, keep_start = len(s) - 1, r0
+    elif c0 == 0 and length == m:
+        red_axis, keep_start = len(s) - 2, c0
     else:
-        picked = lax.reduce_sum(lax.select_n(on, lax.full(s, 0, aval.dtype), x), (len(s) - 1,))
-    return _slice_axis(picked, r0, r0 + length, len(s) - 2)
+        red_axis, keep_start = len(s) - 1, r0
+    if aval.dtype == np.bool_:
+        picked = lax.reduce_max(lax.min(on, x), (red_axis,))
+    else:
+        picked = lax.reduce_sum(lax.select_n(on, lax.full(s, 0, aval.dtype), x), (red_axis,))
+    return _slice_axis(picked, keep_start, keep_start + length, len(s) - 2)
 
 
 def diag(v, k=0):

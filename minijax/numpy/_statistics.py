@@ -134,11 +134,14 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
     q_dtype = get_aval(qa).dtype
     if not get_aval(qa).weak_type and dtypes.is_inexact(q_dtype):
         out_dtype = np.result_type(out_dtype, q_dtype)
+    discrete = method in ("lower", "higher", "nearest")
+    x_orig = x
     x = lax.convert_element_type(x, out_dtype)
     qa = lax.convert_element_type(qa, out_dtype)
     if n == 0:
         raise ValueError("quantile of an empty axis")
-    srt = lax.sort(x, get_aval(x).ndim - 1)
+    # the discrete methods pick elements, so they keep the input dtype (as NumPy)
+    srt = lax.sort(x_orig if discrete else x, get_aval(x).ndim - 1)
     pos = lax.mul(qa, lax.full(get_aval(qa).shape, n - 1, out_dtype))
     lo = lax.floor(pos)
     hi = lax.ceil(pos)
@@ -179,7 +182,7 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
     if dtypes.is_inexact(aval.dtype):   # any NaN along the axis makes the quantile NaN
         has_nan = lax.reduce_max(lax.ne(x, x), (get_aval(x).ndim - 1,))
         has_nan = lax.broadcast_in_dim(has_nan, shp, tuple(range(qnd, len(shp))))
-        res = lax.select_n(has_nan, res, lax.full(shp, np.nan, out_dtype))
+        res = lax.select_n(has_nan, res, lax.full(shp, np.nan, get_aval(res).dtype))
     if keepdims:
         full_shape = get_aval(qa).shape + tuple(1 if i in axes else s
                                                 for i, s in enumerate(aval.shape))

@@ -362,6 +362,8 @@ def iscomplexobj(x):
 def conjugate(x, /):
     """Complex conjugate (the identity for real arrays)."""
     x = to_array(x)
+    if get_aval(x).dtype == np.bool_:   # NumPy's conjugate has no bool loop: int8
+        return lax.convert_element_type(x, np.int8)
     if not dtypes.is_complex(get_aval(x).dtype):
         return x
     if hasattr(lax, "conj"):
