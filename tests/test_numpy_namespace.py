@@ -488,3 +488,31 @@ def test_namespace_has_docstrings():
                  "diagonal", "meshgrid", "kron", "concatenate", "isclose"]:
         fn = getattr(mnp, name)
         assert fn.__doc__ and fn.__doc__.strip(), name
+
+
+needs_gather = pytest.mark.skipif(not hasattr(lax, "gather"),
+                                  reason="lax.gather is merged from the slicing branch")
+
+
+@needs_gather
+@pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.float32])
+def test_take(dtype):
+    x = _values(dtype, (3, 4, 5))
+    idx = np.array([[0, -1], [2, 3]])
+    check(np.take, mnp.take, x, idx, axis=1)
+    check(np.take, mnp.take, x, idx)
+    check(np.take, mnp.take, x, np.array(7), axis=2, mode="wrap")
+    check(np.take, mnp.take, x, np.array([9, -9]), axis=0, mode="clip")
+
+
+@needs_gather
+def test_take_along_axis():
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(3, 4, 5))
+    order = np.argsort(x, axis=1)
+    check(np.take_along_axis, mnp.take_along_axis, x, order, axis=1)
+    check(np.take_along_axis, mnp.take_along_axis, x, order[:, :2, :1], axis=1)
+    check(np.take_along_axis, mnp.take_along_axis, x, np.argmax(x, axis=-1)[..., None],
+          axis=-1)
+    check(np.take_along_axis, mnp.take_along_axis, x.ravel(), order.ravel()[:7], axis=None)
+    check_grads(lambda a: mnp.take_along_axis(a, order, axis=1), (x,), order=1)

@@ -45,6 +45,7 @@ from ._manipulation import (array_split, astype, atleast_3d, broadcast_arrays, c
                             pad, repeat, roll, rot90, row_stack, split, stack, tile, trace, tri,
                             tril, triu, vsplit, vstack)
 from ._products import cross, einsum, kron, vecdot
+from ._indexing import take, take_along_axis
 
 pow = power
 
