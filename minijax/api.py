@@ -78,6 +78,8 @@ class Jitted:
         self._positional = positional
         self._cache = {}
         self._fast = {}   # input avals -> direct executable call (see __call__)
+        self._fast_ids = {}   # ids of input avals -> (direct call, input avals)
+        self._fast_x64 = config.enable_x64   # the mode the fast entries were traced in
         self._as_method = None
 
     def __get__(self, obj, objtype=None):
@@ -112,17 +114,30 @@ class Jitted:
     def __call__(self, *args, **kwargs):
         # Fast path: positional uncommitted Arrays, no transformation active. It skips
         # pytree flattening and bind, and calls the cached executable directly.
-        if not kwargs and len(trace_state.stack) == 1:
-            avals = []
+        # Input avals are looked up by identity first (see _fast_lookup).
+        if not kwargs and len(trace_state.stack) == 1 and config.enable_x64 is self._fast_x64:
+            ids = []
             for a in args:
                 if type(a) is not Array or a._device is not None:
                     break
-                avals.append(a.aval)
+                ids.append(id(a.aval))
             else:
-                fast = self._fast.get(tuple(avals))
-                if fast is not None:
-                    return fast(args)
+                entry = self._fast_ids.get(tuple(ids))
+                if entry is None:
+                    entry = self._fast_lookup(args, tuple(ids))
+                if entry is not None:
+                    return entry[0](args)
         return self._call(args, kwargs)
+
+    def _fast_lookup(self, args, ids):
+        fast = self._fast.get(tuple(a.aval for a in args))
+        if fast is None:
+            return None
+        if len(self._fast_ids) > 1000:
+            self._fast_ids.clear()
+        # the entry keeps the avals alive, so their ids stay theirs
+        entry = self._fast_ids[ids] = (fast, [a.aval for a in args])
+        return entry
 
     def _call(self, args, kwargs):
         dyn_args, dyn_kwargs, static_pos, statics = self._split(args, kwargs)
@@ -139,6 +154,10 @@ class Jitted:
         outs = jit_p.bind(*consts, *leaves, jaxpr=jaxpr, name=_fun_name(self.fun))
         if (not kwargs and not static_pos and len(trace_state.stack) == 1 and key in self._cache
                 and all(type(a) is Array and a._device is None for a in args)):
+            if self._fast_x64 is not config.enable_x64:
+                self._fast.clear()
+                self._fast_ids.clear()
+                self._fast_x64 = config.enable_x64
             self._fast[tuple(a.aval for a in args)] = _direct_call(jaxpr, consts, out_tree)
         return tree_util.tree_unflatten(out_tree, outs)
 
@@ -154,6 +173,8 @@ class Jitted:
 
     def clear_cache(self):
         self._cache.clear()
+        self._fast.clear()
+        self._fast_ids.clear()
 
     def lower(self, *args, **kwargs):
         """The StableHLO text this function compiles to for these arguments."""
@@ -167,10 +188,10 @@ class Jitted:
 
 def _direct_call(jaxpr, consts, out_tree):
     exe = dispatch.compiled_jaxpr(jaxpr, xla_bridge.default_device(), False)
-    consts = list(consts)
     if tree_util.treedef_is_leaf(out_tree):
-        return lambda args: exe([*consts, *args])[0]
-    return lambda args: tree_util.tree_unflatten(out_tree, exe([*consts, *args]))
+        return dispatch.uncommitted_caller(exe, consts, single=True)
+    call = dispatch.uncommitted_caller(exe, consts)
+    return lambda args: tree_util.tree_unflatten(out_tree, call(args))
 
 
 def jit(fun=None, *, static_argnums=(), static_argnames=()):

@@ -156,3 +156,27 @@ def test_shape_and_dtype_errors_before_xla():
         minijax.lax.add(np.ones(2), np.ones(2, dtype=np.float32))
     with pytest.raises(ValueError, match="matmul"):
         jit(lambda a, b: a @ b)(np.ones((2, 3)), np.ones((2, 3)))
+
+
+
+@pytest.mark.parametrize("shape", [(), (3,), (4, 5), (0, 2)])
+def test_bool_constants_keep_their_values(shape):
+    # an array literal in a jaxpr becomes a StableHLO constant
+    from minijax.core import Jaxpr, Literal
+    from minijax.runtime import dispatch, xla_bridge
+    mask = (onp.arange(int(onp.prod(shape))) % 3 == 0).reshape(shape)
+    jaxpr = Jaxpr([], [], [Literal(mask)])
+    out, = dispatch.compiled_jaxpr(jaxpr, xla_bridge.default_device(), False)([])
+    onp.testing.assert_array_equal(onp.asarray(out), mask)
+
+
+def test_switching_x64_retraces():
+    f = jit(lambda x: x + np.ones(2))
+    x = np.asarray(onp.ones(2, onp.float32))
+    assert f(x).dtype == onp.float64 and f(x).dtype == onp.float64
+    minijax.config.update("enable_x64", False)
+    try:
+        assert f(x).dtype == onp.float32
+    finally:
+        minijax.config.update("enable_x64", True)
+    assert f(x).dtype == onp.float64

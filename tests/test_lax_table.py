@@ -84,6 +84,15 @@ def binary(name, dtypes=NUM, grad=(-2.0, 2.0), fn=None):
     return Row(name, fn or getattr(lax, name), ((3, 4), (3, 4)), dtypes, grad)
 
 
+# x[rows] and x.at[rows] as gather and scatter (out-of-bounds, duplicate and unique rows).
+GATHER_ROWS = lax.GatherDimensionNumbers(offset_dims=(1,), collapsed_slice_dims=(0,),
+                                         start_index_map=(0,))
+SCATTER_ROWS = lax.ScatterDimensionNumbers(update_window_dims=(1,), inserted_window_dims=(0,),
+                                           scatter_dims_to_operand_dims=(0,))
+ROWS_OOB = np.array([[2], [0], [5], [-1]], np.int32)
+ROWS_DUP = np.array([[2], [0], [2]], np.int32)
+ROWS_UNIQUE = np.array([[2], [0], [1]], np.int32)
+
 ROWS = [
     # elementwise unary
     unary("neg", NUM), unary("sign", NUM), unary("abs", NUM),
@@ -115,6 +124,30 @@ ROWS = [
     Row("iota", lambda x: lax.broadcasted_iota(np.int32, (2, 3), 1) + x, ((2, 3),),
         [np.int32]),
     Row("rev", lambda x: lax.rev(x, (0,)), ((3, 4),), ALL, (-2.0, 2.0)),
+    # slicing and indexing
+    Row("pad", lambda x: lax.pad(x, lax.full((), 1, x.dtype), ((1, -1, 1), (0, 2, 0))),
+        ((3, 4),), ALL, (-2.0, 2.0)),
+    Row("concatenate", lambda x, y: lax.concatenate([x, y], 1), ((3, 4), (3, 2)), ALL,
+        (-2.0, 2.0)),
+    Row("slice", lambda x: lax.slice(x, (0, 1), (3, 4), (2, 2)), ((3, 4),), ALL, (-2.0, 2.0)),
+    Row("dynamic_slice", lambda x: lax.dynamic_slice(x, (1, 3), (2, 2)), ((3, 4),), ALL,
+        (-2.0, 2.0)),
+    Row("dynamic_update_slice", lambda x, u: lax.dynamic_update_slice(x, u, (2, 1)),
+        ((3, 4), (2, 2)), ALL, (-2.0, 2.0)),
+    Row("gather", lambda x: lax.gather(x, ROWS_OOB, GATHER_ROWS, (1, 4), mode="clip"),
+        ((3, 4),), ALL, (-2.0, 2.0)),
+    Row("scatter", lambda x, u: lax.scatter(x, ROWS_UNIQUE, u, SCATTER_ROWS,
+                                            unique_indices=True), ((3, 4), (3, 4)), ALL,
+        (-2.0, 2.0)),
+    Row("scatter_add", lambda x, u: lax.scatter_add(x, ROWS_DUP, u, SCATTER_ROWS),
+        ((3, 4), (3, 4)), NUM, (-2.0, 2.0)),
+    Row("scatter_mul", lambda x, u: lax.scatter_mul(x, ROWS_UNIQUE, u, SCATTER_ROWS,
+                                                    unique_indices=True),
+        ((3, 4), (3, 4)), NUM, (-2.0, 2.0)),
+    Row("scatter_min", lambda x, u: lax.scatter_min(x, ROWS_DUP, u, SCATTER_ROWS),
+        ((3, 4), (3, 4)), ALL, (-2.0, 2.0)),
+    Row("scatter_max", lambda x, u: lax.scatter_max(x, ROWS_DUP, u, SCATTER_ROWS),
+        ((3, 4), (3, 4)), ALL, (-2.0, 2.0)),
     # reductions
     Row("reduce_sum", lambda x: lax.reduce_sum(x, (1,)), ((3, 4),), NUM, (-2.0, 2.0)),
     Row("reduce_max", lambda x: lax.reduce_max(x, (0,)), ((3, 4),), ALL, (-2.0, 2.0)),
@@ -146,10 +179,34 @@ ROWS = [
     Row("conv_general_dilated", lambda x, k: lax.conv_general_dilated(
         x, k, (2, 1), ((1, 0), (0, 1)), lhs_dilation=(1, 2), rhs_dilation=(2, 1),
         dimension_numbers=("NHWC", "HWIO", "NHWC"), feature_group_count=2),
-        # XLA skips padding and dilation holes where NumPy's kernel multiplies zeros,
-        # so an infinite weight next to them gives NaN only eagerly.
+        # Infinite weights next to padding or dilation holes give NaN or not depending on
+        # XLA's kernel choice (float64 skips the holes, float32 multiplies the zeros).
         ((2, 5, 4, 4), (2, 2, 2, 6)), FLOAT, (-2.0, 2.0), finite=True),
+    # linear algebra; factors unique only up to signs enter through sign-free functions
+    Row("cholesky", lambda x: lax.linalg.cholesky(_spd(x)), ((3, 3),), FLOAT, (-2.0, 2.0),
+        finite=True),
+    Row("triangular_solve", lambda a, b: lax.linalg.triangular_solve(
+        _spd(a), b, left_side=True, lower=True), ((3, 3), (3, 2)), FLOAT, (-2.0, 2.0),
+        finite=True),
+    Row("lu", lambda x: lax.linalg.lu(x), ((4, 4),), FLOAT, (-2.0, 2.0), finite=True),
+    Row("lu_pivots_to_permutation", lambda p: lax.linalg.lu_pivots_to_permutation(
+        lax.rem(lax.abs(p), lax.full(p.shape, 4, p.dtype)), 5), ((4,),), [np.int32]),
+    Row("qr", lambda x: [y * y for y in lax.linalg.qr(x, full_matrices=False)], ((4, 3),),
+        FLOAT, (-2.0, 2.0), finite=True),
+    Row("svd", lambda x: lax.linalg.svd(x, compute_uv=False), ((3, 4),), FLOAT, (-2.0, 2.0),
+        finite=True),
+    Row("eigh", lambda x: [y * y for y in lax.linalg.eigh(_spd(x))], ((3, 3),), FLOAT,
+        (-2.0, 2.0), finite=True),
 ]
+
+
+def _spd(x):
+    """A symmetric positive definite matrix made from ``x``."""
+    n = x.shape[-1]
+    gram = lax.dot_general(x, x, (((1,), (1,)), ((), ())))
+    return lax.add(gram, lax.mul(lax.convert_element_type(
+        lax.eq(lax.broadcasted_iota(np.int32, (n, n), 0),
+               lax.broadcasted_iota(np.int32, (n, n), 1)), x.dtype), float(n)))
 
 
 def _cases():
@@ -180,6 +237,7 @@ def test_row_binds_its_primitive(row):
 
 
 def test_every_primitive_has_a_row():
-    primitives = {v.name for v in vars(lax).values() if isinstance(v, Primitive)}
+    namespace = {**vars(lax), **vars(lax.linalg)}
+    primitives = {v.name for v in namespace.values() if isinstance(v, Primitive)}
     missing = primitives - HIGHER_ORDER - {r.name for r in ROWS}
     assert not missing, f"primitives without a row in the table: {sorted(missing)}"

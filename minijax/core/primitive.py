@@ -38,8 +38,7 @@ class Primitive:
     def __repr__(self):
         return self.name
 
-    def bind(self, *args, **params):
-        return _bind(self, *args, **params)
+    bind = _bind   # ``p.bind(*args, **params)`` is ``core.bind(p, *args, **params)``
 
     # Decorator-style registration for user-defined primitives. Single-result rules
     # may return a single value; it is wrapped in a list here.

@@ -130,8 +130,22 @@ def full_lower(val):
     return val.full_lower() if isinstance(val, Tracer) else val
 
 
+_eager_bind = None
+
+
+def set_eager_bind(fn):
+    """Install ``fn(primitive, args, params) -> outs or None``: the runtime's fast path
+    for primitives applied outside every transformation (None: take the general path)."""
+    global _eager_bind
+    _eager_bind = fn
+
+
 def bind(primitive, *args, **params):
     """Apply ``primitive`` to ``args`` under the current transformations."""
+    if len(state.stack) == 1 and _eager_bind is not None:
+        outs = _eager_bind(primitive, args, params)
+        if outs is not None:
+            return outs if primitive.multiple_results else outs[0]
     trace = find_top_trace(args)
     if trace.main.level == 0:
         outs = trace.process_primitive(primitive, args, params)

@@ -34,9 +34,9 @@ def ir_constant(value, dtype=None):
     """A StableHLO constant for a NumPy value (or scalar)."""
     a = np.asarray(value, dtype=dtype)
     if a.dtype == np.bool_:
-        packed = np.packbits(a, bitorder="little")
-        attr = ir.DenseElementsAttr.get(packed, type=ir.IntegerType.get_signless(1),
-                                        shape=a.shape)
+        # One byte per element: packed bits are read as a splat of the first byte.
+        attr = ir.DenseElementsAttr.get(np.ascontiguousarray(a),
+                                        type=ir.IntegerType.get_signless(1), shape=a.shape)
     elif a.dtype == dtypes.bfloat16:
         attr = ir.DenseElementsAttr.get(np.ascontiguousarray(a).view(np.uint16),
                                         type=ir.BF16Type.get(), shape=a.shape)

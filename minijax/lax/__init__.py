@@ -46,3 +46,26 @@ from .windowed import (cumlogsumexp, cumlogsumexp_p, cummax, cummax_p, cummin,  
                        reduce_window, reduce_window_max, reduce_window_max_p,
                        reduce_window_min, reduce_window_min_p, reduce_window_sum,
                        reduce_window_sum_p)
+# issue 3, slicing and indexing
+from .slicing import (GatherDimensionNumbers, GatherScatterMode,  # noqa: E402
+                      ScatterDimensionNumbers, concatenate, concatenate_p, dynamic_index_in_dim,
+                      dynamic_slice, dynamic_slice_in_dim, dynamic_slice_p,
+                      dynamic_update_index_in_dim, dynamic_update_slice,
+                      dynamic_update_slice_in_dim, dynamic_update_slice_p, gather, gather_p,
+                      index_in_dim, pad, pad_p, scatter, scatter_add, scatter_add_p, scatter_max,
+                      scatter_max_p, scatter_min, scatter_min_p, scatter_mul, scatter_mul_p,
+                      scatter_p, slice, slice_in_dim, slice_p)
+# issue 3, linear algebra (jax.lax.linalg)
+from . import linalg  # noqa: E402
+# issue 3, elementwise part B
+from .elementwise import (RoundingMethod, acosh, acosh_p, and_p, bitcast_convert_type,  # noqa: E402
+                          bitcast_convert_type_p, bitwise_and, bitwise_not, bitwise_or,
+                          bitwise_xor, clamp, clamp_p, clz, clz_p, complex, complex_p, conj,
+                          conj_p, digamma, digamma_p, erf, erf_inv, erf_inv_p, erf_p, erfc,
+                          erfc_p, exp2, exp2_p, imag, imag_p, integer_pow, integer_pow_p,
+                          lgamma, lgamma_p, nextafter, nextafter_p, not_p, or_p,
+                          population_count, population_count_p, real, real_p, round, round_p,
+                          shift_left, shift_left_p, shift_right_arithmetic,
+                          shift_right_arithmetic_p, shift_right_logical, shift_right_logical_p,
+                          square, square_p, xor_p)
+from .elementwise import polygamma, polygamma_p, zeta, zeta_p  # noqa: E402

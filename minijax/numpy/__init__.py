@@ -82,3 +82,5 @@ def result_type(*arrays_and_dtypes):
                                 __import__("minijax").core.ShapedArray((), _dtypes.canonicalize(a)))
                for a in arrays_and_dtypes]
     return result_type_of(*entries)[0]
+
+from . import linalg  # noqa: E402

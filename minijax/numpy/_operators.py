@@ -124,12 +124,44 @@ _PROPERTIES = {
 }
 
 
+def _fast_op(fn, reflected=False):
+    """An Array operator: ``fn`` (whose fast path comes first) at once for Array and
+    Python-scalar operands, NotImplemented for operands it does not know."""
+    if reflected:
+        def op(self, other):
+            if type(other) not in _FAST_OPERANDS and not _operand_ok(other):
+                return NotImplemented
+            return fn(other, self)
+    else:
+        def op(self, other):
+            if type(other) not in _FAST_OPERANDS and not _operand_ok(other):
+                return NotImplemented
+            return fn(self, other)
+    return op
+
+
+_FAST_OPERANDS = frozenset({Array, int, float, complex, bool})
+_ARRAY_METHODS = {
+    "__add__": _fast_op(ew.add), "__radd__": _fast_op(ew.add, True),
+    "__sub__": _fast_op(ew.subtract), "__rsub__": _fast_op(ew.subtract, True),
+    "__mul__": _fast_op(ew.multiply), "__rmul__": _fast_op(ew.multiply, True),
+    "__truediv__": _fast_op(ew.divide), "__rtruediv__": _fast_op(ew.divide, True),
+    "__pow__": _fast_op(ew.power), "__rpow__": _fast_op(ew.power, True),
+    "__lt__": _fast_op(ew.less), "__le__": _fast_op(ew.less_equal),
+    "__gt__": _fast_op(ew.greater), "__ge__": _fast_op(ew.greater_equal),
+    "__eq__": _fast_op(ew.equal), "__ne__": _fast_op(ew.not_equal),
+}
+
+
 def install(cls):
     for name, fn in _METHODS.items():
         setattr(cls, name, fn)
     for name, fn in _PROPERTIES.items():
         setattr(cls, name, property(fn))
-    if cls is not Array:
+    if cls is Array:
+        for name, fn in _ARRAY_METHODS.items():
+            setattr(cls, name, fn)
+    else:
         cls.__hash__ = None
 
 

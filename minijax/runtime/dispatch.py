@@ -12,6 +12,7 @@ import numpy as np
 
 from ..config import config
 from ..core import Jaxpr, JaxprEqn, Trace, Var, get_aval, set_eval_trace
+from ..core.trace import set_eager_bind
 from . import xla_bridge
 from .array import Array
 
@@ -41,6 +42,178 @@ class EvalTrace(Trace):
 set_eval_trace(EvalTrace)
 
 _avals_out_cache = {}
+
+# ---------------------------------------------------------------- eager fast path
+#
+# ``bind`` calls ``eager_bind`` first when no transformation is active. It handles
+# the common case, every operand an uncommitted Array, with one dict lookup keyed by
+# (primitive, input avals, params) that gives the output avals; then the NumPy
+# kernel runs and its results are wrapped. Everything else (tracers, Python scalars,
+# committed arrays, the XLA eager backend, ``eager`` rules, unhashable params) takes
+# ``EvalTrace.process_primitive``, which computes the same thing step by step.
+
+_fast_cache = {}   # (primitive, *avals_in, *params) -> avals_out
+_by_id = {}        # (primitive, *ids of avals_in) -> (avals_out, avals_in), no params
+_ndarray = np.ndarray
+_new = object.__new__
+
+
+def eager_bind(primitive, args, params):
+    """The outputs (a list) of ``primitive`` on ``args``, or None: not handled here."""
+    # Avals are looked up by identity first (outputs of this path reuse the cached
+    # output avals, so chains of operations hit), by value on a miss. The entry keeps
+    # its input avals alive so their ids cannot be reused by other objects.
+    if config.eager_backend != "numpy":
+        return None
+    if len(args) == 2 and not params:
+        x, y = args
+        if type(x) is not Array or type(y) is not Array:
+            return None
+        hx, hy = x._host, y._host
+        if hx is None or hy is None or x._device is not None or y._device is not None:
+            return _eager_bind(primitive, args, params)
+        entry = _by_id.get((primitive, id(x.aval), id(y.aval)))
+        if entry is None:
+            entry = _id_entry(primitive, args, (primitive, id(x.aval), id(y.aval)))
+            if entry is None:
+                return None
+        outs = primitive.impl(hx, hy)
+    elif len(args) == 1 and not params:
+        x = args[0]
+        if type(x) is not Array:
+            return None
+        hx = x._host
+        if hx is None or x._device is not None:
+            return _eager_bind(primitive, args, params)
+        entry = _by_id.get((primitive, id(x.aval)))
+        if entry is None:
+            entry = _id_entry(primitive, args, (primitive, id(x.aval)))
+            if entry is None:
+                return None
+        outs = primitive.impl(hx)
+    else:
+        return _eager_bind(primitive, args, params)
+    avals_out = entry[0]
+    if len(outs) == 1:
+        o = outs[0]
+        aval = avals_out[0]
+        if type(o) is not _ndarray or o.dtype != aval.dtype or o.shape != aval.shape:
+            return [_wrap_host(o, aval, None, primitive)]
+        arr = _new(Array)
+        arr.aval = aval
+        arr._host = o
+        arr._buffer = None
+        arr._device = None
+        return [arr]
+    return [_wrap_host(o, aval, None, primitive) for o, aval in zip(outs, avals_out)]
+
+
+_last = {}   # primitive -> (input avals..., output aval) of its last apply1/apply2
+
+
+def apply2(primitive, x, y):
+    """``eager_bind`` for a single-result primitive on two Arrays (the caller checks
+    their type): the result Array, or None when this path does not apply."""
+    hx = x._host
+    hy = y._host
+    if (hx is None or hy is None or x._device is not None or y._device is not None
+            or config.eager_backend != "numpy"):
+        return None
+    xa = x.aval
+    ya = y.aval
+    last = _last.get(primitive)   # repeated signatures skip building the cache key
+    if last is not None and last[0] is xa and last[1] is ya:
+        aval = last[2]
+    else:
+        entry = _by_id.get((primitive, id(xa), id(ya)))
+        if entry is None:
+            entry = _id_entry(primitive, (x, y), (primitive, id(xa), id(ya)))
+            if entry is None:
+                return None
+        aval = entry[0][0]
+        _last[primitive] = (xa, ya, aval)
+    o, = primitive.impl(hx, hy)
+    if type(o) is not _ndarray or o.dtype != aval.dtype or o.shape != aval.shape:
+        return _wrap_host(o, aval, None, primitive)
+    arr = _new(Array)
+    arr.aval = aval
+    arr._host = o
+    arr._buffer = None
+    arr._device = None
+    return arr
+
+
+def apply1(primitive, x):
+    """``apply2`` for one Array operand."""
+    hx = x._host
+    if hx is None or x._device is not None or config.eager_backend != "numpy":
+        return None
+    xa = x.aval
+    last = _last.get(primitive)
+    if last is not None and last[0] is xa:
+        aval = last[1]
+    else:
+        entry = _by_id.get((primitive, id(xa)))
+        if entry is None:
+            entry = _id_entry(primitive, (x,), (primitive, id(xa)))
+            if entry is None:
+                return None
+        aval = entry[0][0]
+        _last[primitive] = (xa, aval)
+    o, = primitive.impl(hx)
+    if type(o) is not _ndarray or o.dtype != aval.dtype or o.shape != aval.shape:
+        return _wrap_host(o, aval, None, primitive)
+    arr = _new(Array)
+    arr.aval = aval
+    arr._host = o
+    arr._buffer = None
+    arr._device = None
+    return arr
+
+
+def _id_entry(primitive, args, key):
+    avals_out = _lookup(primitive, args, {}, (primitive, *[a.aval for a in args]))
+    if avals_out is None:
+        return None
+    if len(_by_id) > 20_000:
+        _by_id.clear()
+    entry = _by_id[key] = (avals_out, [a.aval for a in args])
+    return entry
+
+
+def _lookup(primitive, args, params, key):
+    try:
+        avals_out = _fast_cache[key]
+    except KeyError:
+        avals_out = _fast_entry(primitive, args, params, key)
+    except TypeError:   # unhashable params
+        return None
+    return avals_out
+
+
+def _eager_bind(primitive, args, params):
+    # The general form: any number of operands, params, host values made on demand.
+    if primitive.eager is not None or primitive.impl is None:
+        return None
+    for a in args:
+        if type(a) is not Array or a._device is not None:
+            return None
+    avals_out = _lookup(primitive, args, params,
+                        (primitive, *[a.aval for a in args], *params.items()))
+    if avals_out is None:
+        return None
+    outs = primitive.impl(*[a._value() for a in args], **params)
+    return [_wrap_host(o, aval, None, primitive) for o, aval in zip(outs, avals_out)]
+
+
+def _fast_entry(primitive, args, params, key):
+    if primitive.eager is not None or primitive.impl is None:
+        return None
+    avals_out = _abstract_eval(primitive, [a.aval for a in args], params)
+    if len(_fast_cache) > 20_000:
+        _fast_cache.clear()
+    _fast_cache[key] = avals_out = tuple(avals_out)
+    return avals_out
 
 
 def _abstract_eval(primitive, avals_in, params):
@@ -122,13 +295,59 @@ class Executable:
         self.out_device = device if committed else None
         self.text = lower_jaxpr(jaxpr)
         self.loaded = xla_bridge.compile_module(self.text, device)
+        self.handlers = xla_bridge.result_handlers(self.out_avals, device)
 
     def __call__(self, args):
         device = self.device
         bufs = [device_buffer(a, aval, device) for a, aval in zip(args, self.in_avals)]
-        outs = xla_bridge.execute(self.loaded, bufs)
+        outs = xla_bridge.execute(self.loaded, bufs, self.handlers)
         out_device = self.out_device
         return [Array._from_buffer(b, aval, out_device) for b, aval in zip(outs, self.out_avals)]
+
+
+def uncommitted_caller(exe, consts, single=False):
+    """``call(args) -> [Array]`` (the one Array if ``single``): ``exe`` (compiled for
+    the default device, uncommitted) with ``consts`` bound first, for ``args`` that are
+    all uncommitted Arrays (the caller checks). It is ``exe([*consts, *args])`` without
+    the per-argument dispatch."""
+    device = exe.device
+    const_bufs = [device_buffer(c, aval, device) for c, aval in zip(consts, exe.in_avals)]
+    loaded = exe.loaded
+    handlers = exe.handlers
+    execute = xla_bridge.execute
+    out_avals = exe.out_avals
+
+    def call(args):
+        bufs = [a._buffer if a._buffer is not None else a._device_buffer(device)
+                for a in args]
+        if const_bufs:
+            bufs = const_bufs + bufs
+        result = []
+        for b, aval in zip(execute(loaded, bufs, handlers), out_avals):
+            arr = _new(Array)
+            arr.aval = aval
+            arr._host = None
+            arr._buffer = b
+            arr._device = None
+            result.append(arr)
+        return result
+
+    if single and len(out_avals) == 1:
+        aval, = out_avals
+
+        def call_single(args):
+            bufs = [a._buffer if a._buffer is not None else a._device_buffer(device)
+                    for a in args]
+            if const_bufs:
+                bufs = const_bufs + bufs
+            arr = _new(Array)
+            arr.aval = aval
+            arr._host = None
+            arr._buffer = execute(loaded, bufs, handlers)[0]
+            arr._device = None
+            return arr
+        return call_single
+    return call
 
 
 def device_buffer(x, aval, device):
@@ -150,3 +369,6 @@ def compiled_jaxpr(jaxpr, device, committed):
     if exe is None:
         exe = per_jaxpr[key] = Executable(jaxpr, device, committed)
     return exe
+
+
+set_eager_bind(eager_bind)

@@ -1,0 +1,943 @@
+"""Linear algebra primitives, named as ``jax.lax.linalg``: cholesky, triangular_solve,
+lu, qr, svd and eigh.
+
+Operands are batches of matrices ``(..., m, n)`` of float32, float64, complex64 or
+complex128 (derivatives: real dtypes, and lu / triangular_solve). Eagerly on the
+CPU they run NumPy (``numpy.linalg``, or short loops over columns below); under ``jit``
+they lower to the LAPACK FFI kernels that ship in jaxlib (column-major custom calls),
+post-processed as JAX does: a factorization that fails gives NaN.
+"""
+
+import numpy as np
+
+from .. import dtypes
+from ..core import Primitive, get_aval
+from ..core.avals import ShapedArray
+from ..interpreters import ad, batching
+from ..interpreters.lowering import chlo, hlo, ir, ir_constant, ir_type, jaxpr_subcomp
+from ..runtime.xla_bridge import lapack_target
+from . import elementwise as ew
+from ._helpers import INEXACT, check_kinds, constant
+from .dot import dot_general
+from .reductions import reduce_sum
+from .shapes import broadcast_in_dim, broadcasted_iota, full, transpose
+
+__all__ = ["cholesky", "triangular_solve", "lu", "qr", "svd", "eigh", "cholesky_p",
+           "triangular_solve_p", "lu_p", "qr_p", "svd_p", "eigh_p", "lu_pivots_to_permutation",
+           "lu_pivots_to_permutation_p"]
+
+
+# ---------------------------------------------------------------- checks
+
+def _check_matrix(name, aval, square=False, operand="operand"):
+    check_kinds(f"linalg.{name}", aval, INEXACT, operand)
+    if aval.ndim < 2:
+        raise ValueError(f"lax.linalg.{name} requires a (batch of) matrices of rank >= 2, got "
+                         f"{operand} of shape {aval.shape}")
+    if square and aval.shape[-1] != aval.shape[-2]:
+        raise ValueError(f"lax.linalg.{name} requires square matrices (..., n, n), got "
+                         f"{operand} of shape {aval.shape}")
+
+
+def _real_only_jvp(name, x):
+    if dtypes.kind(get_aval(x).dtype) == "c":
+        raise NotImplementedError(f"the derivative of lax.linalg.{name} is implemented for "
+                                  f"real dtypes only, got {get_aval(x).dtype.name}")
+
+
+def _is_complex(x):
+    return dtypes.kind(get_aval(x).dtype) == "c"
+
+
+# ---------------------------------------------------------------- matrix helpers (lax)
+
+def _T(x):
+    n = get_aval(x).ndim
+    return transpose(x, (*range(n - 2), n - 1, n - 2))
+
+
+def _matmul(a, b):
+    """Product of batches of matrices with the same leading (batch) axes."""
+    nb = get_aval(a).ndim - 2
+    bd = tuple(range(nb))
+    return dot_general(a, b, (((nb + 1,), (nb,)), (bd, bd)))
+
+
+def _mask(matrix, shape):
+    """A constant boolean (r, c) ``matrix`` broadcast over the leading axes of ``shape``."""
+    nd = len(shape)
+    # (int8, not bool: the shared ir_constant mis-packs bool arrays of > 8 elements)
+    m = broadcast_in_dim(constant(matrix, np.int8), shape, (nd - 2, nd - 1))
+    return ew.ne(m, full(shape, 0, np.int8))
+
+
+def _where(mask, x, y):
+    return ew.select_n(mask, y, x)
+
+
+def _zeros_like(x):
+    aval = get_aval(x)
+    return full(aval.shape, 0, aval.dtype)
+
+
+def _tril(x, k=0):
+    shape = get_aval(x).shape
+    return _where(_mask(np.tri(shape[-2], shape[-1], k, dtype=bool), shape), x, _zeros_like(x))
+
+
+def _triu(x, k=0):
+    shape = get_aval(x).shape
+    return _where(_mask(np.tri(shape[-2], shape[-1], k - 1, dtype=bool), shape),
+                  _zeros_like(x), x)
+
+
+def _eye_like(x, k=0):
+    """The identity (ones on diagonal ``k``) of ``x``'s matrix shape, broadcast over batch."""
+    aval = get_aval(x)
+    m, n = aval.shape[-2:]
+    return broadcast_in_dim(constant(np.eye(m, n, k, dtype=aval.dtype), aval.dtype),
+                            aval.shape, (aval.ndim - 2, aval.ndim - 1))
+
+
+def _diagonal(x):
+    """The main diagonal ``(..., min(m, n))`` of a batch of matrices."""
+    aval = get_aval(x)
+    m, n = aval.shape[-2:]
+    d = _where(_mask(np.eye(m, n, dtype=bool), aval.shape), x, _zeros_like(x))
+    return reduce_sum(d, (aval.ndim - 1,) if m <= n else (aval.ndim - 2,))
+
+
+def _diag_matrix(d):
+    """A batch of diagonal matrices from ``(..., n)``."""
+    aval = get_aval(d)
+    n = aval.shape[-1]
+    shape = (*aval.shape, n)
+    b = broadcast_in_dim(d, shape, (*range(aval.ndim - 1), aval.ndim))
+    return _where(_mask(np.eye(n, dtype=bool), shape), b, full(shape, 0, aval.dtype))
+
+
+def _cols(x, start, size):
+    """Columns ``start .. start+size-1`` of ``x`` (zeros where out of range): slicing and
+    zero padding, exact (a select and a one-term sum, not a product)."""
+    aval = get_aval(x)
+    n = aval.shape[-1]
+    if start == 0 and size == n:
+        return x
+    shape = (*aval.shape, size)
+    b = broadcast_in_dim(x, shape, tuple(range(aval.ndim)))
+    hit = np.arange(n)[:, None] == start + np.arange(size)[None, :]
+    picked = _where(_mask(hit, shape), b, full(shape, 0, aval.dtype))
+    return reduce_sum(picked, (aval.ndim - 1,))
+
+
+def _rows(x, start, size):
+    return _T(_cols(_T(x), start, size))
+
+
+def symmetrize(x):
+    """``(x + xᵀ) / 2`` over the last two axes."""
+    return ew.div(ew.add(x, _T(x)), full(get_aval(x).shape, 2, get_aval(x).dtype))
+
+
+def _symmetric_tangent(g, lower):
+    """The symmetric matrix a kernel that reads only one triangle of ``g`` sees."""
+    if lower:
+        return ew.add(_tril(g), _T(_tril(g, -1)))
+    return ew.add(_triu(g), _T(_triu(g, 1)))
+
+
+def _nan_where_failed(x, ok):
+    """``x`` with NaN in every batch entry whose ``ok`` (batch-shaped bool) is False."""
+    aval = get_aval(x)
+    okb = broadcast_in_dim(ok, aval.shape, tuple(range(get_aval(ok).ndim)))
+    return _where(okb, x, full(aval.shape, np.nan, aval.dtype))
+
+
+def _solve(a, b):
+    """``a⁻¹ b`` for square ``a`` via ``lu`` (batch axes of a and b agree)."""
+    lu_, _, perm = lu_p.bind(a)
+    pb = _matmul(_permutation_matrix(perm, get_aval(a).dtype), b)
+    y = triangular_solve(lu_, pb, left_side=True, lower=True, unit_diagonal=True)
+    return triangular_solve(lu_, y, left_side=True, lower=False)
+
+
+def _batch_all_front(axis_size, args, dims):
+    return [batching.move_axis_to(axis_size, a, d, 0) for a, d in zip(args, dims)]
+
+
+# ---------------------------------------------------------------- LAPACK custom calls
+
+def _layout_attr(aval, column_major):
+    nd = aval.ndim
+    lay = (nd - 2, nd - 1, *range(nd - 3, -1, -1)) if column_major else tuple(range(nd - 1, -1, -1))
+    return ir.DenseIntElementsAttr.get(np.array(lay, np.int64), type=ir.IndexType.get())
+
+
+def _u8(c):
+    return ir.IntegerAttr.get(ir.IntegerType.get_unsigned(8), ord(c))
+
+
+def _lapack_call(fn_base, dtype, operands, avals_in, avals_out, aliases=None, **attrs):
+    """A ``stablehlo.custom_call`` to jaxlib's LAPACK FFI kernel (typed FFI, api_version 4).
+
+    Matrix operands and results (those of the largest rank) are column-major; the rest
+    (pivots, singular values, info) are row-major. ``attrs`` are one-character LAPACK
+    options (``uplo="L"``), passed as ui8 attributes.
+    """
+    rank = max(a.ndim for a in avals_in)
+    attributes = dict(
+        call_target_name=ir.StringAttr.get(lapack_target(fn_base, dtype)),
+        has_side_effect=ir.BoolAttr.get(False),
+        api_version=ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 4),
+        backend_config=ir.DictAttr.get({k: _u8(v) for k, v in attrs.items()}),
+        operand_layouts=ir.ArrayAttr.get([_layout_attr(a, a.ndim == rank) for a in avals_in]),
+        result_layouts=ir.ArrayAttr.get([_layout_attr(a, a.ndim == rank) for a in avals_out]))
+    if aliases:
+        attributes["output_operand_aliases"] = ir.ArrayAttr.get([
+            hlo.OutputOperandAlias.get(
+                output_tuple_indices=[o] if len(avals_out) > 1 else [],
+                operand_index=i, operand_tuple_indices=[])
+            for i, o in aliases.items()])
+    op = hlo.CustomCallOp.build_generic(results=[ir_type(a) for a in avals_out],
+                                        operands=list(operands), attributes=attributes)
+    return list(op.results)
+
+
+def _inline(ctx, fun, avals, values):
+    """Emit ``fun`` (written with minijax.lax) applied to IR ``values`` of ``avals``."""
+    from ..interpreters.partial_eval import trace_to_jaxpr
+    jaxpr, consts = trace_to_jaxpr(lambda *a: list(fun(*a)), list(avals))
+    return jaxpr_subcomp(ctx.module_ctx, jaxpr,
+                         [ir_constant(np.asarray(c)) for c in consts] + list(values))
+
+
+def _hlo_slice(x, aval, limits):
+    """``x[..., :limits[0], :limits[1]]`` on the last two axes."""
+    start = [0] * aval.ndim
+    limit = [*aval.shape[:-2], *limits]
+    return hlo.slice(x, start, limit, [1] * aval.ndim), aval.update(shape=tuple(limit))
+
+
+def _lower_empty(impl):
+    """For operands with no elements: the results do not depend on values, so they are
+    the NumPy kernel's results, embedded as constants."""
+    def rule(ctx, *args, **params):
+        outs = impl(*[np.zeros(a.shape, a.dtype) for a in ctx.avals_in], **params)
+        return [ir_constant(np.asarray(o, a.dtype)) for o, a in zip(outs, ctx.avals_out)]
+    return rule
+
+
+def _lapack_lowering(impl, lower):
+    empty = _lower_empty(impl)
+
+    def rule(ctx, *args, **params):
+        if any(a.size == 0 for a in ctx.avals_in):
+            return empty(ctx, *args, **params)
+        return lower(ctx, *args, **params)
+    return rule
+
+
+def _info_aval(aval):
+    return ShapedArray(aval.shape[:-2], np.dtype(np.int32))
+
+
+def _ok(info, cmp="eq"):
+    shape = get_aval(info).shape
+    zero = full(shape, 0, np.int32)
+    return ew.eq(info, zero) if cmp == "eq" else ew.ge(info, zero)
+
+
+def _per_matrix(kernel, x):
+    """``kernel(x)`` (a list of arrays); if NumPy raises LinAlgError (no convergence,
+    e.g. with NaN), retry matrix by matrix and give NaN results where it fails, as the
+    LAPACK lowering does."""
+    with np.errstate(all="ignore"):
+        try:
+            return kernel(x)
+        except np.linalg.LinAlgError:
+            pass
+        flat = x.reshape(-1, *x.shape[-2:])
+        results = []
+        for a in flat:
+            try:
+                results.append(kernel(a))
+            except np.linalg.LinAlgError:
+                results.append(None)
+        good = next((r for r in results if r is not None), None)
+        if good is None:
+            good = kernel(np.eye(*x.shape[-2:], dtype=x.dtype))
+        outs = []
+        for i, like in enumerate(good):
+            stacked = np.stack([r[i] if r is not None else np.full_like(like, np.nan)
+                                for r in results])
+            outs.append(stacked.reshape(*x.shape[:-2], *like.shape))
+        return outs
+
+
+# ---------------------------------------------------------------- cholesky
+
+cholesky_p = Primitive("cholesky")
+
+
+def cholesky(x, *, symmetrize_input=True):
+    """The lower Cholesky factor ``L`` (``x = L Lᵀ``) of symmetric positive-definite
+    matrices ``x`` (..., n, n); NaN where ``x`` is not positive definite. Only the lower
+    triangle is read; with ``symmetrize_input`` ``x`` is first replaced by ``(x + xᵀ)/2``."""
+    _check_matrix("cholesky", get_aval(x), square=True)
+    if symmetrize_input and not _is_complex(x):   # (complex: the lower triangle is used)
+        x = symmetrize(x)
+    return cholesky_p.bind(x)
+
+
+def _cholesky_impl(x):
+    return _per_matrix(lambda a: [np.linalg.cholesky(a)], x)
+
+
+def _cholesky_abstract_eval(x):
+    _check_matrix("cholesky", x, square=True)
+    return [x.strip_weak_type()]
+
+
+def _phi(x):
+    """The lower triangle of ``x`` with its diagonal halved."""
+    aval = get_aval(x)
+    n = aval.shape[-1]
+    w = np.where(np.eye(n, dtype=bool), 0.5, 1.0).astype(aval.dtype)
+    return ew.mul(_tril(x), broadcast_in_dim(constant(w, aval.dtype), aval.shape,
+                                             (aval.ndim - 2, aval.ndim - 1)))
+
+
+def _cholesky_jvp(primals, tangents):
+    (x,), (g,) = primals, tangents
+    L = cholesky_p.bind(x)
+    if type(g) is ad.Zero:
+        return [L], [g]
+    _real_only_jvp("cholesky", x)
+    # L⁻¹ dA L⁻ᵀ, then L Φ(·) (Murray 2016, arXiv:1602.07527); the kernel reads only the
+    # lower triangle of x, so dA is the symmetric matrix that triangle defines.
+    g = _symmetric_tangent(g, lower=True)
+    tmp = triangular_solve(L, g, left_side=False, lower=True, transpose_a=True)
+    inner = triangular_solve(L, tmp, left_side=True, lower=True)
+    return [L], [_matmul(L, _phi(inner))]
+
+
+def _cholesky_batch(axis_size, args, dims):
+    (x,) = _batch_all_front(axis_size, args, dims)
+    return [cholesky_p.bind(x)], [0]
+
+
+def _cholesky_lower(ctx, x):
+    aval, = ctx.avals_in
+    info_aval = _info_aval(aval)
+    out, info = _lapack_call("potrf", aval.dtype, [x], [aval], [aval, info_aval],
+                             aliases={0: 0}, uplo="L")
+    # potrf leaves the strict upper triangle untouched: mask it out.
+    return _inline(ctx, lambda L, i: [_nan_where_failed(_tril(L), _ok(i))],
+                   [aval, info_aval], [out, info])
+
+
+cholesky_p.impl = _cholesky_impl
+cholesky_p.abstract_eval = _cholesky_abstract_eval
+cholesky_p.jvp = _cholesky_jvp
+cholesky_p.batch = _cholesky_batch
+cholesky_p.lower = _lapack_lowering(_cholesky_impl, _cholesky_lower)
+
+
+# ---------------------------------------------------------------- triangular_solve
+
+triangular_solve_p = Primitive("triangular_solve")
+
+
+def triangular_solve(a, b, left_side=False, lower=False, transpose_a=False, conjugate_a=False,
+                     unit_diagonal=False):
+    """Solve ``op(a) @ x = b`` (``left_side``) or ``x @ op(a) = b`` for ``x``, with ``a``
+    triangular (..., m, m) and ``op(a)`` = ``a``, ``aᵀ`` (``transpose_a``) or ``aᴴ``
+    (and ``conjugate_a``). Only ``a``'s lower (``lower``) or upper triangle is read;
+    ``unit_diagonal`` takes its diagonal to be ones. Batch axes of a and b must agree."""
+    return triangular_solve_p.bind(a, b, left_side=bool(left_side), lower=bool(lower),
+                                   transpose_a=bool(transpose_a),
+                                   conjugate_a=bool(conjugate_a),
+                                   unit_diagonal=bool(unit_diagonal))
+
+
+def _substitute(t, b, lower):
+    """Solve ``t @ x = b`` for triangular ``t`` by substitution, vectorised over batch."""
+    n = t.shape[-1]
+    x = np.zeros(b.shape, np.result_type(t, b))
+    for i in (range(n) if lower else range(n - 1, -1, -1)):
+        done = slice(0, i) if lower else slice(i + 1, n)     # the solved rows only
+        acc = np.matmul(t[..., i:i + 1, done], x[..., done, :])[..., 0, :]
+        x[..., i, :] = (b[..., i, :] - acc) / t[..., i, i][..., None]
+    return x
+
+
+def _trsm_impl(a, b, *, left_side, lower, transpose_a, conjugate_a, unit_diagonal):
+    t = np.tril(a) if lower else np.triu(a)
+    if unit_diagonal:
+        idx = np.arange(t.shape[-1])
+        t[..., idx, idx] = 1
+    if conjugate_a:
+        t = t.conj()
+    if transpose_a:
+        t, lower = np.swapaxes(t, -1, -2), not lower
+    with np.errstate(all="ignore"):
+        if left_side:
+            return [_substitute(t, b, lower)]
+        # x t = b  <=>  tᵀ xᵀ = bᵀ
+        x = _substitute(np.swapaxes(t, -1, -2), np.swapaxes(b, -1, -2), not lower)
+        return [np.swapaxes(x, -1, -2)]
+
+
+def _trsm_abstract_eval(a, b, *, left_side, lower, transpose_a, conjugate_a, unit_diagonal):
+    _check_matrix("triangular_solve", a, square=True, operand="a")
+    _check_matrix("triangular_solve", b, operand="b")
+    if a.dtype != b.dtype:
+        raise TypeError(f"lax.linalg.triangular_solve requires a and b of one dtype, got "
+                        f"{a.dtype.name} and {b.dtype.name}")
+    if a.shape[:-2] != b.shape[:-2]:
+        raise ValueError(f"lax.linalg.triangular_solve requires a and b with the same batch "
+                         f"axes, got shapes {a.shape} and {b.shape}")
+    axis = -2 if left_side else -1
+    if b.shape[axis] != a.shape[-1]:
+        raise ValueError(f"lax.linalg.triangular_solve with left_side={left_side}: b of shape "
+                         f"{b.shape} does not match a of shape {a.shape} (b.shape[{axis}] "
+                         f"must be {a.shape[-1]})")
+    return [b.strip_weak_type()]
+
+
+def _trsm_jvp_a(g, ans, a, b, *, left_side, lower, transpose_a, conjugate_a, unit_diagonal):
+    if conjugate_a and _is_complex(a):
+        _real_only_jvp("triangular_solve with conjugate_a", a)
+    k = 1 if unit_diagonal else 0
+    g = ew.neg(_tril(g, -k) if lower else _triu(g, k))
+    if transpose_a:
+        g = _T(g)
+    params = dict(left_side=left_side, lower=lower, transpose_a=transpose_a,
+                  conjugate_a=conjugate_a, unit_diagonal=unit_diagonal)
+    if left_side:      # x = op(a)⁻¹ b:  dx = op(a)⁻¹ (-d op(a)) x
+        return triangular_solve_p.bind(a, _matmul(g, ans), **params)
+    return triangular_solve_p.bind(a, _matmul(ans, g), **params)   # x (-d op(a)) op(a)⁻¹
+
+
+def _trsm_transpose(cts, a, b, *, left_side, lower, transpose_a, conjugate_a, unit_diagonal):
+    if ad.is_undefined(a):
+        raise NotImplementedError("lax.linalg.triangular_solve is not linear in a")
+    ct = triangular_solve_p.bind(a, cts[0], left_side=left_side, lower=lower,
+                                 transpose_a=not transpose_a, conjugate_a=conjugate_a,
+                                 unit_diagonal=unit_diagonal)
+    return [None, ct]
+
+
+def _trsm_batch(axis_size, args, dims, **params):
+    a, b = _batch_all_front(axis_size, args, dims)
+    return [triangular_solve_p.bind(a, b, **params)], [0]
+
+
+def _trsm_lower(ctx, a, b, *, left_side, lower, transpose_a, conjugate_a, unit_diagonal):
+    a_aval, b_aval = ctx.avals_in
+    if conjugate_a and not transpose_a and dtypes.kind(a_aval.dtype) == "c":
+        a = chlo.conj(a)
+    trans = ("C" if conjugate_a else "T") if transpose_a else "N"
+    return _lapack_call("trsm", a_aval.dtype, [a, b], [a_aval, b_aval], [b_aval],
+                        aliases={1: 0}, side="L" if left_side else "R",
+                        uplo="L" if lower else "U", trans_x=trans,
+                        diag="U" if unit_diagonal else "N")
+
+
+triangular_solve_p.impl = _trsm_impl
+triangular_solve_p.abstract_eval = _trsm_abstract_eval
+ad.defjvp2(triangular_solve_p, _trsm_jvp_a,
+           lambda g, ans, a, b, **params: triangular_solve_p.bind(a, g, **params))
+triangular_solve_p.transpose = _trsm_transpose
+triangular_solve_p.batch = _trsm_batch
+triangular_solve_p.lower = _lapack_lowering(_trsm_impl, _trsm_lower)
+
+
+# ---------------------------------------------------------------- lu
+
+lu_p = Primitive("lu", multiple_results=True)
+
+
+def lu(x):
+    """LU decomposition with partial pivoting of ``x`` (..., m, n): returns ``(lu, pivots,
+    permutation)`` with ``x[..., permutation, :] = L @ U``; ``lu`` holds U and the strict
+    lower part of the unit-diagonal L, ``pivots`` (..., min(m, n)) int32 the row swaps,
+    ``permutation`` (..., m) int32 their product."""
+    return tuple(lu_p.bind(x))
+
+
+def _lu_impl(x):
+    *batch, m, n = x.shape
+    k = min(m, n)
+    nb = int(np.prod(batch, dtype=np.int64))
+    a = np.array(x, copy=True).reshape(nb, m, n)
+    pivots = np.zeros((nb, k), np.int32)
+    perm = np.tile(np.arange(m, dtype=np.int32), (nb, 1))
+    rows = np.arange(nb)
+    complex_ = a.dtype.kind == "c"
+    with np.errstate(all="ignore"):
+        for j in range(k):
+            # LAPACK's i?amax measures |re| + |im| and never picks a NaN (its comparisons
+            # are false) unless first
+            col = a[:, j:, j]
+            col = np.abs(col.real) + np.abs(col.imag) if complex_ else np.abs(col)
+            p = j + np.argmax(np.where(np.isnan(col), -1, col), axis=1)
+            pivots[:, j] = p
+            row_j, row_p = a[:, j, :].copy(), a[rows, p, :].copy()
+            a[:, j, :], a[rows, p, :] = row_p, row_j
+            perm_j, perm_p = perm[:, j].copy(), perm[rows, p].copy()
+            perm[:, j], perm[rows, p] = perm_p, perm_j
+            d = a[:, j, j]
+            nonzero = d != 0
+            scale = np.where(nonzero, d, 1)[:, None]
+            a[:, j + 1:, j] = np.where(nonzero[:, None], a[:, j + 1:, j] / scale, a[:, j + 1:, j])
+            a[:, j + 1:, j + 1:] -= a[:, j + 1:, j, None] * a[:, j, None, j + 1:]
+    return [a.reshape(x.shape), pivots.reshape(*batch, k), perm.reshape(*batch, m)]
+
+
+def _lu_abstract_eval(x):
+    _check_matrix("lu", x)
+    *batch, m, n = x.shape
+    return [x.strip_weak_type(), ShapedArray((*batch, min(m, n)), np.dtype(np.int32)),
+            ShapedArray((*batch, m), np.dtype(np.int32))]
+
+
+def _permutation_matrix(perm, dtype):
+    """``P`` with ``P[..., i, j] = (perm[..., i] == j)``, so ``P @ a = a[..., perm, :]``."""
+    aval = get_aval(perm)
+    m = aval.shape[-1]
+    shape = (*aval.shape, m)
+    rows = broadcast_in_dim(perm, shape, tuple(range(aval.ndim)))
+    cols = broadcasted_iota(np.int32, shape, aval.ndim)
+    return ew.convert_element_type(ew.eq(rows, cols), dtype)
+
+
+def _lu_jvp(primals, tangents):
+    (a,), (a_dot,) = primals, tangents
+    lu_, pivots, perm = lu_p.bind(a)
+    outs = [lu_, pivots, perm]
+    int_zeros = [ad.Zero(ad.tangent_aval(get_aval(pivots))),
+                 ad.Zero(ad.tangent_aval(get_aval(perm)))]
+    if type(a_dot) is ad.Zero:
+        return outs, [ad.Zero(ad.tangent_aval(get_aval(lu_))), *int_zeros]
+    # De Hoog, Anderssen and Lukas: with F = L⁻¹ P dA U⁻¹,
+    # dL = L tril(F, -1) and dU = triu(F) U.
+    aval = get_aval(a)
+    m, n = aval.shape[-2:]
+    k = min(m, n)
+    l = ew.add(_cols(_tril(lu_, -1), 0, m), _eye_like(_cols(lu_, 0, m)))
+    u_tail = constant(np.diag((np.arange(n) >= k).astype(aval.dtype)), aval.dtype)
+    u = _triu(_rows(lu_, 0, n))
+    u = ew.add(u, broadcast_in_dim(u_tail, get_aval(u).shape, (aval.ndim - 2, aval.ndim - 1)))
+    pa = _matmul(_permutation_matrix(perm, aval.dtype), a_dot)
+    la = triangular_solve(l, pa, left_side=True, lower=True, unit_diagonal=True)
+    lau = triangular_solve(u, la, left_side=False, lower=False)
+    lu_dot = ew.add(_matmul(l, _tril(lau, -1)), _matmul(_triu(lau), u))
+    return outs, [lu_dot, *int_zeros]
+
+
+def _lu_batch(axis_size, args, dims):
+    (x,) = _batch_all_front(axis_size, args, dims)
+    return lu_p.bind(x), [0, 0, 0]
+
+
+lu_pivots_to_permutation_p = Primitive("lu_pivots_to_permutation")
+
+
+def lu_pivots_to_permutation(pivots, permutation_size):
+    """The permutation (..., permutation_size) int32 that the row swaps ``pivots``
+    (int32 (..., k): ``row i <-> row pivots[i]``, in order) apply to
+    ``arange(permutation_size)``."""
+    return lu_pivots_to_permutation_p.bind(pivots, permutation_size=int(permutation_size))
+
+
+def _pivots_impl(pivots, *, permutation_size):
+    *batch, k = pivots.shape
+    nb = int(np.prod(batch, dtype=np.int64))
+    piv = pivots.reshape(nb, k)
+    perm = np.tile(np.arange(permutation_size, dtype=np.int32), (nb, 1))
+    rows = np.arange(nb)
+    for i in range(k):
+        p = piv[:, i]
+        perm_i, perm_p = perm[:, i].copy(), perm[rows, p].copy()
+        perm[:, i], perm[rows, p] = perm_p, perm_i
+    return [perm.reshape(*batch, permutation_size)]
+
+
+def _pivots_abstract_eval(pivots, *, permutation_size):
+    if pivots.dtype != np.int32:
+        raise TypeError(f"lax.linalg.lu_pivots_to_permutation requires int32 pivots, got "
+                        f"{pivots.dtype.name}")
+    if pivots.ndim < 1 or pivots.shape[-1] > permutation_size:
+        raise ValueError(f"lax.linalg.lu_pivots_to_permutation requires pivots of shape "
+                         f"(..., k) with k <= permutation_size={permutation_size}, got shape "
+                         f"{pivots.shape}")
+    return [ShapedArray((*pivots.shape[:-1], permutation_size), np.dtype(np.int32))]
+
+
+def _pivots_batch(axis_size, args, dims, *, permutation_size):
+    (p,) = _batch_all_front(axis_size, args, dims)
+    return [lu_pivots_to_permutation_p.bind(p, permutation_size=permutation_size)], [0]
+
+
+def _swap_step(i, perm, piv):
+    """One step of the loop: swap ``perm[..., i]`` and ``perm[..., piv[..., i]]``."""
+    pshape, shape = get_aval(piv).shape, get_aval(perm).shape
+    nb = len(shape) - 1
+
+    def pick(v, where):   # v[..., j] at the one position where ``where`` holds
+        return reduce_sum(_where(where, v, _zeros_like(v)), (nb,))
+
+    def spread(x):
+        return broadcast_in_dim(x, shape, tuple(range(nb)))
+
+    p = pick(piv, ew.eq(broadcasted_iota(np.int32, pshape, nb), broadcast_in_dim(i, pshape, ())))
+    idx = broadcasted_iota(np.int32, shape, nb)
+    at_i = ew.eq(idx, broadcast_in_dim(i, shape, ()))
+    at_p = ew.eq(idx, spread(p))
+    v_i, v_p = spread(pick(perm, at_i)), spread(pick(perm, at_p))
+    one = full((), 1, np.int32)
+    return [ew.add(i, one), _where(at_i, v_p, _where(at_p, v_i, perm)), piv]
+
+
+def _lower_pivots(ctx, piv, piv_aval, m):
+    """A ``stablehlo.while`` over the k pivots (program size independent of k)."""
+    shape = (*piv_aval.shape[:-1], m)
+    perm_aval = ShapedArray(shape, np.dtype(np.int32))
+    i_aval = ShapedArray((), np.dtype(np.int32))
+    perm0, = _inline(ctx, lambda: [broadcasted_iota(np.int32, shape, len(shape) - 1)], [], [])
+    types = [ir_type(i_aval), ir_type(perm_aval), ir_type(piv_aval)]
+    loop = hlo.WhileOp(types, [ir_constant(np.int32(0)), perm0, piv])
+    cond = loop.cond.blocks.append(*types)
+    with ir.InsertionPoint(cond):
+        hlo.return_([hlo.compare(cond.arguments[0], ir_constant(np.int32(piv_aval.shape[-1])),
+                                 hlo.ComparisonDirectionAttr.get("LT"),
+                                 compare_type=hlo.ComparisonTypeAttr.get("SIGNED"))])
+    body = loop.body.blocks.append(*types)
+    with ir.InsertionPoint(body):
+        hlo.return_(_inline(ctx, _swap_step, [i_aval, perm_aval, piv_aval],
+                            list(body.arguments)))
+    return loop.results[1]
+
+
+def _pivots_lower(ctx, pivots, *, permutation_size):
+    return [_lower_pivots(ctx, pivots, ctx.avals_in[0], permutation_size)]
+
+
+lu_pivots_to_permutation_p.impl = _pivots_impl
+lu_pivots_to_permutation_p.abstract_eval = _pivots_abstract_eval
+ad.defjvp_zero(lu_pivots_to_permutation_p)
+lu_pivots_to_permutation_p.batch = _pivots_batch
+lu_pivots_to_permutation_p.lower = _lapack_lowering(_pivots_impl, _pivots_lower)
+
+
+def _lu_lower(ctx, x):
+    aval, = ctx.avals_in
+    lu_aval, piv_aval, perm_aval = ctx.avals_out
+    info_aval = _info_aval(aval)
+    lu_, piv, info = _lapack_call("getrf", aval.dtype, [x], [aval],
+                                  [lu_aval, piv_aval, info_aval], aliases={0: 0})
+
+    def post(lu_, piv, info):
+        piv = ew.sub(piv, full(get_aval(piv).shape, 1, np.int32))   # LAPACK's are 1-based
+        return [_nan_where_failed(lu_, _ok(info, "ge")), piv]
+    lu_, piv = _inline(ctx, post, [lu_aval, piv_aval, info_aval], [lu_, piv, info])
+    return [lu_, piv, _lower_pivots(ctx, piv, piv_aval, aval.shape[-2])]
+
+
+lu_p.impl = _lu_impl
+lu_p.abstract_eval = _lu_abstract_eval
+lu_p.jvp = _lu_jvp
+lu_p.batch = _lu_batch
+lu_p.lower = _lapack_lowering(_lu_impl, _lu_lower)
+
+
+# ---------------------------------------------------------------- qr
+
+qr_p = Primitive("qr", multiple_results=True)
+
+
+def qr(x, *, full_matrices=True):
+    """QR decomposition of ``x`` (..., m, n): ``(q, r)`` with orthonormal columns in
+    ``q`` (..., m, m) and upper-triangular ``r`` (..., m, n); with ``full_matrices=False``
+    the reduced factors (..., m, k) and (..., k, n), k = min(m, n)."""
+    return tuple(qr_p.bind(x, full_matrices=bool(full_matrices)))
+
+
+def _qr_impl(x, *, full_matrices):
+    q, r = np.linalg.qr(x, mode="complete" if full_matrices else "reduced")
+    return [q, r]
+
+
+def _qr_abstract_eval(x, *, full_matrices):
+    _check_matrix("qr", x)
+    *batch, m, n = x.shape
+    k = m if full_matrices else min(m, n)
+    return [ShapedArray((*batch, m, k), x.dtype), ShapedArray((*batch, k, n), x.dtype)]
+
+
+def _thin_qr_jvp(q, r, dx):
+    """JVP of the QR decomposition of (..., m, n) matrices with m >= n (reduced)."""
+    dx_rinv = triangular_solve(r, dx)                # dx r⁻¹
+    qt_dx_rinv = _matmul(_T(q), dx_rinv)
+    low = _tril(qt_dx_rinv, -1)
+    do = ew.sub(low, _T(low))                        # skew-symmetric
+    dq = ew.add(_matmul(q, ew.sub(do, qt_dx_rinv)), dx_rinv)
+    dr = _matmul(ew.sub(qt_dx_rinv, do), r)
+    return dq, dr
+
+
+def _qr_jvp(primals, tangents, *, full_matrices):
+    (x,), (dx,) = primals, tangents
+    q, r = qr_p.bind(x, full_matrices=full_matrices)
+    _real_only_jvp("qr", x)
+    dx = ad.instantiate(dx)
+    m, n = get_aval(x).shape[-2:]
+    if m < n:
+        # x = [x1 x2] with x1 square: q r1 = x1 and r2 = qᵀ x2.
+        x2, dx1, dx2 = _cols(x, m, n - m), _cols(dx, 0, m), _cols(dx, m, n - m)
+        dq, dr1 = _thin_qr_jvp(q, _cols(r, 0, m), dx1)
+        dr2 = ew.add(_matmul(_T(dq), x2), _matmul(_T(q), dx2))
+        return [q, r], [dq, ew.add(_cols(dr1, 0, n), _cols(dr2, -m, n))]
+    if not full_matrices or m == n:
+        dq, dr = _thin_qr_jvp(q, r, dx)
+        return [q, r], [dq, dr]
+    # Tall, complete: the thin part as above; the last m - n columns of q follow from
+    # Roberts & Roberts (arXiv:2409.13374, eqs. 32-33), with z = q_pn (q_nn - I)⁻¹.
+    p = m - n
+    q_mn, q_mp = _cols(q, 0, n), _cols(q, n, p)
+    dq_mn, dr_nn = _thin_qr_jvp(q_mn, _rows(r, 0, n), dx)
+    q_nn, q_pn = _rows(q_mn, 0, n), _rows(q_mn, n, p)
+    dq_nn, dq_pn = _rows(dq_mn, 0, n), _rows(dq_mn, n, p)
+    z_t = _solve(_T(ew.sub(q_nn, _eye_like(q_nn))), _T(q_pn))        # zᵀ (n, p)
+    z = _T(z_t)
+    dq_mp = ew.sub(_matmul(dq_mn, z_t),
+                   _matmul(ew.add(q_mn, _matmul(q_mp, z)),
+                           _T(ew.sub(dq_pn, _matmul(z, dq_nn)))))
+    dq = ew.add(_cols(dq_mn, 0, m), _cols(dq_mp, -n, m))
+    return [q, r], [dq, _rows(dr_nn, 0, m)]
+
+
+def _qr_batch(axis_size, args, dims, *, full_matrices):
+    (x,) = _batch_all_front(axis_size, args, dims)
+    return qr_p.bind(x, full_matrices=full_matrices), [0, 0]
+
+
+def _qr_lower(ctx, x, *, full_matrices):
+    aval, = ctx.avals_in
+    q_aval, r_aval = ctx.avals_out
+    *batch, m, n = aval.shape
+    k = min(m, n)
+    tau_aval = ShapedArray((*batch, k), aval.dtype)
+    a, taus = _lapack_call("geqrf", aval.dtype, [x], [aval], [aval, tau_aval], aliases={0: 0})
+    if m < n:
+        h, h_aval = _hlo_slice(a, aval, (m, m))
+    elif full_matrices and m > n:
+        h_aval = aval.update(shape=(*batch, m, m))
+        zero = ir_constant(np.zeros((), aval.dtype))
+        pad = [0] * aval.ndim
+        h = hlo.pad(a, zero, pad, [0] * (aval.ndim - 1) + [m - n], pad)
+    else:
+        h, h_aval = a, aval
+    orgqr = "ungqr" if dtypes.kind(aval.dtype) == "c" else "orgqr"
+    q, = _lapack_call(orgqr, aval.dtype, [h, taus], [h_aval, tau_aval], [h_aval],
+                      aliases={0: 0})
+    if not full_matrices and m > n:
+        a, aval = _hlo_slice(a, aval, (n, n))
+    return [q, *_inline(ctx, lambda r: [_triu(r)], [aval], [a])]
+
+
+qr_p.impl = _qr_impl
+qr_p.abstract_eval = _qr_abstract_eval
+qr_p.jvp = _qr_jvp
+qr_p.batch = _qr_batch
+qr_p.lower = _lapack_lowering(_qr_impl, _qr_lower)
+
+
+# ---------------------------------------------------------------- svd
+
+svd_p = Primitive("svd", multiple_results=True)
+
+
+def svd(x, *, full_matrices=True, compute_uv=True):
+    """Singular value decomposition of ``x`` (..., m, n): ``(u, s, vh)`` with
+    ``x = u @ diag(s) @ vh``, ``s`` descending; ``s`` alone if not ``compute_uv``.
+    With ``full_matrices=False`` u and vh are (..., m, k) and (..., k, n), k = min(m, n)."""
+    outs = svd_p.bind(x, full_matrices=bool(full_matrices), compute_uv=bool(compute_uv))
+    if compute_uv:
+        s, u, vh = outs
+        return u, s, vh
+    return outs[0]
+
+
+def _svd_impl(x, *, full_matrices, compute_uv):
+    if not compute_uv:
+        return _per_matrix(lambda a: [np.linalg.svd(a, compute_uv=False)], x)
+
+    def kernel(a):
+        u, s, vh = np.linalg.svd(a, full_matrices=full_matrices)
+        return [s, u, vh]
+    return _per_matrix(kernel, x)
+
+
+def _svd_abstract_eval(x, *, full_matrices, compute_uv):
+    _check_matrix("svd", x)
+    *batch, m, n = x.shape
+    k = min(m, n)
+    s = ShapedArray((*batch, k), dtypes.real_dtype(x.dtype))
+    if not compute_uv:
+        return [s]
+    return [s, ShapedArray((*batch, m, m if full_matrices else k), x.dtype),
+            ShapedArray((*batch, n if full_matrices else k, n), x.dtype)]
+
+
+def _svd_jvp(primals, tangents, *, full_matrices, compute_uv):
+    (a,), (da,) = primals, tangents
+    m, n = get_aval(a).shape[-2:]
+    if compute_uv and full_matrices and m != n:
+        raise NotImplementedError("the derivative of lax.linalg.svd with compute_uv and "
+                                  "full_matrices is implemented for square matrices only; "
+                                  "use full_matrices=False")
+    _real_only_jvp("svd", a)
+    s, u, vt = svd_p.bind(a, full_matrices=False, compute_uv=True)
+    da = ad.instantiate(da)
+    ut, v = _T(u), _T(vt)
+    ds_mat = _matmul(_matmul(ut, da), v)
+    ds = _diagonal(ds_mat)
+    if not compute_uv:
+        return [s], [ds]
+    primal = [s, u, vt]      # full_matrices only for square matrices: the same factors
+    k = min(m, n)
+    aval_kk = ShapedArray((*get_aval(s).shape, k), get_aval(s).dtype)
+    s_row = broadcast_in_dim(s, aval_kk.shape, (*range(get_aval(s).ndim - 1), aval_kk.ndim - 1))
+    s_col = _T(s_row)
+    eye = _eye_like(s_row)
+    diffs = ew.mul(ew.add(s_row, s_col), ew.sub(s_row, s_col))     # s_j² - s_i²
+    ones = full(aval_kk.shape, 1, aval_kk.dtype)
+    F = ew.sub(ew.div(ones, ew.add(diffs, eye)), eye)
+    dss = ew.mul(s_row, ds_mat)
+    sds = ew.mul(s_col, ds_mat)
+    zero_s = ew.convert_element_type(ew.eq(s, full(get_aval(s).shape, 0, get_aval(s).dtype)),
+                                     get_aval(s).dtype)
+    s_inv = ew.sub(ew.div(full(get_aval(s).shape, 1, get_aval(s).dtype), ew.add(s, zero_s)),
+                   zero_s)
+    half = full(aval_kk.shape, 0.5, aval_kk.dtype)
+    dudv_diag = ew.mul(ew.mul(half, ew.sub(ds_mat, _T(ds_mat))), _diag_matrix(s_inv))
+    du = _matmul(u, ew.add(ew.mul(F, ew.add(dss, _T(dss))), dudv_diag))
+    dv = _matmul(v, ew.mul(F, ew.add(sds, _T(sds))))
+    if m > n:
+        dav = _matmul(da, v)
+        s_m = broadcast_in_dim(s, (*get_aval(s).shape[:-1], m, k),
+                               (*range(get_aval(s).ndim - 1), get_aval(s).ndim))
+        du = ew.add(du, ew.div(ew.sub(dav, _matmul(u, _matmul(ut, dav))), s_m))
+    if n > m:
+        dahu = _matmul(_T(da), u)
+        s_n = broadcast_in_dim(s, (*get_aval(s).shape[:-1], n, k),
+                               (*range(get_aval(s).ndim - 1), get_aval(s).ndim))
+        dv = ew.add(dv, ew.div(ew.sub(dahu, _matmul(v, _matmul(vt, dahu))), s_n))
+    return primal, [ds, du, _T(dv)]
+
+
+def _svd_batch(axis_size, args, dims, **params):
+    (x,) = _batch_all_front(axis_size, args, dims)
+    outs = svd_p.bind(x, **params)
+    return outs, [0] * len(outs)
+
+
+def _svd_lower(ctx, x, *, full_matrices, compute_uv):
+    aval, = ctx.avals_in
+    *batch, m, n = aval.shape
+    k = min(m, n)
+    full_uv = full_matrices and compute_uv
+    s_aval = ShapedArray((*batch, k), dtypes.real_dtype(aval.dtype))
+    u_aval = ShapedArray((*batch, m, m if full_uv else k), aval.dtype)
+    vt_aval = ShapedArray((*batch, n if full_uv else k, n), aval.dtype)
+    info_aval = _info_aval(aval)
+    mode = ("A" if full_matrices else "S") if compute_uv else "N"
+    _, s, u, vt, info = _lapack_call("gesdd", aval.dtype, [x], [aval],
+                                     [aval, s_aval, u_aval, vt_aval, info_aval],
+                                     aliases={0: 0}, mode=mode)
+    if not compute_uv:
+        return _inline(ctx, lambda s, i: [_nan_where_failed(s, _ok(i))], [s_aval, info_aval],
+                       [s, info])
+    return _inline(ctx, lambda s, u, vt, i: [_nan_where_failed(o, _ok(i)) for o in (s, u, vt)],
+                   [s_aval, u_aval, vt_aval, info_aval], [s, u, vt, info])
+
+
+svd_p.impl = _svd_impl
+svd_p.abstract_eval = _svd_abstract_eval
+svd_p.jvp = _svd_jvp
+svd_p.batch = _svd_batch
+svd_p.lower = _lapack_lowering(_svd_impl, _svd_lower)
+
+
+# ---------------------------------------------------------------- eigh
+
+eigh_p = Primitive("eigh", multiple_results=True)
+
+
+def eigh(x, *, lower=True, symmetrize_input=True):
+    """Eigendecomposition of symmetric matrices ``x`` (..., n, n): ``(v, w)`` with
+    eigenvalues ``w`` ascending and eigenvectors in the columns of ``v``
+    (``x @ v = v * w``). Only the lower (``lower``) or upper triangle is read; with
+    ``symmetrize_input`` ``x`` is first replaced by ``(x + xᵀ)/2``."""
+    _check_matrix("eigh", get_aval(x), square=True)
+    if symmetrize_input and not _is_complex(x):   # (complex: one triangle is used)
+        x = symmetrize(x)
+    return tuple(eigh_p.bind(x, lower=bool(lower)))
+
+
+def _eigh_impl(x, *, lower):
+    def kernel(a):
+        w, v = np.linalg.eigh(a, UPLO="L" if lower else "U")
+        return [v, w]
+    return _per_matrix(kernel, x)
+
+
+def _eigh_abstract_eval(x, *, lower):
+    _check_matrix("eigh", x, square=True)
+    return [x.strip_weak_type(), ShapedArray(x.shape[:-1], dtypes.real_dtype(x.dtype))]
+
+
+def _eigh_jvp(primals, tangents, *, lower):
+    (a,), (g,) = primals, tangents
+    v, w = eigh_p.bind(a, lower=lower)
+    if type(g) is ad.Zero:
+        return [v, w], [ad.Zero(ad.tangent_aval(get_aval(v))),
+                        ad.Zero(ad.tangent_aval(get_aval(w)))]
+    _real_only_jvp("eigh", a)
+    # Distinct eigenvalues: dw = diag(vᵀ dA v), dv = v (F ∘ vᵀ dA v),
+    # F_ij = 1 / (w_j - w_i) off the diagonal, 0 on it.
+    g = _symmetric_tangent(g, lower)
+    aval = get_aval(a)
+    w_row = broadcast_in_dim(w, aval.shape, (*range(aval.ndim - 2), aval.ndim - 1))
+    eye = _eye_like(a)
+    ones = full(aval.shape, 1, aval.dtype)
+    F = ew.sub(ew.div(ones, ew.add(eye, ew.sub(w_row, _T(w_row)))), eye)
+    vt_g_v = _matmul(_matmul(_T(v), g), v)
+    dv = _matmul(v, ew.mul(F, vt_g_v))
+    return [v, w], [dv, _diagonal(vt_g_v)]
+
+
+def _eigh_batch(axis_size, args, dims, *, lower):
+    (x,) = _batch_all_front(axis_size, args, dims)
+    return eigh_p.bind(x, lower=lower), [0, 0]
+
+
+def _eigh_lower(ctx, x, *, lower):
+    aval, = ctx.avals_in
+    v_aval, w_aval = ctx.avals_out
+    info_aval = _info_aval(aval)
+    syevd = "heevd" if dtypes.kind(aval.dtype) == "c" else "syevd"
+    v, w, info = _lapack_call(syevd, aval.dtype, [x], [aval], [v_aval, w_aval, info_aval],
+                              aliases={0: 0}, uplo="L" if lower else "U", mode="V")
+    return _inline(ctx, lambda v, w, i: [_nan_where_failed(v, _ok(i)),
+                                         _nan_where_failed(w, _ok(i))],
+                   [v_aval, w_aval, info_aval], [v, w, info])
+
+
+eigh_p.impl = _eigh_impl
+eigh_p.abstract_eval = _eigh_abstract_eval
+eigh_p.jvp = _eigh_jvp
+eigh_p.batch = _eigh_batch
+eigh_p.lower = _lapack_lowering(_eigh_impl, _eigh_lower)

@@ -1,0 +1,669 @@
+"""``minijax.numpy.linalg``: NumPy's ``numpy.linalg`` (and the Array API linalg
+extension) on minijax arrays, differentiable and traceable.
+
+Factorizations are ``minijax.lax.linalg`` primitives; ``solve``, ``inv``, ``det`` and
+``slogdet`` are built from ``lu`` and ``triangular_solve``. Unlike NumPy, a singular or
+non-positive-definite input does not raise ``LinAlgError`` (the values may be traced):
+the results hold inf or NaN, as in JAX.
+"""
+
+import builtins
+import operator
+from typing import NamedTuple
+
+import numpy as _np
+
+from .. import dtypes, lax
+from ..core import get_aval, get_concrete
+from ..lax import linalg as _lax_linalg
+from ..lax.linalg import _cols, _diagonal, _mask, _solve, _T, _where
+from ..util import canonicalize_axis
+from ._core import broadcast_shapes, promote, to_array
+from ._linalg import matmul as _matmul, outer as _outer, tensordot as _tensordot
+
+__all__ = ["LinAlgError", "cholesky", "qr", "svd", "svdvals", "eigh", "eigvalsh", "solve",
+           "inv", "det", "slogdet", "matrix_rank", "pinv", "norm", "matrix_norm",
+           "vector_norm", "lstsq", "matrix_power", "multi_dot", "cross", "outer", "trace",
+           "diagonal", "tensordot", "vecdot", "matmul", "matrix_transpose", "cond",
+           "tensorinv", "tensorsolve"]
+
+LinAlgError = _np.linalg.LinAlgError   # a ValueError
+
+
+class EighResult(NamedTuple):
+    eigenvalues: object
+    eigenvectors: object
+
+
+class QRResult(NamedTuple):
+    Q: object
+    R: object
+
+
+class SlogdetResult(NamedTuple):
+    sign: object
+    logabsdet: object
+
+
+class SVDResult(NamedTuple):
+    U: object
+    S: object
+    Vh: object
+
+
+class LstsqResult(NamedTuple):
+    x: object
+    residuals: object
+    rank: object
+    s: object
+
+
+# ---------------------------------------------------------------- argument handling
+
+def _float(name, *arrays, complex_ok=False):
+    """Arrays promoted to one inexact dtype (integers and bools become the default
+    float, as NumPy's linalg does); complex only where ``complex_ok``."""
+    arrays = [to_array(a) for a in arrays]
+    for a in arrays:
+        dt = get_aval(a).dtype
+        if dt.kind == "c" and not complex_ok:
+            raise TypeError(f"minijax.numpy.linalg.{name} does not support complex arrays yet "
+                            f"(got {dt.name})")
+        if dt.kind == "f" and dt.itemsize < 4:
+            raise TypeError(f"minijax.numpy.linalg.{name}: array type {dt.name} is "
+                            f"unsupported in linalg (convert to float32 or float64)")
+    dts = [get_aval(a).dtype for a in arrays]
+    floats = [d for d in dts if d.kind in "fc"]
+    target = _np.result_type(*floats) if floats else dtypes.default_float()
+    out = [lax.convert_element_type(a, target) if get_aval(a).dtype != target else a
+           for a in arrays]
+    return out if len(out) > 1 else out[0]
+
+
+def _at_least_2d(name, a):
+    aval = get_aval(a)
+    if aval.ndim < 2:
+        raise LinAlgError(f"minijax.numpy.linalg.{name}: {aval.ndim}-dimensional array given "
+                          f"(shape {aval.shape}); the array must be at least two-dimensional")
+
+
+def _square(name, a):
+    _at_least_2d(name, a)
+    shape = get_aval(a).shape
+    if shape[-1] != shape[-2]:
+        raise LinAlgError(f"minijax.numpy.linalg.{name}: the last 2 dimensions of the array "
+                          f"must be square, got shape {shape}")
+
+
+def _batch_broadcast(x, batch):
+    shape = get_aval(x).shape
+    target = (*batch, *shape[-2:])
+    if shape == target:
+        return x
+    return lax.broadcast_to_shape(x, target)
+
+
+def _eye_batch(n, dtype, batch):
+    eye = lax.convert_element_type(
+        lax.eq(lax.broadcasted_iota(_np.int32, (n, n), 0),
+               lax.broadcasted_iota(_np.int32, (n, n), 1)), dtype)
+    return lax.broadcast_in_dim(eye, (*batch, n, n), (len(batch), len(batch) + 1))
+
+
+def _finfo_eps(dtype):
+    return float(_np.finfo(dtype).eps)
+
+
+def _scalar_like(value, x):
+    aval = get_aval(x)
+    return lax.full(aval.shape, value, aval.dtype)
+
+
+# ---------------------------------------------------------------- factorizations
+
+def cholesky(a, /, *, upper=False):
+    """Cholesky factor of symmetric positive-definite ``a`` (..., n, n): lower ``L`` with
+    ``a = L Lᵀ`` (reads the lower triangle), or upper ``U = Lᵀ`` with ``upper=True``
+    (reads the upper triangle). NaN where ``a`` is not positive definite."""
+    a = _float("cholesky", a, complex_ok=True)
+    _square("cholesky", a)
+    if upper:
+        return _T(_lax_linalg.cholesky(_T(a), symmetrize_input=False))
+    return _lax_linalg.cholesky(a, symmetrize_input=False)
+
+
+def qr(a, mode="reduced"):
+    """QR decomposition: ``QRResult(Q, R)`` (``mode`` 'reduced' or 'complete'), or R
+    alone (``mode='r'``)."""
+    a = _float("qr", a, complex_ok=True)
+    _at_least_2d("qr", a)
+    if mode not in ("reduced", "complete", "r"):
+        if mode == "raw":
+            raise NotImplementedError("minijax.numpy.linalg.qr: mode='raw' is not supported")
+        raise ValueError(f"Unrecognized mode '{mode}'")
+    q, r = _lax_linalg.qr(a, full_matrices=(mode == "complete"))
+    return r if mode == "r" else QRResult(q, r)
+
+
+def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
+    """Singular value decomposition: ``SVDResult(U, S, Vh)`` with ``a = U diag(S) Vh``
+    and ``S`` descending, or ``S`` alone. (``hermitian`` is accepted; the general
+    algorithm is used.)"""
+    a = _float("svd", a, complex_ok=True)
+    _at_least_2d("svd", a)
+    if not compute_uv:
+        return _lax_linalg.svd(a, compute_uv=False)
+    return SVDResult(*_lax_linalg.svd(a, full_matrices=full_matrices))
+
+
+def svdvals(x, /):
+    """Singular values of ``x`` (..., m, n), descending."""
+    x = _float("svdvals", x, complex_ok=True)
+    _at_least_2d("svdvals", x)
+    return _lax_linalg.svd(x, compute_uv=False)
+
+
+def _uplo(UPLO):
+    if UPLO not in ("L", "U"):
+        raise ValueError(f"UPLO argument must be 'L' or 'U', got {UPLO!r}")
+    return UPLO == "L"
+
+
+def eigh(a, UPLO="L"):
+    """Eigenvalues (ascending) and eigenvectors of symmetric ``a``, reading its lower
+    (``UPLO='L'``) or upper triangle: ``EighResult(eigenvalues, eigenvectors)``."""
+    a = _float("eigh", a, complex_ok=True)
+    _square("eigh", a)
+    v, w = _lax_linalg.eigh(a, lower=_uplo(UPLO), symmetrize_input=False)
+    return EighResult(w, v)
+
+
+def eigvalsh(a, UPLO="L"):
+    """Eigenvalues (ascending) of symmetric ``a``."""
+    return eigh(a, UPLO).eigenvalues
+
+
+# ---------------------------------------------------------------- solve, inv, det
+
+def solve(a, b):
+    """Solve ``a @ x = b`` for ``x``; ``b`` is (..., n) only when it is 1-d, else
+    (..., n, k) (NumPy 2 semantics), with broadcasting of batch axes."""
+    a, b = _float("solve", a, b, complex_ok=True)
+    _square("solve", a)
+    sa, sb = get_aval(a).shape, get_aval(b).shape
+    n = sa[-1]
+    vector = len(sb) == 1
+    if vector:
+        b = lax.reshape(b, (n, 1)) if sb[0] == n else b
+    sb2 = get_aval(b).shape
+    if len(sb2) < 2 or sb2[-2] != n:
+        raise ValueError(f"minijax.numpy.linalg.solve: b of shape {sb} does not match a of "
+                         f"shape {sa} (b must be (..., {n}, k) or ({n},))")
+    batch = broadcast_shapes(sa[:-2], sb2[:-2], name="solve batch axes")
+    a, b = _batch_broadcast(a, batch), _batch_broadcast(b, batch)
+    x = _solve(a, b)
+    return lax.squeeze(x, (get_aval(x).ndim - 1,)) if vector else x
+
+
+def inv(a):
+    """The inverse of square matrices ``a`` (..., n, n) (inf/NaN if singular)."""
+    a = _float("inv", a, complex_ok=True)
+    _square("inv", a)
+    aval = get_aval(a)
+    return _solve(a, _eye_batch(aval.shape[-1], aval.dtype, aval.shape[:-2]))
+
+
+def tensorinv(a, ind=2):
+    """The inverse of ``a`` seen as a square matrix of ``a.shape[:ind]`` by
+    ``a.shape[ind:]``; the result has shape ``a.shape[ind:] + a.shape[:ind]``."""
+    a = _float("tensorinv", a)
+    shape = get_aval(a).shape
+    if ind <= 0:
+        raise ValueError("Invalid ind argument.")
+    rows = int(_np.prod(shape[:ind], dtype=_np.int64))
+    cols = int(_np.prod(shape[ind:], dtype=_np.int64))
+    if rows != cols:
+        raise LinAlgError(f"minijax.numpy.linalg.tensorinv: a of shape {shape} is not square "
+                          f"as a ({rows}, {cols}) matrix with ind={ind}")
+    return lax.reshape(inv(lax.reshape(a, (rows, cols))), (*shape[ind:], *shape[:ind]))
+
+
+def tensorsolve(a, b, axes=None):
+    """Solve ``tensordot(a, x, axes=x.ndim) = b`` for ``x`` (NumPy's ``tensorsolve``)."""
+    a, b = _float("tensorsolve", a, b)
+    nd = get_aval(a).ndim
+    if axes is not None:
+        order = [i for i in range(nd) if i not in [canonicalize_axis(x, nd) for x in axes]]
+        order += [canonicalize_axis(x, nd) for x in axes]
+        a = lax.transpose(a, tuple(order))
+    shape, bshape = get_aval(a).shape, get_aval(b).shape
+    x_shape = shape[len(bshape):]
+    rows = int(_np.prod(bshape, dtype=_np.int64))
+    cols = int(_np.prod(x_shape, dtype=_np.int64))
+    if shape[:len(bshape)] != bshape or rows != cols:
+        raise LinAlgError(f"minijax.numpy.linalg.tensorsolve: a of shape {shape} and b of "
+                          f"shape {bshape} do not form a square system")
+    x = solve(lax.reshape(a, (rows, cols)), lax.reshape(b, (rows,)))
+    return lax.reshape(x, x_shape)
+
+
+def slogdet(a):
+    """``SlogdetResult(sign, logabsdet)`` of square matrices ``a`` (sign 0 and logabsdet
+    -inf if singular)."""
+    return _slogdet(a, "slogdet")
+
+
+def _slogdet(a, name):
+    a = _float(name, a)
+    _square(name, a)
+    aval = get_aval(a)
+    lu, pivots, _ = _lax_linalg.lu(a)
+    d = _diagonal(lu)
+    nd = get_aval(d).ndim
+    logabsdet = lax.reduce_sum(lax.log(lax.abs(d)), (nd - 1,))
+    int_shape = get_aval(pivots).shape
+    swaps = lax.convert_element_type(
+        lax.ne(pivots, lax.broadcasted_iota(_np.int32, int_shape, nd - 1)), _np.int32)
+    negative = lax.convert_element_type(lax.lt(d, _scalar_like(0, d)), _np.int32)
+    odd = lax.rem(lax.add(lax.reduce_sum(swaps, (nd - 1,)), lax.reduce_sum(negative, (nd - 1,))),
+                  lax.full(aval.shape[:-2], 2, _np.int32))
+    sign = lax.convert_element_type(
+        lax.sub(lax.full(aval.shape[:-2], 1, _np.int32), lax.mul(odd, lax.full(
+            aval.shape[:-2], 2, _np.int32))), aval.dtype)
+    singular = lax.reduce_or(lax.eq(d, _scalar_like(0, d)), (nd - 1,))
+    sign = lax.select(singular, lax.full(aval.shape[:-2], 0, aval.dtype), sign)
+    return SlogdetResult(sign, logabsdet)
+
+
+def det(a):
+    """The determinant of square matrices ``a`` (..., n, n)."""
+    sign, logabsdet = _slogdet(a, "det")
+    return lax.mul(sign, lax.exp(logabsdet))
+
+
+def matrix_rank(A, tol=None, hermitian=False, *, rtol=None):
+    """The number of singular values of ``A`` above ``tol`` (default: ``rtol * max(S)``
+    with ``rtol = max(m, n) * eps``)."""
+    from ._elementwise import greater, multiply
+    from ._manipulation import expand_dims
+    from ._reductions import max as _max, sum as _sum
+    A = _float("matrix_rank", A, complex_ok=True)
+    aval = get_aval(A)
+    if aval.ndim < 2:
+        nonzero = lax.reduce_or(lax.ne(A, _scalar_like(0, A)), tuple(range(aval.ndim)))
+        return lax.convert_element_type(nonzero, dtypes.default_int())
+    s = svdvals(A)
+    if tol is None:
+        if rtol is None:
+            rtol = max(aval.shape[-2:]) * _finfo_eps(aval.dtype)
+        else:
+            rtol = expand_dims(to_array(rtol), -1)
+        if get_aval(s).shape[-1] == 0:
+            return lax.full(get_aval(s).shape[:-1], 0, dtypes.default_int())
+        tol = multiply(_max(s, axis=-1, keepdims=True), rtol)
+    else:
+        tol = expand_dims(to_array(tol), -1)
+    return _sum(greater(s, tol), axis=-1)
+
+
+_NoValue = object()
+
+
+def _inverse_above(s, rcond):
+    """``1/s`` where ``s > rcond * max(s)`` (per matrix), else 0; NaN-free derivative."""
+    from ._elementwise import divide, greater, multiply, where
+    from ._manipulation import expand_dims
+    from ._reductions import max as _max
+    if not isinstance(rcond, (int, float)):
+        rcond = expand_dims(to_array(rcond), -1)
+    large = greater(s, multiply(_max(s, axis=-1, keepdims=True), rcond))
+    return where(large, divide(1, where(large, s, 1)), 0), large
+
+
+def pinv(a, rcond=None, hermitian=False, *, rtol=_NoValue):
+    """Moore-Penrose pseudo-inverse via the SVD; singular values at most
+    ``rcond * max(S)`` are treated as zero (NumPy's defaults for rcond/rtol)."""
+    from ._elementwise import multiply
+    from ._manipulation import expand_dims
+    a = _float("pinv", a)
+    _at_least_2d("pinv", a)
+    aval = get_aval(a)
+    if rcond is None:
+        if rtol is _NoValue:
+            rcond = 1e-15
+        elif rtol is None:
+            rcond = max(aval.shape[-2:]) * _finfo_eps(aval.dtype)
+        else:
+            rcond = rtol
+    elif rtol is not _NoValue:
+        raise ValueError("`rtol` and `rcond` can't be both set.")
+    m, n = aval.shape[-2:]
+    if m == 0 or n == 0:
+        return lax.full((*aval.shape[:-2], n, m), 0, aval.dtype)
+    u, s, vh = _lax_linalg.svd(a, full_matrices=False)
+    s_inv, _ = _inverse_above(s, rcond)
+    return _matmul(_T(vh), multiply(expand_dims(s_inv, -1), _T(u)))
+
+
+def lstsq(a, b, rcond=None):
+    """Least-squares solution of ``a @ x = b`` (a 2-d): ``(x, residuals, rank, s)``.
+    ``residuals`` are the squared residual norms when ``rank == n < m`` (when the rank
+    is not concrete, as under ``jit``, they are always returned)."""
+    a, b = _float("lstsq", a, b)
+    sa, sb = get_aval(a).shape, get_aval(b).shape
+    if len(sa) != 2:
+        raise LinAlgError(f"minijax.numpy.linalg.lstsq: a must be 2-dimensional, got shape "
+                          f"{sa}")
+    vector = len(sb) == 1
+    if len(sb) not in (1, 2) or sb[0] != sa[0]:
+        raise LinAlgError(f"minijax.numpy.linalg.lstsq: incompatible dimensions: a {sa}, "
+                          f"b {sb}")
+    m, n = sa
+    b2 = lax.reshape(b, (m, 1)) if vector else b
+    if rcond is None:
+        rcond = _finfo_eps(get_aval(a).dtype) * max(m, n)
+    k = min(m, n)
+    if k == 0:
+        x = lax.full((n, get_aval(b2).shape[1]), 0, get_aval(a).dtype)
+        s = lax.full((0,), 0, get_aval(a).dtype)
+        rank = lax.full((), 0, _np.int32)
+    else:
+        u, s, vh = _lax_linalg.svd(a, full_matrices=False)
+        s_inv, large = _inverse_above(s, rcond)
+        utb = lax.dot_general(_T(u), b2, (((1,), (0,)), ((), ())))
+        utb = lax.mul(lax.broadcast_in_dim(s_inv, get_aval(utb).shape, (0,)), utb)
+        x = lax.dot_general(_T(vh), utb, (((1,), (0,)), ((), ())))
+        rank = lax.reduce_sum(lax.convert_element_type(large, _np.int32), (0,))
+    r = lax.sub(b2, lax.dot_general(a, x, (((1,), (0,)), ((), ()))))
+    resid = lax.reduce_sum(lax.mul(r, r), (0,))
+    concrete_rank = get_concrete(rank)
+    if m <= n or (concrete_rank is not None and int(_np.asarray(concrete_rank)) < n):
+        resid = lax.full((0,), 0, get_aval(a).dtype)
+    if vector:
+        x = lax.reshape(x, (n,))
+    return LstsqResult(x, resid, rank, s)
+
+
+def cond(x, p=None):
+    """Condition number of ``x``: ``max(S) / min(S)`` for p None, 2, -2 (its inverse),
+    else ``norm(x, p) * norm(inv(x), p)``."""
+    x = _float("cond", x)
+    _at_least_2d("cond", x)
+    if p is None or p in (2, -2):
+        s = svdvals(x)
+        nd = get_aval(s).ndim
+        big, small = lax.reduce_max(s, (nd - 1,)), lax.reduce_min(s, (nd - 1,))
+        return lax.div(small, big) if p == -2 else lax.div(big, small)
+    _square("cond", x)
+    return lax.mul(norm(x, p, axis=(-2, -1)), norm(inv(x), p, axis=(-2, -1)))
+
+
+# ---------------------------------------------------------------- norms
+
+def _sum_axes(x, axes):
+    return lax.reduce_sum(x, tuple(axes))
+
+
+def _restore_axes(out, in_shape, axes):
+    return lax.reshape(out, tuple(1 if i in axes else s for i, s in enumerate(in_shape)))
+
+
+def _real_abs(x):
+    """``|x|`` for complex ``x`` (the norms below depend on moduli only), else ``x``."""
+    return lax.abs(x) if get_aval(x).dtype.kind == "c" else x
+
+
+def _vector_norm(x, ord, axis):
+    """Norm of ``x`` along one axis (int), NumPy's ``ord`` conventions."""
+    x = _real_abs(x)
+    ax = (axis,)
+    if ord == _np.inf:
+        return lax.reduce_max(lax.abs(x), ax)
+    if ord == -_np.inf:
+        return lax.reduce_min(lax.abs(x), ax)
+    if isinstance(ord, str):
+        raise ValueError(f"Invalid norm order '{ord}' for vectors")
+    if ord == 0:
+        nz = lax.ne(x, _scalar_like(0, x))
+        return _sum_axes(lax.convert_element_type(nz, get_aval(x).dtype), ax)
+    if ord == 1:
+        return _sum_axes(lax.abs(x), ax)
+    if ord is None or ord == 2:
+        return lax.sqrt(_sum_axes(lax.mul(x, x), ax))
+    p = float(ord)
+    powered = lax.pow(lax.abs(x), _scalar_like(p, x))
+    total = _sum_axes(powered, ax)
+    return lax.pow(total, _scalar_like(1.0 / p, total))
+
+
+def _matrix_norm(x, ord, row_axis, col_axis):
+    if ord in (2, -2, "nuc"):
+        nd = get_aval(x).ndim
+        moved = _move_to_end(x, (row_axis, col_axis))
+        s = _lax_linalg.svd(moved, compute_uv=False)
+        last = (nd - 2,)
+        if ord == 2:
+            return lax.reduce_max(s, last)
+        if ord == -2:
+            return lax.reduce_min(s, last)
+        return lax.reduce_sum(s, last)
+    x = _real_abs(x)
+    if ord in (1, -1):
+        sums = _sum_axes(lax.abs(x), (row_axis,))
+        c = col_axis - 1 if col_axis > row_axis else col_axis
+        return (lax.reduce_max if ord == 1 else lax.reduce_min)(sums, (c,))
+    if ord in (_np.inf, -_np.inf):
+        sums = _sum_axes(lax.abs(x), (col_axis,))
+        r = row_axis - 1 if row_axis > col_axis else row_axis
+        return (lax.reduce_max if ord == _np.inf else lax.reduce_min)(sums, (r,))
+    if ord in (None, "fro", "f"):
+        return lax.sqrt(_sum_axes(lax.mul(x, x), (row_axis, col_axis)))
+    raise ValueError(f"Invalid norm order {ord!r} for matrices.")
+
+
+def _move_to_end(x, axes):
+    nd = get_aval(x).ndim
+    rest = [i for i in range(nd) if i not in axes]
+    return lax.transpose(x, (*rest, *axes))
+
+
+def norm(x, ord=None, axis=None, keepdims=False):
+    """Matrix or vector norm (NumPy's ``ord``: None, 'fro', 'nuc', inf, -inf, 0, 1, -1,
+    2, -2 or any p for vectors), over ``axis`` (int or 2-tuple; None: the whole array
+    for ord None, else its 1 or 2 axes)."""
+    x = _float("norm", x, complex_ok=True)
+    aval = get_aval(x)
+    nd = aval.ndim
+    if axis is None:
+        if ord is None or (ord in ("f", "fro") and nd == 2) or (ord == 2 and nd == 1):
+            x = _real_abs(x)
+            out = lax.sqrt(lax.reduce_sum(lax.mul(x, x), tuple(range(nd))))
+            return lax.reshape(out, (1,) * nd) if keepdims else out
+        axis = tuple(range(nd))
+    elif not isinstance(axis, tuple):
+        try:
+            axis = (operator.index(axis),)
+        except TypeError:
+            raise TypeError("'axis' must be None, an integer or a tuple of integers") from None
+    axes = tuple(canonicalize_axis(a, nd) for a in axis)
+    if len(axes) == 1:
+        out = _vector_norm(x, ord, axes[0])
+    elif len(axes) == 2:
+        if axes[0] == axes[1]:
+            raise ValueError("Duplicate axes given.")
+        out = _matrix_norm(x, ord, axes[0], axes[1])
+    else:
+        raise ValueError("Improper number of dimensions to norm.")
+    return _restore_axes(out, aval.shape, axes) if keepdims else out
+
+
+def matrix_norm(x, /, *, keepdims=False, ord="fro"):
+    """Norm of the matrices in the last two axes of ``x`` (Array API)."""
+    x = to_array(x)
+    _at_least_2d("matrix_norm", x)
+    return norm(x, ord=ord, axis=(-2, -1), keepdims=keepdims)
+
+
+def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
+    """Vector norm over ``axis`` (None: all elements; a tuple: those axes flattened)."""
+    x = _float("vector_norm", x, complex_ok=True)
+    aval = get_aval(x)
+    nd = aval.ndim
+    axes = tuple(range(nd)) if axis is None else (
+        tuple(canonicalize_axis(a, nd) for a in axis) if isinstance(axis, tuple)
+        else (canonicalize_axis(axis, nd),))
+    moved = _move_to_end(x, axes)
+    rest = tuple(aval.shape[i] for i in range(nd) if i not in axes)
+    size = int(_np.prod([aval.shape[i] for i in axes], dtype=_np.int64))
+    flat = lax.reshape(moved, (*rest, size))
+    out = _vector_norm(flat, ord, len(rest))
+    return _restore_axes(out, aval.shape, axes) if keepdims else out
+
+
+# ---------------------------------------------------------------- products and others
+
+def matrix_power(a, n):
+    """``a`` (..., m, m) raised to the integer power ``n`` (negative: of its inverse)."""
+    try:
+        n = operator.index(n)
+    except TypeError:
+        raise TypeError("exponent must be an integer") from None
+    a = to_array(a)
+    _square("matrix_power", a)
+    aval = get_aval(a)
+    if n == 0:
+        return _eye_batch(aval.shape[-1], aval.dtype, aval.shape[:-2])
+    if n < 0:
+        a, n = inv(a), -n
+    result, base = None, a
+    while n:
+        if n & 1:
+            result = base if result is None else _matmul(result, base)
+        n >>= 1
+        if n:
+            base = _matmul(base, base)
+    return result
+
+
+def multi_dot(arrays, *, out=None):
+    """The product of a sequence of matrices (1-d ends are row/column vectors)."""
+    if out is not None:
+        raise NotImplementedError("multi_dot: out= is not supported (arrays are immutable)")
+    arrays = list(arrays)
+    if len(arrays) < 2:
+        raise ValueError("Expecting at least two arrays.")
+    result = arrays[0]
+    for b in arrays[1:]:
+        result = _matmul(result, b)
+    return result
+
+
+def matmul(x1, x2, /):
+    """Matrix product (Array API ``linalg.matmul``)."""
+    return _matmul(x1, x2)
+
+
+def tensordot(x1, x2, /, *, axes=2):
+    """Tensor contraction over ``axes`` (Array API ``linalg.tensordot``)."""
+    return _tensordot(x1, x2, axes)
+
+
+def outer(x1, x2, /):
+    """Outer product of two vectors."""
+    x1, x2 = to_array(x1), to_array(x2)
+    for x in (x1, x2):
+        if get_aval(x).ndim != 1:
+            raise ValueError(f"Input arrays must be one-dimensional, got shape "
+                             f"{get_aval(x).shape}")
+    return _outer(x1, x2)
+
+
+def matrix_transpose(x, /):
+    """Swap the last two axes."""
+    x = to_array(x)
+    if get_aval(x).ndim < 2:
+        raise ValueError(f"matrix_transpose: input must be at least 2-dimensional, got shape "
+                         f"{get_aval(x).shape}")
+    return _T(x)
+
+
+def vecdot(x1, x2, /, *, axis=-1):
+    """Dot product of vectors along ``axis`` (with broadcasting)."""
+    x1, x2 = promote(x1, x2)
+    s1, s2 = get_aval(x1).shape, get_aval(x2).shape
+    shape = broadcast_shapes(s1, s2, name="vecdot operands")
+    ax = canonicalize_axis(axis, len(shape))
+    if len(s1) == 0 or len(s2) == 0:
+        raise ValueError("vecdot: scalars are not allowed")
+    if s1[ax - len(shape) + len(s1)] != s2[ax - len(shape) + len(s2)]:
+        raise ValueError(f"vecdot: shapes {s1} and {s2} differ along axis {axis}")
+    x1, x2 = lax.broadcast_to_shape(x1, shape), lax.broadcast_to_shape(x2, shape)
+    if get_aval(x1).dtype == _np.bool_:
+        return lax.reduce_or(lax.select(x1, x2, x1), (ax,))
+    return lax.reduce_sum(lax.mul(x1, x2), (ax,))
+
+
+def _diag_mask_values(x, offset):
+    aval = get_aval(x)
+    m, n = aval.shape[-2:]
+    zeros = lax.full(aval.shape, 0, aval.dtype)
+    return _where(_mask(_np.eye(m, n, offset, dtype=bool), aval.shape), x, zeros)
+
+
+def trace(x, /, *, offset=0, dtype=None):
+    """Sum of diagonal ``offset`` of the matrices in the last two axes."""
+    from ._reductions import sum as _sum
+    x = to_array(x)
+    _at_least_2d("trace", x)
+    if get_aval(x).dtype == _np.bool_:
+        x = lax.convert_element_type(x, dtypes.default_int())
+    return _sum(_diag_mask_values(x, operator.index(offset)), axis=(-2, -1), dtype=dtype)
+
+
+def diagonal(x, /, *, offset=0):
+    """Diagonal ``offset`` of the matrices in the last two axes: shape (..., k)."""
+    x = to_array(x)
+    _at_least_2d("diagonal", x)
+    offset = operator.index(offset)
+    aval = get_aval(x)
+    is_bool = aval.dtype == _np.bool_
+    if is_bool:
+        x = lax.convert_element_type(x, _np.int8)
+    m, n = aval.shape[-2:]
+    masked = _diag_mask_values(x, offset)
+    nd = aval.ndim
+    if offset >= 0:
+        length = builtins.max(0, builtins.min(m, n - offset))
+        line = lax.reduce_sum(masked, (nd - 1,))          # indexed by row
+    else:
+        length = builtins.max(0, builtins.min(m + offset, n))
+        line = lax.reduce_sum(masked, (nd - 2,))          # indexed by column
+    out = _cols(line, 0, length)
+    return lax.convert_element_type(out, _np.bool_) if is_bool else out
+
+
+def cross(x1, x2, /, *, axis=-1):
+    """Cross product of 3-vectors along ``axis`` (with broadcasting)."""
+    x1, x2 = promote(x1, x2)
+    s1, s2 = get_aval(x1).shape, get_aval(x2).shape
+    if not s1 or not s2:
+        raise ValueError("cross: inputs must have at least one dimension")
+    for s in (s1, s2):
+        if s[axis] != 3:
+            raise ValueError(f"cross: both inputs must have size 3 along axis {axis}, got "
+                             f"shapes {s1} and {s2}")
+    shape = broadcast_shapes(s1, s2, name="cross operands")
+    nd = len(shape)
+    ax = canonicalize_axis(axis, nd)
+    a = _move_to_end(lax.broadcast_to_shape(x1, shape), (ax,))
+    b = _move_to_end(lax.broadcast_to_shape(x2, shape), (ax,))
+    comp = lambda v, i: _cols(v, i, 1)                      # noqa: E731
+    a0, a1, a2 = (comp(a, i) for i in range(3))
+    b0, b1, b2 = (comp(b, i) for i in range(3))
+    c0 = lax.sub(lax.mul(a1, b2), lax.mul(a2, b1))
+    c1 = lax.sub(lax.mul(a2, b0), lax.mul(a0, b2))
+    c2 = lax.sub(lax.mul(a0, b1), lax.mul(a1, b0))
+    out = lax.add(lax.add(_cols(c0, 0, 3), _cols(c1, -1, 3)), _cols(c2, -2, 3))
+    perm = list(range(nd - 1))
+    perm.insert(ax, nd - 1)
+    return lax.transpose(out, tuple(perm))
