@@ -511,3 +511,46 @@ def test_take_along_axis():
           axis=-1)
     check(np.take_along_axis, mnp.take_along_axis, x.ravel(), order.ravel()[:7], axis=None)
     check_grads(lambda a: mnp.take_along_axis(a, order, axis=1), (x,), order=1)
+
+
+@pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.int64, np.uint8])
+def test_bitwise(dtype):
+    x = _values(dtype, (4, 5), seed=8)
+    y = _values(dtype, (5,), seed=9)
+    for name in ["bitwise_and", "bitwise_or", "bitwise_xor"]:
+        check(getattr(np, name), getattr(mnp, name), x, y)
+    check(np.invert, mnp.invert, x)
+    check(np.bitwise_count, mnp.bitwise_count, x)
+    if dtype != np.bool_:
+        s = (np.abs(_values(dtype, (5,), seed=10).astype(np.int64)) % 9).astype(dtype)
+        check(np.left_shift, mnp.left_shift, x, s)
+        check(np.right_shift, mnp.right_shift, x, s)
+    with pytest.raises(TypeError, match="integer"):
+        mnp.bitwise_and(np.ones(2), np.ones(2))
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int64, np.float32, np.float64, np.complex64])
+def test_round_and_parts(dtype):
+    x = np.array([0.5, 1.5, 2.5, -0.5, -2.5, 1.234567, 125.0, -0.0, np.inf, np.nan, 7.0, 13.0])
+    if np.dtype(dtype).kind in "iu":
+        x = np.array([5, 15, 25, -5, -25, 125, 0, 7, 13, 99, -99, 1])
+    if np.dtype(dtype).kind == "c":
+        x = x + 1j * x[::-1]
+    x = x.astype(dtype)
+    for d in [0, 1, 2, -1]:
+        check(np.round, mnp.round, x, decimals=d, scale=10)
+    check(np.rint, mnp.rint, x)
+    check(np.real, mnp.real, x)
+    check(np.imag, mnp.imag, x)
+    check(np.angle, mnp.angle, x, scale=10)
+    check(np.conjugate, mnp.conjugate, x)
+    check(np.iscomplex, mnp.iscomplex, x)
+    check(np.isreal, mnp.isreal, x)
+
+
+def test_nextafter_and_clip():
+    x = np.array([0.0, 1.0, -1.0, np.inf, np.nan], np.float32)
+    check(np.nextafter, mnp.nextafter, x, np.float32(2.0))
+    check(np.clip, mnp.clip, np.arange(10), 2, 7)
+    check(np.clip, mnp.clip, np.arange(10.0), None, 7.5)
+    check(lambda a: np.clip(a, min=3), lambda a: mnp.clip(a, min=3), np.arange(10))

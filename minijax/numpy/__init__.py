@@ -46,6 +46,10 @@ from ._manipulation import (array_split, astype, atleast_3d, broadcast_arrays, c
                             tril, triu, vsplit, vstack)
 from ._products import cross, einsum, kron, vecdot
 from ._indexing import take, take_along_axis
+from ._ufuncs import (angle, around, bitwise_and, bitwise_count, bitwise_invert,  # noqa: F811
+                      bitwise_left_shift, bitwise_not, bitwise_or, bitwise_right_shift,
+                      bitwise_xor, clip, imag, invert, left_shift, nextafter, real, right_shift,
+                      rint, round)
 
 pow = power
 

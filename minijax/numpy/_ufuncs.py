@@ -441,3 +441,167 @@ __all__ = [n for n in dir() if not n.startswith("_") and n not in (
     "np", "dtypes", "lax", "get_aval", "promote_and_broadcast", "result_type_of", "to_array",
     "absolute", "equal", "isfinite", "isinf", "isnan", "logical_and", "logical_not",
     "logical_or", "maximum", "minimum", "where")]
+
+
+# ---------------------------------------------------------------- bitwise, rounding, complex
+# parts (on the lax primitives of elementwise part B)
+
+def _integer_operands(name, *args):
+    arrs = promote_and_broadcast(*args) if len(args) > 1 else [to_array(args[0])]
+    dt = get_aval(arrs[0]).dtype
+    if not (dt == np.bool_ or dtypes.is_integer(dt)):
+        raise TypeError(f"numpy.{name} is only defined for integer and boolean arrays, got "
+                        f"{dt}")
+    return arrs
+
+
+def _bitwise(name, lax_name):
+    def fn(x1, x2, /):
+        a, b = _integer_operands(name, x1, x2)
+        return getattr(lax, lax_name)(a, b)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"Elementwise {name} of integers or booleans, as numpy.{name}."
+    return fn
+
+
+bitwise_and = _bitwise("bitwise_and", "bitwise_and")
+bitwise_or = _bitwise("bitwise_or", "bitwise_or")
+bitwise_xor = _bitwise("bitwise_xor", "bitwise_xor")
+
+
+def invert(x, /):
+    """Elementwise bitwise NOT (logical NOT for booleans)."""
+    (a,) = _integer_operands("invert", x)
+    return lax.bitwise_not(a)
+
+
+bitwise_not = bitwise_invert = invert
+
+
+def _shift_operands(name, x1, x2):
+    a, b = _integer_operands(name, x1, x2)
+    if get_aval(a).dtype == np.bool_:
+        a = lax.convert_element_type(a, np.int8, get_aval(a).weak_type)
+        b = lax.convert_element_type(b, np.int8, get_aval(b).weak_type)
+    return a, b
+
+
+def left_shift(x1, x2, /):
+    """``x1 << x2`` elementwise (0 when shifting by the bit width or more)."""
+    a, b = _shift_operands("left_shift", x1, x2)
+    return lax.shift_left(a, b)
+
+
+def right_shift(x1, x2, /):
+    """``x1 >> x2`` elementwise (arithmetic for signed integers)."""
+    a, b = _shift_operands("right_shift", x1, x2)
+    if get_aval(a).dtype.kind == "i":
+        return lax.shift_right_arithmetic(a, b)
+    return lax.shift_right_logical(a, b)
+
+
+bitwise_left_shift = left_shift
+bitwise_right_shift = right_shift
+
+
+def bitwise_count(x, /):
+    """Number of 1-bits in the absolute value of each element (uint8)."""
+    (a,) = _integer_operands("bitwise_count", x)
+    aval = get_aval(a)
+    if aval.dtype == np.bool_:
+        return lax.convert_element_type(a, np.uint8)
+    if aval.dtype.kind == "i":
+        a = lax.abs(a)
+    return lax.convert_element_type(lax.population_count(a), np.uint8)
+
+
+def _round_real(x, decimals):
+    nearest_even = lax.RoundingMethod.TO_NEAREST_EVEN
+    if decimals == 0:
+        return lax.round(x, nearest_even)
+    if decimals > 0:
+        f = _full(x, 10.0 ** decimals)
+        return lax.div(lax.round(lax.mul(x, f), nearest_even), f)
+    f = _full(x, 10.0 ** -decimals)
+    return lax.mul(lax.round(lax.div(x, f), nearest_even), f)
+
+
+def round(a, decimals=0, out=None):
+    """Round half to even, to ``decimals`` decimal places (as numpy.round)."""
+    if out is not None:
+        raise NotImplementedError("round: out= is not supported")
+    x = to_array(a)
+    aval = get_aval(x)
+    decimals = int(decimals)
+    if aval.dtype == np.bool_ or dtypes.is_integer(aval.dtype):
+        if decimals >= 0:
+            return x
+        f = lax.convert_element_type(x, np.float64)
+        return lax.convert_element_type(_round_real(f, decimals), aval.dtype)
+    if dtypes.is_complex(aval.dtype):
+        return lax.complex(_round_real(lax.real(x), decimals),
+                           _round_real(lax.imag(x), decimals))
+    return _round_real(x, decimals)
+
+
+around = round
+
+
+def _rint(x):
+    if dtypes.is_complex(get_aval(x).dtype):
+        return round(x)
+    return lax.round(x, lax.RoundingMethod.TO_NEAREST_EVEN)
+
+
+rint = _unary("rint", _rint)
+
+
+def real(val, /):
+    """Real part (the array itself for real arrays)."""
+    x = to_array(val)
+    return lax.real(x) if dtypes.is_complex(get_aval(x).dtype) else x
+
+
+def imag(val, /):
+    """Imaginary part (zeros for real arrays)."""
+    x = to_array(val)
+    aval = get_aval(x)
+    if dtypes.is_complex(aval.dtype):
+        return lax.imag(x)
+    return lax.full(aval.shape, 0, aval.dtype)
+
+
+def angle(z, deg=False):
+    """Counterclockwise angle from the positive real axis (radians unless ``deg``)."""
+    x = to_array(z)
+    aval = get_aval(x)
+    if dtypes.is_complex(aval.dtype):
+        re, im = lax.real(x), lax.imag(x)
+    else:
+        x = lax.convert_element_type(x, _float_dtype(aval.dtype))
+        re, im = x, _full(x, 0)
+    out = lax.atan2(im, re)
+    return lax.mul(out, _full(out, 180 / np.pi)) if deg else out
+
+
+def nextafter(x1, x2, /):
+    """The next representable float after ``x1`` towards ``x2``."""
+    a, b = _float_binary_operands(x1, x2)
+    return lax.nextafter(a, b)
+
+
+_NO_VALUE = object()
+
+
+def clip(a, a_min=_NO_VALUE, a_max=_NO_VALUE, out=None, *, min=None, max=None):
+    """``a`` limited to ``[a_min, a_max]`` (either may be None; Array API ``min``/``max``)."""
+    if out is not None:
+        raise NotImplementedError("clip: out= is not supported")
+    lo = min if a_min is _NO_VALUE else a_min
+    hi = max if a_max is _NO_VALUE else a_max
+    res = to_array(a)
+    if lo is not None:
+        res = maximum(res, lo)
+    if hi is not None:
+        res = minimum(res, hi)
+    return res
