@@ -485,34 +485,6 @@ def test_namespace_has_docstrings():
         assert fn.__doc__ and fn.__doc__.strip(), name
 
 
-needs_gather = pytest.mark.skipif(not hasattr(lax, "gather"),
-                                  reason="lax.gather is merged from the slicing branch")
-
-
-@needs_gather
-@pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.float32])
-def test_take(dtype):
-    x = _values(dtype, (3, 4, 5))
-    idx = np.array([[0, -1], [2, 3]])
-    check(np.take, mnp.take, x, idx, axis=1)
-    check(np.take, mnp.take, x, idx)
-    check(np.take, mnp.take, x, np.array(7), axis=2, mode="wrap")
-    check(np.take, mnp.take, x, np.array([9, -9]), axis=0, mode="clip")
-
-
-@needs_gather
-def test_take_along_axis():
-    rng = np.random.default_rng(0)
-    x = rng.normal(size=(3, 4, 5))
-    order = np.argsort(x, axis=1)
-    check(np.take_along_axis, mnp.take_along_axis, x, order, axis=1)
-    check(np.take_along_axis, mnp.take_along_axis, x, order[:, :2, :1], axis=1)
-    check(np.take_along_axis, mnp.take_along_axis, x, np.argmax(x, axis=-1)[..., None],
-          axis=-1)
-    check(np.take_along_axis, mnp.take_along_axis, x.ravel(), order.ravel()[:7], axis=None)
-    check_grads(lambda a: mnp.take_along_axis(a, order, axis=1), (x,), order=1)
-
-
 @pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.int64, np.uint8])
 def test_bitwise(dtype):
     x = _values(dtype, (4, 5), seed=8)
@@ -554,3 +526,36 @@ def test_nextafter_and_clip():
     check(np.clip, mnp.clip, np.arange(10), 2, 7)
     check(np.clip, mnp.clip, np.arange(10.0), None, 7.5)
     check(lambda a: np.clip(a, min=3), lambda a: mnp.clip(a, min=3), np.arange(10))
+
+
+def test_diff_unstack():
+    x = _values(np.float64, (3, 4, 5))
+    for n in [0, 1, 2, 6]:
+        check(np.diff, mnp.diff, x, n=n, axis=1)
+    check(np.diff, mnp.diff, np.array([True, False, False, True]))
+    check(np.diff, mnp.diff, np.arange(5, dtype=np.uint8), prepend=3, append=np.array([1, 2]))
+    check(lambda a: tuple(np.unstack(a, axis=1)), lambda a: mnp.unstack(a, axis=1), x)
+
+
+def test_operators_and_methods():
+    a = np.array([[-7, 7, 5], [3, -2, 0]], np.int32)
+    b = np.array([2, -3, 4], np.int32)
+    x, y = mnp.asarray(a), mnp.asarray(b)
+    pairs = [(x // y, a // b), (x % y, a % b), (x & y, a & b), (x | y, a | b),
+             (x ^ y, a ^ b), (x << 2, a << 2), (x >> 1, a >> 1), (~x, ~a), (7 // y, 7 // b),
+             (7 % y, 7 % b), (divmod(x, y), divmod(a, b)), (x.prod(axis=0), a.prod(axis=0)),
+             (x.cumsum(1), a.cumsum(1)), (x.argmax(), a.argmax()), (x.std(), a.std()),
+             (x.var(ddof=1), a.var(ddof=1)), (x.sort(), np.sort(a)),
+             (x.argsort(axis=0), a.argsort(axis=0, kind="stable")), (x.clip(0, 4), a.clip(0, 4)),
+             (x.real, a.real), (x.imag, a.imag), (x.all(axis=1), a.all(axis=1)),
+             (x.any(), a.any()), (x.round(), a.round()), (x.conj(), a.conj()),
+             (x.trace(), a.trace()), (x.diagonal(1), a.diagonal(1)), (x.repeat(2), a.repeat(2))]
+    for got, expected in pairs:
+        _compare(got, expected if isinstance(expected, tuple) else np.asarray(expected))
+    z = mnp.asarray(a)
+    z //= 2
+    z %= 3
+    z <<= 1
+    _compare(z, ((a // 2) % 3) << 1)
+    f = minijax.jit(lambda p, q: (p // q, p % q, p & q, ~p))
+    _compare(f(a, b), (a // b, a % b, a & b, ~a))

@@ -40,12 +40,12 @@ from ._ufuncs import (acos, acosh, allclose, arccos, arccosh, arcsin, arcsinh, a
                       rad2deg, radians, remainder, signbit, sinc, sinh, tan, trunc)
 
 from ._manipulation import (array_split, astype, atleast_3d, broadcast_arrays, column_stack,
-                            concat, concatenate, copy, diag, diagonal, dsplit, dstack, flip,
+                            concat, concatenate, copy, diag, diagonal, diff, dsplit, dstack, flip,
                             fliplr, flipud, hsplit, hstack, indices, matrix_transpose, meshgrid,
                             pad, repeat, roll, rot90, row_stack, split, stack, tile, trace, tri,
-                            tril, triu, vsplit, vstack)
+                            tril, triu, unstack, vsplit, vstack)
 from ._products import cross, einsum, kron, vecdot
-from ._indexing import take, take_along_axis
+from . import _methods  # noqa: F401,E402  (more operators and methods on arrays)
 from ._ufuncs import (angle, around, bitwise_and, bitwise_count, bitwise_invert,  # noqa: F811
                       bitwise_left_shift, bitwise_not, bitwise_or, bitwise_right_shift,
                       bitwise_xor, clip, imag, invert, left_shift, nextafter, real, right_shift,

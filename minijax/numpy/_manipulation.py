@@ -643,3 +643,50 @@ def astype(x, dtype, /, *, copy=True, device=None):
     """``x`` converted to ``dtype`` (Array API)."""
     x = to_array(x)
     return lax.convert_element_type(x, _dtypes.canonicalize(dtype))
+
+
+def unstack(x, /, *, axis=0):
+    """The slices of ``x`` along ``axis``, as a tuple (Array API)."""
+    x = to_array(x)
+    s = get_aval(x).shape
+    if not s:
+        raise ValueError("unstack: the input must have at least one dimension")
+    axis = canonicalize_axis(axis, len(s))
+    return tuple(lax.squeeze(_slice_axis(x, i, i + 1, axis), (axis,)) for i in range(s[axis]))
+
+
+_NO_VALUE = object()
+
+
+def diff(a, n=1, axis=-1, prepend=_NO_VALUE, append=_NO_VALUE):
+    """The ``n``-th discrete difference along ``axis`` (booleans: not-equal)."""
+    from ._elementwise import not_equal, subtract
+    a = to_array(a)
+    nd = get_aval(a).ndim
+    if nd == 0:
+        raise ValueError("diff requires input that is at least one dimensional")
+    axis = canonicalize_axis(axis, nd)
+    n = operator.index(n)
+    if n < 0:
+        raise ValueError(f"order must be non-negative but got {n}")
+    parts = []
+    for extra in (prepend, append):
+        if extra is _NO_VALUE or extra is None:
+            parts.append(None)
+            continue
+        e = to_array(extra)
+        if get_aval(e).ndim == 0:
+            shape = list(get_aval(a).shape)
+            shape[axis] = 1
+            e = lax.broadcast_to_shape(e, tuple(shape))
+        parts.append(e)
+    pieces = [p for p in (parts[0], a, parts[1]) if p is not None]
+    if len(pieces) > 1:
+        a = concatenate(pieces, axis)
+    for _ in range(n):
+        m = get_aval(a).shape[axis]
+        if m == 0:
+            break
+        hi, lo = _slice_axis(a, 1, m, axis), _slice_axis(a, 0, m - 1, axis)
+        a = not_equal(hi, lo) if get_aval(a).dtype == np.bool_ else subtract(hi, lo)
+    return a
