@@ -99,8 +99,6 @@ BINARY = ["arctan2", "hypot", "logaddexp", "logaddexp2", "copysign", "heaviside"
 @pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.int32, np.uint8, np.float32,
                                    np.float64])
 def test_binary_functions(name, dtype):
-    if dtype == np.bool_ and name in ("float_power",):
-        pytest.skip("NumPy has no bool loop for float_power either way")
     x = _values(dtype, (4, 6), seed=1)
     y = _values(dtype, (6,), seed=2)
     if name == "float_power" and np.dtype(dtype).kind in "iu":
@@ -242,8 +240,8 @@ def test_argmax_argmin(dtype):
         mnp.argmax(np.zeros((0,)))
 
 
-@pytest.mark.parametrize("dtype", [np.int8, np.int64, np.float32, np.float64])
-@pytest.mark.parametrize("axis", [None, 0, -1, (0, 2)])
+@pytest.mark.parametrize("dtype", [np.int8, np.float32, np.float64])
+@pytest.mark.parametrize("axis", [None, -1, (0, 2)])
 def test_statistics(dtype, axis):
     rng = np.random.default_rng(5)
     x = (rng.normal(size=(4, 3, 5)) * 10).astype(dtype)
