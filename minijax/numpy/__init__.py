@@ -45,6 +45,7 @@ from ._manipulation import (array_split, astype, atleast_3d, broadcast_arrays, c
                             pad, repeat, roll, rot90, row_stack, split, stack, tile, trace, tri,
                             tril, triu, unstack, vsplit, vstack)
 from ._products import cross, einsum, kron, vecdot
+from ._creation import from_dlpack  # noqa: E402
 from . import _methods  # noqa: F401,E402  (more operators and methods on arrays)
 from ._ufuncs import (angle, around, bitwise_and, bitwise_count, bitwise_invert,  # noqa: F811
                       bitwise_left_shift, bitwise_not, bitwise_or, bitwise_right_shift,

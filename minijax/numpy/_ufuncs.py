@@ -152,7 +152,14 @@ logaddexp = _float_binary("logaddexp", _logaddexp)
 logaddexp2 = _float_binary("logaddexp2", _logaddexp2)
 
 
+_SAME_WIDTH_INT = {2: np.int16, 4: np.int32, 8: np.int64}
+
+
 def _signbit_float(x):
+    dt = get_aval(x).dtype
+    if hasattr(lax, "bitcast_convert_type") and dt.itemsize in _SAME_WIDTH_INT:
+        bits = lax.bitcast_convert_type(x, _SAME_WIDTH_INT[dt.itemsize])
+        return lax.lt(bits, _full(bits, 0))   # the sign bit, NaNs included
     # x < 0, or x is -0.0 (1 / -0.0 == -inf). The sign of a NaN is not visible here.
     neg = lax.lt(x, _full(x, 0))
     zero = lax.eq(x, _full(x, 0))
@@ -162,7 +169,7 @@ def _signbit_float(x):
 
 
 def signbit(x, /):
-    """Whether the sign bit is set (elementwise); NaN counts as positive."""
+    """Whether the sign bit is set (elementwise, NaNs included)."""
     x = to_array(x)
     aval = get_aval(x)
     if aval.dtype == np.bool_ or aval.dtype.kind == "u":
