@@ -524,6 +524,7 @@ def test_nextafter_and_clip():
     check(np.clip, mnp.clip, np.arange(10), 2, 7)
     check(np.clip, mnp.clip, np.arange(10.0), None, 7.5)
     check(lambda a: np.clip(a, min=3), lambda a: mnp.clip(a, min=3), np.arange(10))
+    check(lambda a: np.clip(a, None, 3), lambda a: mnp.clip(a, a_max=3), np.arange(10))
 
 
 def test_diff_unstack():
@@ -571,3 +572,42 @@ def test_signbit_of_negative_nan_and_creation_keywords():
     _compare(mnp.linspace(0, 1, 5, retstep=True), np.linspace(0, 1, 5, retstep=True))
     _compare(mnp.array(3.0, ndmin=2), np.array(3.0, ndmin=2))
     _compare(mnp.from_dlpack(np.arange(4)), np.arange(4))
+
+
+def test_extras():
+    rng = np.random.default_rng(3)
+    a, v = rng.normal(size=7), rng.normal(size=3)
+    for mode in ["full", "same", "valid"]:
+        check(np.convolve, mnp.convolve, a, v, mode=mode, rtol=1e-12)
+        check(np.convolve, mnp.convolve, v, a, mode=mode, rtol=1e-12)
+        check(np.correlate, mnp.correlate, a, v, mode=mode, rtol=1e-12)
+        check(np.correlate, mnp.correlate, v, a, mode=mode, rtol=1e-12)
+    check(np.convolve, mnp.convolve, np.arange(4), np.arange(3))
+    check(np.logspace, mnp.logspace, 0, 2, num=5, jit=False)
+    check(np.geomspace, mnp.geomspace, 1, 1000, num=4, jit=False)
+    check(np.geomspace, mnp.geomspace, -1, -16, num=5, jit=False)
+    check(np.append, mnp.append, np.arange(3), np.ones((2, 2)))
+    check(np.append, mnp.append, np.ones((2, 2)), np.zeros((1, 2)), axis=0)
+    m = rng.normal(size=(3, 6))
+    check(np.cov, mnp.cov, m, rtol=1e-12)
+    check(np.cov, mnp.cov, m, rowvar=False, ddof=0, rtol=1e-12)
+    check(np.cov, mnp.cov, m[0], m[1], rtol=1e-12)
+    check(np.corrcoef, mnp.corrcoef, m, rtol=1e-12)
+    check(np.isin, mnp.isin, np.arange(6).reshape(2, 3), np.array([1, 4, 9]))
+    check(np.isin, mnp.isin, np.arange(6), np.array([1, 4]), invert=True)
+    for name in ["intersect1d", "union1d", "setdiff1d", "setxor1d"]:
+        check(getattr(np, name), getattr(mnp, name), np.array([1, 2, 3, 3]),
+              np.array([3, 4, 1]), jit=False)
+    x = np.array([[1.0, np.nan, 3.0], [np.nan, 0.5, -2.0]])
+    for name in ["nanargmax", "nanargmin"]:
+        check(getattr(np, name), getattr(mnp, name), x, axis=1, jit=False)
+        check(getattr(np, name), getattr(mnp, name), x, jit=False)
+    check(np.bincount, mnp.bincount, np.array([0, 1, 1, 3, 2, 1, 7]), jit=False)
+    check(np.bincount, mnp.bincount, np.array([0, 1, 1, 3]), weights=np.array(
+        [0.5, 1.0, 2.0, 0.25]), minlength=6, jit=False)
+    _compare(minijax.jit(lambda i: mnp.bincount(i, length=5))(np.array([0, 1, 1, 3])),
+             np.bincount(np.array([0, 1, 1, 3]), minlength=5))
+    xp, fp = np.array([0.0, 1.0, 2.5, 4.0]), np.array([3.0, -1.0, 2.0, 0.0])
+    xs = np.array([-1.0, 0.0, 0.5, 1.0, 2.0, 3.9, 4.0, 5.0])
+    check(np.interp, mnp.interp, xs, xp, fp, rtol=1e-12)
+    check(np.interp, mnp.interp, xs, xp, fp, left=-9.0, right=9.0, rtol=1e-12)

@@ -46,6 +46,9 @@ from ._manipulation import (array_split, astype, atleast_3d, broadcast_arrays, c
                             tril, triu, unstack, vsplit, vstack)
 from ._products import cross, einsum, kron, vecdot
 from ._creation import from_dlpack  # noqa: E402
+from ._extras import (append, bincount, convolve, corrcoef, correlate, cov,  # noqa: E402
+                      geomspace, interp, intersect1d, isin, logspace, nanargmax, nanargmin,
+                      setdiff1d, setxor1d, union1d)
 from . import _methods  # noqa: F401,E402  (more operators and methods on arrays)
 from ._ufuncs import (angle, around, bitwise_and, bitwise_count, bitwise_invert,  # noqa: F811
                       bitwise_left_shift, bitwise_not, bitwise_or, bitwise_right_shift,

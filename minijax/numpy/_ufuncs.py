@@ -597,15 +597,13 @@ def nextafter(x1, x2, /):
     return lax.nextafter(a, b)
 
 
-_NO_VALUE = object()
-
-
-def clip(a, a_min=_NO_VALUE, a_max=_NO_VALUE, out=None, *, min=None, max=None):
-    """``a`` limited to ``[a_min, a_max]`` (either may be None; Array API ``min``/``max``)."""
+def clip(a, /, min=None, max=None, out=None, *, a_min=None, a_max=None):
+    """``a`` limited to ``[min, max]`` (either may be None); NumPy's ``a_min``/``a_max``
+    keywords are accepted too."""
     if out is not None:
         raise NotImplementedError("clip: out= is not supported")
-    lo = min if a_min is _NO_VALUE else a_min
-    hi = max if a_max is _NO_VALUE else a_max
+    lo = a_min if min is None else min
+    hi = a_max if max is None else max
     res = to_array(a)
     if lo is not None:
         res = maximum(res, lo)
