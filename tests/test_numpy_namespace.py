@@ -611,3 +611,14 @@ def test_extras():
     xs = np.array([-1.0, 0.0, 0.5, 1.0, 2.0, 3.9, 4.0, 5.0])
     check(np.interp, mnp.interp, xs, xp, fp, rtol=1e-12)
     check(np.interp, mnp.interp, xs, xp, fp, left=-9.0, right=9.0, rtol=1e-12)
+
+
+def test_method_reductions_with_positional_keepdims():
+    # _operators' methods pass keepdims positionally where NumPy's functions have out
+    a = np.arange(12.0).reshape(3, 4)
+    x = mnp.asarray(a)
+    _compare(x.max(0, True), a.max(0, keepdims=True))
+    _compare(x.min(1, True), a.min(1, keepdims=True))
+    _compare(x.sum(0, None, True), a.sum(0, keepdims=True))
+    _compare(x.mean(1, None, True), a.mean(1, keepdims=True))
+    _compare(mnp.reshape(a, (4, 3), copy=None), a.reshape(4, 3))

@@ -23,7 +23,7 @@ def size(a, axis=None):
     return int(np.prod(s, dtype=np.int64)) if axis is None else s[axis]
 
 
-def reshape(a, shape=None, order="C", *, newshape=None):
+def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
     """``a`` with a new shape (one entry may be -1)."""
     if order != "C":
         raise NotImplementedError("reshape supports only order='C'")
