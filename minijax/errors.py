@@ -23,3 +23,7 @@ class TracerArrayConversionError(MinijaxTypeError):
 
 class UnexpectedTracerError(Exception):
     """A traced value escaped the transformation that created it and was used later."""
+
+
+class NonConcreteBooleanIndexError(ConcretizationTypeError):
+    """A traced boolean array was used as an index (the result's shape would depend on it)."""

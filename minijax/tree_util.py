@@ -5,7 +5,7 @@
 """
 
 import collections
-from typing import Any, Callable, NamedTuple
+from typing import Callable, NamedTuple
 
 
 class _NodeType(NamedTuple):

@@ -334,3 +334,17 @@ print("ok")
                          timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "ok"
+
+
+def test_kernels_raise_no_floating_point_warnings():
+    import warnings
+    x = np.asarray(onp.array([0.0, -1.0, onp.inf, onp.nan]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = [np.log(x), np.sqrt(x), np.sin(x), np.exp(x * 1e3), x / 0.0]
+    with onp.errstate(all="ignore"):
+        ref = [onp.log(x), onp.sqrt(x), onp.sin(x), onp.exp(onp.asarray(x) * 1e3),
+               onp.asarray(x) / 0.0]
+    for o, r in zip(out, ref):
+        onp.testing.assert_array_equal(onp.asarray(o), r)
+    assert onp.geterr()["invalid"] == "warn"   # the user's NumPy settings are untouched

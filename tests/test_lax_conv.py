@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from minijax import api, lax
-from minijax.test_util import check_grads, check_primitive
+from minijax.test_util import check_grads, check_primitive, check_vmap_each_axis
 
 # name -> (lhs shape, rhs shape, keyword arguments)
 CONFIGS = {
@@ -71,31 +71,6 @@ def _inputs(config, dtype, seed=0):
             rng.standard_normal(rhs_shape).astype(dtype), kwargs)
 
 
-def check_vmap_each_axis(fn, args, size=2, rtol=1e-12, atol=1e-12, both=4):
-    """vmap over every axis of each operand alone (others unbatched), and over a few
-    pairs of axes of all operands, agrees with a loop."""
-    rng = np.random.default_rng(3)
-    choices = []
-    for i, a in enumerate(args):
-        for ax in range(a.ndim + 1):
-            axes = [None] * len(args)
-            axes[i] = ax
-            choices.append(axes)
-    for j in range(both):
-        choices.append([(j * (i + 1)) % (a.ndim + 1) for i, a in enumerate(args)])
-    for axes in choices:
-        stacked = [a if ax is None else
-                   np.stack([a] + [rng.standard_normal(a.shape).astype(a.dtype)
-                                   for _ in range(size - 1)], axis=ax)
-                   for a, ax in zip(args, axes)]
-        batched = np.asarray(api.vmap(fn, in_axes=tuple(axes))(*stacked))
-        for k in range(size):
-            single = fn(*[s if ax is None else np.take(s, k, axis=ax)
-                          for s, ax in zip(stacked, axes)])
-            np.testing.assert_allclose(batched[k], np.asarray(single), rtol=rtol, atol=atol,
-                                       err_msg=f"vmap with in_axes={axes} vs a loop")
-
-
 @pytest.mark.parametrize("name", sorted(CONFIGS))
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_cross_check(name, dtype):
@@ -107,7 +82,7 @@ def test_cross_check(name, dtype):
 @pytest.mark.parametrize("name", sorted(CONFIGS))
 def test_vmap(name):
     lhs, rhs, kwargs = _inputs(CONFIGS[name], np.float64)
-    check_vmap_each_axis(_conv_fn(kwargs), [lhs, rhs])
+    check_vmap_each_axis(_conv_fn(kwargs), [lhs, rhs], rtol=1e-12, atol=1e-12)
 
 
 def test_vmap_under_jit():

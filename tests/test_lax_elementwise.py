@@ -85,7 +85,6 @@ import math  # noqa: E402
 
 import ml_dtypes  # noqa: E402
 from minijax import jit  # noqa: E402
-from minijax.test_util import with_eager_backend  # noqa: E402
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
 FLOATS = [np.float16, BF16, np.float32, np.float64]
@@ -657,3 +656,17 @@ def test_binary_ops_more_dtypes(dtype):
         x, y = x[keep], y[keep]
     _check_against_jit(lambda a, b: [getattr(lax, n)(a, b) for n in names], [x, y],
                        RTOL[dtype] * 4, RTOL[dtype])
+
+
+@pytest.mark.parametrize("name", ["add", "sub", "mul", "div", "rem", "pow", "max", "min", "atan2",
+                                  "nextafter", "eq", "lt", "bitwise_and", "bitwise_or",
+                                  "bitwise_xor", "shift_left", "shift_right_logical",
+                                  "shift_right_arithmetic", "complex", "zeta", "polygamma"])
+def test_binary_functions_take_python_scalars(name):
+    fn = getattr(lax, name)
+    integer = name.startswith(("bitwise", "shift"))
+    x = np.array([1, 2, 3], np.int32) if integer else np.array([1.5, 2.0, 3.0], np.float32)
+    for args, as_arrays in (((x, 2), (x, np.full_like(x, 2))), ((2, x), (np.full_like(x, 2), x))):
+        out, ref = fn(*args), fn(*as_arrays)
+        assert out.dtype == ref.dtype
+        np.testing.assert_array_equal(np.asarray(out), np.asarray(ref))

@@ -3,41 +3,11 @@
 import numpy as np
 import pytest
 
-from minijax import api, dtypes, lax, tree_util
-from minijax.test_util import check_grads, check_primitive
+from minijax import api, dtypes, lax
+from minijax.test_util import check_grads, check_primitive, check_vmap_each_axis
 
 SPECIALS = [np.nan, -np.nan, np.inf, -np.inf, -0.0, 0.0, 1.0, -1.0, 1.0, 0.0, -0.0, 0.5,
             np.nan, -2.5, 3.0, -0.0]
-
-
-def check_vmap_each_axis(fn, args, size=2):
-    """vmap over every axis of each operand alone (the others unbatched), and over
-    the same axis of all operands, agrees with a loop."""
-    rng = np.random.default_rng(3)
-    choices = []
-    for i, a in enumerate(args):
-        for ax in range(a.ndim + 1):
-            axes = [None] * len(args)
-            axes[i] = ax
-            choices.append(axes)
-    for ax in range(min(a.ndim for a in args) + 1):
-        choices.append([ax] * len(args))
-
-    def other(a):
-        if a.dtype.kind == "f":
-            return rng.permutation(a.ravel()).reshape(a.shape)
-        return np.roll(a, 1)
-
-    for axes in choices:
-        stacked = [a if ax is None else np.stack([a] + [other(a) for _ in range(size - 1)], ax)
-                   for a, ax in zip(args, axes)]
-        batched = tree_util.tree_leaves(api.vmap(fn, in_axes=tuple(axes))(*stacked))
-        for k in range(size):
-            single = tree_util.tree_leaves(fn(*[s if ax is None else np.take(s, k, axis=ax)
-                                                for s, ax in zip(stacked, axes)]))
-            for b, s in zip(batched, single):
-                np.testing.assert_array_equal(np.asarray(b)[k], np.asarray(s),
-                                              err_msg=f"vmap with in_axes={axes} vs a loop")
 
 
 def _specials(dtype, shape, seed=0):

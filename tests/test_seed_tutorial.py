@@ -4,7 +4,6 @@ run with minijax's public API."""
 import numpy as onp
 import pytest
 
-import minijax
 import minijax.numpy as np
 from minijax import grad, jit, jvp, linearize, lax, make_jaxpr, vjp, vmap
 

@@ -5,11 +5,11 @@ a traced function closed over become leading input binders; ``ClosedJaxpr`` pair
 such a jaxpr with their values.
 """
 
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 
-from .avals import ShapedArray, get_aval, same_type
+from .avals import get_aval, same_type
 from .primitive import Primitive
 from .trace import bind
 

@@ -7,7 +7,7 @@ vary, and zeros are materialised only where a value must exist.
 from functools import lru_cache
 
 from ..core import (Literal, Trace, Tracer, Var, bind, full_lower, full_raise, get_aval,
-                    get_concrete, new_main, typecheck_jaxpr)
+                    get_concrete, new_main)
 from ..core.avals import ShapedArray
 from ..util import split_half, unzip2
 from . import partial_eval as pe
@@ -291,3 +291,35 @@ def vjp_flat(fun, primals, debug_info=None):
         cts_in = backward_pass(jaxpr, list(consts) + undefs, cts)
         return [instantiate(c) for c in cts_in]
     return primals_out, f_vjp
+
+
+@lru_cache(maxsize=4096)
+def jvp_jaxpr_nonzeros(jaxpr, nonzeros, force):
+    """Like ``jvp_jaxpr``, taking tangents only for inputs where ``nonzeros`` is True.
+
+    Returns ``(jvp_jaxpr, consts, out_nonzeros)``: the jaxpr maps ``(*primals,
+    *nonzero tangents)`` to ``(*primals_out, *nonzero tangents_out)``; an output
+    tangent is returned when it is not a symbolic zero or ``force`` asks for it.
+    (Loop rules iterate this to a fixed point over which carries have tangents.)
+    """
+    from ..core import eval_jaxpr
+    avals = [v.aval for v in jaxpr.in_binders]
+    n = len(avals)
+    store = []
+
+    def fun(*args):
+        primals, nz_tangents = args[:n], iter(args[n:])
+        tangents = [next(nz_tangents) if nz else Zero(tangent_aval(a))
+                    for a, nz in zip(avals, nonzeros)]
+        with new_main(JVPTrace) as main:
+            trace = main.trace
+            tracers_in = [JVPTracer(trace, p, t) for p, t in zip(primals, tangents)]
+            outs = [full_raise(trace, o) for o in eval_jaxpr(jaxpr, tracers_in)]
+            p_out, t_out = unzip2((t.primal, t.tangent) for t in outs)
+        out_nz = [type(t) is not Zero or f for t, f in zip(t_out, force)]
+        store.append(out_nz)
+        return [*p_out, *[instantiate(t) for t, nz in zip(t_out, out_nz) if nz]]
+
+    nz_avals = [tangent_aval(a) for a, nz in zip(avals, nonzeros) if nz]
+    new_jaxpr, consts = pe.trace_to_jaxpr(fun, avals + nz_avals)
+    return new_jaxpr, consts, tuple(store[0])

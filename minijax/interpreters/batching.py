@@ -3,7 +3,6 @@
 from functools import lru_cache
 
 from ..core import Trace, Tracer, bind, eval_jaxpr, full_lower, full_raise, get_aval, get_concrete, new_main
-from ..core.avals import ShapedArray
 from . import partial_eval as pe
 
 not_mapped = None
@@ -161,3 +160,29 @@ def defbroadcasting(primitive):
         outs = out if primitive.multiple_results else [out]
         return outs, [out_dim] * len(outs)
     primitive.batch = rule
+
+
+@lru_cache(maxsize=4096)
+def batch_jaxpr(jaxpr, axis_size, in_dims, instantiate):
+    """Batch ``jaxpr`` over inputs mapped along ``in_dims`` (None: unmapped).
+
+    Returns ``(jaxpr, consts, out_batched)``: a batched output is mapped along axis
+    0, an unbatched one is returned as is unless ``instantiate`` asks to broadcast it.
+    (Loop rules iterate this to a fixed point over which carries are batched.)
+    """
+    store = []
+
+    def fun(*args):
+        with new_main(BatchTrace, axis_size) as main:
+            trace = main.trace
+            tracers = [BatchTracer(trace, a, d) if d is not not_mapped else a
+                       for a, d in zip(args, in_dims)]
+            outs = [full_raise(trace, o) for o in eval_jaxpr(jaxpr, tracers)]
+            vals, dims = [o.val for o in outs], [o.batch_dim for o in outs]
+        out_b = [d is not not_mapped or inst for d, inst in zip(dims, instantiate)]
+        store.append(out_b)
+        return [move_axis_to(axis_size, v, d, 0 if b else not_mapped)
+                for v, d, b in zip(vals, dims, out_b)]
+    avals = [unmapped_aval(v.aval, d, axis_size) for v, d in zip(jaxpr.in_binders, in_dims)]
+    new_jaxpr, consts = pe.trace_to_jaxpr(fun, avals)
+    return new_jaxpr, consts, tuple(store[0])

@@ -11,9 +11,9 @@ from typing import Any, NamedTuple
 from weakref import ref
 
 from ..core import (Jaxpr, JaxprEqn, Literal, Trace, Tracer, Var, bind, full_lower, full_raise,
-                    get_aval, get_concrete, new_base_main, new_main, typecheck_jaxpr)
+                    get_aval, get_concrete, new_base_main, new_main)
 from ..core.avals import ShapedArray
-from ..util import partition_list, split_list
+from ..util import partition_list
 
 
 # ---------------------------------------------------------------- tracing to a jaxpr
@@ -255,7 +255,7 @@ def _parents(t):
 
 def toposort(outs, parents):
     """Nodes reachable from ``outs``, each after all of its parents."""
-    order, done, on_path = [], set(), set()
+    order, done = [], set()
     stack = [(n, False) for n in reversed(outs)]
     while stack:
         node, expanded = stack.pop()
@@ -333,7 +333,9 @@ def partial_eval_jaxpr(jaxpr, in_unknowns, instantiate=None):
         rule = eqn.primitive.partial_eval_jaxpr
         if rule is not None and any(unks_in):
             eqn1, eqn2, unks_out, res = rule(unks_in, eqn)
-            if eqn1 is not None:
+            if isinstance(eqn1, list):   # a rule may put several equations on the known side
+                eqns1.extend(eqn1)
+            elif eqn1 is not None:
                 eqns1.append(eqn1)
             eqns2.append(eqn2)
             for r in res:

@@ -69,3 +69,5 @@ from .elementwise import (RoundingMethod, acosh, acosh_p, and_p, bitcast_convert
                           shift_right_arithmetic_p, shift_right_logical, shift_right_logical_p,
                           square, square_p, xor_p)
 from .elementwise import polygamma, polygamma_p, zeta, zeta_p  # noqa: E402
+# issue 3, loops
+from .loops import fori_loop, map, scan, scan_p, while_loop, while_p  # noqa: E402

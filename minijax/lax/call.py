@@ -5,7 +5,7 @@ another transformation the primitive's rules transform the jaxpr itself
 (the "initial-style" higher-order primitive of the seeds).
 """
 
-from ..core import Primitive, get_aval
+from ..core import Primitive
 from ..core.jaxpr import JaxprEqn, Var, same_type
 from ..interpreters import ad, batching, partial_eval as pe
 from ..interpreters.lowering import call_function

@@ -8,7 +8,7 @@ constants, so ``_join_consts`` gives every branch all of them as leading inputs.
 import numpy as np
 
 from .. import tree_util
-from ..core import Jaxpr, JaxprEqn, Literal, Primitive, Var, eval_jaxpr, get_aval, typecheck_jaxpr
+from ..core import Jaxpr, JaxprEqn, Literal, Primitive, Var, eval_jaxpr, get_aval
 from ..core.avals import ShapedArray, same_type
 from ..interpreters import ad, batching, partial_eval as pe
 from ..interpreters.lowering import hlo, ir, ir_type, jaxpr_subcomp

@@ -22,7 +22,7 @@ import numpy as np
 from .. import dtypes
 from ..core import Primitive, get_aval
 from ..core.avals import ShapedArray
-from ..interpreters import ad, batching
+from ..interpreters import ad
 from ..interpreters.lowering import full_like_aval, hlo, ir, ir_type
 from ._helpers import INT, INEXACT, check_kinds, dilate_dim as _dilate_dim, padtype_to_pads
 

@@ -6,18 +6,31 @@ import math
 import numpy as np
 
 from .. import dtypes
-from ..core import Primitive, bind, get_aval
+from ..core import Primitive, get_aval
 from ..core.avals import ShapedArray
 from ..interpreters import ad, batching
-from ..interpreters.lowering import chlo, full_like_aval, hlo, ir, ir_type, lower_compare
+from ..interpreters.lowering import chlo, full_like_aval, hlo, ir_type, lower_compare
 from ._helpers import (ANY, BOOL, COMPLEX, FLOAT, INEXACT, INT, NUMBER, as_operand, binop,
                        check_kinds, scalar_operands, unop)
 
 
 def _ignore_fp_errors(fn):
+    """``fn`` with NumPy's floating-point warnings off (XLA gives NaN and inf silently)."""
+    try:   # what np.errstate sets, at a third of its cost per call
+        from numpy._core.umath import _extobj_contextvar as state, _make_extobj
+    except ImportError:
+        def wrapped(*args):
+            with np.errstate(all="ignore"):
+                return fn(*args)
+        return wrapped
+    ignore = _make_extobj(all="ignore")
+
     def wrapped(*args):
-        with np.errstate(all="ignore"):
+        token = state.set(ignore)
+        try:
             return fn(*args)
+        finally:
+            state.reset(token)
     return wrapped
 
 
@@ -622,7 +635,7 @@ def is_finite(x):
 
 def atan2(x, y):
     """Elementwise four-quadrant arctangent of ``x / y``."""
-    return atan2_p.bind(x, y)
+    return atan2_p.bind(*scalar_operands(x, y))
 
 
 ad.defjvp2(cbrt_p, lambda g, ans, x: div(g, mul(_full_like(ans, 3), mul(ans, ans))))
@@ -645,7 +658,7 @@ rem_p = binop("rem", _rem, hlo.remainder, INT + FLOAT)
 
 def rem(x, y):
     """Elementwise remainder of ``x / y`` with the sign of ``x`` (C ``fmod``)."""
-    return rem_p.bind(x, y)
+    return rem_p.bind(*scalar_operands(x, y))
 
 
 ad.defjvp(rem_p, lambda g, x, y: g,
@@ -982,7 +995,7 @@ def imag(x):
 
 def complex(x, y):
     """Elementwise ``x + i y`` (float32 -> complex64, float64 -> complex128)."""
-    return complex_p.bind(x, y)
+    return complex_p.bind(*scalar_operands(x, y))
 
 
 def conj(x):
@@ -1097,17 +1110,17 @@ def bitwise_not(x):
 
 def bitwise_and(x, y):
     """Elementwise bitwise AND (logical AND for bool)."""
-    return and_p.bind(x, y)
+    return and_p.bind(*scalar_operands(x, y))
 
 
 def bitwise_or(x, y):
     """Elementwise bitwise OR (logical OR for bool)."""
-    return or_p.bind(x, y)
+    return or_p.bind(*scalar_operands(x, y))
 
 
 def bitwise_xor(x, y):
     """Elementwise bitwise XOR (logical XOR for bool)."""
-    return xor_p.bind(x, y)
+    return xor_p.bind(*scalar_operands(x, y))
 
 
 def population_count(x):
@@ -1159,17 +1172,17 @@ shift_right_arithmetic_p = binop("shift_right_arithmetic", _shift_right_arithmet
 
 def shift_left(x, y):
     """Elementwise ``x << y`` (0 where ``y`` is at least the bit width)."""
-    return shift_left_p.bind(x, y)
+    return shift_left_p.bind(*scalar_operands(x, y))
 
 
 def shift_right_logical(x, y):
     """Elementwise logical right shift (0 where ``y`` is at least the bit width)."""
-    return shift_right_logical_p.bind(x, y)
+    return shift_right_logical_p.bind(*scalar_operands(x, y))
 
 
 def shift_right_arithmetic(x, y):
     """Elementwise arithmetic right shift (sign fill where ``y`` is at least the bit width)."""
-    return shift_right_arithmetic_p.bind(x, y)
+    return shift_right_arithmetic_p.bind(*scalar_operands(x, y))
 
 
 for _p in (not_p, and_p, or_p, xor_p, population_count_p, clz_p, shift_left_p,
@@ -1185,7 +1198,7 @@ ad.defjvp_zero(nextafter_p)
 
 def nextafter(x1, x2):
     """Elementwise next representable value after ``x1`` in the direction of ``x2``."""
-    return nextafter_p.bind(x1, x2)
+    return nextafter_p.bind(*scalar_operands(x1, x2))
 
 
 # ---------------------------------------------------------------- clamp
@@ -1249,10 +1262,11 @@ def _clamp_jvp(primals, tangents):
     out = clamp(lo, x, hi)
     shape = get_aval(out).shape
     t = ad.Zero(ad.tangent_aval(get_aval(out)))
-    # The output follows min where x < min < max, x where min < x < max, max where max < x.
+    # The output follows min where x < min < max, x where min < x < max, and max where
+    # max < x or max < min (min(max(x, min), max) is max when the bounds cross).
     takes = (lambda: bitwise_and(_bcast_to(gt(lo, x), shape), _bcast_to(lt(lo, hi), shape)),
              lambda: bitwise_and(_bcast_to(gt(x, lo), shape), _bcast_to(lt(x, hi), shape)),
-             lambda: _bcast_to(lt(hi, x), shape))
+             lambda: bitwise_or(_bcast_to(lt(hi, x), shape), _bcast_to(lt(hi, lo), shape)))
     for take, g in zip(takes, tangents):
         if type(g) is not ad.Zero:
             g = _bcast_to(g, shape)
@@ -1398,7 +1412,12 @@ def _mask_negative_q(ctx, out, s, q, s_is_order):
 
 
 def _zeta_lower(ctx, s, q):
-    return [_mask_negative_q(ctx, chlo.zeta(s, q), s, q, False)]
+    out = _mask_negative_q(ctx, chlo.zeta(s, q), s, q, False)
+    # The poles at q = 0, -1, -2, ...: inf, where XLA gives NaN.
+    aval = ctx.avals_in[1]
+    pole = hlo.and_(_float_cmp(q, full_like_aval(0, aval), "LE"),
+                    hlo.and_(_float_cmp(q, hlo.floor(q), "EQ"), _float_cmp(s, s, "EQ")))
+    return [hlo.select(pole, full_like_aval(np.inf, aval), out)]
 
 
 def _polygamma_lower(ctx, m, x):
@@ -1413,13 +1432,13 @@ polygamma_p.lower = _polygamma_lower
 
 def zeta(x, q):
     """Elementwise Hurwitz zeta function ``sum_k (q + k) ** -x``."""
-    return zeta_p.bind(x, q)
+    return zeta_p.bind(*scalar_operands(x, q))
 
 
 def polygamma(m, x):
     """Elementwise ``m``-th derivative of the digamma function (``m`` a non-negative
     integer value of ``x``'s dtype)."""
-    return polygamma_p.bind(m, x)
+    return polygamma_p.bind(*scalar_operands(m, x))
 
 
 def _not_differentiable(name, operand):

@@ -6,7 +6,7 @@ import numpy as np
 from .. import dtypes
 from ..core import Primitive, get_aval
 from ..core.avals import ShapedArray
-from ..interpreters import ad, batching
+from ..interpreters import ad
 from ..interpreters.lowering import hlo, ir, ir_constant, ir_type
 from ..util import canonicalize_axis
 from ._helpers import ANY, BOOL, FLOAT, INT, NUMBER, check_kinds

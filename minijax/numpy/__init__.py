@@ -92,3 +92,8 @@ def result_type(*arrays_and_dtypes):
     return result_type_of(*entries)[0]
 
 from . import linalg  # noqa: E402
+# indexing
+from ._indexing import (choose, compress, diag_indices, diag_indices_from, extract, ix_,  # noqa: E402
+                        place, put, put_along_axis, ravel_multi_index, select, take,
+                        take_along_axis, tril_indices, tril_indices_from, triu_indices,
+                        triu_indices_from, unravel_index)

@@ -6,11 +6,29 @@ import operator
 
 import numpy as np
 
+import functools
+
 from .. import dtypes, lax
 from ..core import get_aval, get_concrete
+from ..core.trace import full_raise, state as trace_state
 from ._core import to_array
 
 
+def _new_array(fn):
+    """A new array joins the innermost active transformation (under ``jit`` it is
+    staged anyway; under ``grad`` or ``vmap`` it is lifted into their trace), so that
+    ``out = zeros(n); out[i] = traced`` can rebind ``out`` to the traced result
+    (DESIGN decision 5). ``asarray`` of an array returns that array itself."""
+    @functools.wraps(fn)
+    def create(*args, **kwargs):
+        out = fn(*args, **kwargs)
+        if len(trace_state.stack) > 1 and not (args and out is args[0]):
+            return full_raise(trace_state.stack[-1].trace, out)
+        return out
+    return create
+
+
+@_new_array
 def array(object, dtype=None, *, copy=True, order="K", ndmin=0, device=None):
     """A new array from an array, NumPy array, scalar or nested sequence."""
     out = to_array(object, dtype=dtype, copy=True, weak_type=False)
@@ -20,6 +38,7 @@ def array(object, dtype=None, *, copy=True, order="K", ndmin=0, device=None):
     return out
 
 
+@_new_array
 def asarray(a, dtype=None, order=None, *, device=None, copy=None):
     """``a`` as an array (Arrays are returned as they are when no dtype change is asked)."""
     return to_array(a, dtype=dtype, copy=True if copy is None else builtins.bool(copy),
@@ -40,6 +59,7 @@ def _dtype_or(dtype, default):
     return dtypes.canonicalize(default if dtype is None else dtype)
 
 
+@_new_array
 def full(shape, fill_value, dtype=None, order="C", *, device=None):
     """An array of ``shape`` filled with ``fill_value``."""
     shape = _shape(shape)
@@ -56,14 +76,17 @@ def full(shape, fill_value, dtype=None, order="C", *, device=None):
                                                           len(shape))))
 
 
+@_new_array
 def zeros(shape, dtype=None, order="C", *, device=None):
     return lax.full(_shape(shape), 0, _dtype_or(dtype, dtypes.default_float()))
 
 
+@_new_array
 def ones(shape, dtype=None, order="C", *, device=None):
     return lax.full(_shape(shape), 1, _dtype_or(dtype, dtypes.default_float()))
 
 
+@_new_array
 def empty(shape, dtype=None, order="C", *, device=None):
     """Like ``zeros``: minijax arrays are never uninitialised."""
     return zeros(shape, dtype)
@@ -75,20 +98,24 @@ def _like(a, dtype, shape):
             aval.dtype if dtype is None else dtypes.canonicalize(dtype))
 
 
+@_new_array
 def zeros_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
     shape, dtype = _like(a, dtype, shape)
     return lax.full(shape, 0, dtype)
 
 
+@_new_array
 def ones_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
     shape, dtype = _like(a, dtype, shape)
     return lax.full(shape, 1, dtype)
 
 
+@_new_array
 def empty_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
     return zeros_like(a, dtype, shape=shape)
 
 
+@_new_array
 def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *,
               device=None):
     shape, dtype = _like(a, dtype, shape)
@@ -109,6 +136,7 @@ def _concrete_scalar(x, name):
     return value[()]
 
 
+@_new_array
 def arange(start, stop=None, step=None, dtype=None, *, device=None):
     """Evenly spaced values in ``[start, stop)`` (NumPy's dtype rules)."""
     if stop is None:
@@ -139,6 +167,7 @@ def arange(start, stop=None, step=None, dtype=None, *, device=None):
     return lax.convert_element_type(out, dtype)
 
 
+@_new_array
 def eye(N, M=None, k=0, dtype=None, order="C", *, device=None):
     """A 2-d array with ones on diagonal ``k``."""
     M = N if M is None else M
@@ -149,6 +178,7 @@ def eye(N, M=None, k=0, dtype=None, order="C", *, device=None):
     return lax.convert_element_type(on, dtype)
 
 
+@_new_array
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *,
              device=None):
     """``num`` evenly spaced values from ``start`` to ``stop``."""

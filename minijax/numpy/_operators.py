@@ -5,7 +5,7 @@ import numpy as np
 from .. import dtypes, lax
 from ..core import Tracer, get_aval
 from ..runtime.array import Array
-from . import _elementwise as ew, _linalg, _manipulation as manip, _reductions as red
+from . import _elementwise as ew, _indexing, _linalg, _manipulation as manip, _reductions as red
 
 
 def _reflected(fn):
@@ -68,26 +68,6 @@ def _transpose_method(self, *axes):
     return manip.transpose(self, axes or None)
 
 
-def _iter(self):
-    if not self.shape:
-        raise TypeError("iteration over a 0-d array")
-    if type(self) is Array:
-        host, aval = self._value(), self.aval.update(shape=self.shape[1:])
-        return (Array._from_host(host[i], aval, self._device) for i in range(self.shape[0]))
-    return (_take_first_axis(self, i) for i in range(self.shape[0]))
-
-
-def _take_first_axis(x, i):
-    # x[i] along axis 0 through a one-hot contraction, until indexing primitives exist.
-    n = x.shape[0]
-    onehot = lax.convert_element_type(lax.eq(lax.iota(np.int32, n), lax.full((n,), i, np.int32)),
-                                      x.dtype)
-    if x.dtype == np.bool_:
-        return lax.ne(_take_first_axis(lax.convert_element_type(x, np.int8), i),
-                      lax.full(x.shape[1:], 0, np.int8))
-    return lax.dot_general(onehot, x, (((0,), (0,)), ((), ())))
-
-
 _METHODS = {
     "__add__": _defer(ew.add), "__radd__": _defer(_reflected(ew.add)),
     "__sub__": _defer(ew.subtract), "__rsub__": _defer(_reflected(ew.subtract)),
@@ -102,7 +82,8 @@ _METHODS = {
     "__iadd__": _inplace(ew.add), "__isub__": _inplace(ew.subtract),
     "__imul__": _inplace(ew.multiply), "__itruediv__": _inplace(ew.divide),
     "__ipow__": _inplace(ew.power), "__imatmul__": _inplace(_linalg.matmul),
-    "__iter__": _iter,
+    "__iter__": _indexing.iterate,
+    "__getitem__": _indexing.getitem, "__setitem__": _indexing.setitem,
     "__array_namespace__": lambda self, api_version=None: __import__("minijax.numpy").numpy,
     "astype": _astype,
     "reshape": _reshape,
@@ -121,6 +102,7 @@ _METHODS = {
 _PROPERTIES = {
     "T": lambda self: manip.transpose(self),
     "mT": lambda self: manip.swapaxes(self, -1, -2),
+    "at": _indexing.at,
 }
 
 
