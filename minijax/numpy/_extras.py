@@ -8,7 +8,7 @@ from ..core import get_aval
 from ._core import promote, to_array
 from ._elementwise import divide, isnan, multiply, power, subtract, where
 from ._manipulation import concatenate, flip, reshape
-from ._reductions import argmax, argmin, sum
+from ._reductions import argmax, argmin
 from ._sorting import _concrete, _wrap, searchsorted
 from ._statistics import mean
 

@@ -43,11 +43,7 @@ def _parse(subscripts, operands):
             raise ValueError(f"einsum: subscripts {t!r} do not match an operand of rank {nd}")
         expanded.append(t)
     if explicit:
-        if "..." in out:
-            out = out.replace("...", ell)
-        elif ell and max_ell:
-            # NumPy allows dropping '...' dims only when they are summed: treat as summed
-            pass
+        out = out.replace("...", ell)   # without '...', broadcast dims are summed out
     else:
         counts = {}
         for t in expanded:

@@ -5,8 +5,8 @@ import numpy as np
 from .. import dtypes, lax
 from ..core import get_aval
 from ._core import promote_and_broadcast, result_type_of, to_array
-from ._elementwise import (_unary, absolute, equal, isfinite, isinf, isnan, logical_and,
-                           logical_not, logical_or, maximum, minimum, where)
+from ._elementwise import (_unary, equal, isfinite, isinf, isnan, logical_and, logical_not,
+                           logical_or, maximum, minimum)
 
 
 def _float_dtype(dtype):
@@ -442,12 +442,6 @@ def array_equiv(a1, a2):
     except ValueError:
         return lax.full((), False, np.bool_)
     return lax.reduce_min(equal(a1, a2), None)
-
-
-__all__ = [n for n in dir() if not n.startswith("_") and n not in (
-    "np", "dtypes", "lax", "get_aval", "promote_and_broadcast", "result_type_of", "to_array",
-    "absolute", "equal", "isfinite", "isinf", "isnan", "logical_and", "logical_not",
-    "logical_or", "maximum", "minimum", "where")]
 
 
 # ---------------------------------------------------------------- bitwise, rounding, complex
