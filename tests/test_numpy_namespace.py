@@ -622,3 +622,16 @@ def test_method_reductions_with_positional_keepdims():
     _compare(x.sum(0, None, True), a.sum(0, keepdims=True))
     _compare(x.mean(1, None, True), a.mean(1, keepdims=True))
     _compare(mnp.reshape(a, (4, 3), copy=None), a.reshape(4, 3))
+
+
+@pytest.mark.parametrize("axis", [None, 1, (0, 2)])
+def test_nan_quantiles(axis):
+    rng = np.random.default_rng(11)
+    x = rng.normal(size=(3, 4, 5))
+    x[rng.random(x.shape) < 0.3] = np.nan
+    x[1, :, 2] = np.nan   # an all-NaN lane for axis=1
+    check(np.nanmedian, mnp.nanmedian, x, axis=axis, rtol=1e-12)
+    check(np.nanquantile, mnp.nanquantile, x, np.array([0.1, 0.9]), axis=axis,
+          keepdims=True, rtol=1e-12)
+    check(np.nanpercentile, mnp.nanpercentile, x, 30, axis=axis, rtol=1e-12, jit=False)
+    check(np.nanmedian, mnp.nanmedian, np.arange(5), rtol=1e-12)

@@ -29,8 +29,9 @@ from ._reductions import (argmax, argmin, count_nonzero, cumprod, cumsum, cumula
                           cumulative_sum, prod, ptp)
 from ._sorting import (argpartition, argsort, argwhere, flatnonzero, partition, searchsorted,
                        sort, unique, unique_all, unique_counts, unique_inverse, unique_values)
-from ._statistics import (average, median, nanmax, nanmean, nanmin, nanprod, nanstd, nansum,
-                          nanvar, percentile, quantile, std, var)
+from ._statistics import (average, median, nanmax, nanmean, nanmedian, nanmin,
+                          nanpercentile, nanprod, nanquantile, nanstd, nansum, nanvar,
+                          percentile, quantile, std, var)
 from ._ufuncs import (acos, acosh, allclose, arccos, arccosh, arcsin, arcsinh, arctan,
                       arctan2, arctanh, array_equal, array_equiv, asin, asinh, atan, atan2,
                       atanh, cbrt, conj, conjugate, copysign, cosh, deg2rad, degrees, divmod,

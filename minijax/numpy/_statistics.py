@@ -283,3 +283,78 @@ def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=
     """Standard deviation ignoring NaNs."""
     return lax.sqrt(nanvar(a, axis, dtype, out, ddof, keepdims, correction=correction))
 
+
+
+def _take_per_lane(x, idx):
+    # x[..., idx] where idx (shape Q + L) picks one element of each lane of x (L + (n,))
+    xa, ia = get_aval(x), get_aval(idx)
+    shape = ia.shape + (xa.shape[-1],)
+    iota = lax.broadcasted_iota(ia.dtype, shape, len(shape) - 1)
+    ib = lax.broadcast_in_dim(idx, shape, tuple(range(ia.ndim)))
+    lead = ia.ndim - (xa.ndim - 1)
+    xb = lax.broadcast_in_dim(x, shape, tuple(range(lead, len(shape))))
+    picked = lax.select_n(lax.eq(iota, ib), lax.full(shape, 0, xa.dtype), xb)
+    return lax.reduce_sum(picked, (len(shape) - 1,))
+
+
+def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+                keepdims=False):
+    """``quantile`` ignoring NaNs (method 'linear'; NaN where a lane is all NaN)."""
+    keepdims = _no_out(out) or keepdims
+    if method != "linear":
+        raise NotImplementedError("nanquantile: only method='linear' is supported")
+    a = to_array(a)
+    aval = get_aval(a)
+    if not dtypes.is_inexact(aval.dtype):
+        return quantile(a, q, axis, method=method, keepdims=keepdims)
+    axes = _axes(aval.ndim, axis)
+    kept = tuple(i for i in range(aval.ndim) if i not in axes)
+    n = int(np.prod([aval.shape[i] for i in axes], dtype=np.int64))
+    x = lax.transpose(a, kept + axes) if aval.ndim else a
+    lanes = tuple(aval.shape[i] for i in kept)
+    x = lax.reshape(x, lanes + (n,))
+    dt = aval.dtype
+    qa = to_array(q)
+    if not get_aval(qa).weak_type and dtypes.is_inexact(get_aval(qa).dtype):
+        dt = np.result_type(dt, get_aval(qa).dtype)
+    x = lax.convert_element_type(x, dt)
+    qa = lax.convert_element_type(qa, dt)
+    qs = get_aval(qa).shape
+    srt = lax.sort(x, len(lanes))   # NaNs last
+    cnt = lax.reduce_sum(lax.convert_element_type(logical_not(isnan(x)), dt), (len(lanes),))
+    full = qs + lanes
+    qb = lax.broadcast_in_dim(qa, full, tuple(range(len(qs))))
+    cb = lax.broadcast_in_dim(cnt, full, tuple(range(len(qs), len(full))))
+    pos = lax.mul(qb, lax.max(lax.sub(cb, lax.full(full, 1, dt)), lax.full(full, 0, dt)))
+    lo, hi = lax.floor(pos), lax.ceil(pos)
+    idt = np.dtype(np.int64)
+    below = _take_per_lane(srt, lax.convert_element_type(lo, idt))
+    above = _take_per_lane(srt, lax.convert_element_type(hi, idt))
+    t = lax.sub(pos, lo)
+    diff = lax.sub(above, below)
+    from_below = lax.add(below, lax.mul(diff, t))
+    from_above = lax.sub(above, lax.mul(diff, lax.sub(lax.full(full, 1, dt), t)))
+    res = lax.select_n(lax.ge(t, lax.full(full, 0.5, dt)), from_below, from_above)
+    res = lax.select_n(lax.eq(diff, lax.full(full, 0, dt)), res, below)
+    res = lax.select_n(lax.eq(cb, lax.full(full, 0, dt)), res, lax.full(full, np.nan, dt))
+    if keepdims:
+        res = lax.reshape(res, qs + tuple(1 if i in axes else s
+                                          for i, s in enumerate(aval.shape)))
+    return res
+
+
+def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+                  keepdims=False):
+    """``percentile`` ignoring NaNs."""
+    qa = to_array(q)
+    qaval = get_aval(qa)
+    if not dtypes.is_inexact(qaval.dtype):
+        qa = lax.convert_element_type(qa, dtypes.default_float(), qaval.weak_type)
+    qa = lax.div(qa, lax.full(get_aval(qa).shape, 100, get_aval(qa).dtype,
+                              get_aval(qa).weak_type))
+    return nanquantile(a, qa, axis, out, overwrite_input, method, keepdims)
+
+
+def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    """Median ignoring NaNs."""
+    return nanquantile(a, 0.5, axis, out, overwrite_input, "linear", keepdims)
