@@ -548,7 +548,9 @@ def test_operators_and_methods():
              (x.argsort(axis=0), a.argsort(axis=0, kind="stable")), (x.clip(0, 4), a.clip(0, 4)),
              (x.real, a.real), (x.imag, a.imag), (x.all(axis=1), a.all(axis=1)),
              (x.any(), a.any()), (x.round(), a.round()), (x.conj(), a.conj()),
-             (x.trace(), a.trace()), (x.diagonal(1), a.diagonal(1)), (x.repeat(2), a.repeat(2))]
+             (x.trace(), a.trace()), (x.diagonal(1), a.diagonal(1)), (x.repeat(2), a.repeat(2)),
+             (round(mnp.asarray([1.25, 2.5])), np.round([1.25, 2.5])),
+             (round(mnp.asarray([1.25, 2.5]), 1), np.round([1.25, 2.5], 1))]
     for got, expected in pairs:
         _compare(got, expected if isinstance(expected, tuple) else np.asarray(expected))
     z = mnp.asarray(a)

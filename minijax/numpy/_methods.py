@@ -25,6 +25,7 @@ _METHODS = {
     "__lshift__": _defer(uf.left_shift), "__rlshift__": _defer(_reflected(uf.left_shift)),
     "__rshift__": _defer(uf.right_shift), "__rrshift__": _defer(_reflected(uf.right_shift)),
     "__invert__": uf.invert,
+    "__round__": lambda self, ndigits=None: uf.round(self, 0 if ndigits is None else ndigits),
     "__ifloordiv__": _inplace(uf.floor_divide), "__imod__": _inplace(uf.remainder),
     "__iand__": _inplace(uf.bitwise_and), "__ior__": _inplace(uf.bitwise_or),
     "__ixor__": _inplace(uf.bitwise_xor), "__ilshift__": _inplace(uf.left_shift),
