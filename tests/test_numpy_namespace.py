@@ -76,7 +76,7 @@ UNARY_FLOAT = ["log1p", "expm1", "tan", "sinh", "cosh", "arcsin", "arccos", "arc
 
 
 @pytest.mark.parametrize("name", UNARY_FLOAT)
-@pytest.mark.parametrize("dtype", [np.int8, np.int64, np.float32, np.float64])
+@pytest.mark.parametrize("dtype", [np.int8, np.float32, np.float64])
 def test_unary_float_functions(name, dtype):
     x = _values(dtype, (12,))
     if np.dtype(dtype).kind in "iu" and name in ("sinh", "cosh", "exp2", "expm1", "tan"):
@@ -96,8 +96,7 @@ BINARY = ["arctan2", "hypot", "logaddexp", "logaddexp2", "copysign", "heaviside"
 
 
 @pytest.mark.parametrize("name", BINARY)
-@pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.int32, np.uint8, np.float32,
-                                   np.float64])
+@pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.uint8, np.float32, np.float64])
 def test_binary_functions(name, dtype):
     x = _values(dtype, (4, 6), seed=1)
     y = _values(dtype, (6,), seed=2)
