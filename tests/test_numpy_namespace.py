@@ -351,6 +351,8 @@ def test_shape_functions_without_slicing(dtype):
     check(np.tile, mnp.tile, x[0, 0], reps=3)
     check(np.repeat, mnp.repeat, x, repeats=2, axis=1)
     check(np.repeat, mnp.repeat, x, repeats=3)
+    check(np.repeat, mnp.repeat, x, repeats=np.array([2, 0, 1]), axis=1, jit=False)
+    check(np.repeat, mnp.repeat, x, repeats=np.array([2]), axis=0, jit=False)
     check(np.flip, mnp.flip, x)
     check(np.flip, mnp.flip, x, axis=(0, 2))
     check(np.fliplr, mnp.fliplr, x)

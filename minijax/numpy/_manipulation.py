@@ -314,14 +314,26 @@ def repeat(a, repeats, axis=None, *, total_repeat_length=None):
     if axis is None:
         a = reshape(a, (-1,))
         axis = 0
+    s = get_aval(a).shape
+    axis = canonicalize_axis(axis, len(s))
     if not isinstance(repeats, (int, np.integer)):
         from ..core import get_concrete
         r = get_concrete(to_array(repeats))
-        if r is None or np.ndim(r) != 0:
-            raise NotImplementedError("repeat: only a single integer repeat count is supported")
-        repeats = int(r)
-    s = get_aval(a).shape
-    axis = canonicalize_axis(axis, len(s))
+        if r is None:
+            raise NotImplementedError("repeat: traced repeat counts are not supported (the "
+                                      "output size depends on them)")
+        r = np.asarray(r)
+        if r.ndim == 1 and r.shape[0] != 1:
+            if r.shape[0] != s[axis]:
+                raise ValueError(f"repeat: {r.shape[0]} repeat counts for an axis of length "
+                                 f"{s[axis]}")
+            if (r < 0).any():
+                raise ValueError("repeat: negative repeat counts")
+            from ._indexing import take
+            return take(a, np.repeat(np.arange(s[axis]), r), axis=axis)
+        repeats = int(r.reshape(()) if r.ndim == 0 else r[0])
+    if repeats < 0:
+        raise ValueError("repeat: negative repeat counts")
     big = s[:axis + 1] + (int(repeats),) + s[axis + 1:]
     dims = tuple(i if i <= axis else i + 1 for i in range(len(s)))
     b = lax.broadcast_in_dim(a, big, dims)
