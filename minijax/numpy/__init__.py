@@ -24,6 +24,52 @@ from ._manipulation import (atleast_1d, atleast_2d, broadcast_to, expand_dims, m
                             transpose)
 from ._reductions import all, amax, amin, any, max, mean, min, nonzero, sum
 
+# issue 3: the wider NumPy / Array API namespace
+from ._reductions import (argmax, argmin, count_nonzero, cumprod, cumsum, cumulative_prod,
+                          cumulative_sum, prod, ptp)
+from ._sorting import (argpartition, argsort, argwhere, flatnonzero, partition, searchsorted,
+                       sort, unique, unique_all, unique_counts, unique_inverse, unique_values)
+from ._statistics import (average, median, nanmax, nanmean, nanmedian, nanmin,
+                          nanpercentile, nanprod, nanquantile, nanstd, nansum, nanvar,
+                          percentile, quantile, std, var)
+from ._ufuncs import (acos, acosh, allclose, arccos, arccosh, arcsin, arcsinh, arctan,
+                      arctan2, arctanh, array_equal, array_equiv, asin, asinh, atan, atan2,
+                      atanh, cbrt, conj, conjugate, copysign, cosh, deg2rad, degrees, divmod,
+                      exp2, expm1, fix, float_power, floor_divide, fmax, fmin, fmod, heaviside,
+                      hypot, iscomplex, iscomplexobj, isclose, isneginf, isposinf, isreal,
+                      isrealobj, log1p, log2, log10, logaddexp, logaddexp2, mod, nan_to_num,
+                      rad2deg, radians, remainder, signbit, sinc, sinh, tan, trunc)
+
+from ._manipulation import (array_split, astype, atleast_3d, broadcast_arrays, column_stack,
+                            concat, concatenate, copy, diag, diagonal, diff, dsplit, dstack, flip,
+                            fliplr, flipud, hsplit, hstack, indices, matrix_transpose, meshgrid,
+                            pad, repeat, roll, rot90, row_stack, split, stack, tile, trace, tri,
+                            tril, triu, unstack, vsplit, vstack)
+from ._products import cross, einsum, kron, vecdot
+from ._creation import from_dlpack  # noqa: E402
+from ._extras import (append, bincount, convolve, corrcoef, correlate, cov,  # noqa: E402
+                      geomspace, interp, intersect1d, isin, logspace, nanargmax, nanargmin,
+                      setdiff1d, setxor1d, union1d)
+from . import _methods  # noqa: F401,E402  (more operators and methods on arrays)
+from ._ufuncs import (angle, around, bitwise_and, bitwise_count, bitwise_invert,  # noqa: F811
+                      bitwise_left_shift, bitwise_not, bitwise_or, bitwise_right_shift,
+                      bitwise_xor, clip, imag, invert, left_shift, nextafter, real, right_shift,
+                      rint, round)
+
+pow = power
+
+
+def broadcast_shapes(*shapes):
+    """The shape the given shapes broadcast to."""
+    from ._core import broadcast_shapes as _bs
+    return tuple(_bs(*[(s,) if isinstance(s, int) else tuple(s) for s in shapes],
+                     name="shapes"))
+
+
+def identity(n, dtype=None):
+    """The ``n`` by ``n`` identity matrix."""
+    return eye(n, dtype=dtype)
+
 ndarray = Array
 
 bool_ = _np.bool_

@@ -29,13 +29,17 @@ def _new_array(fn):
 
 
 @_new_array
-def array(object, dtype=None, copy=True):
+def array(object, dtype=None, *, copy=True, order="K", ndmin=0, device=None):
     """A new array from an array, NumPy array, scalar or nested sequence."""
-    return to_array(object, dtype=dtype, copy=True, weak_type=False)
+    out = to_array(object, dtype=dtype, copy=True, weak_type=False)
+    nd = get_aval(out).ndim
+    if ndmin > nd:
+        out = lax.reshape(out, (1,) * (ndmin - nd) + get_aval(out).shape)
+    return out
 
 
 @_new_array
-def asarray(a, dtype=None, copy=None):
+def asarray(a, dtype=None, order=None, *, device=None, copy=None):
     """``a`` as an array (Arrays are returned as they are when no dtype change is asked)."""
     return to_array(a, dtype=dtype, copy=True if copy is None else builtins.bool(copy),
                     weak_type=False)
@@ -56,7 +60,7 @@ def _dtype_or(dtype, default):
 
 
 @_new_array
-def full(shape, fill_value, dtype=None):
+def full(shape, fill_value, dtype=None, order="C", *, device=None):
     """An array of ``shape`` filled with ``fill_value``."""
     shape = _shape(shape)
     if dtype is None:
@@ -73,17 +77,17 @@ def full(shape, fill_value, dtype=None):
 
 
 @_new_array
-def zeros(shape, dtype=None):
+def zeros(shape, dtype=None, order="C", *, device=None):
     return lax.full(_shape(shape), 0, _dtype_or(dtype, dtypes.default_float()))
 
 
 @_new_array
-def ones(shape, dtype=None):
+def ones(shape, dtype=None, order="C", *, device=None):
     return lax.full(_shape(shape), 1, _dtype_or(dtype, dtypes.default_float()))
 
 
 @_new_array
-def empty(shape, dtype=None):
+def empty(shape, dtype=None, order="C", *, device=None):
     """Like ``zeros``: minijax arrays are never uninitialised."""
     return zeros(shape, dtype)
 
@@ -95,24 +99,25 @@ def _like(a, dtype, shape):
 
 
 @_new_array
-def zeros_like(a, dtype=None, shape=None):
+def zeros_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
     shape, dtype = _like(a, dtype, shape)
     return lax.full(shape, 0, dtype)
 
 
 @_new_array
-def ones_like(a, dtype=None, shape=None):
+def ones_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
     shape, dtype = _like(a, dtype, shape)
     return lax.full(shape, 1, dtype)
 
 
 @_new_array
-def empty_like(a, dtype=None, shape=None):
-    return zeros_like(a, dtype, shape)
+def empty_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    return zeros_like(a, dtype, shape=shape)
 
 
 @_new_array
-def full_like(a, fill_value, dtype=None, shape=None):
+def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *,
+              device=None):
     shape, dtype = _like(a, dtype, shape)
     return full(shape, fill_value, dtype)
 
@@ -132,7 +137,7 @@ def _concrete_scalar(x, name):
 
 
 @_new_array
-def arange(start, stop=None, step=None, dtype=None):
+def arange(start, stop=None, step=None, dtype=None, *, device=None):
     """Evenly spaced values in ``[start, stop)`` (NumPy's dtype rules)."""
     if stop is None:
         start, stop = 0, start
@@ -163,7 +168,7 @@ def arange(start, stop=None, step=None, dtype=None):
 
 
 @_new_array
-def eye(N, M=None, k=0, dtype=None):
+def eye(N, M=None, k=0, dtype=None, order="C", *, device=None):
     """A 2-d array with ones on diagonal ``k``."""
     M = N if M is None else M
     dtype = _dtype_or(dtype, dtypes.default_float())
@@ -174,7 +179,8 @@ def eye(N, M=None, k=0, dtype=None):
 
 
 @_new_array
-def linspace(start, stop, num=50, endpoint=True, dtype=None):
+def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *,
+             device=None):
     """``num`` evenly spaced values from ``start`` to ``stop``."""
     num = operator.index(num)
     if num < 0:
@@ -193,4 +199,14 @@ def linspace(start, stop, num=50, endpoint=True, dtype=None):
             out = lax.select_n(last, out, lax.broadcast_in_dim(stop_a, (num,), ()))
     else:
         out = lax.broadcast_in_dim(start_a, (num,), ())
-    return out if dtype is None else lax.convert_element_type(out, dtypes.canonicalize(dtype))
+    out = out if dtype is None else lax.convert_element_type(out, dtypes.canonicalize(dtype))
+    if retstep:
+        step = (lax.div(lax.sub(stop_a, start_a), lax.full((), div, compute)) if div > 0
+                else lax.full((), np.nan, compute))
+        return out, step
+    return out
+
+
+def from_dlpack(x, /, *, device=None, copy=None):
+    """An array from an object exporting DLPack (copied through NumPy)."""
+    return to_array(np.from_dlpack(x), copy=True, weak_type=False)

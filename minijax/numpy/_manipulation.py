@@ -23,7 +23,7 @@ def size(a, axis=None):
     return int(np.prod(s, dtype=np.int64)) if axis is None else s[axis]
 
 
-def reshape(a, shape=None, order="C", *, newshape=None):
+def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
     """``a`` with a new shape (one entry may be -1)."""
     if order != "C":
         raise NotImplementedError("reshape supports only order='C'")
@@ -131,3 +131,574 @@ def atleast_2d(a):
     a = to_array(a)
     nd = get_aval(a).ndim
     return reshape(a, (1,) * (2 - nd) + get_aval(a).shape) if nd < 2 else a
+
+
+# ---------------------------------------------------------------- issue 3: joining, splitting,
+# tiling, flipping, padding, triangles and diagonals
+
+import builtins as _builtins  # noqa: E402
+
+from .. import dtypes as _dtypes  # noqa: E402
+from ._core import promote as _promote  # noqa: E402
+
+
+def _need(name):
+    fn = getattr(lax, name, None)
+    if fn is None:
+        raise NotImplementedError(f"this function needs lax.{name}, which this build lacks")
+    return fn
+
+
+def _slice_axis(x, start, stop, axis):
+    aval = get_aval(x)
+    if start == 0 and stop == aval.shape[axis]:
+        return x
+    starts = [0] * aval.ndim
+    stops = list(aval.shape)
+    starts[axis], stops[axis] = start, stop
+    return _need("slice")(x, starts, stops)
+
+
+def _concat(arrays, axis):
+    arrays = list(arrays)
+    if len(arrays) == 1:
+        return arrays[0]
+    return _need("concatenate")(arrays, axis)
+
+
+def concatenate(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
+    """Join arrays along an existing ``axis`` (``None``: flatten them first)."""
+    if out is not None:
+        raise NotImplementedError("concatenate: out= is not supported")
+    arrays = [to_array(a) for a in arrays]
+    if not arrays:
+        raise ValueError("need at least one array to concatenate")
+    if axis is None:
+        arrays = [reshape(a, (-1,)) for a in arrays]
+        axis = 0
+    arrays = _promote(*arrays) if dtype is None else _promote(
+        *arrays, dtype=_dtypes.canonicalize(dtype))
+    nd = get_aval(arrays[0]).ndim
+    if nd == 0:
+        raise ValueError("zero-dimensional arrays cannot be concatenated")
+    axis = canonicalize_axis(axis, nd)
+    for a in arrays[1:]:
+        s0, s = get_aval(arrays[0]).shape, get_aval(a).shape
+        if len(s) != nd or any(x != y for i, (x, y) in enumerate(zip(s0, s)) if i != axis):
+            raise ValueError(f"all the input array dimensions except for the concatenation "
+                             f"axis must match exactly, got shapes {s0} and {s}")
+    return _concat(arrays, axis)
+
+
+def concat(arrays, /, *, axis=0):
+    """Array API name of ``concatenate``."""
+    return concatenate(arrays, axis)
+
+
+def stack(arrays, axis=0, out=None, *, dtype=None):
+    """Join arrays of one shape along a new ``axis``."""
+    arrays = [to_array(a) for a in arrays]
+    if not arrays:
+        raise ValueError("need at least one array to stack")
+    shapes = {get_aval(a).shape for a in arrays}
+    if len(shapes) != 1:
+        raise ValueError("all input arrays must have the same shape")
+    axis = canonicalize_axis(axis, get_aval(arrays[0]).ndim + 1)
+    return concatenate([lax.expand_dims(a, (axis,)) for a in arrays], axis, out, dtype=dtype)
+
+
+def vstack(tup, *, dtype=None):
+    """Stack arrays vertically (along the first axis, 1-d arrays as rows)."""
+    return concatenate([atleast_2d(a) for a in tup], 0, dtype=dtype)
+
+
+row_stack = vstack
+
+
+def hstack(tup, *, dtype=None):
+    """Stack arrays horizontally (along the second axis; the first for 1-d arrays)."""
+    arrs = [atleast_1d(a) for a in tup]
+    return concatenate(arrs, 0 if arrs and get_aval(arrs[0]).ndim == 1 else 1, dtype=dtype)
+
+
+def atleast_3d(a):
+    """``a`` with at least three dimensions ((N,) -> (1, N, 1); (M, N) -> (M, N, 1))."""
+    a = to_array(a)
+    s = get_aval(a).shape
+    if len(s) == 0:
+        return reshape(a, (1, 1, 1))
+    if len(s) == 1:
+        return reshape(a, (1, s[0], 1))
+    if len(s) == 2:
+        return reshape(a, s + (1,))
+    return a
+
+
+def dstack(tup):
+    """Stack arrays along the third axis."""
+    return concatenate([atleast_3d(a) for a in tup], 2)
+
+
+def column_stack(tup):
+    """Stack 1-d arrays as columns of a 2-d array (2-d arrays as they are)."""
+    cols = []
+    for a in tup:
+        a = to_array(a)
+        cols.append(reshape(a, (-1, 1)) if get_aval(a).ndim < 2 else a)
+    return concatenate(cols, 1)
+
+
+def array_split(ary, indices_or_sections, axis=0):
+    """Split into sub-arrays (sections may differ in size by one)."""
+    a = to_array(ary)
+    axis = canonicalize_axis(axis, get_aval(a).ndim)
+    n = get_aval(a).shape[axis]
+    if isinstance(indices_or_sections, (int, np.integer)):
+        sections = int(indices_or_sections)
+        if sections <= 0:
+            raise ValueError("number sections must be larger than 0.")
+        each, extra = divmod(n, sections)
+        sizes = [each + 1] * extra + [each] * (sections - extra)
+        bounds = np.concatenate([[0], np.cumsum(sizes)]).tolist()
+    else:
+        bounds = [0] + [int(i) for i in indices_or_sections] + [n]
+    out = []
+    for lo, hi in zip(bounds[:-1], bounds[1:]):
+        lo = _builtins.min(_builtins.max(lo + n if lo < 0 else lo, 0), n)
+        hi = _builtins.min(_builtins.max(hi + n if hi < 0 else hi, 0), n)
+        out.append(_slice_axis(a, lo, _builtins.max(lo, hi), axis))
+    return out
+
+
+def split(ary, indices_or_sections, axis=0):
+    """Split into equal sub-arrays (or at the given indices)."""
+    if isinstance(indices_or_sections, (int, np.integer)):
+        n = get_aval(to_array(ary)).shape[canonicalize_axis(axis, ndim(ary))]
+        if n % int(indices_or_sections):
+            raise ValueError("array split does not result in an equal division")
+    return array_split(ary, indices_or_sections, axis)
+
+
+def hsplit(ary, indices_or_sections):
+    """Split along the second axis (the first for 1-d arrays)."""
+    return split(ary, indices_or_sections, axis=1 if ndim(ary) > 1 else 0)
+
+
+def vsplit(ary, indices_or_sections):
+    """Split along the first axis (arrays of 2 or more dimensions)."""
+    return split(ary, indices_or_sections, axis=0)
+
+
+def dsplit(ary, indices_or_sections):
+    """Split along the third axis (arrays of 3 or more dimensions)."""
+    return split(ary, indices_or_sections, axis=2)
+
+
+def tile(A, reps):
+    """``A`` repeated ``reps`` times along each axis."""
+    a = to_array(A)
+    reps = (int(reps),) if isinstance(reps, (int, np.integer)) else tuple(int(r) for r in reps)
+    s = get_aval(a).shape
+    nd = _builtins.max(len(s), len(reps))
+    s = (1,) * (nd - len(s)) + s
+    reps = (1,) * (nd - len(reps)) + reps
+    a = lax.reshape(a, s)
+    big = tuple(x for pair in zip(reps, s) for x in pair)
+    b = lax.broadcast_in_dim(a, big, tuple(range(1, 2 * nd, 2)))
+    return lax.reshape(b, tuple(r * d for r, d in zip(reps, s)))
+
+
+def repeat(a, repeats, axis=None, *, total_repeat_length=None):
+    """Repeat each element ``repeats`` times (an integer) along ``axis``."""
+    a = to_array(a)
+    if axis is None:
+        a = reshape(a, (-1,))
+        axis = 0
+    s = get_aval(a).shape
+    axis = canonicalize_axis(axis, len(s))
+    if not isinstance(repeats, (int, np.integer)):
+        from ..core import get_concrete
+        r = get_concrete(to_array(repeats))
+        if r is None:
+            raise NotImplementedError("repeat: traced repeat counts are not supported (the "
+                                      "output size depends on them)")
+        r = np.asarray(r)
+        if r.ndim == 1 and r.shape[0] != 1:
+            if r.shape[0] != s[axis]:
+                raise ValueError(f"repeat: {r.shape[0]} repeat counts for an axis of length "
+                                 f"{s[axis]}")
+            if (r < 0).any():
+                raise ValueError("repeat: negative repeat counts")
+            from ._indexing import take
+            return take(a, np.repeat(np.arange(s[axis]), r), axis=axis)
+        repeats = int(r.reshape(()) if r.ndim == 0 else r[0])
+    if repeats < 0:
+        raise ValueError("repeat: negative repeat counts")
+    big = s[:axis + 1] + (int(repeats),) + s[axis + 1:]
+    dims = tuple(i if i <= axis else i + 1 for i in range(len(s)))
+    b = lax.broadcast_in_dim(a, big, dims)
+    return lax.reshape(b, s[:axis] + (s[axis] * int(repeats),) + s[axis + 1:])
+
+
+def flip(m, axis=None):
+    """Reverse the order of elements along ``axis`` (all axes by default)."""
+    m = to_array(m)
+    nd = get_aval(m).ndim
+    if axis is None:
+        axes = tuple(range(nd))
+    else:
+        axes = tuple(canonicalize_axis(x, nd)
+                     for x in (axis if isinstance(axis, (tuple, list)) else (axis,)))
+    return lax.rev(m, axes) if axes else m
+
+
+def fliplr(m):
+    """Reverse the second axis."""
+    if ndim(m) < 2:
+        raise ValueError("fliplr: input must be at least 2-d")
+    return flip(m, 1)
+
+
+def flipud(m):
+    """Reverse the first axis."""
+    if ndim(m) < 1:
+        raise ValueError("flipud: input must be at least 1-d")
+    return flip(m, 0)
+
+
+def rot90(m, k=1, axes=(0, 1)):
+    """Rotate by 90 degrees ``k`` times in the plane of ``axes``."""
+    m = to_array(m)
+    nd = get_aval(m).ndim
+    a0, a1 = (canonicalize_axis(x, nd) for x in axes)
+    if a0 == a1:
+        raise ValueError("rot90: axes must be different")
+    k = int(k) % 4
+    if k == 0:
+        return m
+    if k == 2:
+        return flip(m, (a0, a1))
+    perm = list(range(nd))
+    perm[a0], perm[a1] = perm[a1], perm[a0]
+    if k == 1:
+        return lax.transpose(flip(m, a1), tuple(perm))
+    return flip(lax.transpose(m, tuple(perm)), a1)
+
+
+def roll(a, shift, axis=None):
+    """Shift elements cyclically along ``axis`` (of the flattened array by default)."""
+    a = to_array(a)
+    if axis is None:
+        return reshape(roll(reshape(a, (-1,)), shift, 0), get_aval(a).shape)
+    shifts = shift if isinstance(shift, (tuple, list)) else (shift,)
+    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+    if len(shifts) == 1:
+        shifts = shifts * len(axes)
+    if len(axes) == 1:
+        axes = axes * len(shifts)
+    if len(shifts) != len(axes):
+        raise ValueError("roll: shift and axis must have one length")
+    for s, ax in zip(shifts, axes):
+        ax = canonicalize_axis(ax, get_aval(a).ndim)
+        n = get_aval(a).shape[ax]
+        if n == 0:
+            continue
+        k = operator.index(s) % n
+        if k:
+            a = _concat([_slice_axis(a, n - k, n, ax), _slice_axis(a, 0, n - k, ax)], ax)
+    return a
+
+
+def _pad_widths(pad_width, nd):
+    pw = np.asarray(pad_width, dtype=np.int64)
+    if pw.ndim == 0:
+        pw = np.full((nd, 2), int(pw))
+    elif pw.shape == (1,) or pw.shape == (2,) or pw.shape == (1, 2):
+        pw = np.broadcast_to(pw.reshape(-1), (nd, 2)) if pw.size == 2 else np.full(
+            (nd, 2), int(pw.reshape(-1)[0]))
+    pw = np.broadcast_to(pw, (nd, 2))
+    if (pw < 0).any():
+        raise ValueError("index can't contain negative values")
+    return [(int(lo), int(hi)) for lo, hi in pw]
+
+
+def pad(array, pad_width, mode="constant", **kwargs):
+    """Pad an array (modes constant, edge, reflect, symmetric, wrap)."""
+    a = to_array(array)
+    aval = get_aval(a)
+    widths = _pad_widths(pad_width, aval.ndim)
+    if mode == "constant":
+        cv = kwargs.get("constant_values", 0)
+        cvs = np.broadcast_to(np.asarray(cv), (aval.ndim, 2)) if np.ndim(cv) else None
+        if cvs is None:
+            val = lax.convert_element_type(to_array(cv), aval.dtype)
+            return _need("pad")(a, val, [(lo, hi, 0) for lo, hi in widths])
+        out = a
+        for ax, (lo, hi) in enumerate(widths):
+            cfg = [(0, 0, 0)] * aval.ndim
+            for side, w in ((0, lo), (1, hi)):
+                if w:
+                    cfg2 = list(cfg)
+                    cfg2[ax] = (w, 0, 0) if side == 0 else (0, w, 0)
+                    val = lax.convert_element_type(to_array(cvs[ax][side]), aval.dtype)
+                    out = _need("pad")(out, val, cfg2)
+        return out
+    if mode not in ("edge", "reflect", "symmetric", "wrap"):
+        raise NotImplementedError(f"pad: mode {mode!r} is not supported")
+    out = a
+    for ax, (lo, hi) in enumerate(widths):
+        if lo == 0 and hi == 0:
+            continue
+        n = get_aval(out).shape[ax]
+        if n == 0:
+            raise ValueError(f"can't extend empty axis {ax} using modes other than 'constant'")
+        out = _pad_axis(out, ax, lo, hi, mode, n)
+    return out
+
+
+def _pad_axis(x, ax, lo, hi, mode, n):
+    def piece(i):
+        return _slice_axis(x, i, i + 1, ax)
+    if mode == "edge":
+        left = [piece(0)] * lo
+        right = [piece(n - 1)] * hi
+        return _concat(left + [x] + right, ax)
+    # index sequences (numpy's semantics, built element by element)
+    if mode == "wrap":
+        left_idx = [(-(lo - i)) % n for i in range(lo)]
+        right_idx = [i % n for i in range(hi)]
+    elif mode == "reflect":
+        period = 2 * (n - 1) if n > 1 else 1
+
+        def refl(j):
+            if n == 1:
+                return 0
+            j = j % period
+            return j if j < n else period - j
+        left_idx = [refl(-(lo - i)) for i in range(lo)]
+        right_idx = [refl(n - 1 + 1 + i) for i in range(hi)]
+    else:   # symmetric
+        period = 2 * n
+
+        def sym(j):
+            j = j % period
+            return j if j < n else period - 1 - j
+        left_idx = [sym(-(lo - i)) for i in range(lo)]
+        right_idx = [sym(n + i) for i in range(hi)]
+    return _concat([piece(i) for i in left_idx] + [x] + [piece(i) for i in right_idx], ax)
+
+
+def _tri_mask(n, m, k, shape=None):
+    rows = lax.broadcasted_iota(np.int64, (n, m), 0)
+    cols = lax.broadcasted_iota(np.int64, (n, m), 1)
+    return lax.ge(lax.add(rows, lax.full((n, m), k, np.int64)), cols)   # j <= i + k
+
+
+def tri(N, M=None, k=0, dtype=None):
+    """Ones at and below diagonal ``k``, zeros above."""
+    M = N if M is None else M
+    dt = _dtypes.canonicalize(float if dtype is None else dtype)
+    return lax.convert_element_type(_tri_mask(int(N), int(M), int(k)), dt)
+
+
+def _triangle(m, k, lower):
+    m = to_array(m)
+    aval = get_aval(m)
+    if aval.ndim < 2:
+        raise ValueError("tril/triu: input must be at least 2-d")
+    n, mm = aval.shape[-2:]
+    mask = _tri_mask(n, mm, k if lower else k - 1)
+    if not lower:
+        mask = lax.eq(mask, lax.full((n, mm), False, np.bool_))
+    mask = lax.broadcast_in_dim(mask, aval.shape, (aval.ndim - 2, aval.ndim - 1))
+    return lax.select_n(mask, lax.full(aval.shape, 0, aval.dtype), m)
+
+
+def tril(m, k=0):
+    """Lower triangle of (the last two axes of) ``m``; zeros above diagonal ``k``."""
+    return _triangle(m, int(k), True)
+
+
+def triu(m, k=0):
+    """Upper triangle of (the last two axes of) ``m``; zeros below diagonal ``k``."""
+    return _triangle(m, int(k), False)
+
+
+def diagonal(a, offset=0, axis1=0, axis2=1):
+    """The diagonal ``offset`` of the plane ``(axis1, axis2)``, as the last axis."""
+    a = to_array(a)
+    aval = get_aval(a)
+    if aval.ndim < 2:
+        raise ValueError("diag requires an array of at least two dimensions")
+    a1, a2 = canonicalize_axis(axis1, aval.ndim), canonicalize_axis(axis2, aval.ndim)
+    if a1 == a2:
+        raise ValueError("axis1 and axis2 cannot be the same")
+    rest = [i for i in range(aval.ndim) if i not in (a1, a2)]
+    x = lax.transpose(a, tuple(rest) + (a1, a2))
+    s = get_aval(x).shape
+    n, m = s[-2:]
+    offset = int(offset)
+    r0, c0 = (0, offset) if offset >= 0 else (-offset, 0)
+    length = _builtins.max(0, _builtins.min(n - r0, m - c0))
+    rows = lax.broadcasted_iota(np.int64, (n, m), 0)
+    cols = lax.broadcasted_iota(np.int64, (n, m), 1)
+    on = lax.eq(lax.add(rows, lax.full((n, m), offset, np.int64)), cols)
+    on = lax.broadcast_in_dim(on, s, (len(s) - 2, len(s) - 1))
+    # reduce over columns (a vector over rows) or over rows (a vector over columns),
+    # whichever needs no slicing afterwards
+    if r0 == 0 and length == n:
+        red_axis, keep_start = len(s) - 1, r0
+    elif c0 == 0 and length == m:
+        red_axis, keep_start = len(s) - 2, c0
+    else:
+        red_axis, keep_start = len(s) - 1, r0
+    if aval.dtype == np.bool_:
+        picked = lax.reduce_max(lax.min(on, x), (red_axis,))
+    else:
+        picked = lax.reduce_sum(lax.select_n(on, lax.full(s, 0, aval.dtype), x), (red_axis,))
+    return _slice_axis(picked, keep_start, keep_start + length, len(s) - 2)
+
+
+def diag(v, k=0):
+    """The diagonal ``k`` of a 2-d array, or a 2-d array with 1-d ``v`` on diagonal ``k``."""
+    v = to_array(v)
+    aval = get_aval(v)
+    k = int(k)
+    if aval.ndim == 2:
+        return diagonal(v, k)
+    if aval.ndim != 1:
+        raise ValueError("diag: input must be 1-d or 2-d")
+    n = aval.shape[0] + abs(k)
+    if k:
+        cfg = [(0, abs(k), 0)]
+        v = _need("pad")(v, lax.full((), 0, aval.dtype), cfg)
+    rows = lax.broadcasted_iota(np.int64, (n, n), 0)
+    cols = lax.broadcasted_iota(np.int64, (n, n), 1)
+    on = lax.eq(lax.add(rows, lax.full((n, n), k, np.int64)), cols)
+    vb = lax.broadcast_in_dim(v, (n, n), (0,) if k >= 0 else (1,))
+    return lax.select_n(on, lax.full((n, n), 0, aval.dtype), vb)
+
+
+def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+    """Sum along diagonal ``offset`` (NumPy's accumulator dtypes)."""
+    from ._reductions import sum as _sum
+    return _sum(diagonal(a, offset, axis1, axis2), -1, dtype, out)
+
+
+def matrix_transpose(x, /):
+    """Swap the last two axes (Array API)."""
+    if ndim(x) < 2:
+        raise ValueError("matrix_transpose: input must be at least 2-d")
+    return swapaxes(x, -1, -2)
+
+
+def broadcast_arrays(*args):
+    """The arguments broadcast to one shape."""
+    arrs = [to_array(a) for a in args]
+    shape = broadcast_shapes(*(get_aval(a).shape for a in arrs))
+    return tuple(a if get_aval(a).shape == shape else lax.broadcast_to_shape(a, shape)
+                 for a in arrs)
+
+
+def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
+    """Coordinate arrays from 1-d coordinate vectors (``indexing`` 'xy' or 'ij')."""
+    if indexing not in ("xy", "ij"):
+        raise ValueError("Valid values for `indexing` are 'xy' and 'ij'.")
+    xs = [reshape(to_array(x), (-1,)) for x in xi]
+    nd = len(xs)
+    shape = [get_aval(x).shape[0] for x in xs]
+    if indexing == "xy" and nd > 1:
+        shape[0], shape[1] = shape[1], shape[0]
+    out = []
+    for i, x in enumerate(xs):
+        dim = i
+        if indexing == "xy" and nd > 1 and i < 2:
+            dim = 1 - i
+        if sparse:
+            s = [1] * nd
+            s[dim] = shape[dim]
+            out.append(reshape(x, tuple(s)))
+        else:
+            out.append(lax.broadcast_in_dim(x, tuple(shape), (dim,)))
+    return tuple(out)
+
+
+def indices(dimensions, dtype=int, sparse=False):
+    """An array of grid indices (one row per dimension)."""
+    dims = tuple(int(d) for d in dimensions)
+    dt = _dtypes.canonicalize(dtype)
+    grids = []
+    for i, d in enumerate(dims):
+        if sparse:
+            s = [1] * len(dims)
+            s[i] = d
+            grids.append(lax.reshape(lax.iota(dt, d), tuple(s)))
+        else:
+            grids.append(lax.broadcasted_iota(dt, dims, i))
+    if sparse:
+        return tuple(grids)
+    shape = (len(dims),) + dims
+    pos = lax.broadcasted_iota(np.int32, shape, 0)
+    out = lax.full(shape, 0, dt)
+    for i, g in enumerate(grids):
+        gb = lax.broadcast_in_dim(g, shape, tuple(range(1, len(shape))))
+        out = lax.select_n(lax.eq(pos, lax.full(shape, i, np.int32)), out, gb)
+    return out
+
+
+def copy(a, order="K"):
+    """A copy of ``a`` (arrays are immutable, so the same values)."""
+    return to_array(a, copy=True)
+
+
+def astype(x, dtype, /, *, copy=True, device=None):
+    """``x`` converted to ``dtype`` (Array API)."""
+    x = to_array(x)
+    return lax.convert_element_type(x, _dtypes.canonicalize(dtype))
+
+
+def unstack(x, /, *, axis=0):
+    """The slices of ``x`` along ``axis``, as a tuple (Array API)."""
+    x = to_array(x)
+    s = get_aval(x).shape
+    if not s:
+        raise ValueError("unstack: the input must have at least one dimension")
+    axis = canonicalize_axis(axis, len(s))
+    return tuple(lax.squeeze(_slice_axis(x, i, i + 1, axis), (axis,)) for i in range(s[axis]))
+
+
+_NO_VALUE = object()
+
+
+def diff(a, n=1, axis=-1, prepend=_NO_VALUE, append=_NO_VALUE):
+    """The ``n``-th discrete difference along ``axis`` (booleans: not-equal)."""
+    from ._elementwise import not_equal, subtract
+    a = to_array(a)
+    nd = get_aval(a).ndim
+    if nd == 0:
+        raise ValueError("diff requires input that is at least one dimensional")
+    axis = canonicalize_axis(axis, nd)
+    n = operator.index(n)
+    if n < 0:
+        raise ValueError(f"order must be non-negative but got {n}")
+    parts = []
+    for extra in (prepend, append):
+        if extra is _NO_VALUE or extra is None:
+            parts.append(None)
+            continue
+        e = to_array(extra)
+        if get_aval(e).ndim == 0:
+            shape = list(get_aval(a).shape)
+            shape[axis] = 1
+            e = lax.broadcast_to_shape(e, tuple(shape))
+        parts.append(e)
+    pieces = [p for p in (parts[0], a, parts[1]) if p is not None]
+    if len(pieces) > 1:
+        a = concatenate(pieces, axis)
+    for _ in range(n):
+        m = get_aval(a).shape[axis]
+        if m == 0:
+            break
+        hi, lo = _slice_axis(a, 1, m, axis), _slice_axis(a, 0, m - 1, axis)
+        a = not_equal(hi, lo) if get_aval(a).dtype == np.bool_ else subtract(hi, lo)
+    return a

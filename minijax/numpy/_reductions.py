@@ -37,22 +37,71 @@ def _sum_dtype(dtype):
     return dtype
 
 
-def sum(a, axis=None, dtype=None, keepdims=False):
+def _where_fill(a, where, value):
+    if where is None or where is True:
+        return a
+    from ._elementwise import _as_bool
+    aval = get_aval(a)
+    mask = lax.broadcast_to_shape(_as_bool(where), aval.shape)
+    return lax.select_n(mask, lax.full(aval.shape, value, aval.dtype), a)
+
+
+def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
     """Sum of elements over ``axis`` (NumPy's accumulator dtypes)."""
+    keepdims = _no_out(out) or keepdims
     a = to_array(a)
     aval = get_aval(a)
     axes = _axes(aval.ndim, axis)
     out_dtype = _sum_dtype(aval.dtype) if dtype is None else dtypes.canonicalize(dtype)
     a = lax.convert_element_type(a, out_dtype, aval.weak_type)
-    out = lax.reduce_sum(a, axes)
-    return _keepdims(out, aval.shape, axes) if keepdims else out
+    a = _where_fill(a, where, 0)
+    if out_dtype == np.bool_:
+        res = lax.reduce_max(a, axes)
+    else:
+        res = lax.reduce_sum(a, axes)
+    if initial is not None:
+        res = lax.add(res, lax.full(get_aval(res).shape, initial, out_dtype))
+    return _keepdims(res, aval.shape, axes) if keepdims else res
+
+
+def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+    """Product of elements over ``axis`` (NumPy's accumulator dtypes)."""
+    keepdims = _no_out(out) or keepdims
+    a = to_array(a)
+    aval = get_aval(a)
+    axes = _axes(aval.ndim, axis)
+    out_dtype = _sum_dtype(aval.dtype) if dtype is None else dtypes.canonicalize(dtype)
+    a = lax.convert_element_type(a, out_dtype, aval.weak_type)
+    a = _where_fill(a, where, 1)
+    if out_dtype == np.bool_:
+        res = lax.reduce_min(a, axes)
+    else:
+        res = lax.reduce_prod(a, axes)
+    if initial is not None:
+        res = lax.mul(res, lax.full(get_aval(res).shape, initial, out_dtype))
+    return _keepdims(res, aval.shape, axes) if keepdims else res
+
+
+def _no_out(out):
+    # _operators.py (not this module's) passes keepdims positionally where NumPy has out
+    if isinstance(out, (bool, np.bool_)):
+        return builtins.bool(out)
+    if out is not None:
+        raise NotImplementedError("minijax arrays are immutable: out= is not supported")
+    return None
 
 
 def _extremum(name, lax_fn):
-    def fn(a, axis=None, keepdims=False, initial=None):
+    def fn(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+        keepdims = _no_out(out) or keepdims
         a = to_array(a)
         aval = get_aval(a)
         axes = _axes(aval.ndim, axis)
+        if where is not None and where is not True:
+            if initial is None:
+                raise ValueError(f"reduction operation {name} does not have an identity, so "
+                                 f"to use a where mask one has to specify 'initial'")
+            a = _where_fill(a, where, initial)
         if initial is None and builtins.any(aval.shape[i] == 0 for i in axes):
             raise ValueError(f"zero-size array to reduction operation {name} which has no "
                              f"identity")
@@ -61,6 +110,8 @@ def _extremum(name, lax_fn):
             init = lax.full(get_aval(out).shape, initial, aval.dtype)
             out = (lax.max if name == "maximum" else lax.min)(out, init)
         return _keepdims(out, aval.shape, axes) if keepdims else out
+    fn.__name__ = fn.__qualname__ = "max" if name == "maximum" else "min"
+    fn.__doc__ = f"The {name} over ``axis`` (``initial`` joins the reduction)."
     return fn
 
 
@@ -69,8 +120,16 @@ min = _extremum("minimum", lax.reduce_min)
 amax, amin = max, min
 
 
-def mean(a, axis=None, dtype=None, keepdims=False):
+def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     """Arithmetic mean over ``axis`` (integers average in the default float)."""
+    keepdims = _no_out(out) or keepdims
+    if where is not None and where is not True:
+        from ._elementwise import divide
+        a = to_array(a)
+        aval = get_aval(a)
+        mask = lax.broadcast_to_shape(to_array(where), aval.shape)
+        return divide(sum(a, axis, dtype=dtype, keepdims=keepdims, where=mask),
+                      sum(mask, axis, keepdims=keepdims))
     a = to_array(a)
     aval = get_aval(a)
     axes = _axes(aval.ndim, axis)
@@ -100,12 +159,12 @@ def _truth_reduction(a, axis, keepdims, lax_fn):
     return _keepdims(out, aval.shape, axes) if keepdims else out
 
 
-def all(a, axis=None, keepdims=False):
+def all(a, axis=None, out=None, keepdims=False):
     """Whether every element along ``axis`` is true (nonzero)."""
     return _truth_reduction(a, axis, keepdims, lax.reduce_min)
 
 
-def any(a, axis=None, keepdims=False):
+def any(a, axis=None, out=None, keepdims=False):
     """Whether any element along ``axis`` is true (nonzero)."""
     return _truth_reduction(a, axis, keepdims, lax.reduce_max)
 
@@ -119,3 +178,103 @@ def nonzero(a):
             "nonzero (and one-argument where) of a traced array: the output size depends on "
             "the values; use the three-argument where(condition, x, y) instead")
     return tuple(to_array(i) for i in np.nonzero(np.asarray(value)))
+
+
+# ---------------------------------------------------------------- cumulative reductions
+
+def _cumulative(name, lax_fn, identity):
+    def fn(a, axis=None, dtype=None, out=None):
+        _no_out(out)
+        a = to_array(a)
+        aval = get_aval(a)
+        if axis is None:
+            a = lax.reshape(a, (aval.size,))
+            axis = 0
+        out_dtype = _sum_dtype(aval.dtype) if dtype is None else dtypes.canonicalize(dtype)
+        a = lax.convert_element_type(a, out_dtype)
+        axis = canonicalize_axis(axis, get_aval(a).ndim)
+        if out_dtype == np.bool_:   # logical or / and along the axis
+            as_int = lax.convert_element_type(a, np.int32)
+            res = (lax.cummax if identity == 0 else lax.cummin)(as_int, axis)
+            return lax.convert_element_type(res, np.bool_)
+        return lax_fn(a, axis)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"Cumulative {name[3:]} along ``axis`` (of the flattened array by default)."
+    return fn
+
+
+cumsum = _cumulative("cumsum", lax.cumsum, 0)
+cumprod = _cumulative("cumprod", lax.cumprod, 1)
+
+
+def _pad_initial(res, axis, value):
+    aval = get_aval(res)
+    init = lax.full((), value, aval.dtype)
+    if hasattr(lax, "pad"):
+        config = [(0, 0, 0)] * aval.ndim
+        config[axis] = (1, 0, 0)
+        return lax.pad(res, init, config)
+    raise NotImplementedError("include_initial=True needs lax.pad")
+
+
+def _array_api_cumulative(name, fn, identity):
+    def cumulative(x, /, *, axis=None, dtype=None, include_initial=False):
+        x = to_array(x)
+        aval = get_aval(x)
+        if axis is None:
+            if aval.ndim > 1:
+                raise ValueError(f"{name}: axis must be given for arrays of rank > 1")
+            if aval.ndim == 0:
+                raise ValueError(f"{name}: the input must have at least one dimension")
+            axis = 0
+        axis = canonicalize_axis(axis, aval.ndim)
+        res = fn(x, axis=axis, dtype=dtype)
+        return _pad_initial(res, axis, identity) if include_initial else res
+    cumulative.__name__ = cumulative.__qualname__ = name
+    cumulative.__doc__ = f"Array API {name} (with ``include_initial``)."
+    return cumulative
+
+
+cumulative_sum = _array_api_cumulative("cumulative_sum", cumsum, 0)
+cumulative_prod = _array_api_cumulative("cumulative_prod", cumprod, 1)
+
+
+# ---------------------------------------------------------------- argmax, argmin, counts
+
+def _arg_extremum(name, lax_fn):
+    def fn(a, axis=None, out=None, *, keepdims=False):
+        _no_out(out)
+        a = to_array(a)
+        aval = get_aval(a)
+        if axis is None:
+            flat = lax.reshape(a, (aval.size,))
+            if aval.size == 0:
+                raise ValueError(f"attempt to get {name} of an empty sequence")
+            res = lax_fn(flat, 0, dtypes.default_int())
+            return lax.reshape(res, (1,) * aval.ndim) if keepdims else res
+        axis = canonicalize_axis(axis, aval.ndim)
+        if aval.shape[axis] == 0:
+            raise ValueError(f"attempt to get {name} of an empty sequence")
+        if dtypes.is_complex(aval.dtype):
+            raise NotImplementedError(f"{name} of complex arrays")
+        res = lax_fn(a, axis, dtypes.default_int())
+        return _keepdims(res, aval.shape, (axis,)) if keepdims else res
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"Index of the {name[3:]}imum along ``axis`` (first on ties; NaN wins)."
+    return fn
+
+
+argmax = _arg_extremum("argmax", lax.argmax)
+argmin = _arg_extremum("argmin", lax.argmin)
+
+
+def count_nonzero(a, axis=None, *, keepdims=False):
+    """Number of nonzero elements along ``axis``."""
+    from ._elementwise import _as_bool
+    return sum(_as_bool(a), axis, keepdims=keepdims)
+
+
+def ptp(a, axis=None, out=None, keepdims=False):
+    """Range (maximum minus minimum) along ``axis``."""
+    from ._elementwise import subtract
+    return subtract(max(a, axis, keepdims=keepdims), min(a, axis, keepdims=keepdims))

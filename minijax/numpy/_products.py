@@ -1,0 +1,198 @@
+"""Products beyond _linalg: einsum, kron, cross, vecdot."""
+
+import numpy as np
+
+from .. import dtypes, lax
+from ..core import get_aval
+from ..util import canonicalize_axis
+from ._core import promote, promote_and_broadcast, to_array
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def _parse(subscripts, operands):
+    subscripts = subscripts.replace(" ", "")
+    if "->" in subscripts:
+        lhs, out = subscripts.split("->")
+        explicit = True
+    else:
+        lhs, out, explicit = subscripts, None, False
+    terms = lhs.split(",")
+    if len(terms) != len(operands):
+        raise ValueError(f"einsum: {len(terms)} operand subscripts for {len(operands)} "
+                         f"operands")
+    used = set(subscripts) - set(".,->")
+    for c in used:
+        if c not in _LETTERS:
+            raise ValueError(f"einsum: invalid subscript {c!r}")
+    spare = [c for c in _LETTERS if c not in used]
+    max_ell = 0
+    for t, op in zip(terms, operands):
+        if "..." in t:
+            max_ell = max(max_ell, get_aval(op).ndim - len(t.replace("...", "")))
+    ell = "".join(spare[:max_ell])
+    expanded = []
+    for t, op in zip(terms, operands):
+        nd = get_aval(op).ndim
+        if "..." in t:
+            k = nd - len(t.replace("...", ""))
+            if k < 0:
+                raise ValueError("einsum: too many subscripts for an operand")
+            t = t.replace("...", ell[max_ell - k:])
+        if len(t) != nd:
+            raise ValueError(f"einsum: subscripts {t!r} do not match an operand of rank {nd}")
+        expanded.append(t)
+    if explicit:
+        out = out.replace("...", ell)   # without '...', broadcast dims are summed out
+    else:
+        counts = {}
+        for t in expanded:
+            for c in t:
+                counts[c] = counts.get(c, 0) + 1
+        out = ell + "".join(sorted(c for c, n in counts.items() if n == 1 and c not in ell))
+    if len(set(out)) != len(out):
+        raise ValueError("einsum: output subscript repeated")
+    for c in out:
+        if not any(c in t for t in expanded):
+            raise ValueError(f"einsum: output subscript {c!r} does not appear in the inputs")
+    return expanded, out
+
+
+def _diagonalize(x, term):
+    # repeated letters in one term: keep the diagonal
+    while True:
+        dup = next((c for c in term if term.count(c) > 1), None)
+        if dup is None:
+            return x, term
+        i = term.index(dup)
+        j = term.index(dup, i + 1)
+        s = get_aval(x).shape
+        on = lax.eq(lax.broadcasted_iota(np.int64, s, i), lax.broadcasted_iota(np.int64, s, j))
+        x = lax.reduce_sum(lax.select_n(on, lax.full(s, 0, get_aval(x).dtype), x), (j,))
+        term = term[:j] + term[j + 1:]
+
+
+def _sum_letters(x, term, letters):
+    axes = tuple(i for i, c in enumerate(term) if c in letters)
+    if not axes:
+        return x, term
+    return lax.reduce_sum(x, axes), "".join(c for c in term if c not in letters)
+
+
+def einsum(subscripts, *operands, out=None, dtype=None, optimize=False, casting="safe"):
+    """Einstein summation (pairwise contraction left to right through dot_general)."""
+    if out is not None:
+        raise NotImplementedError("einsum: out= is not supported")
+    if not isinstance(subscripts, str):
+        raise NotImplementedError("einsum: only the string form of subscripts is supported")
+    ops = [to_array(o) for o in operands]
+    ops = promote(*ops) if dtype is None else promote(*ops, dtype=dtypes.canonicalize(dtype))
+    res_dtype = get_aval(ops[0]).dtype
+    is_bool = res_dtype == np.bool_
+    if is_bool:
+        ops = [lax.convert_element_type(o, np.int64) for o in ops]
+    terms, out_term = _parse(subscripts, ops)
+    sizes = {}
+    for t, o in zip(terms, ops):
+        for c, n in zip(t, get_aval(o).shape):
+            if sizes.get(c, 1) != 1 and n != 1 and sizes[c] != n:
+                raise ValueError(f"einsum: size of label {c!r} differs between operands "
+                                 f"({sizes[c]} vs {n})")
+            sizes[c] = n if sizes.get(c, 1) == 1 else sizes[c]
+    prepared = []
+    for k, (t, o) in enumerate(zip(terms, ops)):
+        o, t = _diagonalize(o, t)
+        # broadcast size-1 dims to the common size
+        target = tuple(sizes[c] for c in t)
+        if get_aval(o).shape != target:
+            o = lax.broadcast_to_shape(o, target)
+        others = set(out_term).union(*[set(tt) for j, tt in enumerate(terms) if j != k])
+        o, t = _sum_letters(o, t, set(t) - others)
+        prepared.append((o, t))
+    acc, acc_t = prepared[0]
+    for k in range(1, len(prepared)):
+        o, t = prepared[k]
+        later = set(out_term).union(*[set(tt) for _, tt in prepared[k + 1:]])
+        shared = [c for c in acc_t if c in t]
+        batch = [c for c in shared if c in later]
+        contract = [c for c in shared if c not in later]
+        dn = (((tuple(acc_t.index(c) for c in contract), tuple(t.index(c) for c in contract)),
+               (tuple(acc_t.index(c) for c in batch), tuple(t.index(c) for c in batch))))
+        acc = lax.dot_general(acc, o, dn)
+        acc_t = ("".join(batch) + "".join(c for c in acc_t if c not in shared)
+                 + "".join(c for c in t if c not in shared))
+        acc, acc_t = _sum_letters(acc, acc_t, set(acc_t) - later)
+    acc, acc_t = _sum_letters(acc, acc_t, set(acc_t) - set(out_term))
+    perm = tuple(acc_t.index(c) for c in out_term)
+    if perm != tuple(range(len(perm))):
+        acc = lax.transpose(acc, perm)
+    if is_bool:
+        acc = lax.ne(acc, lax.full(get_aval(acc).shape, 0, np.int64))
+    return acc
+
+
+def kron(a, b):
+    """Kronecker product."""
+    a, b = promote(a, b)
+    sa, sb = get_aval(a).shape, get_aval(b).shape
+    nd = max(len(sa), len(sb))
+    sa = (1,) * (nd - len(sa)) + sa
+    sb = (1,) * (nd - len(sb)) + sb
+    big = tuple(x for pair in zip(sa, sb) for x in pair)
+    ab = lax.broadcast_in_dim(lax.reshape(a, sa), big, tuple(range(0, 2 * nd, 2)))
+    bb = lax.broadcast_in_dim(lax.reshape(b, sb), big, tuple(range(1, 2 * nd, 2)))
+    from ._elementwise import multiply
+    return lax.reshape(multiply(ab, bb), tuple(x * y for x, y in zip(sa, sb)))
+
+
+def _component(x, k):
+    # x[..., k] through a masked sum over the (short) last axis
+    s = get_aval(x).shape
+    on = lax.eq(lax.broadcasted_iota(np.int32, s, len(s) - 1), lax.full(s, k, np.int32))
+    return lax.reduce_sum(lax.select_n(on, lax.full(s, 0, get_aval(x).dtype), x),
+                          (len(s) - 1,))
+
+
+def _stack_last(parts):
+    s = get_aval(parts[0]).shape + (len(parts),)
+    pos = lax.broadcasted_iota(np.int32, s, len(s) - 1)
+    out = lax.broadcast_in_dim(parts[0], s, tuple(range(len(s) - 1)))
+    for i, p in enumerate(parts[1:], 1):
+        out = lax.select_n(lax.eq(pos, lax.full(s, i, np.int32)), out,
+                           lax.broadcast_in_dim(p, s, tuple(range(len(s) - 1))))
+    return out
+
+
+def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    """Cross product of 3-vectors along the given axes."""
+    from ._manipulation import moveaxis
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    a, b = promote(a, b)
+    if get_aval(a).dtype == np.bool_:
+        raise TypeError("cross: boolean arrays are not supported")
+    a = moveaxis(a, axisa, -1)
+    b = moveaxis(b, axisb, -1)
+    if get_aval(a).shape[-1] != 3 or get_aval(b).shape[-1] != 3:
+        raise ValueError("cross: only 3-dimensional vectors are supported")
+    a, b = promote_and_broadcast(a, b)
+    a0, a1, a2 = (_component(a, k) for k in range(3))
+    b0, b1, b2 = (_component(b, k) for k in range(3))
+    c = _stack_last([lax.sub(lax.mul(a1, b2), lax.mul(a2, b1)),
+                     lax.sub(lax.mul(a2, b0), lax.mul(a0, b2)),
+                     lax.sub(lax.mul(a0, b1), lax.mul(a1, b0))])
+    return moveaxis(c, -1, axisc)
+
+
+def vecdot(x1, x2, /, *, axis=-1):
+    """Dot product of vectors along ``axis`` (the first argument conjugated)."""
+    from ._ufuncs import conjugate
+    a, b = promote_and_broadcast(x1, x2)
+    nd = get_aval(a).ndim
+    ax = canonicalize_axis(axis, nd)
+    if get_aval(a).dtype == np.bool_:
+        a = lax.convert_element_type(a, np.int64)
+        b = lax.convert_element_type(b, np.int64)
+        return lax.ne(lax.reduce_sum(lax.mul(a, b), (ax,)), lax.full(
+            tuple(s for i, s in enumerate(get_aval(a).shape) if i != ax), 0, np.int64))
+    return lax.reduce_sum(lax.mul(conjugate(a), b), (ax,))

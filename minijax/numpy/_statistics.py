@@ -1,0 +1,360 @@
+"""Statistics: var, std, average, median, quantile, percentile and the NaN-ignoring
+reductions."""
+
+import builtins
+
+import numpy as np
+
+from .. import dtypes, lax
+from ..core import get_aval
+from ..util import canonicalize_axis
+from ._core import promote, to_array
+from ._elementwise import divide, isnan, logical_not, multiply, subtract
+from ._reductions import _axes, _keepdims, _no_out, max, mean, min, prod, sum
+
+
+def _mean_dtype(dtype):
+    return dtype if dtypes.is_inexact(dtype) else dtypes.default_float()
+
+
+def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
+        mean=None, correction=None):
+    """Variance over ``axis`` with ``ddof`` (or the Array API's ``correction``)."""
+    keepdims = _no_out(out) or keepdims
+    if correction is not None:
+        if ddof != 0:
+            raise ValueError("var: give ddof or correction, not both")
+        ddof = correction
+    if where is not None or mean is not None:
+        raise NotImplementedError("var: where= and mean= are not supported")
+    a = to_array(a)
+    aval = get_aval(a)
+    axes = _axes(aval.ndim, axis)
+    out_dtype = _mean_dtype(aval.dtype) if dtype is None else dtypes.canonicalize(dtype)
+    compute = out_dtype
+    if out_dtype == np.float16 or out_dtype == dtypes.bfloat16:
+        compute = np.dtype(np.float32)
+    x = lax.convert_element_type(a, compute)
+    centered = lax.sub(x, _mean_keep(x, axes))
+    if dtypes.is_complex(compute):
+        sq = lax.abs(centered)
+        sq = lax.mul(sq, sq)
+        out_dtype = dtypes.real_dtype(out_dtype)
+    else:
+        sq = lax.mul(centered, centered)
+    total = lax.reduce_sum(sq, axes)
+    n = int(np.prod([aval.shape[i] for i in axes], dtype=np.int64))
+    denom = builtins.max(n - ddof, 0)
+    res = lax.div(total, lax.full(get_aval(total).shape, denom, get_aval(total).dtype))
+    res = lax.convert_element_type(res, out_dtype)
+    return _keepdims(res, aval.shape, axes) if keepdims else res
+
+
+def _mean_keep(x, axes):
+    aval = get_aval(x)
+    n = int(np.prod([aval.shape[i] for i in axes], dtype=np.int64))
+    total = lax.reduce_sum(x, axes)
+    m = lax.div(total, lax.full(get_aval(total).shape, n, aval.dtype))
+    return lax.broadcast_to_shape(_keepdims(m, aval.shape, axes), aval.shape)
+
+
+def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
+        mean=None, correction=None):
+    """Standard deviation over ``axis`` with ``ddof`` (or ``correction``)."""
+    return lax.sqrt(var(a, axis, dtype, out, ddof, keepdims, where=where, mean=mean,
+                        correction=correction))
+
+
+def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
+    """Weighted mean over ``axis`` (``returned`` also gives the sum of the weights)."""
+    a = to_array(a)
+    aval = get_aval(a)
+    if weights is None:
+        res = mean(a, axis, keepdims=keepdims)
+        if returned:
+            axes = _axes(aval.ndim, axis)
+            n = int(np.prod([aval.shape[i] for i in axes], dtype=np.int64))
+            return res, lax.full(get_aval(res).shape, n, get_aval(res).dtype)
+        return res
+    w = to_array(weights)
+    waval = get_aval(w)
+    if waval.shape != aval.shape:
+        if axis is None:
+            raise TypeError("average: axis must be given when weights and a differ in shape")
+        if waval.ndim != 1:
+            raise TypeError("average: 1-d weights expected when shapes of a and weights differ")
+        ax = canonicalize_axis(axis, aval.ndim)
+        if waval.shape[0] != aval.shape[ax]:
+            raise ValueError("average: length of weights differs from the length of axis")
+        w = lax.broadcast_in_dim(w, aval.shape, (ax,))
+    dt, _ = dtypes.result_type((aval.dtype, False), (waval.dtype, False))
+    if not dtypes.is_inexact(dt):
+        dt = np.result_type(dt, np.float64)
+    a2, w2 = promote(a, w, dtype=dtypes.canonicalize(dt))
+    wsum = sum(w2, axis, keepdims=keepdims)
+    res = divide(sum(multiply(a2, w2), axis, keepdims=keepdims), wsum)
+    if returned:
+        return res, lax.broadcast_to_shape(wsum, get_aval(res).shape)
+    return res
+
+
+# ---------------------------------------------------------------- quantiles
+
+def _take_last(x, idx):
+    # x[..., idx] for integer indices idx of shape Q (broadcast over x's leading axes):
+    # a masked sum over the last axis, so that it is traceable and differentiable.
+    xa, ia = get_aval(x), get_aval(idx)
+    shape = ia.shape + xa.shape
+    iota = lax.broadcasted_iota(ia.dtype, shape, len(shape) - 1)
+    ib = lax.broadcast_in_dim(idx, shape, tuple(range(ia.ndim)))
+    xb = lax.broadcast_in_dim(x, shape, tuple(range(ia.ndim, len(shape))))
+    picked = lax.select_n(lax.eq(iota, ib), lax.full(shape, 0, xa.dtype), xb)
+    return lax.reduce_sum(picked, (len(shape) - 1,))
+
+
+def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+             keepdims=False, *, weights=None):
+    """The ``q``-th quantiles along ``axis`` (method 'linear'; q in [0, 1])."""
+    keepdims = _no_out(out) or keepdims
+    if method not in ("linear", "lower", "higher", "nearest", "midpoint"):
+        raise NotImplementedError(f"quantile: method {method!r} is not supported")
+    if weights is not None:
+        raise NotImplementedError("quantile: weights are not supported")
+    a = to_array(a)
+    aval = get_aval(a)
+    if dtypes.is_complex(aval.dtype):
+        raise TypeError("quantile of complex arrays is not defined")
+    axes = _axes(aval.ndim, axis)
+    kept = tuple(i for i in range(aval.ndim) if i not in axes)
+    n = int(np.prod([aval.shape[i] for i in axes], dtype=np.int64))
+    x = lax.transpose(a, kept + axes) if aval.ndim else a
+    x = lax.reshape(x, tuple(aval.shape[i] for i in kept) + (n,))
+    out_dtype = _mean_dtype(aval.dtype)
+    qa = to_array(q)
+    q_dtype = get_aval(qa).dtype
+    if not get_aval(qa).weak_type and dtypes.is_inexact(q_dtype):
+        out_dtype = np.result_type(out_dtype, q_dtype)
+    discrete = method in ("lower", "higher", "nearest")
+    x_orig = x
+    x = lax.convert_element_type(x, out_dtype)
+    qa = lax.convert_element_type(qa, out_dtype)
+    if n == 0:
+        raise ValueError("quantile of an empty axis")
+    # the discrete methods pick elements, so they keep the input dtype (as NumPy)
+    srt = lax.sort(x_orig if discrete else x, get_aval(x).ndim - 1)
+    pos = lax.mul(qa, lax.full(get_aval(qa).shape, n - 1, out_dtype))
+    lo = lax.floor(pos)
+    hi = lax.ceil(pos)
+    idt = np.dtype(np.int64)
+    lo_i = lax.convert_element_type(lo, idt)
+    hi_i = lax.convert_element_type(hi, idt)
+    qs = get_aval(qa).shape
+    lo_i = lax.max(lax.min(lo_i, lax.full(qs, n - 1, idt)), lax.full(qs, 0, idt))
+    hi_i = lax.max(lax.min(hi_i, lax.full(qs, n - 1, idt)), lax.full(qs, 0, idt))
+    below = _take_last(srt, lo_i)
+    above = _take_last(srt, hi_i)
+    qnd = get_aval(qa).ndim
+    shp = get_aval(below).shape
+
+    def b(v):
+        return lax.broadcast_in_dim(v, shp, tuple(range(qnd)))
+    if method == "lower":
+        res = below
+    elif method == "higher":
+        res = above
+    elif method == "midpoint":
+        res = lax.mul(lax.add(below, above), lax.full(shp, 0.5, out_dtype))
+    elif method == "nearest":
+        frac = b(lax.sub(pos, lo))
+        # NumPy rounds half to even on the index
+        even = lax.eq(lax.rem(b(lo), lax.full(shp, 2, out_dtype)), lax.full(shp, 0, out_dtype))
+        half = lax.eq(frac, lax.full(shp, 0.5, out_dtype))
+        take_hi = lax.select_n(half, lax.gt(frac, lax.full(shp, 0.5, out_dtype)),
+                               logical_not(even))
+        res = lax.select_n(take_hi, below, above)
+    else:
+        t = b(lax.sub(pos, lo))
+        diff = lax.sub(above, below)
+        from_below = lax.add(below, lax.mul(diff, t))
+        from_above = lax.sub(above, lax.mul(diff, lax.sub(lax.full(shp, 1, out_dtype), t)))
+        res = lax.select_n(lax.ge(t, lax.full(shp, 0.5, out_dtype)), from_below, from_above)
+        res = lax.select_n(lax.eq(diff, lax.full(shp, 0, out_dtype)), res, below)
+    if dtypes.is_inexact(aval.dtype):   # any NaN along the axis makes the quantile NaN
+        has_nan = lax.reduce_max(lax.ne(x, x), (get_aval(x).ndim - 1,))
+        has_nan = lax.broadcast_in_dim(has_nan, shp, tuple(range(qnd, len(shp))))
+        res = lax.select_n(has_nan, res, lax.full(shp, np.nan, get_aval(res).dtype))
+    if keepdims:
+        full_shape = get_aval(qa).shape + tuple(1 if i in axes else s
+                                                for i, s in enumerate(aval.shape))
+        res = lax.reshape(res, full_shape)
+    return res
+
+
+def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+               keepdims=False, *, weights=None):
+    """The ``q``-th percentiles along ``axis`` (q in [0, 100])."""
+    qa = to_array(q)
+    qaval = get_aval(qa)
+    if not dtypes.is_inexact(qaval.dtype):
+        qa = lax.convert_element_type(qa, dtypes.default_float(), qaval.weak_type)
+    qa = lax.div(qa, lax.full(get_aval(qa).shape, 100, get_aval(qa).dtype,
+                              get_aval(qa).weak_type))
+    return quantile(a, qa, axis, out, overwrite_input, method, keepdims, weights=weights)
+
+
+def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    """Median along ``axis`` (NaN if the axis holds a NaN)."""
+    return quantile(a, 0.5, axis, out, overwrite_input, "midpoint", keepdims)
+
+
+# ---------------------------------------------------------------- NaN-ignoring reductions
+
+def _replace_nan(a, value):
+    a = to_array(a)
+    aval = get_aval(a)
+    if not dtypes.is_inexact(aval.dtype):
+        return a, None
+    mask = isnan(a)
+    return lax.select_n(mask, a, lax.full(aval.shape, value, aval.dtype)), mask
+
+
+def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+    """Sum treating NaNs as zero."""
+    return sum(_replace_nan(a, 0)[0], axis, dtype, out, keepdims, initial, where)
+
+
+def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+    """Product treating NaNs as one."""
+    return prod(_replace_nan(a, 1)[0], axis, dtype, out, keepdims, initial, where)
+
+
+def _nan_extremum(name, fn, fill):
+    def nanfn(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+        filled, mask = _replace_nan(a, fill)
+        res = fn(filled, axis, out, keepdims, initial, where)
+        if mask is None:
+            return res
+        all_nan = lax.reduce_min(mask, _axes(get_aval(mask).ndim, axis))
+        if keepdims:
+            all_nan = lax.reshape(all_nan, get_aval(res).shape)
+        return lax.select_n(all_nan, res, lax.full(get_aval(res).shape, np.nan, get_aval(res).dtype))
+    nanfn.__name__ = nanfn.__qualname__ = name
+    nanfn.__doc__ = f"{name[3:].capitalize()} ignoring NaNs (NaN where all are NaN)."
+    return nanfn
+
+
+nanmax = _nan_extremum("nanmax", max, -np.inf)
+nanmin = _nan_extremum("nanmin", min, np.inf)
+
+
+def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
+    """Mean ignoring NaNs (NaN where all are NaN)."""
+    a = to_array(a)
+    aval = get_aval(a)
+    if not dtypes.is_inexact(aval.dtype):
+        return mean(a, axis, dtype, out, keepdims, where=where)
+    filled, mask = _replace_nan(a, 0)
+    count = sum(logical_not(mask), axis, keepdims=keepdims, where=where)
+    total = sum(filled, axis, dtype, out, keepdims, where=where)
+    return divide(total, lax.convert_element_type(count, get_aval(total).dtype))
+
+
+def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
+           mean=None, correction=None):
+    """Variance ignoring NaNs."""
+    if correction is not None:
+        ddof = correction
+    a = to_array(a)
+    aval = get_aval(a)
+    if not dtypes.is_inexact(aval.dtype):
+        return var(a, axis, dtype, out, ddof, keepdims)
+    m = nanmean(a, axis, dtype, keepdims=True)
+    filled, mask = _replace_nan(subtract(a, m), 0)
+    sq = multiply(filled, filled)
+    count = sum(logical_not(mask), axis, keepdims=keepdims)
+    total = sum(sq, axis, keepdims=keepdims)
+    cs, cd = get_aval(count).shape, get_aval(count).dtype
+    denom = lax.max(lax.sub(count, lax.full(cs, ddof, cd)), lax.full(cs, 0, cd))
+    return divide(total, lax.convert_element_type(denom, get_aval(total).dtype))
+
+
+def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
+           mean=None, correction=None):
+    """Standard deviation ignoring NaNs."""
+    return lax.sqrt(nanvar(a, axis, dtype, out, ddof, keepdims, correction=correction))
+
+
+
+def _take_per_lane(x, idx):
+    # x[..., idx] where idx (shape Q + L) picks one element of each lane of x (L + (n,))
+    xa, ia = get_aval(x), get_aval(idx)
+    shape = ia.shape + (xa.shape[-1],)
+    iota = lax.broadcasted_iota(ia.dtype, shape, len(shape) - 1)
+    ib = lax.broadcast_in_dim(idx, shape, tuple(range(ia.ndim)))
+    lead = ia.ndim - (xa.ndim - 1)
+    xb = lax.broadcast_in_dim(x, shape, tuple(range(lead, len(shape))))
+    picked = lax.select_n(lax.eq(iota, ib), lax.full(shape, 0, xa.dtype), xb)
+    return lax.reduce_sum(picked, (len(shape) - 1,))
+
+
+def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+                keepdims=False):
+    """``quantile`` ignoring NaNs (method 'linear'; NaN where a lane is all NaN)."""
+    keepdims = _no_out(out) or keepdims
+    if method != "linear":
+        raise NotImplementedError("nanquantile: only method='linear' is supported")
+    a = to_array(a)
+    aval = get_aval(a)
+    if not dtypes.is_inexact(aval.dtype):
+        return quantile(a, q, axis, method=method, keepdims=keepdims)
+    axes = _axes(aval.ndim, axis)
+    kept = tuple(i for i in range(aval.ndim) if i not in axes)
+    n = int(np.prod([aval.shape[i] for i in axes], dtype=np.int64))
+    x = lax.transpose(a, kept + axes) if aval.ndim else a
+    lanes = tuple(aval.shape[i] for i in kept)
+    x = lax.reshape(x, lanes + (n,))
+    dt = aval.dtype
+    qa = to_array(q)
+    if not get_aval(qa).weak_type and dtypes.is_inexact(get_aval(qa).dtype):
+        dt = np.result_type(dt, get_aval(qa).dtype)
+    x = lax.convert_element_type(x, dt)
+    qa = lax.convert_element_type(qa, dt)
+    qs = get_aval(qa).shape
+    srt = lax.sort(x, len(lanes))   # NaNs last
+    cnt = lax.reduce_sum(lax.convert_element_type(logical_not(isnan(x)), dt), (len(lanes),))
+    full = qs + lanes
+    qb = lax.broadcast_in_dim(qa, full, tuple(range(len(qs))))
+    cb = lax.broadcast_in_dim(cnt, full, tuple(range(len(qs), len(full))))
+    pos = lax.mul(qb, lax.max(lax.sub(cb, lax.full(full, 1, dt)), lax.full(full, 0, dt)))
+    lo, hi = lax.floor(pos), lax.ceil(pos)
+    idt = np.dtype(np.int64)
+    below = _take_per_lane(srt, lax.convert_element_type(lo, idt))
+    above = _take_per_lane(srt, lax.convert_element_type(hi, idt))
+    t = lax.sub(pos, lo)
+    diff = lax.sub(above, below)
+    from_below = lax.add(below, lax.mul(diff, t))
+    from_above = lax.sub(above, lax.mul(diff, lax.sub(lax.full(full, 1, dt), t)))
+    res = lax.select_n(lax.ge(t, lax.full(full, 0.5, dt)), from_below, from_above)
+    res = lax.select_n(lax.eq(diff, lax.full(full, 0, dt)), res, below)
+    res = lax.select_n(lax.eq(cb, lax.full(full, 0, dt)), res, lax.full(full, np.nan, dt))
+    if keepdims:
+        res = lax.reshape(res, qs + tuple(1 if i in axes else s
+                                          for i, s in enumerate(aval.shape)))
+    return res
+
+
+def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+                  keepdims=False):
+    """``percentile`` ignoring NaNs."""
+    qa = to_array(q)
+    qaval = get_aval(qa)
+    if not dtypes.is_inexact(qaval.dtype):
+        qa = lax.convert_element_type(qa, dtypes.default_float(), qaval.weak_type)
+    qa = lax.div(qa, lax.full(get_aval(qa).shape, 100, get_aval(qa).dtype,
+                              get_aval(qa).weak_type))
+    return nanquantile(a, qa, axis, out, overwrite_input, method, keepdims)
+
+
+def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    """Median ignoring NaNs."""
+    return nanquantile(a, 0.5, axis, out, overwrite_input, "linear", keepdims)
