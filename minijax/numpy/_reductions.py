@@ -48,7 +48,7 @@ def _where_fill(a, where, value):
 
 def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
     """Sum of elements over ``axis`` (NumPy's accumulator dtypes)."""
-    keepdims = _no_out(out) or keepdims
+    _no_out(out)
     a = to_array(a)
     aval = get_aval(a)
     axes = _axes(aval.ndim, axis)
@@ -66,7 +66,7 @@ def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=
 
 def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
     """Product of elements over ``axis`` (NumPy's accumulator dtypes)."""
-    keepdims = _no_out(out) or keepdims
+    _no_out(out)
     a = to_array(a)
     aval = get_aval(a)
     axes = _axes(aval.ndim, axis)
@@ -83,17 +83,14 @@ def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where
 
 
 def _no_out(out):
-    # _operators.py (not this module's) passes keepdims positionally where NumPy has out
-    if isinstance(out, (bool, np.bool_)):
-        return builtins.bool(out)
     if out is not None:
-        raise NotImplementedError("minijax arrays are immutable: out= is not supported")
-    return None
+        raise NotImplementedError("minijax arrays are immutable: out= is not supported; "
+                                  "use the returned array")
 
 
 def _extremum(name, lax_fn):
     def fn(a, axis=None, out=None, keepdims=False, initial=None, where=None):
-        keepdims = _no_out(out) or keepdims
+        _no_out(out)
         a = to_array(a)
         aval = get_aval(a)
         axes = _axes(aval.ndim, axis)
@@ -122,7 +119,7 @@ amax, amin = max, min
 
 def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     """Arithmetic mean over ``axis`` (integers average in the default float)."""
-    keepdims = _no_out(out) or keepdims
+    _no_out(out)
     if where is not None and where is not True:
         from ._elementwise import divide
         a = to_array(a)

@@ -20,7 +20,7 @@ def _mean_dtype(dtype):
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
         mean=None, correction=None):
     """Variance over ``axis`` with ``ddof`` (or the Array API's ``correction``)."""
-    keepdims = _no_out(out) or keepdims
+    _no_out(out)
     if correction is not None:
         if ddof != 0:
             raise ValueError("var: give ddof or correction, not both")
@@ -115,7 +115,7 @@ def _take_last(x, idx):
 def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
              keepdims=False, *, weights=None):
     """The ``q``-th quantiles along ``axis`` (method 'linear'; q in [0, 1])."""
-    keepdims = _no_out(out) or keepdims
+    _no_out(out)
     if method not in ("linear", "lower", "higher", "nearest", "midpoint"):
         raise NotImplementedError(f"quantile: method {method!r} is not supported")
     if weights is not None:
@@ -300,7 +300,7 @@ def _take_per_lane(x, idx):
 def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                 keepdims=False):
     """``quantile`` ignoring NaNs (method 'linear'; NaN where a lane is all NaN)."""
-    keepdims = _no_out(out) or keepdims
+    _no_out(out)
     if method != "linear":
         raise NotImplementedError("nanquantile: only method='linear' is supported")
     a = to_array(a)
