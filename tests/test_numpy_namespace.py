@@ -638,3 +638,13 @@ def test_nan_quantiles(axis):
           keepdims=True, rtol=1e-12)
     check(np.nanpercentile, mnp.nanpercentile, x, 30, axis=axis, rtol=1e-12, jit=False)
     check(np.nanmedian, mnp.nanmedian, np.arange(5), rtol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["floor", "ceil", "trunc"])
+@pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.uint16, np.int64, np.float32])
+def test_rounding_keeps_integers_as_numpy_2(name, dtype):
+    x = np.array([0, 1, 1, 0]).astype(dtype) * (1 if dtype == np.bool_ else 3)
+    out = getattr(mnp, name)(x)
+    expected = getattr(np, name)(x)
+    assert out.dtype == expected.dtype
+    np.testing.assert_array_equal(np.asarray(out), expected)

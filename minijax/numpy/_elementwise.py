@@ -101,7 +101,9 @@ def _fast_binary(general, prim, bool_prim, scalar_types, dtype_ok=None):
     return fn
 
 
-def _unary(name, lax_fn, float_only=True, prim=None):
+def _unary(name, lax_fn, float_only=True, prim=None, keep_integers=False):
+    """``keep_integers``: integer and bool inputs are returned as they are (NumPy 2's
+    floor and ceil); otherwise ``float_only`` converts them to a float first."""
     def fn(x, /):
         if type(x) is Array and prim is not None and _fast_paths and len(_stack) == 1 and (
                 not float_only or x.aval.dtype in _INEXACT):
@@ -110,6 +112,8 @@ def _unary(name, lax_fn, float_only=True, prim=None):
                 return out
         x = to_array(x)
         aval = get_aval(x)
+        if keep_integers and not dtypes.is_inexact(aval.dtype):
+            return x
         if float_only and not dtypes.is_inexact(aval.dtype):
             # NumPy's choice: the smallest float that holds the integer type (int8 -> float16)
             target = dtypes.canonicalize(np.promote_types(aval.dtype, np.float16))
@@ -126,8 +130,8 @@ exp = _unary("exp", lax.exp, prim=lax.exp_p)
 log = _unary("log", lax.log, prim=lax.log_p)
 tanh = _unary("tanh", lax.tanh, prim=lax.tanh_p)
 sqrt = _unary("sqrt", lax.sqrt, prim=lax.sqrt_p)
-floor = _unary("floor", lax.floor, prim=lax.floor_p)
-ceil = _unary("ceil", lax.ceil, prim=lax.ceil_p)
+floor = _unary("floor", lax.floor, prim=lax.floor_p, keep_integers=True)
+ceil = _unary("ceil", lax.ceil, prim=lax.ceil_p, keep_integers=True)
 
 
 def negative(x, /):
