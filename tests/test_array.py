@@ -102,3 +102,21 @@ def test_import_is_quiet_and_lazy():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "4.0"
     assert "pjrt" not in out.stderr.lower() and out.stderr.strip() == ""
+
+
+def test_copies_are_new_objects_under_every_transformation():
+    def f(x):
+        copies = [np.array(x), np.asarray(x, copy=True), np.copy(x), np.astype(x, x.dtype)]
+        for c in copies:
+            c += 1.0
+        same = np.asarray(x)
+        assert same is x
+        return x, copies
+    x = np.asarray(onp.arange(3.0))
+    for fn in (f, minijax.jit(f)):
+        out, copies = fn(x)
+        onp.testing.assert_array_equal(onp.asarray(out), onp.arange(3.0))
+        for c in copies:
+            onp.testing.assert_array_equal(onp.asarray(c), onp.arange(3.0) + 1)
+    g = minijax.grad(lambda v: sum(np.sum(c) for c in f(v)[1]) + np.sum(f(v)[0]))
+    onp.testing.assert_array_equal(onp.asarray(g(x)), onp.full(3, 5.0))

@@ -722,3 +722,18 @@ def test_numpy_linalg_argument_errors():
         np.linalg.outer(onp.eye(2), onp.ones(2))
     with pytest.raises(ValueError, match=r"b of shape \(3,\)"):
         np.linalg.solve(onp.eye(2), onp.ones(3))
+
+
+def test_empty_matrices_as_numpy():
+    a, b = onp.zeros((0, 0)), onp.zeros((0, 2))
+    for got, want in ((np.linalg.inv(a), onp.linalg.inv(a)),
+                      (np.linalg.solve(a, b), onp.linalg.solve(a, b)),
+                      (np.linalg.det(onp.zeros((2, 0, 0))), onp.linalg.det(onp.zeros((2, 0, 0))))):
+        assert got.shape == want.shape
+        onp.testing.assert_array_equal(onp.asarray(got), want)
+
+
+def test_vecdot_conjugates_the_first_argument():
+    a, b = onp.array([1 + 2j, 3 - 1j]), onp.array([2 - 1j, 1 + 1j])
+    for fn in (np.vecdot, np.linalg.vecdot):
+        onp.testing.assert_allclose(onp.asarray(fn(a, b)), onp.vecdot(a, b))

@@ -517,6 +517,8 @@ def _permute_rows(x, perm):
     from .shapes import expand_dims
     from .slicing import GatherDimensionNumbers, GatherScatterMode, gather
     aval = get_aval(x)
+    if aval.shape[-2] == 0:     # no rows to permute (gather takes no empty collapsed axis)
+        return x
     nd = aval.ndim
     batch = tuple(range(nd - 2))
     dnums = GatherDimensionNumbers((nd - 1,), (nd - 2,), (nd - 2,), batch, batch)

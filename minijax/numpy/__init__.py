@@ -45,7 +45,8 @@ from ._manipulation import (array_split, astype, atleast_3d, broadcast_arrays, c
                             fliplr, flipud, hsplit, hstack, indices, matrix_transpose, meshgrid,
                             pad, repeat, roll, rot90, row_stack, split, stack, tile, trace, tri,
                             tril, triu, unstack, vsplit, vstack)
-from ._products import cross, einsum, kron, vecdot
+from ._products import cross, einsum, kron
+from .linalg import vecdot
 from ._creation import from_dlpack  # noqa: E402
 from ._extras import (append, bincount, convolve, corrcoef, correlate, cov,  # noqa: E402
                       geomspace, interp, intersect1d, isin, logspace, nanargmax, nanargmin,

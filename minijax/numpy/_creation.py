@@ -11,7 +11,7 @@ import functools
 from .. import dtypes, lax
 from ..core import get_aval, get_concrete
 from ..core.trace import full_raise, state as trace_state
-from ._core import to_array
+from ._core import new_object, to_array
 
 
 def _new_array(fn):
@@ -32,6 +32,8 @@ def _new_array(fn):
 def array(object, dtype=None, *, copy=True, order="K", ndmin=0, device=None):
     """A new array from an array, NumPy array, scalar or nested sequence."""
     out = to_array(object, dtype=dtype, copy=True, weak_type=False)
+    if out is object:
+        out = new_object(out)
     nd = get_aval(out).ndim
     if ndmin > nd:
         out = lax.reshape(out, (1,) * (ndmin - nd) + get_aval(out).shape)
@@ -40,9 +42,11 @@ def array(object, dtype=None, *, copy=True, order="K", ndmin=0, device=None):
 
 @_new_array
 def asarray(a, dtype=None, order=None, *, device=None, copy=None):
-    """``a`` as an array (Arrays are returned as they are when no dtype change is asked)."""
-    return to_array(a, dtype=dtype, copy=True if copy is None else builtins.bool(copy),
-                    weak_type=False)
+    """``a`` as an array (an Array is returned as it is unless a dtype change or
+    ``copy=True`` asks for a new one)."""
+    out = to_array(a, dtype=dtype, copy=True if copy is None else builtins.bool(copy),
+                   weak_type=False)
+    return new_object(out) if copy and out is a else out
 
 
 def _shape(shape):

@@ -7,7 +7,7 @@ import numpy as np
 from .. import lax
 from ..core import get_aval
 from ..util import canonicalize_axis
-from ._core import broadcast_shapes, to_array
+from ._core import broadcast_shapes, new_object, to_array
 
 
 def shape(a):
@@ -647,14 +647,16 @@ def indices(dimensions, dtype=int, sparse=False):
 
 
 def copy(a, order="K"):
-    """A copy of ``a`` (arrays are immutable, so the same values)."""
-    return to_array(a, copy=True)
+    """A copy of ``a``: a new array object (in-place updates of one leave the other)."""
+    out = to_array(a, copy=True)
+    return new_object(out) if out is a else out
 
 
 def astype(x, dtype, /, *, copy=True, device=None):
     """``x`` converted to ``dtype`` (Array API)."""
     x = to_array(x)
-    return lax.convert_element_type(x, _dtypes.canonicalize(dtype))
+    out = lax.convert_element_type(x, _dtypes.canonicalize(dtype))
+    return new_object(out) if copy and out is x else out
 
 
 def unstack(x, /, *, axis=0):

@@ -1,10 +1,9 @@
-"""Products beyond _linalg: einsum, kron, cross, vecdot."""
+"""Products beyond _linalg: einsum, kron, cross."""
 
 import numpy as np
 
 from .. import dtypes, lax
 from ..core import get_aval
-from ..util import canonicalize_axis
 from ._core import promote, promote_and_broadcast, to_array
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -182,17 +181,3 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
                      lax.sub(lax.mul(a2, b0), lax.mul(a0, b2)),
                      lax.sub(lax.mul(a0, b1), lax.mul(a1, b0))])
     return moveaxis(c, -1, axisc)
-
-
-def vecdot(x1, x2, /, *, axis=-1):
-    """Dot product of vectors along ``axis`` (the first argument conjugated)."""
-    from ._ufuncs import conjugate
-    a, b = promote_and_broadcast(x1, x2)
-    nd = get_aval(a).ndim
-    ax = canonicalize_axis(axis, nd)
-    if get_aval(a).dtype == np.bool_:
-        a = lax.convert_element_type(a, np.int64)
-        b = lax.convert_element_type(b, np.int64)
-        return lax.ne(lax.reduce_sum(lax.mul(a, b), (ax,)), lax.full(
-            tuple(s for i, s in enumerate(get_aval(a).shape) if i != ax), 0, np.int64))
-    return lax.reduce_sum(lax.mul(conjugate(a), b), (ax,))

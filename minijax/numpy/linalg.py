@@ -599,7 +599,8 @@ def matrix_transpose(x, /):
 
 
 def vecdot(x1, x2, /, *, axis=-1):
-    """Dot product of vectors along ``axis`` (with broadcasting)."""
+    """Dot product of vectors along ``axis`` (with broadcasting; the first argument
+    conjugated)."""
     x1, x2 = promote(x1, x2)
     s1, s2 = get_aval(x1).shape, get_aval(x2).shape
     shape = broadcast_shapes(s1, s2, name="vecdot operands")
@@ -611,6 +612,8 @@ def vecdot(x1, x2, /, *, axis=-1):
     x1, x2 = lax.broadcast_to_shape(x1, shape), lax.broadcast_to_shape(x2, shape)
     if get_aval(x1).dtype == _np.bool_:
         return lax.reduce_or(lax.select(x1, x2, x1), (ax,))
+    if dtypes.is_complex(get_aval(x1).dtype):
+        x1 = lax.conj(x1)
     return lax.reduce_sum(lax.mul(x1, x2), (ax,))
 
 
