@@ -46,40 +46,32 @@ def _where_fill(a, where, value):
     return lax.select_n(mask, lax.full(aval.shape, value, aval.dtype), a)
 
 
-def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
-    """Sum of elements over ``axis`` (NumPy's accumulator dtypes)."""
-    _no_out(out)
+def _accumulate(a, axis, dtype, keepdims, initial, where, identity, reduce, bool_reduce,
+                combine):
     a = to_array(a)
     aval = get_aval(a)
     axes = _axes(aval.ndim, axis)
     out_dtype = _sum_dtype(aval.dtype) if dtype is None else dtypes.canonicalize(dtype)
     a = lax.convert_element_type(a, out_dtype, aval.weak_type)
-    a = _where_fill(a, where, 0)
-    if out_dtype == np.bool_:
-        res = lax.reduce_max(a, axes)
-    else:
-        res = lax.reduce_sum(a, axes)
+    a = _where_fill(a, where, identity)
+    res = (bool_reduce if out_dtype == np.bool_ else reduce)(a, axes)
     if initial is not None:
-        res = lax.add(res, lax.full(get_aval(res).shape, initial, out_dtype))
+        res = combine(res, lax.full(get_aval(res).shape, initial, out_dtype))
     return _keepdims(res, aval.shape, axes) if keepdims else res
+
+
+def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+    """Sum of elements over ``axis`` (NumPy's accumulator dtypes)."""
+    _no_out(out)
+    return _accumulate(a, axis, dtype, keepdims, initial, where, 0, lax.reduce_sum,
+                       lax.reduce_max, lax.add)
 
 
 def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
     """Product of elements over ``axis`` (NumPy's accumulator dtypes)."""
     _no_out(out)
-    a = to_array(a)
-    aval = get_aval(a)
-    axes = _axes(aval.ndim, axis)
-    out_dtype = _sum_dtype(aval.dtype) if dtype is None else dtypes.canonicalize(dtype)
-    a = lax.convert_element_type(a, out_dtype, aval.weak_type)
-    a = _where_fill(a, where, 1)
-    if out_dtype == np.bool_:
-        res = lax.reduce_min(a, axes)
-    else:
-        res = lax.reduce_prod(a, axes)
-    if initial is not None:
-        res = lax.mul(res, lax.full(get_aval(res).shape, initial, out_dtype))
-    return _keepdims(res, aval.shape, axes) if keepdims else res
+    return _accumulate(a, axis, dtype, keepdims, initial, where, 1, lax.reduce_prod,
+                       lax.reduce_min, lax.mul)
 
 
 def _no_out(out):
