@@ -488,6 +488,8 @@ def device_put(x, device=None):
 
 def block_until_ready(x):
     """Wait for every array in the pytree ``x``; returns ``x``."""
+    if type(x) is Array:
+        return x.block_until_ready()
     for leaf in tree_util.tree_leaves(x):
         if isinstance(leaf, Array):
             leaf.block_until_ready()
