@@ -648,3 +648,11 @@ def test_rounding_keeps_integers_as_numpy_2(name, dtype):
     expected = getattr(np, name)(x)
     assert out.dtype == expected.dtype
     np.testing.assert_array_equal(np.asarray(out), expected)
+
+
+def test_linspace_retstep_under_grad_and_vmap():
+    def f(v):
+        points, step = mnp.linspace(0.0, 1.0, 5, retstep=True)
+        return mnp.sum(points * v) + step * v
+    assert float(minijax.grad(f)(1.0)) == pytest.approx(2.75)
+    np.testing.assert_allclose(np.asarray(minijax.vmap(f)(np.arange(3.0))), np.arange(3.0) * 2.75)

@@ -23,7 +23,10 @@ def _new_array(fn):
     def create(*args, **kwargs):
         out = fn(*args, **kwargs)
         if len(trace_state.stack) > 1 and not (args and out is args[0]):
-            return full_raise(trace_state.stack[-1].trace, out)
+            trace = trace_state.stack[-1].trace
+            if isinstance(out, tuple):     # linspace(..., retstep=True)
+                return tuple(full_raise(trace, o) for o in out)
+            return full_raise(trace, out)
         return out
     return create
 
