@@ -378,13 +378,9 @@ def _conv_transpose_lhs(ct, rhs, lhs_aval, *, window_strides, padding, lhs_dilat
         rhs = _split_axis(rhs, rhs_spec[0], groups)
         i_axis = rhs_spec[1] + (rhs_spec[1] > rhs_spec[0])
         rhs = _merge_axis(rhs, rhs_spec[0], i_axis)
-    pads = []
-    for i, (la, ra, oa) in enumerate(zip(lhs_spec[2:], rhs_spec[2:], out_spec[2:])):
-        lo, _ = padding[i]
-        n_dil = _dilate_dim(lhs_aval.shape[la], lhs_dilation[i])
-        k_dil = _dilate_dim(rhs_aval.shape[ra], rhs_dilation[i])
-        g_dil = _dilate_dim(get_aval(ct).shape[oa], window_strides[i])
-        pads.append((k_dil - 1 - lo, n_dil + lo - g_dil))
+    pads = [(k_dil - 1 - lo, n_dil + lo - g_dil) for lo, n_dil, k_dil, g_dil in _dilated_extents(
+        ct, lhs_aval, rhs_aval, padding, window_strides, lhs_dilation, rhs_dilation,
+        dimension_numbers)]
     flipped = rev(rhs, tuple(rhs_spec[2:]))
     trans_dn = ConvDimensionNumbers(out_spec, _swap_spec(rhs_spec), lhs_spec)
     out = conv_general_dilated_p.bind(
@@ -400,6 +396,18 @@ def _conv_transpose_lhs(ct, rhs, lhs_aval, *, window_strides, padding, lhs_dilat
     return _to_dtype(out, lhs_aval)
 
 
+def _dilated_extents(ct, lhs_aval, rhs_aval, padding, window_strides, lhs_dilation,
+                     rhs_dilation, dimension_numbers):
+    """Per spatial axis: the low padding and the dilated sizes of lhs, kernel and
+    cotangent, from which both transposes derive their padding."""
+    lhs_spec, rhs_spec, out_spec = dimension_numbers
+    ct_shape = get_aval(ct).shape
+    return [(padding[i][0], _dilate_dim(lhs_aval.shape[la], lhs_dilation[i]),
+             _dilate_dim(rhs_aval.shape[ra], rhs_dilation[i]),
+             _dilate_dim(ct_shape[oa], window_strides[i]))
+            for i, (la, ra, oa) in enumerate(zip(lhs_spec[2:], rhs_spec[2:], out_spec[2:]))]
+
+
 def _conv_transpose_rhs(ct, lhs, rhs_aval, *, window_strides, padding, lhs_dilation,
                         rhs_dilation, dimension_numbers, feature_group_count,
                         batch_group_count, precision, preferred_element_type):
@@ -410,13 +418,9 @@ def _conv_transpose_rhs(ct, lhs, rhs_aval, *, window_strides, padding, lhs_dilat
     lhs_aval = get_aval(lhs)
     if rhs_aval.size == 0 or lhs_aval.size == 0 or get_aval(ct).size == 0:
         return full(rhs_aval.shape, 0, rhs_aval.dtype)
-    pads = []
-    for i, (la, ra, oa) in enumerate(zip(lhs_spec[2:], rhs_spec[2:], out_spec[2:])):
-        lo, _ = padding[i]
-        n_dil = _dilate_dim(lhs_aval.shape[la], lhs_dilation[i])
-        k_dil = _dilate_dim(rhs_aval.shape[ra], rhs_dilation[i])
-        g_dil = _dilate_dim(get_aval(ct).shape[oa], window_strides[i])
-        pads.append((lo, k_dil - 1 + g_dil - n_dil - lo))
+    pads = [(lo, k_dil - 1 + g_dil - n_dil - lo) for lo, n_dil, k_dil, g_dil in _dilated_extents(
+        ct, lhs_aval, rhs_aval, padding, window_strides, lhs_dilation, rhs_dilation,
+        dimension_numbers)]
     trans_dn = ConvDimensionNumbers(_swap_spec(lhs_spec), _swap_spec(out_spec),
                                     _swap_spec(rhs_spec))
     out = conv_general_dilated_p.bind(

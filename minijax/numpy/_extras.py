@@ -174,14 +174,20 @@ def _mode_pads(n, m, mode):
     raise ValueError(f"mode must be one of 'full', 'same', 'valid', got {mode!r}")
 
 
-def correlate(a, v, mode="valid"):
-    """Cross-correlation of two 1-d sequences (``mode`` valid, same or full)."""
+def _sequences(name, a, v):
+    """The two 1-d, non-empty operands of ``name`` as arrays, and their lengths."""
     a, v = to_array(a), to_array(v)
     if get_aval(a).ndim != 1 or get_aval(v).ndim != 1:
-        raise ValueError("correlate: inputs must be 1-d")
+        raise ValueError(f"{name}: inputs must be 1-d")
     n, m = get_aval(a).shape[0], get_aval(v).shape[0]
     if n == 0 or m == 0:
-        raise ValueError("correlate: inputs cannot be empty")
+        raise ValueError(f"{name}: inputs cannot be empty")
+    return a, v, n, m
+
+
+def correlate(a, v, mode="valid"):
+    """Cross-correlation of two 1-d sequences (``mode`` valid, same or full)."""
+    a, v, n, m = _sequences("correlate", a, v)
     swapped = m > n
     if swapped:
         a, v, n, m = v, a, m, n
@@ -193,12 +199,7 @@ def correlate(a, v, mode="valid"):
 
 def convolve(a, v, mode="full"):
     """Discrete linear convolution of two 1-d sequences (``mode`` full, same or valid)."""
-    a, v = to_array(a), to_array(v)
-    if get_aval(a).ndim != 1 or get_aval(v).ndim != 1:
-        raise ValueError("convolve: inputs must be 1-d")
-    n, m = get_aval(a).shape[0], get_aval(v).shape[0]
-    if n == 0 or m == 0:
-        raise ValueError("convolve: inputs cannot be empty")
+    a, v, n, m = _sequences("convolve", a, v)
     if m > n:
         a, v, n, m = v, a, m, n
     lo, hi = _mode_pads(n, m, mode)

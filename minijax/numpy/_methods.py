@@ -1,18 +1,14 @@
 """Operators and methods of the wider namespace (floor division, modulo, bitwise ops,
 more reductions), installed on ``Array`` and tracers.
 
-Only names that ``_operators`` has not installed are added, so its definitions win.
+None of these names is installed by ``_operators``.
 """
 
 from ..core import Tracer
 from ..runtime.array import Array
 from . import _reductions as red, _sorting, _statistics as stats, _ufuncs as uf
 from ._manipulation import diagonal, repeat, trace
-from ._operators import _defer, _inplace, _reflected
-
-
-def _divmod_method(self, other):
-    return uf.divmod(self, other)
+from ._operators import _defer, _inplace, _reflected, add_methods
 
 
 _METHODS = {
@@ -68,14 +64,5 @@ _PROPERTIES = {
 }
 
 
-def install(cls):
-    for name, fn in _METHODS.items():
-        if name not in cls.__dict__:
-            setattr(cls, name, fn)
-    for name, fn in _PROPERTIES.items():
-        if name not in cls.__dict__:
-            setattr(cls, name, property(fn))
-
-
-install(Array)
-install(Tracer)
+add_methods(Array, _METHODS, _PROPERTIES)
+add_methods(Tracer, _METHODS, _PROPERTIES)

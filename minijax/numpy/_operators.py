@@ -135,11 +135,15 @@ _ARRAY_METHODS = {
 }
 
 
-def install(cls):
-    for name, fn in _METHODS.items():
+def add_methods(cls, methods, properties):
+    for name, fn in methods.items():
         setattr(cls, name, fn)
-    for name, fn in _PROPERTIES.items():
+    for name, fn in properties.items():
         setattr(cls, name, property(fn))
+
+
+def install(cls):
+    add_methods(cls, _METHODS, _PROPERTIES)
     if cls is Array:
         for name, fn in _ARRAY_METHODS.items():
             setattr(cls, name, fn)

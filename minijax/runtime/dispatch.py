@@ -95,18 +95,20 @@ def eager_bind(primitive, args, params):
     else:
         return _eager_bind(primitive, args, params)
     avals_out = entry[0]
-    if len(outs) == 1:
-        o = outs[0]
-        aval = avals_out[0]
-        if type(o) is not _ndarray or o.dtype != aval.dtype or o.shape != aval.shape:
-            return [_wrap_host(o, aval, None, primitive)]
-        arr = _new(Array)
-        arr.aval = aval
-        arr._host = o
-        arr._buffer = None
-        arr._device = None
-        return [arr]
-    return [_wrap_host(o, aval, None, primitive) for o, aval in zip(outs, avals_out)]
+    return [_host_result(o, aval, primitive) for o, aval in zip(outs, avals_out)]
+
+
+def _host_result(o, aval, primitive):
+    """An uncommitted Array holding the kernel output ``o`` (checked and converted by
+    ``_wrap_host`` unless it is already an ndarray of ``aval``'s dtype and shape)."""
+    if type(o) is not _ndarray or o.dtype != aval.dtype or o.shape != aval.shape:
+        return _wrap_host(o, aval, None, primitive)
+    arr = _new(Array)
+    arr.aval = aval
+    arr._host = o
+    arr._buffer = None
+    arr._device = None
+    return arr
 
 
 _last = {}   # primitive -> (input avals..., output aval) of its last apply1/apply2
@@ -134,14 +136,7 @@ def apply2(primitive, x, y):
         aval = entry[0][0]
         _last[primitive] = (xa, ya, aval)
     o, = primitive.impl(hx, hy)
-    if type(o) is not _ndarray or o.dtype != aval.dtype or o.shape != aval.shape:
-        return _wrap_host(o, aval, None, primitive)
-    arr = _new(Array)
-    arr.aval = aval
-    arr._host = o
-    arr._buffer = None
-    arr._device = None
-    return arr
+    return _host_result(o, aval, primitive)
 
 
 def apply1(primitive, x):
@@ -162,14 +157,7 @@ def apply1(primitive, x):
         aval = entry[0][0]
         _last[primitive] = (xa, aval)
     o, = primitive.impl(hx)
-    if type(o) is not _ndarray or o.dtype != aval.dtype or o.shape != aval.shape:
-        return _wrap_host(o, aval, None, primitive)
-    arr = _new(Array)
-    arr.aval = aval
-    arr._host = o
-    arr._buffer = None
-    arr._device = None
-    return arr
+    return _host_result(o, aval, primitive)
 
 
 def _id_entry(primitive, args, key):
