@@ -53,17 +53,21 @@ def all_weak(avals):
     return all(a.weak_type for a in avals)
 
 
-def unop(name, np_fn, hlo_op, kinds=INEXACT, result_dtype=None):
-    """An elementwise unary primitive; ``result_dtype(dtype)`` maps the output dtype."""
+def unop(name, np_fn, hlo_op, kinds=INEXACT, result_dtype=None, check=None):
+    """An elementwise unary primitive; ``result_dtype(dtype)`` maps the output dtype,
+    ``check(aval, **params)`` adds operand checks. Without ``hlo_op`` the caller sets
+    the lowering (and, for a primitive with parameters, the kernel)."""
     p = Primitive(name)
     p.impl = lambda x: [np_fn(x)]
 
-    def abstract_eval(x):
+    def abstract_eval(x, **params):
         check_kinds(name, x, kinds)
+        if check is not None:
+            check(x, **params)
         dtype = x.dtype if result_dtype is None else result_dtype(x.dtype)
         return [ShapedArray(x.shape, dtype, x.weak_type and dtype == x.dtype)]
     p.abstract_eval = abstract_eval
-    p.lower = lower_elementwise(hlo_op)
+    p.lower = lower_elementwise(hlo_op) if hlo_op is not None else None
     batching.defvectorized(p)
     return p
 

@@ -663,18 +663,9 @@ ad.defjvp(rem_p, lambda g, x, y: g,
 
 def _elementwise(name, np_fn, lower, kinds, result_dtype=None, check=None):
     """A unary elementwise primitive whose kernel and lowering may take parameters."""
-    p = Primitive(name)
+    p = unop(name, np_fn, None, kinds, result_dtype, check)
     p.impl = lambda x, **params: [np_fn(x, **params)]
-
-    def abstract_eval(x, **params):
-        check_kinds(name, x, kinds)
-        if check is not None:
-            check(x, **params)
-        dtype = x.dtype if result_dtype is None else result_dtype(x.dtype)
-        return [ShapedArray(x.shape, dtype, x.weak_type and dtype == x.dtype)]
-    p.abstract_eval = abstract_eval
     p.lower = lower
-    batching.defvectorized(p)
     return p
 
 
