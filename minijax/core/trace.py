@@ -131,6 +131,16 @@ def full_lower(val):
 
 
 _eager_bind = None
+_observe = None
+
+
+def set_observe(fn):
+    """Install ``fn(args) -> args``, applied to the operands of every primitive under a
+    transformation: the runtime replaces concrete arrays by snapshots sharing their
+    (now copy-on-write) buffers, so a later in-place update cannot change a value a
+    transformation saw (a trace constant, a residual)."""
+    global _observe
+    _observe = fn
 
 
 def set_eager_bind(fn):
@@ -146,6 +156,8 @@ def bind(primitive, *args, **params):
         outs = _eager_bind(primitive, args, params)
         if outs is not None:
             return outs if primitive.multiple_results else outs[0]
+    if _observe is not None and len(state.stack) > 1:
+        args = _observe(args)
     trace = find_top_trace(args)
     if trace.main.level == 0:
         outs = trace.process_primitive(primitive, args, params)

@@ -99,3 +99,23 @@ from ._indexing import (choose, compress, diag_indices, diag_indices_from, extra
                         place, put, put_along_axis, ravel_multi_index, select, take,
                         take_along_axis, tril_indices, tril_indices_from, triu_indices,
                         triu_indices_from, unravel_index)
+
+# DESIGN 3: eagerly, each function and Array method named in the runtime's dispatch
+# tables calls NumPy once on the host buffers (installed last, over the lax versions).
+from ..runtime import numpy_dispatch as _numpy_dispatch  # noqa: E402
+
+_numpy_dispatch.install_functions(globals(), _numpy_dispatch.NUMPY_FUNCTIONS, _np)
+_numpy_dispatch.install_functions(vars(linalg), _numpy_dispatch.LINALG_FUNCTIONS, _np.linalg)
+_numpy_dispatch.install_methods(Array)
+
+
+def shares_memory(a, b, /, max_work=None):
+    """Whether ``a`` and ``b`` share memory (views of one buffer do), as NumPy's."""
+    return _np.shares_memory(_numpy_dispatch.host_of(a), _numpy_dispatch.host_of(b),
+                             max_work)
+
+
+def may_share_memory(a, b, /, max_work=None):
+    """NumPy's quick overlap test on the buffers of ``a`` and ``b``."""
+    return _np.may_share_memory(_numpy_dispatch.host_of(a), _numpy_dispatch.host_of(b),
+                                max_work)

@@ -4,7 +4,7 @@ import numpy as np
 
 from .. import dtypes, lax
 from ..config import config
-from ..core import get_aval, get_concrete
+from ..core import Tracer, get_aval, get_concrete
 from ..core.trace import state as _trace_state
 from ..runtime.array import Array
 from ..runtime.dispatch import apply1, apply2
@@ -252,7 +252,11 @@ def _divide_general(x1, x2, /):
 
 
 def _power_general(x1, x2, /):
-    """``x1 ** x2`` elementwise."""
+    """``x1 ** x2`` elementwise (``integer_pow`` for a Python int exponent, as JAX)."""
+    if type(x2) is int and isinstance(x1, (Array, Tracer)):
+        kind = get_aval(x1).dtype.kind
+        if kind in "fc" or (kind in "iu" and 0 <= x2 <= np.iinfo(get_aval(x1).dtype).max):
+            return lax.integer_pow(x1, x2)
     a, b = promote_and_broadcast(x1, x2)
     aval = get_aval(a)
     if dtypes.is_inexact(aval.dtype):

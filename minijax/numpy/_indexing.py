@@ -610,6 +610,9 @@ def getitem(self, key):
 
 def _rebind_or_raise(self, result, what):
     """Rebind ``self`` to ``result`` (in-place update sugar, DESIGN 5) when it can hold it."""
+    if type(self) is Array and type(result) is Array:
+        self._assign(result)   # writes through views into the base (DESIGN 5)
+        return
     if type(result) is type(self) and (not isinstance(self, Tracer)
                                        or result._trace.main is self._trace.main):
         self._rebind(result)

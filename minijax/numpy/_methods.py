@@ -7,8 +7,19 @@ None of these names is installed by ``_operators``.
 from ..core import Tracer
 from ..runtime.array import Array
 from . import _reductions as red, _sorting, _statistics as stats, _ufuncs as uf
+from ._creation import full_like
+from ._indexing import _rebind_or_raise, put
 from ._manipulation import diagonal, repeat, trace
 from ._operators import _defer, _inplace, _reflected, add_methods
+
+
+def _mutating(name, fn):
+    """A NumPy method that updates the array in place and returns None (``sort``,
+    ``fill``, ...): ``fn`` gives the new value, written into (or rebound to) ``self``."""
+    def method(self, *args, **kwargs):
+        _rebind_or_raise(self, fn(self, *args, **kwargs), f"{name}()")
+    method.__name__ = name
+    return method
 
 
 _METHODS = {
@@ -42,7 +53,13 @@ _METHODS = {
     "std": lambda self, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kw:
         stats.std(self, axis, dtype, out, ddof, keepdims, **kw),
     "ptp": lambda self, axis=None, out=None, keepdims=False: red.ptp(self, axis, out, keepdims),
-    "sort": lambda self, axis=-1, kind=None, order=None: _sorting.sort(self, axis, kind, order),
+    "sort": _mutating("sort", lambda self, axis=-1, kind=None, order=None:
+                      _sorting.sort(self, axis, kind, order)),
+    "partition": _mutating("partition", lambda self, kth, axis=-1, kind="introselect",
+                           order=None: _sorting.partition(self, kth, axis, kind, order)),
+    "fill": _mutating("fill", lambda self, value: full_like(self, value)),
+    "put": _mutating("put", lambda self, indices, values, mode="raise":
+                     put(self, indices, values, mode, inplace=False)),
     "argsort": lambda self, axis=-1, kind=None, order=None: _sorting.argsort(self, axis, kind,
                                                                             order),
     "searchsorted": lambda self, v, side="left", sorter=None:

@@ -44,6 +44,9 @@ def _inplace(fn):
             raise ValueError(f"non-broadcastable output operand with shape {aval.shape} "
                              f"doesn't match the broadcast shape {r_aval.shape}")
         result = lax.convert_element_type(result, aval.dtype, aval.weak_type)
+        if type(self) is Array and type(result) is Array:
+            self._assign(result)   # writes through views into the base (DESIGN 5)
+            return self
         if type(result) is type(self) and (not isinstance(self, Tracer)
                                            or result._trace.main is self._trace.main):
             self._rebind(result)

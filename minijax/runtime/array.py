@@ -2,10 +2,19 @@
 
 Its storage is a host ndarray (CPU, what NumPy kernels read) and/or a PjRt
 buffer (what XLA executables read); each is made from the other on first need.
-Arrays are immutable: in-place operators rebind an Array to a new value.
+
+Mutation (DESIGN 5). An Array owns its host buffer and in-place operations write into
+it (``_writable``). A host ndarray that is not writeable is one something else may
+observe (exported through ``__array__``/DLPack, aliased by a device buffer, shared with
+another Array, or seen by a transformation: ``_freeze``), and a write copies it first
+(copy-on-write). A view Array (basic indexing, ``.T``, reshape, ...) holds a NumPy view
+of its root Array's buffer and ``_view = [root, root host it was derived from]``; when
+the root's buffer is replaced by a copy-on-write, the view is derived again at the same
+place in the new buffer, so views and their base stay attached as in NumPy.
 """
 
 import numpy as np
+from numpy.lib.array_utils import byte_bounds
 
 from .. import dtypes
 from ..core.avals import ShapedArray
@@ -13,7 +22,7 @@ from . import xla_bridge
 
 
 class Array:
-    __slots__ = ("aval", "_host", "_buffer", "_device", "__weakref__")
+    __slots__ = ("aval", "_host", "_buffer", "_device", "_view", "__weakref__")
     __array_priority__ = 100
 
     def __init__(self, *args, **kwargs):
@@ -26,6 +35,7 @@ class Array:
         self._host = host
         self._buffer = None
         self._device = device
+        self._view = None
         return self
 
     @classmethod
@@ -35,15 +45,71 @@ class Array:
         self._host = None
         self._buffer = buffer
         self._device = device
+        self._view = None
         return self
 
     # ------------------------------------------------------------ storage
     def _value(self):
-        """The host ndarray (read-only)."""
+        """The host ndarray (read it; write only through ``_writable``)."""
         host = self._host
         if host is None:
             host = self._host = xla_bridge.to_host(self._buffer)
+        view = self._view
+        if view is not None and view[0]._host is not view[1]:
+            host = self._derive_again()
         return host
+
+    def _root(self):
+        view = self._view
+        return self if view is None else view[0]
+
+    def _freeze(self):
+        """Mark the buffer as observed: the next write through any Array copies it."""
+        root = self if self._view is None else self._view[0]
+        if root._host is not None:
+            root._host.flags.writeable = False
+
+    def _writable(self):
+        """The host ndarray, safe to write into (copied first if it may be observed)."""
+        view = self._view
+        if view is None:
+            host = self._value()
+            if not host.flags.writeable:
+                host = self._host = _copy_same_layout(host)
+            self._buffer = None
+            return host
+        view[0]._writable()
+        host = self._value()
+        if not host.flags.writeable:
+            raise ValueError("assignment destination is read-only (a broadcast view)")
+        self._buffer = None
+        return host
+
+    def _derive_again(self):
+        # The root's buffer was replaced (copy-on-write): this view's ndarray is made at
+        # the same byte offset and strides in the new buffer.
+        root, old_root = self._view
+        new_root = root._value()
+        host = self._host
+        lo, hi = byte_bounds(old_root)
+        vlo, vhi = byte_bounds(host)
+        if (new_root.dtype != old_root.dtype or new_root.shape != old_root.shape
+                or new_root.strides != old_root.strides or vlo < lo or vhi > hi):
+            self._view = None   # no longer inside the root's buffer: detach
+            return host
+        offset = host.ctypes.data - old_root.ctypes.data
+        host = self._host = _ndarray_at(new_root, offset, host)
+        self._view = [root, new_root]
+        self._buffer = None
+        return host
+
+    def _assign(self, other):
+        """Write ``other``'s value into this Array's buffer (in-place update)."""
+        value = other._value() if type(other) is Array else np.asarray(other)
+        if value.shape != self.aval.shape:
+            raise ValueError(f"could not assign a value of shape {value.shape} to an array "
+                             f"of shape {self.aval.shape}")
+        self._writable()[...] = value
 
     def _device_buffer(self, device):
         """The value as a PjRt buffer on ``device`` (kept when that is its home device)."""
@@ -51,17 +117,22 @@ class Array:
         home = self._device if self._device is not None else xla_bridge.default_device()
         if buf is not None and home == device:
             return buf
-        buf = xla_bridge.to_device(self._value(), device)
+        host = self._value()
+        if host.flags.writeable:
+            self._freeze()   # the device buffer may alias the host memory
+        buf = xla_bridge.to_device(host, device)
         if home == device:
             self._buffer = buf
         return buf
 
     def _rebind(self, other):
-        """Make this Array hold ``other``'s value (in-place update sugar)."""
+        """Make this Array hold ``other``'s value; both then share it copy-on-write."""
+        other._freeze()
         self.aval = other.aval
-        self._host = other._host
+        self._host = other._host if other._view is None else other._value()
         self._buffer = other._buffer
         self._device = other._device
+        self._view = None   # a snapshot: it keeps these values when the base is written
 
     # ------------------------------------------------------------ attributes
     shape = property(lambda self: self.aval.shape)
@@ -101,16 +172,23 @@ class Array:
         return self._buffer is None or self._buffer.is_ready()
 
     # ------------------------------------------------------------ conversions
+    @property
+    def base(self):
+        """The Array whose buffer this view shares (None if it owns its buffer)."""
+        view = self._view
+        return None if view is None else view[0]
+
     def __array__(self, dtype=None, copy=None):
         host = self._value()
-        if host.flags.writeable and self._host is host:
+        if host.flags.writeable:
+            self._freeze()
             host.flags.writeable = False
         if copy:
             host = host.copy()
         return host if dtype is None else host.astype(dtype, copy=False)
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
-        host = self._value()
+        host = self.__array__()
         try:
             return host.__dlpack__(max_version=max_version, dl_device=dl_device, copy=copy)
         except BufferError:
@@ -178,6 +256,68 @@ class Array:
 
     def __deepcopy__(self, memo):
         return self.copy()
+
+
+def _copy_same_layout(host):
+    """A writeable copy of ``host`` with the same strides (so views keep their offsets)."""
+    if host.flags.c_contiguous or host.flags.f_contiguous:
+        return host.copy(order="K")
+    lo, hi = byte_bounds(host)
+    extent = np.empty(hi - lo, np.uint8)
+    new = np.ndarray(host.shape, host.dtype, buffer=extent, offset=host.ctypes.data - lo,
+                     strides=host.strides)
+    new[...] = host
+    return new
+
+
+class _Interface:
+    __slots__ = ("__array_interface__", "keep")
+
+
+def _ndarray_at(root, offset, like):
+    """An ndarray of ``like``'s shape, strides and dtype at byte ``offset`` from ``root``'s
+    first element, sharing ``root``'s memory."""
+    iface = _Interface()
+    iface.__array_interface__ = {
+        "data": (root.ctypes.data + offset, not root.flags.writeable),
+        "shape": like.shape, "strides": like.strides,
+        "typestr": f"|V{like.dtype.itemsize}", "version": 3}
+    iface.keep = root
+    return np.asarray(iface).view(like.dtype)
+
+
+def as_view_of(out, args):
+    """Make ``out`` (an Array whose host is a NumPy view) a view Array of the Array in
+    ``args`` whose buffer it shares, if any."""
+    host = out._host
+    owner = host.base   # NumPy keeps .base pointing at the memory's owner
+    for a in args:
+        if type(a) is Array:
+            root = a if a._view is None else a._view[0]
+            root_host = root._value()
+            root_owner = root_host.base
+            if ((root_owner is owner or root_host is owner) and
+                    (len(args) == 1 or np.may_share_memory(host, root_host))):
+                out._view = [root, root_host]
+                return
+
+
+def freeze_arrays(args):
+    """``args`` with each Array replaced by a snapshot sharing its buffer copy-on-write:
+    what a transformation sees must not change when the Array is updated in place."""
+    for a in args:
+        if type(a) is Array:
+            break
+    else:
+        return args
+    out = []
+    for a in args:
+        if type(a) is Array:
+            snap = object.__new__(Array)
+            snap._rebind(a)
+            a = snap
+        out.append(a)
+    return out
 
 
 def _rebuild(host, weak_type=False):

@@ -12,9 +12,9 @@ import numpy as np
 
 from ..config import config
 from ..core import Jaxpr, JaxprEqn, Trace, Var, get_aval, set_eval_trace
-from ..core.trace import set_eager_bind
+from ..core.trace import set_eager_bind, set_observe
 from . import xla_bridge
-from .array import Array
+from .array import Array, freeze_arrays
 
 
 class EvalTrace(Trace):
@@ -36,6 +36,7 @@ class EvalTrace(Trace):
                 and not (primitive.prefer_xla and primitive.prefer_xla(*avals_in, **params))):
             hosts = [host_value(a, aval) for a, aval in zip(args, avals_in)]
             outs = primitive.impl(*hosts, **params)
+            _guard_aliases(outs, args)
             return [_wrap_host(o, aval, device, primitive) for o, aval in zip(outs, avals_out)]
         return _eager_xla(primitive, args, avals_in, params, device)
 
@@ -79,6 +80,7 @@ def eager_bind(primitive, args, params):
             if entry is None:
                 return None
         outs = primitive.impl(hx, hy)
+        _guard_aliases(outs, args)
     elif len(args) == 1 and not params:
         x = args[0]
         if type(x) is not Array:
@@ -92,10 +94,24 @@ def eager_bind(primitive, args, params):
             if entry is None:
                 return None
         outs = primitive.impl(hx)
+        _guard_aliases(outs, args)
     else:
         return _eager_bind(primitive, args, params)
     avals_out = entry[0]
     return [_host_result(o, aval, primitive) for o, aval in zip(outs, avals_out)]
+
+
+def _guard_aliases(outs, args):
+    """A kernel output that shares memory with an input (a reshape, a slice) makes both
+    copy-on-write: a lax result is a value, never a view."""
+    for o in outs:
+        if type(o) is _ndarray and (o.base is not None or any(
+                type(a) is Array and a._host is o for a in args)):
+            o.flags.writeable = False
+            for a in args:
+                if type(a) is Array:
+                    a._freeze()
+            return
 
 
 def _host_result(o, aval, primitive):
@@ -108,6 +124,7 @@ def _host_result(o, aval, primitive):
     arr._host = o
     arr._buffer = None
     arr._device = None
+    arr._view = None
     return arr
 
 
@@ -136,6 +153,8 @@ def apply2(primitive, x, y):
         aval = entry[0][0]
         _last[primitive] = (xa, ya, aval)
     o, = primitive.impl(hx, hy)
+    if type(o) is _ndarray and o.base is not None:
+        _guard_aliases((o,), (x, y))
     return _host_result(o, aval, primitive)
 
 
@@ -157,6 +176,8 @@ def apply1(primitive, x):
         aval = entry[0][0]
         _last[primitive] = (xa, aval)
     o, = primitive.impl(hx)
+    if type(o) is _ndarray and (o.base is not None or o is hx):
+        _guard_aliases((o,), (x,))
     return _host_result(o, aval, primitive)
 
 
@@ -195,6 +216,7 @@ def _eager_bind(primitive, args, params):
                              and primitive.prefer_xla(*[a.aval for a in args], **params)):
         return None
     outs = primitive.impl(*[a._value() for a in args], **params)
+    _guard_aliases(outs, args)
     return [_wrap_host(o, aval, None, primitive) for o, aval in zip(outs, avals_out)]
 
 
@@ -321,6 +343,7 @@ def uncommitted_caller(exe, consts, single=False):
             arr._host = None
             arr._buffer = b
             arr._device = None
+            arr._view = None
             result.append(arr)
         return result
 
@@ -337,6 +360,7 @@ def uncommitted_caller(exe, consts, single=False):
             arr._host = None
             arr._buffer = execute(loaded, bufs, handlers)[0]
             arr._device = None
+            arr._view = None
             return arr
         return call_single
     return call
@@ -364,3 +388,4 @@ def compiled_jaxpr(jaxpr, device, committed):
 
 
 set_eager_bind(eager_bind)
+set_observe(freeze_arrays)

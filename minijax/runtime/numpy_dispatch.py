@@ -1,0 +1,353 @@
+"""Eager calls are NumPy calls (DESIGN 3): the one dispatch entry point.
+
+With no transformation active, the NumPy eager backend, and every input concrete on
+the host (uncommitted Arrays, NumPy arrays and scalars, Python scalars, nested lists
+and tuples of those, strings, None, dtypes, slices), a ``minijax.numpy`` function or
+``Array`` method calls the NumPy function of the same meaning once on the host buffers
+and wraps its result without copying. Otherwise it takes the ``lax`` path it wraps,
+which traces, runs on other devices, and runs with ``eager_backend="xla"``.
+
+The tables below name every dispatched function; ``install_functions`` and
+``install_methods`` apply them in one place. A result that is a NumPy view of an input
+Array's buffer becomes a view Array of that input (``Array._view_of``).
+"""
+
+import functools
+import operator
+
+import numpy as np
+
+from .. import dtypes
+from ..errors import TracerArrayConversionError
+from ..config import config
+from ..core import Tracer
+from ..core.avals import ShapedArray
+from ..core.trace import state
+from .array import Array, as_view_of
+
+# minijax.numpy name -> NumPy function (None: NumPy's function of the same name).
+# Not here: array/asarray/from_dlpack (copy and weak-type rules of their own),
+# shape/ndim/size/result_type/can_cast/finfo/iinfo/isdtype/broadcast_shapes (no array
+# result), and put/place/put_along_axis (in place, handled with the Array methods).
+NUMPY_FUNCTIONS = dict.fromkeys("""
+abs absolute acos acosh add all allclose amax amin angle any append arange arccos arccosh
+arcsin arcsinh arctan arctan2 arctanh argmax argmin argpartition argsort argwhere around
+array_equal array_equiv array_split asin asinh astype atan atan2 atanh atleast_1d
+atleast_2d atleast_3d average bincount bitwise_and bitwise_count bitwise_invert
+bitwise_left_shift bitwise_not bitwise_or bitwise_right_shift bitwise_xor broadcast_arrays
+broadcast_to cbrt ceil choose clip column_stack compress concat concatenate conj conjugate
+convolve copy copysign corrcoef correlate cos cosh count_nonzero cov cross cumprod cumsum
+cumulative_prod cumulative_sum deg2rad degrees diag diag_indices diag_indices_from diagonal
+diff divide divmod dot dsplit dstack einsum empty empty_like equal exp exp2 expand_dims
+expm1 extract eye fix flatnonzero flip fliplr flipud float_power floor floor_divide fmax
+fmin fmod full full_like geomspace greater greater_equal heaviside hsplit hstack hypot
+identity imag indices inner interp intersect1d invert isclose iscomplex iscomplexobj isfinite
+isin isinf isnan isneginf isposinf isreal isrealobj ix_ kron left_shift less less_equal
+linspace log log10 log1p log2 logaddexp logaddexp2 logical_and logical_not logical_or
+logical_xor logspace matmul matrix_transpose max maximum mean median meshgrid min minimum
+mod moveaxis multiply nan_to_num nanargmax nanargmin nanmax nanmean nanmedian nanmin
+nanpercentile nanprod nanquantile nanstd nansum nanvar negative nextafter nonzero not_equal
+ones ones_like outer pad partition percentile permute_dims positive pow power prod ptp
+quantile rad2deg radians ravel ravel_multi_index real reciprocal remainder repeat reshape
+right_shift rint roll rot90 round row_stack searchsorted select setdiff1d setxor1d sign
+signbit sin sinc sinh sort split sqrt square squeeze stack std subtract sum swapaxes take
+take_along_axis tan tanh tensordot tile trace transpose tri tril tril_indices
+tril_indices_from triu triu_indices triu_indices_from true_divide trunc union1d unique
+unique_all unique_counts unique_inverse unique_values unravel_index unstack var vdot vecdot
+vsplit vstack where zeros zeros_like
+""".split())
+
+# minijax.numpy.linalg name -> numpy.linalg function (None: the same name).
+LINALG_FUNCTIONS = dict.fromkeys("""
+cholesky cond cross det diagonal eigh eigvalsh inv lstsq matmul matrix_norm matrix_power
+matrix_rank matrix_transpose multi_dot norm outer pinv qr slogdet solve svd svdvals
+tensordot tensorinv tensorsolve trace vecdot vector_norm
+""".split())
+
+
+def _method(name):
+    return operator.methodcaller(name)
+
+
+def _call_method(name):
+    def call(host, *args, **kwargs):
+        return getattr(host, name)(*args, **kwargs)
+    call.__name__ = name
+    return call
+
+
+# Array method/operator -> function of (host, *args, **kwargs). Properties are listed in
+# ARRAY_PROPERTIES; operators that update the array in ARRAY_INPLACE.
+ARRAY_METHODS = {
+    "__add__": operator.add, "__radd__": lambda h, o: o + h,
+    "__sub__": operator.sub, "__rsub__": lambda h, o: o - h,
+    "__mul__": operator.mul, "__rmul__": lambda h, o: o * h,
+    "__truediv__": operator.truediv, "__rtruediv__": lambda h, o: o / h,
+    "__floordiv__": operator.floordiv, "__rfloordiv__": lambda h, o: o // h,
+    "__mod__": operator.mod, "__rmod__": lambda h, o: o % h,
+    "__divmod__": divmod, "__rdivmod__": lambda h, o: divmod(o, h),
+    "__pow__": operator.pow, "__rpow__": lambda h, o: o ** h,
+    "__matmul__": operator.matmul, "__rmatmul__": lambda h, o: np.matmul(o, h),
+    "__and__": operator.and_, "__rand__": lambda h, o: o & h,
+    "__or__": operator.or_, "__ror__": lambda h, o: o | h,
+    "__xor__": operator.xor, "__rxor__": lambda h, o: o ^ h,
+    "__lshift__": operator.lshift, "__rlshift__": lambda h, o: o << h,
+    "__rshift__": operator.rshift, "__rrshift__": lambda h, o: o >> h,
+    "__lt__": operator.lt, "__le__": operator.le, "__gt__": operator.gt,
+    "__ge__": operator.ge, "__eq__": operator.eq, "__ne__": operator.ne,
+    "__neg__": operator.neg, "__pos__": operator.pos, "__abs__": operator.abs,
+    "__invert__": operator.invert,
+    "__getitem__": operator.getitem,
+    **{name: _call_method(name) for name in """
+        all any argmax argmin argsort astype clip conj conjugate cumprod cumsum diagonal dot
+        flatten max mean min nonzero prod ptp ravel repeat reshape round searchsorted squeeze
+        std sum swapaxes trace transpose var""".split()},
+}
+# In-place operator or method -> function writing into the (writable) host buffer.
+ARRAY_INPLACE = {
+    "__iadd__": functools.partial(np.add, casting="same_kind"),
+    "__isub__": functools.partial(np.subtract, casting="same_kind"),
+    "__imul__": functools.partial(np.multiply, casting="same_kind"),
+    "__itruediv__": functools.partial(np.true_divide, casting="same_kind"),
+    "__ifloordiv__": functools.partial(np.floor_divide, casting="same_kind"),
+    "__imod__": functools.partial(np.remainder, casting="same_kind"),
+    "__ipow__": functools.partial(np.power, casting="same_kind"),
+    "__iand__": functools.partial(np.bitwise_and, casting="same_kind"),
+    "__ior__": functools.partial(np.bitwise_or, casting="same_kind"),
+    "__ixor__": functools.partial(np.bitwise_xor, casting="same_kind"),
+    "__ilshift__": functools.partial(np.left_shift, casting="same_kind"),
+    "__irshift__": functools.partial(np.right_shift, casting="same_kind"),
+    "__imatmul__": functools.partial(np.matmul, casting="same_kind"),
+    "__setitem__": operator.setitem,
+    "sort": _call_method("sort"), "partition": _call_method("partition"),
+    "fill": _call_method("fill"), "put": _call_method("put"),
+}
+_UFUNC_INPLACE = frozenset(name for name in ARRAY_INPLACE if name.startswith("__i"))
+
+ARRAY_PROPERTIES = {
+    "T": operator.attrgetter("T"), "mT": operator.attrgetter("mT"),
+    "real": operator.attrgetter("real"), "imag": operator.attrgetter("imag"),
+}
+
+
+class _Fallback(Exception):
+    """An input NumPy must not see (a tracer, a committed Array, an unknown object)."""
+
+
+_PLAIN = frozenset({int, float, complex, bool, str, type(None), slice, type(Ellipsis),
+                    np.dtype, type})
+_ndarray = np.ndarray
+_generic = np.generic
+
+
+def _host(a):
+    t = type(a)
+    if t is Array:
+        if a._device is not None:
+            raise _Fallback
+        if a.aval.weak_type:
+            if a.aval.shape:
+                raise _Fallback
+            return a._value().item()   # a Python scalar stays weak for NumPy (NEP 50)
+        host = a._host
+        if host is None or a._view is not None:
+            host = a._value()
+        return host
+    if t in _PLAIN or t is _ndarray:
+        return a
+    if t is tuple or t is list:
+        for e in a:
+            if type(e) not in _PLAIN:
+                return t([_host(e) for e in a])
+        return a
+    if isinstance(a, (_generic, np.dtype, type)):   # NumPy scalars, dtypes, numpy.float32
+        return a
+    raise _Fallback
+
+
+_OPERANDS = frozenset({Array, _ndarray, int, float, complex, bool, list, tuple})
+
+
+def _operand(a):
+    """``_host`` for the other operand of an operator (no strings, None, ...)."""
+    if type(a) in _OPERANDS or isinstance(a, _generic):
+        return _host(a)
+    raise _Fallback
+
+
+_avals = {}
+
+
+def _aval(shape, dtype):
+    key = (shape, dtype)
+    aval = _avals.get(key)
+    if aval is None:
+        if len(_avals) > 10_000:
+            _avals.clear()
+        aval = _avals[key] = ShapedArray(shape, dtype)
+    return aval
+
+
+_new = object.__new__
+
+
+def wrap(r, args=()):
+    """``r`` (a NumPy result) as minijax values: arrays and scalars become Arrays
+    (sharing ``r``'s buffer), tuples and lists are mapped."""
+    if type(r) is _ndarray:
+        dtype = r.dtype
+        if not config.enable_x64 or dtype.kind in "OUSVMm":
+            target = dtypes.canonicalize(dtype)
+            if target != dtype:
+                r = r.astype(target)
+                dtype = target
+        key = (r.shape, dtype)
+        aval = _avals.get(key)
+        if aval is None:
+            aval = _aval(*key)
+        out = _new(Array)
+        out.aval = aval
+        out._host = r
+        out._buffer = None
+        out._device = None
+        out._view = None
+        if r.base is not None and args:
+            as_view_of(out, args)
+        return out
+    t = type(r)
+    if isinstance(r, _generic) or t in (bool, int, float, complex):
+        return wrap(np.asarray(r))
+    if t is tuple or t is list:
+        return t([wrap(e, args) for e in r])
+    if isinstance(r, tuple):   # NumPy's named tuples (unique_all, eigh, svd, ...)
+        return t(*[wrap(e, args) for e in r])
+    return r
+
+
+def numpy_call(np_fn, fallback):
+    """``fallback`` (a minijax function) that calls ``np_fn`` on host values eagerly."""
+    @functools.wraps(fallback)
+    def call(*args, **kwargs):
+        if len(state.stack) == 1 and config.eager_backend == "numpy":
+            try:
+                hargs = [_host(a) for a in args]
+                if kwargs:
+                    if kwargs.get("out") is not None or kwargs.get("device") is not None:
+                        raise _Fallback
+                    kwargs = {k: _host(v) for k, v in kwargs.items()}
+            except _Fallback:
+                return fallback(*args, **kwargs)
+            try:
+                r = np_fn(*hargs, **kwargs)
+            except TypeError as e:
+                if "unexpected keyword" in str(e):   # a minijax-only keyword
+                    return fallback(*args, **kwargs)
+                raise
+            return wrap(r, args)
+        return fallback(*args, **kwargs)
+    call.__wrapped_lax__ = fallback
+    return call
+
+
+def method_call(host_fn, fallback, operator_like=False):
+    """An Array method: ``host_fn(self_host, ...)`` eagerly, else ``fallback``."""
+    convert = _operand if operator_like else _host
+
+    def call(self, *args, **kwargs):
+        if (len(state.stack) == 1 and self._device is None and config.eager_backend == "numpy"
+                and not self.aval.weak_type):
+            try:
+                hargs = [convert(a) for a in args]
+                if kwargs:
+                    if kwargs.get("out") is not None:
+                        raise _Fallback
+                    kwargs = {k: _host(v) for k, v in kwargs.items()}
+            except _Fallback:
+                return fallback(self, *args, **kwargs)
+            r = host_fn(self._value(), *hargs, **kwargs)
+            if r is NotImplemented:
+                return r
+            return wrap(r, (self,))
+        return fallback(self, *args, **kwargs)
+    call.__name__ = getattr(fallback, "__name__", "method")
+    call.__wrapped_lax__ = fallback
+    return call
+
+
+def inplace_call(host_fn, fallback, ufunc=False):
+    """An updating Array operator or method: ``host_fn`` writes into the Array's buffer
+    (copied first if observed, DESIGN 5) eagerly, else ``fallback``."""
+    def call(self, *args, **kwargs):
+        if (len(state.stack) == 1 and self._device is None and config.eager_backend == "numpy"
+                and not self.aval.weak_type):
+            try:
+                hargs = [_operand(a) if ufunc else _host(a) for a in args]
+                kwargs = {k: _host(v) for k, v in kwargs.items()}
+            except _Fallback:
+                return fallback(self, *args, **kwargs)
+            if len(hargs) > 1 and type(hargs[1]) is list:
+                hargs[1] = np.asarray(hargs[1])   # a value; as an array its size-1 axes drop
+            host = self._writable()
+            if ufunc:
+                host_fn(host, *hargs, out=host)
+                return self
+            host_fn(host, *hargs, **kwargs)
+            return None
+        return fallback(self, *args, **kwargs)
+    call.__name__ = getattr(fallback, "__name__", "method")
+    call.__wrapped_lax__ = fallback
+    return call
+
+
+def iterate(self):
+    """Iteration over the first axis: views of the rows, as NumPy's."""
+    if not self.aval.shape:
+        raise TypeError("iteration over a 0-d array")
+    return (self[i] for i in range(self.aval.shape[0]))
+
+
+def property_call(host_fn, fallback):
+    def get(self):
+        if len(state.stack) == 1 and self._device is None and config.eager_backend == "numpy" \
+                and not self.aval.weak_type:
+            return wrap(host_fn(self._value()), (self,))
+        return fallback(self)
+    return property(get)
+
+
+def install_functions(namespace, table, numpy_module):
+    """Replace each function named in ``table`` in ``namespace`` (a module's globals) by
+    its NumPy-dispatching wrapper."""
+    for name, np_fn in table.items():
+        fallback = namespace[name]
+        if getattr(fallback, "__wrapped_lax__", None) is not None:
+            continue
+        namespace[name] = numpy_call(np_fn or getattr(numpy_module, name), fallback)
+
+
+def install_methods(cls):
+    """Replace the Array methods and properties named in the tables by NumPy-dispatching
+    wrappers around the current (lax) ones."""
+    for name, host_fn in ARRAY_METHODS.items():
+        fallback = getattr(cls, name)
+        if getattr(fallback, "__wrapped_lax__", None) is None:
+            setattr(cls, name, method_call(host_fn, fallback, name.startswith("__")
+                                           and name != "__getitem__"))
+    for name, host_fn in ARRAY_INPLACE.items():
+        fallback = getattr(cls, name)
+        if getattr(fallback, "__wrapped_lax__", None) is None:
+            setattr(cls, name, inplace_call(host_fn, fallback, name in _UFUNC_INPLACE))
+    cls.__iter__ = iterate
+    for name, host_fn in ARRAY_PROPERTIES.items():
+        prop = cls.__dict__[name]
+        setattr(cls, name, property_call(host_fn, prop.fget))
+
+
+def host_of(x):
+    """The host buffer of an Array (not marked as exported), else ``x`` for NumPy."""
+    if type(x) is Array:
+        return x._value()
+    if isinstance(x, Tracer):
+        raise TracerArrayConversionError("shares_memory of a traced value: traced values "
+                                         "have no buffer")
+    return x

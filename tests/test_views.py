@@ -1,0 +1,203 @@
+"""NumPy's mutation and views (DESIGN 5): owned buffers with copy-on-write, views that
+share their base's buffer, in-place methods; values seen by transformations never
+change under them. NumPy is the oracle: each program runs on both."""
+
+import numpy as onp
+import pytest
+from hypothesis import given, strategies as st
+
+import minijax
+import minijax.numpy as np
+
+
+def same(got, want):
+    got_h = onp.asarray(got)
+    assert got_h.shape == want.shape and got_h.dtype == want.dtype, (got_h, want)
+    onp.testing.assert_array_equal(got_h, want)
+
+
+def both(program, *shapes):
+    """Run ``program(m, *arrays)`` with m = minijax.numpy and m = numpy on equal inputs;
+    compare every array it returns."""
+    rng = onp.random.default_rng(0)
+    hosts = [rng.integers(1, 9, s).astype(float) for s in shapes]
+    want = program(onp, *[h.copy() for h in hosts])
+    got = program(np, *[np.asarray(h) for h in hosts])
+    for g, w in zip(got, want):
+        if isinstance(w, onp.ndarray):
+            same(g, w)
+        else:
+            assert g == w
+
+
+# ---------------------------------------------------------------- the issue's examples
+
+def test_row_view_update_reaches_base():
+    def prog(m, A):
+        row = A[0]
+        row += 1
+        return A, row
+    both(prog, (3, 4))
+
+
+def test_masked_write_through_a_slice():
+    def prog(m, Z):
+        mask = Z[1:-1, 1:-1] > 4
+        Z[1:-1, 1:-1][mask] = 1
+        return (Z,)
+    both(prog, (5, 5))
+
+
+def test_iteration_yields_writable_rows():
+    def prog(m, A):
+        for r in A:
+            r /= r.sum()
+        return (A,)
+    both(prog, (4, 3))
+
+
+@pytest.mark.parametrize("method,args", [("sort", ()), ("sort", (0,)), ("fill", (7.0,)),
+                                         ("put", ([0, 5], [-1.0, -2.0])),
+                                         ("partition", (1,))])
+def test_in_place_methods_mutate_and_return_none(method, args):
+    def prog(m, Z):
+        out = getattr(Z, method)(*args)
+        assert out is None
+        if method == "partition":   # only the kth element's place is fixed by NumPy
+            return (Z[:, 1],)
+        return (Z,)
+    both(prog, (3, 4))
+
+
+def test_base_updates_are_seen_by_views_and_shares_memory():
+    def prog(m, A):
+        row, col, t, flat = A[1], A[:, 2], A.T, A.reshape(-1)
+        A[1, 2] = 100.0
+        t[0, 0] = -5.0
+        flat[-1] = 42.0
+        return A, row, col, t, flat, m.shares_memory(A, row), m.shares_memory(A, A.copy())
+    both(prog, (3, 4))
+    A = np.ones((3, 3))
+    assert A[0].base is A.base if A.base is not None else A[0].base is A
+    assert A.copy().base is None
+
+
+def test_real_imag_and_diagonal_are_views():
+    def prog(m, A):
+        c = A + 1j * A
+        c.imag[0] = 9.0
+        d = A.diagonal()
+        return c, d, c.real
+    both(prog, (3, 3))
+
+
+# ---------------------------------------------------------------- copy-on-write
+
+def test_exported_buffers_do_not_change():
+    x = np.asarray(onp.arange(4.0))
+    exported = onp.asarray(x)
+    v = x[1:]
+    x[0] = 10.0
+    v[0] = 20.0           # the write reaches x; the exported array keeps its values
+    same(exported, onp.arange(4.0))
+    same(x, onp.array([10.0, 20.0, 2.0, 3.0]))
+    same(v, onp.array([20.0, 2.0, 3.0]))
+
+
+def test_copies_are_independent():
+    x = np.asarray(onp.arange(4.0))
+    for y in (np.array(x), np.copy(x), x.copy(), np.asarray(x, copy=True)):
+        y[0] = -1.0
+    same(x, onp.arange(4.0))
+
+
+def test_values_seen_by_transformations_do_not_change():
+    c = np.asarray(onp.arange(3.0))
+    f = minijax.jit(lambda x: x * c)
+    first = f(np.ones(3))
+    c[0] = 50.0                       # the trace constant was captured by value
+    same(f(np.ones(3)), onp.asarray(first))
+    y, f_vjp = minijax.vjp(lambda x: x * c, np.ones(3))
+    c[1] = 70.0                       # the residual saved for the derivative is unchanged
+    same(f_vjp(np.ones(3))[0], onp.array([50.0, 1.0, 2.0]))
+    x = np.asarray(onp.arange(3.0))
+    out = minijax.jit(lambda a: a + 1)(x)
+    x += 1.0                          # the argument (aliased by a device buffer) is copied
+    same(out, onp.arange(3.0) + 1)
+    same(x, onp.arange(3.0) + 1)
+
+
+def test_row_by_row_fill_writes_in_place():
+    A = np.zeros((50, 4))
+    host_before = A._value()
+    for i in range(50):
+        A[i] = i
+    assert A._value() is host_before   # no copy: nothing observed the buffer
+    same(A, onp.repeat(onp.arange(50.0)[:, None], 4, axis=1))
+
+
+def test_inplace_casting_errors_are_numpys():
+    x = np.zeros(3, dtype=np.int64)
+    with pytest.raises(TypeError):
+        x += 1.5
+    with pytest.raises(ValueError):
+        np.zeros(3)[...] += np.ones(4)
+
+
+# ---------------------------------------------------------------- property tests
+
+_OPS = st.lists(st.tuples(st.sampled_from(["row", "col", "slice", "T", "ravel", "set",
+                                           "iadd", "imul", "mask", "base_set"]),
+                          st.integers(0, 2), st.floats(-3, 3, allow_nan=False)),
+                min_size=1, max_size=8)
+
+
+def _run_ops(m, A, ops):
+    """Apply a sequence of view creations and in-place updates; return every array."""
+    arrays = [A]
+    for op, i, v in ops:
+        cur = arrays[-1]
+        if cur.ndim == 0:
+            cur = A
+        if op == "row":
+            arrays.append(cur[i % cur.shape[0]])
+        elif op == "col" and cur.ndim == 2:
+            arrays.append(cur[:, i % cur.shape[1]])
+        elif op == "slice":
+            arrays.append(cur[i % cur.shape[0]:])
+        elif op == "T":
+            arrays.append(cur.T)
+        elif op == "ravel" and cur.ndim == 2 and (cur.flags.c_contiguous if m is onp
+                                                  else onp.asarray(cur).flags.c_contiguous):
+            arrays.append(cur.ravel())
+        elif op == "set":
+            cur[i % cur.shape[0]] = v
+        elif op == "iadd":
+            cur += v
+        elif op == "imul":
+            cur *= v
+        elif op == "mask":
+            cur[cur > v] = 0.0
+        elif op == "base_set":
+            A[i % A.shape[0]] = v
+    return arrays
+
+
+@given(ops=_OPS)
+def test_view_and_update_sequences_match_numpy(ops):
+    host = onp.arange(12.0).reshape(3, 4)
+    want = _run_ops(onp, host.copy(), ops)
+    got = _run_ops(np, np.asarray(host), ops)
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        same(g, w)
+
+
+def test_copies_of_views_are_snapshots():
+    A = np.asarray(onp.arange(6.0).reshape(2, 3))
+    row = A[0]
+    copies = [np.array(row), np.copy(row), row.copy()]
+    A[0] = -1.0
+    for c in copies:
+        same(c, onp.arange(3.0))
+    same(row, -onp.ones(3))
