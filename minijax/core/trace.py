@@ -175,7 +175,9 @@ def _describe(tracer):
 class Tracer:
     """A value boxed by a transformation; carries an abstract value."""
 
-    __slots__ = ("_trace",)
+    # ``_view_of`` (set by basic indexing, DESIGN 5): (base tracer, index key), so that
+    # an in-place update of this value is written back into its base.
+    __slots__ = ("_trace", "_view_of")
     __array_priority__ = 1000
 
     @property
@@ -263,7 +265,7 @@ class Tracer:
             raise TypeError(f"cannot rebind a {type(self).__name__} to {type(other).__name__}")
         for cls in type(self).__mro__:
             for slot in getattr(cls, "__slots__", ()):
-                if slot != "__weakref__" and hasattr(other, slot):
+                if slot not in ("__weakref__", "_view_of") and hasattr(other, slot):
                     setattr(self, slot, getattr(other, slot))
 
 

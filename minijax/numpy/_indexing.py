@@ -605,7 +605,41 @@ def getitem(self, key):
                 else out
             return Array._from_host(out, ShapedArray(out.shape, self.aval.dtype,
                                                      self.aval.weak_type), self._device)
-    return _getitem(self, key)
+    out = _getitem(self, key)
+    if isinstance(out, Tracer) and out is not self and _is_basic(key):
+        out._view_of = (self, key)   # a view: updates of it are written back (DESIGN 5)
+    return out
+
+
+def _is_basic(key):
+    for k in _as_key_tuple(key):
+        if not (k is None or k is Ellipsis or type(k) is int or (
+                type(k) is slice and all(type(v) in (int, type(None))
+                                         for v in (k.start, k.stop, k.step)))):
+            return False
+    return True
+
+
+def refresh(view):
+    """Before an in-place update of a traced view, read it again from its base, which
+    may have been updated since the view was made (as a NumPy view would see)."""
+    link = getattr(view, "_view_of", None)
+    if link is not None:
+        base, key = link
+        refresh(base)
+        current = _getitem(base, key)
+        if type(current) is type(view) and current._trace.main is view._trace.main:
+            view._rebind(current)
+
+
+def write_back(view, what):
+    """After ``view`` (a traced basic-indexing view) was updated in place, update its
+    base to match, as a write through a NumPy view would (recursively for views of
+    views)."""
+    link = getattr(view, "_view_of", None)
+    if link is not None:
+        base, key = link
+        _rebind_or_raise(base, _update(base, key, view, "set"), what)
 
 
 def _rebind_or_raise(self, result, what):
@@ -616,6 +650,7 @@ def _rebind_or_raise(self, result, what):
     if type(result) is type(self) and (not isinstance(self, Tracer)
                                        or result._trace.main is self._trace.main):
         self._rebind(result)
+        write_back(self, what)
         return
     from ..errors import MinijaxTypeError
     holder = ("a concrete Array" if isinstance(self, Array) else
@@ -640,6 +675,7 @@ def setitem(self, key, value):
             out[hkey] = value._value() if type(value) is Array else value
             self._rebind(Array._from_host(out, self.aval, self._device))
             return
+    refresh(self)
     result = _update(self, key, value, "set")
     _rebind_or_raise(self, result, "x[key] = value")
 

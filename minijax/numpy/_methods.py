@@ -8,7 +8,7 @@ from ..core import Tracer
 from ..runtime.array import Array
 from . import _reductions as red, _sorting, _statistics as stats, _ufuncs as uf
 from ._creation import full_like
-from ._indexing import _rebind_or_raise, put
+from ._indexing import _rebind_or_raise, put, refresh
 from ._manipulation import diagonal, repeat, trace
 from ._operators import _defer, _inplace, _reflected, add_methods
 
@@ -17,6 +17,7 @@ def _mutating(name, fn):
     """A NumPy method that updates the array in place and returns None (``sort``,
     ``fill``, ...): ``fn`` gives the new value, written into (or rebound to) ``self``."""
     def method(self, *args, **kwargs):
+        refresh(self)
         _rebind_or_raise(self, fn(self, *args, **kwargs), f"{name}()")
     method.__name__ = name
     return method

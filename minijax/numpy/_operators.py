@@ -32,6 +32,7 @@ def _inplace(fn):
     def op(self, other):
         if not _operand_ok(other):
             return NotImplemented
+        _indexing.refresh(self)
         aval = self.aval
         result = fn(self, other)
         r_aval = get_aval(result)
@@ -50,6 +51,7 @@ def _inplace(fn):
         if type(result) is type(self) and (not isinstance(self, Tracer)
                                            or result._trace.main is self._trace.main):
             self._rebind(result)
+            _indexing.write_back(self, "an in-place operator")
             return self
         return result
     return op

@@ -57,16 +57,24 @@ unique_all unique_counts unique_inverse unique_values unravel_index unstack var 
 vsplit vstack where zeros zeros_like
 """.split())
 
+def _argsort(a, axis=-1, kind=None, order=None, *, stable=None):
+    # minijax's argsort is stable (ties keep their order) unless asked otherwise
+    if kind is None and stable is None:
+        kind = "stable"
+    return np.argsort(a, axis, kind, order, stable=stable)
+
+
+NUMPY_FUNCTIONS.update(
+    argsort=_argsort,
+    empty=np.zeros, empty_like=np.zeros_like,   # minijax's empty arrays hold zeros
+)
+
 # minijax.numpy.linalg name -> numpy.linalg function (None: the same name).
 LINALG_FUNCTIONS = dict.fromkeys("""
 cholesky cond cross det diagonal eigh eigvalsh inv lstsq matmul matrix_norm matrix_power
 matrix_rank matrix_transpose multi_dot norm outer pinv qr slogdet solve svd svdvals
 tensordot tensorinv tensorsolve trace vecdot vector_norm
 """.split())
-
-
-def _method(name):
-    return operator.methodcaller(name)
 
 
 def _call_method(name):
@@ -99,9 +107,17 @@ ARRAY_METHODS = {
     "__invert__": operator.invert,
     "__getitem__": operator.getitem,
     **{name: _call_method(name) for name in """
-        all any argmax argmin argsort astype clip conj conjugate cumprod cumsum diagonal dot
-        flatten max mean min nonzero prod ptp ravel repeat reshape round searchsorted squeeze
-        std sum swapaxes trace transpose var""".split()},
+        all any argmax argmin astype clip conj conjugate cumprod cumsum diagonal dot flatten
+        nonzero prod ptp ravel repeat reshape round searchsorted squeeze std swapaxes trace
+        transpose var""".split()},
+    # minijax's signatures: keepdims is the next positional after axis (and dtype)
+    "sum": lambda h, axis=None, dtype=None, keepdims=False, **kw:
+        h.sum(axis, dtype, keepdims=keepdims, **kw),
+    "mean": lambda h, axis=None, dtype=None, keepdims=False, **kw:
+        h.mean(axis, dtype, keepdims=keepdims, **kw),
+    "max": lambda h, axis=None, keepdims=False, **kw: h.max(axis, keepdims=keepdims, **kw),
+    "min": lambda h, axis=None, keepdims=False, **kw: h.min(axis, keepdims=keepdims, **kw),
+    "argsort": _argsort,
 }
 # In-place operator or method -> function writing into the (writable) host buffer.
 ARRAY_INPLACE = {
@@ -224,6 +240,17 @@ def wrap(r, args=()):
     return r
 
 
+def _numpy_failed(error, fallback, args, kwargs):
+    """NumPy raised: the lax path's named error (which says what to do) if it raises
+    one, else NumPy's exception as NumPy raised it (e.g. LinAlgError on a singular
+    matrix, where compiled code gives non-finite values)."""
+    if isinstance(error, TypeError) and ("keyword argument" in str(error)
+                                         or "positional argument" in str(error)):
+        return fallback(*args, **kwargs)   # a call NumPy's signature does not take
+    fallback(*args, **kwargs)
+    raise error
+
+
 def numpy_call(np_fn, fallback):
     """``fallback`` (a minijax function) that calls ``np_fn`` on host values eagerly."""
     @functools.wraps(fallback)
@@ -239,10 +266,8 @@ def numpy_call(np_fn, fallback):
                 return fallback(*args, **kwargs)
             try:
                 r = np_fn(*hargs, **kwargs)
-            except TypeError as e:
-                if "unexpected keyword" in str(e):   # a minijax-only keyword
-                    return fallback(*args, **kwargs)
-                raise
+            except Exception as e:
+                return _numpy_failed(e, fallback, args, kwargs)
             return wrap(r, args)
         return fallback(*args, **kwargs)
     call.__wrapped_lax__ = fallback
