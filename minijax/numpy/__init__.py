@@ -105,6 +105,7 @@ from ._indexing import (choose, compress, diag_indices, diag_indices_from, extra
 from ..runtime import numpy_dispatch as _numpy_dispatch  # noqa: E402
 
 _numpy_dispatch.install_functions(globals(), _numpy_dispatch.NUMPY_FUNCTIONS, _np)
+_numpy_dispatch.install_functions(globals(), _numpy_dispatch.NUMPY_INPLACE_FUNCTIONS, _np)
 _numpy_dispatch.install_functions(vars(linalg), _numpy_dispatch.LINALG_FUNCTIONS, _np.linalg)
 _numpy_dispatch.install_methods(Array)
 

@@ -25,6 +25,8 @@ from ..core.avals import ShapedArray
 from ..core.trace import state
 from .array import Array, as_view_of
 
+_ndarray = np.ndarray
+
 # minijax.numpy name -> NumPy function (None: NumPy's function of the same name).
 # Not here: array/asarray/from_dlpack (copy and weak-type rules of their own),
 # shape/ndim/size/result_type/can_cast/finfo/iinfo/isdtype/broadcast_shapes (no array
@@ -69,6 +71,10 @@ NUMPY_FUNCTIONS.update(
     empty=np.zeros, empty_like=np.zeros_like,   # minijax's empty arrays hold zeros
 )
 
+# Functions that update their first argument in place and return None, as NumPy's.
+NUMPY_INPLACE_FUNCTIONS = {"put": np.put, "place": np.place,
+                           "put_along_axis": np.put_along_axis}
+
 # minijax.numpy.linalg name -> numpy.linalg function (None: the same name).
 LINALG_FUNCTIONS = dict.fromkeys("""
 cholesky cond cross det diagonal eigh eigvalsh inv lstsq matmul matrix_norm matrix_power
@@ -78,10 +84,8 @@ tensordot tensorinv tensorsolve trace vecdot vector_norm
 
 
 def _call_method(name):
-    def call(host, *args, **kwargs):
-        return getattr(host, name)(*args, **kwargs)
-    call.__name__ = name
-    return call
+    # the unbound ndarray method (NumPy 2 dropped ndarray.ptp: the function then)
+    return getattr(_ndarray, name, None) or getattr(np, name)
 
 
 # Array method/operator -> function of (host, *args, **kwargs). Properties are listed in
@@ -152,7 +156,6 @@ class _Fallback(Exception):
 
 _PLAIN = frozenset({int, float, complex, bool, str, type(None), slice, type(Ellipsis),
                     np.dtype, type})
-_ndarray = np.ndarray
 _generic = np.generic
 
 
@@ -210,34 +213,31 @@ _new = object.__new__
 def wrap(r, args=()):
     """``r`` (a NumPy result) as minijax values: arrays and scalars become Arrays
     (sharing ``r``'s buffer), tuples and lists are mapped."""
-    if type(r) is _ndarray:
-        dtype = r.dtype
-        if not config.enable_x64 or dtype.kind in "OUSVMm":
-            target = dtypes.canonicalize(dtype)
-            if target != dtype:
-                r = r.astype(target)
-                dtype = target
-        key = (r.shape, dtype)
-        aval = _avals.get(key)
-        if aval is None:
-            aval = _aval(*key)
-        out = _new(Array)
-        out.aval = aval
-        out._host = r
-        out._buffer = None
-        out._device = None
-        out._view = None
-        if r.base is not None and args:
-            as_view_of(out, args)
-        return out
     t = type(r)
-    if isinstance(r, _generic) or t in (bool, int, float, complex):
-        return wrap(np.asarray(r))
-    if t is tuple or t is list:
-        return t([wrap(e, args) for e in r])
-    if isinstance(r, tuple):   # NumPy's named tuples (unique_all, eigh, svd, ...)
-        return t(*[wrap(e, args) for e in r])
-    return r
+    if t is not _ndarray:
+        if isinstance(r, _generic) or t in (bool, int, float, complex):
+            r = np.asarray(r)
+        elif t is tuple or t is list:
+            return t([wrap(e, args) for e in r])
+        elif isinstance(r, tuple):   # NumPy's named tuples (unique_all, eigh, svd, ...)
+            return t(*[wrap(e, args) for e in r])
+        else:
+            return r
+    aval = _avals.get((r.shape, r.dtype)) if config.enable_x64 else None
+    if aval is None:
+        target = dtypes.canonicalize(r.dtype)   # 32-bit mode: narrowed on the way out
+        if target != r.dtype:
+            r = r.astype(target)
+        aval = _aval(r.shape, target)
+    out = _new(Array)
+    out.aval = aval
+    out._host = r
+    out._buffer = None
+    out._device = None
+    out._view = None
+    if r.base is not None and args:
+        as_view_of(out, args)
+    return out
 
 
 def _numpy_failed(error, fallback, args, kwargs):
@@ -257,7 +257,15 @@ def numpy_call(np_fn, fallback):
     def call(*args, **kwargs):
         if len(state.stack) == 1 and config.eager_backend == "numpy":
             try:
-                hargs = [_host(a) for a in args]
+                if len(args) == 1:
+                    a = args[0]
+                    if (type(a) is Array and a._view is None and a._host is not None
+                            and a._device is None and not a.aval.weak_type):
+                        hargs = (a._host,)
+                    else:
+                        hargs = (_host(a),)
+                else:
+                    hargs = [_host(a) for a in args]
                 if kwargs:
                     if kwargs.get("out") is not None or kwargs.get("device") is not None:
                         raise _Fallback
@@ -274,6 +282,52 @@ def numpy_call(np_fn, fallback):
     return call
 
 
+def inplace_function_call(np_fn, fallback):
+    """A function updating its first argument: eagerly NumPy writes into that Array's
+    buffer (copy-on-write) and returns None; otherwise ``fallback`` (which rebinds)."""
+    @functools.wraps(fallback)
+    def call(a, *args, **kwargs):
+        if (len(state.stack) == 1 and config.eager_backend == "numpy"
+                and (type(a) is _ndarray or type(a) is Array and a._device is None
+                     and not a.aval.weak_type)):
+            try:
+                hargs = [_host(x) for x in args]
+                kwargs = {k: _host(v) for k, v in kwargs.items()}
+            except _Fallback:
+                return fallback(a, *args, **kwargs)
+            try:
+                np_fn(a._writable() if type(a) is Array else a, *hargs, **kwargs)
+            except Exception as e:
+                return _numpy_failed(e, fallback, (a, *args), kwargs)
+            return None
+        return fallback(a, *args, **kwargs)
+    call.__wrapped_lax__ = fallback
+    return call
+
+
+def _self_result(r, self):
+    """``wrap(r, (self,))`` for a method's result: a view of ``self``'s buffer becomes a
+    view Array of ``self``'s root."""
+    if type(r) is not _ndarray or not config.enable_x64:
+        return wrap(r, (self,))
+    aval = _avals.get((r.shape, r.dtype))
+    if aval is None:
+        return wrap(r, (self,))
+    out = _new(Array)
+    out.aval = aval
+    out._host = r
+    out._buffer = None
+    out._device = None
+    out._view = None
+    owner = r.base
+    if owner is not None:
+        root = self if self._view is None else self._view[0]
+        root_host = root._host
+        if root_host is owner or (root_host is not None and root_host.base is owner):
+            out._view = [root, root_host]
+    return out
+
+
 def method_call(host_fn, fallback, operator_like=False):
     """An Array method: ``host_fn(self_host, ...)`` eagerly, else ``fallback``."""
     convert = _operand if operator_like else _host
@@ -281,18 +335,24 @@ def method_call(host_fn, fallback, operator_like=False):
     def call(self, *args, **kwargs):
         if (len(state.stack) == 1 and self._device is None and config.eager_backend == "numpy"
                 and not self.aval.weak_type):
-            try:
-                hargs = [convert(a) for a in args]
-                if kwargs:
-                    if kwargs.get("out") is not None:
-                        raise _Fallback
-                    kwargs = {k: _host(v) for k, v in kwargs.items()}
-            except _Fallback:
-                return fallback(self, *args, **kwargs)
-            r = host_fn(self._value(), *hargs, **kwargs)
+            if args or kwargs:
+                try:
+                    hargs = [convert(a) for a in args]
+                    if kwargs:
+                        if kwargs.get("out") is not None:
+                            raise _Fallback
+                        kwargs = {k: _host(v) for k, v in kwargs.items()}
+                except _Fallback:
+                    return fallback(self, *args, **kwargs)
+            else:
+                hargs = ()
+            host = self._host
+            if host is None or self._view is not None:
+                host = self._value()
+            r = host_fn(host, *hargs, **kwargs)
             if r is NotImplemented:
                 return r
-            return wrap(r, (self,))
+            return _self_result(r, self)
         return fallback(self, *args, **kwargs)
     call.__name__ = getattr(fallback, "__name__", "method")
     call.__wrapped_lax__ = fallback
@@ -335,7 +395,10 @@ def property_call(host_fn, fallback):
     def get(self):
         if len(state.stack) == 1 and self._device is None and config.eager_backend == "numpy" \
                 and not self.aval.weak_type:
-            return wrap(host_fn(self._value()), (self,))
+            host = self._host
+            if host is None or self._view is not None:
+                host = self._value()
+            return _self_result(host_fn(host), self)
         return fallback(self)
     return property(get)
 
@@ -347,7 +410,8 @@ def install_functions(namespace, table, numpy_module):
         fallback = namespace[name]
         if getattr(fallback, "__wrapped_lax__", None) is not None:
             continue
-        namespace[name] = numpy_call(np_fn or getattr(numpy_module, name), fallback)
+        make = inplace_function_call if table is NUMPY_INPLACE_FUNCTIONS else numpy_call
+        namespace[name] = make(np_fn or getattr(numpy_module, name), fallback)
 
 
 def install_methods(cls):
