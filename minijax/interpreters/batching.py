@@ -2,17 +2,7 @@
 
 from functools import lru_cache
 
-from ..core import (
-    Trace,
-    Tracer,
-    bind,
-    eval_jaxpr,
-    full_lower,
-    full_raise,
-    get_aval,
-    get_concrete,
-    new_main,
-)
+from ..core import Trace, Tracer, bind, eval_jaxpr, full_lower, full_raise, get_aval, get_concrete, new_main
 from . import partial_eval as pe
 
 not_mapped = None

@@ -30,7 +30,7 @@ from .elementwise import (
     is_finite,
     log,
     lt,
-    max,
+    max as lax_max,
     mul,
     select_n,
     stop_gradient,
@@ -347,7 +347,7 @@ def _logaddexp(a, b):
     """log(exp(a) + exp(b)) with lax ops, stable and smooth: the shift by the maximum is
     a constant to differentiation (the value does not depend on it), so derivatives of
     every order are exact, also where a == b."""
-    m = stop_gradient(max(a, b))
+    m = stop_gradient(lax_max(a, b))
     m = select_n(is_finite(m), full(get_aval(m).shape, 0, get_aval(m).dtype), m)
     return add(m, log(add(exp(sub(a, m)), exp(sub(b, m)))))
 
