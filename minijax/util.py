@@ -1,9 +1,15 @@
 """Small list helpers shared by the interpreters."""
 
 
-def split_list(lst, n):
-    lst = list(lst)
-    return lst[:n], lst[n:]
+def split_list(lst, *sizes):
+    """``lst`` cut into consecutive groups of the given sizes, then the rest:
+    ``split_list(lst, n)`` is ``[lst[:n], lst[n:]]``."""
+    out, start = [], 0
+    for n in sizes:
+        out.append(list(lst[start:start + n]))
+        start += n
+    out.append(list(lst[start:]))
+    return out
 
 
 def split_half(lst):
