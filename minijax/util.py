@@ -1,5 +1,7 @@
 """Small list helpers shared by the interpreters."""
 
+import operator
+
 
 def split_list(lst, *sizes):
     """``lst`` cut into consecutive groups of the given sizes, then the rest:
@@ -42,7 +44,6 @@ def unzip2(pairs):
 
 
 def canonicalize_axis(axis, ndim, name="axis"):
-    import operator
     try:
         axis = operator.index(axis)
     except TypeError:

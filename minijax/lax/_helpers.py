@@ -129,7 +129,7 @@ def scalar_operands(x, y):
     x_scalar, y_scalar = dtypes.is_python_scalar(x), dtypes.is_python_scalar(y)
     if x_scalar == y_scalar:
         return x, y
-    from .shapes import broadcast_to_shape
+    from .shapes import broadcast_to_shape   # deferred: shapes imports _helpers
     if x_scalar:
         x = broadcast_to_shape(as_operand(x, y), get_aval(y).shape)
     else:
@@ -169,7 +169,7 @@ def dilate_dim(n, d):
 
 def full_like(x, value):
     """An array of ``value`` with the shape and dtype of ``x``."""
-    from .shapes import full
+    from .shapes import full   # deferred: shapes imports _helpers
     aval = get_aval(x)
     return full(aval.shape, value, aval.dtype)
 

@@ -77,7 +77,7 @@ def _lower_unsigned(rule, signed_rule):
 def _unbroadcast(ct, operand):
     """The cotangent of a rank-0 operand that was combined with a larger one: a sum."""
     if operand.aval.shape == () and get_aval(ct).shape != ():
-        from .reductions import reduce_sum
+        from .reductions import reduce_sum   # deferred: reductions imports elementwise
         return reduce_sum(ct)
     return ct
 
@@ -109,7 +109,7 @@ def _via_float32(fn):
 def _bcast_to(t, shape):
     if get_aval(t).shape == shape:
         return t
-    from .shapes import broadcast_in_dim
+    from .shapes import broadcast_in_dim   # deferred: shapes imports elementwise
     return broadcast_in_dim(t, shape, ())
 
 
@@ -572,7 +572,7 @@ def _select_n_batch(axis_size, args, dims):
     if wdim is not None or get_aval(which).shape != ():
         which = batching.move_axis_to(axis_size, which, wdim, 0)
         if get_aval(which).ndim == 1 and shape:
-            from .shapes import broadcast_in_dim
+            from .shapes import broadcast_in_dim   # deferred: shapes imports elementwise
             which = broadcast_in_dim(which, (axis_size, *shape), (0,))
     return [select_n(which, *cases)], [0]
 
@@ -640,7 +640,7 @@ def _clamp_batch(axis_size, args, dims):
     ld, xd, hd = dims
     x = batching.move_axis_to(axis_size, x, xd, 0)
     shape = get_aval(x).shape
-    from .shapes import broadcast_in_dim
+    from .shapes import broadcast_in_dim   # deferred: shapes imports elementwise
     out = []
     for a, d in ((lo, ld), (hi, hd)):
         if d is None and get_aval(a).shape == ():
