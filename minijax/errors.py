@@ -27,3 +27,8 @@ class UnexpectedTracerError(Exception):
 
 class NonConcreteBooleanIndexError(ConcretizationTypeError):
     """A traced boolean array was used as an index (the result's shape would depend on it)."""
+
+
+class CustomRuleError(TypeError):
+    """A ``custom_jvp``/``custom_vjp`` rule returned values that do not fit the function,
+    or differentiation reached something the rule does not cover."""
