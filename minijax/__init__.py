@@ -18,8 +18,12 @@ from . import lax
 from . import numpy
 from .api import (block_until_ready, device_put, devices, grad, jit, jvp, linearize, make_jaxpr,
                   value_and_grad, vjp, vmap)
+from .api import ShapeDtypeStruct, device_get, eval_shape, linear_transpose
+from .lax import stop_gradient
 from .core import ClosedJaxpr, Primitive, ShapedArray
 from . import custom_derivatives
 from .custom_derivatives import closure_convert, custom_jvp, custom_vjp
+from .jacobians import hessian, jacfwd, jacobian, jacrev
+from .checkpoint import checkpoint, checkpoint_policies, remat
 
 __version__ = "0.1.0"

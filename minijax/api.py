@@ -7,7 +7,7 @@ import inspect
 
 import numpy as np
 
-from . import dtypes, tree_util
+from . import dtypes, errors, tree_util
 from .config import config
 from .core import ClosedJaxpr, Tracer, get_aval
 from .interpreters import ad, batching, partial_eval as pe
@@ -327,7 +327,8 @@ def value_and_grad(fun, argnums=0, has_aux=False):
                 raise ValueError(f"argnums {argnums} refers to argument {i}, but "
                                  f"{_fun_name(fun)} was called with {len(args)} positional "
                                  f"arguments")
-        idx = [i % len(args) for i in nums]
+        requested = [i % len(args) for i in nums]
+        idx = list(dict.fromkeys(requested))   # each argument differentiated once
         for i in idx:
             for leaf in tree_util.tree_leaves(args[i]):
                 aval = _check_leaf(leaf, "grad argument")
@@ -349,10 +350,16 @@ def value_and_grad(fun, argnums=0, has_aux=False):
             raise TypeError(f"grad requires a function returning a scalar, but "
                             f"{_fun_name(fun)} returned {shape}; reduce it (e.g. .sum()) or "
                             f"use vjp/jacrev")
+        if not dtypes.is_inexact(aval.dtype):
+            raise errors.NonDifferentiableOutputError(
+                f"grad requires a floating-point output, but {_fun_name(fun)} returned "
+                f"{aval.str_short()}: a boolean or integer value (a comparison, "
+                f"allclose, argmax, ...) has no derivative. Return a float (for example the "
+                f"quantity you compared), or use stop_gradient where a constant is meant.")
         if dtypes.is_complex(aval.dtype):
             raise TypeError("grad requires a real-valued scalar output, got complex; use vjp")
         g = f_vjp(Array._from_host(np.ones((), aval.dtype), aval.strip_weak_type()))
-        g = g[0] if single else tuple(g)
+        g = g[0] if single else tuple(g[idx.index(i)] for i in requested)
         if has_aux:
             return (ans, res[2]), g
         return ans, g
@@ -494,3 +501,103 @@ def block_until_ready(x):
         if isinstance(leaf, Array):
             leaf.block_until_ready()
     return x
+
+
+def device_get(x):
+    """A pytree with every array replaced by a NumPy array on the host."""
+    def get(leaf):
+        if isinstance(leaf, Tracer):
+            raise errors.TracerArrayConversionError(
+                f"device_get of a traced value ({leaf.aval.str_short()}): its value is not "
+                f"known while the function is being transformed; return it from the "
+                f"transformed function and call device_get on the result")
+        return np.asarray(leaf) if isinstance(leaf, Array) else leaf
+    return tree_util.tree_map(get, x)
+
+
+# ---------------------------------------------------------------- shapes without computing
+
+class ShapeDtypeStruct:
+    """A stand-in for an array with only a shape and a dtype (input to and output of
+    ``eval_shape``)."""
+
+    __slots__ = ("shape", "dtype", "weak_type")
+
+    def __init__(self, shape, dtype, weak_type=False):
+        self.shape = tuple(int(d) for d in shape)
+        self.dtype = dtypes.canonicalize(np.dtype(dtype))
+        self.weak_type = weak_type
+
+    ndim = property(lambda self: len(self.shape))
+    size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
+
+    @property
+    def aval(self):
+        from .core.avals import ShapedArray
+        return ShapedArray(self.shape, self.dtype, self.weak_type)
+
+    def __repr__(self):
+        weak = ", weak_type=True" if self.weak_type else ""
+        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{weak})"
+
+    def __eq__(self, other):
+        return (type(other) is ShapeDtypeStruct and self.shape == other.shape
+                and self.dtype == other.dtype and self.weak_type == other.weak_type)
+
+    def __hash__(self):
+        return hash((self.shape, self.dtype, self.weak_type))
+
+
+def eval_shape(fun, *args, **kwargs):
+    """The shapes and dtypes of ``fun(*args, **kwargs)`` as a pytree of
+    ``ShapeDtypeStruct``, found by tracing without computing anything. Arguments may
+    be arrays or ``ShapeDtypeStruct``s."""
+    leaves, in_tree = tree_util.tree_flatten((args, kwargs))
+    avals = [x.aval if isinstance(x, ShapeDtypeStruct) else _check_leaf(x, "eval_shape argument")
+             for x in leaves]
+    flat_fun, store = _flatten_fun(fun, in_tree)
+    jaxpr, _ = pe.trace_to_jaxpr(flat_fun, avals, _debug_info("eval_shape", fun))
+    outs = [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type) for a in jaxpr.out_avals]
+    return tree_util.tree_unflatten(store[0], outs)
+
+
+# ---------------------------------------------------------------- transposition
+
+def linear_transpose(fun, *primals):
+    """The transpose of linear ``fun``: ``f_t(cotangent) -> tuple`` of input cotangents.
+
+    ``primals`` give the input shapes and dtypes (their values are not used).
+    """
+    leaves, in_tree = tree_util.tree_flatten((primals, {}))
+    avals = [x.aval if isinstance(x, ShapeDtypeStruct) else _check_leaf(x, "linear_transpose "
+             "argument") for x in leaves]
+    for a in avals:
+        if not dtypes.is_inexact(a.dtype):
+            raise TypeError(f"linear_transpose requires floating-point inputs, got "
+                            f"{a.dtype.name}")
+    flat_fun, store = _flatten_fun(fun, in_tree)
+    jaxpr, consts = pe.trace_to_jaxpr(flat_fun, avals, _debug_info("linear_transpose", fun))
+    out_tree = store[0]
+    out_avals = jaxpr.out_avals
+
+    def transposed(ct):
+        ct_flat, ct_tree = tree_util.tree_flatten(ct)
+        if ct_tree != out_tree:
+            raise TypeError(f"linear_transpose: the cotangent has structure {ct_tree}, the "
+                            f"function's output has {out_tree}")
+        for c, a in zip(ct_flat, out_avals):
+            ca = _check_leaf(c, "cotangent")
+            if ca.shape != a.shape:
+                raise ValueError(f"linear_transpose: cotangent of shape {ca.shape} for an "
+                                 f"output of shape {a.shape}")
+        ct_flat = [_as_dtype(c, a.dtype) for c, a in zip(ct_flat, out_avals)]
+        undefs = [ad.UndefPrimal(a.strip_weak_type()) for a in avals]
+        try:
+            cts = ad.backward_pass(jaxpr, list(consts) + undefs, ct_flat)
+        except NotImplementedError as e:
+            raise TypeError(f"linear_transpose: `{_fun_name(fun)}` is not linear in its "
+                            f"inputs ({e})") from None
+        cts = [ad.instantiate(c) for c in cts]
+        args, _ = tree_util.tree_unflatten(in_tree, cts)
+        return args
+    return transposed

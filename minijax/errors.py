@@ -32,3 +32,7 @@ class NonConcreteBooleanIndexError(ConcretizationTypeError):
 class CustomRuleError(TypeError):
     """A ``custom_jvp``/``custom_vjp`` rule returned values that do not fit the function,
     or differentiation reached something the rule does not cover."""
+
+
+class NonDifferentiableOutputError(TypeError):
+    """``grad`` of a function whose output is boolean or integer (it has no derivative)."""
