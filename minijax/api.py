@@ -469,6 +469,7 @@ def make_jaxpr(fun, static_argnums=()):
             return fun(*[args[i] if i in static else next(it) for i in range(len(args))], **kw)
         flat_fun, _ = _flatten_fun(f, in_tree)
         jaxpr, consts = pe.trace_to_jaxpr(flat_fun, avals, _debug_info("make_jaxpr", fun))
+        jaxpr.num_consts = len(consts)   # a fresh jaxpr: constvars/invars as in JAX
         return ClosedJaxpr(jaxpr, consts)
     return make
 

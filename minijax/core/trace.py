@@ -55,6 +55,9 @@ class _TraceState:
         self.eval_main = MainTrace(0, None)
         self.stack = [self.eval_main]
         self.dynamic = self.eval_main
+        # While a transformation's rule runs, arrays it creates belong below that
+        # transformation (see ``new_value_main`` and ``rule_of``).
+        self.new_value_cap = None
 
 
 state = _TraceState()
@@ -70,15 +73,36 @@ def new_main(trace_type, payload=None, dynamic=False, debug_info=None):
     """Push a transformation; ``dynamic=True`` makes it stage every operation."""
     main = MainTrace(len(state.stack), trace_type, payload, debug_info)
     state.stack.append(main)
-    prev_dynamic = state.dynamic
+    prev_dynamic, prev_cap = state.dynamic, state.new_value_cap
     if dynamic:
         state.dynamic = main
+    state.new_value_cap = None
     try:
         yield main
     finally:
         main.active = False
         state.stack.pop()
         state.dynamic = prev_dynamic
+        state.new_value_cap = prev_cap
+
+
+def new_value_main():
+    """The transformation a newly created array joins: the innermost one, or, while a
+    rule of some transformation runs, the one below it (a JVP rule's ``zeros_like(x)``
+    is a constant of the rule, not a new input of the same JVP, which would re-enter
+    the rule forever)."""
+    cap = state.new_value_cap
+    return state.stack[-1] if cap is None else state.stack[cap]
+
+
+def run_rule(main, rule, *args, **params):
+    """Call ``rule`` of transformation ``main``; arrays it creates join the level below."""
+    prev = state.new_value_cap
+    state.new_value_cap = main.level - 1
+    try:
+        return rule(*args, **params)
+    finally:
+        state.new_value_cap = prev
 
 
 @contextmanager
@@ -264,4 +288,4 @@ def get_concrete(x):
 
 __all__ = ["MainTrace", "Trace", "Tracer", "bind", "find_top_trace", "full_raise",
            "full_lower", "new_main", "new_base_main", "set_eval_trace", "get_aval",
-           "get_concrete", "state"]
+           "get_concrete", "new_value_main", "run_rule", "state"]

@@ -9,6 +9,8 @@ from functools import lru_cache
 from ..core import (Literal, Trace, Tracer, Var, bind, full_lower, full_raise, get_aval,
                     get_concrete, new_main)
 from ..core.avals import ShapedArray
+from ..core.primitive import missing_rule
+from ..core.trace import run_rule
 from ..util import split_half, unzip2
 from . import partial_eval as pe
 
@@ -80,9 +82,9 @@ class JVPTrace(Trace):
         primals = [t.primal for t in tracers]
         tangents = [t.tangent for t in tracers]
         if primitive.jvp is None:
-            raise NotImplementedError(f"differentiation rule for '{primitive.name}' is not "
-                                      f"implemented")
-        primals_out, tangents_out = primitive.jvp(primals, tangents, **params)
+            raise missing_rule(primitive, "differentiation")
+        primals_out, tangents_out = run_rule(self.main, primitive.jvp, primals, tangents,
+                                             **params)
         return [JVPTracer(self, p, t) for p, t in zip(primals_out, tangents_out)]
 
 
@@ -215,8 +217,7 @@ def backward_pass(jaxpr, args, cotangents):
         cts = [zeros_like_aval(v.aval) if ct is None else ct
                for v, ct in zip(eqn.out_binders, cts)]
         if eqn.primitive.transpose is None:
-            raise NotImplementedError(f"transpose rule for '{eqn.primitive.name}' is not "
-                                      f"implemented; it is not linear in its tangent inputs")
+            raise missing_rule(eqn.primitive, "transpose")
         cts_in = eqn.primitive.transpose(cts, *[read_primal(x) for x in eqn.inputs],
                                          **eqn.params)
         for x, ct in zip(eqn.inputs, cts_in):

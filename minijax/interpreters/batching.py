@@ -3,6 +3,8 @@
 from functools import lru_cache
 
 from ..core import Trace, Tracer, bind, eval_jaxpr, full_lower, full_raise, get_aval, get_concrete, new_main
+from ..core.primitive import missing_rule
+from ..core.trace import run_rule
 from . import partial_eval as pe
 
 not_mapped = None
@@ -60,8 +62,9 @@ class BatchTrace(Trace):
             outs = outs if primitive.multiple_results else [outs]
             return [BatchTracer(self, o, not_mapped) for o in outs]
         if primitive.batch is None:
-            raise NotImplementedError(f"batching rule for '{primitive.name}' is not implemented")
-        outs, out_dims = primitive.batch(self.axis_size, vals, dims, **params)
+            raise missing_rule(primitive, "batching")
+        outs, out_dims = run_rule(self.main, primitive.batch, self.axis_size, vals, dims,
+                                  **params)
         return [BatchTracer(self, o, d) for o, d in zip(outs, out_dims)]
 
 

@@ -13,6 +13,7 @@ from weakref import ref
 from ..core import (Jaxpr, JaxprEqn, Literal, Trace, Tracer, Var, bind, full_lower, full_raise,
                     get_aval, get_concrete, new_base_main, new_main)
 from ..core.avals import ShapedArray
+from ..core.primitive import missing_rule
 from ..util import partition_list
 
 
@@ -47,6 +48,8 @@ class JaxprTrace(Trace):
     lift = pure
 
     def process_primitive(self, primitive, tracers, params):
+        if primitive.abstract_eval is None:
+            raise missing_rule(primitive, "abstract evaluation")
         avals_out = primitive.abstract_eval(*[t.aval for t in tracers], **params)
         outs = [JaxprTracer(self, a, primitive.name) for a in avals_out]
         self.main.payload.add_eqn(primitive, tracers, params, outs)
@@ -218,6 +221,8 @@ class PartialEvalTrace(Trace):
         if primitive.partial_eval is not None:
             return primitive.partial_eval(self, tracers, **params)
         tracers_in = [self.instantiate_const(t) for t in tracers]
+        if primitive.abstract_eval is None:
+            raise missing_rule(primitive, "abstract evaluation")
         avals_out = primitive.abstract_eval(*[t.aval for t in tracers_in], **params)
         return self.stage_eqn(primitive, tracers_in, params, avals_out)
 

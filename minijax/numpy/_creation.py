@@ -10,7 +10,7 @@ import functools
 
 from .. import dtypes, lax
 from ..core import get_aval, get_concrete
-from ..core.trace import full_raise, state as trace_state
+from ..core.trace import full_raise, new_value_main, state as trace_state
 from ._core import new_object, to_array
 
 
@@ -23,7 +23,7 @@ def _new_array(fn):
     def create(*args, **kwargs):
         out = fn(*args, **kwargs)
         if len(trace_state.stack) > 1 and not (args and out is args[0]):
-            trace = trace_state.stack[-1].trace
+            trace = new_value_main().trace
             if isinstance(out, tuple):     # linspace(..., retstep=True)
                 return tuple(full_raise(trace, o) for o in out)
             return full_raise(trace, out)
