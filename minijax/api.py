@@ -15,6 +15,7 @@ from .lax.call import jit_p
 from .core.trace import state as trace_state
 from .runtime import dispatch, xla_bridge
 from .runtime.array import Array
+from .traceback_util import api_boundary
 
 _VALID_SCALARS = (bool, int, float, complex, np.generic)
 
@@ -139,6 +140,7 @@ class Jitted:
         entry = self._fast_ids[ids] = (fast, [a.aval for a in args])
         return entry
 
+    @api_boundary
     def _call(self, args, kwargs):
         dyn_args, dyn_kwargs, static_pos, statics = self._split(args, kwargs)
         leaves, in_tree = tree_util.tree_flatten((dyn_args, dyn_kwargs))
@@ -168,8 +170,26 @@ class Jitted:
             kw = {k: (kwargs[k] if k in self.static_argnames else dyn_kwargs[k]) for k in kwargs}
             return self.fun(*full, **kw)
         flat_fun, store = _flatten_fun(fun, in_tree)
-        jaxpr, consts = pe.trace_to_jaxpr(flat_fun, avals, _debug_info("jit", self.fun))
+        jaxpr, consts = pe.trace_to_jaxpr(flat_fun, avals, _debug_info("jit", self.fun),
+                                          self._arg_labels(args, kwargs, static_pos))
         return jaxpr, consts, store[0]
+
+    def _arg_labels(self, args, kwargs, static_pos):
+        """One ``ArgLabel`` per flat dynamic input, naming its argument."""
+        labels = []
+        for i, a in enumerate(args):
+            if i in static_pos:
+                continue
+            name = self._positional[i] if i < len(self._positional) else None
+            text = f"argument `{name}` (position {i})" if name else f"argument {i}"
+            lab = pe.ArgLabel(text, i, name)
+            labels.extend([lab] * len(tree_util.tree_leaves(a)))
+        for k in sorted(kwargs):
+            if k in self.static_argnames:
+                continue
+            lab = pe.ArgLabel(f"keyword argument `{k}`", None, k)
+            labels.extend([lab] * len(tree_util.tree_leaves(kwargs[k])))
+        return labels
 
     def clear_cache(self):
         self._cache.clear()
@@ -207,6 +227,7 @@ def jit(fun=None, *, static_argnums=(), static_argnames=()):
 
 # ---------------------------------------------------------------- forward mode
 
+@api_boundary
 def jvp(fun, primals, tangents, has_aux=False):
     """``(fun(*primals), J·tangents)``; ``primals`` and ``tangents`` are tuples of pytrees."""
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
@@ -259,6 +280,7 @@ def _split_aux(flat_fun, store):
     return fun, aux_store
 
 
+@api_boundary
 def linearize(fun, *primals):
     """``(fun(*primals), f_jvp)`` where ``f_jvp(*tangents)`` is the linear map, staged."""
     p_flat, in_tree = tree_util.tree_flatten((primals, {}))
@@ -280,6 +302,7 @@ def linearize(fun, *primals):
 
 # ---------------------------------------------------------------- reverse mode
 
+@api_boundary
 def vjp(fun, *primals, has_aux=False):
     """``(fun(*primals), f_vjp)`` where ``f_vjp(cotangent)`` returns a tuple of
     cotangents, one per primal."""
@@ -320,6 +343,7 @@ def value_and_grad(fun, argnums=0, has_aux=False):
     single = isinstance(argnums, int)
     nums = (argnums,) if single else tuple(argnums)
 
+    @api_boundary
     @functools.wraps(fun, updated=())
     def value_and_grad_fun(*args, **kwargs):
         for i in nums:
@@ -370,6 +394,7 @@ def grad(fun, argnums=0, has_aux=False):
     """The gradient of scalar-valued ``fun`` with respect to argument(s) ``argnums``."""
     vg = value_and_grad(fun, argnums, has_aux)
 
+    @api_boundary
     @functools.wraps(fun, updated=())
     def grad_fun(*args, **kwargs):
         (value, g) = vg(*args, **kwargs)
@@ -401,6 +426,7 @@ def vmap(fun, in_axes=0, out_axes=0, axis_size=None):
     if isinstance(in_axes, list):
         in_axes = tuple(in_axes)
 
+    @api_boundary
     @functools.wraps(fun, updated=())
     def vmapped(*args, **kwargs):
         axes = in_axes
@@ -457,6 +483,7 @@ def make_jaxpr(fun, static_argnums=()):
     if isinstance(static_argnums, int):
         static_argnums = (static_argnums,)
 
+    @api_boundary
     @functools.wraps(fun, updated=())
     def make(*args, **kwargs):
         static = {i % len(args) for i in static_argnums}
@@ -549,6 +576,7 @@ class ShapeDtypeStruct:
         return hash((self.shape, self.dtype, self.weak_type))
 
 
+@api_boundary
 def eval_shape(fun, *args, **kwargs):
     """The shapes and dtypes of ``fun(*args, **kwargs)`` as a pytree of
     ``ShapeDtypeStruct``, found by tracing without computing anything. Arguments may

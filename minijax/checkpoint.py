@@ -16,6 +16,7 @@ from .core import Jaxpr, JaxprEqn, Primitive, Var, eval_jaxpr
 from .core.trace import state as trace_state
 from .interpreters import ad, batching, partial_eval as pe
 from .interpreters.lowering import jaxpr_subcomp
+from .traceback_util import api_boundary
 from .util import merge_lists, partition_list
 
 remat_p = Primitive("remat", multiple_results=True)
@@ -193,6 +194,7 @@ def checkpoint(fun=None, *, prevent_cse=True, policy=None, static_argnums=()):
                         f"checkpoint_policies.dots_saveable, got {policy!r}")
     static = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
 
+    @api_boundary
     @functools.wraps(fun, updated=())
     def remat_fun(*args, **kwargs):
         if len(trace_state.stack) == 1:   # nothing to differentiate: run it

@@ -14,6 +14,7 @@ import numpy as np
 from . import dtypes, lax, tree_util
 from .api import _check_leaf, _fun_name, jvp, vjp, vmap
 from .runtime.array import Array
+from .traceback_util import api_boundary
 
 
 def _argnums(argnums):
@@ -79,6 +80,7 @@ def _columns_by_input(x, in_avals):
 
 def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
     """The Jacobian of ``fun`` by forward mode (one ``jvp`` per input element, vmapped)."""
+    @api_boundary
     @functools.wraps(fun, updated=())
     def jacfun(*args, **kwargs):
         nums, merge = _dyn_args(fun, args, argnums, "jacfwd")
@@ -116,6 +118,7 @@ def _unflatten_args(in_tree, leaves, argnums):
 
 def jacrev(fun, argnums=0, has_aux=False, holomorphic=False):
     """The Jacobian of ``fun`` by reverse mode (one ``vjp`` per output element, vmapped)."""
+    @api_boundary
     @functools.wraps(fun, updated=())
     def jacfun(*args, **kwargs):
         nums, merge = _dyn_args(fun, args, argnums, "jacrev")

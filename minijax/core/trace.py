@@ -212,14 +212,27 @@ class Tracer:
             raise TypeError("len() of unsized object (a 0-d traced array)")
         return self.shape[0]
 
+    def _abstract_reason(self):
+        """Why this value is not concrete: ``(explanation, replaces_generic_advice)``."""
+        return ("The value depends on the traced function's arguments, so it is not known "
+                "until the function runs.", False)
+
+    def abstract_reason_text(self):
+        return self._abstract_reason()[0]
+
     def _concretize(self, kind, error_cls, advice):
         value = self.to_concrete_value()
         if value is not None:
             return value
+        reason, specific = self._abstract_reason()
+        if specific:   # the reason already says whether marking static helps
+            if advice.startswith("Mark the argument static"):
+                advice = "Keep the computation in arrays."
+            advice = advice.split(", or mark the argument static")[0].split(
+                " or mark the argument static")[0].rstrip(".") + "."
         raise error_cls(
             f"Attempted {kind} of a traced value of type {self.aval.str_short()}"
-            f"{_describe(self)}. The value depends on the traced function's arguments, "
-            f"so it is not known until the function runs. {advice}")
+            f"{_describe(self)}. {reason} {advice}")
 
     def __bool__(self):
         return bool(self._concretize(
@@ -254,7 +267,8 @@ class Tracer:
         raise errors.TracerArrayConversionError(
             f"A traced value of type {self.aval.str_short()}{_describe(self)} was "
             f"converted to a NumPy array (for example by numpy.asarray or a NumPy "
-            f"function). Use minijax.numpy functions on traced values instead.")
+            f"function). {self.abstract_reason_text()} Use minijax.numpy functions on "
+            f"traced values instead.")
 
     def item(self):
         return self._concretize("item()", errors.ConcretizationTypeError,

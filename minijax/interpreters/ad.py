@@ -69,6 +69,11 @@ class JVPTracer(Tracer):
     def to_concrete_value(self):
         return get_concrete(self.primal)
 
+    def _abstract_reason(self):
+        if isinstance(self.primal, Tracer):
+            return self.primal._abstract_reason()
+        return super()._abstract_reason()
+
 
 class JVPTrace(Trace):
     __slots__ = ()

@@ -43,6 +43,16 @@ class BatchTracer(Tracer):
     def to_concrete_value(self):
         return get_concrete(self.val) if self.batch_dim is not_mapped else None
 
+    def _abstract_reason(self):
+        if self.batch_dim is not_mapped:
+            if isinstance(self.val, Tracer):
+                return self.val._abstract_reason()
+            return super()._abstract_reason()
+        return ("The value is batched by vmap: it has one value per element of the mapped "
+                "axis, so no single Python value stands for it. Select per element with "
+                "numpy.where or lax.select, or branch with lax.cond (batched into a select).",
+                True)
+
 
 class BatchTrace(Trace):
     __slots__ = ()
