@@ -15,11 +15,36 @@ from .api import _check_leaf, _debug_info, _flatten_fun, _fun_name
 from .core import Jaxpr, JaxprEqn, Primitive, Var, eval_jaxpr
 from .core.trace import state as trace_state
 from .interpreters import ad, batching, partial_eval as pe
-from .interpreters.lowering import jaxpr_subcomp
+from .interpreters.lowering import hlo, jaxpr_subcomp
 from .traceback_util import api_boundary
 from .util import merge_lists, partition_list
 
 remat_p = Primitive("remat", multiple_results=True)
+optimization_barrier_p = Primitive("optimization_barrier", multiple_results=True)
+
+
+# ---------------------------------------------------------------- optimization barrier
+#
+# The identity, which XLA may not look through: the backward pass's recomputation
+# starts from the residuals passed through it, so XLA cannot merge (CSE) the
+# recomputed values with the forward pass's and keep them alive after all.
+
+def _barrier_jvp(primals, tangents):
+    outs = optimization_barrier_p.bind(*primals)
+    nonzero = [t for t in tangents if type(t) is not ad.Zero]
+    t_outs = iter(optimization_barrier_p.bind(*nonzero)) if nonzero else iter(())
+    return outs, [t if type(t) is ad.Zero else next(t_outs) for t in tangents]
+
+
+optimization_barrier_p.impl = lambda *xs: list(xs)
+optimization_barrier_p.abstract_eval = lambda *avals: list(avals)
+optimization_barrier_p.jvp = _barrier_jvp
+optimization_barrier_p.transpose = lambda cts, *args: [
+    None if not ad.is_undefined(a) else c for a, c in zip(args, cts)]
+optimization_barrier_p.batch = lambda axis_size, args, dims: (
+    optimization_barrier_p.bind(*args), list(dims))
+optimization_barrier_p.lower = lambda ctx, *args: list(
+    hlo.OptimizationBarrierOp(list(args)).results)
 
 
 # ---------------------------------------------------------------- policies
@@ -90,6 +115,8 @@ def _remat_transpose(cts, *args, jaxpr, policy, prevent_cse):
     undef = tuple(ad.is_undefined(a) for a in args)
     t_jaxpr, consts = ad.transpose_jaxpr(jaxpr, undef)
     defined = [a for a in args if not ad.is_undefined(a)]
+    if prevent_cse and defined:
+        defined = optimization_barrier_p.bind(*defined)
     cts = [ad.instantiate(c) for c in cts]
     outs = iter(eval_jaxpr(t_jaxpr, [*consts, *defined, *cts]))
     return [next(outs) if u else None for u in undef]

@@ -111,3 +111,19 @@ def test_static_argnums_and_errors():
         grad(checkpoint(loop, static_argnums=4))(0.5, 3)
     with pytest.raises(minijax.errors.TracerIntegerConversionError):
         grad(checkpoint(loop))(0.5, 3.0)
+
+
+def test_prevent_cse_puts_an_optimization_barrier_before_the_recomputation():
+    x = np.array([0.2, 0.4])
+    with_barrier = make_jaxpr(grad(lambda v: checkpoint(chain)(v).sum()))(x)
+    without = make_jaxpr(grad(lambda v: checkpoint(chain, prevent_cse=False)(v).sum()))(x)
+    assert _count(with_barrier, "optimization_barrier") == 1
+    assert _count(without, "optimization_barrier") == 0
+    assert "optimization_barrier" in jit(grad(lambda v: checkpoint(chain)(v).sum())).lower(x)
+    for f in (grad(lambda v: checkpoint(chain, prevent_cse=False)(v).sum()),
+              jit(grad(lambda v: checkpoint(chain)(v).sum()))):
+        onp.testing.assert_allclose(f(x), grad(lambda v: chain(v).sum())(x), rtol=1e-14)
+    # the barrier is the identity under every transformation
+    from minijax.checkpoint import optimization_barrier_p
+    check_grads(lambda v: optimization_barrier_p.bind(v * 2.0)[0] ** 2, (0.3,), order=2)
+    onp.testing.assert_allclose(vmap(lambda v: optimization_barrier_p.bind(v)[0])(x), x)
