@@ -17,7 +17,7 @@ from .core.trace import state as trace_state
 from .interpreters import ad, batching, partial_eval as pe
 from .interpreters.lowering import hlo, jaxpr_subcomp
 from .traceback_util import api_boundary
-from .util import merge_lists, partition_list
+from .util import NamedCallable, merge_lists, partition_list
 
 remat_p = Primitive("remat", multiple_results=True)
 optimization_barrier_p = Primitive("optimization_barrier", multiple_results=True)
@@ -219,6 +219,8 @@ def checkpoint(fun=None, *, prevent_cse=True, policy=None, static_argnums=()):
     if not callable(policy):
         raise TypeError(f"checkpoint policy must be a callable such as "
                         f"checkpoint_policies.dots_saveable, got {policy!r}")
+    if not isinstance(policy, NamedCallable):
+        policy = NamedCallable(policy, getattr(policy, "__name__", repr(policy)))
     static = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
 
     @api_boundary

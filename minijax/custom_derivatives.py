@@ -20,7 +20,7 @@ from .errors import CustomRuleError
 from .interpreters import ad, batching, partial_eval as pe
 from .interpreters.lowering import jaxpr_subcomp
 from .lax.elementwise import convert_element_type
-from .util import split_half, split_list
+from .util import NamedCallable, split_half, split_list
 
 __all__ = ["custom_jvp", "custom_vjp", "SymbolicZero", "closure_convert",
            "custom_jvp_call_p", "custom_vjp_call_p", "custom_lin_p"]
@@ -275,7 +275,8 @@ class custom_jvp:  # noqa: N801  (JAX's name)
                         f"type {get_aval(p).str_short()} where the function returns "
                         f"{a.str_short()}")
             return p_out, [_match_tangent(t, a, fun) for t, a in zip(t_out, out_avals)]
-        outs = custom_jvp_call_p.bind(*consts, *leaves, call_jaxpr=jaxpr, jvp=flat_jvp,
+        outs = custom_jvp_call_p.bind(*consts, *leaves, call_jaxpr=jaxpr,
+                                      jvp=NamedCallable(flat_jvp, _name(rule)),
                                       num_consts=len(consts), symbolic_zeros=symbolic)
         return tree_util.tree_unflatten(out_tree, outs)
 
@@ -467,7 +468,8 @@ class custom_vjp:  # noqa: N801  (JAX's name)
                         out.append(_match_tangent(c, a, fun))
                 return out
             return flat_bwd
-        outs = custom_vjp_call_p.bind(*consts, *leaves, call_jaxpr=jaxpr, fwd=flat_fwd,
+        outs = custom_vjp_call_p.bind(*consts, *leaves, call_jaxpr=jaxpr,
+                                      fwd=NamedCallable(flat_fwd, _name(fwd_user)),
                                       num_consts=len(consts))
         return tree_util.tree_unflatten(out_tree, outs)
 
