@@ -175,7 +175,9 @@ def _logaddexp_jvp_with(fun, weight):
 
         def w(x):
             tie = lax.bitwise_and(lax.eq(x, out), infinite_out)
-            return lax.select_n(tie, weight(lax.sub(x, out)), _full(out, 0.5))
+            zero = _full(out, 0)
+            diff = lax.sub(lax.select_n(tie, x, zero), lax.select_n(tie, out, zero))
+            return lax.select_n(tie, weight(diff), _full(out, 0.5))
         return out, lax.add(lax.mul(ta, w(a)), lax.mul(tb, w(b)))
     return jvp
 
