@@ -146,26 +146,70 @@ def _custom_jvp_call_jvp(primals, tangents, *, call_jaxpr, jvp, num_consts, symb
     return jvp(primals, tangents)
 
 
+def _running_main():
+    """The transformation whose rule is running (see ``core.trace.run_rule``)."""
+    return trace_state.stack[trace_state.new_value_cap + 1]
+
+
+def _batched_rule(fn, avals, axis_size, main, trace_now=False):
+    """``fn`` (flat list to flat list, per-example ``avals``) mapped along axis 0 of every
+    input, every output batched along axis 0.
+
+    It is traced to a jaxpr on first use, so values the rule closes over become
+    constants; those batched by the vmap whose batching rule is running now stay
+    batched along their own axes (a rule closing over a vmapped value); ``main`` is
+    that vmap's."""
+    cache = []
+
+    def call(*args, trace_only=False):
+        if not cache:
+            jaxpr, consts = pe.trace_to_jaxpr(fn, avals)
+            vals, dims = [], []
+            for c in consts:
+                if isinstance(c, batching.BatchTracer) and c._trace.main is main:
+                    vals.append(c.val)
+                    dims.append(c.batch_dim)
+                else:
+                    vals.append(c)
+                    dims.append(batching.not_mapped)
+            b_jaxpr, b_consts = batching.vmap_jaxpr(jaxpr, axis_size,
+                                                    tuple(dims) + (0,) * len(avals))
+            cache.append((b_jaxpr, [*b_consts, *vals]))
+        if trace_only:
+            return None
+        b_jaxpr, consts = cache[0]
+        return eval_jaxpr(b_jaxpr, [*consts, *args])
+    if trace_now:
+        call(trace_only=True)
+    return call
+
+
+def _per_example_avals(args, dims):
+    return [get_aval(a) if d is batching.not_mapped else batching.mapped_aval(get_aval(a), d)
+            for a, d in zip(args, dims)]
+
+
 def _custom_jvp_call_batch(axis_size, args, dims, *, call_jaxpr, jvp, num_consts,
                            symbolic_zeros):
     # Every operand is moved (or broadcast) to axis 0, so the batched rule maps every
     # primal and tangent along axis 0.
+    p_avals = _per_example_avals(args, dims)[num_consts:]
     args = [batching.move_axis_to(axis_size, a, d, 0) for a, d in zip(args, dims)]
-    n_in = len(args)
-    new_jaxpr, new_consts = batching.vmap_jaxpr(call_jaxpr, axis_size, (0,) * n_in)
+    new_jaxpr, new_consts = batching.vmap_jaxpr(call_jaxpr, axis_size, (0,) * len(args))
     n_out = len(call_jaxpr.outs)
 
-    def batched_jvp(primals, tangents):
-        tangents = [ad.instantiate(t) for t in tangents]
+    def flat(*a):
+        p, t = split_half(a)
+        p_out, t_out = jvp(list(p), list(t))
+        return [*p_out, *[ad.instantiate(x) for x in t_out]]
+    batched = _batched_rule(flat, p_avals + [ad.tangent_aval(a) for a in p_avals], axis_size,
+                            _running_main())
 
-        def flat(*a):
-            p, t = split_half(a)
-            p_out, t_out = jvp(list(p), list(t))
-            return [*p_out, *[ad.instantiate(x) for x in t_out]]
-        outs = batching.vmap_flat(flat, axis_size, [*primals, *tangents],
-                                  [0] * (2 * len(primals)), lambda k: [0] * k)
+    def batched_jvp(primals, tangents):
+        outs = batched(*primals, *[ad.instantiate(t) for t in tangents])
         return outs[:n_out], outs[n_out:]
-    outs = custom_jvp_call_p.bind(*new_consts, *args, call_jaxpr=new_jaxpr, jvp=batched_jvp,
+    outs = custom_jvp_call_p.bind(*new_consts, *args, call_jaxpr=new_jaxpr,
+                                  jvp=NamedCallable(batched_jvp, f"vmap({jvp!r})"),
                                   num_consts=len(new_consts) + num_consts,
                                   symbolic_zeros=symbolic_zeros)
     return outs, [0] * len(outs)
@@ -302,35 +346,39 @@ def _custom_vjp_call_jvp(primals, tangents, *, call_jaxpr, fwd, num_consts):
 
 
 def _custom_vjp_call_batch(axis_size, args, dims, *, call_jaxpr, fwd, num_consts):
+    p_avals = _per_example_avals(args, dims)[num_consts:]
     args = [batching.move_axis_to(axis_size, a, d, 0) for a, d in zip(args, dims)]
     new_jaxpr, new_consts = batching.vmap_jaxpr(call_jaxpr, axis_size, (0,) * len(args))
     n_out = len(call_jaxpr.outs)
+    out_avals = [ad.tangent_aval(a) for a in call_jaxpr.out_avals]
+    store = []
+
+    def fwd_flat(*p):
+        outs, res, bwd = fwd(*p)
+        if not store:
+            store.append((bwd, [get_aval(r) for r in res]))
+        return [*outs, *res]
+    main = _running_main()
+    batched_fwd_flat = _batched_rule(fwd_flat, p_avals, axis_size, main)
+    bwd_store = []
 
     def batched_fwd(*primals):
-        store = []
+        flat_out = batched_fwd_flat(*primals)
+        bwd, res_avals = store[0]
+        if not bwd_store:
+            n_res = len(res_avals)
 
-        def flat(*a):
-            outs, res, bwd = fwd(*a)
-            store.append((bwd, len(res)))
-            return [*outs, *res]
-        flat_out = batching.vmap_flat(flat, axis_size, list(primals), [0] * len(primals),
-                                      lambda k: [0] * k)
-        bwd, _ = store[0]
-        return flat_out[:n_out], flat_out[n_out:], _batched_bwd(bwd, axis_size)
-    outs = custom_vjp_call_p.bind(*new_consts, *args, call_jaxpr=new_jaxpr, fwd=batched_fwd,
+            def bwd_flat(*a):
+                return [ad.instantiate(c) for c in bwd(list(a[:n_res]), list(a[n_res:]))]
+            # traced now, while the vmap is active: bwd may close over its values
+            bwd_store.append(_batched_rule(bwd_flat, res_avals + out_avals, axis_size, main,
+                                           trace_now=True))
+        batched_bwd = bwd_store[0]
+        return flat_out[:n_out], flat_out[n_out:], (lambda res, cts: batched_bwd(*res, *cts))
+    outs = custom_vjp_call_p.bind(*new_consts, *args, call_jaxpr=new_jaxpr,
+                                  fwd=NamedCallable(batched_fwd, f"vmap({fwd!r})"),
                                   num_consts=len(new_consts) + num_consts)
     return outs, [0] * len(outs)
-
-
-def _batched_bwd(bwd, axis_size):
-    def batched(res, cts):
-        n_res = len(res)
-
-        def flat(*a):
-            return [ad.instantiate(c) for c in bwd(list(a[:n_res]), list(a[n_res:]))]
-        return batching.vmap_flat(flat, axis_size, [*res, *cts], [0] * (n_res + len(cts)),
-                                  lambda k: [0] * k)
-    return batched
 
 
 custom_vjp_call_p.eager = _call_jaxpr_eager

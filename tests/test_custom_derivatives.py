@@ -366,3 +366,34 @@ def test_custom_vjp_bwd_errors_and_closure_convert():
         call.defvjp(fwd, bwd)
         return call(2.0, *consts)
     onp.testing.assert_allclose(grad(outer)(3.0), 2.0)
+
+
+def test_rules_closing_over_vmapped_values_in_either_order():
+    ys = np.array([1.0, 2.0, 3.0])
+
+    def with_jvp(y, x):
+        @custom_jvp
+        def f(x):
+            return np.sin(x) * y
+
+        f.defjvp(lambda p, t: (f(*p), np.cos(p[0]) * t[0] * y))
+        return f(x)
+
+    def with_vjp(y, x):
+        @custom_vjp
+        def f(x):
+            return np.sin(x) * y
+
+        f.defvjp(lambda x: (np.sin(x) * y, np.cos(x)), lambda c, g: (c * g * y,))
+        return f(x)
+    expect = onp.cos(0.5) * onp.asarray(ys)
+    for fn in (with_jvp, with_vjp):
+        onp.testing.assert_allclose(vmap(lambda y: grad(lambda x: fn(y, x))(0.5))(ys), expect)
+        onp.testing.assert_allclose(
+            grad(lambda x: vmap(lambda y: fn(y, x))(ys).sum())(0.5), expect.sum())
+        onp.testing.assert_allclose(
+            jit(grad(lambda x: vmap(lambda y: fn(y, x))(ys).sum()))(0.5), expect.sum())
+    _, t = jvp(lambda x: vmap(lambda y: with_jvp(y, x))(ys), (0.5,), (1.0,))
+    onp.testing.assert_allclose(t, expect)
+    _, t2 = vmap(lambda y: jvp(lambda x: with_jvp(y, x), (0.5,), (1.0,)))(ys)
+    onp.testing.assert_allclose(t2, expect)
