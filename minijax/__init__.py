@@ -27,3 +27,18 @@ from .jacobians import hessian, jacfwd, jacobian, jacrev
 from .checkpoint import checkpoint, checkpoint_policies, remat
 
 __version__ = "0.1.0"
+
+__all__ = [
+    # modules
+    "custom_derivatives", "errors", "lax", "numpy", "tree_util",
+    # configuration, arrays, jaxprs
+    "Array", "ClosedJaxpr", "Primitive", "ShapeDtypeStruct", "ShapedArray", "config",
+    # transformations
+    "grad", "jit", "jvp", "linearize", "make_jaxpr", "value_and_grad", "vjp", "vmap",
+    "hessian", "jacfwd", "jacobian", "jacrev", "linear_transpose",
+    # custom derivative rules, rematerialisation
+    "checkpoint", "checkpoint_policies", "closure_convert", "custom_jvp", "custom_vjp", "remat",
+    "stop_gradient",
+    # shapes, devices
+    "block_until_ready", "device_get", "device_put", "devices", "eval_shape",
+]

@@ -14,6 +14,7 @@ from .. import dtypes
 from ..config import config
 from ..core import Jaxpr, JaxprEqn, ShapedArray, Trace, Var, get_aval, set_eval_trace
 from ..core.trace import set_eager_bind
+from ..interpreters.lowering import lower_jaxpr
 from . import xla_bridge
 from .array import Array
 
@@ -301,7 +302,6 @@ class Executable:
     """A jaxpr compiled by XLA for one device."""
 
     def __init__(self, jaxpr, device, committed=False):
-        from ..interpreters.lowering import lower_jaxpr
         self.in_avals = jaxpr.in_avals
         self.out_avals = jaxpr.out_avals
         self.device = device
