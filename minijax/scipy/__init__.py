@@ -1,5 +1,5 @@
 """``minijax.scipy``: the parts of SciPy JAX programs use, differentiable and jit-able."""
 
-from . import special
+from . import special, stats
 
-__all__ = ["special"]
+__all__ = ["special", "stats"]
