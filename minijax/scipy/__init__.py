@@ -1,5 +1,5 @@
 """``minijax.scipy``: the parts of SciPy JAX programs use, differentiable and jit-able."""
 
-from . import special, stats
+from . import linalg, special, stats
 
-__all__ = ["special", "stats"]
+__all__ = ["linalg", "special", "stats"]
