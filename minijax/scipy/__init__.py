@@ -1,5 +1,5 @@
 """``minijax.scipy``: the parts of SciPy JAX programs use, differentiable and jit-able."""
 
-from . import linalg, special, stats
+from . import linalg, signal, special, stats
 
-__all__ = ["linalg", "special", "stats"]
+__all__ = ["linalg", "signal", "special", "stats"]
