@@ -19,5 +19,6 @@ from . import numpy
 from .api import (block_until_ready, device_put, devices, grad, jit, jvp, linearize, make_jaxpr,
                   value_and_grad, vjp, vmap)
 from .core import ClosedJaxpr, Primitive, ShapedArray
+from . import scipy
 
 __version__ = "0.1.0"

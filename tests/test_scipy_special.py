@@ -213,3 +213,17 @@ def test_vmap_agrees_with_the_batch():
         np.testing.assert_allclose(np.asarray(minijax.vmap(f)(x)), np.asarray(f(x)), rtol=1e-14)
     np.testing.assert_allclose(np.asarray(minijax.vmap(ms.logsumexp)(x)),
                                ss.logsumexp(np.asarray(x), axis=1), rtol=1e-14)
+
+
+def test_reachable_as_attributes_after_import_minijax():
+    # JAX programs write jax.scipy.special.logsumexp after a bare `import jax`
+    import importlib
+    mj = importlib.import_module("minijax")
+    for sub in ("special", "stats", "linalg", "signal", "optimize", "ndimage"):
+        assert hasattr(mj.scipy, sub)
+    assert mj.scipy.stats.norm.cdf is minijax.scipy.stats.norm.cdf
+
+
+def test_lists_are_accepted_as_scipy_does():
+    np.testing.assert_allclose(float(ms.logsumexp([1.0, 2.0])), ss.logsumexp([1.0, 2.0]))
+    np.testing.assert_allclose(np.asarray(ms.xlogy([0, 2], [0.0, 3.0])), ss.xlogy([0, 2], [0, 3.0]))

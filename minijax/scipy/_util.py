@@ -8,6 +8,7 @@ from .. import numpy as jnp
 
 def promote_inexact(*args):
     """``args`` as arrays of one floating (or complex) dtype, as SciPy's functions take them."""
+    args = [jnp.asarray(a) if isinstance(a, (list, tuple)) else a for a in args]
     dtype = np.dtype(jnp.result_type(*args))
     if not dtypes.is_inexact(dtype):
         dtype = dtypes.default_float()
