@@ -25,12 +25,13 @@ from . import custom_derivatives
 from .custom_derivatives import closure_convert, custom_jvp, custom_vjp
 from .jacobians import hessian, jacfwd, jacobian, jacrev
 from .checkpoint import checkpoint, checkpoint_policies, remat
+from . import scipy
 
 __version__ = "0.1.0"
 
 __all__ = [
     # modules
-    "custom_derivatives", "errors", "lax", "numpy", "tree_util",
+    "custom_derivatives", "errors", "lax", "numpy", "scipy", "tree_util",
     # configuration, arrays, jaxprs
     "Array", "ClosedJaxpr", "Primitive", "ShapeDtypeStruct", "ShapedArray", "config",
     # transformations

@@ -1,0 +1,22 @@
+"""Argument handling shared by the ``minijax.scipy`` modules."""
+
+import numpy as np
+
+from .. import dtypes
+from .. import numpy as jnp
+
+
+def promote_inexact(*args):
+    """``args`` as arrays of one floating (or complex) dtype, as SciPy's functions take them."""
+    args = [jnp.asarray(a) if isinstance(a, (list, tuple)) else a for a in args]
+    dtype = np.dtype(jnp.result_type(*args))
+    if not dtypes.is_inexact(dtype):
+        dtype = dtypes.default_float()
+    return [jnp.asarray(a, dtype=dtype) for a in args]
+
+
+def reject(name, **given):
+    """Raise ``NotImplementedError`` for keywords given a value minijax does not support."""
+    for key, value in given.items():
+        if value is not None and value is not False:
+            raise NotImplementedError(f"minijax.scipy: {name}({key}=...) is not supported")

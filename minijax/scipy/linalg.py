@@ -1,0 +1,247 @@
+"""``minijax.scipy.linalg``: SciPy's dense linear algebra with JAX's signatures.
+
+``overwrite_*`` and ``check_finite`` are accepted and have no effect (arrays are never
+overwritten, and inputs are not checked for infinities) -- as in JAX.
+"""
+
+import math
+
+import numpy as np
+
+from .. import lax
+from .. import numpy as jnp
+from ..lax import linalg as lax_linalg
+from ._util import promote_inexact, reject
+
+__all__ = ["block_diag", "cho_factor", "cho_solve", "cholesky", "det", "eigh", "expm", "inv",
+           "lu", "lu_factor", "lu_solve", "qr", "solve", "solve_triangular", "svd"]
+
+
+def _matrix(name, a, square=True):
+    a, = promote_inexact(a)
+    if a.ndim < 2 or (square and a.shape[-1] != a.shape[-2]):
+        what = "a square matrix" if square else "a matrix"
+        raise ValueError(f"scipy.linalg.{name}: expected {what} (..., n, n), got shape {a.shape}")
+    return a
+
+
+def _h(x):
+    """Conjugate transpose of the last two axes."""
+    return jnp.conj(jnp.swapaxes(x, -1, -2))
+
+
+def cholesky(a, lower=False, overwrite_a=False, check_finite=True):
+    """The Cholesky factor of a Hermitian positive-definite matrix (upper by default)."""
+    c = lax_linalg.cholesky(_matrix("cholesky", a))
+    return c if lower else _h(c)
+
+
+def cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
+    """``(c, lower)`` for ``cho_solve``; the other triangle of ``c`` is zero."""
+    return cholesky(a, lower=lower), lower
+
+
+def _as_columns(b, n, name):
+    b, = promote_inexact(b)
+    if b.ndim == 0 or b.shape[0] != n:
+        raise ValueError(f"scipy.linalg.{name}: b must have {n} rows, got shape {b.shape}")
+    return b[:, None] if b.ndim == 1 else b.reshape((n, -1)), b.shape
+
+
+def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True):
+    """Solve ``A x = b`` given ``cho_factor(A)``."""
+    c, lower = c_and_lower
+    c = _matrix("cho_solve", c)
+    cols, shape = _as_columns(b, c.shape[-1], "cho_solve")
+    c, cols = promote_inexact(c, cols)
+    if not lower:
+        c = _h(c)
+    y = lax_linalg.triangular_solve(c, cols, left_side=True, lower=True)
+    x = lax_linalg.triangular_solve(c, y, left_side=True, lower=True, transpose_a=True,
+                                    conjugate_a=True)
+    return x.reshape(shape)
+
+
+_TRANS = {0: (False, False), "N": (False, False), 1: (True, False), "T": (True, False),
+          2: (True, True), "C": (True, True)}
+
+
+def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_b=False,
+                     debug=None, check_finite=True):
+    """Solve ``op(a) x = b`` for triangular ``a`` (``trans``: 0/'N', 1/'T', 2/'C')."""
+    if trans not in _TRANS:
+        raise ValueError(f"solve_triangular: trans must be 0, 1, 2, 'N', 'T' or 'C', got {trans!r}")
+    transpose, conjugate = _TRANS[trans]
+    a = _matrix("solve_triangular", a)
+    cols, shape = _as_columns(b, a.shape[-1], "solve_triangular")
+    a, cols = promote_inexact(a, cols)
+    x = lax_linalg.triangular_solve(a, cols, left_side=True, lower=lower, transpose_a=transpose,
+                                    conjugate_a=conjugate, unit_diagonal=unit_diagonal)
+    return x.reshape(shape)
+
+
+def _unpack_lu(lu_matrix):
+    m, n = lu_matrix.shape[-2:]
+    k = min(m, n)
+    lower = jnp.tril(lu_matrix[..., :, :k], -1) + jnp.eye(m, k, dtype=lu_matrix.dtype)
+    upper = jnp.triu(lu_matrix[..., :k, :])
+    return lower, upper
+
+
+def lu(a, permute_l=False, overwrite_a=False, check_finite=True):
+    """``(p, l, u)`` with ``a = p @ l @ u`` (or ``(p @ l, u)`` with ``permute_l``)."""
+    a = _matrix("lu", a, square=False)
+    lu_matrix, _, perm = lax_linalg.lu(a)
+    lower, upper = _unpack_lu(lu_matrix)
+    m = a.shape[-2]
+    # a[perm] = l @ u, so p has p[perm[i], i] = 1
+    p = (perm[..., None, :] == jnp.arange(m)[:, None]).astype(a.dtype)
+    if permute_l:
+        return p @ lower, upper
+    return p, lower, upper
+
+
+def lu_factor(a, overwrite_a=False, check_finite=True):
+    """``(lu, piv)`` as LAPACK's getrf gives them (0-based row swaps)."""
+    lu_matrix, pivots, _ = lax_linalg.lu(_matrix("lu_factor", a))
+    return lu_matrix, pivots
+
+
+def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
+    """Solve ``op(A) x = b`` given ``lu_factor(A)`` (``trans``: 0, 1 or 2)."""
+    lu_matrix, pivots = lu_and_piv
+    lu_matrix = _matrix("lu_solve", lu_matrix)
+    if trans not in _TRANS:
+        raise ValueError(f"lu_solve: trans must be 0, 1, 2, 'N', 'T' or 'C', got {trans!r}")
+    transpose, conjugate = _TRANS[trans]
+    n = lu_matrix.shape[-1]
+    cols, shape = _as_columns(b, n, "lu_solve")
+    lu_matrix, cols = promote_inexact(lu_matrix, cols)
+    perm = lax_linalg.lu_pivots_to_permutation(pivots, n)
+    if not transpose:
+        y = lax_linalg.triangular_solve(lu_matrix, cols[perm], left_side=True, lower=True,
+                                        unit_diagonal=True)
+        x = lax_linalg.triangular_solve(lu_matrix, y, left_side=True, lower=False)
+    else:
+        # A^T = U^T L^T P^T: solve with U^T, then L^T, then undo the row permutation
+        y = lax_linalg.triangular_solve(lu_matrix, cols, left_side=True, lower=False,
+                                        transpose_a=True, conjugate_a=conjugate)
+        y = lax_linalg.triangular_solve(lu_matrix, y, left_side=True, lower=True,
+                                        transpose_a=True, conjugate_a=conjugate,
+                                        unit_diagonal=True)
+        x = y[jnp.argsort(perm)]
+    return x.reshape(shape)
+
+
+def qr(a, overwrite_a=False, lwork=None, mode="full", pivoting=False, check_finite=True):
+    """QR decomposition; ``mode`` 'full', 'economic' or 'r' (which returns ``(r,)``)."""
+    reject("qr", pivoting=pivoting, lwork=lwork)
+    if mode not in ("full", "economic", "r"):
+        raise NotImplementedError(f"scipy.linalg.qr: mode={mode!r} is not supported "
+                                  "(use 'full', 'economic' or 'r')")
+    a = _matrix("qr", a, square=False)
+    q, r = lax_linalg.qr(a, full_matrices=(mode != "economic"))
+    return (r,) if mode == "r" else (q, r)
+
+
+def svd(a, full_matrices=True, compute_uv=True, overwrite_a=False, check_finite=True,
+        lapack_driver="gesdd"):
+    """Singular value decomposition ``a = u @ diag(s) @ vh``."""
+    if lapack_driver not in ("gesdd", "gesvd"):
+        raise ValueError(f"svd: lapack_driver must be 'gesdd' or 'gesvd', got {lapack_driver!r}")
+    return jnp.linalg.svd(_matrix("svd", a, square=False), full_matrices=full_matrices,
+                          compute_uv=compute_uv)
+
+
+def eigh(a, b=None, lower=True, eigvals_only=False, overwrite_a=False, overwrite_b=False,
+         type=1, check_finite=True, subset_by_index=None, subset_by_value=None, driver=None):
+    """Eigenvalues (ascending) and eigenvectors of a Hermitian matrix."""
+    reject("eigh", b=b, subset_by_index=subset_by_index, subset_by_value=subset_by_value,
+           driver=driver)
+    if type != 1:
+        raise NotImplementedError("scipy.linalg.eigh: only type=1 (the standard problem)")
+    vectors, values = lax_linalg.eigh(_matrix("eigh", a), lower=lower)
+    return values if eigvals_only else (values, vectors)
+
+
+def inv(a, overwrite_a=False, check_finite=True):
+    """The inverse of a square matrix."""
+    return jnp.linalg.inv(_matrix("inv", a))
+
+
+def det(a, overwrite_a=False, check_finite=True):
+    """The determinant of a square matrix."""
+    return jnp.linalg.det(_matrix("det", a))
+
+
+def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=True,
+          assume_a="gen", transposed=False):
+    """Solve ``a x = b``; ``assume_a='pos'`` uses a Cholesky factorization."""
+    if assume_a not in ("gen", "general", "sym", "symmetric", "her", "hermitian", "pos",
+                        "positive definite"):
+        raise NotImplementedError(f"scipy.linalg.solve: assume_a={assume_a!r} is not supported")
+    a = _matrix("solve", a)
+    a, b = promote_inexact(a, b)
+    if transposed:
+        a = jnp.swapaxes(a, -1, -2)
+    if assume_a in ("pos", "positive definite"):
+        if a.ndim != 2:
+            raise NotImplementedError("scipy.linalg.solve: assume_a='pos' takes one matrix")
+        return cho_solve(cho_factor(a, lower=lower), b)
+    if b.ndim == 1:
+        return jnp.linalg.solve(a, b[:, None])[:, 0]
+    return jnp.linalg.solve(a, b)
+
+
+def block_diag(*arrs):
+    """The block-diagonal matrix of the given arrays (0-d and 1-d are 1 x n blocks)."""
+    if not arrs:
+        return jnp.zeros((1, 0))
+    blocks = [jnp.atleast_2d(jnp.asarray(a)) for a in arrs]
+    for blk in blocks:
+        if blk.ndim != 2:
+            raise ValueError(f"block_diag: arguments must have at most 2 dimensions, got "
+                             f"shape {blk.shape}")
+    dtype = jnp.result_type(*blocks)
+    rows = sum(blk.shape[0] for blk in blocks)
+    cols = sum(blk.shape[1] for blk in blocks)
+    out = jnp.zeros((rows, cols), dtype=dtype)
+    r = c = 0
+    for blk in blocks:
+        out = out.at[r:r + blk.shape[0], c:c + blk.shape[1]].set(blk.astype(dtype))
+        r, c = r + blk.shape[0], c + blk.shape[1]
+    return out
+
+
+# ---------------------------------------------------------------- expm
+
+# [13/13] Pade approximant of exp, with scaling and squaring (Higham 2005): the
+# coefficients are (26 - j)! 13! / (26! j! (13 - j)!), up to a common factor.
+_PADE13 = [math.factorial(26 - j) / (math.factorial(j) * math.factorial(13 - j))
+           for j in range(14)]
+_PADE13 = [c / _PADE13[-1] for c in _PADE13]
+_THETA13 = 5.371920351148152
+
+
+def expm(A, *, upper_triangular=False, max_squarings=16):
+    """The matrix exponential (NaN if it needs more than ``max_squarings`` squarings)."""
+    del upper_triangular  # only a hint for the algorithm; the result is the same
+    a = _matrix("expm", A)
+    n = a.shape[-1]
+    norm = jnp.max(jnp.sum(jnp.abs(a), axis=-2), axis=-1)
+    squarings = jnp.maximum(0.0, jnp.ceil(jnp.log2(norm / _THETA13)))
+    squarings = lax.stop_gradient(jnp.where(jnp.isfinite(squarings), squarings, 0.0))
+    a = a / (2.0 ** squarings)[..., None, None]
+    eye = jnp.broadcast_to(jnp.eye(n, dtype=a.dtype), a.shape)
+    b = _PADE13
+    a2 = a @ a
+    a4 = a2 @ a2
+    a6 = a4 @ a2
+    u = a @ (a6 @ (b[13] * a6 + b[11] * a4 + b[9] * a2)
+             + b[7] * a6 + b[5] * a4 + b[3] * a2 + b[1] * eye)
+    v = a6 @ (b[12] * a6 + b[10] * a4 + b[8] * a2) + b[6] * a6 + b[4] * a4 + b[2] * a2 + b[0] * eye
+    r = jnp.linalg.solve(v - u, v + u)
+    for i in range(max_squarings):
+        r = jnp.where((i < squarings)[..., None, None], r @ r, r)
+    too_big = (squarings > max_squarings) | ~jnp.isfinite(norm)
+    return jnp.where(too_big[..., None, None], np.nan, r)

@@ -1,0 +1,35 @@
+"""The Bernoulli distribution with success probability ``p``."""
+
+from ... import numpy as jnp
+from ..special import xlog1py, xlogy
+from .._util import promote_inexact
+from ._common import keep_nan, outside
+
+
+def logpmf(k, p, loc=0):
+    """Log of the Bernoulli probability mass (``-inf`` off ``{0, 1}``)."""
+    k, p, loc = promote_inexact(k, p, loc)
+    k = k_in = k - loc
+    off = (k != 0) & (k != 1)
+    k = jnp.where(off, 0.0, k)
+    value = outside(off, xlogy(k, p) + xlog1py(1.0 - k, -p), -jnp.inf)
+    return keep_nan(value, k_in)
+
+
+def pmf(k, p, loc=0):
+    """The Bernoulli probability mass."""
+    return jnp.exp(logpmf(k, p, loc))
+
+
+def cdf(k, p):
+    """The Bernoulli CDF."""
+    k, p = promote_inexact(k, p)
+    return keep_nan(jnp.where(k < 0, 0.0, jnp.where(k < 1, 1.0 - p, 1.0)), k)
+
+
+def ppf(q, p):
+    """The quantile function (-1 at 0, as for SciPy's discrete distributions; NaN outside
+    ``[0, 1]``)."""
+    q, p = promote_inexact(q, p)
+    value = jnp.where(q == 0, -1.0, jnp.where(q <= 1.0 - p, 0.0, 1.0))
+    return keep_nan(outside((q < 0) | (q > 1), value, jnp.nan), q)

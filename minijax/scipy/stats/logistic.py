@@ -1,0 +1,40 @@
+"""The logistic distribution."""
+
+from ... import numpy as jnp
+from ..special import expit, logit
+from .._util import promote_inexact
+from ._common import standardize
+
+
+def logpdf(x, loc=0, scale=1):
+    """Log of the logistic density (written in ``|x|`` so neither tail overflows)."""
+    y, log_scale = standardize(x, loc, scale)
+    ay = jnp.abs(y)
+    return -ay - 2.0 * jnp.log1p(jnp.exp(-ay)) - log_scale
+
+
+def pdf(x, loc=0, scale=1):
+    """The logistic density."""
+    return jnp.exp(logpdf(x, loc, scale))
+
+
+def cdf(x, loc=0, scale=1):
+    """The logistic CDF."""
+    return expit(standardize(x, loc, scale)[0])
+
+
+def sf(x, loc=0, scale=1):
+    """The survival function."""
+    return expit(-standardize(x, loc, scale)[0])
+
+
+def ppf(q, loc=0, scale=1):
+    """The quantile function."""
+    q, loc, scale = promote_inexact(q, loc, scale)
+    return loc + scale * logit(q)
+
+
+def isf(q, loc=0, scale=1):
+    """The inverse survival function."""
+    q, loc, scale = promote_inexact(q, loc, scale)
+    return loc - scale * logit(q)

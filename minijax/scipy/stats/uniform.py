@@ -1,0 +1,29 @@
+"""The uniform distribution on ``[loc, loc + scale]``."""
+
+from ... import numpy as jnp
+from .._util import promote_inexact
+from ._common import outside
+
+
+def logpdf(x, loc=0, scale=1):
+    """Log of the uniform density (``-inf`` outside ``[loc, loc + scale]``)."""
+    x, loc, scale = promote_inexact(x, loc, scale)
+    out_of_support = (x < loc) | (x > loc + scale)
+    return outside(out_of_support, -jnp.log(scale) + 0.0 * x, -jnp.inf)
+
+
+def pdf(x, loc=0, scale=1):
+    """The uniform density."""
+    return jnp.exp(logpdf(x, loc, scale))
+
+
+def cdf(x, loc=0, scale=1):
+    """The uniform CDF."""
+    x, loc, scale = promote_inexact(x, loc, scale)
+    return jnp.clip((x - loc) / scale, 0.0, 1.0)
+
+
+def ppf(q, loc=0, scale=1):
+    """The quantile function (NaN outside ``[0, 1]``)."""
+    q, loc, scale = promote_inexact(q, loc, scale)
+    return outside((q < 0) | (q > 1), loc + q * scale, jnp.nan)

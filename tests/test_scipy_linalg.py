@@ -1,0 +1,133 @@
+"""minijax.scipy.linalg against scipy.linalg, finite differences, jit."""
+
+import numpy as np
+import pytest
+import scipy.linalg as sl
+
+import minijax
+import minijax.numpy as jnp
+import minijax.scipy.linalg as ml
+from minijax.test_util import check_grads
+
+RNG = np.random.default_rng(42)
+A = RNG.standard_normal((4, 4))
+SPD = A @ A.T + 4 * np.eye(4)
+B = RNG.standard_normal((4, 2))
+TALL = RNG.standard_normal((5, 3))
+
+
+def close(actual, expected, rtol=1e-10):
+    np.testing.assert_allclose(np.asarray(actual), expected, rtol=rtol, atol=1e-12)
+
+
+@pytest.mark.parametrize("lower", [False, True])
+def test_cholesky_family(lower):
+    close(ml.cholesky(SPD, lower=lower), sl.cholesky(SPD, lower=lower))
+    c = ml.cho_factor(SPD, lower=lower)
+    assert c[1] is lower
+    for b in (B, B[:, 0]):
+        close(ml.cho_solve(c, b), sl.cho_solve(sl.cho_factor(SPD, lower=lower), b))
+    close(ml.solve(SPD, B, assume_a="pos", lower=lower), sl.solve(SPD, B, assume_a="pos"))
+
+
+@pytest.mark.parametrize("trans", [0, 1, 2, "N", "T", "C"])
+@pytest.mark.parametrize("lower", [False, True])
+def test_solve_triangular(trans, lower):
+    t = np.tril(A) + 3 * np.eye(4) if lower else np.triu(A) + 3 * np.eye(4)
+    for unit in (False, True):
+        expected = sl.solve_triangular(t, B, trans=trans, lower=lower, unit_diagonal=unit)
+        close(ml.solve_triangular(t, B, trans=trans, lower=lower, unit_diagonal=unit), expected)
+    close(ml.solve_triangular(t, B[:, 0], trans=trans, lower=lower),
+          sl.solve_triangular(t, B[:, 0], trans=trans, lower=lower))
+
+
+@pytest.mark.parametrize("shape", [(4, 4), (5, 3), (3, 5)])
+def test_lu(shape):
+    a = RNG.standard_normal(shape)
+    for got, want in zip(ml.lu(a), sl.lu(a)):
+        close(got, want)
+    for got, want in zip(ml.lu(a, permute_l=True), sl.lu(a, permute_l=True)):
+        close(got, want)
+
+
+@pytest.mark.parametrize("trans", [0, 1, 2])
+def test_lu_factor_and_solve(trans):
+    lu, piv = ml.lu_factor(A)
+    slu, spiv = sl.lu_factor(A)
+    close(lu, slu)
+    np.testing.assert_array_equal(np.asarray(piv), spiv)
+    for b in (B, B[:, 0]):
+        close(ml.lu_solve((lu, piv), b, trans=trans), sl.lu_solve((slu, spiv), b, trans=trans))
+
+
+def test_qr_svd_eigh():
+    for mode in ("full", "economic"):
+        q, r = ml.qr(TALL, mode=mode)
+        sq, sr = sl.qr(TALL, mode=mode)
+        close(np.abs(q), np.abs(sq))
+        close(np.abs(r), np.abs(sr))
+    (r,) = ml.qr(TALL, mode="r")
+    close(np.abs(r), np.abs(sl.qr(TALL, mode="r")[0]))
+    close(ml.svd(TALL, compute_uv=False), sl.svd(TALL, compute_uv=False))
+    u, s, vh = ml.svd(TALL, full_matrices=False)
+    close(np.asarray(u) * np.asarray(s) @ np.asarray(vh), TALL)
+    w, v = ml.eigh(SPD)
+    close(w, sl.eigh(SPD)[0])
+    close(np.abs(v), np.abs(sl.eigh(SPD)[1]))
+    close(ml.eigh(SPD, eigvals_only=True), sl.eigh(SPD, eigvals_only=True))
+
+
+def test_inv_det_solve_block_diag():
+    close(ml.inv(A), sl.inv(A))
+    close(ml.det(A), sl.det(A))
+    close(ml.solve(A, B), sl.solve(A, B))
+    close(ml.solve(A, B[:, 0]), sl.solve(A, B[:, 0]))
+    close(ml.solve(A, B, transposed=True), sl.solve(A, B, transposed=True))
+    close(ml.solve(SPD, B, assume_a="sym"), sl.solve(SPD, B, assume_a="sym"))
+    blocks = (np.ones((2, 2)), 3.0, np.arange(3.0), np.eye(1, 2))
+    close(ml.block_diag(*blocks), sl.block_diag(*blocks))
+    assert ml.block_diag(np.ones((1, 1), np.float32)).dtype == np.float32
+
+
+@pytest.mark.parametrize("scale", [1e-3, 0.5, 3.0, 40.0])
+def test_expm_matches_scipy(scale):
+    close(ml.expm(scale * A), sl.expm(scale * A), rtol=1e-11)
+    close(minijax.jit(ml.expm)(scale * A), sl.expm(scale * A), rtol=1e-11)
+
+
+def test_expm_edges():
+    close(ml.expm(np.zeros((3, 3))), np.eye(3))
+    batch = np.stack([A, 2 * A])
+    close(ml.expm(batch), np.stack([sl.expm(A), sl.expm(2 * A)]), rtol=1e-11)
+    # 40 * A needs about 6 squarings
+    assert np.isnan(np.asarray(ml.expm(40.0 * A, max_squarings=2))).all()
+    close(ml.expm(40.0 * A, max_squarings=8), sl.expm(40.0 * A), rtol=1e-11)
+
+
+def test_gradients():
+    check_grads(lambda m: ml.cholesky(m @ m.T + 4 * jnp.eye(4)), (jnp.asarray(A),), order=2)
+    check_grads(lambda m, b: ml.cho_solve(ml.cho_factor(m @ m.T + 4 * jnp.eye(4)), b),
+                (jnp.asarray(A), jnp.asarray(B)), order=1)
+    t = jnp.asarray(np.triu(A) + 3 * np.eye(4))
+    check_grads(lambda m, b: ml.solve_triangular(m, b, trans=1), (t, jnp.asarray(B)), order=2)
+    check_grads(lambda m, b: ml.lu_solve(ml.lu_factor(m), b), (jnp.asarray(A), jnp.asarray(B)),
+                order=1)
+    check_grads(lambda m: ml.lu(m)[1] + ml.lu(m)[2], (jnp.asarray(A),), order=1)
+    check_grads(lambda m: ml.expm(m), (jnp.asarray(0.3 * A),), order=2)
+    check_grads(lambda m: ml.expm(m), (jnp.asarray(9.0 * A),), order=1, tol=1e-4)
+    check_grads(lambda m: ml.det(m) + jnp.sum(ml.inv(m)), (jnp.asarray(A),), order=2)
+
+
+def test_unsupported_keywords_raise():
+    with pytest.raises(NotImplementedError, match="pivoting"):
+        ml.qr(A, pivoting=True)
+    with pytest.raises(NotImplementedError, match="mode='raw'"):
+        ml.qr(A, mode="raw")
+    with pytest.raises(NotImplementedError, match="b="):
+        ml.eigh(SPD, b=SPD)
+    with pytest.raises(NotImplementedError, match="subset_by_index"):
+        ml.eigh(SPD, subset_by_index=(0, 1))
+    with pytest.raises(ValueError, match="square"):
+        ml.inv(TALL)
+    with pytest.raises(ValueError, match="trans"):
+        ml.solve_triangular(A, B, trans=3)
