@@ -99,7 +99,7 @@ def promote(*args, dtype=None, weak=False):
     out = []
     for a in args:
         if dtypes.is_python_scalar(a):
-            out.append(Array._from_host(np.asarray(a, dtype), _scalar_aval(dtype, weak)))
+            out.append(Array._from_host(np.asarray(a, dtype), scalar_aval(dtype, weak)))
             continue
         if isinstance(a, (np.ndarray, np.generic, list, tuple)):
             a = to_array(a)
@@ -113,7 +113,7 @@ def promote(*args, dtype=None, weak=False):
 _scalar_avals = {}
 
 
-def _scalar_aval(dtype, weak):
+def scalar_aval(dtype, weak):
     aval = _scalar_avals.get((dtype, weak))
     if aval is None:
         aval = _scalar_avals[(dtype, weak)] = ShapedArray((), dtype, weak)
@@ -151,7 +151,8 @@ def check_arraylike(name, *args):
                             f"{type(a).__name__}")
 
 
-def _axes(ndim, axis):
+def reduction_axes(ndim, axis):
+    """``axis`` (None, an int or a sequence) as a tuple of non-negative axes."""
     if axis is None:
         return tuple(range(ndim))
     if isinstance(axis, (tuple, list)):
@@ -162,18 +163,20 @@ def _axes(ndim, axis):
     return (canonicalize_axis(axis, ndim),)
 
 
-def _keepdims(out, in_shape, axes):
+def with_kept_dims(out, in_shape, axes):
+    """A reduction's result with the reduced ``axes`` of ``in_shape`` put back as size 1."""
     shape = tuple(1 if i in axes else s for i, s in enumerate(in_shape))
     return lax.reshape(out, shape)
 
 
-def _no_out(out):
+def reject_out(out):
+    """Raise for an ``out=`` array (minijax arrays are immutable)."""
     if out is not None:
         raise NotImplementedError("minijax arrays are immutable: out= is not supported; "
                                   "use the returned array")
 
 
-def _take_1d(a, idx):
+def take_1d(a, idx):
     # a[idx] for a 1-d ``a`` through a masked sum (traceable)
     n = get_aval(a).shape[0]
     ishape = get_aval(idx).shape
@@ -187,7 +190,8 @@ def _take_1d(a, idx):
     return lax.reduce_sum(lax.select_n(hit, lax.full(shape, 0, dt), ab), (len(ishape),))
 
 
-def _concrete(x, name):
+def concrete_value(x, name):
+    """``x`` as a NumPy array, or a named error if it is traced (``name()`` needs values)."""
     value = get_concrete(to_array(x))
     if value is None:
         raise ConcretizationTypeError(
@@ -197,7 +201,8 @@ def _concrete(x, name):
     return np.asarray(value)
 
 
-def _wrap(x):
+def wrap_host(x):
+    """A NumPy result (or tuple of them) as minijax arrays."""
     if isinstance(x, tuple):
-        return tuple(_wrap(e) for e in x)
+        return tuple(wrap_host(e) for e in x)
     return to_array(np.asarray(x))

@@ -12,7 +12,7 @@ from ..core.trace import state as _trace_state
 from ..custom_derivatives import custom_jvp
 from ..runtime.array import Array
 from ..runtime.dispatch import apply1, apply2
-from ._core import _scalar_aval, broadcast_arrays, promote_and_broadcast, result_type_of, to_array
+from ._core import broadcast_arrays, promote_and_broadcast, result_type_of, scalar_aval, to_array
 
 # Eager fast paths. When no transformation is active and the operands are Arrays (or
 # an Array and a Python scalar whose promotion leaves the Array's type unchanged), a
@@ -50,14 +50,14 @@ def _promoted_scalar(aval, scalar):
     pkey = (aval.dtype, aval.weak_type, type(scalar), config.enable_x64)
     target = _promotions.get(pkey)
     if target is None:
-        probe = Array._from_host(np.zeros((), aval.dtype), _scalar_aval(aval.dtype,
+        probe = Array._from_host(np.zeros((), aval.dtype), scalar_aval(aval.dtype,
                                                                          aval.weak_type))
         target = _promotions[pkey] = result_type_of(probe, scalar)
     dtype, weak = target
     if dtype != aval.dtype or weak != aval.weak_type:
         arr = None
     else:
-        arr = Array._from_host(np.asarray(scalar, dtype), _scalar_aval(dtype, weak))
+        arr = Array._from_host(np.asarray(scalar, dtype), scalar_aval(dtype, weak))
     if len(_scalar_arrays) > 4096:
         _scalar_arrays.clear()
     _scalar_arrays[key] = (scalar, arr)
@@ -371,7 +371,7 @@ def isfinite(x, /):
     return logical_not(logical_or(isnan(x), isinf(x)))
 
 
-def _as_bool(x):
+def as_bool(x):
     x = to_array(x)
     aval = get_aval(x)
     if aval.dtype == np.bool_:
@@ -380,21 +380,21 @@ def _as_bool(x):
 
 
 def logical_not(x, /):
-    return lax.eq(_as_bool(x), lax.full((), False, np.bool_))
+    return lax.eq(as_bool(x), lax.full((), False, np.bool_))
 
 
 def logical_and(x1, x2, /):
-    a, b = broadcast_arrays(_as_bool(x1), _as_bool(x2), keep_scalars=True)
+    a, b = broadcast_arrays(as_bool(x1), as_bool(x2), keep_scalars=True)
     return lax.min(a, b)
 
 
 def logical_or(x1, x2, /):
-    a, b = broadcast_arrays(_as_bool(x1), _as_bool(x2), keep_scalars=True)
+    a, b = broadcast_arrays(as_bool(x1), as_bool(x2), keep_scalars=True)
     return lax.max(a, b)
 
 
 def logical_xor(x1, x2, /):
-    a, b = broadcast_arrays(_as_bool(x1), _as_bool(x2), keep_scalars=True)
+    a, b = broadcast_arrays(as_bool(x1), as_bool(x2), keep_scalars=True)
     return lax.ne(a, b)
 
 

@@ -4,7 +4,7 @@ import numpy as np
 
 from .. import dtypes, lax
 from ..core import get_aval
-from ._core import _concrete, to_array
+from ._core import concrete_value, to_array
 
 
 def bincount(x, weights=None, minlength=0, *, length=None):
@@ -13,7 +13,7 @@ def bincount(x, weights=None, minlength=0, *, length=None):
     if not dtypes.is_integer(get_aval(x).dtype):
         raise TypeError("bincount: x must be integers")
     if length is None:
-        v = _concrete(x, "bincount")
+        v = concrete_value(x, "bincount")
         if v.size and v.min() < 0:
             raise ValueError("bincount: x must be non-negative")
         length = max(int(minlength), int(v.max()) + 1 if v.size else 0)

@@ -147,7 +147,7 @@ def atleast_2d(a):
     return reshape(a, (1,) * (2 - nd) + get_aval(a).shape) if nd < 2 else a
 
 
-def _slice_axis(x, start, stop, axis):
+def slice_axis(x, start, stop, axis):
     aval = get_aval(x)
     if start == 0 and stop == aval.shape[axis]:
         return x
@@ -264,7 +264,7 @@ def array_split(ary, indices_or_sections, axis=0):
     for lo, hi in zip(bounds[:-1], bounds[1:]):
         lo = _builtins.min(_builtins.max(lo + n if lo < 0 else lo, 0), n)
         hi = _builtins.min(_builtins.max(hi + n if hi < 0 else hi, 0), n)
-        out.append(_slice_axis(a, lo, _builtins.max(lo, hi), axis))
+        out.append(slice_axis(a, lo, _builtins.max(lo, hi), axis))
     return out
 
 
@@ -401,7 +401,7 @@ def roll(a, shift, axis=None):
             continue
         k = operator.index(s) % n
         if k:
-            a = _concat([_slice_axis(a, n - k, n, ax), _slice_axis(a, 0, n - k, ax)], ax)
+            a = _concat([slice_axis(a, n - k, n, ax), slice_axis(a, 0, n - k, ax)], ax)
     return a
 
 
@@ -454,7 +454,7 @@ def pad(array, pad_width, mode="constant", **kwargs):
 
 def _pad_axis(x, ax, lo, hi, mode, n):
     def piece(i):
-        return _slice_axis(x, i, i + 1, ax)
+        return slice_axis(x, i, i + 1, ax)
     if mode == "edge":
         left = [piece(0)] * lo
         right = [piece(n - 1)] * hi
@@ -516,7 +516,7 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
         picked = lax.reduce_max(lax.min(on, x), (red_axis,))
     else:
         picked = lax.reduce_sum(lax.select_n(on, lax.full(s, 0, aval.dtype), x), (red_axis,))
-    return _slice_axis(picked, keep_start, keep_start + length, len(s) - 2)
+    return slice_axis(picked, keep_start, keep_start + length, len(s) - 2)
 
 
 def diag(v, k=0):
@@ -567,7 +567,7 @@ def unstack(x, /, *, axis=0):
     if not s:
         raise ValueError("unstack: the input must have at least one dimension")
     axis = canonicalize_axis(axis, len(s))
-    return tuple(lax.squeeze(_slice_axis(x, i, i + 1, axis), (axis,)) for i in range(s[axis]))
+    return tuple(lax.squeeze(slice_axis(x, i, i + 1, axis), (axis,)) for i in range(s[axis]))
 
 
 def broadcast_shapes(*shapes):

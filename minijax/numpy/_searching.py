@@ -9,15 +9,15 @@ from ..core import get_aval, get_concrete
 from ..errors import ConcretizationTypeError
 from ..util import canonicalize_axis
 from ._core import (
-    _concrete,
-    _keepdims,
-    _no_out,
-    _take_1d,
-    _wrap,
     broadcast_arrays,
+    concrete_value,
     promote,
     promote_and_broadcast,
+    reject_out,
+    take_1d,
     to_array,
+    with_kept_dims,
+    wrap_host,
 )
 from ._elementwise import isnan
 
@@ -49,7 +49,7 @@ def nonzero(a):
 
 def _arg_extremum(name, lax_fn):
     def fn(a, axis=None, out=None, *, keepdims=False):
-        _no_out(out)
+        reject_out(out)
         a = to_array(a)
         aval = get_aval(a)
         if axis is None:
@@ -64,7 +64,7 @@ def _arg_extremum(name, lax_fn):
         if dtypes.is_complex(aval.dtype):
             raise NotImplementedError(f"{name} of complex arrays")
         res = lax_fn(a, axis, dtypes.default_int())
-        return _keepdims(res, aval.shape, (axis,)) if keepdims else res
+        return with_kept_dims(res, aval.shape, (axis,)) if keepdims else res
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"Index of the {name[3:]}imum along ``axis`` (first on ties; NaN wins)."
     return fn
@@ -96,7 +96,7 @@ def searchsorted(a, v, side="left", sorter=None):
     if get_aval(a).ndim != 1:
         raise ValueError("searchsorted: a must be 1-dimensional")
     if sorter is not None:
-        a = _take_1d(a, to_array(sorter))
+        a = take_1d(a, to_array(sorter))
     a, v = promote(a, v)
     n = get_aval(a).shape[0]
     vshape = get_aval(v).shape
@@ -110,12 +110,12 @@ def searchsorted(a, v, side="left", sorter=None):
 
 def flatnonzero(a):
     """Indices of the nonzero elements of the flattened array (eager only)."""
-    return _wrap(np.flatnonzero(_concrete(a, "flatnonzero")))
+    return wrap_host(np.flatnonzero(concrete_value(a, "flatnonzero")))
 
 
 def argwhere(a):
     """Indices of the nonzero elements, one row per element (eager only)."""
-    return _wrap(np.argwhere(_concrete(a, "argwhere")))
+    return wrap_host(np.argwhere(concrete_value(a, "argwhere")))
 
 
 def _nan_arg(name, fn, fill):

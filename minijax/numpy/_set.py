@@ -7,7 +7,7 @@ import numpy as np
 
 from .. import lax
 from ..core import get_aval
-from ._core import _concrete, _wrap, promote
+from ._core import concrete_value, promote, wrap_host
 from ._manipulation import reshape
 
 
@@ -28,8 +28,8 @@ def _set_op(name):
     np_fn = getattr(np, name)
 
     def fn(ar1, ar2, *args, **kwargs):
-        res = np_fn(_concrete(ar1, name), _concrete(ar2, name), *args, **kwargs)
-        return _wrap(res)
+        res = np_fn(concrete_value(ar1, name), concrete_value(ar2, name), *args, **kwargs)
+        return wrap_host(res)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"numpy.{name} (eager only: the output size depends on the values)."
     return fn
@@ -50,10 +50,10 @@ setxor1d = _set_op("setxor1d")
 def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None, *,
            equal_nan=True, sorted=True):
     """Sorted unique elements (eager only: the output size depends on the values)."""
-    value = _concrete(ar, "unique")
+    value = concrete_value(ar, "unique")
     res = np.unique(value, return_index=return_index, return_inverse=return_inverse,
                     return_counts=return_counts, axis=axis, equal_nan=equal_nan)
-    return _wrap(res)
+    return wrap_host(res)
 
 
 UniqueAllResult = namedtuple("UniqueAllResult", ["values", "indices", "inverse_indices",
@@ -68,22 +68,22 @@ UniqueInverseResult = namedtuple("UniqueInverseResult", ["values", "inverse_indi
 
 def unique_all(x, /):
     """Array API unique_all: values, first indices, inverse indices and counts."""
-    r = np.unique_all(_concrete(x, "unique_all"))
-    return UniqueAllResult(*_wrap(tuple(r)))
+    r = np.unique_all(concrete_value(x, "unique_all"))
+    return UniqueAllResult(*wrap_host(tuple(r)))
 
 
 def unique_counts(x, /):
     """Array API unique_counts: values and their counts."""
-    r = np.unique_counts(_concrete(x, "unique_counts"))
-    return UniqueCountsResult(*_wrap(tuple(r)))
+    r = np.unique_counts(concrete_value(x, "unique_counts"))
+    return UniqueCountsResult(*wrap_host(tuple(r)))
 
 
 def unique_inverse(x, /):
     """Array API unique_inverse: values and the inverse indices (shaped like ``x``)."""
-    r = np.unique_inverse(_concrete(x, "unique_inverse"))
-    return UniqueInverseResult(*_wrap(tuple(r)))
+    r = np.unique_inverse(concrete_value(x, "unique_inverse"))
+    return UniqueInverseResult(*wrap_host(tuple(r)))
 
 
 def unique_values(x, /):
     """Array API unique_values: the distinct values (NaNs are distinct)."""
-    return _wrap(np.unique_values(_concrete(x, "unique_values")))
+    return wrap_host(np.unique_values(concrete_value(x, "unique_values")))

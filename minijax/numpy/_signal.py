@@ -4,7 +4,7 @@ import numpy as np
 
 from .. import dtypes, lax
 from ..core import get_aval
-from ._core import _take_1d, promote, to_array
+from ._core import promote, take_1d, to_array
 from ._elementwise import conjugate
 from ._manipulation import flip, reshape
 from ._searching import searchsorted
@@ -84,17 +84,17 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     i = lax.max(lax.min(i, lax.full(xs, n - 1, np.int64)), lax.full(xs, 1 if n > 1 else 0,
                                                                         np.int64))
     lo = lax.sub(i, lax.full(xs, 1 if n > 1 else 0, np.int64))
-    x0, x1 = _take_1d(xp, lo), _take_1d(xp, i)
-    f0, f1 = _take_1d(fp, lo), _take_1d(fp, i)
+    x0, x1 = take_1d(xp, lo), take_1d(xp, i)
+    f0, f1 = take_1d(fp, lo), take_1d(fp, i)
     dx = lax.sub(x1, x0)
     same = lax.eq(dx, lax.full(xs, 0, np.float64))
     t = lax.div(lax.sub(x, x0), lax.select_n(same, dx, lax.full(xs, 1, np.float64)))
     out = lax.add(f0, lax.mul(lax.convert_element_type(t, dt), lax.sub(f1, f0)))
     out = lax.select_n(same, out, f0)
     # exact hits on the right end and the outside values
-    first, last = _take_1d(fp, lax.full((), 0, np.int64)), _take_1d(fp, lax.full((), n - 1,
+    first, last = take_1d(fp, lax.full((), 0, np.int64)), take_1d(fp, lax.full((), n - 1,
                                                                                 np.int64))
-    xp0, xpn = _take_1d(xp, lax.full((), 0, np.int64)), _take_1d(xp, lax.full((), n - 1,
+    xp0, xpn = take_1d(xp, lax.full((), 0, np.int64)), take_1d(xp, lax.full((), n - 1,
                                                                                np.int64))
     lv = first if left is None else lax.convert_element_type(to_array(left), dt)
     rv = last if right is None else lax.convert_element_type(to_array(right), dt)

@@ -10,9 +10,9 @@ from .. import dtypes, lax
 from ..core import get_aval
 from ..custom_derivatives import custom_jvp
 from ..util import canonicalize_axis
-from ._core import _axes, _keepdims, _no_out, promote, to_array
+from ._core import promote, reduction_axes, reject_out, to_array, with_kept_dims
 from ._elementwise import (
-    _as_bool,
+    as_bool,
     clip,
     conjugate,
     divide,
@@ -88,7 +88,7 @@ def _where_fill(a, where, value):
     if where is None or where is True:
         return a
     aval = get_aval(a)
-    mask = lax.broadcast_to_shape(_as_bool(where), aval.shape)
+    mask = lax.broadcast_to_shape(as_bool(where), aval.shape)
     return lax.select_n(mask, lax.full(aval.shape, value, aval.dtype), a)
 
 
@@ -96,36 +96,36 @@ def _accumulate(a, axis, dtype, keepdims, initial, where, identity, reduce, bool
                 combine):
     a = to_array(a)
     aval = get_aval(a)
-    axes = _axes(aval.ndim, axis)
+    axes = reduction_axes(aval.ndim, axis)
     out_dtype = _sum_dtype(aval.dtype) if dtype is None else dtypes.canonicalize(dtype)
     a = lax.convert_element_type(a, out_dtype, aval.weak_type)
     a = _where_fill(a, where, identity)
     res = (bool_reduce if out_dtype == np.bool_ else reduce)(a, axes)
     if initial is not None:
         res = combine(res, lax.full(get_aval(res).shape, initial, out_dtype))
-    return _keepdims(res, aval.shape, axes) if keepdims else res
+    return with_kept_dims(res, aval.shape, axes) if keepdims else res
 
 
 def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
     """Sum of elements over ``axis`` (NumPy's accumulator dtypes)."""
-    _no_out(out)
+    reject_out(out)
     return _accumulate(a, axis, dtype, keepdims, initial, where, 0, lax.reduce_sum,
                        lax.reduce_max, lax.add)
 
 
 def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
     """Product of elements over ``axis`` (NumPy's accumulator dtypes)."""
-    _no_out(out)
+    reject_out(out)
     return _accumulate(a, axis, dtype, keepdims, initial, where, 1, lax.reduce_prod,
                        lax.reduce_min, lax.mul)
 
 
 def _extremum(name, lax_fn):
     def fn(a, axis=None, out=None, keepdims=False, initial=None, where=None):
-        _no_out(out)
+        reject_out(out)
         a = to_array(a)
         aval = get_aval(a)
-        axes = _axes(aval.ndim, axis)
+        axes = reduction_axes(aval.ndim, axis)
         if where is not None and where is not True:
             if initial is None:
                 raise ValueError(f"reduction operation {name} does not have an identity, so "
@@ -138,7 +138,7 @@ def _extremum(name, lax_fn):
         if initial is not None:
             init = lax.full(get_aval(out).shape, initial, aval.dtype)
             out = (lax.max if name == "maximum" else lax.min)(out, init)
-        return _keepdims(out, aval.shape, axes) if keepdims else out
+        return with_kept_dims(out, aval.shape, axes) if keepdims else out
     fn.__name__ = fn.__qualname__ = "max" if name == "maximum" else "min"
     fn.__doc__ = f"The {name} over ``axis`` (``initial`` joins the reduction)."
     return fn
@@ -155,7 +155,7 @@ amax, amin = max, min
 
 def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     """Arithmetic mean over ``axis`` (integers average in the default float)."""
-    _no_out(out)
+    reject_out(out)
     if where is not None and where is not True:
         a = to_array(a)
         aval = get_aval(a)
@@ -164,7 +164,7 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
                       sum(mask, axis, keepdims=keepdims))
     a = to_array(a)
     aval = get_aval(a)
-    axes = _axes(aval.ndim, axis)
+    axes = reduction_axes(aval.ndim, axis)
     if dtype is not None:
         out_dtype = dtypes.canonicalize(dtype)
     elif dtypes.is_inexact(aval.dtype):
@@ -179,12 +179,12 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     count = int(np.prod([aval.shape[i] for i in axes], dtype=np.int64))
     out = lax.div(total, lax.full(get_aval(total).shape, count, compute))
     out = lax.convert_element_type(out, out_dtype, get_aval(out).weak_type)
-    return _keepdims(out, aval.shape, axes) if keepdims else out
+    return with_kept_dims(out, aval.shape, axes) if keepdims else out
 
 
 def _cumulative(name, lax_fn, identity):
     def fn(a, axis=None, dtype=None, out=None):
-        _no_out(out)
+        reject_out(out)
         a = to_array(a)
         aval = get_aval(a)
         if axis is None:
@@ -253,7 +253,7 @@ def _mean_dtype(dtype):
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
         mean=None, correction=None):
     """Variance over ``axis`` with ``ddof`` (or the Array API's ``correction``)."""
-    _no_out(out)
+    reject_out(out)
     if correction is not None:
         if ddof != 0:
             raise ValueError("var: give ddof or correction, not both")
@@ -262,7 +262,7 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
         raise NotImplementedError("var: where= and mean= are not supported")
     a = to_array(a)
     aval = get_aval(a)
-    axes = _axes(aval.ndim, axis)
+    axes = reduction_axes(aval.ndim, axis)
     out_dtype = _mean_dtype(aval.dtype) if dtype is None else dtypes.canonicalize(dtype)
     compute = out_dtype
     if out_dtype == np.float16 or out_dtype == dtypes.bfloat16:
@@ -280,7 +280,7 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     denom = builtins.max(n - ddof, 0)
     res = lax.div(total, lax.full(get_aval(total).shape, denom, get_aval(total).dtype))
     res = lax.convert_element_type(res, out_dtype)
-    return _keepdims(res, aval.shape, axes) if keepdims else res
+    return with_kept_dims(res, aval.shape, axes) if keepdims else res
 
 
 def _mean_keep(x, axes):
@@ -288,7 +288,7 @@ def _mean_keep(x, axes):
     n = int(np.prod([aval.shape[i] for i in axes], dtype=np.int64))
     total = lax.reduce_sum(x, axes)
     m = lax.div(total, lax.full(get_aval(total).shape, n, aval.dtype))
-    return lax.broadcast_to_shape(_keepdims(m, aval.shape, axes), aval.shape)
+    return lax.broadcast_to_shape(with_kept_dims(m, aval.shape, axes), aval.shape)
 
 
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
@@ -326,7 +326,7 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
     if weights is None:
         res = mean(a, axis, keepdims=keepdims)
         if returned:
-            axes = _axes(aval.ndim, axis)
+            axes = reduction_axes(aval.ndim, axis)
             n = int(np.prod([aval.shape[i] for i in axes], dtype=np.int64))
             return res, lax.full(get_aval(res).shape, n, get_aval(res).dtype)
         return res
@@ -367,7 +367,7 @@ def _take_last(x, idx):
 def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
              keepdims=False, *, weights=None):
     """The ``q``-th quantiles along ``axis`` (method 'linear'; q in [0, 1])."""
-    _no_out(out)
+    reject_out(out)
     if method not in ("linear", "lower", "higher", "nearest", "midpoint"):
         raise NotImplementedError(f"quantile: method {method!r} is not supported")
     if weights is not None:
@@ -376,7 +376,7 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
     aval = get_aval(a)
     if dtypes.is_complex(aval.dtype):
         raise TypeError("quantile of complex arrays is not defined")
-    axes = _axes(aval.ndim, axis)
+    axes = reduction_axes(aval.ndim, axis)
     kept = tuple(i for i in range(aval.ndim) if i not in axes)
     n = int(np.prod([aval.shape[i] for i in axes], dtype=np.int64))
     x = lax.transpose(a, kept + axes) if aval.ndim else a
@@ -488,7 +488,7 @@ def _nan_extremum(name, fn, fill):
         res = fn(filled, axis, out, keepdims, initial, where)
         if mask is None:
             return res
-        all_nan = lax.reduce_min(mask, _axes(get_aval(mask).ndim, axis))
+        all_nan = lax.reduce_min(mask, reduction_axes(get_aval(mask).ndim, axis))
         if keepdims:
             all_nan = lax.reshape(all_nan, get_aval(res).shape)
         return lax.select_n(all_nan, res, lax.full(get_aval(res).shape, np.nan, get_aval(res).dtype))
@@ -558,14 +558,14 @@ def _take_per_lane(x, idx):
 def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                 keepdims=False):
     """``quantile`` ignoring NaNs (method 'linear'; NaN where a lane is all NaN)."""
-    _no_out(out)
+    reject_out(out)
     if method != "linear":
         raise NotImplementedError("nanquantile: only method='linear' is supported")
     a = to_array(a)
     aval = get_aval(a)
     if not dtypes.is_inexact(aval.dtype):
         return quantile(a, q, axis, method=method, keepdims=keepdims)
-    axes = _axes(aval.ndim, axis)
+    axes = reduction_axes(aval.ndim, axis)
     kept = tuple(i for i in range(aval.ndim) if i not in axes)
     n = int(np.prod([aval.shape[i] for i in axes], dtype=np.int64))
     x = lax.transpose(a, kept + axes) if aval.ndim else a
@@ -614,7 +614,7 @@ def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
 
 def count_nonzero(a, axis=None, *, keepdims=False):
     """Number of nonzero elements along ``axis``."""
-    return sum(_as_bool(a), axis, keepdims=keepdims)
+    return sum(as_bool(a), axis, keepdims=keepdims)
 
 
 def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):

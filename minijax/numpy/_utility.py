@@ -7,9 +7,9 @@ import numpy as np
 from .. import lax
 from ..core import get_aval
 from ..util import canonicalize_axis
-from ._core import _axes, _keepdims, to_array
-from ._elementwise import _as_bool, not_equal, subtract
-from ._manipulation import _slice_axis, concatenate
+from ._core import reduction_axes, to_array, with_kept_dims
+from ._elementwise import as_bool, not_equal, subtract
+from ._manipulation import concatenate, slice_axis
 
 _NO_VALUE = object()
 
@@ -42,17 +42,17 @@ def diff(a, n=1, axis=-1, prepend=_NO_VALUE, append=_NO_VALUE):
         m = get_aval(a).shape[axis]
         if m == 0:
             break
-        hi, lo = _slice_axis(a, 1, m, axis), _slice_axis(a, 0, m - 1, axis)
+        hi, lo = slice_axis(a, 1, m, axis), slice_axis(a, 0, m - 1, axis)
         a = not_equal(hi, lo) if get_aval(a).dtype == np.bool_ else subtract(hi, lo)
     return a
 
 
 def _truth_reduction(a, axis, keepdims, lax_fn):
-    a = _as_bool(a)
+    a = as_bool(a)
     aval = get_aval(a)
-    axes = _axes(aval.ndim, axis)
+    axes = reduction_axes(aval.ndim, axis)
     out = lax_fn(a, axes)
-    return _keepdims(out, aval.shape, axes) if keepdims else out
+    return with_kept_dims(out, aval.shape, axes) if keepdims else out
 
 
 def all(a, axis=None, out=None, keepdims=False):
