@@ -207,27 +207,37 @@ def _wrap(base, typed):
 
 # ------------------------------------------------------------------ threefry2x32
 
-_ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
-
-
-def _rotate_left(x, d):
-    return lax.bitwise_or(lax.shift_left(x, d), lax.shift_right_logical(x, 32 - d))
+_ROTATIONS = np.array([[13, 15, 26, 6], [17, 29, 16, 24]], np.uint32)
 
 
 def threefry2x32(k1, k2, x1, x2):
     """The Threefry-2x32 block cipher (20 rounds) of counters ``x1, x2`` under key
-    ``(k1, k2)``; uint32 arrays of one shape (scalar keys broadcast)."""
+    ``(k1, k2)``; uint32 arrays of one shape (scalar keys broadcast).
+
+    The five groups of four rounds are a loop (as JAX's rolled variant) so that programs
+    with many random draws stay small for the compiler; integer arithmetic makes the
+    bits the same as the unrolled cipher's.
+    """
     shape = jnp.shape(x1)
     k1, k2 = (jnp.broadcast_to(k, shape) for k in (k1, k2))
-    ks = (k1, k2, lax.bitwise_xor(lax.bitwise_xor(k1, k2), 0x1BD11BDA))
-    x = [lax.add(x1, ks[0]), lax.add(x2, ks[1])]
-    for i in range(5):
-        for r in _ROTATIONS[i % 2]:
-            x[0] = lax.add(x[0], x[1])
-            x[1] = lax.bitwise_xor(x[0], _rotate_left(x[1], r))
-        x[0] = lax.add(x[0], ks[(i + 1) % 3])
-        x[1] = lax.add(lax.add(x[1], ks[(i + 2) % 3]), i + 1)
-    return x[0], x[1]
+    k3 = lax.bitwise_xor(lax.bitwise_xor(k1, k2), 0x1BD11BDA)
+    rotations = jnp.asarray(_ROTATIONS)
+
+    def group(i, state):
+        # Group i adds key words (i+1) % 3 and (i+2) % 3; the carry rotates the words.
+        x0, x1, ka, kb, kc = state
+        r = rotations[i % 2]
+        for j in range(4):
+            d = jnp.broadcast_to(r[j], shape)
+            x0 = lax.add(x0, x1)
+            x1 = lax.bitwise_xor(x0, lax.bitwise_or(lax.shift_left(x1, d),
+                                                    lax.shift_right_logical(x1, 32 - d)))
+        x0 = lax.add(x0, ka)
+        x1 = lax.add(lax.add(x1, kb), jnp.broadcast_to((i + 1).astype(_U32), shape))
+        return x0, x1, kb, kc, ka
+
+    x0, x1, *_ = lax.fori_loop(0, 5, group, (lax.add(x1, k1), lax.add(x2, k2), k2, k3, k1))
+    return x0, x1
 
 
 def _counters(shape):
