@@ -25,4 +25,4 @@ __version__ = "0.1.0"
 
 __all__ = ["Array", "ClosedJaxpr", "Primitive", "ShapedArray", "block_until_ready", "config",
            "device_put", "devices", "errors", "grad", "jit", "jvp", "lax", "linearize",
-           "make_jaxpr", "numpy", "tree_util", "value_and_grad", "vjp", "vmap"]
+           "make_jaxpr", "numpy", "random", "tree_util", "value_and_grad", "vjp", "vmap"]
