@@ -16,6 +16,7 @@ from .runtime import dispatch as _dispatch  # noqa: F401  (installs the eager in
 from .runtime.array import Array
 from . import lax
 from . import numpy
+from . import random
 from .api import (block_until_ready, device_put, devices, grad, jit, jvp, linearize, make_jaxpr,
                   value_and_grad, vjp, vmap)
 from .api import ShapeDtypeStruct, device_get, eval_shape, linear_transpose
@@ -31,7 +32,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     # modules
-    "custom_derivatives", "errors", "lax", "numpy", "scipy", "tree_util",
+    "custom_derivatives", "errors", "lax", "numpy", "random", "scipy", "tree_util",
     # configuration, arrays, jaxprs
     "Array", "ClosedJaxpr", "Primitive", "ShapeDtypeStruct", "ShapedArray", "config",
     # transformations
