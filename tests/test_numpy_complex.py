@@ -139,21 +139,22 @@ DIFFERENTIABLE_BINARY = [n for n in BINARY if n not in NOT_DIFFERENTIABLE]
 DIFFERENTIABLE_REDUCTIONS = [n for n in REDUCTIONS if n not in NOT_DIFFERENTIABLE_REDUCTIONS]
 
 
+@pytest.mark.parametrize("dtype", COMPLEX)
 @pytest.mark.parametrize("name", DIFFERENTIABLE_UNARY)
-def test_unary_derivatives(name):
-    check_grads(getattr(np, name), [sample(onp.complex128)], order=1)
+def test_unary_derivatives(name, dtype):
+    check_grads(getattr(np, name), [sample(dtype)], order=1)
 
 
+@pytest.mark.parametrize("dtype", COMPLEX)
 @pytest.mark.parametrize("name", DIFFERENTIABLE_BINARY)
-def test_binary_derivatives(name):
-    check_grads(getattr(np, name), [sample(onp.complex128), sample(onp.complex128, seed=1)],
-                order=1)
+def test_binary_derivatives(name, dtype):
+    check_grads(getattr(np, name), [sample(dtype), sample(dtype, seed=1)], order=1)
 
 
+@pytest.mark.parametrize("dtype", COMPLEX)
 @pytest.mark.parametrize("name", DIFFERENTIABLE_REDUCTIONS)
-def test_reduction_derivatives(name):
-    check_grads(lambda x: getattr(np, name)(x, axis=1), [sample(onp.complex128, (3, 4))],
-                order=1)
+def test_reduction_derivatives(name, dtype):
+    check_grads(lambda x: getattr(np, name)(x, axis=1), [sample(dtype, (3, 4))], order=1)
 
 
 def test_second_derivatives_along_complex_directions():
