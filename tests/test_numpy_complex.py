@@ -23,13 +23,13 @@ UNARY = [n for n in UFUNCS if getattr(onp, n).nin == 1]
 BINARY = [n for n in UFUNCS if getattr(onp, n).nin == 2]
 # Elementwise functions on complex input that are not ufuncs in NumPy.
 OTHER_UNARY = ["real", "imag", "angle", "isreal", "iscomplex", "round", "around",
-               "nan_to_num", "sinc", "real_if_close"]
+               "nan_to_num", "sinc"]
 # Differentiable almost everywhere at the sample points (the rest are piecewise
 # constant: comparisons, predicates, sign, rint, round).
 NOT_DIFFERENTIABLE = {"equal", "not_equal", "greater", "greater_equal", "less", "less_equal",
                       "isfinite", "isinf", "isnan", "logical_and", "logical_not", "logical_or",
                       "logical_xor", "sign", "rint", "isreal", "iscomplex", "round", "around",
-                      "real_if_close", "fmax", "fmin", "maximum", "minimum"}
+                      "fmax", "fmin", "maximum", "minimum"}
 
 REDUCTIONS = ["sum", "prod", "mean", "var", "std", "nansum", "nanprod", "nanmean", "nanvar",
               "nanstd", "cumsum", "cumprod", "nancumsum", "nancumprod", "all", "any",
