@@ -491,16 +491,25 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
 
 def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
            mean=None, correction=None):
-    """Variance ignoring NaNs."""
+    """Variance ignoring NaNs (real for complex input: the mean of ``|x - mean|**2``)."""
+    _no_out(out)
     if correction is not None:
+        if ddof != 0:
+            raise ValueError("nanvar: give ddof or correction, not both")
         ddof = correction
+    if where is not None or mean is not None:
+        raise NotImplementedError("nanvar: where= and mean= are not supported")
     a = to_array(a)
     aval = get_aval(a)
     if not dtypes.is_inexact(aval.dtype):
         return var(a, axis, dtype, out, ddof, keepdims)
     m = nanmean(a, axis, dtype, keepdims=True)
     filled, mask = _replace_nan(subtract(a, m), 0)
-    sq = multiply(filled, filled)
+    if dtypes.is_complex(get_aval(filled).dtype):
+        re, im = lax.real(filled), lax.imag(filled)
+        sq = lax.add(lax.mul(re, re), lax.mul(im, im))
+    else:
+        sq = multiply(filled, filled)
     count = sum(logical_not(mask), axis, keepdims=keepdims)
     total = sum(sq, axis, keepdims=keepdims)
     cs, cd = get_aval(count).shape, get_aval(count).dtype
@@ -510,8 +519,9 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=
 
 def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
            mean=None, correction=None):
-    """Standard deviation ignoring NaNs."""
-    return lax.sqrt(nanvar(a, axis, dtype, out, ddof, keepdims, correction=correction))
+    """Standard deviation ignoring NaNs (real for complex input)."""
+    return lax.sqrt(nanvar(a, axis, dtype, out, ddof, keepdims, where=where, mean=mean,
+                           correction=correction))
 
 
 def _take_per_lane(x, idx):
