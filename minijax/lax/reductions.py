@@ -6,7 +6,7 @@ import numpy as np
 from .. import dtypes
 from ..core import Primitive, get_aval
 from ..core.avals import ShapedArray
-from ..interpreters import ad
+from ..interpreters import ad, lowering
 from ..interpreters.lowering import hlo, ir, ir_constant, ir_type
 from ..util import canonicalize_axis
 from ._helpers import ANY, BOOL, FLOAT, INT, NUMBER, check_kinds
@@ -23,6 +23,9 @@ def _identity(kind, dtype):
     if kind in ("and", "or"):
         # All bits set (True) for and, no bits for or.
         return np.asarray(-1 if kind == "and" else 0).astype(dtype)
+    if dtypes.is_complex(dtype):   # the least (greatest) in lexicographic order
+        return np.asarray(complex(-np.inf, -np.inf) if kind == "max"
+                          else complex(np.inf, np.inf), dtype)
     if dtypes.is_inexact(dtype):
         return np.asarray(-np.inf if kind == "max" else np.inf, dtype)
     if dtype == np.bool_:
@@ -75,8 +78,8 @@ def _reduction(name, kind, np_fn, hlo_op, kinds):
 
 
 reduce_sum_p = _reduction("reduce_sum", "sum", np.sum, hlo.add, NUMBER)
-reduce_max_p = _reduction("reduce_max", "max", np.max, hlo.maximum, ANY)
-reduce_min_p = _reduction("reduce_min", "min", np.min, hlo.minimum, ANY)
+reduce_max_p = _reduction("reduce_max", "max", np.max, lowering.maximum, ANY)
+reduce_min_p = _reduction("reduce_min", "min", np.min, lowering.minimum, ANY)
 reduce_and_p = _reduction("reduce_and", "and", np.bitwise_and, hlo.and_, BOOL + INT)
 reduce_or_p = _reduction("reduce_or", "or", np.bitwise_or, hlo.or_, BOOL + INT)
 ad.defjvp_zero(reduce_and_p)
