@@ -119,6 +119,11 @@ def test_nan_statistics_are_real():
                                 rtol=1e-4)
     b = sample(onp.complex64, (3, 4))
     b[1, 2] = onp.nan
+    c = onp.array([[1 + 1j, 2 - 1j, complex(onp.nan, 0), 0.5j], [3 + 0j, 1 - 1j, 2 + 2j, 1 + 0j]])
+    for fn in ("median", "nanmedian", "nancumsum", "nancumprod", "nanmax", "nanargmin"):
+        for axis in (None, 1):
+            assert_same(getattr(np, fn)(c, axis=axis), getattr(onp, fn)(c, axis=axis),
+                        rtol=1e-15, err_msg=fn)
     for fn in ("nanstd", "nanvar", "std", "var"):
         assert_same(getattr(np, fn)(b, axis=1, ddof=1), getattr(onp, fn)(b, axis=1, ddof=1),
                     rtol=1e-5)

@@ -208,6 +208,16 @@ cumsum = _cumulative("cumsum", lax.cumsum, 0)
 cumprod = _cumulative("cumprod", lax.cumprod, 1)
 
 
+def nancumsum(a, axis=None, dtype=None, out=None):
+    """Cumulative sum along ``axis`` treating NaNs as zero."""
+    return cumsum(_replace_nan(a, 0)[0], axis, dtype, out)
+
+
+def nancumprod(a, axis=None, dtype=None, out=None):
+    """Cumulative product along ``axis`` treating NaNs as one."""
+    return cumprod(_replace_nan(a, 1)[0], axis, dtype, out)
+
+
 def _pad_initial(res, axis, value):
     aval = get_aval(res)
     init = lax.full((), value, aval.dtype)
@@ -434,7 +444,40 @@ def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear"
 
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     """Median along ``axis`` (NaN if the axis holds a NaN)."""
+    if dtypes.is_complex(get_aval(to_array(a)).dtype):
+        _no_out(out)
+        return _complex_median(to_array(a), axis, keepdims, skip_nan=False)
     return quantile(a, 0.5, axis, out, overwrite_input, "midpoint", keepdims)
+
+
+def _complex_median(a, axis, keepdims, skip_nan):
+    """NumPy's median of complex values: the middle of the lexicographically sorted
+    lane (the mean of the middle two for an even count), NaNs sorted last."""
+    aval = get_aval(a)
+    axes = _axes(aval.ndim, axis)
+    kept = tuple(i for i in range(aval.ndim) if i not in axes)
+    n = int(np.prod([aval.shape[i] for i in axes], dtype=np.int64))
+    if n == 0:
+        raise ValueError("median of an empty axis")
+    lanes = tuple(aval.shape[i] for i in kept)
+    x = lax.transpose(a, kept + axes) if aval.ndim else a
+    srt = lax.sort(lax.reshape(x, lanes + (n,)), len(lanes))
+    nan = isnan(srt)
+    idt = np.dtype(np.int64)
+    count = lax.full(lanes, n, idt)
+    if skip_nan:
+        count = lax.sub(count, lax.reduce_sum(lax.convert_element_type(nan, idt), (len(lanes),)))
+    one, two, zero = (lax.full(lanes, v, idt) for v in (1, 2, 0))
+    lo = lax.max(lax.div(lax.sub(count, one), two), zero)
+    hi = lax.min(lax.div(count, two), lax.full(lanes, n - 1, idt))
+    below, above = _take_per_lane(srt, lo), _take_per_lane(srt, hi)
+    res = lax.mul(lax.add(below, above), lax.full(lanes, 0.5, aval.dtype))
+    if not skip_nan:   # a NaN anywhere in the lane makes the median NaN
+        res = lax.select_n(lax.reduce_max(nan, (len(lanes),)), res,
+                           lax.full(lanes, np.nan, aval.dtype))
+    if keepdims:
+        res = lax.reshape(res, tuple(1 if i in axes else s for i, s in enumerate(aval.shape)))
+    return res
 
 
 def _replace_nan(a, value):
@@ -596,6 +639,9 @@ def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="line
 
 def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     """Median ignoring NaNs."""
+    if dtypes.is_complex(get_aval(to_array(a)).dtype):
+        _no_out(out)
+        return _complex_median(to_array(a), axis, keepdims, skip_nan=True)
     return nanquantile(a, 0.5, axis, out, overwrite_input, "linear", keepdims)
 
 
