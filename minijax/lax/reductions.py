@@ -23,9 +23,6 @@ def _identity(kind, dtype):
     if kind in ("and", "or"):
         # All bits set (True) for and, no bits for or.
         return np.asarray(-1 if kind == "and" else 0).astype(dtype)
-    if dtypes.is_complex(dtype):   # the least (greatest) in lexicographic order
-        return np.asarray(complex(-np.inf, -np.inf) if kind == "max"
-                          else complex(np.inf, np.inf), dtype)
     if dtypes.is_inexact(dtype):
         return np.asarray(-np.inf if kind == "max" else np.inf, dtype)
     if dtype == np.bool_:
