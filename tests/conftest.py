@@ -1,7 +1,7 @@
-import atexit
+import atexit as _atexit
 import os
-import shutil
-import tempfile
+import shutil as _shutil
+import tempfile as _tempfile
 
 from hypothesis import HealthCheck, settings
 
@@ -15,6 +15,6 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE",
 # The persistent compilation cache must never write into the user's real cache
 # directory from the test suite: point it (and every subprocess a test starts) at a
 # temporary directory for the session, removed at exit.
-_TEST_CACHE_DIR = tempfile.mkdtemp(prefix="minijax-test-cache-")
+_TEST_CACHE_DIR = _tempfile.mkdtemp(prefix="minijax-test-cache-")
 os.environ["MINIJAX_CACHE_DIR"] = _TEST_CACHE_DIR
-atexit.register(shutil.rmtree, _TEST_CACHE_DIR, True)
+_atexit.register(_shutil.rmtree, _TEST_CACHE_DIR, True)
