@@ -5,7 +5,7 @@ import tempfile as _tempfile
 
 from hypothesis import HealthCheck, settings
 
-settings.register_profile("ci", max_examples=15, deadline=None,
+settings.register_profile("ci", max_examples=15, deadline=None, derandomize=True,
                           suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("dev", max_examples=100, deadline=None,
                           suppress_health_check=[HealthCheck.too_slow])

@@ -141,7 +141,7 @@ def _check_against_jit(fn, args, rtol, atol):
     jitted = jit(fn)(*args)
     for e, o in zip(eager, jitted):
         e, o = np.asarray(e), np.asarray(o)
-        assert e.dtype == o.dtype
+        assert e.dtype == o.dtype and e.shape == o.shape, (e.dtype, e.shape, o.dtype, o.shape)
         np.testing.assert_allclose(_wide(o), _wide(e), rtol=rtol, atol=atol, equal_nan=True,
                                    err_msg="NumPy kernel vs jit")
     from minijax import vmap
@@ -149,7 +149,7 @@ def _check_against_jit(fn, args, rtol, atol):
     batched = vmap(fn)(*stacked)
     for i in range(2):
         for b, single in zip(batched, fn(*[st[i] for st in stacked])):
-            np.testing.assert_array_equal(_wide(b)[i], _wide(single))
+            np.testing.assert_array_equal(_wide(b)[i], _wide(single), strict=True)
     return eager
 
 

@@ -9,7 +9,7 @@ import pytest
 
 import minijax
 from minijax import lax
-from minijax.test_util import check_grads, check_primitive
+from minijax.test_util import assert_same, check_grads, check_primitive
 
 GDN = lax.GatherDimensionNumbers
 SDN = lax.ScatterDimensionNumbers
@@ -56,8 +56,8 @@ def check_vmap(fn, args, size=3, max_combos=10, jit_combos=1):
             single = fn(*[a if d is None else np.take(s, i, axis=d)
                           for a, s, d in zip(args, stacked, axes)])
             for out in outs:
-                np.testing.assert_allclose(np.asarray(out)[i], np.asarray(single), rtol=1e-12,
-                                           equal_nan=True, err_msg=f"vmap in_axes={axes}")
+                assert_same(np.asarray(out)[i], single, rtol=1e-12,
+                            err_msg=f"vmap in_axes={axes}")
 
 
 def check(fn, args, **kw):
@@ -68,9 +68,7 @@ def check(fn, args, **kw):
     """
     eager = np.asarray(fn(*args))
     jitted = np.asarray(minijax.jit(fn)(*args))
-    assert eager.dtype == jitted.dtype, (eager.dtype, jitted.dtype)
-    np.testing.assert_allclose(jitted, eager, rtol=1e-12, equal_nan=True,
-                               err_msg="NumPy kernel vs XLA")
+    assert_same(jitted, eager, rtol=1e-12, err_msg="NumPy kernel vs XLA")
     check_vmap(fn, args, **kw)
     return eager
 

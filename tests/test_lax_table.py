@@ -262,6 +262,14 @@ def test_derivatives(row):
     check_grads(row.fn, args, order=row.grad_order)
 
 
+@pytest.mark.parametrize("row", [r for r in ROWS if r.grad and np.float32 in r.dtypes], ids=str)
+def test_float32_derivatives(row):
+    # float32 rules (and the float32 kernels they call) at float32's own tolerance
+    args = [grad_sample(*row.grad, s, seed=i).astype(np.float32)
+            for i, s in enumerate(row.shapes)]
+    check_grads(row.fn, args, order=1)
+
+
 @pytest.mark.parametrize("row", ROWS, ids=str)
 def test_row_binds_its_primitive(row):
     args = [sample(row.dtypes[0], s, seed=i) for i, s in enumerate(row.shapes)]

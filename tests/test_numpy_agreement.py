@@ -6,6 +6,7 @@ from hypothesis import given, strategies as st
 
 import minijax
 import minijax.numpy as np
+from minijax.test_util import assert_same
 
 DTYPES = [onp.bool_, onp.int8, onp.int16, onp.int32, onp.int64, onp.uint8, onp.uint16,
           onp.uint32, onp.float16, onp.float32, onp.float64, onp.complex64, onp.complex128]
@@ -36,9 +37,8 @@ def applicable(name, dtypes):
 
 
 def check_same(actual, expected, rtol):
-    expected = onp.asarray(expected)
-    assert onp.asarray(actual).dtype == expected.dtype, (onp.asarray(actual).dtype, expected.dtype)
-    onp.testing.assert_allclose(onp.asarray(actual), expected, rtol=rtol, atol=0)
+    """Same shape, same dtype, values within ``rtol`` (NaNs in the same places)."""
+    assert_same(actual, expected, rtol=rtol, err_msg="minijax vs NumPy")
 
 
 def tol(dtype):

@@ -155,10 +155,52 @@ def lower_elementwise(op):
     return rule
 
 
+def _is_complex(x):
+    return isinstance(ir.RankedTensorType(x.type).element_type, ir.ComplexType)
+
+
+def _float_compare(x, y, direction):
+    return hlo.compare(x, y, hlo.ComparisonDirectionAttr.get(direction),
+                       compare_type=hlo.ComparisonTypeAttr.get("FLOAT"))
+
+
+def complex_compare(x, y, direction):
+    """NumPy's order of complex numbers: by real part, then by imaginary part (EQ and NE
+    compare both parts; a NaN part makes every ordered comparison false)."""
+    if direction in ("EQ", "NE"):
+        return _float_compare(x, y, direction)
+    re_x, re_y, im_x, im_y = hlo.real(x), hlo.real(y), hlo.imag(x), hlo.imag(y)
+    strict = direction[0] + "T"
+    return hlo.or_(_float_compare(re_x, re_y, strict),
+                   hlo.and_(_float_compare(re_x, re_y, "EQ"),
+                            _float_compare(im_x, im_y, direction)))
+
+
+def _is_nan(x):
+    return hlo.or_(_float_compare(hlo.real(x), hlo.real(x), "NE"),
+                   _float_compare(hlo.imag(x), hlo.imag(x), "NE"))
+
+
+def maximum(x, y):
+    """``hlo.maximum``, with NumPy's lexicographic order and NaN propagation for complex."""
+    if not _is_complex(x):
+        return hlo.maximum(x, y)
+    return hlo.select(hlo.or_(complex_compare(x, y, "GT"), _is_nan(x)), x, y)
+
+
+def minimum(x, y):
+    """``hlo.minimum``, with NumPy's lexicographic order and NaN propagation for complex."""
+    if not _is_complex(x):
+        return hlo.minimum(x, y)
+    return hlo.select(hlo.or_(complex_compare(x, y, "LT"), _is_nan(x)), x, y)
+
+
 def lower_compare(direction):
     def rule(ctx, x, y):
         x, y = broadcast_scalar_operands(ctx, (x, y))
         aval = ctx.avals_in[0]
+        if dtypes.is_complex(aval.dtype):
+            return [complex_compare(x, y, direction)]
         if dtypes.is_inexact(aval.dtype):
             kind = "FLOAT"
         elif aval.dtype == np.bool_ or aval.dtype.kind == "u":
@@ -196,4 +238,4 @@ def reduce_region(op_body, aval_scalar, n=1):
 
 __all__ = ["ir", "hlo", "chlo", "ir_type", "ir_element_type", "ir_constant", "full_like_aval",
            "jaxpr_subcomp", "lower_jaxpr", "call_function", "lower_elementwise",
-           "lower_compare", "lower_via", "RuleContext", "ShapedArray"]
+           "lower_compare", "complex_compare", "maximum", "minimum", "lower_via", "RuleContext", "ShapedArray"]

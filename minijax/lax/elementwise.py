@@ -14,7 +14,7 @@ import numpy as np
 from .. import dtypes
 from ..core import Primitive, get_aval
 from ..core.avals import ShapedArray
-from ..interpreters import ad, batching
+from ..interpreters import ad, batching, lowering
 from ..interpreters.lowering import (
     chlo,
     full_like_aval,
@@ -203,8 +203,8 @@ sub_p = binop("sub", np.subtract, hlo.subtract, NUMBER, scalars=True)
 mul_p = binop("mul", np.multiply, hlo.multiply, NUMBER, scalars=True)
 div_p = binop("div", _int_div, hlo.divide, NUMBER, scalars=True)
 pow_p = binop("pow", _pow, hlo.power, INEXACT, scalars=True)
-max_p = binop("max", np.maximum, hlo.maximum, ANY, scalars=True)
-min_p = binop("min", np.minimum, hlo.minimum, ANY, scalars=True)
+max_p = binop("max", np.maximum, lowering.maximum, ANY, scalars=True)
+min_p = binop("min", np.minimum, lowering.minimum, ANY, scalars=True)
 
 
 def add(x, y):

@@ -6,7 +6,7 @@ import numpy as np
 from .. import dtypes
 from ..core import Primitive, get_aval
 from ..core.avals import ShapedArray
-from ..interpreters import ad
+from ..interpreters import ad, lowering
 from ..interpreters.lowering import hlo, ir, ir_constant, ir_type
 from ..util import canonicalize_axis
 from ._helpers import ANY, BOOL, FLOAT, INT, NUMBER, check_kinds
@@ -75,8 +75,8 @@ def _reduction(name, kind, np_fn, hlo_op, kinds):
 
 
 reduce_sum_p = _reduction("reduce_sum", "sum", np.sum, hlo.add, NUMBER)
-reduce_max_p = _reduction("reduce_max", "max", np.max, hlo.maximum, ANY)
-reduce_min_p = _reduction("reduce_min", "min", np.min, hlo.minimum, ANY)
+reduce_max_p = _reduction("reduce_max", "max", np.max, lowering.maximum, ANY)
+reduce_min_p = _reduction("reduce_min", "min", np.min, lowering.minimum, ANY)
 reduce_and_p = _reduction("reduce_and", "and", np.bitwise_and, hlo.and_, BOOL + INT)
 reduce_or_p = _reduction("reduce_or", "or", np.bitwise_or, hlo.or_, BOOL + INT)
 ad.defjvp_zero(reduce_and_p)

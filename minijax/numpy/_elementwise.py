@@ -356,10 +356,9 @@ def isinf(x, /):
     aval = get_aval(x)
     if not dtypes.is_inexact(aval.dtype):
         return lax.full(aval.shape, False, np.bool_)
-    inf = lax.full((), np.inf, dtypes.real_dtype(aval.dtype))
     if dtypes.is_complex(aval.dtype):
-        raise NotImplementedError("isinf of complex arrays needs lax.real/imag (issue 3)")
-    return lax.eq(lax.abs(x), inf)
+        return logical_or(isinf(lax.real(x)), isinf(lax.imag(x)))
+    return lax.eq(lax.abs(x), lax.full((), np.inf, aval.dtype))
 
 
 def isfinite(x, /):
@@ -368,6 +367,8 @@ def isfinite(x, /):
     aval = get_aval(x)
     if not dtypes.is_inexact(aval.dtype):
         return lax.full(aval.shape, True, np.bool_)
+    if dtypes.is_complex(aval.dtype):
+        return logical_and(isfinite(lax.real(x)), isfinite(lax.imag(x)))
     return logical_not(logical_or(isnan(x), isinf(x)))
 
 
@@ -757,15 +758,24 @@ def trunc(x, /):
 fix = trunc
 
 
+def _no_complex(name, x):
+    if dtypes.is_complex(get_aval(x).dtype):
+        raise TypeError(f"{name} is not defined for {get_aval(x).dtype.name} values: the "
+                        f"sign of a complex infinity is ambiguous (as in NumPy); test the "
+                        f"real and imaginary parts instead")
+
+
 def isneginf(x, /):
-    """Elementwise test for negative infinity."""
+    """Elementwise test for negative infinity (a TypeError for complex input, as NumPy)."""
     x = to_array(x)
+    _no_complex("isneginf", x)
     return logical_and(isinf(x), signbit(x))
 
 
 def isposinf(x, /):
-    """Elementwise test for positive infinity."""
+    """Elementwise test for positive infinity (a TypeError for complex input, as NumPy)."""
     x = to_array(x)
+    _no_complex("isposinf", x)
     return logical_and(isinf(x), logical_not(signbit(x)))
 
 
@@ -814,8 +824,10 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     aval = get_aval(x)
     if not dtypes.is_inexact(aval.dtype):
         return x
-    if dtypes.is_complex(aval.dtype):
-        raise NotImplementedError("nan_to_num of complex arrays needs lax.real/imag")
+    if dtypes.is_complex(aval.dtype):   # each part on its own, as NumPy
+        parts = [nan_to_num(part, copy, nan, posinf, neginf)
+                 for part in (lax.real(x), lax.imag(x))]
+        return lax.complex(*parts)
     info = np.finfo(aval.dtype) if aval.dtype != dtypes.bfloat16 else __import__(
         "ml_dtypes").finfo(aval.dtype)
     posinf = info.max if posinf is None else posinf

@@ -48,6 +48,18 @@ def nonzero(a):
 
 
 def _arg_extremum(name, lax_fn):
+    reduce = lax.reduce_max if name == "argmax" else lax.reduce_min
+
+    def along(x, axis):
+        if dtypes.is_complex(get_aval(x).dtype):
+            # NumPy's lexicographic order: the first element equal to the extremum (or
+            # the first NaN, which the extremum propagates)
+            ext = lax.broadcast_in_dim(reduce(x, (axis,)), get_aval(x).shape,
+                                       tuple(d for d in range(get_aval(x).ndim) if d != axis))
+            hit = lax.max(lax.eq(x, ext), isnan(x))
+            return lax.argmax(hit, axis, dtypes.default_int())
+        return lax_fn(x, axis, dtypes.default_int())
+
     def fn(a, axis=None, out=None, *, keepdims=False):
         reject_out(out)
         a = to_array(a)
@@ -56,14 +68,12 @@ def _arg_extremum(name, lax_fn):
             flat = lax.reshape(a, (aval.size,))
             if aval.size == 0:
                 raise ValueError(f"attempt to get {name} of an empty sequence")
-            res = lax_fn(flat, 0, dtypes.default_int())
+            res = along(flat, 0)
             return lax.reshape(res, (1,) * aval.ndim) if keepdims else res
         axis = canonicalize_axis(axis, aval.ndim)
         if aval.shape[axis] == 0:
             raise ValueError(f"attempt to get {name} of an empty sequence")
-        if dtypes.is_complex(aval.dtype):
-            raise NotImplementedError(f"{name} of complex arrays")
-        res = lax_fn(a, axis, dtypes.default_int())
+        res = along(a, axis)
         return with_kept_dims(res, aval.shape, (axis,)) if keepdims else res
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"Index of the {name[3:]}imum along ``axis`` (first on ties; NaN wins)."

@@ -209,6 +209,16 @@ cumsum = _cumulative("cumsum", lax.cumsum, 0)
 cumprod = _cumulative("cumprod", lax.cumprod, 1)
 
 
+def nancumsum(a, axis=None, dtype=None, out=None):
+    """Cumulative sum along ``axis`` treating NaNs as zero."""
+    return cumsum(_replace_nan(a, 0)[0], axis, dtype, out)
+
+
+def nancumprod(a, axis=None, dtype=None, out=None):
+    """Cumulative product along ``axis`` treating NaNs as one."""
+    return cumprod(_replace_nan(a, 1)[0], axis, dtype, out)
+
+
 def _pad_initial(res, axis, value):
     aval = get_aval(res)
     init = lax.full((), value, aval.dtype)
@@ -460,7 +470,40 @@ def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear"
 
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     """Median along ``axis`` (NaN if the axis holds a NaN)."""
+    if dtypes.is_complex(get_aval(to_array(a)).dtype):
+        reject_out(out)
+        return _complex_median(to_array(a), axis, keepdims, skip_nan=False)
     return quantile(a, 0.5, axis, out, overwrite_input, "midpoint", keepdims)
+
+
+def _complex_median(a, axis, keepdims, skip_nan):
+    """NumPy's median of complex values: the middle of the lexicographically sorted
+    lane (the mean of the middle two for an even count), NaNs sorted last."""
+    aval = get_aval(a)
+    axes = reduction_axes(aval.ndim, axis)
+    kept = tuple(i for i in range(aval.ndim) if i not in axes)
+    n = int(np.prod([aval.shape[i] for i in axes], dtype=np.int64))
+    if n == 0:
+        raise ValueError("median of an empty axis")
+    lanes = tuple(aval.shape[i] for i in kept)
+    x = lax.transpose(a, kept + axes) if aval.ndim else a
+    srt = lax.sort(lax.reshape(x, lanes + (n,)), len(lanes))
+    nan = isnan(srt)
+    idt = np.dtype(np.int64)
+    count = lax.full(lanes, n, idt)
+    if skip_nan:
+        count = lax.sub(count, lax.reduce_sum(lax.convert_element_type(nan, idt), (len(lanes),)))
+    one, two, zero = (lax.full(lanes, v, idt) for v in (1, 2, 0))
+    lo = lax.max(lax.div(lax.sub(count, one), two), zero)
+    hi = lax.min(lax.div(count, two), lax.full(lanes, n - 1, idt))
+    below, above = _take_per_lane(srt, lo), _take_per_lane(srt, hi)
+    res = lax.mul(lax.add(below, above), lax.full(lanes, 0.5, aval.dtype))
+    if not skip_nan:   # a NaN anywhere in the lane makes the median NaN
+        res = lax.select_n(lax.reduce_max(nan, (len(lanes),)), res,
+                           lax.full(lanes, np.nan, aval.dtype))
+    if keepdims:
+        res = lax.reshape(res, tuple(1 if i in axes else s for i, s in enumerate(aval.shape)))
+    return res
 
 
 def _replace_nan(a, value):
@@ -517,9 +560,14 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
 
 def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
            mean=None, correction=None):
-    """Variance ignoring NaNs."""
+    """Variance ignoring NaNs (real for complex input: the mean of ``|x - mean|**2``)."""
+    reject_out(out)
     if correction is not None:
+        if ddof != 0:
+            raise ValueError("nanvar: give ddof or correction, not both")
         ddof = correction
+    if where is not None or mean is not None:
+        raise NotImplementedError("nanvar: where= and mean= are not supported")
     a = to_array(a)
     aval = get_aval(a)
     if not dtypes.is_inexact(aval.dtype):
@@ -527,8 +575,10 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=
     m = nanmean(a, axis, dtype, keepdims=True)
     filled, mask = _replace_nan(subtract(a, m), 0)
     if dtypes.is_complex(get_aval(filled).dtype):   # |a - m|**2, real (as NumPy)
-        filled = lax.abs(filled)
-    sq = multiply(filled, filled)
+        re, im = lax.real(filled), lax.imag(filled)
+        sq = lax.add(lax.mul(re, re), lax.mul(im, im))
+    else:
+        sq = multiply(filled, filled)
     count = sum(logical_not(mask), axis, keepdims=keepdims)
     total = sum(sq, axis, keepdims=keepdims)
     cs, cd = get_aval(count).shape, get_aval(count).dtype
@@ -538,9 +588,9 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=
 
 def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
            mean=None, correction=None):
-    """Standard deviation ignoring NaNs."""
-    return _sqrt_of_variance(nanvar(a, axis, dtype, out, ddof, keepdims,
-                                    correction=correction))
+    """Standard deviation ignoring NaNs (real for complex input)."""
+    return _sqrt_of_variance(nanvar(a, axis, dtype, out, ddof, keepdims, where=where,
+                                    mean=mean, correction=correction))
 
 
 def _take_per_lane(x, idx):
@@ -609,6 +659,9 @@ def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="line
 
 def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     """Median ignoring NaNs."""
+    if dtypes.is_complex(get_aval(to_array(a)).dtype):
+        reject_out(out)
+        return _complex_median(to_array(a), axis, keepdims, skip_nan=True)
     return nanquantile(a, 0.5, axis, out, overwrite_input, "linear", keepdims)
 
 
