@@ -27,3 +27,8 @@ class UnexpectedTracerError(Exception):
 
 class NonConcreteBooleanIndexError(ConcretizationTypeError):
     """A traced boolean array was used as an index (the result's shape would depend on it)."""
+
+
+class HiddenStateInTransformationError(MinijaxTypeError):
+    """A stateful host function (``minijax.numpy.random``) was called inside a
+    transformation, where its hidden state would be frozen into the trace."""

@@ -99,3 +99,4 @@ from ._indexing import (choose, compress, diag_indices, diag_indices_from, extra
                         place, put, put_along_axis, ravel_multi_index, select, take,
                         take_along_axis, tril_indices, tril_indices_from, triu_indices,
                         triu_indices_from, unravel_index)
+from . import random  # noqa: E402,F401  (NumPy's generators, on the host)
