@@ -10,7 +10,7 @@
     minijax.grad(f)(np.arange(3.0))
 """
 
-from . import errors, tree_util
+from . import errors, tree, tree_util
 from .config import config
 from .runtime import dispatch as _dispatch  # noqa: F401  (installs the eager interpreter)
 from .runtime.array import Array
