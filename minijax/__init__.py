@@ -16,6 +16,7 @@ from .runtime import dispatch as _dispatch  # noqa: F401  (installs the eager in
 from .runtime.array import Array
 from . import lax
 from . import numpy
+from . import nn
 from .api import (block_until_ready, device_put, devices, grad, jit, jvp, linearize, make_jaxpr,
                   value_and_grad, vjp, vmap)
 from .core import ClosedJaxpr, Primitive, ShapedArray
