@@ -17,6 +17,8 @@ from .runtime.array import Array
 from . import lax
 from . import numpy
 from . import nn
+from . import debug
+from .callbacks import ShapeDtypeStruct, pure_callback
 from .api import (block_until_ready, device_put, devices, grad, jit, jvp, linearize, make_jaxpr,
                   value_and_grad, vjp, vmap)
 from .core import ClosedJaxpr, Primitive, ShapedArray
