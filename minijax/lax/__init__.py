@@ -71,3 +71,5 @@ from .elementwise import (RoundingMethod, acosh, acosh_p, and_p, bitcast_convert
 from .elementwise import polygamma, polygamma_p, zeta, zeta_p  # noqa: E402
 # issue 3, loops
 from .loops import fori_loop, map, scan, scan_p, while_loop, while_p  # noqa: E402
+from .conv_transpose import (conv_general_shape_tuple, conv_transpose,  # noqa: E402
+                             conv_transpose_shape_tuple, reduce_window_shape_tuple)
