@@ -6,7 +6,8 @@ operands of binary operations must share shape and dtype (Python scalars excepte
 
 from .call import jit_p
 from .control_flow import cond, cond_p, switch
-from .dot import dot_general, dot_general_p
+from .dot import dot, dot_general, dot_general_p
+from .precision import Precision
 from ._helpers import padtype_to_pads
 from .elementwise import (abs, abs_p, add, add_p, ceil, ceil_p, convert_element_type,
                           convert_element_type_p, cos, cos_p, div, div_p, eq, eq_p, exp, exp_p,

@@ -25,6 +25,7 @@ from ..core.avals import ShapedArray
 from ..interpreters import ad
 from ..interpreters.lowering import full_like_aval, hlo, ir, ir_type
 from ._helpers import INT, INEXACT, check_kinds, dilate_dim as _dilate_dim, padtype_to_pads
+from .precision import canonicalize_precision, precision_config
 
 _NAME = "conv_general_dilated"
 
@@ -149,7 +150,8 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
         rhs_dilation=rhs_dil, dimension_numbers=dn,
         feature_group_count=operator.index(feature_group_count),
         batch_group_count=operator.index(batch_group_count),
-        precision=None if precision is None else str(precision), preferred_element_type=pet)
+        precision=canonicalize_precision(precision, f"lax.{_NAME}"),
+        preferred_element_type=pet)
 
 
 def conv(lhs, rhs, window_strides, padding, precision=None, preferred_element_type=None):
@@ -318,7 +320,8 @@ def _conv_lower(ctx, lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dil
                            ir.IntegerAttr.get(i64, feature_group_count),
                            ir.IntegerAttr.get(i64, batch_group_count),
                            window_strides=list(window_strides), padding=pads,
-                           lhs_dilation=list(lhs_dilation), rhs_dilation=list(rhs_dilation))
+                           lhs_dilation=list(lhs_dilation), rhs_dilation=list(rhs_dilation),
+                           precision_config=precision_config(precision))
     return [op.result]
 
 

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from .. import lax
+from .. import dtypes, lax
 from ..core import get_aval
 from ._core import broadcast_shapes, promote
 
@@ -14,17 +14,26 @@ def _operands(a, b):
     return a, b
 
 
-def dot(a, b):
+def dot(a, b, *, precision=None, preferred_element_type=None):
     """NumPy's dot: a product for scalars, matmul for 2-d, a sum over the last axis of
-    ``a`` and the second-to-last of ``b`` in general."""
+    ``a`` and the second-to-last of ``b`` in general. ``precision`` and
+    ``preferred_element_type`` are ``lax.dot_general``'s."""
     a, b = _operands(a, b)
     na, nb = get_aval(a).ndim, get_aval(b).ndim
     if na == 0 or nb == 0:
         from ._elementwise import multiply
-        return multiply(a, b)
+        return _as_preferred(multiply(a, b), preferred_element_type)
     cb = 0 if nb == 1 else nb - 2
     _check_contract("dot", get_aval(a).shape, get_aval(b).shape, na - 1, cb)
-    return lax.dot_general(a, b, (((na - 1,), (cb,)), ((), ())))
+    return lax.dot_general(a, b, (((na - 1,), (cb,)), ((), ())), precision,
+                           preferred_element_type)
+
+
+def _as_preferred(x, preferred_element_type):
+    """A product computed without dot_general, in ``preferred_element_type``."""
+    if preferred_element_type is None:
+        return x
+    return lax.convert_element_type(x, dtypes.canonicalize(preferred_element_type))
 
 
 def _check_contract(name, sa, sb, ia, ib):
@@ -33,7 +42,7 @@ def _check_contract(name, sa, sb, ia, ib):
                          f"{sb[ib]} (dim {ib})")
 
 
-def matmul(a, b):
+def matmul(a, b, *, precision=None, preferred_element_type=None):
     """Matrix product with NumPy's broadcasting of leading (batch) axes."""
     a, b = _operands(a, b)
     sa, sb = get_aval(a).shape, get_aval(b).shape
@@ -49,7 +58,8 @@ def matmul(a, b):
     b2 = lax.broadcast_to_shape(b2, (*batch, *sb2[-2:]))
     nb = len(batch)
     bd = tuple(range(nb))
-    out = lax.dot_general(a2, b2, (((nb + 1,), (nb,)), (bd, bd)))
+    out = lax.dot_general(a2, b2, (((nb + 1,), (nb,)), (bd, bd)), precision,
+                          preferred_element_type)
     drop = []
     if len(sa) == 1:
         drop.append(nb)
@@ -58,22 +68,24 @@ def matmul(a, b):
     return lax.squeeze(out, drop) if drop else out
 
 
-def vdot(a, b):
+def vdot(a, b, *, precision=None, preferred_element_type=None):
     from ._manipulation import ravel
     a, b = _operands(a, b)
     if np.dtype(get_aval(a).dtype).kind == "c":
         raise NotImplementedError("vdot of complex arrays needs conj (coming with lax.conj)")
-    return dot(ravel(a), ravel(b))
+    return dot(ravel(a), ravel(b), precision=precision,
+               preferred_element_type=preferred_element_type)
 
 
-def inner(a, b):
+def inner(a, b, *, precision=None, preferred_element_type=None):
     a, b = _operands(a, b)
     na, nb = get_aval(a).ndim, get_aval(b).ndim
     if na == 0 or nb == 0:
         from ._elementwise import multiply
-        return multiply(a, b)
+        return _as_preferred(multiply(a, b), preferred_element_type)
     _check_contract("inner", get_aval(a).shape, get_aval(b).shape, na - 1, nb - 1)
-    return lax.dot_general(a, b, (((na - 1,), (nb - 1,)), ((), ())))
+    return lax.dot_general(a, b, (((na - 1,), (nb - 1,)), ((), ())), precision,
+                           preferred_element_type)
 
 
 def outer(a, b):
@@ -83,7 +95,7 @@ def outer(a, b):
     return multiply(reshape(a, (-1, 1)), reshape(b, (1, -1)))
 
 
-def tensordot(a, b, axes=2):
+def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
     a, b = _operands(a, b)
     na, nb = get_aval(a).ndim, get_aval(b).ndim
     if isinstance(axes, int):
@@ -94,4 +106,4 @@ def tensordot(a, b, axes=2):
         cb = (cb,) if isinstance(cb, int) else tuple(cb)
         ca = tuple(x % na for x in ca)
         cb = tuple(x % nb for x in cb)
-    return lax.dot_general(a, b, ((ca, cb), ((), ())))
+    return lax.dot_general(a, b, ((ca, cb), ((), ())), precision, preferred_element_type)

@@ -78,8 +78,10 @@ def _sum_letters(x, term, letters):
     return lax.reduce_sum(x, axes), "".join(c for c in term if c not in letters)
 
 
-def einsum(subscripts, *operands, out=None, dtype=None, optimize=False, casting="safe"):
-    """Einstein summation (pairwise contraction left to right through dot_general)."""
+def einsum(subscripts, *operands, out=None, dtype=None, optimize=False, casting="safe",
+           precision=None, preferred_element_type=None):
+    """Einstein summation (pairwise contraction left to right through dot_general;
+    ``precision`` and ``preferred_element_type`` are passed to it)."""
     if out is not None:
         raise NotImplementedError("einsum: out= is not supported")
     if not isinstance(subscripts, str):
@@ -117,7 +119,9 @@ def einsum(subscripts, *operands, out=None, dtype=None, optimize=False, casting=
         contract = [c for c in shared if c not in later]
         dn = (((tuple(acc_t.index(c) for c in contract), tuple(t.index(c) for c in contract)),
                (tuple(acc_t.index(c) for c in batch), tuple(t.index(c) for c in batch))))
-        acc = lax.dot_general(acc, o, dn)
+        if get_aval(o).dtype != get_aval(acc).dtype:   # acc is in preferred_element_type
+            o = lax.convert_element_type(o, get_aval(acc).dtype)
+        acc = lax.dot_general(acc, o, dn, precision, preferred_element_type)
         acc_t = ("".join(batch) + "".join(c for c in acc_t if c not in shared)
                  + "".join(c for c in t if c not in shared))
         acc, acc_t = _sum_letters(acc, acc_t, set(acc_t) - later)
@@ -127,6 +131,8 @@ def einsum(subscripts, *operands, out=None, dtype=None, optimize=False, casting=
         acc = lax.transpose(acc, perm)
     if is_bool:
         acc = lax.ne(acc, lax.full(get_aval(acc).shape, 0, np.int64))
+    if preferred_element_type is not None:
+        acc = lax.convert_element_type(acc, dtypes.canonicalize(preferred_element_type))
     return acc
 
 
