@@ -8,7 +8,9 @@ from ..core.avals import ShapedArray
 from ..interpreters import ad, batching
 from ..interpreters.lowering import hlo, ir_type
 from ._helpers import ANY, check_kinds
+from .elementwise import convert_element_type
 from .precision import canonicalize_precision, precision_config
+from .shapes import transpose
 
 dot_general_p = Primitive("dot_general")
 
@@ -137,7 +139,6 @@ def _dot_transpose_operand(ct, other, self_aval, dimension_numbers, which, preci
     """
     (lc, rc), (lb, rb) = dimension_numbers
     nb = len(lb)
-    from .elementwise import convert_element_type
     ct_dtype = get_aval(ct).dtype
     if get_aval(other).dtype != ct_dtype:
         # With preferred_element_type the cotangent has the output's dtype: contract in it.
@@ -156,7 +157,6 @@ def _dot_transpose_operand(ct, other, self_aval, dimension_numbers, which, preci
         # result axes: batch, lhs contracting (ascending) = rhs contracting, rhs free
         res = dot_general(other, ct, ((lf, ct_lf), (lb, tuple(range(nb)))), precision)
         axes = list(rb) + [rc[lc.index(l)] for l in sorted(lc)] + list(rf)
-    from .shapes import transpose
     out = transpose(res, tuple(axes.index(d) for d in range(self_aval.ndim)))
     return convert_element_type(out, self_aval.dtype, self_aval.weak_type)
 

@@ -22,8 +22,9 @@ import types
 
 import numpy as np
 
-from ..config import config
 from .. import dtypes
+from ..config import config
+from . import compile_cache
 
 __all__ = ["ir", "hlo", "chlo", "func_dialect", "get_client", "devices", "default_device",
            "compile_module", "to_device", "to_host", "execute", "jaxlib_version",
@@ -213,7 +214,6 @@ def compile_module(module_text, device, host_callbacks=()):
     Goes through the persistent compilation cache (compile_cache.py), except for a
     program with ``host_callbacks`` (Python functions its custom calls to
     ``xla_ffi_python_cpu_callback`` name by index): those live only in this process."""
-    from . import compile_cache
     client = get_client()
     device_list = xla_client.DeviceList((device,))
     options = xla_client.CompileOptions()
