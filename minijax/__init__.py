@@ -25,6 +25,7 @@ from .core import ClosedJaxpr, Primitive, ShapedArray
 
 __version__ = "0.1.0"
 
-__all__ = ["Array", "ClosedJaxpr", "Primitive", "ShapedArray", "block_until_ready", "config",
-           "device_put", "devices", "errors", "grad", "jit", "jvp", "lax", "linearize",
-           "make_jaxpr", "numpy", "tree_util", "value_and_grad", "vjp", "vmap"]
+__all__ = ["Array", "ClosedJaxpr", "Primitive", "ShapeDtypeStruct", "ShapedArray",
+           "block_until_ready", "config", "debug", "device_put", "devices", "errors", "grad",
+           "jit", "jvp", "lax", "linearize", "make_jaxpr", "nn", "numpy", "pure_callback",
+           "tree", "tree_util", "value_and_grad", "vjp", "vmap"]
