@@ -18,14 +18,32 @@ from . import lax
 from . import numpy
 from . import nn
 from . import debug
-from .callbacks import ShapeDtypeStruct, pure_callback
+from .callbacks import pure_callback
 from .api import (block_until_ready, device_put, devices, grad, jit, jvp, linearize, make_jaxpr,
                   value_and_grad, vjp, vmap)
+from .api import ShapeDtypeStruct, device_get, eval_shape, linear_transpose
+from .lax import stop_gradient
 from .core import ClosedJaxpr, Primitive, ShapedArray
+from . import custom_derivatives
+from .custom_derivatives import closure_convert, custom_jvp, custom_vjp
+from .jacobians import hessian, jacfwd, jacobian, jacrev
+from .checkpoint import checkpoint, checkpoint_policies, remat
 
 __version__ = "0.1.0"
 
-__all__ = ["Array", "ClosedJaxpr", "Primitive", "ShapeDtypeStruct", "ShapedArray",
-           "block_until_ready", "config", "debug", "device_put", "devices", "errors", "grad",
-           "jit", "jvp", "lax", "linearize", "make_jaxpr", "nn", "numpy", "pure_callback",
-           "tree", "tree_util", "value_and_grad", "vjp", "vmap"]
+__all__ = [
+    # modules
+    "custom_derivatives", "debug", "errors", "lax", "nn", "numpy", "tree", "tree_util",
+    # configuration, arrays, jaxprs
+    "Array", "ClosedJaxpr", "Primitive", "ShapeDtypeStruct", "ShapedArray", "config",
+    # transformations
+    "grad", "jit", "jvp", "linearize", "make_jaxpr", "value_and_grad", "vjp", "vmap",
+    "hessian", "jacfwd", "jacobian", "jacrev", "linear_transpose",
+    # custom derivative rules, rematerialisation
+    "checkpoint", "checkpoint_policies", "closure_convert", "custom_jvp", "custom_vjp", "remat",
+    "stop_gradient",
+    # shapes, devices
+    "block_until_ready", "device_get", "device_put", "devices", "eval_shape",
+    # host callbacks
+    "pure_callback",
+]

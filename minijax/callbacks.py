@@ -26,26 +26,6 @@ from .tree_util import tree_flatten, tree_unflatten
 _CPU_CALLBACK_TARGET = "xla_ffi_python_cpu_callback"
 
 
-class ShapeDtypeStruct:
-    """A shape and dtype standing for an array (the declared results of a callback)."""
-
-    __slots__ = ("shape", "dtype")
-
-    def __init__(self, shape, dtype):
-        self.shape = tuple(int(d) for d in shape)
-        self.dtype = np.dtype(dtype)
-
-    def __repr__(self):
-        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name})"
-
-    def __eq__(self, other):
-        return (isinstance(other, ShapeDtypeStruct) and self.shape == other.shape
-                and self.dtype == other.dtype)
-
-    def __hash__(self):
-        return hash((self.shape, self.dtype))
-
-
 def _result_aval(spec):
     shape = tuple(int(d) for d in spec.shape)
     return ShapedArray(shape, dtypes.canonicalize(spec.dtype))
@@ -217,4 +197,4 @@ def debug_callback(callback, *args, **kwargs):
                     has_side_effect=True)
 
 
-__all__ = ["ShapeDtypeStruct", "debug_callback", "pure_callback"]
+__all__ = ["debug_callback", "pure_callback"]

@@ -17,11 +17,13 @@ Options (environment variables give the start-up value):
   1 GiB): least recently used entries are evicted beyond this size.
 - ``compilation_cache_min_compile_secs`` (default 0.0): compiles faster than this are
   not stored.
+- ``traceback_filtering`` (``MINIJAX_TRACEBACK_FILTERING``, default ``"auto"``): errors
+  leaving a transformation show only the user's frames; ``"off"`` shows minijax's too.
 """
 
 import os
 
-_CHOICES = {"eager_backend": ("numpy", "xla")}
+_CHOICES = {"eager_backend": ("numpy", "xla"), "traceback_filtering": ("auto", "off")}
 
 
 def _env_bool(name, default):
@@ -41,6 +43,7 @@ class Config:
         self.compilation_cache_max_bytes = int(
             os.environ.get("MINIJAX_COMPILATION_CACHE_MAX_BYTES", str(1 << 30)))
         self.compilation_cache_min_compile_secs = 0.0
+        self.traceback_filtering = os.environ.get("MINIJAX_TRACEBACK_FILTERING", "auto")
 
     def update(self, name, value):
         """Set option ``name``; raises ValueError for an unknown name or value."""

@@ -52,3 +52,19 @@ def canonicalize_axis(axis, ndim, name="axis"):
         from numpy.exceptions import AxisError
         raise AxisError(f"{name} {axis} is out of bounds for array of dimension {ndim}")
     return axis % ndim
+
+
+class NamedCallable:
+    """A function that prints as ``name`` (rule parameters of equations print readably)."""
+
+    __slots__ = ("fn", "name")
+
+    def __init__(self, fn, name):
+        self.fn = fn
+        self.name = name
+
+    def __call__(self, *args, **kwargs):
+        return self.fn(*args, **kwargs)
+
+    def __repr__(self):
+        return self.name

@@ -115,3 +115,20 @@ def test_debug_callback_under_vmap_and_grad(capsys):
     assert seen[-2:] == [0.0, 1.0]
     with pytest.raises(NotImplementedError, match="ordered"):
         minijax.debug.print("{}", 1.0, ordered=True)
+
+
+def test_pure_callback_differentiates_through_a_custom_jvp_rule():
+    @minijax.custom_jvp
+    def host_sin(x):
+        return minijax.pure_callback(np.sin, ShapeDtypeStruct(x.shape, x.dtype), x)
+
+    @host_sin.defjvp
+    def host_sin_jvp(primals, tangents):
+        (x,), (t,) = primals, tangents
+        cos = minijax.pure_callback(np.cos, ShapeDtypeStruct(x.shape, x.dtype), x)
+        return host_sin(x), cos * t
+
+    for x in (0.3, 1.0, 2.0):
+        assert float(minijax.grad(host_sin)(x)) == pytest.approx(np.cos(x), rel=1e-14)
+        assert float(minijax.jit(minijax.grad(host_sin))(x)) == pytest.approx(np.cos(x),
+                                                                               rel=1e-14)
