@@ -10,13 +10,16 @@
     minijax.grad(f)(np.arange(3.0))
 """
 
-from . import errors, tree_util
+from . import errors, tree, tree_util
 from .config import config
 from .runtime import dispatch as _dispatch  # noqa: F401  (installs the eager interpreter)
 from .runtime.array import Array
 from . import lax
 from . import numpy
 from . import random
+from . import nn
+from . import debug
+from .callbacks import pure_callback
 from .api import (block_until_ready, device_put, devices, grad, jit, jvp, linearize, make_jaxpr,
                   value_and_grad, vjp, vmap)
 from .api import ShapeDtypeStruct, device_get, eval_shape, linear_transpose
@@ -32,7 +35,8 @@ __version__ = "0.1.0"
 
 __all__ = [
     # modules
-    "custom_derivatives", "errors", "lax", "numpy", "random", "scipy", "tree_util",
+    "custom_derivatives", "debug", "errors", "lax", "nn", "numpy", "random", "scipy", "tree",
+    "tree_util",
     # configuration, arrays, jaxprs
     "Array", "ClosedJaxpr", "Primitive", "ShapeDtypeStruct", "ShapedArray", "config",
     # transformations
@@ -43,4 +47,6 @@ __all__ = [
     "stop_gradient",
     # shapes, devices
     "block_until_ready", "device_get", "device_put", "devices", "eval_shape",
+    # host callbacks
+    "pure_callback",
 ]

@@ -101,7 +101,7 @@ def real_dtype(dtype):
     return np.finfo(dtype).dtype if dtype.kind == "c" else dtype
 
 
-def result_type(*entries):
+def promote(*entries):
     """Promote ``(dtype, weak_type)`` pairs the way NumPy 2 promotes arrays and scalars.
 
     Returns ``(dtype, weak_type)``; the result is weak only when every entry is.
@@ -126,3 +126,94 @@ def _result_type(entries, x64):
             dtype = np.dtype(np.float32) if has_f16 else bfloat16
         return canonicalize(dtype), False
     return canonicalize(np.result_type(*strong, *weak)), False
+
+
+# ------------------------------------------------------------------ public API (jax.dtypes)
+
+class extended(np.generic):
+    """Abstract scalar type of dtypes that are not NumPy's (such as PRNG key arrays)."""
+
+
+class prng_key(extended):
+    """Abstract scalar type of typed PRNG key arrays (``issubdtype(k.dtype, prng_key)``)."""
+
+
+_ML_FLOATS = frozenset({bfloat16})
+
+
+def _as_dtype_or_type(x):
+    """A NumPy dtype, or an extended dtype object (with a ``type`` attribute) as is."""
+    if isinstance(x, type) and issubclass(x, np.generic):
+        return x if issubclass(x, extended) else np.dtype(x)
+    if not isinstance(x, np.dtype) and isinstance(getattr(x, "type", None), type) \
+            and issubclass(x.type, extended):
+        return x
+    if hasattr(x, "dtype") and not isinstance(x, (type, np.dtype)):
+        return _as_dtype_or_type(x.dtype)
+    return np.dtype(x)
+
+
+def _same_dtype(a, b):
+    try:
+        return a == np.dtype(b)
+    except TypeError:   # an abstract NumPy type such as np.integer
+        return False
+
+
+def issubdtype(arg1, arg2):
+    """``numpy.issubdtype`` that also knows bfloat16 (a floating type) and the extended
+    types ``extended`` and ``prng_key``."""
+    a = _as_dtype_or_type(arg1)
+    b = arg2 if isinstance(arg2, type) and issubclass(arg2, np.generic) else \
+        _as_dtype_or_type(arg2)
+    a_type = a if isinstance(a, type) else a.type
+    if isinstance(b, type):
+        if issubclass(a_type, extended) or issubclass(b, extended):
+            return issubclass(a_type, b)
+        if a in _ML_FLOATS:
+            return b in (np.floating, np.inexact, np.number, np.generic) or _same_dtype(a, b)
+        return bool(np.issubdtype(a, b))
+    if isinstance(a, type) or not isinstance(b, np.dtype):
+        return a == b
+    return a == b if (a in _ML_FLOATS or b in _ML_FLOATS) else bool(np.issubdtype(a, b))
+
+
+def canonicalize_dtype(dtype, allow_extended_dtype=False):
+    """The dtype minijax stores for ``dtype`` (64-bit types narrow in 32-bit mode)."""
+    d = _as_dtype_or_type(dtype)
+    if not isinstance(d, np.dtype):
+        if allow_extended_dtype:
+            return d
+        raise TypeError(f"canonicalize_dtype got the extended dtype {d}; pass "
+                        f"allow_extended_dtype=True to accept it")
+    return canonicalize(d)
+
+
+def finfo(dtype):
+    """Machine limits of a floating dtype (bfloat16 included), as ``numpy.finfo``."""
+    d = np.dtype(_as_dtype_or_type(dtype))
+    return ml_dtypes.finfo(d) if d in _ML_FLOATS else np.finfo(d)
+
+
+def iinfo(dtype):
+    """Machine limits of an integer dtype, as ``numpy.iinfo``."""
+    return np.iinfo(np.dtype(_as_dtype_or_type(dtype)))
+
+
+def _entry(x):
+    if is_python_scalar(x):
+        return python_scalar_dtype(x)
+    aval = getattr(x, "aval", None)
+    if aval is not None:
+        return aval.dtype, aval.weak_type
+    return np.dtype(_as_dtype_or_type(x)), False
+
+
+def result_type(*args, return_weak_type_flag=False):
+    """The dtype of combining ``args`` (arrays, dtypes, Python scalars) under minijax's
+    promotion (NumPy 2's, Python scalars weak); with ``return_weak_type_flag`` also
+    whether the result is weakly typed."""
+    if not args:
+        raise ValueError("at least one array or dtype is required")
+    dtype, weak = promote(*[_entry(a) for a in args])
+    return (dtype, weak) if return_weak_type_flag else dtype

@@ -44,3 +44,8 @@ class NonDifferentiableOutputError(TypeError):
 class ShapeMismatchError(ValueError, TypeError):
     """Operand shapes do not fit an operation (contracting sizes of ``dot``/``matmul``):
     a ``ValueError`` as in NumPy and a ``TypeError`` as in JAX."""
+
+
+class HiddenStateInTransformationError(MinijaxTypeError):
+    """A stateful host function (``minijax.numpy.random``) was called inside a
+    transformation, where its hidden state would be frozen into the trace."""

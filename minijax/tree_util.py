@@ -5,6 +5,8 @@
 """
 
 import collections
+import dataclasses
+import functools
 from typing import Callable, NamedTuple
 
 
@@ -215,3 +217,205 @@ def _flatten_up_to(treedef, x, out, whole_def, whole):
 
 def all_leaves(iterable):
     return all(treedef_is_leaf(tree_structure(x)) for x in iterable)
+
+
+# ------------------------------------------------------------------ registration helpers
+
+def register_dataclass(nodetype, data_fields=None, meta_fields=None, drop_fields=()):
+    """Register a dataclass: ``data_fields`` are children, ``meta_fields`` aux data.
+
+    With neither given, a field is meta when its ``metadata`` has ``static=True``
+    and data otherwise. Returns ``nodetype``, so this also works as a decorator.
+    """
+    if data_fields is None and meta_fields is None:
+        if not dataclasses.is_dataclass(nodetype):
+            raise TypeError(f"register_dataclass({nodetype.__name__}) without data_fields "
+                            f"and meta_fields needs a dataclass")
+        fields = [f for f in dataclasses.fields(nodetype) if f.init]
+        meta_fields = [f.name for f in fields if f.metadata.get("static", False)]
+        data_fields = [f.name for f in fields if not f.metadata.get("static", False)]
+    elif data_fields is None or meta_fields is None:
+        raise TypeError("register_dataclass needs both data_fields and meta_fields, or neither")
+    data_fields, meta_fields = tuple(data_fields), tuple(meta_fields)
+    if dataclasses.is_dataclass(nodetype):
+        init_fields = {f.name for f in dataclasses.fields(nodetype) if f.init}
+        if init_fields - set(drop_fields) != set(data_fields) | set(meta_fields):
+            raise ValueError(f"data_fields and meta_fields of {nodetype.__name__} must "
+                             f"together be its init fields {sorted(init_fields)}, got "
+                             f"{sorted(data_fields)} and {sorted(meta_fields)}")
+
+    def flatten_with_keys(node):
+        return ([(GetAttrKey(n), getattr(node, n)) for n in data_fields],
+                tuple(getattr(node, n) for n in meta_fields))
+
+    def unflatten(meta, children):
+        return nodetype(**dict(zip(meta_fields, meta)), **dict(zip(data_fields, children)))
+
+    register_pytree_with_keys(nodetype, flatten_with_keys, unflatten)
+    return nodetype
+
+
+def register_pytree_with_keys(nodetype, flatten_with_keys, unflatten_func, flatten_func=None):
+    """Register a node whose children carry keys: ``flatten_with_keys(node) ->
+    ([(key, child), ...], aux_data)``; ``flatten_func`` is the keyless fast path."""
+    if flatten_func is None:
+        def flatten_func(node):
+            keyed, aux = flatten_with_keys(node)
+            return [c for _, c in keyed], aux
+    register_pytree_node(nodetype, flatten_func, unflatten_func)
+    _key_registry[nodetype] = flatten_with_keys
+
+
+def register_pytree_with_keys_class(cls):
+    """Class decorator: ``cls.tree_flatten_with_keys()`` and ``cls.tree_unflatten``."""
+    register_pytree_with_keys(cls, lambda node: node.tree_flatten_with_keys(),
+                              cls.tree_unflatten,
+                              getattr(cls, "tree_flatten", None) and
+                              (lambda node: node.tree_flatten()))
+    return cls
+
+
+class Partial(functools.partial):
+    """A ``functools.partial`` that is a pytree: its arguments are children and its
+    function is aux data, so it can be passed to and returned from ``jit``."""
+
+    def __new__(cls, func, *args, **kwargs):
+        if isinstance(func, functools.partial):   # flatten nested partials
+            base = func
+            func = base.func
+            args = base.args + args
+            kwargs = {**base.keywords, **kwargs}
+        return super().__new__(cls, func, *args, **kwargs)
+
+
+register_pytree_node(Partial, lambda p: ((p.args, p.keywords), p.func),
+                     lambda func, children: Partial(func, *children[0], **children[1]))
+
+
+# ------------------------------------------------------------------ reductions and transposes
+
+_no_initializer = object()
+
+
+def tree_reduce(function, tree, initializer=_no_initializer, is_leaf=None):
+    """``functools.reduce`` of ``function`` over the leaves of ``tree``."""
+    leaves = tree_leaves(tree, is_leaf)
+    if initializer is _no_initializer:
+        if not leaves:
+            raise TypeError("tree_reduce of a tree with no leaves needs an initializer")
+        return functools.reduce(function, leaves)
+    return functools.reduce(function, leaves, initializer)
+
+
+def tree_all(tree, is_leaf=None):
+    """Whether every leaf of ``tree`` is truthy."""
+    return all(tree_leaves(tree, is_leaf))
+
+
+def tree_transpose(outer_treedef, inner_treedef, pytree_to_transpose):
+    """Turn a tree of structure outer-of-inner into one of inner-of-outer
+    (``inner_treedef=None`` takes the inner structure from the first subtree)."""
+    subtrees = flatten_up_to(outer_treedef, pytree_to_transpose)
+    if inner_treedef is None:
+        if not subtrees:
+            raise ValueError("tree_transpose cannot infer the inner structure of an "
+                             "outer tree with no leaves; pass inner_treedef")
+        inner_treedef = tree_structure(subtrees[0])
+    rows = [flatten_up_to(inner_treedef, s) for s in subtrees]
+    columns = [tree_unflatten(outer_treedef, col) for col in zip(*rows)] if rows else \
+        [tree_unflatten(outer_treedef, []) for _ in range(inner_treedef.num_leaves)]
+    return tree_unflatten(inner_treedef, columns)
+
+
+# ------------------------------------------------------------------ key paths
+
+class SequenceKey(NamedTuple):
+    """The position of a child in a tuple or list."""
+    idx: int
+
+    def __str__(self):
+        return f"[{self.idx!r}]"
+
+
+class DictKey(NamedTuple):
+    """The key of a child in a dict."""
+    key: object
+
+    def __str__(self):
+        return f"[{self.key!r}]"
+
+
+class GetAttrKey(NamedTuple):
+    """The attribute name of a child (namedtuples, dataclasses)."""
+    name: str
+
+    def __str__(self):
+        return f".{self.name}"
+
+
+class FlattenedIndexKey(NamedTuple):
+    """The position of a child of a node registered without keys."""
+    key: int
+
+    def __str__(self):
+        return f"[<flat index {self.key}>]"
+
+
+_key_registry: dict[type, Callable] = {}
+
+
+def _keyed_children(x, node):
+    t = type(x)
+    if t in _key_registry:
+        keyed, _ = _key_registry[t](x)
+        return list(keyed)
+    children, data = node.to_children(x)
+    if t in (tuple, list):
+        keys = [SequenceKey(i) for i in range(len(children))]
+    elif t in (dict, collections.OrderedDict):
+        keys = [DictKey(k) for k in data]
+    elif t is collections.defaultdict:
+        keys = [DictKey(k) for k in data[1]]
+    elif isinstance(x, tuple) and hasattr(t, "_fields"):
+        keys = [GetAttrKey(f) for f in t._fields]
+    else:
+        keys = [FlattenedIndexKey(i) for i in range(len(children))]
+    return list(zip(keys, children))
+
+
+def tree_flatten_with_path(tree, is_leaf=None):
+    """``([(key_path, leaf), ...], treedef)``; a key path is a tuple of keys."""
+    out = []
+    _flatten_with_path(tree, (), out, is_leaf)
+    return out, tree_structure(tree, is_leaf)
+
+
+def _flatten_with_path(x, path, out, is_leaf):
+    node = None if is_leaf is not None and is_leaf(x) else _node_type(x)
+    if node is None:
+        out.append((path, x))
+        return
+    for key, child in _keyed_children(x, node):
+        _flatten_with_path(child, path + (key,), out, is_leaf)
+
+
+def tree_leaves_with_path(tree, is_leaf=None):
+    """``[(key_path, leaf), ...]``."""
+    return tree_flatten_with_path(tree, is_leaf)[0]
+
+
+def tree_map_with_path(f, tree, *rest, is_leaf=None):
+    """``f(key_path, leaf, *rest_leaves)`` at every leaf of ``tree``."""
+    keyed, treedef = tree_flatten_with_path(tree, is_leaf)
+    leaves = [leaf for _, leaf in keyed]
+    rests = [flatten_up_to(treedef, r) for r in rest]
+    return tree_unflatten(treedef, [f(path, *xs) for (path, _), xs
+                                    in zip(keyed, zip(leaves, *rests))])
+
+
+def keystr(keys, *, simple=False, separator=""):
+    """A key path as text: ``"['a'][0].x"``, or with ``simple=True`` the bare keys
+    joined by ``separator`` (``"a/0/x"`` with ``separator="/"``)."""
+    if not simple:
+        return separator.join(str(k) for k in keys)
+    return separator.join(str(k[0]) for k in keys)

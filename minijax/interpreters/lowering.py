@@ -61,6 +61,7 @@ class ModuleContext:
         self.module = module
         self.used_names = set()
         self.cached_functions = {}   # id(jaxpr) -> func op, so repeated calls share one
+        self.host_callbacks = []     # Python functions the program calls back (by index)
 
     def unique_name(self, base):
         name, i = base, 0
@@ -128,12 +129,15 @@ def call_function(mctx, jaxpr, args, name="jit"):
         ir.StringAttr(fn.name).value), args).results)
 
 
-def lower_jaxpr(jaxpr, name="main"):
-    """StableHLO program text for ``jaxpr`` (its function is ``main``)."""
+def lower_jaxpr(jaxpr, name="main", host_callbacks=None):
+    """StableHLO program text for ``jaxpr`` (its function is ``main``); the host
+    callbacks it calls (see ``minijax.callbacks``) are appended to ``host_callbacks``."""
     with new_context() as ctx, ir.Location.unknown(ctx):
         module = ir.Module.create()
         mctx = ModuleContext(module)
         define_function(mctx, "main", jaxpr, public=True)
+        if host_callbacks is not None:
+            host_callbacks.extend(mctx.host_callbacks)
         return str(module)
 
 

@@ -450,7 +450,8 @@ def dce_jaxpr(jaxpr, used_outputs):
     live = {x for x in outs if type(x) is Var}
     eqns = []
     for eqn in reversed(jaxpr.eqns):
-        if any(v in live for v in eqn.out_binders):
+        # equations kept for their side effect (host callbacks) have no used outputs
+        if eqn.params.get("has_side_effect") or any(v in live for v in eqn.out_binders):
             eqns.append(eqn)
             live.update(x for x in eqn.inputs if type(x) is Var)
     return Jaxpr(jaxpr.in_binders, eqns[::-1], outs)

@@ -36,12 +36,20 @@ from .convolution import (
     conv_general_dilated_p,
     conv_with_general_padding,
 )
+from .conv_transpose import (
+    conv_general_shape_tuple,
+    conv_transpose,
+    conv_transpose_shape_tuple,
+    reduce_window_shape_tuple,
+)
 
 # Contractions
 from .dot import (
+    dot,
     dot_general,
     dot_general_p,
 )
+from .precision import Precision
 
 # Elementwise: comparison and selection
 # Elementwise: exponential and logarithmic
@@ -348,7 +356,8 @@ __all__ = [
     "reduce_window_max_p", "reduce_window_min", "reduce_window_min_p", "reduce_window_sum",
     "reduce_window_sum_p", "dot_general", "dot_general_p", "conv", "conv_dimension_numbers",
     "conv_general_dilated", "conv_general_dilated_p", "conv_with_general_padding",
-    "ConvDimensionNumbers", "sort", "sort_key_val", "sort_p", "top_k", "top_k_p", "cond",
+    "ConvDimensionNumbers", "conv_general_shape_tuple", "conv_transpose",
+    "conv_transpose_shape_tuple", "reduce_window_shape_tuple", "dot", "Precision", "sort", "sort_key_val", "sort_p", "top_k", "top_k_p", "cond",
     "cond_p", "switch", "fori_loop", "map", "scan", "scan_p", "while_loop", "while_p", "jit_p",
     "padtype_to_pads", "linalg",
 ]

@@ -27,6 +27,7 @@ from ..interpreters.lowering import full_like_aval, hlo, ir, ir_type
 from ._helpers import INEXACT, INT, check_kinds, padtype_to_pads
 from ._helpers import dilate_dim as _dilate_dim
 from .elementwise import convert_element_type
+from .precision import canonicalize_precision, precision_config
 from .shapes import full, reshape, transpose
 from .slicing import rev
 
@@ -153,7 +154,8 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
         rhs_dilation=rhs_dil, dimension_numbers=dn,
         feature_group_count=operator.index(feature_group_count),
         batch_group_count=operator.index(batch_group_count),
-        precision=None if precision is None else str(precision), preferred_element_type=pet)
+        precision=canonicalize_precision(precision, f"lax.{_NAME}"),
+        preferred_element_type=pet)
 
 
 def conv(lhs, rhs, window_strides, padding, precision=None, preferred_element_type=None):
@@ -322,7 +324,8 @@ def _conv_lower(ctx, lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dil
                            ir.IntegerAttr.get(i64, feature_group_count),
                            ir.IntegerAttr.get(i64, batch_group_count),
                            window_strides=list(window_strides), padding=pads,
-                           lhs_dilation=list(lhs_dilation), rhs_dilation=list(rhs_dilation))
+                           lhs_dilation=list(lhs_dilation), rhs_dilation=list(rhs_dilation),
+                           precision_config=precision_config(precision))
     return [op.result]
 
 

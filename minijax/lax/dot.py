@@ -10,16 +10,18 @@ from ..interpreters import ad, batching
 from ..interpreters.lowering import hlo, ir_type
 from ._helpers import ANY, check_kinds
 from .elementwise import convert_element_type
+from .precision import canonicalize_precision, precision_config
 from .shapes import transpose
 
 dot_general_p = Primitive("dot_general")
 
 
-def dot_general(lhs, rhs, dimension_numbers, preferred_element_type=None):
+def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None):
     """Contract ``lhs`` and ``rhs``.
 
     ``dimension_numbers = ((lhs_contract, rhs_contract), (lhs_batch, rhs_batch))``.
     The output axes are the batch axes, then lhs's free axes, then rhs's free axes.
+    ``precision`` is a ``Precision`` (or pair; see ``lax.precision``).
     ``preferred_element_type`` is the dtype products are accumulated in and returned
     as (int8 operands -> int32, float16 -> float32); by default the operands' dtype.
     """
@@ -27,14 +29,27 @@ def dot_general(lhs, rhs, dimension_numbers, preferred_element_type=None):
     dn = ((tuple(int(i) for i in lc), tuple(int(i) for i in rc)),
           (tuple(int(i) for i in lb), tuple(int(i) for i in rb)))
     pet = None if preferred_element_type is None else dtypes.canonicalize(preferred_element_type)
-    return dot_general_p.bind(lhs, rhs, dimension_numbers=dn, preferred_element_type=pet)
+    return dot_general_p.bind(lhs, rhs, dimension_numbers=dn,
+                              precision=canonicalize_precision(precision),
+                              preferred_element_type=pet)
+
+
+def dot(lhs, rhs, precision=None, preferred_element_type=None):
+    """Vector/matrix products: the last axis of ``lhs`` with the first of ``rhs``
+    (ranks 1 and 2, as ``numpy.dot`` on them)."""
+    nl, nr = get_aval(lhs).ndim, get_aval(rhs).ndim
+    if nl not in (1, 2) or nr not in (1, 2):
+        raise TypeError(f"lax.dot takes operands of rank 1 or 2, got ranks {nl} and {nr}; "
+                        f"use lax.dot_general")
+    return dot_general(lhs, rhs, (((nl - 1,), (0,)), ((), ())), precision,
+                       preferred_element_type)
 
 
 def _free(ndim, contract, batch):
     return tuple(i for i in range(ndim) if i not in contract and i not in batch)
 
 
-def _dot_impl(lhs, rhs, *, dimension_numbers, preferred_element_type):
+def _dot_impl(lhs, rhs, *, dimension_numbers, precision, preferred_element_type):
     (lc, rc), (lb, rb) = dimension_numbers
     lf, rf = _free(lhs.ndim, lc, lb), _free(rhs.ndim, rc, rb)
     bshape = tuple(lhs.shape[i] for i in lb)
@@ -56,7 +71,7 @@ def _dot_impl(lhs, rhs, *, dimension_numbers, preferred_element_type):
     return [out.reshape(shape)]
 
 
-def _dot_abstract_eval(lhs, rhs, *, dimension_numbers, preferred_element_type):
+def _dot_abstract_eval(lhs, rhs, *, dimension_numbers, precision, preferred_element_type):
     (lc, rc), (lb, rb) = dimension_numbers
     check_kinds("dot_general", lhs, ANY)
     if lhs.dtype != rhs.dtype:
@@ -104,7 +119,7 @@ def _check_preferred(dtype, preferred):
                         f"narrower than the operands' dtype {dtype.name}")
 
 
-def _dot_lower(ctx, lhs, rhs, *, dimension_numbers, preferred_element_type):
+def _dot_lower(ctx, lhs, rhs, *, dimension_numbers, precision, preferred_element_type):
     (lc, rc), (lb, rb) = dimension_numbers
     a_in, b_in = ctx.avals_in
     out = ctx.avals_out[0]
@@ -114,10 +129,11 @@ def _dot_lower(ctx, lhs, rhs, *, dimension_numbers, preferred_element_type):
     dn = hlo.DotDimensionNumbers.get(
         lhs_batching_dimensions=list(lb), rhs_batching_dimensions=list(rb),
         lhs_contracting_dimensions=list(lc), rhs_contracting_dimensions=list(rc))
-    return [hlo.dot_general(ir_type(out), lhs, rhs, dn)]
+    return [hlo.dot_general(ir_type(out), lhs, rhs, dn,
+                            precision_config=precision_config(precision))]
 
 
-def _dot_transpose_operand(ct, other, self_aval, dimension_numbers, which):
+def _dot_transpose_operand(ct, other, self_aval, dimension_numbers, which, precision=None):
     """The cotangent of one operand of a dot_general: ``ct`` contracted with the other.
 
     Operand order is chosen so that, for ordinary matrix products, the result already
@@ -134,27 +150,29 @@ def _dot_transpose_operand(ct, other, self_aval, dimension_numbers, which):
         rf = _free(get_aval(other).ndim, rc, rb)
         ct_rf = tuple(range(nb + len(lf), nb + len(lf) + len(rf)))
         # result axes: batch, lhs free, rhs contracting (ascending) = lhs contracting
-        res = dot_general(ct, other, ((ct_rf, rf), (tuple(range(nb)), rb)))
+        res = dot_general(ct, other, ((ct_rf, rf), (tuple(range(nb)), rb)), precision)
         axes = list(lb) + list(lf) + [lc[rc.index(r)] for r in sorted(rc)]
     else:
         lf = _free(get_aval(other).ndim, lc, lb)
         rf = _free(self_aval.ndim, rc, rb)
         ct_lf = tuple(range(nb, nb + len(lf)))
         # result axes: batch, lhs contracting (ascending) = rhs contracting, rhs free
-        res = dot_general(other, ct, ((lf, ct_lf), (lb, tuple(range(nb)))))
+        res = dot_general(other, ct, ((lf, ct_lf), (lb, tuple(range(nb)))), precision)
         axes = list(rb) + [rc[lc.index(l)] for l in sorted(lc)] + list(rf)
     out = transpose(res, tuple(axes.index(d) for d in range(self_aval.ndim)))
     return convert_element_type(out, self_aval.dtype, self_aval.weak_type)
 
 
-def _dot_transpose(cts, lhs, rhs, *, dimension_numbers, preferred_element_type):
+def _dot_transpose(cts, lhs, rhs, *, dimension_numbers, precision, preferred_element_type):
     ct = cts[0]
     if ad.is_undefined(lhs):
-        return [_dot_transpose_operand(ct, rhs, lhs.aval, dimension_numbers, "lhs"), None]
-    return [None, _dot_transpose_operand(ct, lhs, rhs.aval, dimension_numbers, "rhs")]
+        return [_dot_transpose_operand(ct, rhs, lhs.aval, dimension_numbers, "lhs",
+                                   precision), None]
+    return [None, _dot_transpose_operand(ct, lhs, rhs.aval, dimension_numbers, "rhs",
+                                         precision)]
 
 
-def _dot_batch(axis_size, args, dims, *, dimension_numbers, preferred_element_type):
+def _dot_batch(axis_size, args, dims, *, dimension_numbers, precision, preferred_element_type):
     (lhs, rhs), (ld, rd) = args, dims
     (lc, rc), (lb, rb) = dimension_numbers
     if ld is not None and rd is not None:
@@ -162,7 +180,7 @@ def _dot_batch(axis_size, args, dims, *, dimension_numbers, preferred_element_ty
         rhs = batching.moveaxis(rhs, rd, 0)
         shift = lambda t: tuple(i + 1 for i in t)
         dn = ((shift(lc), shift(rc)), ((0,) + shift(lb), (0,) + shift(rb)))
-        return [dot_general(lhs, rhs, dn, preferred_element_type)], [0]
+        return [dot_general(lhs, rhs, dn, precision, preferred_element_type)], [0]
     nb = len(lb)
     if ld is not None:
         shift = lambda t: tuple(i + (i >= ld) for i in t)
@@ -175,7 +193,7 @@ def _dot_batch(axis_size, args, dims, *, dimension_numbers, preferred_element_ty
         lf = _free(get_aval(lhs).ndim, lc, lb)
         rf = _free(get_aval(rhs).ndim, dn[0][1], dn[1][1])
         out_dim = nb + len(lf) + rf.index(rd)
-    return [dot_general(lhs, rhs, dn, preferred_element_type)], [out_dim]
+    return [dot_general(lhs, rhs, dn, precision, preferred_element_type)], [out_dim]
 
 
 # Eagerly, contractions of at least this many multiply-adds run through XLA's
@@ -183,7 +201,7 @@ def _dot_batch(axis_size, args, dims, *, dimension_numbers, preferred_element_ty
 XLA_EAGER_MIN_WORK = 1 << 24
 
 
-def _dot_prefer_xla(lhs, rhs, *, dimension_numbers, preferred_element_type):
+def _dot_prefer_xla(lhs, rhs, *, dimension_numbers, precision, preferred_element_type):
     (lc, _), (lb, _) = dimension_numbers
     shared = int(np.prod([lhs.shape[i] for i in lc + lb], dtype=np.int64))
     return (lhs.dtype.kind in "fc"

@@ -102,7 +102,7 @@ def _promote_weak_inits(init_flat, init_avals, out_avals):
     new = list(init_flat)
     for i, (a, o) in enumerate(zip(init_avals, out_avals)):
         if a.weak_type and a.shape == o.shape and a.dtype != o.dtype:
-            dtype, _ = dtypes.result_type((a.dtype, True), (o.dtype, o.weak_type))
+            dtype, _ = dtypes.promote((a.dtype, True), (o.dtype, o.weak_type))
             if dtype != a.dtype:
                 new[i] = convert_element_type(init_flat[i], dtype)
                 changed = True

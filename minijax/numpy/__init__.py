@@ -10,6 +10,7 @@ from ..runtime.array import Array as ndarray
 # The linalg extension (minijax.numpy.linalg) and its top-level vecdot
 # Operators and methods on Array and tracers (installed on import)
 from . import _operators, linalg  # noqa: F401  (_operators installs operators on arrays)
+from . import random  # noqa: F401  (NumPy's random generators, on the host)
 
 # Constants
 from ._constants import (

@@ -89,7 +89,7 @@ def result_type_of(*args):
             entries.append((d, w))
         else:
             entries.append((aval.dtype, aval.weak_type))
-    return dtypes.result_type(*entries)
+    return dtypes.promote(*entries)
 
 
 def promote(*args, dtype=None, weak=False):

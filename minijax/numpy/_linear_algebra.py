@@ -19,16 +19,25 @@ def _operands(a, b):
     return a, b
 
 
-def dot(a, b):
+def dot(a, b, *, precision=None, preferred_element_type=None):
     """NumPy's dot: a product for scalars, matmul for 2-d, a sum over the last axis of
-    ``a`` and the second-to-last of ``b`` in general."""
+    ``a`` and the second-to-last of ``b`` in general. ``precision`` and
+    ``preferred_element_type`` are ``lax.dot_general``'s."""
     a, b = _operands(a, b)
     na, nb = get_aval(a).ndim, get_aval(b).ndim
     if na == 0 or nb == 0:
-        return multiply(a, b)
+        return _as_preferred(multiply(a, b), preferred_element_type)
     cb = 0 if nb == 1 else nb - 2
     _check_contract("dot", get_aval(a).shape, get_aval(b).shape, na - 1, cb)
-    return lax.dot_general(a, b, (((na - 1,), (cb,)), ((), ())))
+    return lax.dot_general(a, b, (((na - 1,), (cb,)), ((), ())), precision,
+                           preferred_element_type)
+
+
+def _as_preferred(x, preferred_element_type):
+    """A product computed without dot_general, in ``preferred_element_type``."""
+    if preferred_element_type is None:
+        return x
+    return lax.convert_element_type(x, dtypes.canonicalize(preferred_element_type))
 
 
 def _check_contract(name, sa, sb, ia, ib):
@@ -37,7 +46,7 @@ def _check_contract(name, sa, sb, ia, ib):
                                  f"{ia}) != {sb[ib]} (dim {ib})")
 
 
-def matmul(a, b):
+def matmul(a, b, *, precision=None, preferred_element_type=None):
     """Matrix product with NumPy's broadcasting of leading (batch) axes."""
     a, b = _operands(a, b)
     sa, sb = get_aval(a).shape, get_aval(b).shape
@@ -53,7 +62,8 @@ def matmul(a, b):
     b2 = lax.broadcast_to_shape(b2, (*batch, *sb2[-2:]))
     nb = len(batch)
     bd = tuple(range(nb))
-    out = lax.dot_general(a2, b2, (((nb + 1,), (nb,)), (bd, bd)))
+    out = lax.dot_general(a2, b2, (((nb + 1,), (nb,)), (bd, bd)), precision,
+                          preferred_element_type)
     drop = []
     if len(sa) == 1:
         drop.append(nb)
@@ -62,21 +72,23 @@ def matmul(a, b):
     return lax.squeeze(out, drop) if drop else out
 
 
-def vdot(a, b):
+def vdot(a, b, *, precision=None, preferred_element_type=None):
     """Dot product of the flattened arrays, conjugating the first (complex) one."""
     a, b = _operands(a, b)
     if dtypes.is_complex(get_aval(a).dtype):
         a = lax.conj(a)
-    return dot(ravel(a), ravel(b))
+    return dot(ravel(a), ravel(b), precision=precision,
+               preferred_element_type=preferred_element_type)
 
 
-def inner(a, b):
+def inner(a, b, *, precision=None, preferred_element_type=None):
     a, b = _operands(a, b)
     na, nb = get_aval(a).ndim, get_aval(b).ndim
     if na == 0 or nb == 0:
-        return multiply(a, b)
+        return _as_preferred(multiply(a, b), preferred_element_type)
     _check_contract("inner", get_aval(a).shape, get_aval(b).shape, na - 1, nb - 1)
-    return lax.dot_general(a, b, (((na - 1,), (nb - 1,)), ((), ())))
+    return lax.dot_general(a, b, (((na - 1,), (nb - 1,)), ((), ())), precision,
+                           preferred_element_type)
 
 
 def outer(a, b):
@@ -84,7 +96,7 @@ def outer(a, b):
     return multiply(reshape(a, (-1, 1)), reshape(b, (1, -1)))
 
 
-def tensordot(a, b, axes=2):
+def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
     a, b = _operands(a, b)
     na, nb = get_aval(a).ndim, get_aval(b).ndim
     if isinstance(axes, int):
@@ -95,7 +107,7 @@ def tensordot(a, b, axes=2):
         cb = (cb,) if isinstance(cb, int) else tuple(cb)
         ca = tuple(x % na for x in ca)
         cb = tuple(x % nb for x in cb)
-    return lax.dot_general(a, b, ((ca, cb), ((), ())))
+    return lax.dot_general(a, b, ((ca, cb), ((), ())), precision, preferred_element_type)
 
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -170,8 +182,10 @@ def _sum_letters(x, term, letters):
     return lax.reduce_sum(x, axes), "".join(c for c in term if c not in letters)
 
 
-def einsum(subscripts, *operands, out=None, dtype=None, optimize=False, casting="safe"):
-    """Einstein summation (pairwise contraction left to right through dot_general)."""
+def einsum(subscripts, *operands, out=None, dtype=None, optimize=False, casting="safe",
+           precision=None, preferred_element_type=None):
+    """Einstein summation (pairwise contraction left to right through dot_general;
+    ``precision`` and ``preferred_element_type`` are passed to it)."""
     if out is not None:
         raise NotImplementedError("einsum: out= is not supported")
     if not isinstance(subscripts, str):
@@ -209,7 +223,9 @@ def einsum(subscripts, *operands, out=None, dtype=None, optimize=False, casting=
         contract = [c for c in shared if c not in later]
         dn = (((tuple(acc_t.index(c) for c in contract), tuple(t.index(c) for c in contract)),
                (tuple(acc_t.index(c) for c in batch), tuple(t.index(c) for c in batch))))
-        acc = lax.dot_general(acc, o, dn)
+        if get_aval(o).dtype != get_aval(acc).dtype:   # acc is in preferred_element_type
+            o = lax.convert_element_type(o, get_aval(acc).dtype)
+        acc = lax.dot_general(acc, o, dn, precision, preferred_element_type)
         acc_t = ("".join(batch) + "".join(c for c in acc_t if c not in shared)
                  + "".join(c for c in t if c not in shared))
         acc, acc_t = _sum_letters(acc, acc_t, set(acc_t) - later)
@@ -219,6 +235,8 @@ def einsum(subscripts, *operands, out=None, dtype=None, optimize=False, casting=
         acc = lax.transpose(acc, perm)
     if is_bool:
         acc = lax.ne(acc, lax.full(get_aval(acc).shape, 0, np.int64))
+    if preferred_element_type is not None:
+        acc = lax.convert_element_type(acc, dtypes.canonicalize(preferred_element_type))
     return acc
 
 

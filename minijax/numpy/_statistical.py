@@ -351,7 +351,7 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
         if waval.shape[0] != aval.shape[ax]:
             raise ValueError("average: length of weights differs from the length of axis")
         w = lax.broadcast_in_dim(w, aval.shape, (ax,))
-    dt, _ = dtypes.result_type((aval.dtype, False), (waval.dtype, False))
+    dt, _ = dtypes.promote((aval.dtype, False), (waval.dtype, False))
     if not dtypes.is_inexact(dt):
         dt = np.result_type(dt, np.float64)
     a2, w2 = promote(a, w, dtype=dtypes.canonicalize(dt))

@@ -328,8 +328,9 @@ class Executable:
         self.out_avals = jaxpr.out_avals
         self.device = device
         self.out_device = device if committed else None
-        self.text = lower_jaxpr(jaxpr)
-        self.loaded = xla_bridge.compile_module(self.text, device)
+        host_callbacks = []
+        self.text = lower_jaxpr(jaxpr, host_callbacks=host_callbacks)
+        self.loaded = xla_bridge.compile_module(self.text, device, host_callbacks)
         self.handlers = xla_bridge.result_handlers(self.out_avals, device)
 
     def __call__(self, args):

@@ -33,7 +33,8 @@ __all__ = ["ir", "hlo", "chlo", "func_dialect", "get_client", "devices", "defaul
 _JAXLIB_MODULES = {"_jax": "jaxlib._jax", "xla_client": "jaxlib.xla_client",
                    "ir": "jaxlib.mlir.ir", "chlo": "jaxlib.mlir.dialects.chlo",
                    "func_dialect": "jaxlib.mlir.dialects.func",
-                   "hlo": "jaxlib.mlir.dialects.stablehlo"}
+                   "hlo": "jaxlib.mlir.dialects.stablehlo",
+                   "_jax_mlir_ext": "jaxlib.mlir._mlir_libs._jax_mlir_ext"}
 _loaded = False
 _load_lock = threading.RLock()
 
@@ -101,6 +102,7 @@ class _LazyModule:
 
 
 _jax = _LazyModule("_jax", False)
+_jax_mlir_ext = _LazyModule("_jax_mlir_ext", False)
 xla_client = _LazyModule("xla_client", False)
 ir = _LazyModule("ir", True)
 chlo = _LazyModule("chlo", True)
@@ -206,13 +208,25 @@ def new_context():
     return ctx
 
 
-def compile_module(module_text, device):
+def compile_module(module_text, device, host_callbacks=()):
     """Compile StableHLO text for one device; returns a loaded executable.
 
-    Goes through the persistent compilation cache (compile_cache.py)."""
+    Goes through the persistent compilation cache (compile_cache.py), except for a
+    program with ``host_callbacks`` (Python functions its custom calls to
+    ``xla_ffi_python_cpu_callback`` name by index): those live only in this process."""
     client = get_client()
     device_list = xla_client.DeviceList((device,))
     options = xla_client.CompileOptions()
+    if host_callbacks:
+        # This overload of compile_and_load takes a parsed module, not text; parsing
+        # needs the func dialect, registered through jaxlib's dialect registry.
+        registry = ir.DialectRegistry()
+        _jax_mlir_ext.register_dialects(registry)
+        with new_context() as ctx:
+            ctx.append_dialect_registry(registry)
+            ctx.load_all_available_dialects()
+            module = ir.Module.parse(module_text)
+            return client.compile_and_load(module, device_list, options, list(host_callbacks))
     return compile_cache.compile_cached(
         module_text, client, device, options.SerializeAsString(),
         lambda: client.compile_and_load(module_text, device_list, options),
