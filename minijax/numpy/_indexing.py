@@ -34,6 +34,7 @@ from .. import dtypes, lax
 from ..config import config
 from ..core import Tracer, get_aval, get_concrete, state
 from ..core.avals import ShapedArray
+from ..core.trace import full_raise
 from ..errors import MinijaxTypeError, NonConcreteBooleanIndexError
 from ..runtime.array import Array
 from ..util import canonicalize_axis
@@ -644,6 +645,11 @@ def _rebind_or_raise(self, result, what):
     if type(self) is Array and type(result) is Array:
         self._assign(result)   # writes through views into the base (DESIGN 5)
         return
+    if isinstance(self, Tracer) and (not isinstance(result, Tracer) or
+                                     result._trace.main.level < self._trace.main.level):
+        # the new value does not depend on this transformation (e.g. a whole view
+        # overwritten by a constant): it joins self's trace
+        result = full_raise(self._trace, result)
     if type(result) is type(self) and (not isinstance(self, Tracer)
                                        or result._trace.main is self._trace.main):
         self._rebind(result)

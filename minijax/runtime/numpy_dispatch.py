@@ -251,6 +251,11 @@ def _numpy_failed(error, fallback, args, kwargs):
     raise error
 
 
+# minijax (like JAX) takes None for "not given" where NumPy's default is a sentinel and
+# None means something else (``where=None`` is a mask to NumPy's reductions).
+_NONE_IS_ABSENT = frozenset({"where", "initial"})
+
+
 def numpy_call(np_fn, fallback):
     """``fallback`` (a minijax function) that calls ``np_fn`` on host values eagerly."""
     @functools.wraps(fallback)
@@ -269,7 +274,8 @@ def numpy_call(np_fn, fallback):
                 if kwargs:
                     if kwargs.get("out") is not None or kwargs.get("device") is not None:
                         raise _Fallback
-                    kwargs = {k: _host(v) for k, v in kwargs.items()}
+                    kwargs = {k: _host(v) for k, v in kwargs.items()
+                              if v is not None or k not in _NONE_IS_ABSENT}
             except _Fallback:
                 return fallback(*args, **kwargs)
             try:
@@ -341,7 +347,8 @@ def method_call(host_fn, fallback, operator_like=False):
                     if kwargs:
                         if kwargs.get("out") is not None:
                             raise _Fallback
-                        kwargs = {k: _host(v) for k, v in kwargs.items()}
+                        kwargs = {k: _host(v) for k, v in kwargs.items()
+                              if v is not None or k not in _NONE_IS_ABSENT}
                 except _Fallback:
                     return fallback(self, *args, **kwargs)
             else:
