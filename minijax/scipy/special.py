@@ -101,7 +101,7 @@ def entr(x):
     x, = promote_inexact(x)
     positive = x > 0
     safe = jnp.where(positive, x, 1.0)
-    out = jnp.where(positive, -safe * jnp.log(safe), jnp.where(x == 0, 0.0, -jnp.inf))
+    out = jnp.where(positive, -safe * jnp.log(safe), jnp.where(x == 0, jnp.zeros_like(x), -jnp.inf))
     return jnp.where(jnp.isnan(x), x, out)
 
 
