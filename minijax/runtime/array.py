@@ -42,7 +42,7 @@ class Array:
         """The host ndarray (read-only)."""
         host = self._host
         if host is None:
-            host = self._host = xla_bridge.to_host(self._buffer)
+            host = self._host = xla_bridge.to_host(self._buffer, self.aval.dtype)
         return host
 
     def _device_buffer(self, device):
@@ -51,7 +51,7 @@ class Array:
         home = self._device if self._device is not None else xla_bridge.default_device()
         if buf is not None and home == device:
             return buf
-        buf = xla_bridge.to_device(self._value(), device)
+        buf = xla_bridge.to_device(self._value(), device, self.aval)
         if home == device:
             self._buffer = buf
         return buf
