@@ -13,6 +13,7 @@ import numpy as np
 from ..config import config
 from ..core import Jaxpr, JaxprEqn, Trace, Var, get_aval, set_eval_trace
 from ..core.trace import set_eager_bind
+from ..util import LRUCache
 from . import xla_bridge
 from .array import Array
 
@@ -254,7 +255,7 @@ def result_device(args):
     return device
 
 
-_eager_cache = {}
+_eager_cache = LRUCache(lambda: config.eager_cache_size)   # bounded: config.eager_cache_size
 
 
 def _eager_xla(primitive, args, avals_in, params, device):
