@@ -63,6 +63,10 @@ loaded = sorted(m for m in sys.modules if m == "jax" or m.startswith("jax."))
 assert not loaded, loaded[:10]
 import importlib.util
 assert importlib.util.find_spec("jax") is not None   # it was there to be imported
+import jax, jax.numpy as jnp                         # and JAX still works beside minijax
+onp.testing.assert_allclose(onp.asarray(jax.jit(lambda t: t * 2)(jnp.asarray(onp.asarray(z)))),
+                            onp.asarray(z) * 2, rtol=1e-6)
+assert float(f(np.asarray(2.0))) == float(onp.tanh(2.0) * 2)
 print("ok")
 """)
     assert out.strip() == "ok"

@@ -172,6 +172,13 @@ def get_client():
             if _client is None:
                 n = config.cpu_device_count
                 client = _quietly(lambda: xla_client.make_cpu_client(num_devices=n))
+                # With traceback collection on (jaxlib's default), each execution through
+                # ``execute_sharded`` captures a Python traceback that is never freed
+                # (~90 bytes a call). minijax does not use them. The switch is process-wide
+                # and must not flip while executions are in flight in other threads (an
+                # execution begun with it off and finished with it on fails), so it is
+                # turned off once, here, and left off.
+                _jax.set_tracebacks_enabled(False)
                 _default_device = client.devices()[0]
                 _client = client
     return _client
