@@ -11,10 +11,12 @@ import numpy as np
 
 from . import dtypes, tree_util
 from .config import config
-from .core import ClosedJaxpr, Tracer, get_aval
-from .interpreters import ad, batching, partial_eval as pe
-from .lax.call import jit_p
+from .core import ClosedJaxpr, Tracer, eval_jaxpr, get_aval
 from .core.trace import state as trace_state
+from .interpreters import ad, batching
+from .interpreters import partial_eval as pe
+from .interpreters.lowering import lower_jaxpr
+from .lax.call import jit_p
 from .runtime import dispatch, xla_bridge
 from .runtime.array import Array
 from .util import LRUCache
@@ -225,7 +227,6 @@ class Jitted:
 
     def lower(self, *args, **kwargs):
         """The StableHLO text this function compiles to for these arguments."""
-        from .interpreters.lowering import lower_jaxpr
         dyn_args, dyn_kwargs, static_pos, _ = self._split(args, kwargs)
         leaves, in_tree = tree_util.tree_flatten((dyn_args, dyn_kwargs))
         avals = tuple(get_aval(x) for x in leaves)
@@ -314,7 +315,6 @@ def linearize(fun, *primals):
     flat_fun, store = _flatten_fun(fun, in_tree)
     out, jaxpr, consts = ad.linearize_flat(flat_fun, p_flat, _debug_info("linearize", fun))
     out_tree = store[0]
-    from .core import eval_jaxpr
 
     def f_jvp(*tangents):
         t_flat, t_tree = tree_util.tree_flatten((tangents, {}))

@@ -6,8 +6,20 @@ vary, and zeros are materialised only where a value must exist.
 
 from functools import lru_cache
 
-from ..core import (Literal, Trace, Tracer, Var, bind, full_lower, full_raise, get_aval,
-                    get_concrete, new_main)
+from ..core import (
+    Jaxpr,
+    Literal,
+    Trace,
+    Tracer,
+    Var,
+    bind,
+    eval_jaxpr,
+    full_lower,
+    full_raise,
+    get_aval,
+    get_concrete,
+    new_main,
+)
 from ..core.avals import ShapedArray
 from ..util import split_half, unzip2
 from . import partial_eval as pe
@@ -101,7 +113,6 @@ def jvp_jaxpr(jaxpr):
     """A jaxpr computing (primals_out, tangents_out) from (primals_in, tangents_in)."""
     def fun(*args):
         primals, tangents = split_half(args)
-        from ..core import eval_jaxpr
         p, t = jvp_flat(lambda *a: eval_jaxpr(jaxpr, a), primals, tangents)
         return [*p, *t]
     avals = [v.aval for v in jaxpr.in_binders]
@@ -266,7 +277,6 @@ def linearize_flat(fun, primals, debug_info=None):
 
 def _instantiate_known_outputs(jaxpr, consts, pvals):
     """Put known outputs into ``jaxpr`` as extra constants so it returns every output."""
-    from ..core import Jaxpr
     new_vars, new_consts, outs = [], [], []
     unknown_outs = iter(jaxpr.outs)
     for p in pvals:
@@ -302,7 +312,6 @@ def jvp_jaxpr_nonzeros(jaxpr, nonzeros, force):
     tangent is returned when it is not a symbolic zero or ``force`` asks for it.
     (Loop rules iterate this to a fixed point over which carries have tangents.)
     """
-    from ..core import eval_jaxpr
     avals = [v.aval for v in jaxpr.in_binders]
     n = len(avals)
     store = []

@@ -2,10 +2,11 @@
 
 import numpy as np
 
+from .. import dtypes
 from ..core import Literal
 from ..core.avals import ShapedArray
-from .. import dtypes
 from ..runtime.xla_bridge import chlo, func_dialect, hlo, ir, new_context
+from .partial_eval import trace_to_jaxpr
 
 
 def ir_element_type(dtype):
@@ -171,7 +172,6 @@ def lower_compare(direction):
 
 def lower_via(fun):
     """Lower by tracing ``fun`` (written with minijax.lax) and inlining its jaxpr."""
-    from .partial_eval import trace_to_jaxpr
 
     def rule(ctx, *args, **params):
         jaxpr, consts = trace_to_jaxpr(lambda *a: _as_list(fun(*a, **params)), ctx.avals_in)

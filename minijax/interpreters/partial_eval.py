@@ -10,11 +10,24 @@ work that depends on an unknown is recorded, as ``linearize`` and ``vjp`` need.
 from typing import Any, NamedTuple
 from weakref import ref
 
-from ..core import (Jaxpr, JaxprEqn, Literal, Trace, Tracer, Var, bind, full_lower, full_raise,
-                    get_aval, get_concrete, new_base_main, new_main)
+from ..core import (
+    Jaxpr,
+    JaxprEqn,
+    Literal,
+    Trace,
+    Tracer,
+    Var,
+    bind,
+    full_lower,
+    full_raise,
+    get_aval,
+    get_concrete,
+    new_base_main,
+    new_main,
+)
 from ..core.avals import ShapedArray
+from ..errors import UnexpectedTracerError
 from ..util import partition_list
-
 
 # ---------------------------------------------------------------- tracing to a jaxpr
 
@@ -73,7 +86,6 @@ class JaxprBuilder:
     def get_var(self, tracer):
         var = self.tracer_to_var.get(id(tracer))
         if var is None:
-            from ..errors import UnexpectedTracerError
             raise UnexpectedTracerError(
                 f"a traced value ({tracer.aval.str_short()}) from another trace reached "
                 f"this one; it escaped the transformation that created it")

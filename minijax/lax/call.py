@@ -7,9 +7,10 @@ another transformation the primitive's rules transform the jaxpr itself
 
 from ..core import Primitive
 from ..core.jaxpr import JaxprEqn, Var, same_type
-from ..interpreters import ad, batching, partial_eval as pe
+from ..interpreters import ad, batching
+from ..interpreters import partial_eval as pe
 from ..interpreters.lowering import call_function
-from ..runtime import dispatch
+from ..runtime import dispatch, xla_bridge
 from ..util import merge_lists, partition_list, split_list
 
 jit_p = Primitive("jit", multiple_results=True)
@@ -17,7 +18,6 @@ jit_p = Primitive("jit", multiple_results=True)
 
 def _jit_eager(*args, jaxpr, name):
     device = dispatch.result_device(args)
-    from ..runtime import xla_bridge
     target = device if device is not None else xla_bridge.default_device()
     return dispatch.compiled_jaxpr(jaxpr, target, device is not None)(args)
 

@@ -10,10 +10,13 @@ import numpy as np
 from .. import tree_util
 from ..core import Jaxpr, JaxprEqn, Literal, Primitive, Var, eval_jaxpr, get_aval
 from ..core.avals import ShapedArray, same_type
-from ..interpreters import ad, batching, partial_eval as pe
+from ..interpreters import ad, batching
+from ..interpreters import partial_eval as pe
 from ..interpreters.lowering import hlo, ir, ir_type, jaxpr_subcomp
 from ..util import merge_lists, partition_list, split_list
-from .elementwise import convert_element_type, select_n
+from .elementwise import convert_element_type, ne, select_n
+from .elementwise import max as lax_max
+from .elementwise import min as lax_min
 from .shapes import broadcast_in_dim
 
 cond_p = Primitive("cond", multiple_results=True)
@@ -73,7 +76,6 @@ def cond(pred, true_fun, false_fun, *operands):
     if aval.shape != ():
         raise TypeError(f"cond predicate must be a scalar, got shape {aval.shape}; use "
                         f"minijax.numpy.where for elementwise selection")
-    from .elementwise import ne
     if aval.dtype != np.bool_:
         pred = ne(pred, 0)
     index = convert_element_type(pred, np.int32)
@@ -88,7 +90,6 @@ def switch(index, branches, *operands):
     aval = get_aval(index)
     if aval.shape != () or aval.dtype.kind not in "iub":
         raise TypeError(f"switch index must be an integer scalar, got {aval.str_short()}")
-    from .elementwise import max as lax_max, min as lax_min
     index = convert_element_type(index, np.int32)
     index = lax_min(lax_max(index, 0), len(branches) - 1)
     return _bind_cond(index, branches, operands, "switch")
@@ -141,7 +142,6 @@ def _cond_batch(axis_size, args, dims, *, branches):
         jaxpr, consts = batching.vmap_jaxpr(b, axis_size, tuple(odims))
         branch_outs.append(eval_jaxpr(jaxpr, [*consts, *ops]))
     index = batching.moveaxis(index, idim, 0)
-    from .elementwise import max as lax_max, min as lax_min
     index = lax_min(lax_max(index, 0), len(branches) - 1)
     outs = []
     for per_branch in zip(*branch_outs):

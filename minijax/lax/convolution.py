@@ -24,7 +24,11 @@ from ..core import Primitive, get_aval
 from ..core.avals import ShapedArray
 from ..interpreters import ad
 from ..interpreters.lowering import full_like_aval, hlo, ir, ir_type
-from ._helpers import INT, INEXACT, check_kinds, dilate_dim as _dilate_dim, padtype_to_pads
+from ._helpers import INEXACT, INT, check_kinds, padtype_to_pads
+from ._helpers import dilate_dim as _dilate_dim
+from .elementwise import convert_element_type
+from .shapes import full, reshape, transpose
+from .slicing import rev
 
 _NAME = "conv_general_dilated"
 
@@ -326,7 +330,6 @@ def _conv_lower(ctx, lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dil
 
 def _split_axis(x, axis, n):
     """Split ``axis`` (size n*m) into axes (n, m) at ``axis``, ``axis + 1``."""
-    from .shapes import reshape
     shape = list(get_aval(x).shape)
     shape[axis:axis + 1] = [n, shape[axis] // n]
     return reshape(x, tuple(shape))
@@ -335,7 +338,6 @@ def _split_axis(x, axis, n):
 def _merge_axis(x, src, dst):
     """Merge axis ``src`` into axis ``dst`` as its major factor; the merged axis sits
     where ``dst`` is once ``src`` is removed."""
-    from .shapes import reshape, transpose
     shape = get_aval(x).shape
     perm = [i for i in range(len(shape)) if i != src]
     pos = perm.index(dst)
@@ -351,7 +353,6 @@ def _swap_spec(spec):
 
 
 def _to_dtype(x, aval):
-    from .elementwise import convert_element_type
     if get_aval(x).dtype != aval.dtype:
         x = convert_element_type(x, aval.dtype, aval.weak_type)
     return x
@@ -364,8 +365,6 @@ def _conv_transpose_lhs(ct, rhs, lhs_aval, *, window_strides, padding, lhs_dilat
                         batch_group_count, precision, preferred_element_type):
     """Cotangent of lhs: the cotangent (dilated by the strides) convolved with the
     spatially flipped kernel whose feature axes swap roles."""
-    from .shapes import full
-    from .slicing import rev
     lhs_spec, rhs_spec, out_spec = dimension_numbers
     rhs_aval = get_aval(rhs)
     if lhs_aval.size == 0 or rhs_aval.size == 0 or get_aval(ct).size == 0:
@@ -413,7 +412,6 @@ def _conv_transpose_rhs(ct, lhs, rhs_aval, *, window_strides, padding, lhs_dilat
                         batch_group_count, precision, preferred_element_type):
     """Cotangent of rhs: lhs (batch and feature axes swapped) convolved with the
     cotangent as kernel; strides and kernel dilation trade places."""
-    from .shapes import full
     lhs_spec, rhs_spec, out_spec = dimension_numbers
     lhs_aval = get_aval(lhs)
     if rhs_aval.size == 0 or lhs_aval.size == 0 or get_aval(ct).size == 0:

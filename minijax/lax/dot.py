@@ -8,6 +8,8 @@ from ..core.avals import ShapedArray
 from ..interpreters import ad, batching
 from ..interpreters.lowering import hlo, ir_type
 from ._helpers import ANY, check_kinds
+from .elementwise import convert_element_type
+from .shapes import transpose
 
 dot_general_p = Primitive("dot_general")
 
@@ -121,7 +123,6 @@ def _dot_transpose_operand(ct, other, self_aval, dimension_numbers, which):
     """
     (lc, rc), (lb, rb) = dimension_numbers
     nb = len(lb)
-    from .elementwise import convert_element_type
     ct_dtype = get_aval(ct).dtype
     if get_aval(other).dtype != ct_dtype:
         # With preferred_element_type the cotangent has the output's dtype: contract in it.
@@ -140,7 +141,6 @@ def _dot_transpose_operand(ct, other, self_aval, dimension_numbers, which):
         # result axes: batch, lhs contracting (ascending) = rhs contracting, rhs free
         res = dot_general(other, ct, ((lf, ct_lf), (lb, tuple(range(nb)))))
         axes = list(rb) + [rc[lc.index(l)] for l in sorted(lc)] + list(rf)
-    from .shapes import transpose
     out = transpose(res, tuple(axes.index(d) for d in range(self_aval.ndim)))
     return convert_element_type(out, self_aval.dtype, self_aval.weak_type)
 

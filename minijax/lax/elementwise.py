@@ -1,7 +1,13 @@
-"""Elementwise primitives: arithmetic, transcendental functions, comparisons, select."""
+"""Elementwise primitives, by topic: arithmetic, powers and rounding; comparison and
+selection; exponential and logarithmic; trigonometric and hyperbolic; special functions;
+bitwise operations and shifts; conversions; complex parts.
+
+Each primitive's rules (jvp, transpose, batching, lowering) sit next to its definition.
+The NumPy kernels (the eager implementations) reproduce XLA's semantics where the two
+libraries differ (shift amounts, float -> int conversion, rounding ties).
+"""
 
 import enum
-import math
 
 import numpy as np
 
@@ -10,15 +16,32 @@ from ..core import Primitive, get_aval
 from ..core.avals import ShapedArray
 from ..interpreters import ad, batching
 from ..interpreters.lowering import chlo, full_like_aval, hlo, ir_type, lower_compare
-from ._helpers import full_like as _full_like, zeros_like as _zeros_like
-from ._helpers import (ANY, BOOL, COMPLEX, FLOAT, INEXACT, INT, NUMBER, as_operand, binop,
-                       check_kinds, scalar_operands, unop)
+from ..tree_util import tree_map
+from ._helpers import (
+    ANY,
+    BOOL,
+    COMPLEX,
+    FLOAT,
+    INEXACT,
+    INT,
+    NUMBER,
+    as_operand,
+    binop,
+    check_kinds,
+    check_same,
+    scalar_operands,
+    unop,
+)
+from ._helpers import full_like as _full_like
+from ._helpers import zeros_like as _zeros_like
+from .special import digamma64, erf64, erf_inv64, erfc64, lgamma64, polygamma64, zeta64
 
 
 def _ignore_fp_errors(fn):
     """``fn`` with NumPy's floating-point warnings off (XLA gives NaN and inf silently)."""
     try:   # what np.errstate sets, at a third of its cost per call
-        from numpy._core.umath import _extobj_contextvar as state, _make_extobj
+        from numpy._core.umath import _extobj_contextvar as state
+        from numpy._core.umath import _make_extobj
     except ImportError:
         def wrapped(*args):
             with np.errstate(all="ignore"):
@@ -35,16 +58,74 @@ def _ignore_fp_errors(fn):
     return wrapped
 
 
-# ---------------------------------------------------------------- unary
+def _lower_unsigned(rule, signed_rule):
+    """StableHLO's abs and sign take no unsigned operands: lower those as ``rule``."""
+    def lower(ctx, x):
+        if ctx.avals_in[0].dtype.kind == "u":
+            return [rule(ctx, x)]
+        return signed_rule(ctx, x)
+    return lower
+
+
+def _unbroadcast(ct, operand):
+    """The cotangent of a rank-0 operand that was combined with a larger one: a sum."""
+    if operand.aval.shape == () and get_aval(ct).shape != ():
+        from .reductions import reduce_sum
+        return reduce_sum(ct)
+    return ct
+
+
+def _ones_like(x):
+    return _full_like(x, 1)
+
+
+def _elementwise(name, np_fn, lower, kinds, result_dtype=None, check=None):
+    """A unary elementwise primitive whose kernel and lowering may take parameters."""
+    p = unop(name, np_fn, None, kinds, result_dtype, check)
+    p.impl = lambda x, **params: [np_fn(x, **params)]
+    p.lower = lower
+    return p
+
+
+def _via_float64(fn):
+    """Evaluate ``fn`` in float64 and round the result back to the operand's dtype."""
+    def wrapped(x):
+        x = np.asarray(x)
+        with np.errstate(all="ignore"):
+            return np.asarray(fn(np.asarray(x, np.float64)), np.float64).astype(x.dtype)
+    return wrapped
+
+
+def _via_float32(fn):
+    """Evaluate ``fn`` on float16/bfloat16 operands in float32 (as XLA does), others as is."""
+    def wrapped(x, *args, **params):
+        with np.errstate(all="ignore"):
+            if x.dtype.itemsize == 2 and dtypes.kind(x.dtype) == "f":
+                args = [np.asarray(a, np.float32) for a in args]
+                return np.asarray(fn(x.astype(np.float32), *args, **params)).astype(x.dtype)
+            return fn(x, *args, **params)
+    return wrapped
+
+
+def _bcast_to(t, shape):
+    if get_aval(t).shape == shape:
+        return t
+    from .shapes import broadcast_in_dim
+    return broadcast_in_dim(t, shape, ())
+
+
+def _via_float64_2(fn):
+    def wrapped(a, b):
+        a, b = np.asarray(a), np.asarray(b)
+        with np.errstate(all="ignore"):
+            return np.asarray(fn(a, b), np.float64).astype(a.dtype)
+    return wrapped
+
+
+# -------------------- arithmetic, powers and rounding
 
 neg_p = unop("neg", np.negative, hlo.negate, NUMBER)
-sin_p = unop("sin", _ignore_fp_errors(np.sin), hlo.sine)
-cos_p = unop("cos", _ignore_fp_errors(np.cos), hlo.cosine)
-exp_p = unop("exp", _ignore_fp_errors(np.exp), hlo.exponential)
-log_p = unop("log", _ignore_fp_errors(np.log), hlo.log)
-tanh_p = unop("tanh", _ignore_fp_errors(np.tanh), hlo.tanh)
 sqrt_p = unop("sqrt", _ignore_fp_errors(np.sqrt), hlo.sqrt)
-logistic_p = unop("logistic", _ignore_fp_errors(lambda x: 1 / (1 + np.exp(-x))), hlo.logistic)
 abs_p = unop("abs", np.abs, hlo.abs, NUMBER, result_dtype=dtypes.real_dtype)
 sign_p = unop("sign", np.sign, hlo.sign, NUMBER)
 floor_p = unop("floor", np.floor, hlo.floor, "f")
@@ -55,32 +136,8 @@ def neg(x):
     return neg_p.bind(x)
 
 
-def sin(x):
-    return sin_p.bind(x)
-
-
-def cos(x):
-    return cos_p.bind(x)
-
-
-def exp(x):
-    return exp_p.bind(x)
-
-
-def log(x):
-    return log_p.bind(x)
-
-
-def tanh(x):
-    return tanh_p.bind(x)
-
-
 def sqrt(x):
     return sqrt_p.bind(x)
-
-
-def logistic(x):
-    return logistic_p.bind(x)
 
 
 def abs(x):
@@ -100,28 +157,11 @@ def ceil(x):
 
 
 ad.deflinear(neg_p, lambda cts, x: [neg(cts[0])])
-ad.defjvp(sin_p, lambda g, x: mul(g, cos(x)))
-ad.defjvp(cos_p, lambda g, x: neg(mul(g, sin(x))))
-ad.defjvp2(exp_p, lambda g, ans, x: mul(g, ans))
-ad.defjvp(log_p, lambda g, x: div(g, x))
-ad.defjvp2(tanh_p, lambda g, ans, x: mul(g, sub(_ones_like(ans), mul(ans, ans))))
 ad.defjvp2(sqrt_p, lambda g, ans, x: div(g, mul(_full_like(ans, 2), ans)))
-ad.defjvp2(logistic_p, lambda g, ans, x: mul(g, mul(ans, sub(_ones_like(ans), ans))))
 ad.defjvp(abs_p, lambda g, x: _abs_jvp(g, x))
 ad.defjvp_zero(sign_p)
 ad.defjvp_zero(floor_p)
 ad.defjvp_zero(ceil_p)
-
-
-def _lower_unsigned(rule, signed_rule):
-    """StableHLO's abs and sign take no unsigned operands: lower those as ``rule``."""
-    def lower(ctx, x):
-        if ctx.avals_in[0].dtype.kind == "u":
-            return [rule(ctx, x)]
-        return signed_rule(ctx, x)
-    return lower
-
-
 abs_p.lower = _lower_unsigned(lambda ctx, x: x, abs_p.lower)
 sign_p.lower = _lower_unsigned(
     lambda ctx, x: hlo.minimum(x, full_like_aval(1, ctx.avals_in[0])), sign_p.lower)
@@ -137,8 +177,6 @@ def _abs_jvp(g, x):
         return select_n(is_zero, div(real(mul(conj(x), g)), safe_r), zero)
     return mul(g, sign(x))
 
-
-# ---------------------------------------------------------------- binary
 
 def _int_div(x, y):
     # lax.div rounds toward zero (C semantics), unlike NumPy's floor division. As in XLA,
@@ -196,14 +234,6 @@ def max(x, y):
 
 def min(x, y):
     return min_p.bind(*scalar_operands(x, y))
-
-
-def _unbroadcast(ct, operand):
-    """The cotangent of a rank-0 operand that was combined with a larger one: a sum."""
-    if operand.aval.shape == () and get_aval(ct).shape != ():
-        from .reductions import reduce_sum
-        return reduce_sum(ct)
-    return ct
 
 
 def _add_transpose(cts, x, y):
@@ -280,9 +310,160 @@ def _tie_weights(wins, ties, like):
 
 ad.defjvp(max_p, *_minmax_jvp(lambda a, b: gt(a, b)))
 ad.defjvp(min_p, *_minmax_jvp(lambda a, b: lt(a, b)))
+rsqrt_p = unop("rsqrt", _ignore_fp_errors(lambda x: (1 / np.sqrt(x)).astype(x.dtype)), hlo.rsqrt)
 
 
-# ---------------------------------------------------------------- comparisons
+def rsqrt(x):
+    """Elementwise ``1 / sqrt(x)``."""
+    return rsqrt_p.bind(x)
+
+
+ad.defjvp2(rsqrt_p, lambda g, ans, x: mul(g, mul(_full_like(ans, -0.5), div(ans, x))))
+cbrt_p = unop("cbrt", np.cbrt, hlo.cbrt, FLOAT)
+
+
+def cbrt(x):
+    """Elementwise cube root."""
+    return cbrt_p.bind(x)
+
+
+ad.defjvp2(cbrt_p, lambda g, ans, x: div(g, mul(_full_like(ans, 3), mul(ans, ans))))
+
+
+def _rem(x, y):
+    # C fmod: the sign of the dividend. XLA gives x % 0 == x and INT_MIN % -1 == 0 for integers.
+    with np.errstate(all="ignore"):
+        if dtypes.is_integer(x.dtype):
+            safe = np.where((y == 0) | (y == -1 if x.dtype.kind == "i" else False), 1, y)
+            return np.where(y == 0, x, np.fmod(x, safe)).astype(x.dtype)
+        return np.fmod(x, y)
+
+
+rem_p = binop("rem", _rem, hlo.remainder, INT + FLOAT)
+
+
+def rem(x, y):
+    """Elementwise remainder of ``x / y`` with the sign of ``x`` (C ``fmod``)."""
+    return rem_p.bind(*scalar_operands(x, y))
+
+
+ad.defjvp(rem_p, lambda g, x, y: g,
+          lambda g, x, y: neg(mul(g, mul(sign(div(x, y)), floor(abs(div(x, y)))))))
+
+
+class RoundingMethod(enum.IntEnum):
+    """How ``lax.round`` breaks ties: away from zero (C ``round``) or to even."""
+    AWAY_FROM_ZERO = 0
+    TO_NEAREST_EVEN = 1
+
+
+def _round_afz(x):
+    t = np.trunc(x)
+    return np.where(np.abs(x - t) >= 0.5, t + np.sign(x), t).astype(x.dtype)
+
+
+def _round_impl(x, *, rounding_method):
+    if rounding_method == RoundingMethod.TO_NEAREST_EVEN:
+        return np.rint(x)
+    return _round_afz(x)
+
+
+def _round_lower(ctx, x, *, rounding_method):
+    if rounding_method == RoundingMethod.TO_NEAREST_EVEN:
+        return [hlo.round_nearest_even(x)]
+    return [hlo.round_nearest_afz(x)]
+
+
+round_p = _elementwise("round", _via_float32(_round_impl), _round_lower, FLOAT)
+ad.defjvp_zero(round_p)
+
+
+def round(x, rounding_method=RoundingMethod.AWAY_FROM_ZERO):
+    """Elementwise rounding to the nearest integer; ``rounding_method`` breaks ties."""
+    try:
+        method = RoundingMethod(int(rounding_method))
+    except (TypeError, ValueError):
+        raise ValueError(f"lax.round got rounding_method={rounding_method!r}; expected "
+                         f"RoundingMethod.AWAY_FROM_ZERO (0) or TO_NEAREST_EVEN (1)") from None
+    return round_p.bind(x, rounding_method=method)
+
+
+square_p = unop("square", _ignore_fp_errors(np.square), None, NUMBER)
+square_p.lower = lambda ctx, x: [hlo.multiply(x, x)]
+
+
+def square(x):
+    """Elementwise ``x * x``."""
+    return square_p.bind(x)
+
+
+ad.defjvp(square_p, lambda g, x: mul(g, mul(_full_like(x, 2), x)))
+
+
+def _integer_pow_steps(x, y, mul_fn, one, recip):
+    """x ** y by repeated squaring (the multiplication order the lowering uses too)."""
+    if y == 0:
+        return one()
+    n = -y if y < 0 else y
+    acc = None
+    while n > 0:
+        if n & 1:
+            acc = x if acc is None else mul_fn(acc, x)
+        n >>= 1
+        if n > 0:
+            x = mul_fn(x, x)
+    return recip(acc) if y < 0 else acc
+
+
+def _integer_pow_impl(x, *, y):
+    with np.errstate(all="ignore"):
+        return np.asarray(_integer_pow_steps(
+            x, y, np.multiply, lambda: np.ones_like(x), lambda a: np.divide(
+                np.ones((), x.dtype), a))).astype(x.dtype)
+
+
+def _integer_pow_lower(ctx, x, *, y):
+    aval = ctx.avals_in[0]
+    return [_integer_pow_steps(x, y, hlo.multiply, lambda: full_like_aval(1, aval),
+                               lambda a: hlo.divide(full_like_aval(1, aval), a))]
+
+
+def _integer_pow_check(x, *, y):
+    if type(y) is not int and not isinstance(y, np.integer):
+        raise TypeError(f"lax.integer_pow requires a static Python int exponent, got {y!r}")
+    if y < 0 and not dtypes.is_inexact(x.dtype):
+        raise TypeError(f"lax.integer_pow with a negative exponent ({y}) requires a "
+                        f"floating or complex operand, got dtype {x.dtype.name}")
+
+
+integer_pow_p = _elementwise("integer_pow", _integer_pow_impl, _integer_pow_lower, NUMBER,
+                             check=_integer_pow_check)
+
+
+def integer_pow(x, y):
+    """Elementwise ``x ** y`` for a static integer ``y``, by repeated multiplication."""
+    if isinstance(y, (bool, np.bool_)) or not isinstance(y, (int, np.integer)):
+        raise TypeError(f"lax.integer_pow requires a static Python int exponent, got {y!r}")
+    return integer_pow_p.bind(x, y=int(y))
+
+
+def _integer_pow_jvp(g, x, *, y):
+    if y == 0:
+        return _zeros_like(g)
+    return mul(g, mul(_full_like(x, y), integer_pow(x, y - 1)))
+
+
+ad.defjvp(integer_pow_p, _integer_pow_jvp)
+nextafter_p = binop("nextafter", np.nextafter, chlo.next_after, FLOAT)
+ad.defjvp_zero(nextafter_p)
+
+
+def nextafter(x1, x2):
+    """Elementwise next representable value after ``x1`` in the direction of ``x2``."""
+    return nextafter_p.bind(*scalar_operands(x1, x2))
+
+
+# -------------------- comparison and selection
 
 def _compare(name, np_fn, direction):
     p = binop(name, np_fn, None, ANY, result_dtype=lambda _: np.dtype(np.bool_), scalars=True)
@@ -323,14 +504,17 @@ def ge(x, y):
     return ge_p.bind(*scalar_operands(x, y))
 
 
-# ---------------------------------------------------------------- select_n
-
 select_n_p = Primitive("select_n")
 
 
 def select_n(which, *cases):
     """``cases[which]`` elementwise; ``which`` is bool (two cases) or int32."""
     return select_n_p.bind(which, *cases)
+
+
+def select(pred, on_true, on_false):
+    """``on_true`` where ``pred`` else ``on_false`` (elementwise)."""
+    return select_n(pred, on_false, on_true)
 
 
 def _select_n_impl(which, *cases):
@@ -349,7 +533,6 @@ def _select_n_abstract_eval(which, *cases):
     elif which.dtype != np.int32:
         raise TypeError(f"lax.select_n requires a bool or int32 selector, got "
                         f"{which.dtype.name}")
-    from ._helpers import check_same
     check_same("select_n", list(cases))
     if which.shape not in ((), cases[0].shape):
         raise ValueError(f"lax.select_n selector shape {which.shape} must be () or the cases' "
@@ -416,9 +599,504 @@ select_n_p.jvp = _select_n_jvp
 select_n_p.transpose = _select_n_transpose
 select_n_p.batch = _select_n_batch
 select_n_p.lower = _select_n_lower
+is_finite_p = unop("is_finite", np.isfinite, hlo.is_finite, "f", result_dtype=lambda d: np.dtype(bool))
 
 
-# ---------------------------------------------------------------- dtype conversion
+def is_finite(x):
+    """Elementwise test for values that are neither infinite nor NaN."""
+    return is_finite_p.bind(x)
+
+
+ad.defjvp_zero(is_finite_p)
+clamp_p = Primitive("clamp")
+
+
+def clamp(min, x, max):
+    """Elementwise ``min(max(x, min), max)``; ``min`` and ``max`` may be rank 0."""
+    return clamp_p.bind(as_operand(min, x), x, as_operand(max, x))
+
+
+def _clamp_impl(lo, x, hi):
+    return [np.minimum(np.maximum(x, lo), hi).astype(x.dtype)]
+
+
+def _clamp_abstract_eval(lo, x, hi):
+    check_kinds("clamp", x, INT + FLOAT)
+    if not lo.dtype == x.dtype == hi.dtype:
+        raise TypeError(f"lax.clamp requires min, operand and max of one dtype, got "
+                        f"{lo.dtype.name}, {x.dtype.name}, {hi.dtype.name}")
+    for what, a in (("min", lo), ("max", hi)):
+        if a.shape not in ((), x.shape):
+            raise ValueError(f"lax.clamp requires {what} of rank 0 or of the operand's shape "
+                             f"{x.shape}, got {what} of shape {a.shape}")
+    return [ShapedArray(x.shape, x.dtype, x.weak_type and lo.weak_type and hi.weak_type)]
+
+
+def _clamp_lower(ctx, lo, x, hi):
+    return [hlo.clamp(lo, x, hi)]
+
+
+def _clamp_batch(axis_size, args, dims):
+    lo, x, hi = args
+    ld, xd, hd = dims
+    x = batching.move_axis_to(axis_size, x, xd, 0)
+    shape = get_aval(x).shape
+    from .shapes import broadcast_in_dim
+    out = []
+    for a, d in ((lo, ld), (hi, hd)):
+        if d is None and get_aval(a).shape == ():
+            out.append(a)
+        elif d is None:
+            out.append(broadcast_in_dim(a, shape, tuple(range(1, len(shape)))))
+        elif get_aval(a).ndim == 1:
+            out.append(broadcast_in_dim(a, shape, (d,)))
+        else:
+            out.append(batching.move_axis_to(axis_size, a, d, 0))
+    return [clamp(out[0], x, out[1])], [0]
+
+
+def _clamp_jvp(primals, tangents):
+    lo, x, hi = primals
+    out = clamp(lo, x, hi)
+    shape = get_aval(out).shape
+    t = ad.Zero(ad.tangent_aval(get_aval(out)))
+    # The output follows min where x < min < max, x where min < x < max, and max where
+    # max < x or max < min (min(max(x, min), max) is max when the bounds cross).
+    takes = (lambda: bitwise_and(_bcast_to(gt(lo, x), shape), _bcast_to(lt(lo, hi), shape)),
+             lambda: bitwise_and(_bcast_to(gt(x, lo), shape), _bcast_to(lt(x, hi), shape)),
+             lambda: bitwise_or(_bcast_to(lt(hi, x), shape), _bcast_to(lt(hi, lo), shape)))
+    for take, g in zip(takes, tangents):
+        if type(g) is not ad.Zero:
+            g = _bcast_to(g, shape)
+            t = ad.add_tangents(t, select_n(take(), _zeros_like(g), g))
+    return [out], [t]
+
+
+clamp_p.impl = _clamp_impl
+clamp_p.abstract_eval = _clamp_abstract_eval
+clamp_p.jvp = _clamp_jvp
+clamp_p.batch = _clamp_batch
+clamp_p.lower = _clamp_lower
+
+
+# -------------------- exponential and logarithmic
+
+exp_p = unop("exp", _ignore_fp_errors(np.exp), hlo.exponential)
+log_p = unop("log", _ignore_fp_errors(np.log), hlo.log)
+logistic_p = unop("logistic", _ignore_fp_errors(lambda x: 1 / (1 + np.exp(-x))), hlo.logistic)
+
+
+def exp(x):
+    return exp_p.bind(x)
+
+
+def log(x):
+    return log_p.bind(x)
+
+
+def logistic(x):
+    return logistic_p.bind(x)
+
+
+ad.defjvp2(exp_p, lambda g, ans, x: mul(g, ans))
+ad.defjvp(log_p, lambda g, x: div(g, x))
+ad.defjvp2(logistic_p, lambda g, ans, x: mul(g, mul(ans, sub(_ones_like(ans), ans))))
+log1p_p = unop("log1p", _ignore_fp_errors(np.log1p), hlo.log_plus_one)
+expm1_p = unop("expm1", _ignore_fp_errors(np.expm1), hlo.exponential_minus_one)
+
+
+def log1p(x):
+    """Elementwise ``log(1 + x)``."""
+    return log1p_p.bind(x)
+
+
+def expm1(x):
+    """Elementwise ``exp(x) - 1``."""
+    return expm1_p.bind(x)
+
+
+ad.defjvp(log1p_p, lambda g, x: div(g, add(_ones_like(x), x)))
+ad.defjvp2(expm1_p, lambda g, ans, x: mul(g, add(ans, _ones_like(ans))))
+
+
+def _exp2_impl(x):
+    if dtypes.is_complex(x.dtype):
+        return np.power(np.asarray(2, x.dtype), x)
+    return np.exp2(x)
+
+
+def _exp2_lower(ctx, x):
+    # pow(2, x) (exact for integral x, unlike exp(x log 2)); 16-bit floats go through float32.
+    aval = ctx.avals_in[0]
+    wide = aval.update(dtype=np.dtype(np.float32)) if aval.dtype.itemsize == 2 else aval
+    if wide is not aval:
+        x = hlo.convert(ir_type(wide), x)
+    out = hlo.power(full_like_aval(2, wide), x)
+    return [hlo.convert(ir_type(aval), out) if wide is not aval else out]
+
+
+exp2_p = unop("exp2", _ignore_fp_errors(_via_float32(_exp2_impl)), None)
+exp2_p.lower = _exp2_lower
+
+
+def exp2(x):
+    """Elementwise ``2 ** x``."""
+    return exp2_p.bind(x)
+
+
+ad.defjvp2(exp2_p, lambda g, ans, x: mul(g, mul(ans, _full_like(ans, np.log(2)))))
+
+
+# -------------------- trigonometric and hyperbolic
+
+sin_p = unop("sin", _ignore_fp_errors(np.sin), hlo.sine)
+cos_p = unop("cos", _ignore_fp_errors(np.cos), hlo.cosine)
+tanh_p = unop("tanh", _ignore_fp_errors(np.tanh), hlo.tanh)
+
+
+def sin(x):
+    return sin_p.bind(x)
+
+
+def cos(x):
+    return cos_p.bind(x)
+
+
+def tanh(x):
+    return tanh_p.bind(x)
+
+
+ad.defjvp(sin_p, lambda g, x: mul(g, cos(x)))
+ad.defjvp(cos_p, lambda g, x: neg(mul(g, sin(x))))
+ad.defjvp2(tanh_p, lambda g, ans, x: mul(g, sub(_ones_like(ans), mul(ans, ans))))
+tan_p = unop("tan", _ignore_fp_errors(np.tan), hlo.tan)
+sinh_p = unop("sinh", _ignore_fp_errors(np.sinh), chlo.sinh)
+cosh_p = unop("cosh", _ignore_fp_errors(np.cosh), chlo.cosh)
+
+
+def tan(x):
+    """Elementwise tangent."""
+    return tan_p.bind(x)
+
+
+def sinh(x):
+    """Elementwise hyperbolic sine."""
+    return sinh_p.bind(x)
+
+
+def cosh(x):
+    """Elementwise hyperbolic cosine."""
+    return cosh_p.bind(x)
+
+
+ad.defjvp2(tan_p, lambda g, ans, x: mul(g, add(_ones_like(ans), mul(ans, ans))))
+ad.defjvp(sinh_p, lambda g, x: mul(g, cosh(x)))
+ad.defjvp(cosh_p, lambda g, x: mul(g, sinh(x)))
+asin_p = unop("asin", _ignore_fp_errors(np.arcsin), chlo.asin)
+acos_p = unop("acos", _ignore_fp_errors(np.arccos), chlo.acos)
+atan_p = unop("atan", _ignore_fp_errors(np.arctan), chlo.atan)
+asinh_p = unop("asinh", _ignore_fp_errors(np.arcsinh), chlo.asinh)
+atanh_p = unop("atanh", _ignore_fp_errors(np.arctanh), chlo.atanh)
+
+
+def asin(x):
+    """Elementwise arcsine."""
+    return asin_p.bind(x)
+
+
+def acos(x):
+    """Elementwise arccosine."""
+    return acos_p.bind(x)
+
+
+def atan(x):
+    """Elementwise arctangent."""
+    return atan_p.bind(x)
+
+
+def asinh(x):
+    """Elementwise inverse hyperbolic sine."""
+    return asinh_p.bind(x)
+
+
+def atanh(x):
+    """Elementwise inverse hyperbolic tangent."""
+    return atanh_p.bind(x)
+
+
+def _one_minus_sq(x):
+    return sub(_ones_like(x), mul(x, x))
+
+
+ad.defjvp(asin_p, lambda g, x: mul(g, rsqrt(_one_minus_sq(x))))
+ad.defjvp(acos_p, lambda g, x: neg(mul(g, rsqrt(_one_minus_sq(x)))))
+ad.defjvp(atan_p, lambda g, x: div(g, add(_ones_like(x), mul(x, x))))
+ad.defjvp(asinh_p, lambda g, x: mul(g, rsqrt(add(mul(x, x), _ones_like(x)))))
+ad.defjvp(atanh_p, lambda g, x: div(g, _one_minus_sq(x)))
+atan2_p = binop("atan2", _ignore_fp_errors(np.arctan2), hlo.atan2, FLOAT)
+
+
+def atan2(x, y):
+    """Elementwise four-quadrant arctangent of ``x / y``."""
+    return atan2_p.bind(*scalar_operands(x, y))
+
+
+ad.defjvp(atan2_p, lambda g, x, y: div(mul(g, y), add(mul(x, x), mul(y, y))),
+          lambda g, x, y: neg(div(mul(g, x), add(mul(x, x), mul(y, y)))))
+acosh_p = unop("acosh", _ignore_fp_errors(np.arccosh), chlo.acosh)
+
+
+def acosh(x):
+    """Elementwise inverse hyperbolic cosine."""
+    return acosh_p.bind(x)
+
+
+ad.defjvp(acosh_p, lambda g, x: mul(g, rsqrt(mul(sub(x, _ones_like(x)),
+                                                  add(x, _ones_like(x))))))
+
+
+# -------------------- special functions (float64 kernels in special.py)
+
+erf_p = unop("erf", _via_float64(erf64), chlo.erf, FLOAT)
+erfc_p = unop("erfc", _via_float64(erfc64), chlo.erfc, FLOAT)
+erf_inv_p = unop("erf_inv", _via_float64(erf_inv64), chlo.erf_inv, FLOAT)
+lgamma_p = unop("lgamma", _via_float64(lgamma64), chlo.lgamma, FLOAT)
+digamma_p = unop("digamma", _via_float64(digamma64), chlo.digamma, FLOAT)
+
+
+def erf(x):
+    """Elementwise error function."""
+    return erf_p.bind(x)
+
+
+def erfc(x):
+    """Elementwise complementary error function ``1 - erf(x)``."""
+    return erfc_p.bind(x)
+
+
+def erf_inv(x):
+    """Elementwise inverse of the error function."""
+    return erf_inv_p.bind(x)
+
+
+def lgamma(x):
+    """Elementwise log of the absolute value of the gamma function."""
+    return lgamma_p.bind(x)
+
+
+def digamma(x):
+    """Elementwise digamma function, the derivative of ``lgamma``."""
+    return digamma_p.bind(x)
+
+
+def _two_over_sqrt_pi(x):
+    return _full_like(x, 2 / np.sqrt(np.pi))
+
+
+def _digamma_jvp(g, x):
+    # trigamma; below zero by reflection, psi1(x) = pi^2 / sin^2(pi x) - psi1(1 - x)
+    # (polygamma gives NaN for negative non-integer x)
+    one, negative = _ones_like(x), lt(x, _zeros_like(x))
+    # each branch sees only its own inputs (else 0 * NaN poisons reverse-mode derivatives)
+    x_neg = select_n(negative, _full_like(x, -0.5), x)
+    x_pos = select_n(negative, x, _full_like(x, 0.5))
+    reflected = sub(div(_full_like(x, np.pi ** 2),
+                        square(sin(mul(_full_like(x, np.pi), x_neg)))),
+                    polygamma(one, sub(one, x_neg)))
+    return mul(g, select_n(negative, polygamma(one, x_pos), reflected))
+
+
+ad.defjvp(erf_p, lambda g, x: mul(g, mul(_two_over_sqrt_pi(x), exp(neg(square(x))))))
+ad.defjvp(erfc_p, lambda g, x: neg(mul(g, mul(_two_over_sqrt_pi(x), exp(neg(square(x)))))))
+ad.defjvp2(erf_inv_p, lambda g, ans, x: mul(g, mul(_full_like(x, np.sqrt(np.pi) / 2),
+                                                   exp(square(ans)))))
+ad.defjvp(lgamma_p, lambda g, x: mul(g, digamma(x)))
+ad.defjvp(digamma_p, _digamma_jvp)
+
+
+def _float_cmp(a, b, direction):
+    return hlo.compare(a, b, hlo.ComparisonDirectionAttr.get(direction),
+                       compare_type=hlo.ComparisonTypeAttr.get("FLOAT"))
+
+
+def _mask_negative_q(ctx, out, s, q, s_is_order):
+    """Fix XLA's zeta-based results up: NaN for negative non-integer q, 0 at q = +inf."""
+    aval = ctx.avals_in[1]
+    zero, inf, nan = (full_like_aval(v, aval) for v in (0, np.inf, np.nan))
+    negative_fraction = hlo.and_(_float_cmp(q, zero, "LT"),
+                                 _float_cmp(q, hlo.floor(q), "NE"))
+    at_inf = _float_cmp(q, inf, "EQ")
+    if s_is_order:        # polygamma: only orders m >= 1 go through zeta
+        m_pos = _float_cmp(s, zero, "GT")
+        negative_fraction = hlo.and_(negative_fraction, m_pos)
+        at_inf = hlo.and_(at_inf, m_pos)
+    else:
+        at_inf = hlo.and_(at_inf, _float_cmp(s, full_like_aval(1, aval), "GT"))
+    out = hlo.select(negative_fraction, nan, out)
+    return hlo.select(at_inf, zero, out)
+
+
+def _zeta_lower(ctx, s, q):
+    out = _mask_negative_q(ctx, chlo.zeta(s, q), s, q, False)
+    # The poles at q = 0, -1, -2, ...: inf, where XLA gives NaN.
+    aval = ctx.avals_in[1]
+    pole = hlo.and_(_float_cmp(q, full_like_aval(0, aval), "LE"),
+                    hlo.and_(_float_cmp(q, hlo.floor(q), "EQ"), _float_cmp(s, s, "EQ")))
+    return [hlo.select(pole, full_like_aval(np.inf, aval), out)]
+
+
+def _polygamma_lower(ctx, m, x):
+    return [_mask_negative_q(ctx, chlo.polygamma(m, x), m, x, True)]
+
+
+zeta_p = binop("zeta", _via_float64_2(zeta64), None, FLOAT)
+zeta_p.lower = _zeta_lower
+polygamma_p = binop("polygamma", _via_float64_2(polygamma64), None, FLOAT)
+polygamma_p.lower = _polygamma_lower
+
+
+def zeta(x, q):
+    """Elementwise Hurwitz zeta function ``sum_k (q + k) ** -x``."""
+    return zeta_p.bind(*scalar_operands(x, q))
+
+
+def polygamma(m, x):
+    """Elementwise ``m``-th derivative of the digamma function (``m`` a non-negative
+    integer value of ``x``'s dtype)."""
+    return polygamma_p.bind(*scalar_operands(m, x))
+
+
+def _not_differentiable(name, operand):
+    def jvp(g, *args):
+        raise NotImplementedError(f"lax.{name} is not differentiable with respect to "
+                                  f"{operand}; only its other operand has a derivative")
+    return jvp
+
+
+ad.defjvp(zeta_p, _not_differentiable("zeta", "x (the exponent)"),
+          lambda g, x, q: mul(g, neg(mul(x, zeta(add(x, _ones_like(x)), q)))))
+ad.defjvp(polygamma_p, _not_differentiable("polygamma", "m (the order)"),
+          lambda g, m, x: mul(g, polygamma(add(m, _ones_like(m)), x)))
+
+
+# -------------------- bitwise operations and shifts
+
+not_p = unop("not", np.invert, hlo.not_, BOOL + INT)
+and_p = binop("and", np.bitwise_and, hlo.and_, BOOL + INT)
+or_p = binop("or", np.bitwise_or, hlo.or_, BOOL + INT)
+xor_p = binop("xor", np.bitwise_xor, hlo.xor, BOOL + INT)
+
+
+def _popcount(x):
+    # of the bit pattern (NumPy counts the bits of |x| for signed integers)
+    return np.bitwise_count(np.asarray(x).view(_unsigned(x.dtype))).astype(x.dtype)
+
+
+def _unsigned(dtype):
+    return np.dtype(f"u{dtype.itemsize}")
+
+
+def _clz(x):
+    bits = 8 * x.dtype.itemsize
+    u = np.asarray(x).view(_unsigned(x.dtype))
+    n = np.zeros(x.shape, x.dtype)
+    for s in (32, 16, 8, 4, 2, 1):
+        if s < bits:
+            top_zero = (u >> np.asarray(bits - s, u.dtype)) == 0
+            n = n + np.where(top_zero, s, 0).astype(x.dtype)
+            u = np.where(top_zero, u << np.asarray(s, u.dtype), u)
+    return n + ((u >> np.asarray(bits - 1, u.dtype)) == 0).astype(x.dtype)
+
+
+population_count_p = unop("population_count", _popcount, hlo.popcnt, INT)
+clz_p = unop("clz", _clz, hlo.count_leading_zeros, INT)
+
+
+def bitwise_not(x):
+    """Elementwise bitwise NOT (logical NOT for bool)."""
+    return not_p.bind(x)
+
+
+def bitwise_and(x, y):
+    """Elementwise bitwise AND (logical AND for bool)."""
+    return and_p.bind(*scalar_operands(x, y))
+
+
+def bitwise_or(x, y):
+    """Elementwise bitwise OR (logical OR for bool)."""
+    return or_p.bind(*scalar_operands(x, y))
+
+
+def bitwise_xor(x, y):
+    """Elementwise bitwise XOR (logical XOR for bool)."""
+    return xor_p.bind(*scalar_operands(x, y))
+
+
+def population_count(x):
+    """Elementwise number of set bits."""
+    return population_count_p.bind(x)
+
+
+def clz(x):
+    """Elementwise number of leading zero bits."""
+    return clz_p.bind(x)
+
+
+def _shift_parts(x, y):
+    bits = 8 * x.dtype.itemsize
+    ut = _unsigned(x.dtype)
+    amount = np.asarray(y).view(ut)
+    big = amount >= bits
+    return bits, ut, big, np.where(big, 0, amount).astype(ut)
+
+
+def _shift_left(x, y):
+    bits, ut, big, s = _shift_parts(x, y)
+    out = (np.asarray(x).view(ut) << s).view(x.dtype)
+    return np.where(big, np.zeros((), x.dtype), out)
+
+
+def _shift_right_logical(x, y):
+    bits, ut, big, s = _shift_parts(x, y)
+    out = (np.asarray(x).view(ut) >> s).view(x.dtype)
+    return np.where(big, np.zeros((), x.dtype), out)
+
+
+def _shift_right_arithmetic(x, y):
+    bits, ut, big, s = _shift_parts(x, y)
+    st = np.dtype(f"i{x.dtype.itemsize}")
+    s = np.where(big, bits - 1, s).astype(st)
+    return (np.asarray(x).view(st) >> s).view(x.dtype)
+
+
+shift_left_p = binop("shift_left", _shift_left, hlo.shift_left, INT)
+shift_right_logical_p = binop("shift_right_logical", _shift_right_logical,
+                              hlo.shift_right_logical, INT)
+shift_right_arithmetic_p = binop("shift_right_arithmetic", _shift_right_arithmetic,
+                                 hlo.shift_right_arithmetic, INT)
+
+
+def shift_left(x, y):
+    """Elementwise ``x << y`` (0 where ``y`` is at least the bit width)."""
+    return shift_left_p.bind(*scalar_operands(x, y))
+
+
+def shift_right_logical(x, y):
+    """Elementwise logical right shift (0 where ``y`` is at least the bit width)."""
+    return shift_right_logical_p.bind(*scalar_operands(x, y))
+
+
+def shift_right_arithmetic(x, y):
+    """Elementwise arithmetic right shift (sign fill where ``y`` is at least the bit width)."""
+    return shift_right_arithmetic_p.bind(*scalar_operands(x, y))
+
+
+for _p in (not_p, and_p, or_p, xor_p, population_count_p, clz_p, shift_left_p,
+           shift_right_logical_p, shift_right_arithmetic_p):
+    ad.defjvp_zero(_p)
+
+
+# -------------------- conversions and stop_gradient
 
 convert_element_type_p = Primitive("convert_element_type")
 
@@ -496,10 +1174,6 @@ convert_element_type_p.jvp = _convert_jvp
 convert_element_type_p.transpose = _convert_transpose
 batching.defvectorized(convert_element_type_p)
 convert_element_type_p.lower = _convert_lower
-
-
-# ---------------------------------------------------------------- stop_gradient
-
 stop_gradient_p = Primitive("stop_gradient")
 stop_gradient_p.impl = lambda x: [x]
 stop_gradient_p.abstract_eval = lambda x: [x]
@@ -510,410 +1184,62 @@ stop_gradient_p.lower = lambda ctx, x: [x]
 
 def stop_gradient(x):
     """``x`` (any pytree of arrays), treated as a constant by differentiation."""
-    from ..tree_util import tree_map
     return tree_map(stop_gradient_p.bind, x)
 
 
-# ---------------------------------------------------------------- helpers
-
-def _ones_like(x):
-    return _full_like(x, 1)
-
-
-# ---------------------------------------------------------------- more unary (issue 3, part A)
-
-log1p_p = unop("log1p", _ignore_fp_errors(np.log1p), hlo.log_plus_one)
-expm1_p = unop("expm1", _ignore_fp_errors(np.expm1), hlo.exponential_minus_one)
-tan_p = unop("tan", _ignore_fp_errors(np.tan), hlo.tan)
-rsqrt_p = unop("rsqrt", _ignore_fp_errors(lambda x: (1 / np.sqrt(x)).astype(x.dtype)), hlo.rsqrt)
-sinh_p = unop("sinh", _ignore_fp_errors(np.sinh), chlo.sinh)
-cosh_p = unop("cosh", _ignore_fp_errors(np.cosh), chlo.cosh)
-
-
-def log1p(x):
-    """Elementwise ``log(1 + x)``."""
-    return log1p_p.bind(x)
-
-
-def expm1(x):
-    """Elementwise ``exp(x) - 1``."""
-    return expm1_p.bind(x)
-
-
-def tan(x):
-    """Elementwise tangent."""
-    return tan_p.bind(x)
-
-
-def rsqrt(x):
-    """Elementwise ``1 / sqrt(x)``."""
-    return rsqrt_p.bind(x)
-
-
-def sinh(x):
-    """Elementwise hyperbolic sine."""
-    return sinh_p.bind(x)
-
-
-def cosh(x):
-    """Elementwise hyperbolic cosine."""
-    return cosh_p.bind(x)
-
-
-ad.defjvp(log1p_p, lambda g, x: div(g, add(_ones_like(x), x)))
-ad.defjvp2(expm1_p, lambda g, ans, x: mul(g, add(ans, _ones_like(ans))))
-ad.defjvp2(tan_p, lambda g, ans, x: mul(g, add(_ones_like(ans), mul(ans, ans))))
-ad.defjvp2(rsqrt_p, lambda g, ans, x: mul(g, mul(_full_like(ans, -0.5), div(ans, x))))
-ad.defjvp(sinh_p, lambda g, x: mul(g, cosh(x)))
-ad.defjvp(cosh_p, lambda g, x: mul(g, sinh(x)))
-
-asin_p = unop("asin", _ignore_fp_errors(np.arcsin), chlo.asin)
-acos_p = unop("acos", _ignore_fp_errors(np.arccos), chlo.acos)
-atan_p = unop("atan", _ignore_fp_errors(np.arctan), chlo.atan)
-asinh_p = unop("asinh", _ignore_fp_errors(np.arcsinh), chlo.asinh)
-atanh_p = unop("atanh", _ignore_fp_errors(np.arctanh), chlo.atanh)
-
-
-def asin(x):
-    """Elementwise arcsine."""
-    return asin_p.bind(x)
-
-
-def acos(x):
-    """Elementwise arccosine."""
-    return acos_p.bind(x)
-
-
-def atan(x):
-    """Elementwise arctangent."""
-    return atan_p.bind(x)
-
-
-def asinh(x):
-    """Elementwise inverse hyperbolic sine."""
-    return asinh_p.bind(x)
-
-
-def atanh(x):
-    """Elementwise inverse hyperbolic tangent."""
-    return atanh_p.bind(x)
-
-
-def _one_minus_sq(x):
-    return sub(_ones_like(x), mul(x, x))
-
-
-ad.defjvp(asin_p, lambda g, x: mul(g, rsqrt(_one_minus_sq(x))))
-ad.defjvp(acos_p, lambda g, x: neg(mul(g, rsqrt(_one_minus_sq(x)))))
-ad.defjvp(atan_p, lambda g, x: div(g, add(_ones_like(x), mul(x, x))))
-ad.defjvp(asinh_p, lambda g, x: mul(g, rsqrt(add(mul(x, x), _ones_like(x)))))
-ad.defjvp(atanh_p, lambda g, x: div(g, _one_minus_sq(x)))
-
-cbrt_p = unop("cbrt", np.cbrt, hlo.cbrt, FLOAT)
-is_finite_p = unop("is_finite", np.isfinite, hlo.is_finite, "f", result_dtype=lambda d: np.dtype(bool))
-atan2_p = binop("atan2", _ignore_fp_errors(np.arctan2), hlo.atan2, FLOAT)
-
-
-def cbrt(x):
-    """Elementwise cube root."""
-    return cbrt_p.bind(x)
-
-
-def is_finite(x):
-    """Elementwise test for values that are neither infinite nor NaN."""
-    return is_finite_p.bind(x)
-
-
-def atan2(x, y):
-    """Elementwise four-quadrant arctangent of ``x / y``."""
-    return atan2_p.bind(*scalar_operands(x, y))
-
-
-ad.defjvp2(cbrt_p, lambda g, ans, x: div(g, mul(_full_like(ans, 3), mul(ans, ans))))
-ad.defjvp_zero(is_finite_p)
-ad.defjvp(atan2_p, lambda g, x, y: div(mul(g, y), add(mul(x, x), mul(y, y))),
-          lambda g, x, y: neg(div(mul(g, x), add(mul(x, x), mul(y, y)))))
-
-
-def _rem(x, y):
-    # C fmod: the sign of the dividend. XLA gives x % 0 == x and INT_MIN % -1 == 0 for integers.
-    with np.errstate(all="ignore"):
-        if dtypes.is_integer(x.dtype):
-            safe = np.where((y == 0) | (y == -1 if x.dtype.kind == "i" else False), 1, y)
-            return np.where(y == 0, x, np.fmod(x, safe)).astype(x.dtype)
-        return np.fmod(x, y)
-
-
-rem_p = binop("rem", _rem, hlo.remainder, INT + FLOAT)
-
-
-def rem(x, y):
-    """Elementwise remainder of ``x / y`` with the sign of ``x`` (C ``fmod``)."""
-    return rem_p.bind(*scalar_operands(x, y))
-
-
-ad.defjvp(rem_p, lambda g, x, y: g,
-          lambda g, x, y: neg(mul(g, mul(sign(div(x, y)), floor(abs(div(x, y)))))))
-
-
-# ================================================================ issue 3, part B
-# Rounding, special functions, complex parts, bitwise and shift operations, clamp,
-# bitcasts. NumPy kernels reproduce XLA's semantics where the two libraries differ
-# (shift amounts, float -> int conversion, rounding ties).
-
-def _elementwise(name, np_fn, lower, kinds, result_dtype=None, check=None):
-    """A unary elementwise primitive whose kernel and lowering may take parameters."""
-    p = unop(name, np_fn, None, kinds, result_dtype, check)
-    p.impl = lambda x, **params: [np_fn(x, **params)]
-    p.lower = lower
-    return p
-
-
-def _via_float64(fn):
-    """Evaluate ``fn`` in float64 and round the result back to the operand's dtype."""
-    def wrapped(x):
-        x = np.asarray(x)
-        with np.errstate(all="ignore"):
-            return np.asarray(fn(np.asarray(x, np.float64)), np.float64).astype(x.dtype)
-    return wrapped
-
-
-def _via_float32(fn):
-    """Evaluate ``fn`` on float16/bfloat16 operands in float32 (as XLA does), others as is."""
-    def wrapped(x, *args, **params):
-        with np.errstate(all="ignore"):
-            if x.dtype.itemsize == 2 and dtypes.kind(x.dtype) == "f":
-                args = [np.asarray(a, np.float32) for a in args]
-                return np.asarray(fn(x.astype(np.float32), *args, **params)).astype(x.dtype)
-            return fn(x, *args, **params)
-    return wrapped
-
-
-# ---------------------------------------------------------------- round
-
-class RoundingMethod(enum.IntEnum):
-    """How ``lax.round`` breaks ties: away from zero (C ``round``) or to even."""
-    AWAY_FROM_ZERO = 0
-    TO_NEAREST_EVEN = 1
-
-
-def _round_afz(x):
-    t = np.trunc(x)
-    return np.where(np.abs(x - t) >= 0.5, t + np.sign(x), t).astype(x.dtype)
-
-
-def _round_impl(x, *, rounding_method):
-    if rounding_method == RoundingMethod.TO_NEAREST_EVEN:
-        return np.rint(x)
-    return _round_afz(x)
-
-
-def _round_lower(ctx, x, *, rounding_method):
-    if rounding_method == RoundingMethod.TO_NEAREST_EVEN:
-        return [hlo.round_nearest_even(x)]
-    return [hlo.round_nearest_afz(x)]
-
-
-round_p = _elementwise("round", _via_float32(_round_impl), _round_lower, FLOAT)
-ad.defjvp_zero(round_p)
-
-
-def round(x, rounding_method=RoundingMethod.AWAY_FROM_ZERO):
-    """Elementwise rounding to the nearest integer; ``rounding_method`` breaks ties."""
-    try:
-        method = RoundingMethod(int(rounding_method))
-    except (TypeError, ValueError):
-        raise ValueError(f"lax.round got rounding_method={rounding_method!r}; expected "
-                         f"RoundingMethod.AWAY_FROM_ZERO (0) or TO_NEAREST_EVEN (1)") from None
-    return round_p.bind(x, rounding_method=method)
-
-
-# ---------------------------------------------------------------- exp2, acosh, square
-
-def _exp2_impl(x):
-    if dtypes.is_complex(x.dtype):
-        return np.power(np.asarray(2, x.dtype), x)
-    return np.exp2(x)
-
-
-def _exp2_lower(ctx, x):
-    # pow(2, x) (exact for integral x, unlike exp(x log 2)); 16-bit floats go through float32.
-    aval = ctx.avals_in[0]
-    wide = aval.update(dtype=np.dtype(np.float32)) if aval.dtype.itemsize == 2 else aval
-    if wide is not aval:
-        x = hlo.convert(ir_type(wide), x)
-    out = hlo.power(full_like_aval(2, wide), x)
-    return [hlo.convert(ir_type(aval), out) if wide is not aval else out]
-
-
-exp2_p = unop("exp2", _ignore_fp_errors(_via_float32(_exp2_impl)), None)
-exp2_p.lower = _exp2_lower
-acosh_p = unop("acosh", _ignore_fp_errors(np.arccosh), chlo.acosh)
-square_p = unop("square", _ignore_fp_errors(np.square), None, NUMBER)
-square_p.lower = lambda ctx, x: [hlo.multiply(x, x)]
-
-
-def exp2(x):
-    """Elementwise ``2 ** x``."""
-    return exp2_p.bind(x)
-
-
-def acosh(x):
-    """Elementwise inverse hyperbolic cosine."""
-    return acosh_p.bind(x)
-
-
-def square(x):
-    """Elementwise ``x * x``."""
-    return square_p.bind(x)
-
-
-ad.defjvp2(exp2_p, lambda g, ans, x: mul(g, mul(ans, _full_like(ans, np.log(2)))))
-ad.defjvp(acosh_p, lambda g, x: mul(g, rsqrt(mul(sub(x, _ones_like(x)),
-                                                  add(x, _ones_like(x))))))
-ad.defjvp(square_p, lambda g, x: mul(g, mul(_full_like(x, 2), x)))
-
-
-# ---------------------------------------------------------------- erf, erfc, erf_inv, lgamma, digamma
-
-_math_erf = np.frompyfunc(math.erf, 1, 1)
-_math_erfc = np.frompyfunc(math.erfc, 1, 1)
-
-
-def _lgamma_scalar(v):
-    try:
-        return math.lgamma(v)
-    except ValueError:           # a pole: a non-positive integer
-        return math.inf
-
-
-_math_lgamma = np.frompyfunc(_lgamma_scalar, 1, 1)
-
-
-def _digamma64(x):
-    """Digamma in float64: reflection below 1/2, recurrence up to 10, asymptotic series."""
-    x = np.asarray(x, np.float64)
-    reflect = x < 0.5
-    z = np.where(reflect, 1.0 - x, x)
-    shift = np.zeros_like(z)
-    for _ in range(10):
-        small = z < 10.0
-        shift = shift - np.where(small, 1.0 / np.where(small, z, 1.0), 0.0)
-        z = np.where(small, z + 1.0, z)
-    w = 1.0 / (z * z)
-    series = w * (1 / 12 - w * (1 / 120 - w * (1 / 252 - w * (1 / 240 - w * (
-        1 / 132 - w * (691 / 32760 - w * (1 / 12)))))))
-    psi = np.log(z) - 0.5 / z - series + shift
-    # psi(x) = psi(1 - x) - pi / tan(pi x); reduce pi x exactly first (tan has period pi).
-    r = x - np.rint(x)
-    psi = np.where(reflect, psi - np.pi / np.tan(np.pi * r), psi)
-    pole = (x <= 0) & (x == np.floor(x))
-    psi = np.where(pole, np.nan, psi)
-    return np.where(x == np.inf, np.inf, np.where(x == -np.inf, np.nan, psi))
-
-
-def _erf_inv64(y):
-    """Inverse error function in float64: a closed-form first guess, then Halley steps
-    on erf (|y| <= 1/2) or on erfc (the tails, where 1 - |y| is exact)."""
-    y = np.asarray(y, np.float64)
-    a = np.abs(y)
-    inside = a < 1
-    a_safe = np.where(inside, a, 0.5)
-    # Winitzki's approximation (relative error ~2e-3), a series for small |y|.
-    k = 0.147
-    ln = np.log1p(-a_safe * a_safe)
-    t = 2 / (np.pi * k) + ln / 2
-    guess = np.sqrt(np.sqrt(t * t - ln / k) - t)
-    small = a_safe < 1e-3
-    guess = np.where(small, np.sqrt(np.pi) / 2 * a_safe * (1 + np.pi / 12 * a_safe ** 2), guess)
-    tail = a_safe > 0.5
-    target = np.where(tail, 1.0 - a_safe, a_safe)
-    x = guess
-    for _ in range(4):
-        f = np.where(tail, _erfc64(x) - target, _erf64(x) - target)
-        f = np.where(tail, -f, f)            # erfc decreases: step on erf - y = -(erfc - (1-y))
-        dfdx = 2 / np.sqrt(np.pi) * np.exp(-x * x)
-        ratio = np.where(dfdx > 0, f / np.where(dfdx > 0, dfdx, 1.0), 0.0)
-        x = x - ratio / (1 + x * ratio)
-    out = np.where(inside, x, np.where(a == 1, np.inf, np.nan))
-    return np.copysign(out, y) * np.where(np.isnan(y), np.nan, 1.0)
-
-
-def _apply_math(ufunc, x):
-    """A scalar ``math`` function (wrapped by np.frompyfunc) over a float64 array."""
-    return np.asarray(ufunc(np.asarray(x, np.float64).astype(object)), np.float64)
-
-
-def _erf64(x):
-    return _apply_math(_math_erf, x)
-
-
-def _erfc64(x):
-    return _apply_math(_math_erfc, x)
-
-
-def _lgamma64(x):
-    return _apply_math(_math_lgamma, x)
-
-
-erf_p = unop("erf", _via_float64(_erf64), chlo.erf, FLOAT)
-erfc_p = unop("erfc", _via_float64(_erfc64), chlo.erfc, FLOAT)
-erf_inv_p = unop("erf_inv", _via_float64(_erf_inv64), chlo.erf_inv, FLOAT)
-lgamma_p = unop("lgamma", _via_float64(_lgamma64), chlo.lgamma, FLOAT)
-digamma_p = unop("digamma", _via_float64(_digamma64), chlo.digamma, FLOAT)
-
-
-def erf(x):
-    """Elementwise error function."""
-    return erf_p.bind(x)
-
-
-def erfc(x):
-    """Elementwise complementary error function ``1 - erf(x)``."""
-    return erfc_p.bind(x)
-
-
-def erf_inv(x):
-    """Elementwise inverse of the error function."""
-    return erf_inv_p.bind(x)
-
-
-def lgamma(x):
-    """Elementwise log of the absolute value of the gamma function."""
-    return lgamma_p.bind(x)
-
-
-def digamma(x):
-    """Elementwise digamma function, the derivative of ``lgamma``."""
-    return digamma_p.bind(x)
-
-
-def _two_over_sqrt_pi(x):
-    return _full_like(x, 2 / np.sqrt(np.pi))
-
-
-def _digamma_jvp(g, x):
-    # trigamma; below zero by reflection, psi1(x) = pi^2 / sin^2(pi x) - psi1(1 - x)
-    # (polygamma gives NaN for negative non-integer x)
-    one, negative = _ones_like(x), lt(x, _zeros_like(x))
-    # each branch sees only its own inputs (else 0 * NaN poisons reverse-mode derivatives)
-    x_neg = select_n(negative, _full_like(x, -0.5), x)
-    x_pos = select_n(negative, x, _full_like(x, 0.5))
-    reflected = sub(div(_full_like(x, np.pi ** 2),
-                        square(sin(mul(_full_like(x, np.pi), x_neg)))),
-                    polygamma(one, sub(one, x_neg)))
-    return mul(g, select_n(negative, polygamma(one, x_pos), reflected))
-
-
-ad.defjvp(erf_p, lambda g, x: mul(g, mul(_two_over_sqrt_pi(x), exp(neg(square(x))))))
-ad.defjvp(erfc_p, lambda g, x: neg(mul(g, mul(_two_over_sqrt_pi(x), exp(neg(square(x)))))))
-ad.defjvp2(erf_inv_p, lambda g, ans, x: mul(g, mul(_full_like(x, np.sqrt(np.pi) / 2),
-                                                   exp(square(ans)))))
-ad.defjvp(lgamma_p, lambda g, x: mul(g, digamma(x)))
-ad.defjvp(digamma_p, _digamma_jvp)
-
-
-# ---------------------------------------------------------------- complex parts
+bitcast_convert_type_p = Primitive("bitcast_convert_type")
+
+
+def bitcast_convert_type(x, new_dtype):
+    """``x``'s bits reinterpreted as ``new_dtype``; a wider source gains a trailing axis
+    (of size the width ratio), a narrower one loses its trailing axis of that size."""
+    return bitcast_convert_type_p.bind(x, new_dtype=dtypes.canonicalize(new_dtype))
+
+
+def _bitcast_impl(x, *, new_dtype):
+    x = np.asarray(x)
+    src, dst = x.dtype.itemsize, new_dtype.itemsize
+    if src == dst:
+        return [x.view(new_dtype)]
+    flat = np.ascontiguousarray(x).reshape(-1).view(new_dtype)
+    return [flat.reshape(*x.shape, src // dst) if src > dst else flat.reshape(x.shape[:-1])]
+
+
+def _bitcast_abstract_eval(x, *, new_dtype):
+    for what, dt in (("operand", x.dtype), ("new_dtype", new_dtype)):
+        if dt == np.bool_ or dtypes.is_complex(dt):
+            raise TypeError(f"lax.bitcast_convert_type does not support {dt.name} "
+                            f"({what}); bitcasts take integer and floating dtypes")
+    src, dst = x.dtype.itemsize, new_dtype.itemsize
+    if src == dst:
+        shape = x.shape
+    elif src > dst:
+        shape = (*x.shape, src // dst)
+    else:
+        if not x.shape or x.shape[-1] != dst // src:
+            raise ValueError(f"lax.bitcast_convert_type from {x.dtype.name} to the wider "
+                             f"{new_dtype.name} requires an operand whose last axis has size "
+                             f"{dst // src}, got shape {x.shape}")
+        shape = x.shape[:-1]
+    return [ShapedArray(shape, new_dtype)]
+
+
+def _bitcast_batch(axis_size, args, dims, *, new_dtype):
+    (x,), (d,) = args, dims
+    if get_aval(x).dtype.itemsize < new_dtype.itemsize and d == get_aval(x).ndim - 1:
+        x, d = batching.moveaxis(x, d, 0), 0
+    return [bitcast_convert_type(x, new_dtype)], [d]
+
+
+bitcast_convert_type_p.impl = _bitcast_impl
+bitcast_convert_type_p.abstract_eval = _bitcast_abstract_eval
+ad.defjvp_zero(bitcast_convert_type_p)
+bitcast_convert_type_p.batch = _bitcast_batch
+bitcast_convert_type_p.lower = lambda ctx, x, *, new_dtype: [
+    hlo.bitcast_convert(ir_type(ctx.avals_out[0]), x)]
+
+
+# -------------------- complex parts
 
 def _check_complexable(name, aval):
     if aval.dtype not in (np.float32, np.float64):
@@ -987,450 +1313,10 @@ def conj(x):
 
 # Transposes follow JAX's convention for cotangents of complex values.
 ad.deflinear(real_p, lambda cts, x: [complex(cts[0], _zeros_like(cts[0]))])
+
+
 ad.deflinear(imag_p, lambda cts, x: [complex(_zeros_like(cts[0]), neg(cts[0]))])
 ad.deflinear(complex_p, lambda cts, x, y: [real(cts[0]) if ad.is_undefined(x) else None,
                                            imag(neg(cts[0])) if ad.is_undefined(y) else None])
 ad.deflinear(conj_p, lambda cts, x: [conj(cts[0]) if dtypes.is_complex(x.aval.dtype)
                                      else real(cts[0])])
-
-
-# ---------------------------------------------------------------- integer_pow
-
-def _integer_pow_steps(x, y, mul_fn, one, recip):
-    """x ** y by repeated squaring (the multiplication order the lowering uses too)."""
-    if y == 0:
-        return one()
-    n = -y if y < 0 else y
-    acc = None
-    while n > 0:
-        if n & 1:
-            acc = x if acc is None else mul_fn(acc, x)
-        n >>= 1
-        if n > 0:
-            x = mul_fn(x, x)
-    return recip(acc) if y < 0 else acc
-
-
-def _integer_pow_impl(x, *, y):
-    with np.errstate(all="ignore"):
-        return np.asarray(_integer_pow_steps(
-            x, y, np.multiply, lambda: np.ones_like(x), lambda a: np.divide(
-                np.ones((), x.dtype), a))).astype(x.dtype)
-
-
-def _integer_pow_lower(ctx, x, *, y):
-    aval = ctx.avals_in[0]
-    return [_integer_pow_steps(x, y, hlo.multiply, lambda: full_like_aval(1, aval),
-                               lambda a: hlo.divide(full_like_aval(1, aval), a))]
-
-
-def _integer_pow_check(x, *, y):
-    if type(y) is not int and not isinstance(y, np.integer):
-        raise TypeError(f"lax.integer_pow requires a static Python int exponent, got {y!r}")
-    if y < 0 and not dtypes.is_inexact(x.dtype):
-        raise TypeError(f"lax.integer_pow with a negative exponent ({y}) requires a "
-                        f"floating or complex operand, got dtype {x.dtype.name}")
-
-
-integer_pow_p = _elementwise("integer_pow", _integer_pow_impl, _integer_pow_lower, NUMBER,
-                             check=_integer_pow_check)
-
-
-def integer_pow(x, y):
-    """Elementwise ``x ** y`` for a static integer ``y``, by repeated multiplication."""
-    if isinstance(y, (bool, np.bool_)) or not isinstance(y, (int, np.integer)):
-        raise TypeError(f"lax.integer_pow requires a static Python int exponent, got {y!r}")
-    return integer_pow_p.bind(x, y=int(y))
-
-
-def _integer_pow_jvp(g, x, *, y):
-    if y == 0:
-        return _zeros_like(g)
-    return mul(g, mul(_full_like(x, y), integer_pow(x, y - 1)))
-
-
-ad.defjvp(integer_pow_p, _integer_pow_jvp)
-
-
-# ---------------------------------------------------------------- bitwise operations
-
-not_p = unop("not", np.invert, hlo.not_, BOOL + INT)
-and_p = binop("and", np.bitwise_and, hlo.and_, BOOL + INT)
-or_p = binop("or", np.bitwise_or, hlo.or_, BOOL + INT)
-xor_p = binop("xor", np.bitwise_xor, hlo.xor, BOOL + INT)
-
-
-def _popcount(x):
-    # of the bit pattern (NumPy counts the bits of |x| for signed integers)
-    return np.bitwise_count(np.asarray(x).view(_unsigned(x.dtype))).astype(x.dtype)
-
-
-def _unsigned(dtype):
-    return np.dtype(f"u{dtype.itemsize}")
-
-
-def _clz(x):
-    bits = 8 * x.dtype.itemsize
-    u = np.asarray(x).view(_unsigned(x.dtype))
-    n = np.zeros(x.shape, x.dtype)
-    for s in (32, 16, 8, 4, 2, 1):
-        if s < bits:
-            top_zero = (u >> np.asarray(bits - s, u.dtype)) == 0
-            n = n + np.where(top_zero, s, 0).astype(x.dtype)
-            u = np.where(top_zero, u << np.asarray(s, u.dtype), u)
-    return n + ((u >> np.asarray(bits - 1, u.dtype)) == 0).astype(x.dtype)
-
-
-population_count_p = unop("population_count", _popcount, hlo.popcnt, INT)
-clz_p = unop("clz", _clz, hlo.count_leading_zeros, INT)
-
-
-def bitwise_not(x):
-    """Elementwise bitwise NOT (logical NOT for bool)."""
-    return not_p.bind(x)
-
-
-def bitwise_and(x, y):
-    """Elementwise bitwise AND (logical AND for bool)."""
-    return and_p.bind(*scalar_operands(x, y))
-
-
-def bitwise_or(x, y):
-    """Elementwise bitwise OR (logical OR for bool)."""
-    return or_p.bind(*scalar_operands(x, y))
-
-
-def bitwise_xor(x, y):
-    """Elementwise bitwise XOR (logical XOR for bool)."""
-    return xor_p.bind(*scalar_operands(x, y))
-
-
-def population_count(x):
-    """Elementwise number of set bits."""
-    return population_count_p.bind(x)
-
-
-def clz(x):
-    """Elementwise number of leading zero bits."""
-    return clz_p.bind(x)
-
-
-# XLA shifts: the amount is read as unsigned; amounts of the bit width or more give 0
-# (left and logical shifts) or fill with the sign bit (arithmetic shift).
-
-def _shift_parts(x, y):
-    bits = 8 * x.dtype.itemsize
-    ut = _unsigned(x.dtype)
-    amount = np.asarray(y).view(ut)
-    big = amount >= bits
-    return bits, ut, big, np.where(big, 0, amount).astype(ut)
-
-
-def _shift_left(x, y):
-    bits, ut, big, s = _shift_parts(x, y)
-    out = (np.asarray(x).view(ut) << s).view(x.dtype)
-    return np.where(big, np.zeros((), x.dtype), out)
-
-
-def _shift_right_logical(x, y):
-    bits, ut, big, s = _shift_parts(x, y)
-    out = (np.asarray(x).view(ut) >> s).view(x.dtype)
-    return np.where(big, np.zeros((), x.dtype), out)
-
-
-def _shift_right_arithmetic(x, y):
-    bits, ut, big, s = _shift_parts(x, y)
-    st = np.dtype(f"i{x.dtype.itemsize}")
-    s = np.where(big, bits - 1, s).astype(st)
-    return (np.asarray(x).view(st) >> s).view(x.dtype)
-
-
-shift_left_p = binop("shift_left", _shift_left, hlo.shift_left, INT)
-shift_right_logical_p = binop("shift_right_logical", _shift_right_logical,
-                              hlo.shift_right_logical, INT)
-shift_right_arithmetic_p = binop("shift_right_arithmetic", _shift_right_arithmetic,
-                                 hlo.shift_right_arithmetic, INT)
-
-
-def shift_left(x, y):
-    """Elementwise ``x << y`` (0 where ``y`` is at least the bit width)."""
-    return shift_left_p.bind(*scalar_operands(x, y))
-
-
-def shift_right_logical(x, y):
-    """Elementwise logical right shift (0 where ``y`` is at least the bit width)."""
-    return shift_right_logical_p.bind(*scalar_operands(x, y))
-
-
-def shift_right_arithmetic(x, y):
-    """Elementwise arithmetic right shift (sign fill where ``y`` is at least the bit width)."""
-    return shift_right_arithmetic_p.bind(*scalar_operands(x, y))
-
-
-for _p in (not_p, and_p, or_p, xor_p, population_count_p, clz_p, shift_left_p,
-           shift_right_logical_p, shift_right_arithmetic_p):
-    ad.defjvp_zero(_p)
-
-
-# ---------------------------------------------------------------- nextafter
-
-nextafter_p = binop("nextafter", np.nextafter, chlo.next_after, FLOAT)
-ad.defjvp_zero(nextafter_p)
-
-
-def nextafter(x1, x2):
-    """Elementwise next representable value after ``x1`` in the direction of ``x2``."""
-    return nextafter_p.bind(*scalar_operands(x1, x2))
-
-
-# ---------------------------------------------------------------- clamp
-
-clamp_p = Primitive("clamp")
-
-
-def clamp(min, x, max):
-    """Elementwise ``min(max(x, min), max)``; ``min`` and ``max`` may be rank 0."""
-    return clamp_p.bind(as_operand(min, x), x, as_operand(max, x))
-
-
-def _clamp_impl(lo, x, hi):
-    return [np.minimum(np.maximum(x, lo), hi).astype(x.dtype)]
-
-
-def _clamp_abstract_eval(lo, x, hi):
-    check_kinds("clamp", x, INT + FLOAT)
-    if not lo.dtype == x.dtype == hi.dtype:
-        raise TypeError(f"lax.clamp requires min, operand and max of one dtype, got "
-                        f"{lo.dtype.name}, {x.dtype.name}, {hi.dtype.name}")
-    for what, a in (("min", lo), ("max", hi)):
-        if a.shape not in ((), x.shape):
-            raise ValueError(f"lax.clamp requires {what} of rank 0 or of the operand's shape "
-                             f"{x.shape}, got {what} of shape {a.shape}")
-    return [ShapedArray(x.shape, x.dtype, x.weak_type and lo.weak_type and hi.weak_type)]
-
-
-def _clamp_lower(ctx, lo, x, hi):
-    return [hlo.clamp(lo, x, hi)]
-
-
-def _clamp_batch(axis_size, args, dims):
-    lo, x, hi = args
-    ld, xd, hd = dims
-    x = batching.move_axis_to(axis_size, x, xd, 0)
-    shape = get_aval(x).shape
-    from .shapes import broadcast_in_dim
-    out = []
-    for a, d in ((lo, ld), (hi, hd)):
-        if d is None and get_aval(a).shape == ():
-            out.append(a)
-        elif d is None:
-            out.append(broadcast_in_dim(a, shape, tuple(range(1, len(shape)))))
-        elif get_aval(a).ndim == 1:
-            out.append(broadcast_in_dim(a, shape, (d,)))
-        else:
-            out.append(batching.move_axis_to(axis_size, a, d, 0))
-    return [clamp(out[0], x, out[1])], [0]
-
-
-def _bcast_to(t, shape):
-    if get_aval(t).shape == shape:
-        return t
-    from .shapes import broadcast_in_dim
-    return broadcast_in_dim(t, shape, ())
-
-
-def _clamp_jvp(primals, tangents):
-    lo, x, hi = primals
-    out = clamp(lo, x, hi)
-    shape = get_aval(out).shape
-    t = ad.Zero(ad.tangent_aval(get_aval(out)))
-    # The output follows min where x < min < max, x where min < x < max, and max where
-    # max < x or max < min (min(max(x, min), max) is max when the bounds cross).
-    takes = (lambda: bitwise_and(_bcast_to(gt(lo, x), shape), _bcast_to(lt(lo, hi), shape)),
-             lambda: bitwise_and(_bcast_to(gt(x, lo), shape), _bcast_to(lt(x, hi), shape)),
-             lambda: bitwise_or(_bcast_to(lt(hi, x), shape), _bcast_to(lt(hi, lo), shape)))
-    for take, g in zip(takes, tangents):
-        if type(g) is not ad.Zero:
-            g = _bcast_to(g, shape)
-            t = ad.add_tangents(t, select_n(take(), _zeros_like(g), g))
-    return [out], [t]
-
-
-clamp_p.impl = _clamp_impl
-clamp_p.abstract_eval = _clamp_abstract_eval
-clamp_p.jvp = _clamp_jvp
-clamp_p.batch = _clamp_batch
-clamp_p.lower = _clamp_lower
-
-
-# ---------------------------------------------------------------- bitcast_convert_type
-
-bitcast_convert_type_p = Primitive("bitcast_convert_type")
-
-
-def bitcast_convert_type(x, new_dtype):
-    """``x``'s bits reinterpreted as ``new_dtype``; a wider source gains a trailing axis
-    (of size the width ratio), a narrower one loses its trailing axis of that size."""
-    return bitcast_convert_type_p.bind(x, new_dtype=dtypes.canonicalize(new_dtype))
-
-
-def _bitcast_impl(x, *, new_dtype):
-    x = np.asarray(x)
-    src, dst = x.dtype.itemsize, new_dtype.itemsize
-    if src == dst:
-        return [x.view(new_dtype)]
-    flat = np.ascontiguousarray(x).reshape(-1).view(new_dtype)
-    return [flat.reshape(*x.shape, src // dst) if src > dst else flat.reshape(x.shape[:-1])]
-
-
-def _bitcast_abstract_eval(x, *, new_dtype):
-    for what, dt in (("operand", x.dtype), ("new_dtype", new_dtype)):
-        if dt == np.bool_ or dtypes.is_complex(dt):
-            raise TypeError(f"lax.bitcast_convert_type does not support {dt.name} "
-                            f"({what}); bitcasts take integer and floating dtypes")
-    src, dst = x.dtype.itemsize, new_dtype.itemsize
-    if src == dst:
-        shape = x.shape
-    elif src > dst:
-        shape = (*x.shape, src // dst)
-    else:
-        if not x.shape or x.shape[-1] != dst // src:
-            raise ValueError(f"lax.bitcast_convert_type from {x.dtype.name} to the wider "
-                             f"{new_dtype.name} requires an operand whose last axis has size "
-                             f"{dst // src}, got shape {x.shape}")
-        shape = x.shape[:-1]
-    return [ShapedArray(shape, new_dtype)]
-
-
-def _bitcast_batch(axis_size, args, dims, *, new_dtype):
-    (x,), (d,) = args, dims
-    if get_aval(x).dtype.itemsize < new_dtype.itemsize and d == get_aval(x).ndim - 1:
-        x, d = batching.moveaxis(x, d, 0), 0
-    return [bitcast_convert_type(x, new_dtype)], [d]
-
-
-bitcast_convert_type_p.impl = _bitcast_impl
-bitcast_convert_type_p.abstract_eval = _bitcast_abstract_eval
-ad.defjvp_zero(bitcast_convert_type_p)
-bitcast_convert_type_p.batch = _bitcast_batch
-bitcast_convert_type_p.lower = lambda ctx, x, *, new_dtype: [
-    hlo.bitcast_convert(ir_type(ctx.avals_out[0]), x)]
-
-
-# ---------------------------------------------------------------- zeta, polygamma
-
-def _bernoulli_coefficients(n):
-    """B_2j / (2j)! for j = 1..n, from the Bernoulli numbers' recurrence (exact fractions)."""
-    from fractions import Fraction
-    b = [Fraction(1)]
-    for m in range(1, 2 * n + 1):
-        b.append(-sum(Fraction(math.comb(m + 1, k)) * b[k] for k in range(m)) / (m + 1))
-    return [float(b[2 * j] / math.factorial(2 * j)) for j in range(1, n + 1)]
-
-
-_EM_COEFFS = _bernoulli_coefficients(12)
-
-
-def _zeta64(s, q):
-    """Hurwitz zeta sum_k (q + k)^-s in float64 (Euler-Maclaurin after 12 explicit terms).
-
-    s == 1 gives inf, s < 1 NaN (as XLA); q <= 0 gives inf at integers and NaN otherwise
-    (XLA's expansion is wrong for most negative q, so the lowering masks those too)."""
-    s, q = np.broadcast_arrays(np.asarray(s, np.float64), np.asarray(q, np.float64))
-    acc = np.zeros(s.shape)
-    for k in range(12):
-        acc = acc + (q + k) ** -s
-    a = q + 12
-    acc = acc + a ** (1 - s) / (s - 1) + 0.5 * a ** -s
-    term = s * a ** (-s - 1)
-    for j, c in enumerate(_EM_COEFFS, start=1):
-        acc = acc + c * term
-        term = term * (s + 2 * j - 1) * (s + 2 * j) / (a * a)
-    acc = np.where(s == 1, np.inf, np.where(s < 1, np.nan, acc))
-    acc = np.where(q <= 0, np.where(q == np.floor(q), np.inf, np.nan), acc)
-    acc = np.where((q == np.inf) & (s > 1), 0.0, acc)
-    return np.where(np.isnan(s) | np.isnan(q), np.nan, acc)
-
-
-def _polygamma64(m, x):
-    m, x = np.broadcast_arrays(np.asarray(m, np.float64), np.asarray(x, np.float64))
-    valid = (m >= 0) & (m == np.floor(m))
-    mm = np.where(valid, m, 1.0)
-    sign = np.where(np.fmod(mm, 2) == 0, -1.0, 1.0)            # (-1)^(m+1)
-    factorial = np.exp(_lgamma64(mm + 1))
-    factorial = np.where(mm < 25, np.round(factorial), factorial)
-    out = np.where(m == 0, _digamma64(x), sign * factorial * _zeta64(mm + 1, x))
-    return np.where(valid, out, np.nan)
-
-
-def _via_float64_2(fn):
-    def wrapped(a, b):
-        a, b = np.asarray(a), np.asarray(b)
-        with np.errstate(all="ignore"):
-            return np.asarray(fn(a, b), np.float64).astype(a.dtype)
-    return wrapped
-
-
-def _float_cmp(a, b, direction):
-    return hlo.compare(a, b, hlo.ComparisonDirectionAttr.get(direction),
-                       compare_type=hlo.ComparisonTypeAttr.get("FLOAT"))
-
-
-def _mask_negative_q(ctx, out, s, q, s_is_order):
-    """Fix XLA's zeta-based results up: NaN for negative non-integer q, 0 at q = +inf."""
-    aval = ctx.avals_in[1]
-    zero, inf, nan = (full_like_aval(v, aval) for v in (0, np.inf, np.nan))
-    negative_fraction = hlo.and_(_float_cmp(q, zero, "LT"),
-                                 _float_cmp(q, hlo.floor(q), "NE"))
-    at_inf = _float_cmp(q, inf, "EQ")
-    if s_is_order:        # polygamma: only orders m >= 1 go through zeta
-        m_pos = _float_cmp(s, zero, "GT")
-        negative_fraction = hlo.and_(negative_fraction, m_pos)
-        at_inf = hlo.and_(at_inf, m_pos)
-    else:
-        at_inf = hlo.and_(at_inf, _float_cmp(s, full_like_aval(1, aval), "GT"))
-    out = hlo.select(negative_fraction, nan, out)
-    return hlo.select(at_inf, zero, out)
-
-
-def _zeta_lower(ctx, s, q):
-    out = _mask_negative_q(ctx, chlo.zeta(s, q), s, q, False)
-    # The poles at q = 0, -1, -2, ...: inf, where XLA gives NaN.
-    aval = ctx.avals_in[1]
-    pole = hlo.and_(_float_cmp(q, full_like_aval(0, aval), "LE"),
-                    hlo.and_(_float_cmp(q, hlo.floor(q), "EQ"), _float_cmp(s, s, "EQ")))
-    return [hlo.select(pole, full_like_aval(np.inf, aval), out)]
-
-
-def _polygamma_lower(ctx, m, x):
-    return [_mask_negative_q(ctx, chlo.polygamma(m, x), m, x, True)]
-
-
-zeta_p = binop("zeta", _via_float64_2(_zeta64), None, FLOAT)
-zeta_p.lower = _zeta_lower
-polygamma_p = binop("polygamma", _via_float64_2(_polygamma64), None, FLOAT)
-polygamma_p.lower = _polygamma_lower
-
-
-def zeta(x, q):
-    """Elementwise Hurwitz zeta function ``sum_k (q + k) ** -x``."""
-    return zeta_p.bind(*scalar_operands(x, q))
-
-
-def polygamma(m, x):
-    """Elementwise ``m``-th derivative of the digamma function (``m`` a non-negative
-    integer value of ``x``'s dtype)."""
-    return polygamma_p.bind(*scalar_operands(m, x))
-
-
-def _not_differentiable(name, operand):
-    def jvp(g, *args):
-        raise NotImplementedError(f"lax.{name} is not differentiable with respect to "
-                                  f"{operand}; only its other operand has a derivative")
-    return jvp
-
-
-ad.defjvp(zeta_p, _not_differentiable("zeta", "x (the exponent)"),
-          lambda g, x, q: mul(g, neg(mul(x, zeta(add(x, _ones_like(x)), q)))))
-ad.defjvp(polygamma_p, _not_differentiable("polygamma", "m (the order)"),
-          lambda g, m, x: mul(g, polygamma(add(m, _ones_like(m)), x)))

@@ -14,13 +14,15 @@ from ..core import Primitive, get_aval
 from ..core.avals import ShapedArray
 from ..interpreters import ad, batching
 from ..interpreters.lowering import chlo, hlo, ir, ir_constant, ir_type, jaxpr_subcomp
+from ..interpreters.partial_eval import trace_to_jaxpr
 from ..runtime.xla_bridge import lapack_target
 from . import elementwise as ew
-from ._helpers import INEXACT, check_kinds, constant, zeros_like as _zeros_like
+from ._helpers import INEXACT, check_kinds, constant
+from ._helpers import zeros_like as _zeros_like
 from .dot import dot_general
 from .reductions import reduce_sum
-from .shapes import broadcast_in_dim, broadcasted_iota, full, transpose
-from .slicing import pad
+from .shapes import broadcast_in_dim, broadcasted_iota, expand_dims, full, transpose
+from .slicing import GatherDimensionNumbers, GatherScatterMode, gather, pad
 
 __all__ = ["cholesky", "triangular_solve", "lu", "qr", "svd", "eigh", "cholesky_p",
            "triangular_solve_p", "lu_p", "qr_p", "svd_p", "eigh_p", "lu_pivots_to_permutation",
@@ -215,7 +217,6 @@ def _lapack_call(fn_base, dtype, operands, avals_in, avals_out, aliases=None, **
 
 def _inline(ctx, fun, avals, values):
     """Emit ``fun`` (written with minijax.lax) applied to IR ``values`` of ``avals``."""
-    from ..interpreters.partial_eval import trace_to_jaxpr
     jaxpr, consts = trace_to_jaxpr(lambda *a: list(fun(*a)), list(avals))
     return jaxpr_subcomp(ctx.module_ctx, jaxpr,
                          [ir_constant(np.asarray(c)) for c in consts] + list(values))
@@ -514,8 +515,6 @@ def _lu_abstract_eval(x):
 
 def _permute_rows(x, perm):
     """``x[..., perm, :]`` (``perm`` of shape (..., m), batch axes as ``x``'s), a gather."""
-    from .shapes import expand_dims
-    from .slicing import GatherDimensionNumbers, GatherScatterMode, gather
     aval = get_aval(x)
     if aval.shape[-2] == 0:     # no rows to permute (gather takes no empty collapsed axis)
         return x

@@ -22,11 +22,15 @@ from .. import dtypes, tree_util
 from ..core import Jaxpr, JaxprEqn, Primitive, Var, eval_jaxpr, get_aval
 from ..core.avals import ShapedArray, same_type
 from ..core.trace import get_concrete
-from ..interpreters import ad, batching, partial_eval as pe
-from ..interpreters.lowering import hlo, ir, ir_constant, ir_type, full_like_aval, jaxpr_subcomp
+from ..interpreters import ad, batching
+from ..interpreters import partial_eval as pe
+from ..interpreters.lowering import full_like_aval, hlo, ir, ir_constant, ir_type, jaxpr_subcomp
 from ..runtime import dispatch
 from ..runtime.array import Array
 from ..util import merge_lists, partition_list, split_list
+from .elementwise import add, convert_element_type, lt, select_n
+from .reductions import reduce_or
+from .shapes import broadcast_in_dim
 
 while_p = Primitive("while", multiple_results=True)
 scan_p = Primitive("scan", multiple_results=True)
@@ -77,7 +81,6 @@ def _trace_body(fun, in_avals, what):
 
 def _fixup_weak_outs(outs, avals):
     """Convert weakly typed outputs (Python scalars) to the dtype their carry has."""
-    from .elementwise import convert_element_type
     fixed = []
     for o, a in zip(outs, avals):
         oa = get_aval(o)
@@ -89,7 +92,6 @@ def _fixup_weak_outs(outs, avals):
 
 def _promote_weak_inits(init_flat, init_avals, out_avals):
     """Weakly typed inits (Python scalars) take the dtype the body gives the carry."""
-    from .elementwise import convert_element_type
     changed = False
     new = list(init_flat)
     for i, (a, o) in enumerate(zip(init_avals, out_avals)):
@@ -216,9 +218,6 @@ def _while_jvp(primals, tangents, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_
 
 def _while_batch(axis_size, args, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts,
                  body_nconsts):
-    from .elementwise import select_n
-    from .reductions import reduce_or
-    from .shapes import broadcast_in_dim
     cdims, bdims, kdims = _split(dims, cond_nconsts, body_nconsts)
     carry_b = [d is not None for d in kdims]
     for _ in range(len(carry_b) + 2):
@@ -814,7 +813,6 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
     With concrete (Python int) bounds the loop is a ``scan`` and reverse-mode
     differentiable; with traced bounds it is a ``while_loop`` (forward mode only).
     """
-    from .elementwise import add, convert_element_type, lt
     for name, b in (("lower", lower), ("upper", upper)):
         aval = get_aval(b)
         if aval.shape != () or aval.dtype.kind not in "iu":

@@ -10,6 +10,8 @@ from ..interpreters import ad
 from ..interpreters.lowering import hlo, ir, ir_constant, ir_type
 from ..util import canonicalize_axis
 from ._helpers import ANY, BOOL, FLOAT, INT, NUMBER, check_kinds
+from .elementwise import convert_element_type, div, eq, mul
+from .shapes import broadcast_in_dim, reshape, transpose
 
 
 def _identity(kind, dtype):
@@ -118,7 +120,6 @@ def reduce_min(x, axes=None):
 
 
 def _reduce_sum_transpose(cts, x, *, axes):
-    from .shapes import broadcast_in_dim
     shape = x.aval.shape
     kept = tuple(i for i in range(len(shape)) if i not in axes)
     return [broadcast_in_dim(cts[0], shape, kept)]
@@ -130,8 +131,6 @@ ad.deflinear(reduce_sum_p, _reduce_sum_transpose)
 def _chooser_jvp(prim):
     # The tangent of max/min: the mean of the tangents at the positions that attain it.
     def jvp(g, ans, x, *, axes):
-        from .elementwise import convert_element_type, div, eq, mul
-        from .shapes import broadcast_in_dim
         shape = get_aval(x).shape
         kept = tuple(i for i in range(len(shape)) if i not in axes)
         location = eq(x, broadcast_in_dim(ans, shape, kept))
@@ -158,8 +157,6 @@ def reduce_prod(x, axes=None):
 def _tree_prod(x):
     """Product over axis 0 by pairwise multiplication (no division, so zeros are safe);
     written with differentiable lax ops for the JVP rule."""
-    from .elementwise import mul
-    from .shapes import reshape
     from .slicing import pad, slice_in_dim
     while get_aval(x).shape[0] > 1:
         n = get_aval(x).shape[0]
@@ -171,7 +168,6 @@ def _tree_prod(x):
 
 
 def _reduce_prod_jvp(primals, tangents, *, axes):
-    from .shapes import reshape, transpose
     (x,), (t,) = primals, tangents
     out = reduce_prod_p.bind(x, axes=axes)
     aval = get_aval(x)

@@ -9,6 +9,7 @@ from ..interpreters import ad, batching
 from ..interpreters.lowering import hlo, ir, ir_type
 from ..util import canonicalize_axis
 from ._helpers import constant
+from .elementwise import convert_element_type
 
 
 def _shape_tuple(name, shape):
@@ -104,7 +105,6 @@ def full(shape, fill_value, dtype=None, weak_type=False):
     if isinstance(fill_value, (bool, int, float, complex, np.generic, np.ndarray)):
         scalar = constant(fill_value, dtype, weak_type)
     else:
-        from .elementwise import convert_element_type
         if get_aval(fill_value).shape != ():
             raise ValueError(f"lax.full: fill_value must be a scalar, got shape "
                              f"{get_aval(fill_value).shape}")

@@ -22,7 +22,8 @@ from ..interpreters.lowering import hlo, ir, ir_type, lower_via
 from ..util import canonicalize_axis
 from ._helpers import ANY, BOOL, FLOAT, INT, NUMBER, as_operand, check_kinds, constant
 from .elementwise import add, convert_element_type, div, eq, ge, le, lt, mul, select_n, sub
-from .elementwise import max as _lax_max, min as _lax_min
+from .elementwise import max as _lax_max
+from .elementwise import min as _lax_min
 from .reductions import reduce_and, reduce_sum
 from .shapes import broadcast_in_dim, full, iota, reshape, squeeze
 

@@ -23,6 +23,14 @@ from ..interpreters import ad, batching
 from ..interpreters.lowering import chlo, hlo, ir, ir_type
 from ..util import canonicalize_axis
 from ._helpers import ANY, FLOAT, INT, check_kinds
+from .shapes import broadcasted_iota, expand_dims, full
+from .slicing import (
+    GatherDimensionNumbers,
+    GatherScatterMode,
+    ScatterDimensionNumbers,
+    gather,
+    scatter_add,
+)
 
 # ---------------------------------------------------------------- sort
 
@@ -149,7 +157,6 @@ def _sort_lower(ctx, *operands, dimension, is_stable, num_keys):
 
 
 def _iota_like(aval, dimension):
-    from .shapes import broadcasted_iota
     return broadcasted_iota(np.int32, aval.shape, dimension)
 
 
@@ -157,7 +164,6 @@ def _along_axis_dnums(ndim, dimension):
     """Gather/scatter dimension numbers picking, at each position of an index array
     shaped like the operand except along ``dimension``, the operand element its index
     names along ``dimension`` (NumPy's take_along_axis / put_along_axis)."""
-    from .slicing import GatherDimensionNumbers, ScatterDimensionNumbers
     batch = tuple(i for i in range(ndim) if i != dimension)
     return (GatherDimensionNumbers((), (dimension,), (dimension,), batch, batch),
             ScatterDimensionNumbers((), (dimension,), (dimension,), batch, batch))
@@ -165,8 +171,6 @@ def _along_axis_dnums(ndim, dimension):
 
 def _take_along(x, idx, dimension):
     """``x`` at the in-bounds, distinct indices ``idx`` along ``dimension``."""
-    from .shapes import expand_dims
-    from .slicing import GatherScatterMode, gather
     ndim = get_aval(x).ndim
     dnums, _ = _along_axis_dnums(ndim, dimension)
     return gather(x, expand_dims(idx, (ndim,)), dnums, (1,) * ndim, unique_indices=True,
@@ -185,8 +189,6 @@ def _sort_jvp(primals, tangents, *, dimension, is_stable, num_keys):
 
 
 def _sort_transpose(cts, *operands, dimension, is_stable, num_keys):
-    from .shapes import expand_dims, full
-    from .slicing import GatherScatterMode, scatter_add
     keys = operands[:num_keys]
     if any(ad.is_undefined(k) for k in keys):
         raise NotImplementedError("lax.sort is linear only in its non-key operands; its keys "

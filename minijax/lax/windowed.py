@@ -18,10 +18,28 @@ from ..core import Primitive, Tracer, get_aval
 from ..core.avals import ShapedArray
 from ..interpreters import ad
 from ..interpreters.lowering import hlo, ir, ir_constant, ir_type
-from ._helpers import ANY, FLOAT, NUMBER, check_kinds, dilate_dim as _dilate_dim, padtype_to_pads
+from . import elementwise as ew
+from ._helpers import ANY, FLOAT, NUMBER, check_kinds, padtype_to_pads
+from ._helpers import dilate_dim as _dilate_dim
+from .elementwise import (
+    add,
+    convert_element_type,
+    eq,
+    exp,
+    gt,
+    is_finite,
+    log,
+    lt,
+    max as lax_max,
+    mul,
+    select_n,
+    stop_gradient,
+    sub,
+)
 from .reductions import _identity
-from .slicing import pad, slice as _lax_slice
-
+from .shapes import broadcast_in_dim, full
+from .slicing import pad, rev
+from .slicing import slice as _lax_slice
 
 # ---------------------------------------------------------------- window arithmetic
 
@@ -210,9 +228,6 @@ def reduce_window(operand, init_value, computation, window_dimensions, window_st
     ``computation`` must be one of the monoids ``lax.add``, ``lax.max``, ``lax.min``
     (with its identity, or another init value combined afterwards).
     """
-    from . import elementwise as ew
-    from .elementwise import convert_element_type
-    from .shapes import broadcast_in_dim, full
     table = {ew.add: (reduce_window_sum, "sum"), ew.max: (reduce_window_max, "max"),
              ew.min: (reduce_window_min, "min")}
     if computation not in table:
@@ -260,7 +275,6 @@ def _reduce_window_sum_transpose(cts, x, *, window_dimensions, window_strides, p
     in_shape = x.aval.shape
     ct_shape = get_aval(ct).shape
     if any(n == 0 for n in ct_shape):
-        from .shapes import full
         return [full(in_shape, 0, x.aval.dtype)]
     pads = _vjp_lhs_padding(in_shape, window_dimensions, window_strides, ct_shape, padding,
                             base_dilation, window_dilation)
@@ -279,8 +293,6 @@ def _choose(kind, x, t, out, params):
     """The tangent at the first position of each window attaining ``out``. Windows
     overlap, so positions are taken one window offset at a time: for offset k, a strided
     slice of the padded operand holds every window's k-th element."""
-    from .elementwise import eq, select_n
-    from .shapes import full
     out_shape = get_aval(out).shape
     config = [(lo, hi, b - 1) for (lo, hi), b in zip(params["padding"], params["base_dilation"])]
     xp = pad(x, _identity(kind, get_aval(x).dtype).item(), config)
@@ -302,7 +314,6 @@ def _chooser_jvp(kind):
     # (last axis first: the row-major first position attaining the extremum wins); this
     # takes sum(window_dimensions) slices rather than prod(window_dimensions).
     def jvp(primals, tangents, **params):
-        from .shapes import full
         (x,), (t,) = primals, tangents
         p = reduce_window_max_p if kind == "max" else reduce_window_min_p
         out = p.bind(x, **params)
@@ -336,16 +347,13 @@ def _logaddexp(a, b):
     """log(exp(a) + exp(b)) with lax ops, stable and smooth: the shift by the maximum is
     a constant to differentiation (the value does not depend on it), so derivatives of
     every order are exact, also where a == b."""
-    from .elementwise import add, exp, is_finite, log, max, select_n, stop_gradient, sub
-    from .shapes import full
-    m = stop_gradient(max(a, b))
+    m = stop_gradient(lax_max(a, b))
     m = select_n(is_finite(m), full(get_aval(m).shape, 0, get_aval(m).dtype), m)
     return add(m, log(add(exp(sub(a, m)), exp(sub(b, m)))))
 
 
 def _pick(later_wins):
     def combine(earlier, later):
-        from .elementwise import select_n
         return select_n(later_wins(later, earlier), earlier, later)
     return combine
 
@@ -353,7 +361,6 @@ def _pick(later_wins):
 def _scan(combine, x, axis, reverse, identity):
     """Inclusive scan along ``axis`` in lax ops (Hillis-Steele: log2(n) shifted combines);
     the derivative rules of the cumulative primitives differentiate it."""
-    from .slicing import rev
     if reverse:
         x = rev(x, (axis,))
     n = get_aval(x).shape[axis]
@@ -460,17 +467,14 @@ def _np_logaddexp_accumulate(x, axis, dtype):
 
 
 def _lt(a, b):
-    from .elementwise import lt
     return lt(a, b)
 
 
 def _gt(a, b):
-    from .elementwise import gt
     return gt(a, b)
 
 
 def _mul(a, b):
-    from .elementwise import mul
     return mul(a, b)
 
 

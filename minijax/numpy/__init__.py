@@ -1,101 +1,408 @@
 """``minijax.numpy``: NumPy's API on minijax arrays, traceable by every transformation.
 
 ``import minijax.numpy as np`` in NumPy code; results follow NumPy 2's values and
-dtypes (float64 by default, NEP 50 promotion of Python scalars).
+dtypes (float64 by default, NEP 50 promotion of Python scalars).  One import block per
+chapter of the Array API standard (in the standard's order), then NumPy-only chapters.
 """
 
-import numpy as _np
+from ..runtime.array import Array as ndarray
 
-from .. import dtypes as _dtypes
-from ..runtime.array import Array
-from . import _operators  # noqa: F401  (installs operators on Array and tracers)
-from ._creation import (arange, array, asarray, empty, empty_like, eye, full, full_like,
-                        linspace, ones, ones_like, zeros, zeros_like)
-from ._elementwise import (abs, absolute, add, ceil, clip, cos, divide, equal, exp, floor,
-                           greater, greater_equal, isfinite, isinf, isnan, less, less_equal, log,
-                           logical_and, logical_not, logical_or, logical_xor, maximum, minimum,
-                           multiply, negative, not_equal, positive, power, reciprocal, sign, sin,
-                           sqrt, square, subtract, tanh, true_divide, where)
-from ._info import (__array_api_version__, __array_namespace_info__, can_cast, finfo, iinfo,
-                    isdtype)
-from ._linalg import dot, inner, matmul, outer, tensordot, vdot
-from ._manipulation import (atleast_1d, atleast_2d, broadcast_to, expand_dims, moveaxis, ndim,
-                            permute_dims, ravel, reshape, shape, size, squeeze, swapaxes,
-                            transpose)
-from ._reductions import all, amax, amin, any, max, mean, min, nonzero, sum
+# The linalg extension (minijax.numpy.linalg) and its top-level vecdot
+# Operators and methods on Array and tracers (installed on import)
+from . import _methods, _operators, linalg  # noqa: E402,F401
 
-# issue 3: the wider NumPy / Array API namespace
-from ._reductions import (argmax, argmin, count_nonzero, cumprod, cumsum, cumulative_prod,
-                          cumulative_sum, prod, ptp)
-from ._sorting import (argpartition, argsort, argwhere, flatnonzero, partition, searchsorted,
-                       sort, unique, unique_all, unique_counts, unique_inverse, unique_values)
-from ._statistics import (average, median, nanmax, nanmean, nanmedian, nanmin,
-                          nanpercentile, nanprod, nanquantile, nanstd, nansum, nanvar,
-                          percentile, quantile, std, var)
-from ._ufuncs import (acos, acosh, allclose, arccos, arccosh, arcsin, arcsinh, arctan,
-                      arctan2, arctanh, array_equal, array_equiv, asin, asinh, atan, atan2,
-                      atanh, cbrt, conj, conjugate, copysign, cosh, deg2rad, degrees, divmod,
-                      exp2, expm1, fix, float_power, floor_divide, fmax, fmin, fmod, heaviside,
-                      hypot, iscomplex, iscomplexobj, isclose, isneginf, isposinf, isreal,
-                      isrealobj, log1p, log2, log10, logaddexp, logaddexp2, mod, nan_to_num,
-                      rad2deg, radians, remainder, signbit, sinc, sinh, tan, trunc)
+# Constants
+from ._constants import (
+    e,
+    inf,
+    nan,
+    newaxis,
+    pi,
+)
 
-from ._manipulation import (array_split, astype, atleast_3d, broadcast_arrays, column_stack,
-                            concat, concatenate, copy, diag, diagonal, diff, dsplit, dstack, flip,
-                            fliplr, flipud, hsplit, hstack, indices, matrix_transpose, meshgrid,
-                            pad, repeat, roll, rot90, row_stack, split, stack, tile, trace, tri,
-                            tril, triu, unstack, vsplit, vstack)
-from ._products import cross, einsum, kron
+# Creation functions
+from ._creation import (
+    arange,
+    array,
+    asarray,
+    empty,
+    empty_like,
+    eye,
+    from_dlpack,
+    full,
+    full_like,
+    geomspace,
+    identity,
+    indices,
+    linspace,
+    logspace,
+    meshgrid,
+    ones,
+    ones_like,
+    tri,
+    tril,
+    triu,
+    zeros,
+    zeros_like,
+)
+
+# Data types, data type functions and inspection
+from ._data_types import (
+    __array_api_version__,
+    __array_namespace_info__,
+    astype,
+    bfloat16,
+    bool_,
+    can_cast,
+    complex64,
+    complex128,
+    dtype,
+    finfo,
+    float16,
+    float32,
+    float64,
+    iinfo,
+    int8,
+    int16,
+    int32,
+    int64,
+    isdtype,
+    result_type,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
+)
+
+# Element-wise functions
+from ._elementwise import (
+    abs,
+    absolute,
+    acos,
+    acosh,
+    add,
+    allclose,
+    angle,
+    arccos,
+    arccosh,
+    arcsin,
+    arcsinh,
+    arctan,
+    arctan2,
+    arctanh,
+    around,
+    array_equal,
+    array_equiv,
+    asin,
+    asinh,
+    atan,
+    atan2,
+    atanh,
+    bitwise_and,
+    bitwise_count,
+    bitwise_invert,
+    bitwise_left_shift,
+    bitwise_not,
+    bitwise_or,
+    bitwise_right_shift,
+    bitwise_xor,
+    cbrt,
+    ceil,
+    clip,
+    conj,
+    conjugate,
+    copysign,
+    cos,
+    cosh,
+    deg2rad,
+    degrees,
+    divide,
+    divmod,
+    equal,
+    exp,
+    exp2,
+    expm1,
+    fix,
+    float_power,
+    floor,
+    floor_divide,
+    fmax,
+    fmin,
+    fmod,
+    greater,
+    greater_equal,
+    heaviside,
+    hypot,
+    imag,
+    invert,
+    isclose,
+    iscomplex,
+    iscomplexobj,
+    isfinite,
+    isinf,
+    isnan,
+    isneginf,
+    isposinf,
+    isreal,
+    isrealobj,
+    left_shift,
+    less,
+    less_equal,
+    log,
+    log1p,
+    log2,
+    log10,
+    logaddexp,
+    logaddexp2,
+    logical_and,
+    logical_not,
+    logical_or,
+    logical_xor,
+    maximum,
+    minimum,
+    mod,
+    multiply,
+    nan_to_num,
+    negative,
+    nextafter,
+    not_equal,
+    positive,
+    pow,
+    power,
+    rad2deg,
+    radians,
+    real,
+    reciprocal,
+    remainder,
+    right_shift,
+    rint,
+    round,
+    sign,
+    signbit,
+    sin,
+    sinc,
+    sinh,
+    sqrt,
+    square,
+    subtract,
+    tan,
+    tanh,
+    true_divide,
+    trunc,
+)
+
+# NumPy only: histograms
+from ._histograms import (
+    bincount,
+)
+
+# Indexing functions
+from ._indexing import (
+    choose,
+    compress,
+    diag_indices,
+    diag_indices_from,
+    extract,
+    ix_,
+    place,
+    put,
+    put_along_axis,
+    ravel_multi_index,
+    select,
+    take,
+    take_along_axis,
+    tril_indices,
+    tril_indices_from,
+    triu_indices,
+    triu_indices_from,
+    unravel_index,
+)
+
+# Linear algebra functions and tensor contractions
+from ._linear_algebra import (
+    cross,
+    dot,
+    einsum,
+    inner,
+    kron,
+    matmul,
+    outer,
+    tensordot,
+    vdot,
+)
+
+# Manipulation functions
+from ._manipulation import (
+    append,
+    array_split,
+    atleast_1d,
+    atleast_2d,
+    atleast_3d,
+    broadcast_arrays,
+    broadcast_shapes,
+    broadcast_to,
+    column_stack,
+    concat,
+    concatenate,
+    copy,
+    diag,
+    diagonal,
+    dsplit,
+    dstack,
+    expand_dims,
+    flip,
+    fliplr,
+    flipud,
+    hsplit,
+    hstack,
+    matrix_transpose,
+    moveaxis,
+    ndim,
+    pad,
+    permute_dims,
+    ravel,
+    repeat,
+    reshape,
+    roll,
+    rot90,
+    row_stack,
+    shape,
+    size,
+    split,
+    squeeze,
+    stack,
+    swapaxes,
+    tile,
+    transpose,
+    unstack,
+    vsplit,
+    vstack,
+)
+
+# Searching functions
+from ._searching import (
+    argmax,
+    argmin,
+    argwhere,
+    flatnonzero,
+    nanargmax,
+    nanargmin,
+    nonzero,
+    searchsorted,
+    where,
+)
+
+# Set functions
+from ._set import (
+    intersect1d,
+    isin,
+    setdiff1d,
+    setxor1d,
+    union1d,
+    unique,
+    unique_all,
+    unique_counts,
+    unique_inverse,
+    unique_values,
+)
+
+# NumPy only: convolution, correlation, interpolation
+from ._signal import (
+    convolve,
+    correlate,
+    interp,
+)
+
+# Sorting functions
+from ._sorting import (
+    argpartition,
+    argsort,
+    partition,
+    sort,
+)
+
+# Statistical functions
+from ._statistical import (
+    amax,
+    amin,
+    average,
+    corrcoef,
+    count_nonzero,
+    cov,
+    cumprod,
+    cumsum,
+    cumulative_prod,
+    cumulative_sum,
+    max,
+    mean,
+    median,
+    min,
+    nanmax,
+    nanmean,
+    nanmedian,
+    nanmin,
+    nanpercentile,
+    nanprod,
+    nanquantile,
+    nanstd,
+    nansum,
+    nanvar,
+    percentile,
+    prod,
+    ptp,
+    quantile,
+    std,
+    sum,
+    trace,
+    var,
+)
+
+# Utility functions
+from ._utility import (
+    all,
+    any,
+    diff,
+)
 from .linalg import vecdot
-from ._creation import from_dlpack  # noqa: E402
-from ._extras import (append, bincount, convolve, corrcoef, correlate, cov,  # noqa: E402
-                      geomspace, interp, intersect1d, isin, logspace, nanargmax, nanargmin,
-                      setdiff1d, setxor1d, union1d)
-from . import _methods  # noqa: F401,E402  (more operators and methods on arrays)
-from ._ufuncs import (angle, around, bitwise_and, bitwise_count, bitwise_invert,  # noqa: F811
-                      bitwise_left_shift, bitwise_not, bitwise_or, bitwise_right_shift,
-                      bitwise_xor, clip, imag, invert, left_shift, nextafter, real, right_shift,
-                      rint, round)
 
-pow = power
-
-
-def broadcast_shapes(*shapes):
-    """The shape the given shapes broadcast to."""
-    from ._core import broadcast_shapes as _bs
-    return tuple(_bs(*[(s,) if isinstance(s, int) else tuple(s) for s in shapes],
-                     name="shapes"))
-
-
-def identity(n, dtype=None):
-    """The ``n`` by ``n`` identity matrix."""
-    return eye(n, dtype=dtype)
-
-ndarray = Array
-
-bool_ = _np.bool_
-int8, int16, int32, int64 = _np.int8, _np.int16, _np.int32, _np.int64
-uint8, uint16, uint32, uint64 = _np.uint8, _np.uint16, _np.uint32, _np.uint64
-float16, float32, float64 = _np.float16, _np.float32, _np.float64
-complex64, complex128 = _np.complex64, _np.complex128
-bfloat16 = _dtypes.bfloat16.type
-dtype = _np.dtype
-
-pi, e, inf, nan, newaxis = _np.pi, _np.e, _np.inf, _np.nan, None
-
-
-def result_type(*arrays_and_dtypes):
-    """The dtype NumPy's promotion gives for these arrays, scalars or dtypes."""
-    from ._core import result_type_of
-    entries = [a if not isinstance(a, (_np.dtype, type)) else
-               Array._from_host(_np.zeros((), _dtypes.canonicalize(a)),
-                                __import__("minijax").core.ShapedArray((), _dtypes.canonicalize(a)))
-               for a in arrays_and_dtypes]
-    return result_type_of(*entries)[0]
-
-from . import linalg  # noqa: E402
-# indexing
-from ._indexing import (choose, compress, diag_indices, diag_indices_from, extract, ix_,  # noqa: E402
-                        place, put, put_along_axis, ravel_multi_index, select, take,
-                        take_along_axis, tril_indices, tril_indices_from, triu_indices,
-                        triu_indices_from, unravel_index)
+__all__ = [
+    "e", "inf", "nan", "newaxis", "pi", "arange", "array", "asarray", "empty", "empty_like",
+    "eye", "from_dlpack", "full", "full_like", "geomspace", "identity", "indices", "linspace",
+    "logspace", "meshgrid", "ones", "ones_like", "tri", "tril", "triu", "zeros", "zeros_like",
+    "__array_api_version__", "__array_namespace_info__", "astype", "bfloat16", "bool_",
+    "can_cast", "complex128", "complex64", "dtype", "finfo", "float16", "float32", "float64",
+    "iinfo", "int16", "int32", "int64", "int8", "isdtype", "result_type", "uint16", "uint32",
+    "uint64", "uint8", "ndarray", "abs", "absolute", "acos", "acosh", "add", "allclose",
+    "angle", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2", "arctanh",
+    "around", "array_equal", "array_equiv", "asin", "asinh", "atan", "atan2", "atanh",
+    "bitwise_and", "bitwise_count", "bitwise_invert", "bitwise_left_shift", "bitwise_not",
+    "bitwise_or", "bitwise_right_shift", "bitwise_xor", "cbrt", "ceil", "clip", "conj",
+    "conjugate", "copysign", "cos", "cosh", "deg2rad", "degrees", "divide", "divmod", "equal",
+    "exp", "exp2", "expm1", "fix", "float_power", "floor", "floor_divide", "fmax", "fmin",
+    "fmod", "greater", "greater_equal", "heaviside", "hypot", "imag", "invert", "isclose",
+    "iscomplex", "iscomplexobj", "isfinite", "isinf", "isnan", "isneginf", "isposinf",
+    "isreal", "isrealobj", "left_shift", "less", "less_equal", "log", "log10", "log1p", "log2",
+    "logaddexp", "logaddexp2", "logical_and", "logical_not", "logical_or", "logical_xor",
+    "maximum", "minimum", "mod", "multiply", "nan_to_num", "negative", "nextafter",
+    "not_equal", "positive", "pow", "power", "rad2deg", "radians", "real", "reciprocal",
+    "remainder", "right_shift", "rint", "round", "sign", "signbit", "sin", "sinc", "sinh",
+    "sqrt", "square", "subtract", "tan", "tanh", "true_divide", "trunc", "choose", "compress",
+    "diag_indices", "diag_indices_from", "extract", "ix_", "place", "put", "put_along_axis",
+    "ravel_multi_index", "select", "take", "take_along_axis", "tril_indices",
+    "tril_indices_from", "triu_indices", "triu_indices_from", "unravel_index", "cross", "dot",
+    "einsum", "inner", "kron", "matmul", "outer", "tensordot", "vdot", "append", "array_split",
+    "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_arrays", "broadcast_shapes",
+    "broadcast_to", "column_stack", "concat", "concatenate", "copy", "diag", "diagonal",
+    "dsplit", "dstack", "expand_dims", "flip", "fliplr", "flipud", "hsplit", "hstack",
+    "matrix_transpose", "moveaxis", "ndim", "pad", "permute_dims", "ravel", "repeat",
+    "reshape", "roll", "rot90", "row_stack", "shape", "size", "split", "squeeze", "stack",
+    "swapaxes", "tile", "trace", "transpose", "unstack", "vsplit", "vstack", "argmax",
+    "argmin", "argwhere", "count_nonzero", "flatnonzero", "nanargmax", "nanargmin", "nonzero",
+    "searchsorted", "where", "intersect1d", "isin", "setdiff1d", "setxor1d", "union1d",
+    "unique", "unique_all", "unique_counts", "unique_inverse", "unique_values", "argpartition",
+    "argsort", "partition", "sort", "amax", "amin", "average", "corrcoef", "cov", "cumprod",
+    "cumsum", "cumulative_prod", "cumulative_sum", "max", "mean", "median", "min", "nanmax",
+    "nanmean", "nanmedian", "nanmin", "nanpercentile", "nanprod", "nanquantile", "nanstd",
+    "nansum", "nanvar", "percentile", "prod", "ptp", "quantile", "std", "sum", "var", "all",
+    "any", "diff", "bincount", "convolve", "correlate", "interp", "linalg", "vecdot",
+]

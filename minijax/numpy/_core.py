@@ -3,9 +3,11 @@
 import numpy as np
 
 from .. import dtypes, lax
-from ..core import Tracer, get_aval
+from ..core import Tracer, get_aval, get_concrete
 from ..core.avals import ShapedArray
+from ..errors import ConcretizationTypeError
 from ..runtime.array import Array
+from ..util import canonicalize_axis
 
 _PY_SCALARS = (bool, int, float, complex)
 
@@ -145,3 +147,55 @@ def check_arraylike(name, *args):
         if not is_arraylike(a) and not isinstance(a, (list, tuple)):
             raise TypeError(f"{name}() argument {i} must be an array or scalar, got "
                             f"{type(a).__name__}")
+
+
+def _axes(ndim, axis):
+    if axis is None:
+        return tuple(range(ndim))
+    if isinstance(axis, (tuple, list)):
+        axes = tuple(canonicalize_axis(a, ndim) for a in axis)
+        if len(set(axes)) != len(axes):
+            raise ValueError(f"duplicate value in 'axis': {axis}")
+        return axes
+    return (canonicalize_axis(axis, ndim),)
+
+
+def _keepdims(out, in_shape, axes):
+    shape = tuple(1 if i in axes else s for i, s in enumerate(in_shape))
+    return lax.reshape(out, shape)
+
+
+def _no_out(out):
+    if out is not None:
+        raise NotImplementedError("minijax arrays are immutable: out= is not supported; "
+                                  "use the returned array")
+
+
+def _take_1d(a, idx):
+    # a[idx] for a 1-d ``a`` through a masked sum (traceable)
+    n = get_aval(a).shape[0]
+    ishape = get_aval(idx).shape
+    shape = ishape + (n,)
+    iota = lax.broadcasted_iota(get_aval(idx).dtype, shape, len(ishape))
+    hit = lax.eq(iota, lax.broadcast_in_dim(idx, shape, tuple(range(len(ishape)))))
+    ab = lax.broadcast_in_dim(a, shape, (len(ishape),))
+    dt = get_aval(a).dtype
+    if dt == np.bool_:
+        return lax.reduce_max(lax.min(hit, ab), (len(ishape),))
+    return lax.reduce_sum(lax.select_n(hit, lax.full(shape, 0, dt), ab), (len(ishape),))
+
+
+def _concrete(x, name):
+    value = get_concrete(to_array(x))
+    if value is None:
+        raise ConcretizationTypeError(
+            f"{name}() of a traced array: its output size depends on the values, so it "
+            f"needs a concrete array (call it outside jit; a static size= argument is not "
+            f"supported yet)")
+    return np.asarray(value)
+
+
+def _wrap(x):
+    if isinstance(x, tuple):
+        return tuple(_wrap(e) for e in x)
+    return to_array(np.asarray(x))

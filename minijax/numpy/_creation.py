@@ -1,17 +1,24 @@
-"""Array creation: array, asarray, zeros, ones, full, *_like, arange, eye, linspace."""
+"""Array creation functions (Array API chapter "Creation Functions"): array,
+asarray, zeros, ones, empty, full and their ``*_like`` forms, arange, linspace, logspace,
+geomspace, eye, meshgrid, indices, tri, tril, triu, from_dlpack."""
 
 import builtins
+import functools
 import math
 import operator
 
 import numpy as np
 
-import functools
-
 from .. import dtypes, lax
+from .. import dtypes as _dtypes
 from ..core import get_aval, get_concrete
-from ..core.trace import full_raise, state as trace_state
+from ..core.trace import full_raise
+from ..core.trace import state as trace_state
+from ..errors import ConcretizationTypeError
 from ._core import new_object, to_array
+from ._elementwise import exp, log, multiply, power, sign
+from ._manipulation import reshape
+from ._searching import where
 
 
 def _new_array(fn):
@@ -134,7 +141,6 @@ def _concrete_scalar(x, name):
         return x
     value = get_concrete(x)
     if value is None:
-        from ..errors import ConcretizationTypeError
         raise ConcretizationTypeError(f"arange() argument {name} must be concrete (its value "
                                       f"sets the output shape); under jit mark it static")
     value = np.asarray(value)
@@ -217,3 +223,118 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
 def from_dlpack(x, /, *, device=None, copy=None):
     """An array from an object exporting DLPack (copied through NumPy)."""
     return to_array(np.from_dlpack(x), copy=True, weak_type=False)
+
+
+def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
+    """``base ** linspace(start, stop, num)``."""
+    y = linspace(start, stop, num, endpoint)
+    out = power(base, y)
+    return out if dtype is None else lax.convert_element_type(out, dtypes.canonicalize(dtype))
+
+
+def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
+    """Numbers spaced evenly on a log scale from ``start`` to ``stop`` (positive or negative
+    real endpoints of one sign)."""
+    s, t = to_array(start), to_array(stop)
+    sgn = sign(s)
+    ls, lt = log(multiply(s, sgn)), log(multiply(t, sgn))
+    out = multiply(sgn, exp(linspace(ls, lt, num, endpoint)))
+    # the end points exactly, as NumPy
+    n = get_aval(out).shape[0]
+    if n:
+        pos = lax.iota(np.int64, n)
+        out = where(lax.eq(pos, lax.full((n,), 0, np.int64)), s, out)
+        if endpoint:
+            out = where(lax.eq(pos, lax.full((n,), n - 1, np.int64)), t, out)
+    if dtype is not None:
+        out = lax.convert_element_type(out, dtypes.canonicalize(dtype))
+    elif not dtypes.is_inexact(get_aval(out).dtype):
+        out = lax.convert_element_type(out, dtypes.default_float())
+    return out
+
+
+def _tri_mask(n, m, k, shape=None):
+    rows = lax.broadcasted_iota(np.int64, (n, m), 0)
+    cols = lax.broadcasted_iota(np.int64, (n, m), 1)
+    return lax.ge(lax.add(rows, lax.full((n, m), k, np.int64)), cols)   # j <= i + k
+
+
+def tri(N, M=None, k=0, dtype=None):
+    """Ones at and below diagonal ``k``, zeros above."""
+    M = N if M is None else M
+    dt = _dtypes.canonicalize(float if dtype is None else dtype)
+    return lax.convert_element_type(_tri_mask(int(N), int(M), int(k)), dt)
+
+
+def _triangle(m, k, lower):
+    m = to_array(m)
+    aval = get_aval(m)
+    if aval.ndim < 2:
+        raise ValueError("tril/triu: input must be at least 2-d")
+    n, mm = aval.shape[-2:]
+    mask = _tri_mask(n, mm, k if lower else k - 1)
+    if not lower:
+        mask = lax.eq(mask, lax.full((n, mm), False, np.bool_))
+    mask = lax.broadcast_in_dim(mask, aval.shape, (aval.ndim - 2, aval.ndim - 1))
+    return lax.select_n(mask, lax.full(aval.shape, 0, aval.dtype), m)
+
+
+def tril(m, k=0):
+    """Lower triangle of (the last two axes of) ``m``; zeros above diagonal ``k``."""
+    return _triangle(m, int(k), True)
+
+
+def triu(m, k=0):
+    """Upper triangle of (the last two axes of) ``m``; zeros below diagonal ``k``."""
+    return _triangle(m, int(k), False)
+
+
+def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
+    """Coordinate arrays from 1-d coordinate vectors (``indexing`` 'xy' or 'ij')."""
+    if indexing not in ("xy", "ij"):
+        raise ValueError("Valid values for `indexing` are 'xy' and 'ij'.")
+    xs = [reshape(to_array(x), (-1,)) for x in xi]
+    nd = len(xs)
+    shape = [get_aval(x).shape[0] for x in xs]
+    if indexing == "xy" and nd > 1:
+        shape[0], shape[1] = shape[1], shape[0]
+    out = []
+    for i, x in enumerate(xs):
+        dim = i
+        if indexing == "xy" and nd > 1 and i < 2:
+            dim = 1 - i
+        if sparse:
+            s = [1] * nd
+            s[dim] = shape[dim]
+            out.append(reshape(x, tuple(s)))
+        else:
+            out.append(lax.broadcast_in_dim(x, tuple(shape), (dim,)))
+    return tuple(out)
+
+
+def indices(dimensions, dtype=int, sparse=False):
+    """An array of grid indices (one row per dimension)."""
+    dims = tuple(int(d) for d in dimensions)
+    dt = _dtypes.canonicalize(dtype)
+    grids = []
+    for i, d in enumerate(dims):
+        if sparse:
+            s = [1] * len(dims)
+            s[i] = d
+            grids.append(lax.reshape(lax.iota(dt, d), tuple(s)))
+        else:
+            grids.append(lax.broadcasted_iota(dt, dims, i))
+    if sparse:
+        return tuple(grids)
+    shape = (len(dims),) + dims
+    pos = lax.broadcasted_iota(np.int32, shape, 0)
+    out = lax.full(shape, 0, dt)
+    for i, g in enumerate(grids):
+        gb = lax.broadcast_in_dim(g, shape, tuple(range(1, len(shape))))
+        out = lax.select_n(lax.eq(pos, lax.full(shape, i, np.int32)), out, gb)
+    return out
+
+
+def identity(n, dtype=None):
+    """The ``n`` by ``n`` identity matrix."""
+    return eye(n, dtype=dtype)

@@ -34,12 +34,17 @@ from .. import dtypes, lax
 from ..config import config
 from ..core import Tracer, get_aval, get_concrete, state
 from ..core.avals import ShapedArray
-from ..errors import NonConcreteBooleanIndexError
+from ..errors import MinijaxTypeError, NonConcreteBooleanIndexError
 from ..runtime.array import Array
-from ._core import to_array
+from ..util import canonicalize_axis
+from ._core import broadcast_arrays, promote, result_type_of, to_array
+from ._elementwise import negative, power, reciprocal
+from ._searching import where
 
 _BAD_INDEX = ("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and "
               "integer or boolean arrays are valid indices")
+
+
 _FILL, _CLIP = "fill", "clip"
 
 
@@ -60,8 +65,6 @@ def _index_dtype(n):
     are not narrowed, so huge values still clamp or drop instead of wrapping)."""
     return dtypes.default_int()
 
-
-# ---------------------------------------------------------------- parsing a key
 
 class _Entry:
     """One component of a normalized key. ``kind``: 'new' (None), 'slice', 'int' (static),
@@ -223,8 +226,6 @@ def _slice_params(slc, n):
     last = start + (size - 1) * step
     return last, start + 1, -step, True, size
 
-
-# ---------------------------------------------------------------- getitem
 
 def _static_slices(x, entries, with_ints):
     """Apply the static slices (and static ints if ``with_ints``) of ``entries``; other
@@ -395,8 +396,6 @@ def _first_adv(entries):
     return next(i for i, e in enumerate(entries) if e.kind in ("arr", "int", "dyn"))
 
 
-# ---------------------------------------------------------------- updates
-
 def _prepare_values(values, out_shape, dtype, weak_type=False):
     """``values`` cast (unsafely, like NumPy's setitem) to the updated array's dtype and
     broadcast to the indexed shape (leading size-1 axes of the values may be dropped)."""
@@ -559,8 +558,6 @@ def _scatter_update(x, key, values, op, mode, strict, sorted_, unique):
     return lax.reshape(out, shape)
 
 
-# ---------------------------------------------------------------- the Array protocol
-
 def _host_key(key):
     """``key`` with concrete Arrays replaced by their host values, or None if it holds
     anything NumPy should not see (tracers, slices with array bounds)."""
@@ -614,7 +611,6 @@ def _rebind_or_raise(self, result, what):
                                        or result._trace.main is self._trace.main):
         self._rebind(result)
         return
-    from ..errors import MinijaxTypeError
     holder = ("a concrete Array" if isinstance(self, Array) else
               f"traced by an outer transformation ({type(self).__name__})")
     raise MinijaxTypeError(
@@ -702,7 +698,6 @@ class _IndexUpdateRef:
 
     def subtract(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
         """``x[key] -= values``; duplicates accumulate."""
-        from ._elementwise import negative
         return self._do("add", negative(values), mode, indices_are_sorted, unique_indices)
 
     def multiply(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
@@ -713,7 +708,6 @@ class _IndexUpdateRef:
 
     def divide(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
         """``x[key] /= values`` (a multiplication by the reciprocal; inexact x only)."""
-        from ._elementwise import reciprocal
         dtype = get_aval(to_array(self.array)).dtype
         if not dtypes.is_inexact(dtype):
             raise TypeError(f"x.at[].divide needs an inexact array, got {dtype.name} "
@@ -723,7 +717,6 @@ class _IndexUpdateRef:
 
     def power(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
         """``x[key] **= values`` (for duplicate indices the last update wins)."""
-        from ._elementwise import power
         return self.apply(lambda old: power(old, values), indices_are_sorted=indices_are_sorted,
                           unique_indices=unique_indices, mode=mode)
 
@@ -745,8 +738,6 @@ def at(self):
     return _IndexUpdateHelper(self)
 
 
-# ---------------------------------------------------------------- index functions
-
 def _rebind_arg(a, result, name):
     """NumPy mutates ``a`` in place: rebind it when it is a minijax array (as setitem)."""
     if isinstance(a, (Array, Tracer)):
@@ -756,7 +747,6 @@ def _rebind_arg(a, result, name):
 
 
 def _axis(axis, ndim):
-    from ..util import canonicalize_axis
     return canonicalize_axis(axis, ndim)
 
 
@@ -942,7 +932,6 @@ def place(arr, mask, vals, inplace=True):
 
 
 def _broadcast_all(*xs):
-    from ._core import broadcast_arrays
     return broadcast_arrays(*[to_array(x) for x in xs])
 
 
@@ -951,7 +940,6 @@ def choose(a, choices, out=None, mode="raise"):
     'wrap' or 'clip' treats out-of-range ``a`` (traced 'raise' clamps)."""
     if out is not None:
         raise NotImplementedError("choose(out=...) is not supported")
-    from ._core import promote
     choices = list(choices) if not isinstance(choices, (Array, Tracer, np.ndarray)) else \
         [choices[i] for i in range(get_aval(to_array(choices)).shape[0])]
     n = len(choices)
@@ -976,12 +964,10 @@ def choose(a, choices, out=None, mode="raise"):
 def select(condlist, choicelist, default=0):
     """``choicelist[i]`` where ``condlist[i]`` is the first true condition, else
     ``default`` (NumPy's select)."""
-    from ._elementwise import where
     if len(condlist) != len(choicelist):
         raise ValueError("list of cases must be same length as list of conditions")
     if not condlist:
         raise ValueError("select with an empty condition list is not possible")
-    from ._core import result_type_of
     dtype, weak = result_type_of(*choicelist, default)
     out = to_array(default)
     for cond, choice in zip(reversed(condlist), reversed(choicelist)):

@@ -1,13 +1,27 @@
-"""Shape manipulation: reshape, transpose, expand_dims, squeeze, broadcast_to, ravel."""
+"""Manipulation functions (Array API chapter "Manipulation Functions"):
+reshape, transpose, expand_dims, squeeze, broadcasting, concatenation, stacking,
+splitting, tiling, flipping, rolling, padding, diagonals and trace."""
 
+import builtins as _builtins
 import operator
 
 import numpy as np
 
+from .. import dtypes as _dtypes
 from .. import lax
-from ..core import get_aval
+from ..core import get_aval, get_concrete
 from ..util import canonicalize_axis
-from ._core import broadcast_shapes, new_object, to_array
+from ._core import broadcast_shapes as _broadcast_shapes
+from ._core import new_object, to_array
+from ._core import promote as _promote
+from ._indexing import take
+
+
+def append(arr, values, axis=None):
+    """``arr`` with ``values`` appended (both flattened when ``axis`` is None)."""
+    if axis is None:
+        return concatenate([reshape(arr, (-1,)), reshape(values, (-1,))], 0)
+    return concatenate([arr, values], axis)
 
 
 def shape(a):
@@ -117,7 +131,7 @@ def broadcast_to(array, shape):
     a = to_array(array)
     shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
     src = get_aval(a).shape
-    if broadcast_shapes(src, shape, name="input") != tuple(shape):
+    if _broadcast_shapes(src, shape, name="input") != tuple(shape):
         raise ValueError(f"cannot broadcast an array of shape {src} to shape {tuple(shape)}")
     return lax.broadcast_to_shape(a, tuple(shape))
 
@@ -133,22 +147,6 @@ def atleast_2d(a):
     return reshape(a, (1,) * (2 - nd) + get_aval(a).shape) if nd < 2 else a
 
 
-# ---------------------------------------------------------------- issue 3: joining, splitting,
-# tiling, flipping, padding, triangles and diagonals
-
-import builtins as _builtins  # noqa: E402
-
-from .. import dtypes as _dtypes  # noqa: E402
-from ._core import promote as _promote  # noqa: E402
-
-
-def _need(name):
-    fn = getattr(lax, name, None)
-    if fn is None:
-        raise NotImplementedError(f"this function needs lax.{name}, which this build lacks")
-    return fn
-
-
 def _slice_axis(x, start, stop, axis):
     aval = get_aval(x)
     if start == 0 and stop == aval.shape[axis]:
@@ -156,14 +154,14 @@ def _slice_axis(x, start, stop, axis):
     starts = [0] * aval.ndim
     stops = list(aval.shape)
     starts[axis], stops[axis] = start, stop
-    return _need("slice")(x, starts, stops)
+    return lax.slice(x, starts, stops)
 
 
 def _concat(arrays, axis):
     arrays = list(arrays)
     if len(arrays) == 1:
         return arrays[0]
-    return _need("concatenate")(arrays, axis)
+    return lax.concatenate(arrays, axis)
 
 
 def concatenate(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
@@ -317,7 +315,6 @@ def repeat(a, repeats, axis=None, *, total_repeat_length=None):
     s = get_aval(a).shape
     axis = canonicalize_axis(axis, len(s))
     if not isinstance(repeats, (int, np.integer)):
-        from ..core import get_concrete
         r = get_concrete(to_array(repeats))
         if r is None:
             raise NotImplementedError("repeat: traced repeat counts are not supported (the "
@@ -329,7 +326,6 @@ def repeat(a, repeats, axis=None, *, total_repeat_length=None):
                                  f"{s[axis]}")
             if (r < 0).any():
                 raise ValueError("repeat: negative repeat counts")
-            from ._indexing import take
             return take(a, np.repeat(np.arange(s[axis]), r), axis=axis)
         repeats = int(r.reshape(()) if r.ndim == 0 else r[0])
     if repeats < 0:
@@ -432,7 +428,7 @@ def pad(array, pad_width, mode="constant", **kwargs):
         cvs = np.broadcast_to(np.asarray(cv), (aval.ndim, 2)) if np.ndim(cv) else None
         if cvs is None:
             val = lax.convert_element_type(to_array(cv), aval.dtype)
-            return _need("pad")(a, val, [(lo, hi, 0) for lo, hi in widths])
+            return lax.pad(a, val, [(lo, hi, 0) for lo, hi in widths])
         out = a
         for ax, (lo, hi) in enumerate(widths):
             cfg = [(0, 0, 0)] * aval.ndim
@@ -441,7 +437,7 @@ def pad(array, pad_width, mode="constant", **kwargs):
                     cfg2 = list(cfg)
                     cfg2[ax] = (w, 0, 0) if side == 0 else (0, w, 0)
                     val = lax.convert_element_type(to_array(cvs[ax][side]), aval.dtype)
-                    out = _need("pad")(out, val, cfg2)
+                    out = lax.pad(out, val, cfg2)
         return out
     if mode not in ("edge", "reflect", "symmetric", "wrap"):
         raise NotImplementedError(f"pad: mode {mode!r} is not supported")
@@ -486,42 +482,6 @@ def _pad_axis(x, ax, lo, hi, mode, n):
         left_idx = [sym(-(lo - i)) for i in range(lo)]
         right_idx = [sym(n + i) for i in range(hi)]
     return _concat([piece(i) for i in left_idx] + [x] + [piece(i) for i in right_idx], ax)
-
-
-def _tri_mask(n, m, k, shape=None):
-    rows = lax.broadcasted_iota(np.int64, (n, m), 0)
-    cols = lax.broadcasted_iota(np.int64, (n, m), 1)
-    return lax.ge(lax.add(rows, lax.full((n, m), k, np.int64)), cols)   # j <= i + k
-
-
-def tri(N, M=None, k=0, dtype=None):
-    """Ones at and below diagonal ``k``, zeros above."""
-    M = N if M is None else M
-    dt = _dtypes.canonicalize(float if dtype is None else dtype)
-    return lax.convert_element_type(_tri_mask(int(N), int(M), int(k)), dt)
-
-
-def _triangle(m, k, lower):
-    m = to_array(m)
-    aval = get_aval(m)
-    if aval.ndim < 2:
-        raise ValueError("tril/triu: input must be at least 2-d")
-    n, mm = aval.shape[-2:]
-    mask = _tri_mask(n, mm, k if lower else k - 1)
-    if not lower:
-        mask = lax.eq(mask, lax.full((n, mm), False, np.bool_))
-    mask = lax.broadcast_in_dim(mask, aval.shape, (aval.ndim - 2, aval.ndim - 1))
-    return lax.select_n(mask, lax.full(aval.shape, 0, aval.dtype), m)
-
-
-def tril(m, k=0):
-    """Lower triangle of (the last two axes of) ``m``; zeros above diagonal ``k``."""
-    return _triangle(m, int(k), True)
-
-
-def triu(m, k=0):
-    """Upper triangle of (the last two axes of) ``m``; zeros below diagonal ``k``."""
-    return _triangle(m, int(k), False)
 
 
 def diagonal(a, offset=0, axis1=0, axis2=1):
@@ -571,18 +531,12 @@ def diag(v, k=0):
     n = aval.shape[0] + abs(k)
     if k:
         cfg = [(0, abs(k), 0)]
-        v = _need("pad")(v, lax.full((), 0, aval.dtype), cfg)
+        v = lax.pad(v, lax.full((), 0, aval.dtype), cfg)
     rows = lax.broadcasted_iota(np.int64, (n, n), 0)
     cols = lax.broadcasted_iota(np.int64, (n, n), 1)
     on = lax.eq(lax.add(rows, lax.full((n, n), k, np.int64)), cols)
     vb = lax.broadcast_in_dim(v, (n, n), (0,) if k >= 0 else (1,))
     return lax.select_n(on, lax.full((n, n), 0, aval.dtype), vb)
-
-
-def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
-    """Sum along diagonal ``offset`` (NumPy's accumulator dtypes)."""
-    from ._reductions import sum as _sum
-    return _sum(diagonal(a, offset, axis1, axis2), -1, dtype, out)
 
 
 def matrix_transpose(x, /):
@@ -595,68 +549,15 @@ def matrix_transpose(x, /):
 def broadcast_arrays(*args):
     """The arguments broadcast to one shape."""
     arrs = [to_array(a) for a in args]
-    shape = broadcast_shapes(*(get_aval(a).shape for a in arrs))
+    shape = _broadcast_shapes(*(get_aval(a).shape for a in arrs))
     return tuple(a if get_aval(a).shape == shape else lax.broadcast_to_shape(a, shape)
                  for a in arrs)
-
-
-def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
-    """Coordinate arrays from 1-d coordinate vectors (``indexing`` 'xy' or 'ij')."""
-    if indexing not in ("xy", "ij"):
-        raise ValueError("Valid values for `indexing` are 'xy' and 'ij'.")
-    xs = [reshape(to_array(x), (-1,)) for x in xi]
-    nd = len(xs)
-    shape = [get_aval(x).shape[0] for x in xs]
-    if indexing == "xy" and nd > 1:
-        shape[0], shape[1] = shape[1], shape[0]
-    out = []
-    for i, x in enumerate(xs):
-        dim = i
-        if indexing == "xy" and nd > 1 and i < 2:
-            dim = 1 - i
-        if sparse:
-            s = [1] * nd
-            s[dim] = shape[dim]
-            out.append(reshape(x, tuple(s)))
-        else:
-            out.append(lax.broadcast_in_dim(x, tuple(shape), (dim,)))
-    return tuple(out)
-
-
-def indices(dimensions, dtype=int, sparse=False):
-    """An array of grid indices (one row per dimension)."""
-    dims = tuple(int(d) for d in dimensions)
-    dt = _dtypes.canonicalize(dtype)
-    grids = []
-    for i, d in enumerate(dims):
-        if sparse:
-            s = [1] * len(dims)
-            s[i] = d
-            grids.append(lax.reshape(lax.iota(dt, d), tuple(s)))
-        else:
-            grids.append(lax.broadcasted_iota(dt, dims, i))
-    if sparse:
-        return tuple(grids)
-    shape = (len(dims),) + dims
-    pos = lax.broadcasted_iota(np.int32, shape, 0)
-    out = lax.full(shape, 0, dt)
-    for i, g in enumerate(grids):
-        gb = lax.broadcast_in_dim(g, shape, tuple(range(1, len(shape))))
-        out = lax.select_n(lax.eq(pos, lax.full(shape, i, np.int32)), out, gb)
-    return out
 
 
 def copy(a, order="K"):
     """A copy of ``a``: a new array object (in-place updates of one leave the other)."""
     out = to_array(a, copy=True)
     return new_object(out) if out is a else out
-
-
-def astype(x, dtype, /, *, copy=True, device=None):
-    """``x`` converted to ``dtype`` (Array API)."""
-    x = to_array(x)
-    out = lax.convert_element_type(x, _dtypes.canonicalize(dtype))
-    return new_object(out) if copy and out is x else out
 
 
 def unstack(x, /, *, axis=0):
@@ -669,38 +570,7 @@ def unstack(x, /, *, axis=0):
     return tuple(lax.squeeze(_slice_axis(x, i, i + 1, axis), (axis,)) for i in range(s[axis]))
 
 
-_NO_VALUE = object()
-
-
-def diff(a, n=1, axis=-1, prepend=_NO_VALUE, append=_NO_VALUE):
-    """The ``n``-th discrete difference along ``axis`` (booleans: not-equal)."""
-    from ._elementwise import not_equal, subtract
-    a = to_array(a)
-    nd = get_aval(a).ndim
-    if nd == 0:
-        raise ValueError("diff requires input that is at least one dimensional")
-    axis = canonicalize_axis(axis, nd)
-    n = operator.index(n)
-    if n < 0:
-        raise ValueError(f"order must be non-negative but got {n}")
-    parts = []
-    for extra in (prepend, append):
-        if extra is _NO_VALUE or extra is None:
-            parts.append(None)
-            continue
-        e = to_array(extra)
-        if get_aval(e).ndim == 0:
-            shape = list(get_aval(a).shape)
-            shape[axis] = 1
-            e = lax.broadcast_to_shape(e, tuple(shape))
-        parts.append(e)
-    pieces = [p for p in (parts[0], a, parts[1]) if p is not None]
-    if len(pieces) > 1:
-        a = concatenate(pieces, axis)
-    for _ in range(n):
-        m = get_aval(a).shape[axis]
-        if m == 0:
-            break
-        hi, lo = _slice_axis(a, 1, m, axis), _slice_axis(a, 0, m - 1, axis)
-        a = not_equal(hi, lo) if get_aval(a).dtype == np.bool_ else subtract(hi, lo)
-    return a
+def broadcast_shapes(*shapes):
+    """The shape the given shapes broadcast to."""
+    return tuple(_broadcast_shapes(*[(s,) if isinstance(s, int) else tuple(s) for s in shapes],
+                                   name="shapes"))

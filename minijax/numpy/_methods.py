@@ -6,10 +6,12 @@ None of these names is installed by ``_operators``.
 
 from ..core import Tracer
 from ..runtime.array import Array
-from . import _reductions as red, _sorting, _statistics as stats, _ufuncs as uf
-from ._manipulation import diagonal, repeat, trace
+from . import _elementwise as uf
+from . import _searching, _sorting, _utility
+from . import _statistical as stats
+from ._manipulation import diagonal, repeat
 from ._operators import _defer, _inplace, _reflected, add_methods
-
+from ._statistical import trace
 
 _METHODS = {
     "__floordiv__": _defer(uf.floor_divide), "__rfloordiv__": _defer(_reflected(uf.floor_divide)),
@@ -27,27 +29,27 @@ _METHODS = {
     "__ixor__": _inplace(uf.bitwise_xor), "__ilshift__": _inplace(uf.left_shift),
     "__irshift__": _inplace(uf.right_shift),
     "prod": lambda self, axis=None, dtype=None, out=None, keepdims=False, **kw:
-        red.prod(self, axis, dtype, out, keepdims, **kw),
-    "cumsum": lambda self, axis=None, dtype=None, out=None: red.cumsum(self, axis, dtype, out),
-    "cumprod": lambda self, axis=None, dtype=None, out=None: red.cumprod(self, axis, dtype,
+        stats.prod(self, axis, dtype, out, keepdims, **kw),
+    "cumsum": lambda self, axis=None, dtype=None, out=None: stats.cumsum(self, axis, dtype, out),
+    "cumprod": lambda self, axis=None, dtype=None, out=None: stats.cumprod(self, axis, dtype,
                                                                         out),
     "argmax": lambda self, axis=None, out=None, *, keepdims=False:
-        red.argmax(self, axis, out, keepdims=keepdims),
+        _searching.argmax(self, axis, out, keepdims=keepdims),
     "argmin": lambda self, axis=None, out=None, *, keepdims=False:
-        red.argmin(self, axis, out, keepdims=keepdims),
-    "all": lambda self, axis=None, out=None, keepdims=False: red.all(self, axis, out, keepdims),
-    "any": lambda self, axis=None, out=None, keepdims=False: red.any(self, axis, out, keepdims),
+        _searching.argmin(self, axis, out, keepdims=keepdims),
+    "all": lambda self, axis=None, out=None, keepdims=False: _utility.all(self, axis, out, keepdims),
+    "any": lambda self, axis=None, out=None, keepdims=False: _utility.any(self, axis, out, keepdims),
     "var": lambda self, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kw:
         stats.var(self, axis, dtype, out, ddof, keepdims, **kw),
     "std": lambda self, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kw:
         stats.std(self, axis, dtype, out, ddof, keepdims, **kw),
-    "ptp": lambda self, axis=None, out=None, keepdims=False: red.ptp(self, axis, out, keepdims),
+    "ptp": lambda self, axis=None, out=None, keepdims=False: stats.ptp(self, axis, out, keepdims),
     "sort": lambda self, axis=-1, kind=None, order=None: _sorting.sort(self, axis, kind, order),
     "argsort": lambda self, axis=-1, kind=None, order=None: _sorting.argsort(self, axis, kind,
                                                                             order),
     "searchsorted": lambda self, v, side="left", sorter=None:
-        _sorting.searchsorted(self, v, side, sorter),
-    "nonzero": lambda self: red.nonzero(self),
+        _searching.searchsorted(self, v, side, sorter),
+    "nonzero": lambda self: _searching.nonzero(self),
     "clip": lambda self, min=None, max=None: uf.clip(self, min, max),
     "round": lambda self, decimals=0: uf.round(self, decimals),
     "conj": lambda self: uf.conjugate(self),

@@ -5,7 +5,10 @@ import numpy as np
 from .. import dtypes, lax
 from ..core import Tracer, get_aval
 from ..runtime.array import Array
-from . import _elementwise as ew, _indexing, _linalg, _manipulation as manip, _reductions as red
+from . import _elementwise as ew
+from . import _indexing, _linear_algebra
+from . import _manipulation as manip
+from . import _statistical as red
 
 
 def _reflected(fn):
@@ -74,14 +77,14 @@ _METHODS = {
     "__mul__": _defer(ew.multiply), "__rmul__": _defer(_reflected(ew.multiply)),
     "__truediv__": _defer(ew.divide), "__rtruediv__": _defer(_reflected(ew.divide)),
     "__pow__": _defer(ew.power), "__rpow__": _defer(_reflected(ew.power)),
-    "__matmul__": _defer(_linalg.matmul), "__rmatmul__": _defer(_reflected(_linalg.matmul)),
+    "__matmul__": _defer(_linear_algebra.matmul), "__rmatmul__": _defer(_reflected(_linear_algebra.matmul)),
     "__lt__": _defer(ew.less), "__le__": _defer(ew.less_equal),
     "__gt__": _defer(ew.greater), "__ge__": _defer(ew.greater_equal),
     "__eq__": _defer(ew.equal), "__ne__": _defer(ew.not_equal),
     "__neg__": ew.negative, "__pos__": ew.positive, "__abs__": ew.absolute,
     "__iadd__": _inplace(ew.add), "__isub__": _inplace(ew.subtract),
     "__imul__": _inplace(ew.multiply), "__itruediv__": _inplace(ew.divide),
-    "__ipow__": _inplace(ew.power), "__imatmul__": _inplace(_linalg.matmul),
+    "__ipow__": _inplace(ew.power), "__imatmul__": _inplace(_linear_algebra.matmul),
     "__iter__": _indexing.iterate,
     "__getitem__": _indexing.getitem, "__setitem__": _indexing.setitem,
     "__array_namespace__": lambda self, api_version=None: __import__("minijax.numpy").numpy,
@@ -92,7 +95,7 @@ _METHODS = {
     "mean": lambda self, axis=None, dtype=None, keepdims=False: red.mean(self, axis, dtype, keepdims=keepdims),
     "max": lambda self, axis=None, keepdims=False: red.max(self, axis, keepdims=keepdims),
     "min": lambda self, axis=None, keepdims=False: red.min(self, axis, keepdims=keepdims),
-    "dot": lambda self, b: _linalg.dot(self, b),
+    "dot": lambda self, b: _linear_algebra.dot(self, b),
     "ravel": lambda self, order="C": manip.ravel(self, order),
     "flatten": lambda self, order="C": manip.ravel(self, order),
     "squeeze": lambda self, axis=None: manip.squeeze(self, axis),

@@ -16,10 +16,17 @@ import numpy as _np
 from .. import dtypes, lax
 from ..core import get_aval, get_concrete
 from ..lax import linalg as _lax_linalg
-from ..lax.linalg import _cols, _diagonal, _H, _mask, _solve, _T, _where
+from ..lax.linalg import _H, _T, _cols, _diagonal, _mask, _solve, _where
 from ..util import canonicalize_axis
 from ._core import broadcast_shapes, promote, to_array
-from ._linalg import matmul as _matmul, outer as _outer, tensordot as _tensordot
+from ._elementwise import divide, greater, multiply
+from ._linear_algebra import matmul as _matmul
+from ._linear_algebra import outer as _outer
+from ._linear_algebra import tensordot as _tensordot
+from ._manipulation import expand_dims
+from ._searching import where
+from ._statistical import max as _max
+from ._statistical import sum as _sum
 
 __all__ = ["LinAlgError", "cholesky", "qr", "svd", "svdvals", "eigh", "eigvalsh", "solve",
            "inv", "det", "slogdet", "matrix_rank", "pinv", "norm", "matrix_norm",
@@ -290,9 +297,6 @@ def det(a):
 def matrix_rank(A, tol=None, hermitian=False, *, rtol=None):
     """The number of singular values of ``A`` above ``tol`` (default: ``rtol * max(S)``
     with ``rtol = max(m, n) * eps``)."""
-    from ._elementwise import greater, multiply
-    from ._manipulation import expand_dims
-    from ._reductions import max as _max, sum as _sum
     A = _float("matrix_rank", A, complex_ok=True)
     aval = get_aval(A)
     if aval.ndim < 2:
@@ -317,9 +321,6 @@ _NoValue = object()
 
 def _inverse_above(s, rcond):
     """``1/s`` where ``s > rcond * max(s)`` (per matrix), else 0; NaN-free derivative."""
-    from ._elementwise import divide, greater, multiply, where
-    from ._manipulation import expand_dims
-    from ._reductions import max as _max
     if not isinstance(rcond, (int, float)):
         rcond = expand_dims(to_array(rcond), -1)
     large = greater(s, multiply(_max(s, axis=-1, keepdims=True), rcond))
@@ -329,8 +330,6 @@ def _inverse_above(s, rcond):
 def pinv(a, rcond=None, hermitian=False, *, rtol=_NoValue):
     """Moore-Penrose pseudo-inverse via the SVD; singular values at most
     ``rcond * max(S)`` are treated as zero (NumPy's defaults for rcond/rtol)."""
-    from ._elementwise import multiply
-    from ._manipulation import expand_dims
     a = _float("pinv", a, complex_ok=True)
     _at_least_2d("pinv", a)
     aval = get_aval(a)
@@ -626,7 +625,6 @@ def _diag_mask_values(x, offset):
 
 def trace(x, /, *, offset=0, dtype=None):
     """Sum of diagonal ``offset`` of the matrices in the last two axes."""
-    from ._reductions import sum as _sum
     x = to_array(x)
     _at_least_2d("trace", x)
     if get_aval(x).dtype == _np.bool_:

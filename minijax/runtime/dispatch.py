@@ -13,6 +13,7 @@ import numpy as np
 from ..config import config
 from ..core import Jaxpr, JaxprEqn, Trace, Var, get_aval, set_eval_trace
 from ..core.trace import set_eager_bind
+from ..interpreters.lowering import lower_jaxpr
 from ..util import LRUCache
 from . import xla_bridge
 from .array import Array
@@ -281,7 +282,6 @@ class Executable:
     """A jaxpr compiled by XLA for one device."""
 
     def __init__(self, jaxpr, device, committed=False):
-        from ..interpreters.lowering import lower_jaxpr
         self.in_avals = jaxpr.in_avals
         self.out_avals = jaxpr.out_avals
         self.device = device

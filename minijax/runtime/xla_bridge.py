@@ -18,9 +18,10 @@ import threading
 
 import numpy as np
 
+from .. import dtypes
 from ..config import config
 from ..core.avals import ShapedArray
-from .. import dtypes
+from . import compile_cache
 
 __all__ = ["ir", "hlo", "chlo", "func_dialect", "get_client", "devices", "default_device",
            "compile_module", "to_device", "to_host", "execute", "jaxlib_version",
@@ -205,7 +206,6 @@ def compile_module(module_text, device):
     """Compile StableHLO text for one device; returns a loaded executable.
 
     Goes through the persistent compilation cache (compile_cache.py)."""
-    from . import compile_cache
     client = get_client()
     device_list = xla_client.DeviceList((device,))
     options = xla_client.CompileOptions()

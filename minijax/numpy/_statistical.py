@@ -1,5 +1,6 @@
-"""Statistics: var, std, average, median, quantile, percentile and the NaN-ignoring
-reductions."""
+"""Statistical functions (Array API chapter "Statistical Functions"): sum,
+prod, max, min, mean, var, std, cumulative sums and products, ptp, and NumPy's
+average, median, quantile/percentile, cov, corrcoef and the NaN-ignoring reductions."""
 
 import builtins
 
@@ -8,9 +9,240 @@ import numpy as np
 from .. import dtypes, lax
 from ..core import get_aval
 from ..util import canonicalize_axis
-from ._core import promote, to_array
-from ._elementwise import divide, isnan, logical_not, multiply, subtract
-from ._reductions import _axes, _keepdims, _no_out, max, mean, min, prod, sum
+from ._core import _axes, _keepdims, _no_out, promote, to_array
+from ._elementwise import (
+    _as_bool,
+    clip,
+    conjugate,
+    divide,
+    isnan,
+    logical_not,
+    multiply,
+    sqrt,
+    subtract,
+)
+from ._linear_algebra import matmul
+from ._manipulation import concatenate, diagonal, reshape
+from ._searching import where
+
+
+def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, *,
+        dtype=None):
+    """Covariance matrix of the variables in the rows (``rowvar``) of ``m``."""
+    if fweights is not None or aweights is not None:
+        raise NotImplementedError("cov: fweights/aweights are not supported")
+    x = to_array(m)
+    if get_aval(x).ndim > 2:
+        raise ValueError("m has more than 2 dimensions")
+    x = reshape(x, (1, -1)) if get_aval(x).ndim < 2 else x
+    if not rowvar and get_aval(x).shape[0] != 1:
+        x = lax.transpose(x, (1, 0))
+    if y is not None:
+        yy = to_array(y)
+        yy = reshape(yy, (1, -1)) if get_aval(yy).ndim < 2 else yy
+        if not rowvar and get_aval(yy).shape[0] != 1:
+            yy = lax.transpose(yy, (1, 0))
+        x = concatenate([x, yy], 0)
+    dt = get_aval(x).dtype
+    target = dtypes.canonicalize(dtype) if dtype is not None else (
+        dt if dtypes.is_inexact(dt) else dtypes.default_float())
+    if dtypes.is_inexact(dt) and get_aval(x).dtype.itemsize < 8 and dtype is None:
+        target = np.result_type(dt, np.float64)
+    x = lax.convert_element_type(x, target)
+    n = get_aval(x).shape[1]
+    if ddof is None:
+        ddof = 0 if bias else 1
+    xc = subtract(x, mean(x, axis=1, keepdims=True))
+    c = divide(matmul(xc, lax.transpose(conjugate(xc), (1, 0))), builtins.max(n - ddof, 0))
+    return lax.squeeze(c, (0, 1)) if get_aval(c).shape == (1, 1) else c
+
+
+def corrcoef(x, y=None, rowvar=True, *, dtype=None):
+    """Pearson correlation coefficients (clipped to [-1, 1] for real input)."""
+    c = cov(x, y, rowvar, dtype=dtype)
+    if get_aval(c).ndim == 0:
+        return divide(c, c)
+    d = lax.reduce_sum(where(lax.eq(lax.broadcasted_iota(np.int32, get_aval(c).shape, 0),
+                                    lax.broadcasted_iota(np.int32, get_aval(c).shape, 1)),
+                             c, 0), (1,))
+    sd = sqrt(d)
+    c = divide(divide(c, reshape(sd, (-1, 1))), reshape(sd, (1, -1)))
+    if not dtypes.is_complex(get_aval(c).dtype):
+        c = clip(c, -1, 1)
+    return c
+
+
+def _sum_dtype(dtype):
+    # NumPy sums bools and small integers in the platform integer.
+    if dtype == np.bool_:
+        return dtypes.default_int()
+    if dtype.kind == "i" and dtype.itemsize < dtypes.default_int().itemsize:
+        return dtypes.default_int()
+    if dtype.kind == "u" and dtype.itemsize < dtypes.default_int().itemsize:
+        return np.dtype(np.uint64 if dtypes.default_int().itemsize == 8 else np.uint32)
+    return dtype
+
+
+def _where_fill(a, where, value):
+    if where is None or where is True:
+        return a
+    aval = get_aval(a)
+    mask = lax.broadcast_to_shape(_as_bool(where), aval.shape)
+    return lax.select_n(mask, lax.full(aval.shape, value, aval.dtype), a)
+
+
+def _accumulate(a, axis, dtype, keepdims, initial, where, identity, reduce, bool_reduce,
+                combine):
+    a = to_array(a)
+    aval = get_aval(a)
+    axes = _axes(aval.ndim, axis)
+    out_dtype = _sum_dtype(aval.dtype) if dtype is None else dtypes.canonicalize(dtype)
+    a = lax.convert_element_type(a, out_dtype, aval.weak_type)
+    a = _where_fill(a, where, identity)
+    res = (bool_reduce if out_dtype == np.bool_ else reduce)(a, axes)
+    if initial is not None:
+        res = combine(res, lax.full(get_aval(res).shape, initial, out_dtype))
+    return _keepdims(res, aval.shape, axes) if keepdims else res
+
+
+def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+    """Sum of elements over ``axis`` (NumPy's accumulator dtypes)."""
+    _no_out(out)
+    return _accumulate(a, axis, dtype, keepdims, initial, where, 0, lax.reduce_sum,
+                       lax.reduce_max, lax.add)
+
+
+def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+    """Product of elements over ``axis`` (NumPy's accumulator dtypes)."""
+    _no_out(out)
+    return _accumulate(a, axis, dtype, keepdims, initial, where, 1, lax.reduce_prod,
+                       lax.reduce_min, lax.mul)
+
+
+def _extremum(name, lax_fn):
+    def fn(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+        _no_out(out)
+        a = to_array(a)
+        aval = get_aval(a)
+        axes = _axes(aval.ndim, axis)
+        if where is not None and where is not True:
+            if initial is None:
+                raise ValueError(f"reduction operation {name} does not have an identity, so "
+                                 f"to use a where mask one has to specify 'initial'")
+            a = _where_fill(a, where, initial)
+        if initial is None and builtins.any(aval.shape[i] == 0 for i in axes):
+            raise ValueError(f"zero-size array to reduction operation {name} which has no "
+                             f"identity")
+        out = lax_fn(a, axes)
+        if initial is not None:
+            init = lax.full(get_aval(out).shape, initial, aval.dtype)
+            out = (lax.max if name == "maximum" else lax.min)(out, init)
+        return _keepdims(out, aval.shape, axes) if keepdims else out
+    fn.__name__ = fn.__qualname__ = "max" if name == "maximum" else "min"
+    fn.__doc__ = f"The {name} over ``axis`` (``initial`` joins the reduction)."
+    return fn
+
+
+max = _extremum("maximum", lax.reduce_max)
+
+
+min = _extremum("minimum", lax.reduce_min)
+
+
+amax, amin = max, min
+
+
+def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
+    """Arithmetic mean over ``axis`` (integers average in the default float)."""
+    _no_out(out)
+    if where is not None and where is not True:
+        a = to_array(a)
+        aval = get_aval(a)
+        mask = lax.broadcast_to_shape(to_array(where), aval.shape)
+        return divide(sum(a, axis, dtype=dtype, keepdims=keepdims, where=mask),
+                      sum(mask, axis, keepdims=keepdims))
+    a = to_array(a)
+    aval = get_aval(a)
+    axes = _axes(aval.ndim, axis)
+    if dtype is not None:
+        out_dtype = dtypes.canonicalize(dtype)
+    elif dtypes.is_inexact(aval.dtype):
+        out_dtype = aval.dtype
+    else:
+        out_dtype = dtypes.default_float()
+    # float16/bfloat16 accumulate in float32, as NumPy does for float16
+    compute = np.dtype(np.float32) if out_dtype.itemsize < 4 and out_dtype.kind == "f" else out_dtype
+    if out_dtype == dtypes.bfloat16:
+        compute = np.dtype(np.float32)
+    total = lax.reduce_sum(lax.convert_element_type(a, compute, aval.weak_type), axes)
+    count = int(np.prod([aval.shape[i] for i in axes], dtype=np.int64))
+    out = lax.div(total, lax.full(get_aval(total).shape, count, compute))
+    out = lax.convert_element_type(out, out_dtype, get_aval(out).weak_type)
+    return _keepdims(out, aval.shape, axes) if keepdims else out
+
+
+def _cumulative(name, lax_fn, identity):
+    def fn(a, axis=None, dtype=None, out=None):
+        _no_out(out)
+        a = to_array(a)
+        aval = get_aval(a)
+        if axis is None:
+            a = lax.reshape(a, (aval.size,))
+            axis = 0
+        out_dtype = _sum_dtype(aval.dtype) if dtype is None else dtypes.canonicalize(dtype)
+        a = lax.convert_element_type(a, out_dtype)
+        axis = canonicalize_axis(axis, get_aval(a).ndim)
+        if out_dtype == np.bool_:   # logical or / and along the axis
+            as_int = lax.convert_element_type(a, np.int32)
+            res = (lax.cummax if identity == 0 else lax.cummin)(as_int, axis)
+            return lax.convert_element_type(res, np.bool_)
+        return lax_fn(a, axis)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"Cumulative {name[3:]} along ``axis`` (of the flattened array by default)."
+    return fn
+
+
+cumsum = _cumulative("cumsum", lax.cumsum, 0)
+
+
+cumprod = _cumulative("cumprod", lax.cumprod, 1)
+
+
+def _pad_initial(res, axis, value):
+    aval = get_aval(res)
+    init = lax.full((), value, aval.dtype)
+    config = [(0, 0, 0)] * aval.ndim
+    config[axis] = (1, 0, 0)
+    return lax.pad(res, init, config)
+
+
+def _array_api_cumulative(name, fn, identity):
+    def cumulative(x, /, *, axis=None, dtype=None, include_initial=False):
+        x = to_array(x)
+        aval = get_aval(x)
+        if axis is None:
+            if aval.ndim > 1:
+                raise ValueError(f"{name}: axis must be given for arrays of rank > 1")
+            if aval.ndim == 0:
+                raise ValueError(f"{name}: the input must have at least one dimension")
+            axis = 0
+        axis = canonicalize_axis(axis, aval.ndim)
+        res = fn(x, axis=axis, dtype=dtype)
+        return _pad_initial(res, axis, identity) if include_initial else res
+    cumulative.__name__ = cumulative.__qualname__ = name
+    cumulative.__doc__ = f"Array API {name} (with ``include_initial``)."
+    return cumulative
+
+
+cumulative_sum = _array_api_cumulative("cumulative_sum", cumsum, 0)
+
+
+cumulative_prod = _array_api_cumulative("cumulative_prod", cumprod, 1)
+
+
+def ptp(a, axis=None, out=None, keepdims=False):
+    """Range (maximum minus minimum) along ``axis``."""
+    return subtract(max(a, axis, keepdims=keepdims), min(a, axis, keepdims=keepdims))
 
 
 def _mean_dtype(dtype):
@@ -97,8 +329,6 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
         return res, lax.broadcast_to_shape(wsum, get_aval(res).shape)
     return res
 
-
-# ---------------------------------------------------------------- quantiles
 
 def _take_last(x, idx):
     # x[..., idx] for integer indices idx of shape Q (broadcast over x's leading axes):
@@ -207,8 +437,6 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     return quantile(a, 0.5, axis, out, overwrite_input, "midpoint", keepdims)
 
 
-# ---------------------------------------------------------------- NaN-ignoring reductions
-
 def _replace_nan(a, value):
     a = to_array(a)
     aval = get_aval(a)
@@ -244,6 +472,8 @@ def _nan_extremum(name, fn, fill):
 
 
 nanmax = _nan_extremum("nanmax", max, -np.inf)
+
+
 nanmin = _nan_extremum("nanmin", min, np.inf)
 
 
@@ -282,7 +512,6 @@ def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=
            mean=None, correction=None):
     """Standard deviation ignoring NaNs."""
     return lax.sqrt(nanvar(a, axis, dtype, out, ddof, keepdims, correction=correction))
-
 
 
 def _take_per_lane(x, idx):
@@ -358,3 +587,13 @@ def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="line
 def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     """Median ignoring NaNs."""
     return nanquantile(a, 0.5, axis, out, overwrite_input, "linear", keepdims)
+
+
+def count_nonzero(a, axis=None, *, keepdims=False):
+    """Number of nonzero elements along ``axis``."""
+    return sum(_as_bool(a), axis, keepdims=keepdims)
+
+
+def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+    """Sum along diagonal ``offset`` (NumPy's accumulator dtypes)."""
+    return sum(diagonal(a, offset, axis1, axis2), -1, dtype, out)

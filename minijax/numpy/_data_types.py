@@ -1,11 +1,15 @@
-"""Data type and namespace inspection: finfo, iinfo, isdtype, can_cast, result_type and
-the Array API's ``__array_namespace_info__``."""
+"""Data type functions and inspection (Array API chapters "Data Type Functions"
+and "Inspection"): astype, finfo, iinfo, isdtype, can_cast and
+``__array_namespace_info__``."""
 
 import numpy as np
 
-from .. import dtypes
+from .. import dtypes, lax
+from .. import dtypes as _dtypes
+from ..core.avals import ShapedArray
 from ..runtime import xla_bridge
 from ..runtime.array import Array
+from ._core import new_object, result_type_of, to_array
 
 __array_api_version__ = "2024.12"
 
@@ -87,3 +91,28 @@ class _NamespaceInfo:
 
 def __array_namespace_info__():
     return _NamespaceInfo()
+
+
+def astype(x, dtype, /, *, copy=True, device=None):
+    """``x`` converted to ``dtype`` (Array API)."""
+    x = to_array(x)
+    out = lax.convert_element_type(x, _dtypes.canonicalize(dtype))
+    return new_object(out) if copy and out is x else out
+
+
+bool_ = np.bool_
+int8, int16, int32, int64 = np.int8, np.int16, np.int32, np.int64
+uint8, uint16, uint32, uint64 = np.uint8, np.uint16, np.uint32, np.uint64
+float16, float32, float64 = np.float16, np.float32, np.float64
+complex64, complex128 = np.complex64, np.complex128
+bfloat16 = dtypes.bfloat16.type
+dtype = np.dtype
+
+
+def result_type(*arrays_and_dtypes):
+    """The dtype NumPy's promotion gives for these arrays, scalars or dtypes."""
+    entries = [a if not isinstance(a, (np.dtype, type)) else
+               Array._from_host(np.zeros((), dtypes.canonicalize(a)),
+                                ShapedArray((), dtypes.canonicalize(a)))
+               for a in arrays_and_dtypes]
+    return result_type_of(*entries)[0]

@@ -1,10 +1,100 @@
-"""Products beyond _linalg: einsum, kron, cross."""
+"""Linear algebra functions and tensor contractions (Array API chapter "Linear
+Algebra Functions"): dot, matmul, vdot, inner, outer, tensordot, einsum, kron, cross.
+``vecdot`` and the ``linalg`` extension live in ``minijax.numpy.linalg``."""
 
 import numpy as np
 
 from .. import dtypes, lax
 from ..core import get_aval
-from ._core import promote, promote_and_broadcast, to_array
+from ._core import broadcast_shapes, promote, promote_and_broadcast, to_array
+from ._elementwise import multiply
+from ._manipulation import moveaxis, ravel, reshape
+
+
+def _operands(a, b):
+    a, b = promote(a, b)
+    if get_aval(a).dtype == np.bool_:
+        raise TypeError("products of boolean arrays are not supported; convert to int first")
+    return a, b
+
+
+def dot(a, b):
+    """NumPy's dot: a product for scalars, matmul for 2-d, a sum over the last axis of
+    ``a`` and the second-to-last of ``b`` in general."""
+    a, b = _operands(a, b)
+    na, nb = get_aval(a).ndim, get_aval(b).ndim
+    if na == 0 or nb == 0:
+        return multiply(a, b)
+    cb = 0 if nb == 1 else nb - 2
+    _check_contract("dot", get_aval(a).shape, get_aval(b).shape, na - 1, cb)
+    return lax.dot_general(a, b, (((na - 1,), (cb,)), ((), ())))
+
+
+def _check_contract(name, sa, sb, ia, ib):
+    if sa[ia] != sb[ib]:
+        raise ValueError(f"{name}: shapes {sa} and {sb} not aligned: {sa[ia]} (dim {ia}) != "
+                         f"{sb[ib]} (dim {ib})")
+
+
+def matmul(a, b):
+    """Matrix product with NumPy's broadcasting of leading (batch) axes."""
+    a, b = _operands(a, b)
+    sa, sb = get_aval(a).shape, get_aval(b).shape
+    if not sa or not sb:
+        raise ValueError("matmul: input operand does not have enough dimensions (scalars are "
+                         "not allowed; use multiply)")
+    a2 = lax.reshape(a, (1, *sa)) if len(sa) == 1 else a
+    b2 = lax.reshape(b, (*sb, 1)) if len(sb) == 1 else b
+    sa2, sb2 = get_aval(a2).shape, get_aval(b2).shape
+    _check_contract("matmul", sa, sb, len(sa) - 1, max(len(sb) - 2, 0))
+    batch = broadcast_shapes(sa2[:-2], sb2[:-2], name="matmul batch axes")
+    a2 = lax.broadcast_to_shape(a2, (*batch, *sa2[-2:]))
+    b2 = lax.broadcast_to_shape(b2, (*batch, *sb2[-2:]))
+    nb = len(batch)
+    bd = tuple(range(nb))
+    out = lax.dot_general(a2, b2, (((nb + 1,), (nb,)), (bd, bd)))
+    drop = []
+    if len(sa) == 1:
+        drop.append(nb)
+    if len(sb) == 1:
+        drop.append(get_aval(out).ndim - 1)
+    return lax.squeeze(out, drop) if drop else out
+
+
+def vdot(a, b):
+    a, b = _operands(a, b)
+    if np.dtype(get_aval(a).dtype).kind == "c":
+        raise NotImplementedError("vdot of complex arrays needs conj (coming with lax.conj)")
+    return dot(ravel(a), ravel(b))
+
+
+def inner(a, b):
+    a, b = _operands(a, b)
+    na, nb = get_aval(a).ndim, get_aval(b).ndim
+    if na == 0 or nb == 0:
+        return multiply(a, b)
+    _check_contract("inner", get_aval(a).shape, get_aval(b).shape, na - 1, nb - 1)
+    return lax.dot_general(a, b, (((na - 1,), (nb - 1,)), ((), ())))
+
+
+def outer(a, b):
+    a, b = _operands(a, b)
+    return multiply(reshape(a, (-1, 1)), reshape(b, (1, -1)))
+
+
+def tensordot(a, b, axes=2):
+    a, b = _operands(a, b)
+    na, nb = get_aval(a).ndim, get_aval(b).ndim
+    if isinstance(axes, int):
+        ca, cb = tuple(range(na - axes, na)), tuple(range(axes))
+    else:
+        ca, cb = axes
+        ca = (ca,) if isinstance(ca, int) else tuple(ca)
+        cb = (cb,) if isinstance(cb, int) else tuple(cb)
+        ca = tuple(x % na for x in ca)
+        cb = tuple(x % nb for x in cb)
+    return lax.dot_general(a, b, ((ca, cb), ((), ())))
+
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
@@ -140,7 +230,6 @@ def kron(a, b):
     big = tuple(x for pair in zip(sa, sb) for x in pair)
     ab = lax.broadcast_in_dim(lax.reshape(a, sa), big, tuple(range(0, 2 * nd, 2)))
     bb = lax.broadcast_in_dim(lax.reshape(b, sb), big, tuple(range(1, 2 * nd, 2)))
-    from ._elementwise import multiply
     return lax.reshape(multiply(ab, bb), tuple(x * y for x, y in zip(sa, sb)))
 
 
@@ -164,7 +253,6 @@ def _stack_last(parts):
 
 def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     """Cross product of 3-vectors along the given axes."""
-    from ._manipulation import moveaxis
     if axis is not None:
         axisa = axisb = axisc = axis
     a, b = promote(a, b)

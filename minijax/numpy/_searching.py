@@ -1,0 +1,137 @@
+"""Searching functions (Array API chapter "Searching Functions"): argmax, argmin,
+nanargmax, nanargmin, nonzero, count_nonzero, where, searchsorted, argwhere,
+flatnonzero."""
+
+import numpy as np
+
+from .. import dtypes, lax
+from ..core import get_aval, get_concrete
+from ..errors import ConcretizationTypeError
+from ..util import canonicalize_axis
+from ._core import (
+    _concrete,
+    _keepdims,
+    _no_out,
+    _take_1d,
+    _wrap,
+    broadcast_arrays,
+    promote,
+    promote_and_broadcast,
+    to_array,
+)
+from ._elementwise import isnan
+
+
+def where(condition, x=None, y=None, /):
+    """``x`` where ``condition`` else ``y``, with broadcasting (the one-argument form is
+    ``nonzero``)."""
+    if x is None and y is None:
+        return nonzero(condition)
+    if x is None or y is None:
+        raise ValueError("where() takes either one argument or three")
+    cond = to_array(condition)
+    if get_aval(cond).dtype != np.bool_:
+        cond = lax.ne(cond, lax.full(get_aval(cond).shape, 0, get_aval(cond).dtype))
+    a, b = promote_and_broadcast(x, y)
+    cond, a, b = broadcast_arrays(cond, a, b)
+    return lax.select_n(cond, b, a)
+
+
+def nonzero(a):
+    """Indices of the nonzero elements (needs a concrete array: the size is data-dependent)."""
+    value = get_concrete(to_array(a))
+    if value is None:
+        raise ConcretizationTypeError(
+            "nonzero (and one-argument where) of a traced array: the output size depends on "
+            "the values; use the three-argument where(condition, x, y) instead")
+    return tuple(to_array(i) for i in np.nonzero(np.asarray(value)))
+
+
+def _arg_extremum(name, lax_fn):
+    def fn(a, axis=None, out=None, *, keepdims=False):
+        _no_out(out)
+        a = to_array(a)
+        aval = get_aval(a)
+        if axis is None:
+            flat = lax.reshape(a, (aval.size,))
+            if aval.size == 0:
+                raise ValueError(f"attempt to get {name} of an empty sequence")
+            res = lax_fn(flat, 0, dtypes.default_int())
+            return lax.reshape(res, (1,) * aval.ndim) if keepdims else res
+        axis = canonicalize_axis(axis, aval.ndim)
+        if aval.shape[axis] == 0:
+            raise ValueError(f"attempt to get {name} of an empty sequence")
+        if dtypes.is_complex(aval.dtype):
+            raise NotImplementedError(f"{name} of complex arrays")
+        res = lax_fn(a, axis, dtypes.default_int())
+        return _keepdims(res, aval.shape, (axis,)) if keepdims else res
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"Index of the {name[3:]}imum along ``axis`` (first on ties; NaN wins)."
+    return fn
+
+
+argmax = _arg_extremum("argmax", lax.argmax)
+
+
+argmin = _arg_extremum("argmin", lax.argmin)
+
+
+def _nan_aware_less(a, v, or_equal):
+    # NumPy's sort order: NaN after every number
+    lt = (lax.le if or_equal else lax.lt)(a, v)
+    if not dtypes.is_inexact(get_aval(a).dtype):
+        return lt
+    a_nan, v_nan = lax.ne(a, a), lax.ne(v, v)
+    if or_equal:
+        return lax.max(lt, v_nan)   # everything is <= NaN
+    return lax.max(lt, lax.min(v_nan, lax.eq(a_nan, lax.full(get_aval(a).shape, False,
+                                                               np.bool_))))
+
+
+def searchsorted(a, v, side="left", sorter=None):
+    """Indices where ``v`` would be inserted into the sorted 1-d ``a`` to keep it sorted."""
+    if side not in ("left", "right"):
+        raise ValueError(f"side must be 'left' or 'right', got {side!r}")
+    a = to_array(a)
+    if get_aval(a).ndim != 1:
+        raise ValueError("searchsorted: a must be 1-dimensional")
+    if sorter is not None:
+        a = _take_1d(a, to_array(sorter))
+    a, v = promote(a, v)
+    n = get_aval(a).shape[0]
+    vshape = get_aval(v).shape
+    shape = vshape + (n,)
+    ab = lax.broadcast_in_dim(a, shape, (len(vshape),))
+    vb = lax.broadcast_in_dim(v, shape, tuple(range(len(vshape))))
+    below = _nan_aware_less(ab, vb, side == "right")
+    idt = dtypes.default_int()
+    return lax.reduce_sum(lax.convert_element_type(below, idt), (len(vshape),))
+
+
+def flatnonzero(a):
+    """Indices of the nonzero elements of the flattened array (eager only)."""
+    return _wrap(np.flatnonzero(_concrete(a, "flatnonzero")))
+
+
+def argwhere(a):
+    """Indices of the nonzero elements, one row per element (eager only)."""
+    return _wrap(np.argwhere(_concrete(a, "argwhere")))
+
+
+def _nan_arg(name, fn, fill):
+    def nanfn(a, axis=None, out=None, *, keepdims=False):
+        a = to_array(a)
+        if not dtypes.is_inexact(get_aval(a).dtype):
+            return fn(a, axis, out, keepdims=keepdims)
+        mask = isnan(a)
+        v = get_concrete(mask)
+        if v is not None and np.asarray(v).all(axis=axis).any():
+            raise ValueError("All-NaN slice encountered")
+        return fn(where(mask, fill, a), axis, out, keepdims=keepdims)
+    nanfn.__name__ = nanfn.__qualname__ = name
+    nanfn.__doc__ = f"{name[3:]} ignoring NaNs."
+    return nanfn
+
+
+nanargmax = _nan_arg("nanargmax", argmax, -np.inf)
+nanargmin = _nan_arg("nanargmin", argmin, np.inf)
