@@ -21,6 +21,7 @@ import numpy as np
 from .. import dtypes
 from ..config import config
 from ..core.avals import ShapedArray
+from ..util import LRUCache
 from . import compile_cache
 
 __all__ = ["ir", "hlo", "chlo", "func_dialect", "get_client", "devices", "default_device",
@@ -253,7 +254,7 @@ def to_host(buffer, dtype=None):
     return host
 
 
-_bitcast_executables = {}
+_bitcast_executables = LRUCache(lambda: config.eager_cache_size)
 
 
 def _bitcast(buffer, from_dtype, to_dtype):
@@ -262,8 +263,8 @@ def _bitcast(buffer, from_dtype, to_dtype):
     shape = buffer.aval.shape
     device = buffer._sharding._device
     key = (shape, np.dtype(from_dtype), np.dtype(to_dtype), device)
-    exe = _bitcast_executables.get(key)
-    if exe is None:
+    entry = _bitcast_executables.get(key)
+    if entry is None:
         names = {np.dtype(dtypes.bfloat16): "bf16", np.dtype(np.uint16): "ui16"}
         dims = "".join(f"{d}x" for d in shape)
         t_in, t_out = (f"tensor<{dims}{names[np.dtype(d)]}>" for d in (from_dtype, to_dtype))
@@ -271,9 +272,9 @@ def _bitcast(buffer, from_dtype, to_dtype):
                 f"  %b = stablehlo.bitcast_convert %a : ({t_in}) -> {t_out}\n"
                 f"  return %b : {t_out}\n}}")
         exe = compile_module(text, device)
-        _bitcast_executables[key] = exe, result_handlers([ShapedArray(shape, np.dtype(to_dtype))],
-                                                         device)
-    exe, handlers = _bitcast_executables[key]
+        handlers = result_handlers([ShapedArray(shape, np.dtype(to_dtype))], device)
+        entry = _bitcast_executables[key] = (exe, handlers)
+    exe, handlers = entry
     return execute(exe, [buffer], handlers)[0]
 
 
