@@ -21,3 +21,7 @@ from .api import (block_until_ready, device_put, devices, grad, jit, jvp, linear
 from .core import ClosedJaxpr, Primitive, ShapedArray
 
 __version__ = "0.1.0"
+
+__all__ = ["Array", "ClosedJaxpr", "Primitive", "ShapedArray", "block_until_ready", "config",
+           "device_put", "devices", "errors", "grad", "jit", "jvp", "lax", "linearize",
+           "make_jaxpr", "numpy", "tree_util", "value_and_grad", "vjp", "vmap"]

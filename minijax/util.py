@@ -3,10 +3,18 @@ merging, axis normalisation, a bounded LRU cache."""
 
 import collections
 
+import operator
 
-def split_list(lst, n):
-    lst = list(lst)
-    return lst[:n], lst[n:]
+
+def split_list(lst, *sizes):
+    """``lst`` cut into consecutive groups of the given sizes, then the rest:
+    ``split_list(lst, n)`` is ``[lst[:n], lst[n:]]``."""
+    out, start = [], 0
+    for n in sizes:
+        out.append(list(lst[start:start + n]))
+        start += n
+    out.append(list(lst[start:]))
+    return out
 
 
 def split_half(lst):
@@ -39,7 +47,6 @@ def unzip2(pairs):
 
 
 def canonicalize_axis(axis, ndim, name="axis"):
-    import operator
     try:
         axis = operator.index(axis)
     except TypeError:

@@ -1,4 +1,7 @@
+import atexit as _atexit
 import os
+import shutil as _shutil
+import tempfile as _tempfile
 
 from hypothesis import HealthCheck, settings
 
@@ -12,10 +15,6 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE",
 # The persistent compilation cache must never write into the user's real cache
 # directory from the test suite: point it (and every subprocess a test starts) at a
 # temporary directory for the session, removed at exit.
-import atexit as _atexit
-import shutil as _shutil
-import tempfile as _tempfile
-
 _TEST_CACHE_DIR = _tempfile.mkdtemp(prefix="minijax-test-cache-")
 os.environ["MINIJAX_CACHE_DIR"] = _TEST_CACHE_DIR
 _atexit.register(_shutil.rmtree, _TEST_CACHE_DIR, True)

@@ -82,7 +82,7 @@ def vmap_flat(fun, axis_size, args, in_dims, out_dims, debug_info=None):
 
 def move_axis_to(axis_size, x, src, dst):
     """Put ``x``'s batch axis (``src``, or None if unbatched) at ``dst`` (None: drop it)."""
-    from .. import lax
+    from .. import lax   # deferred: lax imports the interpreters
     if dst is not_mapped:
         if src is not_mapped:
             return x
@@ -102,7 +102,7 @@ def move_axis_to(axis_size, x, src, dst):
 
 
 def moveaxis(x, src, dst):
-    from .. import lax
+    from .. import lax   # deferred: lax imports the interpreters
     if src == dst:
         return x
     ndim = get_aval(x).ndim
@@ -152,7 +152,7 @@ def defbroadcasting(primitive):
             elif d is not_mapped:
                 aligned.append(a)
             else:
-                from .. import lax
+                from .. import lax   # deferred: lax imports the interpreters
                 out_shape = list(shape)
                 out_shape.insert(out_dim, axis_size)
                 aligned.append(lax.broadcast_in_dim(a, tuple(out_shape), (out_dim,)))

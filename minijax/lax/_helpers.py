@@ -53,12 +53,20 @@ def all_weak(avals):
     return all(a.weak_type for a in avals)
 
 
-def unop(name, np_fn, hlo_op, kinds=INEXACT, result_dtype=None, check=None):
-    """An elementwise unary primitive; ``result_dtype(dtype)`` maps the output dtype,
-    ``check(aval, **params)`` adds operand checks. Without ``hlo_op`` the caller sets
-    the lowering (and, for a primitive with parameters, the kernel)."""
+def _lowering(name, hlo_op, lower):
+    if (hlo_op is None) == (lower is None):
+        raise TypeError(f"primitive {name}: give exactly one of hlo_op and lower")
+    return lower if lower is not None else lower_elementwise(hlo_op)
+
+
+def unop(name, np_fn, hlo_op=None, kinds=INEXACT, result_dtype=None, check=None, lower=None):
+    """An elementwise unary primitive.
+
+    ``np_fn(x, **params)`` is the eager kernel; ``result_dtype(dtype)`` maps the output
+    dtype; ``check(aval, **params)`` adds operand checks after the dtype-kind check; the
+    lowering is the single op ``hlo_op`` or else the rule ``lower(ctx, x, **params)``."""
     p = Primitive(name)
-    p.impl = lambda x: [np_fn(x)]
+    p.impl = lambda x, **params: [np_fn(x, **params)]
 
     def abstract_eval(x, **params):
         check_kinds(name, x, kinds)
@@ -67,17 +75,20 @@ def unop(name, np_fn, hlo_op, kinds=INEXACT, result_dtype=None, check=None):
         dtype = x.dtype if result_dtype is None else result_dtype(x.dtype)
         return [ShapedArray(x.shape, dtype, x.weak_type and dtype == x.dtype)]
     p.abstract_eval = abstract_eval
-    p.lower = lower_elementwise(hlo_op) if hlo_op is not None else None
+    p.lower = _lowering(name, hlo_op, lower)
     batching.defvectorized(p)
     return p
 
 
-def naryop(name, np_fn, hlo_op, kinds=NUMBER, result_dtype=None, nargs=2, scalars=False):
+def naryop(name, np_fn, hlo_op=None, kinds=NUMBER, result_dtype=None, nargs=2, scalars=False,
+           check=None, lower=None):
     """An elementwise primitive of operands of one shape and dtype.
 
     With ``scalars=True`` rank-0 operands combine with operands of any shape (as in
     ``x * 2.0``): jaxprs stay short and eager code skips a broadcast. Its lowering
-    and transpose rules must then broadcast or sum those operands.
+    and transpose rules must then broadcast or sum those operands. ``check(*avals)``
+    adds operand checks after the dtype-kind check; the lowering is the single op
+    ``hlo_op`` or else the rule ``lower(ctx, *operands)``.
     """
     p = Primitive(name)
     p.impl = lambda *xs: [np_fn(*xs)]
@@ -86,19 +97,23 @@ def naryop(name, np_fn, hlo_op, kinds=NUMBER, result_dtype=None, nargs=2, scalar
         if len(avals) != nargs:
             raise TypeError(f"lax.{name} takes {nargs} operands, got {len(avals)}")
         check_kinds(name, avals[0], kinds)
+        if check is not None:
+            check(*avals)
         shape = check_same(name, avals, scalars)
         x = avals[0]
         dtype = x.dtype if result_dtype is None else result_dtype(x.dtype)
         weak = all_weak(avals) and dtype == x.dtype
         return [ShapedArray(shape, dtype, weak)]
     p.abstract_eval = abstract_eval
-    p.lower = lower_elementwise(hlo_op) if hlo_op is not None else None
+    p.lower = _lowering(name, hlo_op, lower)
     batching.defbroadcasting(p)
     return p
 
 
-def binop(name, np_fn, hlo_op, kinds=NUMBER, result_dtype=None, scalars=False):
-    return naryop(name, np_fn, hlo_op, kinds, result_dtype, nargs=2, scalars=scalars)
+def binop(name, np_fn, hlo_op=None, kinds=NUMBER, result_dtype=None, scalars=False,
+          check=None, lower=None):
+    return naryop(name, np_fn, hlo_op, kinds, result_dtype, nargs=2, scalars=scalars,
+                  check=check, lower=lower)
 
 
 def as_operand(x, like=None):
@@ -114,7 +129,7 @@ def scalar_operands(x, y):
     x_scalar, y_scalar = dtypes.is_python_scalar(x), dtypes.is_python_scalar(y)
     if x_scalar == y_scalar:
         return x, y
-    from .shapes import broadcast_to_shape
+    from .shapes import broadcast_to_shape   # deferred: shapes imports _helpers
     if x_scalar:
         x = broadcast_to_shape(as_operand(x, y), get_aval(y).shape)
     else:
@@ -154,7 +169,7 @@ def dilate_dim(n, d):
 
 def full_like(x, value):
     """An array of ``value`` with the shape and dtype of ``x``."""
-    from .shapes import full
+    from .shapes import full   # deferred: shapes imports _helpers
     aval = get_aval(x)
     return full(aval.shape, value, aval.dtype)
 

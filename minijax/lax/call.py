@@ -11,7 +11,7 @@ from ..interpreters import ad, batching
 from ..interpreters import partial_eval as pe
 from ..interpreters.lowering import call_function
 from ..runtime import dispatch, xla_bridge
-from ..util import merge_lists, partition_list, split_list
+from ..util import merge_lists, partition_list, split_half, split_list
 
 jit_p = Primitive("jit", multiple_results=True)
 
@@ -35,7 +35,7 @@ def _jit_jvp(primals, tangents, *, jaxpr, name):
     new_jaxpr, consts = ad.jvp_jaxpr(jaxpr)
     outs = jit_p.bind(*consts, *primals, *[ad.instantiate(t) for t in tangents],
                       jaxpr=new_jaxpr, name=name)
-    return split_list(outs, len(outs) // 2)
+    return split_half(outs)
 
 
 def _jit_batch(axis_size, args, dims, *, jaxpr, name):

@@ -13,7 +13,7 @@ from ..core.avals import ShapedArray, same_type
 from ..interpreters import ad, batching
 from ..interpreters import partial_eval as pe
 from ..interpreters.lowering import hlo, ir, ir_type, jaxpr_subcomp
-from ..util import merge_lists, partition_list, split_list
+from ..util import merge_lists, partition_list, split_half, split_list
 from .elementwise import convert_element_type, ne, select_n
 from .elementwise import max as lax_max
 from .elementwise import min as lax_min
@@ -125,7 +125,7 @@ def _cond_jvp(primals, tangents, *, branches):
     joined, consts = _join_consts([ad.jvp_jaxpr(b) for b in branches])
     outs = cond_p.bind(index, *consts, *ops, *[ad.instantiate(t) for t in tans],
                        branches=joined)
-    return split_list(outs, len(outs) // 2)
+    return split_half(outs)
 
 
 def _cond_batch(axis_size, args, dims, *, branches):

@@ -440,6 +440,16 @@ def _conv_transpose(cts, lhs, rhs, **params):
 
 # ---------------------------------------------------------------- batching
 
+def _merge_into_groups(x, v_axis, axis, groups):
+    """Merge the vmapped axis ``v_axis`` into ``axis`` read as (groups, size/groups): each
+    group gains the vmapped axis as its major factor, (groups, V * size/groups)."""
+    x = _split_axis(x, axis, groups)                  # ..., groups, size/groups, ...
+    v = v_axis + (v_axis > axis)
+    x = _merge_axis(x, v, axis + 1)
+    g = axis - (v < axis)
+    return _merge_axis(x, g, g + 1)
+
+
 def _conv_batch(axis_size, args, dims, **params):
     (lhs, rhs), (ld, rd) = args, dims
     lhs_spec, rhs_spec, out_spec = params["dimension_numbers"]
@@ -466,12 +476,7 @@ def _conv_batch(axis_size, args, dims, **params):
             lhs = _merge_axis(lhs, ld, at(lhs_spec[0], ld))
         else:
             # lhs batch = (B, N/B): slot the vmapped axis inside each batch group.
-            n_axis = at(lhs_spec[0], ld)
-            lhs = _split_axis(lhs, n_axis, B)            # ..., B, N/B, ...
-            v_axis = ld + (ld > n_axis)
-            lhs = _merge_axis(lhs, v_axis, n_axis + 1)
-            g_axis = n_axis - (v_axis < n_axis)
-            lhs = _merge_axis(lhs, g_axis, g_axis + 1)
+            lhs = _merge_into_groups(lhs, ld, at(lhs_spec[0], ld), B)
         out = conv_general_dilated_p.bind(lhs, rhs, **params)
         return [_split_axis(out, out_spec[0], V)], [out_spec[0]]
     groups = max(G, B)
@@ -481,11 +486,7 @@ def _conv_batch(axis_size, args, dims, **params):
         out = conv_general_dilated_p.bind(lhs, rhs, **params)
         return [_split_axis(out, out_spec[1], V)], [out_spec[1]]
     # Output features = (groups, O/groups): slot the vmapped axis inside each group.
-    rhs = _split_axis(rhs, o_axis, groups)               # ..., groups, O/groups, ...
-    v_axis = rd + (rd > o_axis)
-    rhs = _merge_axis(rhs, v_axis, o_axis + 1)
-    g_axis = o_axis - (v_axis < o_axis)
-    rhs = _merge_axis(rhs, g_axis, g_axis + 1)
+    rhs = _merge_into_groups(rhs, rd, o_axis, groups)
     out = conv_general_dilated_p.bind(lhs, rhs, **params)
     f = out_spec[1]
     out = _split_axis(out, f, groups)                    # groups, V * O/groups

@@ -15,7 +15,14 @@ from .. import dtypes
 from ..core import Primitive, get_aval
 from ..core.avals import ShapedArray
 from ..interpreters import ad, batching
-from ..interpreters.lowering import chlo, full_like_aval, hlo, ir_type, lower_compare
+from ..interpreters.lowering import (
+    chlo,
+    full_like_aval,
+    hlo,
+    ir_type,
+    lower_compare,
+    lower_elementwise,
+)
 from ..tree_util import tree_map
 from ._helpers import (
     ANY,
@@ -70,21 +77,13 @@ def _lower_unsigned(rule, signed_rule):
 def _unbroadcast(ct, operand):
     """The cotangent of a rank-0 operand that was combined with a larger one: a sum."""
     if operand.aval.shape == () and get_aval(ct).shape != ():
-        from .reductions import reduce_sum
+        from .reductions import reduce_sum   # deferred: reductions imports elementwise
         return reduce_sum(ct)
     return ct
 
 
 def _ones_like(x):
     return _full_like(x, 1)
-
-
-def _elementwise(name, np_fn, lower, kinds, result_dtype=None, check=None):
-    """A unary elementwise primitive whose kernel and lowering may take parameters."""
-    p = unop(name, np_fn, None, kinds, result_dtype, check)
-    p.impl = lambda x, **params: [np_fn(x, **params)]
-    p.lower = lower
-    return p
 
 
 def _via_float64(fn):
@@ -110,7 +109,7 @@ def _via_float32(fn):
 def _bcast_to(t, shape):
     if get_aval(t).shape == shape:
         return t
-    from .shapes import broadcast_in_dim
+    from .shapes import broadcast_in_dim   # deferred: shapes imports elementwise
     return broadcast_in_dim(t, shape, ())
 
 
@@ -126,8 +125,11 @@ def _via_float64_2(fn):
 
 neg_p = unop("neg", np.negative, hlo.negate, NUMBER)
 sqrt_p = unop("sqrt", _ignore_fp_errors(np.sqrt), hlo.sqrt)
-abs_p = unop("abs", np.abs, hlo.abs, NUMBER, result_dtype=dtypes.real_dtype)
-sign_p = unop("sign", np.sign, hlo.sign, NUMBER)
+abs_p = unop("abs", np.abs, kinds=NUMBER, result_dtype=dtypes.real_dtype,
+             lower=_lower_unsigned(lambda ctx, x: x, lower_elementwise(hlo.abs)))
+sign_p = unop("sign", np.sign, kinds=NUMBER, lower=_lower_unsigned(
+    lambda ctx, x: hlo.minimum(x, full_like_aval(1, ctx.avals_in[0])),
+    lower_elementwise(hlo.sign)))
 floor_p = unop("floor", np.floor, hlo.floor, "f")
 ceil_p = unop("ceil", np.ceil, hlo.ceil, "f")
 
@@ -162,9 +164,6 @@ ad.defjvp(abs_p, lambda g, x: _abs_jvp(g, x))
 ad.defjvp_zero(sign_p)
 ad.defjvp_zero(floor_p)
 ad.defjvp_zero(ceil_p)
-abs_p.lower = _lower_unsigned(lambda ctx, x: x, abs_p.lower)
-sign_p.lower = _lower_unsigned(
-    lambda ctx, x: hlo.minimum(x, full_like_aval(1, ctx.avals_in[0])), sign_p.lower)
 
 
 def _abs_jvp(g, x):
@@ -374,7 +373,7 @@ def _round_lower(ctx, x, *, rounding_method):
     return [hlo.round_nearest_afz(x)]
 
 
-round_p = _elementwise("round", _via_float32(_round_impl), _round_lower, FLOAT)
+round_p = unop("round", _via_float32(_round_impl), kinds=FLOAT, lower=_round_lower)
 ad.defjvp_zero(round_p)
 
 
@@ -388,8 +387,8 @@ def round(x, rounding_method=RoundingMethod.AWAY_FROM_ZERO):
     return round_p.bind(x, rounding_method=method)
 
 
-square_p = unop("square", _ignore_fp_errors(np.square), None, NUMBER)
-square_p.lower = lambda ctx, x: [hlo.multiply(x, x)]
+square_p = unop("square", _ignore_fp_errors(np.square), kinds=NUMBER,
+                lower=lambda ctx, x: [hlo.multiply(x, x)])
 
 
 def square(x):
@@ -436,8 +435,8 @@ def _integer_pow_check(x, *, y):
                         f"floating or complex operand, got dtype {x.dtype.name}")
 
 
-integer_pow_p = _elementwise("integer_pow", _integer_pow_impl, _integer_pow_lower, NUMBER,
-                             check=_integer_pow_check)
+integer_pow_p = unop("integer_pow", _integer_pow_impl, kinds=NUMBER, check=_integer_pow_check,
+                     lower=_integer_pow_lower)
 
 
 def integer_pow(x, y):
@@ -466,8 +465,8 @@ def nextafter(x1, x2):
 # -------------------- comparison and selection
 
 def _compare(name, np_fn, direction):
-    p = binop(name, np_fn, None, ANY, result_dtype=lambda _: np.dtype(np.bool_), scalars=True)
-    p.lower = lower_compare(direction)
+    p = binop(name, np_fn, kinds=ANY, result_dtype=lambda _: np.dtype(np.bool_), scalars=True,
+              lower=lower_compare(direction))
     ad.defjvp_zero(p)
     return p
 
@@ -573,7 +572,7 @@ def _select_n_batch(axis_size, args, dims):
     if wdim is not None or get_aval(which).shape != ():
         which = batching.move_axis_to(axis_size, which, wdim, 0)
         if get_aval(which).ndim == 1 and shape:
-            from .shapes import broadcast_in_dim
+            from .shapes import broadcast_in_dim   # deferred: shapes imports elementwise
             which = broadcast_in_dim(which, (axis_size, *shape), (0,))
     return [select_n(which, *cases)], [0]
 
@@ -641,7 +640,7 @@ def _clamp_batch(axis_size, args, dims):
     ld, xd, hd = dims
     x = batching.move_axis_to(axis_size, x, xd, 0)
     shape = get_aval(x).shape
-    from .shapes import broadcast_in_dim
+    from .shapes import broadcast_in_dim   # deferred: shapes imports elementwise
     out = []
     for a, d in ((lo, ld), (hi, hd)):
         if d is None and get_aval(a).shape == ():
@@ -735,8 +734,7 @@ def _exp2_lower(ctx, x):
     return [hlo.convert(ir_type(aval), out) if wide is not aval else out]
 
 
-exp2_p = unop("exp2", _ignore_fp_errors(_via_float32(_exp2_impl)), None)
-exp2_p.lower = _exp2_lower
+exp2_p = unop("exp2", _ignore_fp_errors(_via_float32(_exp2_impl)), lower=_exp2_lower)
 
 
 def exp2(x):
@@ -949,10 +947,8 @@ def _polygamma_lower(ctx, m, x):
     return [_mask_negative_q(ctx, chlo.polygamma(m, x), m, x, True)]
 
 
-zeta_p = binop("zeta", _via_float64_2(zeta64), None, FLOAT)
-zeta_p.lower = _zeta_lower
-polygamma_p = binop("polygamma", _via_float64_2(polygamma64), None, FLOAT)
-polygamma_p.lower = _polygamma_lower
+zeta_p = binop("zeta", _via_float64_2(zeta64), kinds=FLOAT, lower=_zeta_lower)
+polygamma_p = binop("polygamma", _via_float64_2(polygamma64), kinds=FLOAT, lower=_polygamma_lower)
 
 
 def zeta(x, q):
@@ -1261,16 +1257,8 @@ def _complex_dtype(dtype):
     return np.dtype(np.complex64 if dtype == np.float32 else np.complex128)
 
 
-complex_p = binop("complex", _complex_impl, hlo.complex, FLOAT, result_dtype=_complex_dtype)
-_complex_eval = complex_p.abstract_eval
-
-
-def _complex_abstract_eval(x, y):
-    _check_complexable("complex", x)
-    return _complex_eval(x, y)
-
-
-complex_p.abstract_eval = _complex_abstract_eval
+complex_p = binop("complex", _complex_impl, hlo.complex, FLOAT, result_dtype=_complex_dtype,
+                  check=lambda x, y: _check_complexable("complex", x))
 
 
 def _conj_impl(x):
@@ -1287,8 +1275,8 @@ def _conj_lower(ctx, x):
     return [hlo.complex(x, full_like_aval(0, ctx.avals_in[0]))]
 
 
-conj_p = _elementwise("conj", _conj_impl, _conj_lower, FLOAT + COMPLEX, _conj_result,
-                      check=lambda x: dtypes.is_complex(x.dtype) or _check_complexable("conj", x))
+conj_p = unop("conj", _conj_impl, kinds=FLOAT + COMPLEX, result_dtype=_conj_result,
+              lower=_conj_lower, check=lambda x: dtypes.is_complex(x.dtype) or _check_complexable("conj", x))
 
 
 def real(x):

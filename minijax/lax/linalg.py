@@ -26,7 +26,10 @@ from .slicing import GatherDimensionNumbers, GatherScatterMode, gather, pad
 
 __all__ = ["cholesky", "triangular_solve", "lu", "qr", "svd", "eigh", "cholesky_p",
            "triangular_solve_p", "lu_p", "qr_p", "svd_p", "eigh_p", "lu_pivots_to_permutation",
-           "lu_pivots_to_permutation_p"]
+           "lu_pivots_to_permutation_p",
+           # helpers on batches of matrices, shared with minijax.numpy.linalg
+           "batched_mask", "columns", "conj_transpose", "diagonal", "matrix_transpose", "solve",
+           "symmetrize"]
 
 
 # ---------------------------------------------------------------- checks
@@ -53,14 +56,15 @@ def _is_complex(x):
 
 # ---------------------------------------------------------------- matrix helpers (lax)
 
-def _T(x):
+def matrix_transpose(x):
+    """The transpose of each matrix in a batch (the last two axes swapped)."""
     n = get_aval(x).ndim
     return transpose(x, (*range(n - 2), n - 1, n - 2))
 
 
-def _H(x):
+def conj_transpose(x):
     """The conjugate transpose of a batch of matrices (the transpose for real ones)."""
-    return ew.conj(_T(x)) if _is_complex(x) else _T(x)
+    return ew.conj(matrix_transpose(x)) if _is_complex(x) else matrix_transpose(x)
 
 
 def _as_dtype_of(x, like):
@@ -76,7 +80,7 @@ def _matmul(a, b):
     return dot_general(a, b, (((nb + 1,), (nb,)), (bd, bd)))
 
 
-def _mask(matrix, shape):
+def batched_mask(matrix, shape):
     """A constant boolean (r, c) ``matrix`` broadcast over the leading axes of ``shape``."""
     nd = len(shape)
     # (int8, not bool: the shared ir_constant mis-packs bool arrays of > 8 elements)
@@ -84,18 +88,14 @@ def _mask(matrix, shape):
     return ew.ne(m, full(shape, 0, np.int8))
 
 
-def _where(mask, x, y):
-    return ew.select_n(mask, y, x)
-
-
 def _tril(x, k=0):
     shape = get_aval(x).shape
-    return _where(_mask(np.tri(shape[-2], shape[-1], k, dtype=bool), shape), x, _zeros_like(x))
+    return ew.select(batched_mask(np.tri(shape[-2], shape[-1], k, dtype=bool), shape), x, _zeros_like(x))
 
 
 def _triu(x, k=0):
     shape = get_aval(x).shape
-    return _where(_mask(np.tri(shape[-2], shape[-1], k - 1, dtype=bool), shape),
+    return ew.select(batched_mask(np.tri(shape[-2], shape[-1], k - 1, dtype=bool), shape),
                   _zeros_like(x), x)
 
 
@@ -107,11 +107,11 @@ def _eye_like(x, k=0):
                             aval.shape, (aval.ndim - 2, aval.ndim - 1))
 
 
-def _diagonal(x):
+def diagonal(x):
     """The main diagonal ``(..., min(m, n))`` of a batch of matrices."""
     aval = get_aval(x)
     m, n = aval.shape[-2:]
-    d = _where(_mask(np.eye(m, n, dtype=bool), aval.shape), x, _zeros_like(x))
+    d = ew.select(batched_mask(np.eye(m, n, dtype=bool), aval.shape), x, _zeros_like(x))
     return reduce_sum(d, (aval.ndim - 1,) if m <= n else (aval.ndim - 2,))
 
 
@@ -121,10 +121,10 @@ def _diag_matrix(d):
     n = aval.shape[-1]
     shape = (*aval.shape, n)
     b = broadcast_in_dim(d, shape, (*range(aval.ndim - 1), aval.ndim))
-    return _where(_mask(np.eye(n, dtype=bool), shape), b, full(shape, 0, aval.dtype))
+    return ew.select(batched_mask(np.eye(n, dtype=bool), shape), b, full(shape, 0, aval.dtype))
 
 
-def _cols(x, start, size):
+def columns(x, start, size):
     """Columns ``start .. start+size-1`` of ``x`` (zeros where out of range)."""
     aval = get_aval(x)
     n = aval.shape[-1]
@@ -144,28 +144,28 @@ def _rows(x, start, size):
 
 def symmetrize(x):
     """``(x + xᴴ) / 2`` over the last two axes (``xᴴ = xᵀ`` for real ``x``)."""
-    return ew.div(ew.add(x, _H(x)), full(get_aval(x).shape, 2, get_aval(x).dtype))
+    return ew.div(ew.add(x, conj_transpose(x)), full(get_aval(x).shape, 2, get_aval(x).dtype))
 
 
 def _symmetric_tangent(g, lower):
     """The symmetric (Hermitian) matrix a kernel that reads only one triangle of ``g``
     sees; for complex ``g`` only the real part of the diagonal is read."""
     off = _tril(g, -1) if lower else _triu(g, 1)
-    diag = _where(_mask(np.eye(*get_aval(g).shape[-2:], dtype=bool), get_aval(g).shape), g,
+    diag = ew.select(batched_mask(np.eye(*get_aval(g).shape[-2:], dtype=bool), get_aval(g).shape), g,
                   _zeros_like(g))
     if _is_complex(g):
         diag = _as_dtype_of(ew.real(diag), g)
-    return ew.add(ew.add(off, _H(off)), diag)
+    return ew.add(ew.add(off, conj_transpose(off)), diag)
 
 
 def _nan_where_failed(x, ok):
     """``x`` with NaN in every batch entry whose ``ok`` (batch-shaped bool) is False."""
     aval = get_aval(x)
     okb = broadcast_in_dim(ok, aval.shape, tuple(range(get_aval(ok).ndim)))
-    return _where(okb, x, full(aval.shape, np.nan, aval.dtype))
+    return ew.select(okb, x, full(aval.shape, np.nan, aval.dtype))
 
 
-def _solve(a, b):
+def solve(a, b):
     """``a⁻¹ b`` for square ``a`` via ``lu`` (batch axes of a and b agree)."""
     lu_, _, perm = lu_p.bind(a)
     pb = _permute_rows(b, perm)
@@ -173,8 +173,15 @@ def _solve(a, b):
     return triangular_solve(lu_, y, left_side=True, lower=False)
 
 
-def _batch_all_front(axis_size, args, dims):
-    return [batching.move_axis_to(axis_size, a, d, 0) for a, d in zip(args, dims)]
+def _batch_at_front(prim):
+    """The batching rule of a primitive on batches of matrices: leading axes are batch
+    axes already, so move each batched axis to the front and apply ``prim`` again."""
+    def rule(axis_size, args, dims, **params):
+        args = [batching.move_axis_to(axis_size, a, d, 0) for a, d in zip(args, dims)]
+        outs = prim.bind(*args, **params)
+        outs = outs if prim.multiple_results else [outs]
+        return outs, [0] * len(outs)
+    return rule
 
 
 # ---------------------------------------------------------------- LAPACK custom calls
@@ -332,11 +339,6 @@ def _cholesky_jvp(primals, tangents):
     return [L], [_matmul(L, _phi(inner))]
 
 
-def _cholesky_batch(axis_size, args, dims):
-    (x,) = _batch_all_front(axis_size, args, dims)
-    return [cholesky_p.bind(x)], [0]
-
-
 def _cholesky_lower(ctx, x):
     aval, = ctx.avals_in
     info_aval = _info_aval(aval)
@@ -350,7 +352,7 @@ def _cholesky_lower(ctx, x):
 cholesky_p.impl = _cholesky_impl
 cholesky_p.abstract_eval = _cholesky_abstract_eval
 cholesky_p.jvp = _cholesky_jvp
-cholesky_p.batch = _cholesky_batch
+cholesky_p.batch = _batch_at_front(cholesky_p)
 cholesky_p.lower = _lapack_lowering(_cholesky_impl, _cholesky_lower)
 
 
@@ -420,7 +422,7 @@ def _trsm_jvp_a(g, ans, a, b, *, left_side, lower, transpose_a, conjugate_a, uni
     k = 1 if unit_diagonal else 0
     g = ew.neg(_tril(g, -k) if lower else _triu(g, k))
     if transpose_a:
-        g = _T(g)
+        g = matrix_transpose(g)
     if conjugate_a and _is_complex(g):
         g = ew.conj(g)
     params = dict(left_side=left_side, lower=lower, transpose_a=transpose_a,
@@ -439,11 +441,6 @@ def _trsm_transpose(cts, a, b, *, left_side, lower, transpose_a, conjugate_a, un
     return [None, ct]
 
 
-def _trsm_batch(axis_size, args, dims, **params):
-    a, b = _batch_all_front(axis_size, args, dims)
-    return [triangular_solve_p.bind(a, b, **params)], [0]
-
-
 def _trsm_lower(ctx, a, b, *, left_side, lower, transpose_a, conjugate_a, unit_diagonal):
     a_aval, b_aval = ctx.avals_in
     if conjugate_a and not transpose_a and dtypes.kind(a_aval.dtype) == "c":
@@ -460,7 +457,7 @@ triangular_solve_p.abstract_eval = _trsm_abstract_eval
 ad.defjvp2(triangular_solve_p, _trsm_jvp_a,
            lambda g, ans, a, b, **params: triangular_solve_p.bind(a, g, **params))
 triangular_solve_p.transpose = _trsm_transpose
-triangular_solve_p.batch = _trsm_batch
+triangular_solve_p.batch = _batch_at_front(triangular_solve_p)
 triangular_solve_p.lower = _lapack_lowering(_trsm_impl, _trsm_lower)
 
 
@@ -538,7 +535,7 @@ def _lu_jvp(primals, tangents):
     aval = get_aval(a)
     m, n = aval.shape[-2:]
     k = min(m, n)
-    l = ew.add(_cols(_tril(lu_, -1), 0, m), _eye_like(_cols(lu_, 0, m)))
+    l = ew.add(columns(_tril(lu_, -1), 0, m), _eye_like(columns(lu_, 0, m)))
     u_tail = constant(np.diag((np.arange(n) >= k).astype(aval.dtype)), aval.dtype)
     u = _triu(_rows(lu_, 0, n))
     u = ew.add(u, broadcast_in_dim(u_tail, get_aval(u).shape, (aval.ndim - 2, aval.ndim - 1)))
@@ -547,11 +544,6 @@ def _lu_jvp(primals, tangents):
     lau = triangular_solve(u, la, left_side=False, lower=False)
     lu_dot = ew.add(_matmul(l, _tril(lau, -1)), _matmul(_triu(lau), u))
     return outs, [lu_dot, *int_zeros]
-
-
-def _lu_batch(axis_size, args, dims):
-    (x,) = _batch_all_front(axis_size, args, dims)
-    return lu_p.bind(x), [0, 0, 0]
 
 
 lu_pivots_to_permutation_p = Primitive("lu_pivots_to_permutation")
@@ -588,18 +580,13 @@ def _pivots_abstract_eval(pivots, *, permutation_size):
     return [ShapedArray((*pivots.shape[:-1], permutation_size), np.dtype(np.int32))]
 
 
-def _pivots_batch(axis_size, args, dims, *, permutation_size):
-    (p,) = _batch_all_front(axis_size, args, dims)
-    return [lu_pivots_to_permutation_p.bind(p, permutation_size=permutation_size)], [0]
-
-
 def _swap_step(i, perm, piv):
     """One step of the loop: swap ``perm[..., i]`` and ``perm[..., piv[..., i]]``."""
     pshape, shape = get_aval(piv).shape, get_aval(perm).shape
     nb = len(shape) - 1
 
     def pick(v, where):   # v[..., j] at the one position where ``where`` holds
-        return reduce_sum(_where(where, v, _zeros_like(v)), (nb,))
+        return reduce_sum(ew.select(where, v, _zeros_like(v)), (nb,))
 
     def spread(x):
         return broadcast_in_dim(x, shape, tuple(range(nb)))
@@ -610,7 +597,7 @@ def _swap_step(i, perm, piv):
     at_p = ew.eq(idx, spread(p))
     v_i, v_p = spread(pick(perm, at_i)), spread(pick(perm, at_p))
     one = full((), 1, np.int32)
-    return [ew.add(i, one), _where(at_i, v_p, _where(at_p, v_i, perm)), piv]
+    return [ew.add(i, one), ew.select(at_i, v_p, ew.select(at_p, v_i, perm)), piv]
 
 
 def _lower_pivots(ctx, piv, piv_aval, m):
@@ -640,7 +627,7 @@ def _pivots_lower(ctx, pivots, *, permutation_size):
 lu_pivots_to_permutation_p.impl = _pivots_impl
 lu_pivots_to_permutation_p.abstract_eval = _pivots_abstract_eval
 ad.defjvp_zero(lu_pivots_to_permutation_p)
-lu_pivots_to_permutation_p.batch = _pivots_batch
+lu_pivots_to_permutation_p.batch = _batch_at_front(lu_pivots_to_permutation_p)
 lu_pivots_to_permutation_p.lower = _lapack_lowering(_pivots_impl, _pivots_lower)
 
 
@@ -661,7 +648,7 @@ def _lu_lower(ctx, x):
 lu_p.impl = _lu_impl
 lu_p.abstract_eval = _lu_abstract_eval
 lu_p.jvp = _lu_jvp
-lu_p.batch = _lu_batch
+lu_p.batch = _batch_at_front(lu_p)
 lu_p.lower = _lapack_lowering(_lu_impl, _lu_lower)
 
 
@@ -692,13 +679,13 @@ def _qr_abstract_eval(x, *, full_matrices):
 def _thin_qr_jvp(q, r, dx):
     """JVP of the QR decomposition of (..., m, n) matrices with m >= n (reduced)."""
     dx_rinv = triangular_solve(r, dx)                # dx r⁻¹
-    qt_dx_rinv = _matmul(_H(q), dx_rinv)
+    qt_dx_rinv = _matmul(conj_transpose(q), dx_rinv)
     low = _tril(qt_dx_rinv, -1)
-    do = ew.sub(low, _H(low))                        # skew-symmetric (skew-Hermitian)
+    do = ew.sub(low, conj_transpose(low))                        # skew-symmetric (skew-Hermitian)
     if _is_complex(q):
         # The kernel's r has a real diagonal: qᴴ dq takes the diagonal's imaginary part.
         im = ew.sub(qt_dx_rinv, _as_dtype_of(ew.real(qt_dx_rinv), q))
-        do = ew.add(do, _where(_mask(np.eye(*get_aval(im).shape[-2:], dtype=bool),
+        do = ew.add(do, ew.select(batched_mask(np.eye(*get_aval(im).shape[-2:], dtype=bool),
                                      get_aval(im).shape), im, _zeros_like(im)))
     dq = ew.add(_matmul(q, ew.sub(do, qt_dx_rinv)), dx_rinv)
     dr = _matmul(ew.sub(qt_dx_rinv, do), r)
@@ -712,10 +699,10 @@ def _qr_jvp(primals, tangents, *, full_matrices):
     m, n = get_aval(x).shape[-2:]
     if m < n:
         # x = [x1 x2] with x1 square: q r1 = x1 and r2 = qᵀ x2.
-        x2, dx1, dx2 = _cols(x, m, n - m), _cols(dx, 0, m), _cols(dx, m, n - m)
-        dq, dr1 = _thin_qr_jvp(q, _cols(r, 0, m), dx1)
-        dr2 = ew.add(_matmul(_H(dq), x2), _matmul(_H(q), dx2))
-        return [q, r], [dq, ew.add(_cols(dr1, 0, n), _cols(dr2, -m, n))]
+        x2, dx1, dx2 = columns(x, m, n - m), columns(dx, 0, m), columns(dx, m, n - m)
+        dq, dr1 = _thin_qr_jvp(q, columns(r, 0, m), dx1)
+        dr2 = ew.add(_matmul(conj_transpose(dq), x2), _matmul(conj_transpose(q), dx2))
+        return [q, r], [dq, ew.add(columns(dr1, 0, n), columns(dr2, -m, n))]
     if not full_matrices or m == n:
         dq, dr = _thin_qr_jvp(q, r, dx)
         return [q, r], [dq, dr]
@@ -723,22 +710,17 @@ def _qr_jvp(primals, tangents, *, full_matrices):
     # Tall, complete: the thin part as above; the last m - n columns of q follow from
     # Roberts & Roberts (arXiv:2409.13374, eqs. 32-33), with z = q_pn (q_nn - I)⁻¹.
     p = m - n
-    q_mn, q_mp = _cols(q, 0, n), _cols(q, n, p)
+    q_mn, q_mp = columns(q, 0, n), columns(q, n, p)
     dq_mn, dr_nn = _thin_qr_jvp(q_mn, _rows(r, 0, n), dx)
     q_nn, q_pn = _rows(q_mn, 0, n), _rows(q_mn, n, p)
     dq_nn, dq_pn = _rows(dq_mn, 0, n), _rows(dq_mn, n, p)
-    z_t = _solve(_T(ew.sub(q_nn, _eye_like(q_nn))), _T(q_pn))        # zᵀ (n, p)
-    z = _T(z_t)
+    z_t = solve(matrix_transpose(ew.sub(q_nn, _eye_like(q_nn))), matrix_transpose(q_pn))        # zᵀ (n, p)
+    z = matrix_transpose(z_t)
     dq_mp = ew.sub(_matmul(dq_mn, z_t),
                    _matmul(ew.add(q_mn, _matmul(q_mp, z)),
-                           _T(ew.sub(dq_pn, _matmul(z, dq_nn)))))
-    dq = ew.add(_cols(dq_mn, 0, m), _cols(dq_mp, -n, m))
+                           matrix_transpose(ew.sub(dq_pn, _matmul(z, dq_nn)))))
+    dq = ew.add(columns(dq_mn, 0, m), columns(dq_mp, -n, m))
     return [q, r], [dq, _rows(dr_nn, 0, m)]
-
-
-def _qr_batch(axis_size, args, dims, *, full_matrices):
-    (x,) = _batch_all_front(axis_size, args, dims)
-    return qr_p.bind(x, full_matrices=full_matrices), [0, 0]
 
 
 def _qr_lower(ctx, x, *, full_matrices):
@@ -768,7 +750,7 @@ def _qr_lower(ctx, x, *, full_matrices):
 qr_p.impl = _qr_impl
 qr_p.abstract_eval = _qr_abstract_eval
 qr_p.jvp = _qr_jvp
-qr_p.batch = _qr_batch
+qr_p.batch = _batch_at_front(qr_p)
 qr_p.lower = _lapack_lowering(_qr_impl, _qr_lower)
 
 
@@ -818,9 +800,9 @@ def _svd_jvp(primals, tangents, *, full_matrices, compute_uv):
                                   "use full_matrices=False")
     s, u, vt = svd_p.bind(a, full_matrices=False, compute_uv=True)
     da = ad.instantiate(da)
-    uh, v = _H(u), _H(vt)
+    uh, v = conj_transpose(u), conj_transpose(vt)
     ds_mat = _matmul(_matmul(uh, da), v)
-    ds = _diagonal(ds_mat)
+    ds = diagonal(ds_mat)
     if _is_complex(ds):
         ds = ew.real(ds)
     if not compute_uv:
@@ -829,7 +811,7 @@ def _svd_jvp(primals, tangents, *, full_matrices, compute_uv):
     k = min(m, n)
     aval_kk = ShapedArray((*get_aval(s).shape, k), get_aval(s).dtype)
     s_row = broadcast_in_dim(s, aval_kk.shape, (*range(get_aval(s).ndim - 1), aval_kk.ndim - 1))
-    s_col = _T(s_row)
+    s_col = matrix_transpose(s_row)
     eye = _eye_like(s_row)
     diffs = ew.mul(ew.add(s_row, s_col), ew.sub(s_row, s_col))     # s_j² - s_i²
     ones = full(aval_kk.shape, 1, aval_kk.dtype)
@@ -841,28 +823,22 @@ def _svd_jvp(primals, tangents, *, full_matrices, compute_uv):
     s_inv = ew.sub(ew.div(full(get_aval(s).shape, 1, get_aval(s).dtype), ew.add(s, zero_s)),
                    zero_s)
     half = full(get_aval(ds_mat).shape, 0.5, get_aval(a).dtype)
-    dudv_diag = ew.mul(ew.mul(half, ew.sub(ds_mat, _H(ds_mat))),
+    dudv_diag = ew.mul(ew.mul(half, ew.sub(ds_mat, conj_transpose(ds_mat))),
                        _as_dtype_of(_diag_matrix(s_inv), a))
-    du = _matmul(u, ew.add(ew.mul(F, ew.add(dss, _H(dss))), dudv_diag))
-    dv = _matmul(v, ew.mul(F, ew.add(sds, _H(sds))))
+    du = _matmul(u, ew.add(ew.mul(F, ew.add(dss, conj_transpose(dss))), dudv_diag))
+    dv = _matmul(v, ew.mul(F, ew.add(sds, conj_transpose(sds))))
     if m > n:
         dav = _matmul(da, v)
         s_m = broadcast_in_dim(s, (*get_aval(s).shape[:-1], m, k),
                                (*range(get_aval(s).ndim - 1), get_aval(s).ndim))
         du = ew.add(du, ew.div(ew.sub(dav, _matmul(u, _matmul(uh, dav))), _as_dtype_of(s_m, a)))
     if n > m:
-        dahu = _matmul(_H(da), u)
+        dahu = _matmul(conj_transpose(da), u)
         s_n = broadcast_in_dim(s, (*get_aval(s).shape[:-1], n, k),
                                (*range(get_aval(s).ndim - 1), get_aval(s).ndim))
         dv = ew.add(dv, ew.div(ew.sub(dahu, _matmul(v, _matmul(vt, dahu))),
                                _as_dtype_of(s_n, a)))
-    return primal, [ds, du, _H(dv)]
-
-
-def _svd_batch(axis_size, args, dims, **params):
-    (x,) = _batch_all_front(axis_size, args, dims)
-    outs = svd_p.bind(x, **params)
-    return outs, [0] * len(outs)
+    return primal, [ds, du, conj_transpose(dv)]
 
 
 def _svd_lower(ctx, x, *, full_matrices, compute_uv):
@@ -888,7 +864,7 @@ def _svd_lower(ctx, x, *, full_matrices, compute_uv):
 svd_p.impl = _svd_impl
 svd_p.abstract_eval = _svd_abstract_eval
 svd_p.jvp = _svd_jvp
-svd_p.batch = _svd_batch
+svd_p.batch = _batch_at_front(svd_p)
 svd_p.lower = _lapack_lowering(_svd_impl, _svd_lower)
 
 
@@ -934,16 +910,11 @@ def _eigh_jvp(primals, tangents, *, lower):
     w_row = broadcast_in_dim(w, aval.shape, (*range(aval.ndim - 2), aval.ndim - 1))
     eye = _eye_like(w_row)
     ones = full(aval.shape, 1, get_aval(w).dtype)
-    F = _as_dtype_of(ew.sub(ew.div(ones, ew.add(eye, ew.sub(w_row, _T(w_row)))), eye), a)
-    vh_g_v = _matmul(_matmul(_H(v), g), v)
+    F = _as_dtype_of(ew.sub(ew.div(ones, ew.add(eye, ew.sub(w_row, matrix_transpose(w_row)))), eye), a)
+    vh_g_v = _matmul(_matmul(conj_transpose(v), g), v)
     dv = _matmul(v, ew.mul(F, vh_g_v))
-    dw = _diagonal(vh_g_v)
+    dw = diagonal(vh_g_v)
     return [v, w], [dv, ew.real(dw) if _is_complex(dw) else dw]
-
-
-def _eigh_batch(axis_size, args, dims, *, lower):
-    (x,) = _batch_all_front(axis_size, args, dims)
-    return eigh_p.bind(x, lower=lower), [0, 0]
 
 
 def _eigh_lower(ctx, x, *, lower):
@@ -961,5 +932,5 @@ def _eigh_lower(ctx, x, *, lower):
 eigh_p.impl = _eigh_impl
 eigh_p.abstract_eval = _eigh_abstract_eval
 eigh_p.jvp = _eigh_jvp
-eigh_p.batch = _eigh_batch
+eigh_p.batch = _batch_at_front(eigh_p)
 eigh_p.lower = _lapack_lowering(_eigh_impl, _eigh_lower)

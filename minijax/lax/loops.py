@@ -46,23 +46,29 @@ def _types_str(avals):
     return "(" + ", ".join(a.str_short() for a in avals) + ")"
 
 
-def _split(lst, *sizes):
-    """Split ``lst`` into consecutive groups of the given sizes (and the rest)."""
-    out, start = [], 0
-    for n in sizes:
-        out.append(list(lst[start:start + n]))
-        start += n
-    out.append(list(lst[start:]))
-    return out
+def _carry_fixed_point(flags, step):
+    """The carry flags (nonzero tangent, batched, unknown) a loop body keeps.
+
+    ``step(flags)`` transforms the body for carries flagged ``flags`` and returns
+    ``(result, out_flags)``; a carry flagged going in or coming out is flagged on the
+    next round, until nothing changes (flags only turn on, so this ends). Returns
+    ``(flags, result)`` of the last round."""
+    flags = list(flags)
+    while True:
+        result, out = step(flags)
+        new = [a or b for a, b in zip(flags, out)]
+        if new == flags:
+            return flags, result
+        flags = new
 
 
 def _reorder(jaxpr, in_sizes, in_order, out_sizes=None, out_order=None):
     """A jaxpr with its input (and output) groups permuted; same equations."""
-    groups = _split(jaxpr.in_binders, *in_sizes)
+    groups = split_list(jaxpr.in_binders, *in_sizes)
     binders = [v for g in in_order for v in groups[g]]
     outs = jaxpr.outs
     if out_sizes is not None:
-        ogroups = _split(outs, *out_sizes)
+        ogroups = split_list(outs, *out_sizes)
         outs = [x for g in out_order for x in ogroups[g]]
     return Jaxpr(binders, jaxpr.eqns, outs)
 
@@ -162,7 +168,7 @@ def while_loop(cond_fun, body_fun, init_val):
 
 
 def _while_eager(*args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
-    cconsts, bconsts, carry = _split(args, cond_nconsts, body_nconsts)
+    cconsts, bconsts, carry = split_list(args, cond_nconsts, body_nconsts)
     while bool(eval_jaxpr(cond_jaxpr, [*cconsts, *carry])[0]):
         carry = eval_jaxpr(body_jaxpr, [*bconsts, *carry])
     device = dispatch.result_device(args)
@@ -170,7 +176,7 @@ def _while_eager(*args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
 
 
 def _while_abstract_eval(*avals, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
-    cconsts, bconsts, carry = _split(avals, cond_nconsts, body_nconsts)
+    cconsts, bconsts, carry = split_list(avals, cond_nconsts, body_nconsts)
     if _carry_mismatch(cond_jaxpr.in_avals, cconsts + carry):
         raise TypeError(f"lax.while_loop: cond_fun takes {_types_str(cond_jaxpr.in_avals)}, "
                         f"given {_types_str(cconsts + carry)}")
@@ -189,16 +195,13 @@ def _while_abstract_eval(*avals, cond_jaxpr, body_jaxpr, cond_nconsts, body_ncon
 
 def _while_jvp(primals, tangents, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
     nz = [type(t) is not ad.Zero for t in tangents]
-    _, bconst_nz, carry_nz = _split(nz, cond_nconsts, body_nconsts)
-    for _ in range(len(carry_nz) + 1):
-        jvp_body, jconsts, out_nz = ad.jvp_jaxpr_nonzeros(
-            body_jaxpr, tuple(bconst_nz + carry_nz), tuple(carry_nz))
-        new_nz = [a or b for a, b in zip(carry_nz, out_nz)]
-        if new_nz == carry_nz:
-            break
-        carry_nz = new_nz
-    cconsts, bconsts, carry = _split(primals, cond_nconsts, body_nconsts)
-    _, bconst_t, carry_t = _split(tangents, cond_nconsts, body_nconsts)
+    _, bconst_nz, carry_nz = split_list(nz, cond_nconsts, body_nconsts)
+    def jvp_body_for(k):
+        j, c, out_nz = ad.jvp_jaxpr_nonzeros(body_jaxpr, tuple(bconst_nz + k), tuple(k))
+        return (j, c), out_nz
+    carry_nz, (jvp_body, jconsts) = _carry_fixed_point(carry_nz, jvp_body_for)
+    cconsts, bconsts, carry = split_list(primals, cond_nconsts, body_nconsts)
+    _, bconst_t, carry_t = split_list(tangents, cond_nconsts, body_nconsts)
     bconst_t = [t for t, n in zip(bconst_t, bconst_nz) if n]
     carry_t = [ad.instantiate(t) for t, n in zip(carry_t, carry_nz) if n]
     nj, nb, nk, nbt = len(jconsts), len(bconsts), len(carry), len(bconst_t)
@@ -218,22 +221,19 @@ def _while_jvp(primals, tangents, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_
 
 def _while_batch(axis_size, args, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts,
                  body_nconsts):
-    cdims, bdims, kdims = _split(dims, cond_nconsts, body_nconsts)
-    carry_b = [d is not None for d in kdims]
-    for _ in range(len(carry_b) + 2):
-        kd = tuple(0 if b else None for b in carry_b)
+    cdims, bdims, kdims = split_list(dims, cond_nconsts, body_nconsts)
+    def batched_loop_for(k):
+        kd = tuple(0 if b else None for b in k)
         cj, cjconsts, (pred_b,) = batching.batch_jaxpr(cond_jaxpr, axis_size,
                                                        tuple(cdims) + kd, (False,))
-        if pred_b and not all(carry_b):
-            carry_b = [True] * len(carry_b)   # lanes finish at different times: all vary
-            continue
+        if pred_b and not all(k):
+            return None, [True] * len(k)   # lanes finish at different times: all vary
         bj, bjconsts, out_b = batching.batch_jaxpr(body_jaxpr, axis_size,
-                                                   tuple(bdims) + kd, tuple(carry_b))
-        new_b = [a or b for a, b in zip(carry_b, out_b)]
-        if new_b == carry_b:
-            break
-        carry_b = new_b
-    cconsts, bconsts, carry = _split(args, cond_nconsts, body_nconsts)
+                                                   tuple(bdims) + kd, tuple(k))
+        return (cj, cjconsts, pred_b, bj, bjconsts), out_b
+    carry_b, (cj, cjconsts, pred_b, bj, bjconsts) = _carry_fixed_point(
+        [d is not None for d in kdims], batched_loop_for)
+    cconsts, bconsts, carry = split_list(args, cond_nconsts, body_nconsts)
     carry = [batching.move_axis_to(axis_size, c, d, 0) if b else c
              for c, d, b in zip(carry, kdims, carry_b)]
     out_dims = [0 if b else None for b in carry_b]
@@ -252,7 +252,7 @@ def _while_batch(axis_size, args, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts,
         return [reduce_or(pred, axes=(0,))]
 
     def new_body(*a):
-        cc, bc, k = _split(a, nc, nb)
+        cc, bc, k = split_list(a, nc, nb)
         pred = eval_jaxpr(cj, [*cjconsts, *cc, *k])[0]
         new = eval_jaxpr(bj, [*bjconsts, *bc, *k])
         return [select_n(broadcast_in_dim(pred, get_aval(n).shape, (0,)), old, n)
@@ -271,13 +271,11 @@ def _while_batch(axis_size, args, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts,
 
 def _while_split(cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts, unknowns):
     """Which carries are unknown, and known-only cond/body jaxprs (None: stage it all)."""
-    cc_uk, bc_uk, carry_uk = _split(unknowns, cond_nconsts, body_nconsts)
-    for _ in range(len(carry_uk) + 1):
-        b1, _, out_uk, nres = pe.partial_eval_jaxpr(body_jaxpr, bc_uk + carry_uk, carry_uk)
-        new_uk = [a or b for a, b in zip(carry_uk, out_uk)]
-        if new_uk == carry_uk:
-            break
-        carry_uk = new_uk
+    cc_uk, bc_uk, carry_uk = split_list(unknowns, cond_nconsts, body_nconsts)
+    def known_body_for(k):
+        b1, _, out_uk, nres = pe.partial_eval_jaxpr(body_jaxpr, bc_uk + k, k)
+        return (b1, nres), out_uk
+    carry_uk, (b1, nres) = _carry_fixed_point(carry_uk, known_body_for)
     c1, _, (pred_uk,), cres = pe.partial_eval_jaxpr(cond_jaxpr, cc_uk + carry_uk)
     if pred_uk or all(carry_uk):
         return carry_uk, None, None
@@ -299,8 +297,8 @@ def _while_partial_eval(trace, tracers, *, cond_jaxpr, body_jaxpr, cond_nconsts,
                              body_jaxpr.out_avals)
     if cond_known is None:
         return staged
-    cc, bc, carry = _split(tracers, cond_nconsts, body_nconsts)
-    cc_uk, bc_uk, _ = _split(unknowns, cond_nconsts, body_nconsts)
+    cc, bc, carry = split_list(tracers, cond_nconsts, body_nconsts)
+    cc_uk, bc_uk, _ = split_list(unknowns, cond_nconsts, body_nconsts)
     known = lambda ts, uks: [t.pval.const for t, u in zip(ts, uks) if not u]
     kc, kb = known(cc, cc_uk), known(bc, bc_uk)
     outs1 = while_p.bind(*kc, *kb, *known(carry, carry_uk), cond_jaxpr=cond_known,
@@ -317,8 +315,8 @@ def _while_partial_eval_jaxpr(unknowns, eqn):
     res = [x for x, u in zip(ins, unknowns) if not u and type(x) is Var]
     if cond_known is None:
         return None, eqn, [True] * len(eqn.out_binders), res
-    cc, bc, carry = _split(ins, p["cond_nconsts"], p["body_nconsts"])
-    cc_uk, bc_uk, _ = _split(unknowns, p["cond_nconsts"], p["body_nconsts"])
+    cc, bc, carry = split_list(ins, p["cond_nconsts"], p["body_nconsts"])
+    cc_uk, bc_uk, _ = split_list(unknowns, p["cond_nconsts"], p["body_nconsts"])
     kc = [x for x, u in zip(cc, cc_uk) if not u]
     kb = [x for x, u in zip(bc, bc_uk) if not u]
     kk = [x for x, u in zip(carry, carry_uk) if not u]
@@ -345,11 +343,11 @@ def _while_lower(ctx, *args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts)
     op = hlo.WhileOp(types, list(args))
     cond_block = op.regions[0].blocks.append(*types)
     with ir.InsertionPoint(cond_block):
-        cc, _, carry = _split(list(cond_block.arguments), cond_nconsts, body_nconsts)
+        cc, _, carry = split_list(list(cond_block.arguments), cond_nconsts, body_nconsts)
         hlo.return_(jaxpr_subcomp(ctx.module_ctx, cond_jaxpr, cc + carry))
     body_block = op.regions[1].blocks.append(*types)
     with ir.InsertionPoint(body_block):
-        cc, bc, carry = _split(list(body_block.arguments), cond_nconsts, body_nconsts)
+        cc, bc, carry = split_list(list(body_block.arguments), cond_nconsts, body_nconsts)
         new = jaxpr_subcomp(ctx.module_ctx, body_jaxpr, bc + carry)
         hlo.return_(cc + bc + new)
     return list(op.results)[cond_nconsts + body_nconsts:]
@@ -444,7 +442,7 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
 
 
 def _scan_eager(*args, jaxpr, num_consts, num_carry, length, reverse, unroll):
-    consts, carry, xs = _split(args, num_consts, num_carry)
+    consts, carry, xs = split_list(args, num_consts, num_carry)
     device = dispatch.result_device(args)
     x_avals = jaxpr.in_avals[num_consts + num_carry:]
     y_avals = jaxpr.out_avals[num_carry:]
@@ -471,8 +469,8 @@ def _scan_abstract_eval(*avals, jaxpr, num_consts, num_carry, length, reverse, u
     if len(avals) != len(jaxpr.in_binders):
         raise TypeError(f"lax.scan: body takes {len(jaxpr.in_binders)} operands, given "
                         f"{len(avals)}")
-    consts, carry, xs = _split(avals, num_consts, num_carry)
-    b_consts, b_carry, b_xs = _split(jaxpr.in_avals, num_consts, num_carry)
+    consts, carry, xs = split_list(avals, num_consts, num_carry)
+    b_consts, b_carry, b_xs = split_list(jaxpr.in_avals, num_consts, num_carry)
     if _carry_mismatch(b_consts, consts):
         raise TypeError(f"lax.scan: body takes constants {_types_str(b_consts)}, given "
                         f"{_types_str(consts)}")
@@ -504,17 +502,15 @@ def _scan_jvp(primals, tangents, **params):
     jaxpr, nc, nk = params["jaxpr"], params["num_consts"], params["num_carry"]
     ny = len(jaxpr.outs) - nk
     nz = [type(t) is not ad.Zero for t in tangents]
-    const_nz, carry_nz, xs_nz = _split(nz, nc, nk)
-    for _ in range(nk + 1):
-        jvp_j, jconsts, out_nz = ad.jvp_jaxpr_nonzeros(
-            jaxpr, tuple(const_nz + carry_nz + xs_nz), tuple(carry_nz + [False] * ny))
-        new_nz = [a or b for a, b in zip(carry_nz, out_nz[:nk])]
-        if new_nz == carry_nz:
-            break
-        carry_nz = new_nz
+    const_nz, carry_nz, xs_nz = split_list(nz, nc, nk)
+    def jvp_body_for(k):
+        j, c, out_nz = ad.jvp_jaxpr_nonzeros(jaxpr, tuple(const_nz + k + xs_nz),
+                                             tuple(k + [False] * ny))
+        return (j, c, out_nz), out_nz[:nk]
+    carry_nz, (jvp_j, jconsts, out_nz) = _carry_fixed_point(carry_nz, jvp_body_for)
     ys_nz = list(out_nz[nk:])
-    consts, carry, xs = _split(primals, nc, nk)
-    ct, kt, xt = _split(tangents, nc, nk)
+    consts, carry, xs = split_list(primals, nc, nk)
+    ct, kt, xt = split_list(tangents, nc, nk)
     ct = [t for t, n in zip(ct, const_nz) if n]
     kt = [ad.instantiate(t) for t, n in zip(kt, carry_nz) if n]
     xt = [t for t, n in zip(xt, xs_nz) if n]
@@ -526,7 +522,7 @@ def _scan_jvp(primals, tangents, **params):
     outs = scan_p.bind(*jconsts, *consts, *ct, *carry, *kt, *xs, *xt,
                        **_scan_params(params, jaxpr=body, num_consts=nj + nc + len(ct),
                                       num_carry=nk + len(kt)))
-    carry_out, kt_out, ys, yt = _split(outs, nk, len(kt), ny)
+    carry_out, kt_out, ys, yt = split_list(outs, nk, len(kt), ny)
     it_k, it_y = iter(kt_out), iter(yt)
     zero = lambda p: ad.Zero(ad.tangent_aval(get_aval(p)))
     t_carry = [next(it_k) if n else zero(p) for p, n in zip(carry_out, carry_nz)]
@@ -537,20 +533,18 @@ def _scan_jvp(primals, tangents, **params):
 def _scan_batch(axis_size, args, dims, **params):
     jaxpr, nc, nk = params["jaxpr"], params["num_consts"], params["num_carry"]
     ny = len(jaxpr.outs) - nk
-    cdims, kdims, xdims = _split(dims, nc, nk)
+    cdims, kdims, xdims = split_list(dims, nc, nk)
     # Scanned operands keep axis 0 for the loop: their batch axis goes to 1, which is
     # axis 0 of each slice the body sees.
     x_body_dims = tuple(None if d is None else 0 for d in xdims)
-    carry_b = [d is not None for d in kdims]
-    for _ in range(nk + 1):
-        kd = tuple(0 if b else None for b in carry_b)
+    def batched_body_for(k):
+        kd = tuple(0 if b else None for b in k)
         bj, bconsts, out_b = batching.batch_jaxpr(jaxpr, axis_size, tuple(cdims) + kd + x_body_dims,
-                                                  tuple(carry_b + [False] * ny))
-        new_b = [a or b for a, b in zip(carry_b, out_b[:nk])]
-        if new_b == carry_b:
-            break
-        carry_b = new_b
-    consts, carry, xs = _split(args, nc, nk)
+                                                  tuple(k + [False] * ny))
+        return (bj, bconsts, out_b), out_b[:nk]
+    carry_b, (bj, bconsts, out_b) = _carry_fixed_point([d is not None for d in kdims],
+                                                       batched_body_for)
+    consts, carry, xs = split_list(args, nc, nk)
     carry = [batching.move_axis_to(axis_size, c, d, 0) if b else c
              for c, d, b in zip(carry, kdims, carry_b)]
     xs = [x if d is None else batching.moveaxis(x, d, 1) for x, d in zip(xs, xdims)]
@@ -574,14 +568,12 @@ class _ScanSplit:
 
     def __init__(self, jaxpr, nc, nk, unknowns, hoist=False):
         ny = len(jaxpr.outs) - nk
-        const_uk, carry_uk, xs_uk = _split(unknowns, nc, nk)
-        for _ in range(nk + 1):
-            j1, j2, out_uk, nres = pe.partial_eval_jaxpr(jaxpr, const_uk + carry_uk + xs_uk,
-                                                         carry_uk + [False] * ny)
-            new_uk = [a or b for a, b in zip(carry_uk, out_uk[:nk])]
-            if new_uk == carry_uk:
-                break
-            carry_uk = new_uk
+        const_uk, carry_uk, xs_uk = split_list(unknowns, nc, nk)
+        def split_body_for(k):
+            j1, j2, out_uk, nres = pe.partial_eval_jaxpr(jaxpr, const_uk + k + xs_uk,
+                                                         k + [False] * ny)
+            return (j1, j2, out_uk, nres), out_uk[:nk]
+        carry_uk, (j1, j2, out_uk, nres) = _carry_fixed_point(carry_uk, split_body_for)
         self.const_uk, self.carry_uk, self.xs_uk = const_uk, carry_uk, xs_uk
         self.ys_uk = list(out_uk[nk:])
         known_consts = [v for v, u in zip(jaxpr.in_binders[:nc], const_uk) if not u]
@@ -623,7 +615,7 @@ class _ScanSplit:
         kind = lambda k: [b for b, s in zip(res_binders, sources) if s[0] == k]
         rc, rh, rx, rs = kind("const"), kind("hoisted"), kind("xs"), kind("stacked")
         n_uc, n_uk = sum(const_uk), sum(carry_uk)
-        uc, uk, ux = _split(j2.in_binders[nres:], n_uc, n_uk)
+        uc, uk, ux = split_list(j2.in_binders[nres:], n_uc, n_uk)
         self.unknown = Jaxpr(rc + rh + uc + uk + ux + rx + rs, j2.eqns, j2.outs)
         self.num_consts2 = len(rc) + len(rh) + n_uc
         self.num_known_consts = len(known_consts)
@@ -634,7 +626,7 @@ def _scan_partial_eval(trace, tracers, **params):
     jaxpr, nc, nk = params["jaxpr"], params["num_consts"], params["num_carry"]
     unknowns = [not t.pval.is_known for t in tracers]
     sp = _ScanSplit(jaxpr, nc, nk, unknowns, hoist=True)
-    consts, carry, xs = _split(tracers, nc, nk)
+    consts, carry, xs = split_list(tracers, nc, nk)
     known = lambda ts, uks: [t.pval.const for t, u in zip(ts, uks) if not u]
     hoisted = eval_jaxpr(sp.hoist, known(consts, sp.const_uk))
     outs1 = scan_p.bind(*known(consts, sp.const_uk), *known(carry, sp.carry_uk),
@@ -642,7 +634,7 @@ def _scan_partial_eval(trace, tracers, **params):
                         **_scan_params(params, jaxpr=sp.known, num_consts=sp.num_known_consts,
                                        num_carry=sp.num_known_carry))
     n_ky = len(sp.ys_uk) - sum(sp.ys_uk)
-    k_carry, k_ys, stacked = _split(outs1, sp.num_known_carry, n_ky)
+    k_carry, k_ys, stacked = split_list(outs1, sp.num_known_carry, n_ky)
     inst = trace.instantiate_const
     res_c = [inst(consts[i]) for kind, i in sp.res_sources if kind == "const"]
     res_h = [inst(trace.pure(h)) for h in hoisted]
@@ -664,7 +656,7 @@ def _scan_partial_eval_jaxpr(unknowns, eqn):
     jaxpr, nc, nk, length = (params["jaxpr"], params["num_consts"], params["num_carry"],
                              params["length"])
     sp = _ScanSplit(jaxpr, nc, nk, list(unknowns), hoist=True)
-    consts, carry, xs = _split(eqn.inputs, nc, nk)
+    consts, carry, xs = split_list(eqn.inputs, nc, nk)
     carry_out, ys_out = split_list(eqn.out_binders, nk)
     known = lambda xs_, uks: [x for x, u in zip(xs_, uks) if not u]
     hoist_eqns, res_h = _inline_eqns(sp.hoist, known(consts, sp.const_uk))
@@ -707,7 +699,7 @@ def _inline_eqns(jaxpr, in_atoms):
 
 def _scan_transpose(cts, *args, jaxpr, num_consts, num_carry, length, reverse, unroll):
     nc, nk = num_consts, num_carry
-    consts, carry, xs = _split(args, nc, nk)
+    consts, carry, xs = split_list(args, nc, nk)
     c_undef = [ad.is_undefined(c) for c in consts]
     x_undef = [ad.is_undefined(x) for x in xs]
     # The body is linear in the carry: defined carry inputs (known zeros) count as linear.
@@ -722,9 +714,9 @@ def _scan_transpose(cts, *args, jaxpr, num_consts, num_carry, length, reverse, u
     n_dc, n_uc, n_dx = len(def_consts), len(undef_c_avals), len(def_xs)
 
     def body(*a):
-        dc, acc, ck, dx, cy = _split(a, n_dc, n_uc, nk, n_dx)
+        dc, acc, ck, dx, cy = split_list(a, n_dc, n_uc, nk, n_dx)
         outs = eval_jaxpr(t_jaxpr, [*t_consts, *dc, *dx, *ck, *cy])
-        ct_c, ct_k, ct_x = _split(outs, n_uc, nk)
+        ct_c, ct_k, ct_x = split_list(outs, n_uc, nk)
         return [ad.add_tangents(s, c) for s, c in zip(acc, ct_c)] + ct_k + ct_x
     avals = ([get_aval(c) for c in def_consts] + undef_c_avals
              + [ad.tangent_aval(a) for a in jaxpr.in_avals[nc:nc + nk]]
@@ -735,7 +727,7 @@ def _scan_transpose(cts, *args, jaxpr, num_consts, num_carry, length, reverse, u
     outs = scan_p.bind(*body_consts, *def_consts, *acc0, *ct_carry, *def_xs, *ct_ys,
                        jaxpr=body_jaxpr, num_consts=len(body_consts) + n_dc,
                        num_carry=n_uc + nk, length=length, reverse=not reverse, unroll=unroll)
-    ct_consts, ct_init, ct_xs = _split(outs, n_uc, nk)
+    ct_consts, ct_init, ct_xs = split_list(outs, n_uc, nk)
     it_c, it_x = iter(ct_consts), iter(ct_xs)
     return ([next(it_c) if u else None for u in c_undef]
             + [ct if ad.is_undefined(k) else None for ct, k in zip(ct_init, carry)]
@@ -743,7 +735,7 @@ def _scan_transpose(cts, *args, jaxpr, num_consts, num_carry, length, reverse, u
 
 
 def _scan_lower(ctx, *args, jaxpr, num_consts, num_carry, length, reverse, unroll):
-    consts, carry, xs = _split(list(args), num_consts, num_carry)
+    consts, carry, xs = split_list(list(args), num_consts, num_carry)
     x_avals = ctx.avals_in[num_consts + num_carry:]
     y_avals = ctx.avals_out[num_carry:]
     if length == 0:   # nothing to run (and no slice of a zero-length axis to take)
@@ -761,7 +753,7 @@ def _scan_lower(ctx, *args, jaxpr, num_consts, num_carry, length, reverse, unrol
         hlo.return_([pred])
     body_block = op.regions[1].blocks.append(*types)
     with ir.InsertionPoint(body_block):
-        i, c, k, x, y = _split(list(body_block.arguments), 1, num_consts, num_carry, len(xs))
+        i, c, k, x, y = split_list(list(body_block.arguments), 1, num_consts, num_carry, len(xs))
         i = i[0]
         idx = hlo.subtract(ir_constant(np.int64(length - 1)), i) if reverse else i
         zero = ir_constant(np.int64(0))
@@ -778,7 +770,7 @@ def _scan_lower(ctx, *args, jaxpr, num_consts, num_carry, length, reverse, unrol
         one = ir_constant(np.int64(1))
         hlo.return_([hlo.add(i, one), *c, *new_k, *x, *new_y])
     results = list(op.results)
-    _, _, carry_out, _, ys_out = _split(results, 1, num_consts, num_carry, len(xs))
+    _, _, carry_out, _, ys_out = split_list(results, 1, num_consts, num_carry, len(xs))
     return carry_out + ys_out
 
 

@@ -157,7 +157,7 @@ def reduce_prod(x, axes=None):
 def _tree_prod(x):
     """Product over axis 0 by pairwise multiplication (no division, so zeros are safe);
     written with differentiable lax ops for the JVP rule."""
-    from .slicing import pad, slice_in_dim
+    from .slicing import pad, slice_in_dim   # deferred: slicing imports reductions
     while get_aval(x).shape[0] > 1:
         n = get_aval(x).shape[0]
         if n % 2:

@@ -71,7 +71,7 @@ def _bid_transpose(cts, x, *, shape, broadcast_dimensions):
     new_axes = tuple(d for d in range(len(shape)) if d not in broadcast_dimensions)
     stretched = tuple(d for i, d in enumerate(broadcast_dimensions)
                       if in_shape[i] == 1 and shape[d] != 1)
-    from .reductions import reduce_sum
+    from .reductions import reduce_sum   # deferred: reductions imports shapes
     summed = reduce_sum(ct, tuple(sorted(new_axes + stretched)))
     return [reshape(summed, in_shape)]
 

@@ -9,7 +9,7 @@ from ..runtime.array import Array as ndarray
 
 # The linalg extension (minijax.numpy.linalg) and its top-level vecdot
 # Operators and methods on Array and tracers (installed on import)
-from . import _methods, _operators, linalg  # noqa: E402,F401
+from . import _operators, linalg  # noqa: F401  (_operators installs operators on arrays)
 
 # Constants
 from ._constants import (

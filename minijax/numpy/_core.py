@@ -1,4 +1,6 @@
-"""Argument handling shared by minijax.numpy: conversion, promotion, broadcasting."""
+"""Helpers shared by the minijax.numpy chapters: conversion, promotion, broadcasting,
+reduction axes and ``keepdims``, and concrete (host) values for functions whose output
+shape depends on the data."""
 
 import numpy as np
 

@@ -1,4 +1,5 @@
-"""Operators and methods shared by ``Array`` and every tracer (installed on both)."""
+"""Operators, methods and properties of ``Array`` and of every tracer (installed on both
+when ``minijax.numpy`` is imported)."""
 
 import numpy as np
 
@@ -6,9 +7,9 @@ from .. import dtypes, lax
 from ..core import Tracer, get_aval
 from ..runtime.array import Array
 from . import _elementwise as ew
-from . import _indexing, _linear_algebra
+from . import _indexing, _linear_algebra, _searching, _sorting, _utility
 from . import _manipulation as manip
-from . import _statistical as red
+from . import _statistical as stats
 
 
 def _reflected(fn):
@@ -27,6 +28,14 @@ def _defer(fn):
 def _operand_ok(x):
     return isinstance(x, (Array, Tracer, np.ndarray, np.generic, bool, int, float, complex,
                           list, tuple))
+
+
+def _binary(name, fn, inplace=True):
+    """``__name__``, ``__rname__`` and (if ``inplace``) ``__iname__`` for the binary ``fn``."""
+    ops = {f"__{name}__": _defer(fn), f"__r{name}__": _defer(_reflected(fn))}
+    if inplace:
+        ops[f"__i{name}__"] = _inplace(fn)
+    return ops
 
 
 def _inplace(fn):
@@ -72,40 +81,73 @@ def _transpose_method(self, *axes):
 
 
 _METHODS = {
-    "__add__": _defer(ew.add), "__radd__": _defer(_reflected(ew.add)),
-    "__sub__": _defer(ew.subtract), "__rsub__": _defer(_reflected(ew.subtract)),
-    "__mul__": _defer(ew.multiply), "__rmul__": _defer(_reflected(ew.multiply)),
-    "__truediv__": _defer(ew.divide), "__rtruediv__": _defer(_reflected(ew.divide)),
-    "__pow__": _defer(ew.power), "__rpow__": _defer(_reflected(ew.power)),
-    "__matmul__": _defer(_linear_algebra.matmul), "__rmatmul__": _defer(_reflected(_linear_algebra.matmul)),
+    **_binary("add", ew.add), **_binary("sub", ew.subtract), **_binary("mul", ew.multiply),
+    **_binary("truediv", ew.divide), **_binary("floordiv", ew.floor_divide),
+    **_binary("mod", ew.remainder), **_binary("divmod", ew.divmod, inplace=False),
+    **_binary("pow", ew.power), **_binary("matmul", _linear_algebra.matmul),
+    **_binary("and", ew.bitwise_and), **_binary("or", ew.bitwise_or),
+    **_binary("xor", ew.bitwise_xor), **_binary("lshift", ew.left_shift),
+    **_binary("rshift", ew.right_shift),
     "__lt__": _defer(ew.less), "__le__": _defer(ew.less_equal),
     "__gt__": _defer(ew.greater), "__ge__": _defer(ew.greater_equal),
     "__eq__": _defer(ew.equal), "__ne__": _defer(ew.not_equal),
     "__neg__": ew.negative, "__pos__": ew.positive, "__abs__": ew.absolute,
-    "__iadd__": _inplace(ew.add), "__isub__": _inplace(ew.subtract),
-    "__imul__": _inplace(ew.multiply), "__itruediv__": _inplace(ew.divide),
-    "__ipow__": _inplace(ew.power), "__imatmul__": _inplace(_linear_algebra.matmul),
+    "__invert__": ew.invert,
+    "__round__": lambda self, ndigits=None: ew.round(self, 0 if ndigits is None else ndigits),
     "__iter__": _indexing.iterate,
     "__getitem__": _indexing.getitem, "__setitem__": _indexing.setitem,
     "__array_namespace__": lambda self, api_version=None: __import__("minijax.numpy").numpy,
     "astype": _astype,
     "reshape": _reshape,
     "transpose": _transpose_method,
-    "sum": lambda self, axis=None, dtype=None, keepdims=False: red.sum(self, axis, dtype, keepdims=keepdims),
-    "mean": lambda self, axis=None, dtype=None, keepdims=False: red.mean(self, axis, dtype, keepdims=keepdims),
-    "max": lambda self, axis=None, keepdims=False: red.max(self, axis, keepdims=keepdims),
-    "min": lambda self, axis=None, keepdims=False: red.min(self, axis, keepdims=keepdims),
+    "sum": lambda self, axis=None, dtype=None, keepdims=False: stats.sum(self, axis, dtype, keepdims=keepdims),
+    "mean": lambda self, axis=None, dtype=None, keepdims=False: stats.mean(self, axis, dtype, keepdims=keepdims),
+    "max": lambda self, axis=None, keepdims=False: stats.max(self, axis, keepdims=keepdims),
+    "min": lambda self, axis=None, keepdims=False: stats.min(self, axis, keepdims=keepdims),
+    "prod": lambda self, axis=None, dtype=None, out=None, keepdims=False, **kw:
+        stats.prod(self, axis, dtype, out, keepdims, **kw),
+    "cumsum": lambda self, axis=None, dtype=None, out=None: stats.cumsum(self, axis, dtype, out),
+    "cumprod": lambda self, axis=None, dtype=None, out=None: stats.cumprod(self, axis, dtype,
+                                                                        out),
+    "var": lambda self, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kw:
+        stats.var(self, axis, dtype, out, ddof, keepdims, **kw),
+    "std": lambda self, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kw:
+        stats.std(self, axis, dtype, out, ddof, keepdims, **kw),
+    "ptp": lambda self, axis=None, out=None, keepdims=False: stats.ptp(self, axis, out, keepdims),
+    "trace": lambda self, offset=0, axis1=0, axis2=1, dtype=None:
+        stats.trace(self, offset, axis1, axis2, dtype),
+    "all": lambda self, axis=None, out=None, keepdims=False: _utility.all(self, axis, out, keepdims),
+    "any": lambda self, axis=None, out=None, keepdims=False: _utility.any(self, axis, out, keepdims),
+    "argmax": lambda self, axis=None, out=None, *, keepdims=False:
+        _searching.argmax(self, axis, out, keepdims=keepdims),
+    "argmin": lambda self, axis=None, out=None, *, keepdims=False:
+        _searching.argmin(self, axis, out, keepdims=keepdims),
+    "searchsorted": lambda self, v, side="left", sorter=None:
+        _searching.searchsorted(self, v, side, sorter),
+    "nonzero": lambda self: _searching.nonzero(self),
+    "sort": lambda self, axis=-1, kind=None, order=None: _sorting.sort(self, axis, kind, order),
+    "argsort": lambda self, axis=-1, kind=None, order=None: _sorting.argsort(self, axis, kind,
+                                                                            order),
     "dot": lambda self, b: _linear_algebra.dot(self, b),
     "ravel": lambda self, order="C": manip.ravel(self, order),
     "flatten": lambda self, order="C": manip.ravel(self, order),
     "squeeze": lambda self, axis=None: manip.squeeze(self, axis),
     "swapaxes": lambda self, a1, a2: manip.swapaxes(self, a1, a2),
+    "diagonal": lambda self, offset=0, axis1=0, axis2=1: manip.diagonal(self, offset, axis1,
+                                                                         axis2),
+    "repeat": lambda self, repeats, axis=None: manip.repeat(self, repeats, axis),
+    "clip": lambda self, min=None, max=None: ew.clip(self, min, max),
+    "round": lambda self, decimals=0: ew.round(self, decimals),
+    "conj": lambda self: ew.conjugate(self),
+    "conjugate": lambda self: ew.conjugate(self),
 }
 
 _PROPERTIES = {
     "T": lambda self: manip.transpose(self),
     "mT": lambda self: manip.swapaxes(self, -1, -2),
     "at": _indexing.at,
+    "real": lambda self: ew.real(self),
+    "imag": lambda self: ew.imag(self),
 }
 
 

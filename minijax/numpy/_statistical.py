@@ -420,16 +420,20 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
     return res
 
 
-def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
-               keepdims=False, *, weights=None):
-    """The ``q``-th percentiles along ``axis`` (q in [0, 100])."""
+def _percent_to_fraction(q):
+    """``q / 100`` in an inexact dtype (integer ``q`` becomes the default float)."""
     qa = to_array(q)
     qaval = get_aval(qa)
     if not dtypes.is_inexact(qaval.dtype):
         qa = lax.convert_element_type(qa, dtypes.default_float(), qaval.weak_type)
-    qa = lax.div(qa, lax.full(get_aval(qa).shape, 100, get_aval(qa).dtype,
-                              get_aval(qa).weak_type))
-    return quantile(a, qa, axis, out, overwrite_input, method, keepdims, weights=weights)
+    return lax.div(qa, lax.full(get_aval(qa).shape, 100, get_aval(qa).dtype,
+                                get_aval(qa).weak_type))
+
+
+def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+               keepdims=False, *, weights=None):
+    """The ``q``-th percentiles along ``axis`` (q in [0, 100])."""
+    return quantile(a, _percent_to_fraction(q), axis, out, overwrite_input, method, keepdims, weights=weights)
 
 
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
@@ -575,13 +579,7 @@ def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear
 def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                   keepdims=False):
     """``percentile`` ignoring NaNs."""
-    qa = to_array(q)
-    qaval = get_aval(qa)
-    if not dtypes.is_inexact(qaval.dtype):
-        qa = lax.convert_element_type(qa, dtypes.default_float(), qaval.weak_type)
-    qa = lax.div(qa, lax.full(get_aval(qa).shape, 100, get_aval(qa).dtype,
-                              get_aval(qa).weak_type))
-    return nanquantile(a, qa, axis, out, overwrite_input, method, keepdims)
+    return nanquantile(a, _percent_to_fraction(q), axis, out, overwrite_input, method, keepdims)
 
 
 def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):

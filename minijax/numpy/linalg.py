@@ -16,7 +16,12 @@ import numpy as _np
 from .. import dtypes, lax
 from ..core import get_aval, get_concrete
 from ..lax import linalg as _lax_linalg
-from ..lax.linalg import _H, _T, _cols, _diagonal, _mask, _solve, _where
+from ..lax.linalg import batched_mask as _mask
+from ..lax.linalg import columns as _cols
+from ..lax.linalg import conj_transpose as _H
+from ..lax.linalg import diagonal as _diagonal
+from ..lax.linalg import matrix_transpose as _T
+from ..lax.linalg import solve as _solve
 from ..util import canonicalize_axis
 from ._core import broadcast_shapes, promote, to_array
 from ._elementwise import divide, greater, multiply
@@ -620,7 +625,7 @@ def _diag_mask_values(x, offset):
     aval = get_aval(x)
     m, n = aval.shape[-2:]
     zeros = lax.full(aval.shape, 0, aval.dtype)
-    return _where(_mask(_np.eye(m, n, offset, dtype=bool), aval.shape), x, zeros)
+    return lax.select(_mask(_np.eye(m, n, offset, dtype=bool), aval.shape), x, zeros)
 
 
 def trace(x, /, *, offset=0, dtype=None):

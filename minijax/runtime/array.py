@@ -89,7 +89,7 @@ class Array:
         return self._device is not None
 
     def to_device(self, device, /, *, stream=None):
-        from ..api import device_put
+        from ..api import device_put   # deferred: api imports this module
         return device_put(self, device)
 
     def block_until_ready(self):
