@@ -2,7 +2,6 @@
 merging, axis normalisation, a bounded LRU cache."""
 
 import collections
-
 import operator
 
 
