@@ -221,6 +221,7 @@ def function_table():
     t["iinfo"] = lambda np, x: ((onp.int32,), {})
     t["isdtype"] = lambda np, x: ((onp.dtype(onp.float64), "real floating"), {})
     t["broadcast_shapes"] = lambda np, x: (((x.n, 1), (1, x.n)), {})
+    t["__array_namespace_info__"] = lambda np, x: ((), {})
     return t
 
 
@@ -244,7 +245,8 @@ def linalg_table():
 
 # Results not comparable with NumPy's: uninitialised memory, info objects.
 # partition/argpartition order the non-kth elements as they please.
-NO_CHECK = {"empty", "empty_like", "finfo", "iinfo", "partition", "argpartition"}
+NO_CHECK = {"empty", "empty_like", "finfo", "iinfo", "partition", "argpartition",
+            "__array_namespace_info__"}
 
 # Functions whose cost grows faster than the element count: on large inputs they get
 # their side-length (not flattened) vectors already; these are skipped at large because
