@@ -18,10 +18,27 @@ from . import lax
 from . import numpy
 from .api import (block_until_ready, device_put, devices, grad, jit, jvp, linearize, make_jaxpr,
                   value_and_grad, vjp, vmap)
+from .api import ShapeDtypeStruct, device_get, eval_shape, linear_transpose
+from .lax import stop_gradient
 from .core import ClosedJaxpr, Primitive, ShapedArray
+from . import custom_derivatives
+from .custom_derivatives import closure_convert, custom_jvp, custom_vjp
+from .jacobians import hessian, jacfwd, jacobian, jacrev
+from .checkpoint import checkpoint, checkpoint_policies, remat
 
 __version__ = "0.1.0"
 
-__all__ = ["Array", "ClosedJaxpr", "Primitive", "ShapedArray", "block_until_ready", "config",
-           "device_put", "devices", "errors", "grad", "jit", "jvp", "lax", "linearize",
-           "make_jaxpr", "numpy", "tree_util", "value_and_grad", "vjp", "vmap"]
+__all__ = [
+    # modules
+    "custom_derivatives", "errors", "lax", "numpy", "tree_util",
+    # configuration, arrays, jaxprs
+    "Array", "ClosedJaxpr", "Primitive", "ShapeDtypeStruct", "ShapedArray", "config",
+    # transformations
+    "grad", "jit", "jvp", "linearize", "make_jaxpr", "value_and_grad", "vjp", "vmap",
+    "hessian", "jacfwd", "jacobian", "jacrev", "linear_transpose",
+    # custom derivative rules, rematerialisation
+    "checkpoint", "checkpoint_policies", "closure_convert", "custom_jvp", "custom_vjp", "remat",
+    "stop_gradient",
+    # shapes, devices
+    "block_until_ready", "device_get", "device_put", "devices", "eval_shape",
+]

@@ -9,7 +9,7 @@ import weakref
 
 import numpy as np
 
-from . import dtypes, tree_util
+from . import dtypes, errors, tree_util
 from .config import config
 from .core import ClosedJaxpr, Tracer, eval_jaxpr, get_aval
 from .core.trace import state as trace_state
@@ -20,6 +20,7 @@ from .lax.call import jit_p
 from .runtime import dispatch, xla_bridge
 from .runtime.array import Array
 from .util import LRUCache
+from .traceback_util import api_boundary
 
 _VALID_SCALARS = (bool, int, float, complex, np.generic)
 
@@ -184,6 +185,7 @@ class Jitted:
         entry = state.fast_ids[ids] = (fast, [a.aval for a in args])
         return entry
 
+    @api_boundary
     def _call(self, args, kwargs):
         dyn_args, dyn_kwargs, static_pos, statics = self._split(args, kwargs)
         leaves, in_tree = tree_util.tree_flatten((dyn_args, dyn_kwargs))
@@ -217,8 +219,26 @@ class Jitted:
             kw = {k: (kwargs[k] if k in self.static_argnames else dyn_kwargs[k]) for k in kwargs}
             return self.fun(*full, **kw)
         flat_fun, store = _flatten_fun(fun, in_tree)
-        jaxpr, consts = pe.trace_to_jaxpr(flat_fun, avals, _debug_info("jit", self.fun))
+        jaxpr, consts = pe.trace_to_jaxpr(flat_fun, avals, _debug_info("jit", self.fun),
+                                          self._arg_labels(args, kwargs, static_pos))
         return jaxpr, consts, store[0]
+
+    def _arg_labels(self, args, kwargs, static_pos):
+        """One ``ArgLabel`` per flat dynamic input, naming its argument."""
+        labels = []
+        for i, a in enumerate(args):
+            if i in static_pos:
+                continue
+            name = self._positional[i] if i < len(self._positional) else None
+            text = f"argument `{name}` (position {i})" if name else f"argument {i}"
+            lab = pe.ArgLabel(text, i, name)
+            labels.extend([lab] * len(tree_util.tree_leaves(a)))
+        for k in sorted(kwargs):
+            if k in self.static_argnames:
+                continue
+            lab = pe.ArgLabel(f"keyword argument `{k}`", None, k)
+            labels.extend([lab] * len(tree_util.tree_leaves(kwargs[k])))
+        return labels
 
     def clear_cache(self):
         """Drop the traced and compiled programs of this function (for every ``jit`` of
@@ -255,6 +275,7 @@ def jit(fun=None, *, static_argnums=(), static_argnames=()):
 
 # ---------------------------------------------------------------- forward mode
 
+@api_boundary
 def jvp(fun, primals, tangents, has_aux=False):
     """``(fun(*primals), J·tangents)``; ``primals`` and ``tangents`` are tuples of pytrees."""
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
@@ -307,6 +328,7 @@ def _split_aux(flat_fun, store):
     return fun, aux_store
 
 
+@api_boundary
 def linearize(fun, *primals):
     """``(fun(*primals), f_jvp)`` where ``f_jvp(*tangents)`` is the linear map, staged."""
     p_flat, in_tree = tree_util.tree_flatten((primals, {}))
@@ -327,6 +349,7 @@ def linearize(fun, *primals):
 
 # ---------------------------------------------------------------- reverse mode
 
+@api_boundary
 def vjp(fun, *primals, has_aux=False):
     """``(fun(*primals), f_vjp)`` where ``f_vjp(cotangent)`` returns a tuple of
     cotangents, one per primal."""
@@ -367,6 +390,7 @@ def value_and_grad(fun, argnums=0, has_aux=False):
     single = isinstance(argnums, int)
     nums = (argnums,) if single else tuple(argnums)
 
+    @api_boundary
     @functools.wraps(fun, updated=())
     def value_and_grad_fun(*args, **kwargs):
         for i in nums:
@@ -374,7 +398,8 @@ def value_and_grad(fun, argnums=0, has_aux=False):
                 raise ValueError(f"argnums {argnums} refers to argument {i}, but "
                                  f"{_fun_name(fun)} was called with {len(args)} positional "
                                  f"arguments")
-        idx = [i % len(args) for i in nums]
+        requested = [i % len(args) for i in nums]
+        idx = list(dict.fromkeys(requested))   # each argument differentiated once
         for i in idx:
             for leaf in tree_util.tree_leaves(args[i]):
                 aval = _check_leaf(leaf, "grad argument")
@@ -396,10 +421,16 @@ def value_and_grad(fun, argnums=0, has_aux=False):
             raise TypeError(f"grad requires a function returning a scalar, but "
                             f"{_fun_name(fun)} returned {shape}; reduce it (e.g. .sum()) or "
                             f"use vjp/jacrev")
+        if not dtypes.is_inexact(aval.dtype):
+            raise errors.NonDifferentiableOutputError(
+                f"grad requires a floating-point output, but {_fun_name(fun)} returned "
+                f"{aval.str_short()}: a boolean or integer value (a comparison, "
+                f"allclose, argmax, ...) has no derivative. Return a float (for example the "
+                f"quantity you compared), or use stop_gradient where a constant is meant.")
         if dtypes.is_complex(aval.dtype):
             raise TypeError("grad requires a real-valued scalar output, got complex; use vjp")
         g = f_vjp(Array._from_host(np.ones((), aval.dtype), aval.strip_weak_type()))
-        g = g[0] if single else tuple(g)
+        g = g[0] if single else tuple(g[idx.index(i)] for i in requested)
         if has_aux:
             return (ans, res[2]), g
         return ans, g
@@ -410,6 +441,7 @@ def grad(fun, argnums=0, has_aux=False):
     """The gradient of scalar-valued ``fun`` with respect to argument(s) ``argnums``."""
     vg = value_and_grad(fun, argnums, has_aux)
 
+    @api_boundary
     @functools.wraps(fun, updated=())
     def grad_fun(*args, **kwargs):
         (value, g) = vg(*args, **kwargs)
@@ -441,6 +473,7 @@ def vmap(fun, in_axes=0, out_axes=0, axis_size=None):
     if isinstance(in_axes, list):
         in_axes = tuple(in_axes)
 
+    @api_boundary
     @functools.wraps(fun, updated=())
     def vmapped(*args, **kwargs):
         axes = in_axes
@@ -497,6 +530,7 @@ def make_jaxpr(fun, static_argnums=()):
     if isinstance(static_argnums, int):
         static_argnums = (static_argnums,)
 
+    @api_boundary
     @functools.wraps(fun, updated=())
     def make(*args, **kwargs):
         static = {i % len(args) for i in static_argnums}
@@ -509,6 +543,7 @@ def make_jaxpr(fun, static_argnums=()):
             return fun(*[args[i] if i in static else next(it) for i in range(len(args))], **kw)
         flat_fun, _ = _flatten_fun(f, in_tree)
         jaxpr, consts = pe.trace_to_jaxpr(flat_fun, avals, _debug_info("make_jaxpr", fun))
+        jaxpr.num_consts = len(consts)   # a fresh jaxpr: constvars/invars as in JAX
         return ClosedJaxpr(jaxpr, consts)
     return make
 
@@ -541,3 +576,104 @@ def block_until_ready(x):
         if isinstance(leaf, Array):
             leaf.block_until_ready()
     return x
+
+
+def device_get(x):
+    """A pytree with every array replaced by a NumPy array on the host."""
+    def get(leaf):
+        if isinstance(leaf, Tracer):
+            raise errors.TracerArrayConversionError(
+                f"device_get of a traced value ({leaf.aval.str_short()}): its value is not "
+                f"known while the function is being transformed; return it from the "
+                f"transformed function and call device_get on the result")
+        return np.asarray(leaf) if isinstance(leaf, Array) else leaf
+    return tree_util.tree_map(get, x)
+
+
+# ---------------------------------------------------------------- shapes without computing
+
+class ShapeDtypeStruct:
+    """A stand-in for an array with only a shape and a dtype (input to and output of
+    ``eval_shape``)."""
+
+    __slots__ = ("shape", "dtype", "weak_type")
+
+    def __init__(self, shape, dtype, weak_type=False):
+        self.shape = tuple(int(d) for d in shape)
+        self.dtype = dtypes.canonicalize(np.dtype(dtype))
+        self.weak_type = weak_type
+
+    ndim = property(lambda self: len(self.shape))
+    size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
+
+    @property
+    def aval(self):
+        from .core.avals import ShapedArray
+        return ShapedArray(self.shape, self.dtype, self.weak_type)
+
+    def __repr__(self):
+        weak = ", weak_type=True" if self.weak_type else ""
+        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{weak})"
+
+    def __eq__(self, other):
+        return (type(other) is ShapeDtypeStruct and self.shape == other.shape
+                and self.dtype == other.dtype and self.weak_type == other.weak_type)
+
+    def __hash__(self):
+        return hash((self.shape, self.dtype, self.weak_type))
+
+
+@api_boundary
+def eval_shape(fun, *args, **kwargs):
+    """The shapes and dtypes of ``fun(*args, **kwargs)`` as a pytree of
+    ``ShapeDtypeStruct``, found by tracing without computing anything. Arguments may
+    be arrays or ``ShapeDtypeStruct``s."""
+    leaves, in_tree = tree_util.tree_flatten((args, kwargs))
+    avals = [x.aval if isinstance(x, ShapeDtypeStruct) else _check_leaf(x, "eval_shape argument")
+             for x in leaves]
+    flat_fun, store = _flatten_fun(fun, in_tree)
+    jaxpr, _ = pe.trace_to_jaxpr(flat_fun, avals, _debug_info("eval_shape", fun))
+    outs = [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type) for a in jaxpr.out_avals]
+    return tree_util.tree_unflatten(store[0], outs)
+
+
+# ---------------------------------------------------------------- transposition
+
+def linear_transpose(fun, *primals):
+    """The transpose of linear ``fun``: ``f_t(cotangent) -> tuple`` of input cotangents.
+
+    ``primals`` give the input shapes and dtypes (their values are not used).
+    """
+    leaves, in_tree = tree_util.tree_flatten((primals, {}))
+    avals = [x.aval if isinstance(x, ShapeDtypeStruct) else _check_leaf(x, "linear_transpose "
+             "argument") for x in leaves]
+    for a in avals:
+        if not dtypes.is_inexact(a.dtype):
+            raise TypeError(f"linear_transpose requires floating-point inputs, got "
+                            f"{a.dtype.name}")
+    flat_fun, store = _flatten_fun(fun, in_tree)
+    jaxpr, consts = pe.trace_to_jaxpr(flat_fun, avals, _debug_info("linear_transpose", fun))
+    out_tree = store[0]
+    out_avals = jaxpr.out_avals
+
+    def transposed(ct):
+        ct_flat, ct_tree = tree_util.tree_flatten(ct)
+        if ct_tree != out_tree:
+            raise TypeError(f"linear_transpose: the cotangent has structure {ct_tree}, the "
+                            f"function's output has {out_tree}")
+        for c, a in zip(ct_flat, out_avals):
+            ca = _check_leaf(c, "cotangent")
+            if ca.shape != a.shape:
+                raise ValueError(f"linear_transpose: cotangent of shape {ca.shape} for an "
+                                 f"output of shape {a.shape}")
+        ct_flat = [_as_dtype(c, a.dtype) for c, a in zip(ct_flat, out_avals)]
+        undefs = [ad.UndefPrimal(a.strip_weak_type()) for a in avals]
+        try:
+            cts = ad.backward_pass(jaxpr, list(consts) + undefs, ct_flat)
+        except NotImplementedError as e:
+            raise TypeError(f"linear_transpose: `{_fun_name(fun)}` is not linear in its "
+                            f"inputs ({e})") from None
+        cts = [ad.instantiate(c) for c in cts]
+        args, _ = tree_util.tree_unflatten(in_tree, cts)
+        return args
+    return transposed

@@ -23,11 +23,13 @@ Options (environment variables give the start-up value):
 - ``eager_cache_size`` (``MINIJAX_EAGER_CACHE_SIZE``, default 4096): one-primitive XLA
   executables kept for eager evaluation on the XLA path (``eager_backend="xla"``,
   non-CPU devices), least recently used dropped first.
+- ``traceback_filtering`` (``MINIJAX_TRACEBACK_FILTERING``, default ``"auto"``): errors
+  leaving a transformation show only the user's frames; ``"off"`` shows minijax's too.
 """
 
 import os
 
-_CHOICES = {"eager_backend": ("numpy", "xla")}
+_CHOICES = {"eager_backend": ("numpy", "xla"), "traceback_filtering": ("auto", "off")}
 _POSITIVE_INTS = ("jit_cache_size", "eager_cache_size")
 
 
@@ -50,6 +52,7 @@ class Config:
         self.compilation_cache_min_compile_secs = 0.0
         self.jit_cache_size = int(os.environ.get("MINIJAX_JIT_CACHE_SIZE", "256"))
         self.eager_cache_size = int(os.environ.get("MINIJAX_EAGER_CACHE_SIZE", "4096"))
+        self.traceback_filtering = os.environ.get("MINIJAX_TRACEBACK_FILTERING", "auto")
 
     def update(self, name, value):
         """Set option ``name``; raises ValueError for an unknown name or value."""

@@ -21,9 +21,26 @@ class TracerArrayConversionError(MinijaxTypeError):
     """A traced value was converted to a NumPy array (``np.asarray`` of a tracer)."""
 
 
-class UnexpectedTracerError(Exception):
-    """A traced value escaped the transformation that created it and was used later."""
+class UnexpectedTracerError(MinijaxTypeError):
+    """A traced value escaped the transformation that created it and was used later
+    (a ``TypeError``, as in JAX)."""
 
 
-class NonConcreteBooleanIndexError(ConcretizationTypeError):
-    """A traced boolean array was used as an index (the result's shape would depend on it)."""
+class NonConcreteBooleanIndexError(ConcretizationTypeError, IndexError):
+    """A traced boolean array was used as an index (the result's shape would depend on it);
+    an ``IndexError`` as in JAX and a ``TypeError`` as minijax's other concretization
+    errors."""
+
+
+class CustomRuleError(TypeError):
+    """A ``custom_jvp``/``custom_vjp`` rule returned values that do not fit the function,
+    or differentiation reached something the rule does not cover."""
+
+
+class NonDifferentiableOutputError(TypeError):
+    """``grad`` of a function whose output is boolean or integer (it has no derivative)."""
+
+
+class ShapeMismatchError(ValueError, TypeError):
+    """Operand shapes do not fit an operation (contracting sizes of ``dot``/``matmul``):
+    a ``ValueError`` as in NumPy and a ``TypeError`` as in JAX."""

@@ -104,3 +104,17 @@ class LRUCache:
 
     def values(self):
         return list(self._data.values())
+class NamedCallable:
+    """A function that prints as ``name`` (rule parameters of equations print readably)."""
+
+    __slots__ = ("fn", "name")
+
+    def __init__(self, fn, name):
+        self.fn = fn
+        self.name = name
+
+    def __call__(self, *args, **kwargs):
+        return self.fn(*args, **kwargs)
+
+    def __repr__(self):
+        return self.name

@@ -50,14 +50,27 @@ class JaxprEqn(NamedTuple):
     params: dict
     out_binders: list
 
+    # JAX's names, so interpreters written against JAX's jaxprs run unchanged.
+    invars = property(lambda self: self.inputs)
+    outvars = property(lambda self: self.out_binders)
+
 
 class Jaxpr:
-    __slots__ = ("in_binders", "eqns", "outs", "__weakref__")
+    """``num_consts`` leading binders are constants (``constvars``) when the jaxpr is
+    part of a ``ClosedJaxpr``; the rest are the arguments (``invars``)."""
 
-    def __init__(self, in_binders, eqns, outs):
+    __slots__ = ("in_binders", "eqns", "outs", "num_consts", "__weakref__")
+
+    def __init__(self, in_binders, eqns, outs, num_consts=0):
         self.in_binders = list(in_binders)
         self.eqns = list(eqns)
         self.outs = list(outs)
+        self.num_consts = num_consts
+
+    # JAX's names (see JaxprEqn)
+    constvars = property(lambda self: self.in_binders[:self.num_consts])
+    invars = property(lambda self: self.in_binders[self.num_consts:])
+    outvars = property(lambda self: self.outs)
 
     # Jaxprs are compared by identity: caches keyed on them stay cheap.
     __hash__ = object.__hash__
@@ -83,6 +96,8 @@ class ClosedJaxpr(NamedTuple):
 
     def __repr__(self):
         return pp_jaxpr(self.jaxpr, num_consts=len(self.consts))
+
+    literals = property(lambda self: self.consts)   # JAX's name
 
     @property
     def in_avals(self):

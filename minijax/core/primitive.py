@@ -88,3 +88,21 @@ class Primitive:
     def def_transpose(self, fn):
         self.transpose = fn
         return fn
+
+
+_HOW = {
+    "abstract evaluation": "def_abstract_eval(fn) (shapes and dtypes, needed to trace it under "
+                           "jit, grad and vmap)",
+    "differentiation": "def_jvp(fn) or minijax.extend.ad.primitive_jvps",
+    "transpose": "def_transpose(fn) or minijax.extend.ad.primitive_transposes (needed for "
+                 "reverse mode when the primitive is applied to tangents)",
+    "batching": "def_batch(fn) or minijax.extend.batching.primitive_batchers",
+    "lowering": "def_lowering(fn) or minijax.extend.mlir.register_lowering (needed to compile "
+                "it with jit)",
+}
+
+
+def missing_rule(primitive, rule):
+    """The ``NotImplementedError`` for a primitive without ``rule`` (naming both)."""
+    return NotImplementedError(f"{rule.capitalize()} rule for '{primitive.name}' not "
+                               f"implemented: register it with {_HOW[rule]}")

@@ -59,6 +59,9 @@ class _TraceState(threading.local):
         self.eval_main = MainTrace(0, _eval_trace_type)
         self.stack = [self.eval_main]
         self.dynamic = self.eval_main
+        # While a transformation's rule runs, arrays it creates belong below that
+        # transformation (see ``new_value_main`` and ``rule_of``).
+        self.new_value_cap = None
 
 
 _eval_trace_type = None
@@ -77,15 +80,36 @@ def new_main(trace_type, payload=None, dynamic=False, debug_info=None):
     """Push a transformation; ``dynamic=True`` makes it stage every operation."""
     main = MainTrace(len(state.stack), trace_type, payload, debug_info)
     state.stack.append(main)
-    prev_dynamic = state.dynamic
+    prev_dynamic, prev_cap = state.dynamic, state.new_value_cap
     if dynamic:
         state.dynamic = main
+    state.new_value_cap = None
     try:
         yield main
     finally:
         main.active = False
         state.stack.pop()
         state.dynamic = prev_dynamic
+        state.new_value_cap = prev_cap
+
+
+def new_value_main():
+    """The transformation a newly created array joins: the innermost one, or, while a
+    rule of some transformation runs, the one below it (a JVP rule's ``zeros_like(x)``
+    is a constant of the rule, not a new input of the same JVP, which would re-enter
+    the rule forever)."""
+    cap = state.new_value_cap
+    return state.stack[-1] if cap is None else state.stack[cap]
+
+
+def run_rule(main, rule, *args, **params):
+    """Call ``rule`` of transformation ``main``; arrays it creates join the level below."""
+    prev = state.new_value_cap
+    state.new_value_cap = main.level - 1
+    try:
+        return rule(*args, **params)
+    finally:
+        state.new_value_cap = prev
 
 
 @contextmanager
@@ -195,14 +219,27 @@ class Tracer:
             raise TypeError("len() of unsized object (a 0-d traced array)")
         return self.shape[0]
 
+    def _abstract_reason(self):
+        """Why this value is not concrete: ``(explanation, replaces_generic_advice)``."""
+        return ("The value depends on the traced function's arguments, so it is not known "
+                "until the function runs.", False)
+
+    def abstract_reason_text(self):
+        return self._abstract_reason()[0]
+
     def _concretize(self, kind, error_cls, advice):
         value = self.to_concrete_value()
         if value is not None:
             return value
+        reason, specific = self._abstract_reason()
+        if specific:   # the reason already says whether marking static helps
+            if advice.startswith("Mark the argument static"):
+                advice = "Keep the computation in arrays."
+            advice = advice.split(", or mark the argument static")[0].split(
+                " or mark the argument static")[0].rstrip(".") + "."
         raise error_cls(
             f"Attempted {kind} of a traced value of type {self.aval.str_short()}"
-            f"{_describe(self)}. The value depends on the traced function's arguments, "
-            f"so it is not known until the function runs. {advice}")
+            f"{_describe(self)}. {reason} {advice}")
 
     def __bool__(self):
         return bool(self._concretize(
@@ -237,7 +274,8 @@ class Tracer:
         raise errors.TracerArrayConversionError(
             f"A traced value of type {self.aval.str_short()}{_describe(self)} was "
             f"converted to a NumPy array (for example by numpy.asarray or a NumPy "
-            f"function). Use minijax.numpy functions on traced values instead.")
+            f"function). {self.abstract_reason_text()} Use minijax.numpy functions on "
+            f"traced values instead.")
 
     def item(self):
         return self._concretize("item()", errors.ConcretizationTypeError,
@@ -271,4 +309,4 @@ def get_concrete(x):
 
 __all__ = ["MainTrace", "Trace", "Tracer", "bind", "find_top_trace", "full_raise",
            "full_lower", "new_main", "new_base_main", "set_eval_trace", "get_aval",
-           "get_concrete", "state"]
+           "get_concrete", "new_value_main", "run_rule", "state"]

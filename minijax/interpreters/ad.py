@@ -21,6 +21,8 @@ from ..core import (
     new_main,
 )
 from ..core.avals import ShapedArray
+from ..core.primitive import missing_rule
+from ..core.trace import run_rule
 from ..util import split_half, unzip2
 from . import partial_eval as pe
 
@@ -79,6 +81,11 @@ class JVPTracer(Tracer):
     def to_concrete_value(self):
         return get_concrete(self.primal)
 
+    def _abstract_reason(self):
+        if isinstance(self.primal, Tracer):
+            return self.primal._abstract_reason()
+        return super()._abstract_reason()
+
 
 class JVPTrace(Trace):
     __slots__ = ()
@@ -92,9 +99,9 @@ class JVPTrace(Trace):
         primals = [t.primal for t in tracers]
         tangents = [t.tangent for t in tracers]
         if primitive.jvp is None:
-            raise NotImplementedError(f"differentiation rule for '{primitive.name}' is not "
-                                      f"implemented")
-        primals_out, tangents_out = primitive.jvp(primals, tangents, **params)
+            raise missing_rule(primitive, "differentiation")
+        primals_out, tangents_out = run_rule(self.main, primitive.jvp, primals, tangents,
+                                             **params)
         return [JVPTracer(self, p, t) for p, t in zip(primals_out, tangents_out)]
 
 
@@ -226,8 +233,7 @@ def backward_pass(jaxpr, args, cotangents):
         cts = [zeros_like_aval(v.aval) if ct is None else ct
                for v, ct in zip(eqn.out_binders, cts)]
         if eqn.primitive.transpose is None:
-            raise NotImplementedError(f"transpose rule for '{eqn.primitive.name}' is not "
-                                      f"implemented; it is not linear in its tangent inputs")
+            raise missing_rule(eqn.primitive, "transpose")
         cts_in = eqn.primitive.transpose(cts, *[read_primal(x) for x in eqn.inputs],
                                          **eqn.params)
         for x, ct in zip(eqn.inputs, cts_in):

@@ -3,6 +3,8 @@
 from functools import lru_cache
 
 from ..core import Trace, Tracer, bind, eval_jaxpr, full_lower, full_raise, get_aval, get_concrete, new_main
+from ..core.primitive import missing_rule
+from ..core.trace import run_rule
 from . import partial_eval as pe
 
 not_mapped = None
@@ -41,6 +43,16 @@ class BatchTracer(Tracer):
     def to_concrete_value(self):
         return get_concrete(self.val) if self.batch_dim is not_mapped else None
 
+    def _abstract_reason(self):
+        if self.batch_dim is not_mapped:
+            if isinstance(self.val, Tracer):
+                return self.val._abstract_reason()
+            return super()._abstract_reason()
+        return ("The value is batched by vmap: it has one value per element of the mapped "
+                "axis, so no single Python value stands for it. Select per element with "
+                "numpy.where or lax.select, or branch with lax.cond (batched into a select).",
+                True)
+
 
 class BatchTrace(Trace):
     __slots__ = ()
@@ -60,8 +72,9 @@ class BatchTrace(Trace):
             outs = outs if primitive.multiple_results else [outs]
             return [BatchTracer(self, o, not_mapped) for o in outs]
         if primitive.batch is None:
-            raise NotImplementedError(f"batching rule for '{primitive.name}' is not implemented")
-        outs, out_dims = primitive.batch(self.axis_size, vals, dims, **params)
+            raise missing_rule(primitive, "batching")
+        outs, out_dims = run_rule(self.main, primitive.batch, self.axis_size, vals, dims,
+                                  **params)
         return [BatchTracer(self, o, d) for o, d in zip(outs, out_dims)]
 
 

@@ -4,6 +4,7 @@ import numpy as np
 
 from .. import dtypes
 from ..core import Literal
+from ..core.primitive import missing_rule
 from ..core.avals import ShapedArray
 from ..runtime.xla_bridge import chlo, func_dialect, hlo, ir, new_context
 from .partial_eval import trace_to_jaxpr
@@ -95,8 +96,7 @@ def jaxpr_subcomp(mctx, jaxpr, args):
     for eqn in jaxpr.eqns:
         rule = eqn.primitive.lower
         if rule is None:
-            raise NotImplementedError(f"no StableHLO lowering for primitive "
-                                      f"'{eqn.primitive.name}'")
+            raise missing_rule(eqn.primitive, "lowering")
         ctx = RuleContext(mctx, [x.aval for x in eqn.inputs], [v.aval for v in eqn.out_binders])
         outs = rule(ctx, *[read(x) for x in eqn.inputs], **eqn.params)
         for v, o in zip(eqn.out_binders, outs):

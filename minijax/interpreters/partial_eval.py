@@ -26,10 +26,28 @@ from ..core import (
     new_main,
 )
 from ..core.avals import ShapedArray
+from ..core.primitive import missing_rule
 from ..errors import UnexpectedTracerError
+from ..traceback_util import user_frame_summary
 from ..util import partition_list
 
 # ---------------------------------------------------------------- tracing to a jaxpr
+
+class ArgLabel(NamedTuple):
+    """Which argument of a traced function a value comes from (for error messages)."""
+    text: str                 # e.g. "argument `n` (position 1)"
+    position: Any = None      # for static_argnums
+    name: Any = None          # for static_argnames
+
+
+class Origin(NamedTuple):
+    """How a traced value was made: by ``primitive`` at the user's ``where`` from
+    ``inputs``; ``args`` are the labels of the function arguments it depends on."""
+    primitive: Any
+    where: Any
+    inputs: tuple
+    args: frozenset
+
 
 class JaxprTracer(Tracer):
     __slots__ = ("aval", "origin")
@@ -37,7 +55,44 @@ class JaxprTracer(Tracer):
     def __init__(self, trace, aval, origin=None):
         self._trace = trace
         self.aval = aval
-        self.origin = origin   # the primitive that produced this value, for error messages
+        self.origin = origin   # an Origin, or None for a constant (error messages only)
+
+    def _abstract_reason(self):
+        args = self.origin.args if self.origin is not None else frozenset()
+        info = self._trace.main.debug_info or "the traced function"
+        if args:
+            labels = sorted(args, key=lambda a: (a.position is None, a.position or 0, a.text))
+            names = ", ".join(a.text for a in labels)
+            fixes = []
+            nums = tuple(a.position for a in labels if a.position is not None)
+            if nums:
+                fixes.append(f"static_argnums={nums}")
+            names_ = tuple(a.name for a in labels if a.name is not None)
+            if names_:
+                fixes.append(f"static_argnames={names_}")
+            fix = (f" If it must be a Python value, mark it static: jit(..., "
+                   f"{' or '.join(fixes)}) (it must then be hashable, and each new value "
+                   f"compiles again)." if fixes else "")
+            return (f"The value depends on {names} of {info}, which is traced as an abstract "
+                    f"value (shape and dtype only).{fix}"), True
+        ops = []
+        stack = [self]
+        seen = set()
+        while stack and len(ops) < 5:
+            t = stack.pop()
+            if id(t) in seen or t.origin is None or t.origin.primitive is None:
+                continue
+            seen.add(id(t))
+            where = f" at {t.origin.where}" if t.origin.where else ""
+            ops.append(f"{t.origin.primitive}{where}")
+            stack.extend(x for x in reversed(t.origin.inputs) if isinstance(x, JaxprTracer))
+        made = f" It was produced by: {', '.join(ops)}." if ops else ""
+        return (f"The value does not depend on the arguments of {info}: under jit every "
+                f"minijax.numpy/lax operation is staged into the compiled program, even on "
+                f"constants (omnistaging), so its value exists only when the program "
+                f"runs.{made} For shape arithmetic use Python or NumPy on static values "
+                f"(math.prod(x.shape) or numpy.prod(x.shape), not minijax.numpy.prod), or "
+                f"compute the value outside the jitted function."), True
 
     def _rebind(self, other):
         builder = self._trace.main.payload
@@ -48,8 +103,9 @@ class JaxprTracer(Tracer):
 class JaxprTrace(Trace):
     __slots__ = ()
 
-    def new_arg(self, aval):
-        tracer = JaxprTracer(self, aval)
+    def new_arg(self, aval, label=None):
+        origin = Origin(None, None, (), frozenset([label])) if label is not None else None
+        tracer = JaxprTracer(self, aval, origin)
         builder = self.main.payload
         builder.arg_vars.append(builder.add_var(tracer))
         return tracer
@@ -60,8 +116,13 @@ class JaxprTrace(Trace):
     lift = pure
 
     def process_primitive(self, primitive, tracers, params):
+        if primitive.abstract_eval is None:
+            raise missing_rule(primitive, "abstract evaluation")
         avals_out = primitive.abstract_eval(*[t.aval for t in tracers], **params)
-        outs = [JaxprTracer(self, a, primitive.name) for a in avals_out]
+        args = frozenset().union(*[t.origin.args for t in tracers
+                                   if type(t) is JaxprTracer and t.origin is not None])
+        origin = Origin(primitive.name, user_frame_summary(), tuple(tracers), args)
+        outs = [JaxprTracer(self, a, origin) for a in avals_out]
         self.main.payload.add_eqn(primitive, tracers, params, outs)
         return outs
 
@@ -133,12 +194,16 @@ def inline_literals(jaxpr, consts):
     return Jaxpr(kept_vars + other, eqns, [sub(x) for x in jaxpr.outs]), kept_vals
 
 
-def trace_to_jaxpr(fun, in_avals, debug_info=None):
-    """Stage ``fun`` (flat list in, flat list out) into ``(jaxpr, consts)``."""
+def trace_to_jaxpr(fun, in_avals, debug_info=None, arg_labels=None):
+    """Stage ``fun`` (flat list in, flat list out) into ``(jaxpr, consts)``.
+
+    ``arg_labels`` (``ArgLabel`` per input) let error messages name the argument a
+    traced value depends on."""
     builder = JaxprBuilder()
     with new_base_main(JaxprTrace, builder, debug_info) as main:
         trace = main.trace
-        tracers_in = [trace.new_arg(a) for a in in_avals]
+        labels = arg_labels if arg_labels is not None else [None] * len(in_avals)
+        tracers_in = [trace.new_arg(a, lab) for a, lab in zip(in_avals, labels)]
         outs = fun(*tracers_in)
         tracers_out = [full_raise(trace, o) for o in outs]
         jaxpr, consts = builder.build(tracers_out)
@@ -230,6 +295,8 @@ class PartialEvalTrace(Trace):
         if primitive.partial_eval is not None:
             return primitive.partial_eval(self, tracers, **params)
         tracers_in = [self.instantiate_const(t) for t in tracers]
+        if primitive.abstract_eval is None:
+            raise missing_rule(primitive, "abstract evaluation")
         avals_out = primitive.abstract_eval(*[t.aval for t in tracers_in], **params)
         return self.stage_eqn(primitive, tracers_in, params, avals_out)
 

@@ -5,6 +5,7 @@ import numpy as np
 from .. import dtypes
 from ..core import Primitive, get_aval
 from ..core.avals import ShapedArray
+from ..errors import ShapeMismatchError
 from ..interpreters import ad, batching
 from ..interpreters.lowering import hlo, ir_type
 from ._helpers import ANY, check_kinds
@@ -75,8 +76,9 @@ def _dot_abstract_eval(lhs, rhs, *, dimension_numbers, preferred_element_type):
     for kind, ld, rd in (("contracting", lc, rc), ("batch", lb, rb)):
         ls, rs = tuple(lhs.shape[i] for i in ld), tuple(rhs.shape[i] for i in rd)
         if ls != rs:
-            raise ValueError(f"lax.dot_general: {kind} dimensions have different sizes: "
-                             f"lhs {ls} (shape {lhs.shape}) vs rhs {rs} (shape {rhs.shape})")
+            raise ShapeMismatchError(f"lax.dot_general: {kind} dimensions have different "
+                                     f"sizes: lhs {ls} (shape {lhs.shape}) vs rhs {rs} (shape "
+                                     f"{rhs.shape})")
     if preferred_element_type is not None:
         _check_preferred(lhs.dtype, np.dtype(preferred_element_type))
     lf, rf = _free(lhs.ndim, lc, lb), _free(rhs.ndim, rc, rb)

@@ -261,10 +261,12 @@ div_p.transpose = lambda cts, x, y: [_unbroadcast(div(cts[0], y), x), None]
 
 
 def _pow_jvp_x(g, x, y):
-    # d/dx x**y = y * x**(y-1), taken as 0 where y == 0 (so 0**0 has slope 0).
+    # d/dx x**y = y * x**(y-1), which is 0 where y == 0 (so 0**0 has slope 0). The
+    # exponent y-1 is replaced by 0 there, so no 0 * inf appears in this slope or in
+    # its own derivatives (a select after the fact would leave NaN in higher orders).
     one = _ones_like(y)
-    slope = mul(y, pow(x, sub(y, one)))
-    return mul(g, select_n(eq(y, _zeros_like(y)), slope, _zeros_like(slope)))
+    safe_y = select_n(eq(y, _zeros_like(y)), y, one)
+    return mul(g, mul(y, pow(x, sub(safe_y, one))))
 
 
 def _pow_jvp_y(g, ans, x, y):

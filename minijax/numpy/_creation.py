@@ -12,7 +12,7 @@ import numpy as np
 from .. import dtypes, lax
 from .. import dtypes as _dtypes
 from ..core import get_aval, get_concrete
-from ..core.trace import full_raise
+from ..core.trace import full_raise, new_value_main
 from ..core.trace import state as trace_state
 from ..errors import ConcretizationTypeError
 from ._core import new_object, to_array
@@ -30,7 +30,7 @@ def _new_array(fn):
     def create(*args, **kwargs):
         out = fn(*args, **kwargs)
         if len(trace_state.stack) > 1 and not (args and out is args[0]):
-            trace = trace_state.stack[-1].trace
+            trace = new_value_main().trace
             if isinstance(out, tuple):     # linspace(..., retstep=True)
                 return tuple(full_raise(trace, o) for o in out)
             return full_raise(trace, out)

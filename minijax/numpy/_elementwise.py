@@ -9,6 +9,7 @@ from .. import dtypes, lax
 from ..config import config
 from ..core import get_aval, get_concrete
 from ..core.trace import state as _trace_state
+from ..custom_derivatives import custom_jvp
 from ..runtime.array import Array
 from ..runtime.dispatch import apply1, apply2
 from ._core import _scalar_aval, broadcast_arrays, promote_and_broadcast, result_type_of, to_array
@@ -510,6 +511,7 @@ def _atan2(a, b):
 arctan2 = atan2 = _float_binary("arctan2", _atan2)
 
 
+@custom_jvp
 def _hypot(a, b):
     a, b = lax.abs(a), lax.abs(b)
     big, small = lax.max(a, b), lax.min(a, b)
@@ -521,6 +523,17 @@ def _hypot(a, b):
     # inf wins over NaN, as in C hypot
     either_inf = lax.max(lax.eq(a, _full(a, np.inf)), lax.eq(b, _full(b, np.inf)))
     return lax.select_n(either_inf, out, _full(out, np.inf))
+
+
+@_hypot.defjvp
+def _hypot_jvp(primals, tangents):
+    # d hypot = (a da + b db) / hypot: smooth where |a| == |b| (the max/min form of the
+    # value has a kink there that would lose the curvature); 0 at the origin.
+    a, b = primals
+    ta, tb = tangents
+    out = _hypot(a, b)
+    safe = lax.select_n(lax.eq(out, _full(out, 0)), out, _full(out, 1))
+    return out, lax.div(lax.add(lax.mul(a, ta), lax.mul(b, tb)), safe)
 
 
 hypot = _float_binary("hypot", _hypot)
@@ -536,14 +549,39 @@ def _logaddexp_with(log1p_exp, a, b):
     return lax.select_n(is_nan, out, lax.add(a, b))
 
 
+@custom_jvp
 def _logaddexp(a, b):
     return _logaddexp_with(lambda d: lax.log1p(lax.exp(d)), a, b)
 
 
+@custom_jvp
 def _logaddexp2(a, b):
     ln2 = np.log(2.0)
     return _logaddexp_with(
         lambda d: lax.div(lax.log1p(lax.exp2(d)), _full(d, ln2)), a, b)
+
+
+def _logaddexp_jvp_with(fun, weight):
+    # d out = weight(a - out) da + weight(b - out) db, the softmax weights: smooth where
+    # a == b (the max-based form of the value has a kink there). An operand equal to an
+    # infinite result (inf - inf) gets weight 1/2, the limit along a == b.
+    def jvp(primals, tangents):
+        a, b = primals
+        ta, tb = tangents
+        out = fun(a, b)
+        infinite_out = lax.bitwise_not(lax.is_finite(out))
+
+        def w(x):
+            tie = lax.bitwise_and(lax.eq(x, out), infinite_out)
+            zero = _full(out, 0)
+            diff = lax.sub(lax.select_n(tie, x, zero), lax.select_n(tie, out, zero))
+            return lax.select_n(tie, weight(diff), _full(out, 0.5))
+        return out, lax.add(lax.mul(ta, w(a)), lax.mul(tb, w(b)))
+    return jvp
+
+
+_logaddexp.defjvp(_logaddexp_jvp_with(_logaddexp, lax.exp))
+_logaddexp2.defjvp(_logaddexp_jvp_with(_logaddexp2, lax.exp2))
 
 
 logaddexp = _float_binary("logaddexp", _logaddexp)

@@ -116,7 +116,7 @@ def _classify(k):
                 raise NonConcreteBooleanIndexError(
                     f"Array boolean indices must be concrete; got a traced boolean index of "
                     f"type {aval.str_short()}. The result's shape would depend on the mask's "
-                    f"values. Use numpy.where(mask, x, other) (or x.at[...] with a "
+                    f"values. {_reason(k)}Use numpy.where(mask, x, other) (or x.at[...] with a "
                     f"computed index) instead, or make the mask static (static_argnums "
                     f"of jit, or compute it outside the traced function).")
             return ("bool0", bool(value)) if value.ndim == 0 else ("mask", value)
@@ -875,12 +875,18 @@ def put(a, ind, v, mode="raise", inplace=True):
 
 
 def _concrete_bool(x, name):
-    value = _concrete(to_array(x))
+    x = to_array(x)
+    value = _concrete(x)
     if value is None:
         raise NonConcreteBooleanIndexError(
             f"{name} needs a concrete condition: the result's shape depends on its values. "
-            f"Use numpy.where instead, or make the condition static.")
+            f"{_reason(x)}Use numpy.where instead, or make the condition static.")
     return value
+
+
+def _reason(x):
+    """Why traced ``x`` is not concrete (a sentence and a space), or nothing."""
+    return x.abstract_reason_text() + " " if isinstance(x, Tracer) else ""
 
 
 def compress(condition, a, axis=None, out=None):

@@ -6,6 +6,7 @@ import numpy as np
 
 from .. import dtypes, lax
 from ..core import get_aval
+from ..errors import ShapeMismatchError
 from ._core import broadcast_shapes, promote, promote_and_broadcast, to_array
 from ._elementwise import multiply
 from ._manipulation import moveaxis, ravel, reshape
@@ -32,8 +33,8 @@ def dot(a, b):
 
 def _check_contract(name, sa, sb, ia, ib):
     if sa[ia] != sb[ib]:
-        raise ValueError(f"{name}: shapes {sa} and {sb} not aligned: {sa[ia]} (dim {ia}) != "
-                         f"{sb[ib]} (dim {ib})")
+        raise ShapeMismatchError(f"{name}: shapes {sa} and {sb} not aligned: {sa[ia]} (dim "
+                                 f"{ia}) != {sb[ib]} (dim {ib})")
 
 
 def matmul(a, b):

@@ -45,8 +45,8 @@ def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
         shape = newshape
     a = to_array(a)
     aval = get_aval(a)
-    if isinstance(shape, (int, np.integer)):
-        shape = (shape,)
+    if isinstance(shape, (int, np.integer)) or getattr(shape, "ndim", None) == 0:
+        shape = (shape,)   # one size (a 0-d array too: concrete, or a clear error)
     shape = tuple(operator.index(d) for d in shape)
     if shape.count(-1) > 1:
         raise ValueError("can only specify one unknown dimension (-1) in reshape")

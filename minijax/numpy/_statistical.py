@@ -8,6 +8,7 @@ import numpy as np
 
 from .. import dtypes, lax
 from ..core import get_aval
+from ..custom_derivatives import custom_jvp
 from ..util import canonicalize_axis
 from ._core import _axes, _keepdims, _no_out, promote, to_array
 from ._elementwise import (
@@ -293,8 +294,29 @@ def _mean_keep(x, axes):
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
         mean=None, correction=None):
     """Standard deviation over ``axis`` with ``ddof`` (or ``correction``)."""
-    return lax.sqrt(var(a, axis, dtype, out, ddof, keepdims, where=where, mean=mean,
-                        correction=correction))
+    return _sqrt_of_variance(var(a, axis, dtype, out, ddof, keepdims, where=where, mean=mean,
+                                 correction=correction))
+
+
+@custom_jvp
+def _sqrt_of_variance(v):
+    return lax.sqrt(v)
+
+
+@_sqrt_of_variance.defjvp
+def _sqrt_of_variance_jvp(primals, tangents):
+    # Where the variance is 0 (all values equal, e.g. a length-1 axis) its tangent is 0
+    # too, and std's is taken as 0 rather than 0 / 0.
+    v, = primals
+    t, = tangents
+    out = _sqrt_of_variance(v)
+    aval = get_aval(out)
+
+    def const(c):
+        return lax.full(aval.shape, c, aval.dtype)
+    zero = lax.eq(out, const(0))
+    slope = lax.div(t, lax.mul(lax.select_n(zero, out, const(1)), const(2)))
+    return out, lax.select_n(zero, slope, const(0))
 
 
 def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
@@ -504,6 +526,8 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=
         return var(a, axis, dtype, out, ddof, keepdims)
     m = nanmean(a, axis, dtype, keepdims=True)
     filled, mask = _replace_nan(subtract(a, m), 0)
+    if dtypes.is_complex(get_aval(filled).dtype):   # |a - m|**2, real (as NumPy)
+        filled = lax.abs(filled)
     sq = multiply(filled, filled)
     count = sum(logical_not(mask), axis, keepdims=keepdims)
     total = sum(sq, axis, keepdims=keepdims)
@@ -515,7 +539,8 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=
 def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
            mean=None, correction=None):
     """Standard deviation ignoring NaNs."""
-    return lax.sqrt(nanvar(a, axis, dtype, out, ddof, keepdims, correction=correction))
+    return _sqrt_of_variance(nanvar(a, axis, dtype, out, ddof, keepdims,
+                                    correction=correction))
 
 
 def _take_per_lane(x, idx):

@@ -10,8 +10,9 @@ import weakref
 
 import numpy as np
 
+from .. import dtypes
 from ..config import config
-from ..core import Jaxpr, JaxprEqn, Trace, Var, get_aval, set_eval_trace
+from ..core import Jaxpr, JaxprEqn, ShapedArray, Trace, Var, get_aval, set_eval_trace
 from ..core.trace import set_eager_bind
 from ..interpreters.lowering import lower_jaxpr
 from ..util import LRUCache
@@ -30,6 +31,8 @@ class EvalTrace(Trace):
     def process_primitive(self, primitive, args, params):
         if primitive.eager is not None:
             return primitive.eager(*args, **params)
+        if primitive.abstract_eval is None or (primitive.impl is None and primitive.lower is None):
+            return _eval_without_rules(primitive, args, params)
         avals_in = [get_aval(a) for a in args]
         avals_out = _abstract_eval(primitive, avals_in, params)
         device = result_device(args)
@@ -43,6 +46,24 @@ class EvalTrace(Trace):
 
 
 set_eval_trace(EvalTrace)
+
+
+def _eval_without_rules(primitive, args, params):
+    # A user primitive may define only ``def_impl`` (as in JAX): run it on host values
+    # and take the output types from its results.
+    if primitive.impl is None:
+        raise NotImplementedError(
+            f"Evaluation rule for '{primitive.name}' not implemented: define it with "
+            f"{primitive.name}_p.def_impl(fn) (a NumPy kernel), or give it an abstract "
+            f"evaluation rule and a lowering (minijax.extend.mlir.register_lowering)")
+    outs = primitive.impl(*[host_value(a, get_aval(a)) for a in args], **params)
+    device = result_device(args)
+    results = []
+    for o in outs:
+        o = np.asarray(o)
+        results.append(_wrap_host(o, ShapedArray(o.shape, dtypes.canonicalize(o.dtype)), device,
+                                  primitive))
+    return results
 
 _avals_out_cache = {}
 
@@ -186,7 +207,7 @@ def _lookup(primitive, args, params, key):
 
 def _eager_bind(primitive, args, params):
     # The general form: any number of operands, params, host values made on demand.
-    if primitive.eager is not None or primitive.impl is None:
+    if primitive.eager is not None or primitive.impl is None or primitive.abstract_eval is None:
         return None
     for a in args:
         if type(a) is not Array or a._device is not None:
@@ -201,7 +222,7 @@ def _eager_bind(primitive, args, params):
 
 
 def _fast_entry(primitive, args, params, key):
-    if primitive.eager is not None or primitive.impl is None:
+    if primitive.eager is not None or primitive.impl is None or primitive.abstract_eval is None:
         return None
     avals_out = _abstract_eval(primitive, [a.aval for a in args], params)
     if len(_fast_cache) > 20_000:

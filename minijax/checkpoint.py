@@ -1,0 +1,258 @@
+"""``checkpoint`` (``remat``): trade computation for memory in reverse mode.
+
+``checkpoint(f)`` stages ``f`` into one ``remat`` equation. When differentiation
+splits it into a forward and a backward part, only the inputs (and the
+intermediates its ``policy`` allows) are saved as residuals; the backward part
+recomputes everything else from them, so the intermediates of ``f`` are not kept
+alive between the forward and the backward pass.
+"""
+
+import functools
+import inspect
+
+from . import tree_util
+from .api import _check_leaf, _debug_info, _flatten_fun, _fun_name
+from .core import Jaxpr, JaxprEqn, Primitive, Var, eval_jaxpr
+from .core.trace import state as trace_state
+from .interpreters import ad, batching, partial_eval as pe
+from .interpreters.lowering import hlo, jaxpr_subcomp
+from .traceback_util import api_boundary
+from .util import NamedCallable, merge_lists, partition_list
+
+remat_p = Primitive("remat", multiple_results=True)
+optimization_barrier_p = Primitive("optimization_barrier", multiple_results=True)
+
+
+# ---------------------------------------------------------------- optimization barrier
+#
+# The identity, which XLA may not look through: the backward pass's recomputation
+# starts from the residuals passed through it, so XLA cannot merge (CSE) the
+# recomputed values with the forward pass's and keep them alive after all.
+
+def _barrier_jvp(primals, tangents):
+    outs = optimization_barrier_p.bind(*primals)
+    nonzero = [t for t in tangents if type(t) is not ad.Zero]
+    t_outs = iter(optimization_barrier_p.bind(*nonzero)) if nonzero else iter(())
+    return outs, [t if type(t) is ad.Zero else next(t_outs) for t in tangents]
+
+
+optimization_barrier_p.impl = lambda *xs: list(xs)
+optimization_barrier_p.abstract_eval = lambda *avals: list(avals)
+optimization_barrier_p.jvp = _barrier_jvp
+optimization_barrier_p.transpose = lambda cts, *args: [
+    None if not ad.is_undefined(a) else c for a, c in zip(args, cts)]
+optimization_barrier_p.batch = lambda axis_size, args, dims: (
+    optimization_barrier_p.bind(*args), list(dims))
+optimization_barrier_p.lower = lambda ctx, *args: list(
+    hlo.OptimizationBarrierOp(list(args)).results)
+
+
+# ---------------------------------------------------------------- policies
+
+class checkpoint_policies:  # noqa: N801  (JAX's name)
+    """Which intermediates a checkpointed function may save for the backward pass.
+
+    A policy is ``policy(primitive, *in_avals, **params) -> bool`` (True: save the
+    result of this equation rather than recompute it).
+    """
+
+    @staticmethod
+    def nothing_saveable(prim, *avals, **params):
+        return False
+
+    @staticmethod
+    def everything_saveable(prim, *avals, **params):
+        return True
+
+    @staticmethod
+    def dots_saveable(prim, *avals, **params):
+        return prim.name == "dot_general"
+
+    checkpoint_dots = dots_saveable
+
+    @staticmethod
+    def dots_with_no_batch_dims_saveable(prim, *avals, **params):
+        if prim.name != "dot_general":
+            return False
+        (_, _), (lhs_batch, _) = params["dimension_numbers"]
+        return not lhs_batch
+
+
+# ---------------------------------------------------------------- the primitive's rules
+
+def _remat_eager(*args, jaxpr, policy, prevent_cse):
+    return eval_jaxpr(jaxpr, args)
+
+
+def _remat_abstract_eval(*avals, jaxpr, policy, prevent_cse):
+    return jaxpr.out_avals
+
+
+def _remat_jvp(primals, tangents, *, jaxpr, policy, prevent_cse):
+    nonzeros = tuple(type(t) is not ad.Zero for t in tangents)
+    n_out = len(jaxpr.outs)
+    new_jaxpr, consts, _ = ad.jvp_jaxpr_nonzeros(jaxpr, nonzeros, (True,) * n_out)
+    nz_tangents = [t for t, nz in zip(tangents, nonzeros) if nz]
+    outs = remat_p.bind(*consts, *primals, *nz_tangents,
+                        jaxpr=new_jaxpr, policy=policy,
+                        prevent_cse=prevent_cse)
+    return outs[:n_out], outs[n_out:]
+
+
+def _remat_batch(axis_size, args, dims, *, jaxpr, policy, prevent_cse):
+    new_jaxpr, consts = batching.vmap_jaxpr(jaxpr, axis_size, tuple(dims))
+    outs = remat_p.bind(*consts, *args, jaxpr=new_jaxpr, policy=policy, prevent_cse=prevent_cse)
+    return outs, [0] * len(outs)
+
+
+def _remat_lower(ctx, *args, jaxpr, policy, prevent_cse):
+    return jaxpr_subcomp(ctx.module_ctx, jaxpr, list(args))
+
+
+def _remat_transpose(cts, *args, jaxpr, policy, prevent_cse):
+    # The transposed jaxpr evaluates the non-linear equations forward first: this is
+    # where the forward pass is recomputed.
+    undef = tuple(ad.is_undefined(a) for a in args)
+    t_jaxpr, consts = ad.transpose_jaxpr(jaxpr, undef)
+    defined = [a for a in args if not ad.is_undefined(a)]
+    if prevent_cse and defined:
+        defined = optimization_barrier_p.bind(*defined)
+    cts = [ad.instantiate(c) for c in cts]
+    outs = iter(eval_jaxpr(t_jaxpr, [*consts, *defined, *cts]))
+    return [next(outs) if u else None for u in undef]
+
+
+def _split_with_policy(jaxpr, unknowns, policy):
+    """Split ``jaxpr`` by unknown inputs, saving only what ``policy`` allows.
+
+    Returns ``(jaxpr_known, jaxpr_unknown, out_unknowns, num_saved)``:
+    ``jaxpr_known`` maps known inputs to known outputs plus the saved residuals;
+    ``jaxpr_unknown`` maps (known inputs, saved residuals, unknown inputs) to the
+    unknown outputs, recomputing every other known intermediate it needs.
+    """
+    jaxpr1, jaxpr2, out_unknowns, num_res = pe.partial_eval_jaxpr(jaxpr, list(unknowns))
+    ins1, ins2 = partition_list(list(unknowns), jaxpr.in_binders)
+    candidates = [e.out_binders[0] for e in jaxpr1.eqns if len(e.out_binders) == 1
+                  and policy(e.primitive, *[x.aval for x in e.inputs], **e.params)]
+    cand_set = set(candidates)
+    recompute = [e for e in jaxpr1.eqns if not any(v in cand_set for v in e.out_binders)]
+    body = pe.dce_jaxpr(Jaxpr(ins1 + candidates + ins2, recompute + jaxpr2.eqns, jaxpr2.outs),
+                        [True] * len(jaxpr2.outs))
+    used = {x for e in body.eqns for x in e.inputs if type(x) is Var}
+    used.update(x for x in body.outs if type(x) is Var)
+    saved = [v for v in candidates if v in used]
+    unknown_jaxpr = Jaxpr(ins1 + saved + ins2, body.eqns, body.outs)
+    n_known_outs = len(jaxpr1.outs) - num_res
+    known_outs = jaxpr1.outs[:n_known_outs] + saved
+    known_jaxpr = pe.dce_jaxpr(Jaxpr(jaxpr1.in_binders, jaxpr1.eqns, known_outs),
+                               [True] * len(known_outs))
+    return known_jaxpr, _fresh(unknown_jaxpr), out_unknowns, len(saved)
+
+
+def _fresh(jaxpr):
+    """A copy of ``jaxpr`` with new variables (the two halves must not share binders)."""
+    env = {}
+
+    def sub(x):
+        if type(x) is not Var:
+            return x
+        if x not in env:
+            env[x] = Var(x.aval)
+        return env[x]
+    binders = [sub(v) for v in jaxpr.in_binders]
+    eqns = [JaxprEqn(e.primitive, [sub(x) for x in e.inputs], e.params,
+                     [sub(v) for v in e.out_binders]) for e in jaxpr.eqns]
+    return Jaxpr(binders, eqns, [sub(x) for x in jaxpr.outs])
+
+
+def _remat_partial_eval(trace, tracers, *, jaxpr, policy, prevent_cse):
+    unknowns = [not t.pval.is_known for t in tracers]
+    jaxpr_k, jaxpr_u, out_unknowns, num_saved = _split_with_policy(jaxpr, unknowns, policy)
+    known, unknown = partition_list(unknowns, tracers)
+    known_vals = [t.pval.const for t in known]
+    outs_k = remat_p.bind(*known_vals, jaxpr=jaxpr_k, policy=policy, prevent_cse=prevent_cse)
+    n_out_k = len(outs_k) - num_saved
+    outs1, saved = outs_k[:n_out_k], outs_k[n_out_k:]
+    res_tracers = [trace.instantiate_const(trace.pure(v)) for v in known_vals + list(saved)]
+    outs2 = trace.stage_eqn(remat_p, res_tracers + unknown,
+                            dict(jaxpr=jaxpr_u, policy=policy, prevent_cse=prevent_cse),
+                            jaxpr_u.out_avals)
+    return merge_lists(out_unknowns, outs1, outs2)
+
+
+def _remat_partial_eval_jaxpr(unknowns, eqn):
+    params = eqn.params
+    jaxpr_k, jaxpr_u, out_unknowns, num_saved = _split_with_policy(
+        params["jaxpr"], unknowns, params["policy"])
+    ins1, ins2 = partition_list(unknowns, eqn.inputs)
+    outs1, outs2 = partition_list(out_unknowns, eqn.out_binders)
+    saved = [Var(a) for a in jaxpr_k.out_avals[len(jaxpr_k.outs) - num_saved:]]
+    eqn1 = JaxprEqn(remat_p, ins1, dict(params, jaxpr=jaxpr_k), outs1 + saved)
+    eqn2 = JaxprEqn(remat_p, ins1 + saved + ins2, dict(params, jaxpr=jaxpr_u), outs2)
+    return eqn1, eqn2, out_unknowns, [x for x in ins1 if type(x) is Var] + saved
+
+
+remat_p.eager = _remat_eager
+remat_p.abstract_eval = _remat_abstract_eval
+remat_p.jvp = _remat_jvp
+remat_p.batch = _remat_batch
+remat_p.lower = _remat_lower
+remat_p.transpose = _remat_transpose
+remat_p.partial_eval = _remat_partial_eval
+remat_p.partial_eval_jaxpr = _remat_partial_eval_jaxpr
+
+
+# ---------------------------------------------------------------- the public function
+
+def checkpoint(fun=None, *, prevent_cse=True, policy=None, static_argnums=()):
+    """``fun`` whose intermediates are recomputed in the backward pass instead of saved.
+
+    ``policy`` (see ``checkpoint_policies``) names intermediates that may be saved;
+    by default only the inputs are. Arguments at ``static_argnums`` are Python values
+    (hashable, not traced). Usable as ``checkpoint(f)`` or ``@checkpoint(policy=...)``.
+    """
+    if fun is None:
+        return lambda f: checkpoint(f, prevent_cse=prevent_cse, policy=policy,
+                                    static_argnums=static_argnums)
+    if policy is None:
+        policy = checkpoint_policies.nothing_saveable
+    if not callable(policy):
+        raise TypeError(f"checkpoint policy must be a callable such as "
+                        f"checkpoint_policies.dots_saveable, got {policy!r}")
+    if not isinstance(policy, NamedCallable):
+        policy = NamedCallable(policy, getattr(policy, "__name__", repr(policy)))
+    static = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
+
+    @api_boundary
+    @functools.wraps(fun, updated=())
+    def remat_fun(*args, **kwargs):
+        if len(trace_state.stack) == 1:   # nothing to differentiate: run it
+            return fun(*args, **kwargs)
+        if kwargs:
+            try:
+                bound = inspect.signature(fun).bind(*args, **kwargs)
+                args, kwargs = bound.args, bound.kwargs
+            except (TypeError, ValueError):
+                pass
+        n = len(args)
+        static_pos = {i % n for i in static if -n <= i < n}
+        for i in static:
+            if not -n <= i < n:
+                raise ValueError(f"checkpoint static_argnums {static_argnums} refers to "
+                                 f"argument {i}, but {_fun_name(fun)} was called with {n}")
+        dyn = tuple(a for i, a in enumerate(args) if i not in static_pos)
+        leaves, in_tree = tree_util.tree_flatten((dyn, kwargs))
+        avals = [_check_leaf(x, "checkpoint argument") for x in leaves]
+
+        def f(*dyn_args, **kw):
+            it = iter(dyn_args)
+            return fun(*[args[i] if i in static_pos else next(it) for i in range(n)], **kw)
+        flat_fun, store = _flatten_fun(f, in_tree)
+        jaxpr, consts = pe.trace_to_jaxpr(flat_fun, avals, _debug_info("checkpoint", fun))
+        outs = remat_p.bind(*consts, *leaves, jaxpr=jaxpr, policy=policy,
+                            prevent_cse=prevent_cse)
+        return tree_util.tree_unflatten(store[0], outs)
+    return remat_fun
+
+
+remat = checkpoint
