@@ -104,6 +104,8 @@ class LRUCache:
 
     def values(self):
         return list(self._data.values())
+
+
 class NamedCallable:
     """A function that prints as ``name`` (rule parameters of equations print readably)."""
 
