@@ -8,7 +8,6 @@ float32 values; references are computed with NumPy in float64.
 """
 
 import dataclasses
-import sys
 import time
 
 import numpy as onp
@@ -38,10 +37,6 @@ class Lib:
 def load_lib(name):
     """The facade for ``name`` in {"minijax", "jax", "numpy"}."""
     if name == "minijax":
-        if "jax" not in sys.modules:
-            # Measure minijax as installed without JAX: make `import jax` (which jaxlib
-            # attempts internally) fail at once, as it does where JAX is absent.
-            sys.modules["jax"] = None
         import minijax
         import minijax.numpy as mnp
         return Lib("minijax", mnp, minijax.lax, minijax.jit, minijax.grad,

@@ -4,6 +4,8 @@ interpreters on flat lists."""
 
 import functools
 import inspect
+import threading
+import weakref
 
 import numpy as np
 
@@ -17,6 +19,7 @@ from .interpreters.lowering import lower_jaxpr
 from .lax.call import jit_p
 from .runtime import dispatch, xla_bridge
 from .runtime.array import Array
+from .util import LRUCache
 from .traceback_util import api_boundary
 
 _VALID_SCALARS = (bool, int, float, complex, np.generic)
@@ -57,6 +60,46 @@ def _flatten_fun(fun, in_tree, what="output"):
 
 # ---------------------------------------------------------------- jit
 
+class _JitState:
+    """What a jitted function keeps per input signature, shared by every ``jit`` of the
+    same function with the same static arguments. Bounded by ``config.jit_cache_size``
+    (least recently used signatures dropped first)."""
+
+    __slots__ = ("traced", "fast", "fast_ids", "fast_x64", "__weakref__")
+
+    def __init__(self):
+        size = lambda: config.jit_cache_size   # noqa: E731
+        self.traced = LRUCache(size)   # (tree, statics, avals, x64) -> (jaxpr, consts, out tree)
+        self.fast = LRUCache(size)     # input avals -> direct executable call (see __call__)
+        self.fast_ids = {}             # ids of input avals -> (direct call, input avals)
+        self.fast_x64 = config.enable_x64   # the mode the fast entries were traced in
+
+    def clear(self):
+        self.traced.clear()
+        self.fast.clear()
+        self.fast_ids.clear()
+
+
+# function -> {(static_argnums, static_argnames): _JitState}; a function's entries go
+# when it does. ``jit(f)`` called anew each time on the same ``f`` reuses its programs.
+_jit_states = weakref.WeakKeyDictionary()
+_jit_states_lock = threading.Lock()
+
+
+def _jit_state(fun, statics):
+    try:
+        with _jit_states_lock:
+            per_fun = _jit_states.get(fun)
+            if per_fun is None:
+                per_fun = _jit_states[fun] = {}
+            state = per_fun.get(statics)
+            if state is None:
+                state = per_fun[statics] = _JitState()
+            return state
+    except TypeError:   # not weakly referenceable or not hashable: a state of its own
+        return _JitState()
+
+
 class Jitted:
     """A function compiled by XLA per input signature (see ``jit``)."""
 
@@ -79,10 +122,8 @@ class Jitted:
             if -len(positional) <= i < len(positional):
                 self.static_argnames.add(positional[i])
         self._positional = positional
-        self._cache = {}
-        self._fast = {}   # input avals -> direct executable call (see __call__)
-        self._fast_ids = {}   # ids of input avals -> (direct call, input avals)
-        self._fast_x64 = config.enable_x64   # the mode the fast entries were traced in
+        self._state = _jit_state(fun, (self.static_argnums,
+                                       tuple(sorted(self.static_argnames))))
         self._as_method = None
 
     def __get__(self, obj, objtype=None):
@@ -118,14 +159,15 @@ class Jitted:
         # Fast path: positional uncommitted Arrays, no transformation active. It skips
         # pytree flattening and bind, and calls the cached executable directly.
         # Input avals are looked up by identity first (see _fast_lookup).
-        if not kwargs and len(trace_state.stack) == 1 and config.enable_x64 is self._fast_x64:
+        state = self._state
+        if not kwargs and len(trace_state.stack) == 1 and config.enable_x64 is state.fast_x64:
             ids = []
             for a in args:
                 if type(a) is not Array or a._device is not None:
                     break
                 ids.append(id(a.aval))
             else:
-                entry = self._fast_ids.get(tuple(ids))
+                entry = state.fast_ids.get(tuple(ids))
                 if entry is None:
                     entry = self._fast_lookup(args, tuple(ids))
                 if entry is not None:
@@ -133,13 +175,14 @@ class Jitted:
         return self._call(args, kwargs)
 
     def _fast_lookup(self, args, ids):
-        fast = self._fast.get(tuple(a.aval for a in args))
+        state = self._state
+        fast = state.fast.get(tuple(a.aval for a in args))
         if fast is None:
             return None
-        if len(self._fast_ids) > 1000:
-            self._fast_ids.clear()
+        if len(state.fast_ids) >= config.jit_cache_size:
+            state.fast_ids.clear()
         # the entry keeps the avals alive, so their ids stay theirs
-        entry = self._fast_ids[ids] = (fast, [a.aval for a in args])
+        entry = state.fast_ids[ids] = (fast, [a.aval for a in args])
         return entry
 
     @api_boundary
@@ -149,20 +192,24 @@ class Jitted:
         avals = tuple(_check_leaf(x, f"argument of jit-compiled `{_fun_name(self.fun)}`")
                       for x in leaves)
         key = (in_tree, statics, avals, config.enable_x64)
-        entry = self._cache.get(key)
+        state = self._state
+        entry = state.traced.get(key)
+        cached = entry is not None
         if entry is None:
             entry = self._trace(args, kwargs, static_pos, in_tree, avals)
             if not any(isinstance(c, Tracer) for c in entry[1]):
-                self._cache[key] = entry
+                state.traced[key] = entry
+                cached = True
         jaxpr, consts, out_tree = entry
         outs = jit_p.bind(*consts, *leaves, jaxpr=jaxpr, name=_fun_name(self.fun))
-        if (not kwargs and not static_pos and len(trace_state.stack) == 1 and key in self._cache
+        if (cached and not kwargs and not static_pos and len(trace_state.stack) == 1
                 and all(type(a) is Array and a._device is None for a in args)):
-            if self._fast_x64 is not config.enable_x64:
-                self._fast.clear()
-                self._fast_ids.clear()
-                self._fast_x64 = config.enable_x64
-            self._fast[tuple(a.aval for a in args)] = _direct_call(jaxpr, consts, out_tree)
+            if state.fast_x64 is not config.enable_x64:
+                state.fast.clear()
+                state.fast_ids.clear()
+                state.fast_x64 = config.enable_x64
+            if state.fast.set(tuple(a.aval for a in args), _direct_call(jaxpr, consts, out_tree)):
+                state.fast_ids.clear()   # it may hold the evicted entry
         return tree_util.tree_unflatten(out_tree, outs)
 
     def _trace(self, args, kwargs, static_pos, in_tree, avals):
@@ -194,9 +241,9 @@ class Jitted:
         return labels
 
     def clear_cache(self):
-        self._cache.clear()
-        self._fast.clear()
-        self._fast_ids.clear()
+        """Drop the traced and compiled programs of this function (for every ``jit`` of
+        it with these static arguments)."""
+        self._state.clear()
 
     def lower(self, *args, **kwargs):
         """The StableHLO text this function compiles to for these arguments."""

@@ -17,6 +17,12 @@ Options (environment variables give the start-up value):
   1 GiB): least recently used entries are evicted beyond this size.
 - ``compilation_cache_min_compile_secs`` (default 0.0): compiles faster than this are
   not stored.
+- ``jit_cache_size`` (``MINIJAX_JIT_CACHE_SIZE``, default 256): input signatures (shapes,
+  dtypes, static arguments) whose traced and compiled program each jitted function
+  keeps; beyond it the least recently used is dropped (and retraced if called again).
+- ``eager_cache_size`` (``MINIJAX_EAGER_CACHE_SIZE``, default 4096): one-primitive XLA
+  executables kept for eager evaluation on the XLA path (``eager_backend="xla"``,
+  non-CPU devices), least recently used dropped first.
 - ``traceback_filtering`` (``MINIJAX_TRACEBACK_FILTERING``, default ``"auto"``): errors
   leaving a transformation show only the user's frames; ``"off"`` shows minijax's too.
 """
@@ -24,6 +30,7 @@ Options (environment variables give the start-up value):
 import os
 
 _CHOICES = {"eager_backend": ("numpy", "xla"), "traceback_filtering": ("auto", "off")}
+_POSITIVE_INTS = ("jit_cache_size", "eager_cache_size")
 
 
 def _env_bool(name, default):
@@ -43,6 +50,8 @@ class Config:
         self.compilation_cache_max_bytes = int(
             os.environ.get("MINIJAX_COMPILATION_CACHE_MAX_BYTES", str(1 << 30)))
         self.compilation_cache_min_compile_secs = 0.0
+        self.jit_cache_size = int(os.environ.get("MINIJAX_JIT_CACHE_SIZE", "256"))
+        self.eager_cache_size = int(os.environ.get("MINIJAX_EAGER_CACHE_SIZE", "4096"))
         self.traceback_filtering = os.environ.get("MINIJAX_TRACEBACK_FILTERING", "auto")
 
     def update(self, name, value):
@@ -50,6 +59,8 @@ class Config:
         if name not in vars(self):
             raise ValueError(f"unknown minijax config option {name!r}; options are "
                              f"{sorted(vars(self))}")
+        if name in _POSITIVE_INTS and not (isinstance(value, int) and value >= 1):
+            raise ValueError(f"config option {name!r} must be a positive int, got {value!r}")
         if name in _CHOICES and value not in _CHOICES[name]:
             raise ValueError(f"config option {name!r} must be one of {_CHOICES[name]}, "
                              f"got {value!r}")

@@ -1,5 +1,7 @@
-"""Small list helpers shared by the interpreters."""
+"""Small helpers shared by the interpreters and the runtime: list splitting and
+merging, axis normalisation, a bounded LRU cache."""
 
+import collections
 import operator
 
 
@@ -52,6 +54,56 @@ def canonicalize_axis(axis, ndim, name="axis"):
         from numpy.exceptions import AxisError
         raise AxisError(f"{name} {axis} is out of bounds for array of dimension {ndim}")
     return axis % ndim
+
+
+class LRUCache:
+    """A dict holding at most ``maxsize()`` entries: inserting beyond that evicts the
+    least recently used (read or written) first. ``maxsize`` is a callable, read at
+    each insertion, so that a config option can resize the cache at run time."""
+
+    __slots__ = ("_data", "_maxsize")
+
+    def __init__(self, maxsize):
+        self._data = collections.OrderedDict()
+        self._maxsize = maxsize
+
+    def get(self, key, default=None):
+        data = self._data
+        try:
+            value = data[key]
+            data.move_to_end(key)
+        except KeyError:   # absent, or evicted meanwhile by another thread
+            return default
+        return value
+
+    def set(self, key, value):
+        """Insert or replace ``key``; returns True if an entry was evicted for it."""
+        data = self._data
+        data[key] = value
+        data.move_to_end(key)
+        limit = max(1, self._maxsize())
+        evicted = False
+        while len(data) > limit:
+            try:
+                data.popitem(last=False)
+            except KeyError:
+                break
+            evicted = True
+        return evicted
+
+    __setitem__ = set
+
+    def __contains__(self, key):
+        return key in self._data
+
+    def __len__(self):
+        return len(self._data)
+
+    def clear(self):
+        self._data.clear()
+
+    def values(self):
+        return list(self._data.values())
 
 
 class NamedCallable:

@@ -18,6 +18,7 @@ import pytest
 
 import minijax
 from minijax.config import config
+from minijax.core.avals import ShapedArray
 from minijax.runtime import compile_cache, xla_bridge
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -49,8 +50,10 @@ def _program():
 
 def _run(exe):
     x = onp.array([1.0, 2.0, 3.0], onp.float32)
-    buf = xla_bridge.to_device(x, xla_bridge.default_device())
-    return onp.asarray(xla_bridge.to_host(xla_bridge.execute(exe, [buf])[0]))
+    device = xla_bridge.default_device()
+    buf = xla_bridge.to_device(x, device)
+    handlers = xla_bridge.result_handlers([ShapedArray((3,), onp.dtype(onp.float32))], device)
+    return onp.asarray(xla_bridge.to_host(xla_bridge.execute(exe, [buf], handlers)[0]))
 
 
 def _compile(text):

@@ -1,12 +1,13 @@
 """The interpreter stack, ``Trace``/``Tracer`` and ``bind``.
 
-Each active transformation is a ``MainTrace`` on a stack; level 0 is eager
-evaluation. ``bind`` hands a primitive application to the highest-level trace
+Each active transformation is a ``MainTrace`` on a stack, one stack per thread;
+level 0 is eager evaluation. ``bind`` hands a primitive application to the highest-level trace
 among its arguments' tracers, or to the *dynamic* trace when that is higher:
 ``jit`` makes its jaxpr trace dynamic so that every operation is staged, even one
 on constants alone (omnistaging).
 """
 
+import threading
 from contextlib import contextmanager
 
 from .. import errors
@@ -50,9 +51,12 @@ class Trace:
         raise NotImplementedError
 
 
-class _TraceState:
+class _TraceState(threading.local):
+    """The transformation stack of the calling thread. Each thread has its own (as in
+    JAX): tracing in one thread leaves eager code in the others eager."""
+
     def __init__(self):
-        self.eval_main = MainTrace(0, None)
+        self.eval_main = MainTrace(0, _eval_trace_type)
         self.stack = [self.eval_main]
         self.dynamic = self.eval_main
         # While a transformation's rule runs, arrays it creates belong below that
@@ -60,11 +64,14 @@ class _TraceState:
         self.new_value_cap = None
 
 
+_eval_trace_type = None
 state = _TraceState()
 
 
 def set_eval_trace(trace_type):
     """Install the bottom-of-stack (eager) interpreter; done by the runtime layer."""
+    global _eval_trace_type
+    _eval_trace_type = trace_type
     state.eval_main.trace = trace_type(state.eval_main)
 
 

@@ -22,9 +22,6 @@ from ._core import broadcast_arrays, promote_and_broadcast, result_type_of, scal
 _fast_paths = True
 
 
-_stack = _trace_state.stack
-
-
 _INEXACT = frozenset(d for d in dtypes.SUPPORTED_DTYPES if dtypes.is_inexact(d))
 
 
@@ -70,7 +67,7 @@ def _fast_binary(general, prim, bool_prim, scalar_types, dtype_ok=None):
     operands are Arrays of one strong type, or an Array and a Python scalar of a type
     in ``scalar_types`` that promotion leaves the Array's type."""
     def fn(x1, x2, /):
-        if _fast_paths and len(_stack) == 1:
+        if _fast_paths and len(_trace_state.stack) == 1:
             a, b = x1, x2
             if type(x1) is Array:
                 aval = x1.aval
@@ -116,7 +113,7 @@ def _unary(name, lax_fn, float_only=True, prim=None, keep_integers=False):
     """``keep_integers``: integer and bool inputs are returned as they are (NumPy 2's
     floor and ceil); otherwise ``float_only`` converts them to a float first."""
     def fn(x, /):
-        if type(x) is Array and prim is not None and _fast_paths and len(_stack) == 1 and (
+        if type(x) is Array and prim is not None and _fast_paths and len(_trace_state.stack) == 1 and (
                 not float_only or x.aval.dtype in _INEXACT):
             out = apply1(prim, x)
             if out is not None:
@@ -161,7 +158,7 @@ ceil = _unary("ceil", lax.ceil, prim=lax.ceil_p, keep_integers=True)
 
 def negative(x, /):
     """Elementwise negation (bool arrays are rejected, as in NumPy)."""
-    if type(x) is Array and _fast_paths and len(_stack) == 1 and x.aval.dtype.kind != "b":
+    if type(x) is Array and _fast_paths and len(_trace_state.stack) == 1 and x.aval.dtype.kind != "b":
         out = apply1(lax.neg_p, x)
         if out is not None:
             return out

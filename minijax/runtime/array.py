@@ -53,7 +53,7 @@ class Array:
         """The host ndarray (read it; write only through ``_writable``)."""
         host = self._host
         if host is None:
-            host = self._host = xla_bridge.to_host(self._buffer)
+            host = self._host = xla_bridge.to_host(self._buffer, self.aval.dtype)
         view = self._view
         if view is not None and view[0]._host is not view[1]:
             host = self._derive_again()
@@ -120,7 +120,7 @@ class Array:
         host = self._value()
         if host.flags.writeable:
             self._freeze()   # the device buffer may alias the host memory
-        buf = xla_bridge.to_device(host, device)
+        buf = xla_bridge.to_device(host, device, self.aval)
         if home == device:
             self._buffer = buf
         return buf

@@ -15,6 +15,7 @@ from ..config import config
 from ..core import Jaxpr, JaxprEqn, ShapedArray, Trace, Var, get_aval, set_eval_trace
 from ..core.trace import set_eager_bind, set_observe
 from ..interpreters.lowering import lower_jaxpr
+from ..util import LRUCache
 from . import xla_bridge
 from .array import Array, freeze_arrays
 
@@ -298,7 +299,7 @@ def result_device(args):
     return device
 
 
-_eager_cache = {}
+_eager_cache = LRUCache(lambda: config.eager_cache_size)   # bounded: config.eager_cache_size
 
 
 def _eager_xla(primitive, args, avals_in, params, device):

@@ -11,19 +11,17 @@ attribute of a dialect module read before loading (``hlo.sine`` in a primitive
 definition) is a deferred reference, resolved when called or used.
 """
 
-import builtins
 import functools
 import importlib
-import importlib.util
 import os
-import sys
 import threading
-import types
 
 import numpy as np
 
 from .. import dtypes
 from ..config import config
+from ..core.avals import ShapedArray
+from ..util import LRUCache
 from . import compile_cache
 
 __all__ = ["ir", "hlo", "chlo", "func_dialect", "get_client", "devices", "default_device",
@@ -41,7 +39,7 @@ _load_lock = threading.RLock()
 
 def _load():
     """Import jaxlib; module globals then name the real modules."""
-    global _loaded, jaxlib_version, BufferType
+    global _loaded, jaxlib_version, BufferType, _ZERO_COPY
     if _loaded:
         return
     with _load_lock:
@@ -52,6 +50,7 @@ def _load():
             g[name] = importlib.import_module(module)
         jaxlib_version = getattr(g["xla_client"], "_version", None)
         BufferType = g["_jax"].ArrayImpl
+        _ZERO_COPY = g["xla_client"].HostBufferSemantics.ZERO_COPY
         _loaded = True
 
 
@@ -118,44 +117,35 @@ def __getattr__(name):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-# jaxlib imports ``jax._src.sharding_impls`` each time it makes an array object from
-# a transfer or with ``disassemble_into_single_device_arrays`` (executable outputs use
-# prepared result handlers instead, see ``result_handlers``) and calls its
-# ``make_single_device_sharding``. Without JAX installed each failed attempt costs tens
-# of microseconds. So, when JAX is not installed: "jax" and "jax._src" map to None in
-# sys.modules (any import of them fails at once with ModuleNotFoundError, as it would
-# anyway), a stand-in module whose function makes jaxlib's own SingleDeviceSharding is
-# registered under that name, and this module's ``__builtins__`` (which CPython's
-# C-level import consults for calls made from this module's frames, i.e. jaxlib calls
-# made here) gets an ``__import__`` that hands the stand-in to jaxlib. Imports
-# elsewhere are untouched. With JAX installed nothing is replaced: jaxlib's first
-# transfer then imports JAX (``jax.core``, about a second), and blocking that would
-# break JAX's own DLPack import if the program imports JAX later.
-_SHARDING_MODULE = "jax._src.sharding_impls"
+# Making an array object from a host buffer or from executable outputs goes through
+# jaxlib's C++ array type, which needs a sharding for it. Some of jaxlib's entry points
+# (``dlpack_managed_tensor_to_buffer``, ``disassemble_into_single_device_arrays``) find
+# it by importing ``jax._src.sharding_impls``: with JAX installed that imports all of
+# JAX (about a second and 100 MB), without it every attempt fails slowly. The two entry
+# points used here take the sharding from the caller instead: ``batched_device_put``
+# for transfers and prepared result handlers for outputs. minijax never imports JAX
+# and never touches ``sys.modules``.
+
+@functools.lru_cache(maxsize=None)
+def _sharding_type():
+    class DeviceSharding(_jax.SingleDeviceSharding):
+        """jaxlib's single-device sharding plus the two members ``batched_device_put``
+        reads (JAX adds them in a Python subclass; the C++ class lacks them)."""
+
+        memory_kind = property(lambda self: self._memory_kind)
+
+        def _to_xla_hlo_sharding(self, num_dimensions):
+            return xla_client.HloSharding.replicate()
+
+    return DeviceSharding
 
 
-@functools.lru_cache(maxsize=None)   # a C-level cache: jaxlib calls this per array made
-def _make_single_device_sharding(device, memory_kind=None):
-    return _jax.SingleDeviceSharding(device, memory_kind=memory_kind)
+@functools.lru_cache(maxsize=64)
+def device_sharding(device):
+    """The single-device sharding jaxlib's array objects on ``device`` carry."""
+    _load()
+    return _sharding_type()(device)
 
-
-_stub = types.ModuleType(_SHARDING_MODULE, "minijax's stand-in for jaxlib's array "
-                         "construction (see minijax.runtime.xla_bridge)")
-_stub.make_single_device_sharding = _make_single_device_sharding
-if "jax" not in sys.modules and importlib.util.find_spec("jax") is None:
-    for _name in ("jax", "jax._src"):
-        sys.modules[_name] = None
-    sys.modules[_SHARDING_MODULE] = _stub
-_real_import = builtins.__import__
-
-
-def _import(name, globals=None, locals=None, fromlist=(), level=0):
-    if name == _SHARDING_MODULE and sys.modules.get(name) is _stub:
-        return _stub
-    return _real_import(name, globals, locals, fromlist, level)
-
-
-__builtins__ = dict(vars(builtins), __import__=_import)
 
 _client = None
 _default_device = None
@@ -186,6 +176,13 @@ def get_client():
             if _client is None:
                 n = config.cpu_device_count
                 client = _quietly(lambda: xla_client.make_cpu_client(num_devices=n))
+                # With traceback collection on (jaxlib's default), each execution through
+                # ``execute_sharded`` captures a Python traceback that is never freed
+                # (~90 bytes a call). minijax does not use them. The switch is process-wide
+                # and must not flip while executions are in flight in other threads (an
+                # execution begun with it off and finished with it on fails), so it is
+                # turned off once, here, and left off.
+                _jax.set_tracebacks_enabled(False)
                 _default_device = client.devices()[0]
                 _client = client
     return _client
@@ -233,57 +230,88 @@ def compile_module(module_text, device, host_callbacks=()):
         lambda data: client.deserialize_executable(data, device_list, options))
 
 
-def to_device(host, device):
-    """Copy a host ndarray to ``device``; returns a PjRt buffer."""
-    if host.dtype == dtypes.bfloat16:
-        return _bfloat16_to_device(host, device)
-    if not (host.flags.writeable and host.flags.c_contiguous):
-        host = np.array(host, order="C")   # DLPack exports neither read-only nor broadcast views
-    return _jax.dlpack_managed_tensor_to_buffer(host.__dlpack__(), device, None, None)
+def to_device(host, device, aval=None):
+    """Copy a host ndarray to ``device``; returns a PjRt buffer.
+
+    The buffer may alias ``host`` (zero-copy when XLA can use its memory as is), so
+    ``host`` must not be written to while the buffer lives."""
+    if aval is None:
+        aval = ShapedArray(host.shape, host.dtype)
+    return _jax.batched_device_put(aval, device_sharding(device), [host], [device], True,
+                                   False, _ZERO_COPY, True)
 
 
-def to_host(buffer):
-    """A read-only host ndarray view of a PjRt buffer."""
-    return buffer._single_device_array_to_np_array_did_copy()[0]
+class _Exported:
+    """A DLPack capsule in the wrapper ``numpy.from_dlpack`` takes."""
+
+    __slots__ = ("capsule",)
+
+    def __init__(self, capsule):
+        self.capsule = capsule
+
+    def __dlpack__(self, stream=None, max_version=None, dl_device=None, copy=None):
+        return self.capsule
+
+    def __dlpack_device__(self):
+        return (1, 0)   # kDLCPU
 
 
-def result_handlers(avals, device):
-    """Prepared output builders for ``execute``, one per output aval (None if this
-    jaxlib lacks them). They make jaxlib's array objects directly, without the
-    per-array sharding lookup of ``disassemble_into_single_device_arrays``."""
-    make = getattr(_jax, "array_result_handler", None)
-    if make is None:
-        return None
-    sharding = _make_single_device_sharding(device)
-    return [make(aval, sharding, False, _skip_checks=True) for aval in avals]
+def to_host(buffer, dtype=None):
+    """A read-only host ndarray view of a PjRt buffer (waits for it to be ready).
+
+    Read through DLPack: jaxlib's own conversion to NumPy imports ``jax.core``."""
+    if dtype is not None and dtype == dtypes.bfloat16:
+        # DLPack (as NumPy reads it) has no bfloat16: read the bits as uint16.
+        return to_host(_bitcast(buffer, dtypes.bfloat16, np.uint16)).view(dtypes.bfloat16)
+    host = np.from_dlpack(_Exported(_jax.buffer_to_dlpack_managed_tensor(buffer)))
+    host.flags.writeable = False
+    return host
 
 
-def execute(executable, buffers, handlers=None):
-    """Run ``executable`` on device buffers; returns the output buffers."""
-    results = executable.execute_sharded(buffers)
-    if handlers is not None:
-        return results.consume_with_handlers(handlers)
-    return [outs[0] for outs in results.disassemble_into_single_device_arrays()]
+_bitcast_executables = LRUCache(lambda: config.eager_cache_size)
 
 
-_bitcast_executables = {}
-
-
-def _bfloat16_to_device(host, device):
-    # DLPack has no bfloat16: send the bits as uint16 and bitcast on the device.
-    bits = np.array(host, order="C").view(np.uint16)
-    key = (host.shape, device)
-    exe = _bitcast_executables.get(key)
-    if exe is None:
-        dims = "x".join(map(str, host.shape))
-        t_in = f"tensor<{dims + 'x' if dims else ''}ui16>"
-        t_out = f"tensor<{dims + 'x' if dims else ''}bf16>"
+def _bitcast(buffer, from_dtype, to_dtype):
+    """``buffer`` (of ``from_dtype``) reinterpreted on its device as ``to_dtype``, of the
+    same width."""
+    shape = buffer.aval.shape
+    device = buffer._sharding._device
+    key = (shape, np.dtype(from_dtype), np.dtype(to_dtype), device)
+    entry = _bitcast_executables.get(key)
+    if entry is None:
+        names = {np.dtype(dtypes.bfloat16): "bf16", np.dtype(np.uint16): "ui16"}
+        dims = "".join(f"{d}x" for d in shape)
+        t_in, t_out = (f"tensor<{dims}{names[np.dtype(d)]}>" for d in (from_dtype, to_dtype))
         text = (f"func.func @main(%a: {t_in}) -> {t_out} {{\n"
                 f"  %b = stablehlo.bitcast_convert %a : ({t_in}) -> {t_out}\n"
                 f"  return %b : {t_out}\n}}")
-        exe = _bitcast_executables[key] = compile_module(text, device)
-    buf = _jax.dlpack_managed_tensor_to_buffer(bits.__dlpack__(), device, None, None)
-    return execute(exe, [buf])[0]
+        exe = compile_module(text, device)
+        handlers = result_handlers([ShapedArray(shape, np.dtype(to_dtype))], device)
+        entry = _bitcast_executables[key] = (exe, handlers)
+    exe, handlers = entry
+    return execute(exe, [buffer], handlers)[0]
+
+
+def result_handlers(avals, device):
+    """Prepared output builders for ``execute``, one per output aval: they make
+    jaxlib's array objects with the sharding given here."""
+    sharding = device_sharding(device)
+    return [_jax.array_result_handler(aval, sharding, False, _skip_checks=True)
+            for aval in avals]
+
+
+def execute(executable, buffers, handlers):
+    """Run ``executable`` on device buffers; returns the output buffers."""
+    # With tracebacks enabled (jaxlib's default) each execution captures a Python
+    # traceback that is never freed: 72 bytes a call. minijax does not use them, so
+    # they are off during the call and put back after, for JAX if it is loaded too.
+    if _jax.tracebacks_enabled():
+        _jax.set_tracebacks_enabled(False)
+        try:
+            return executable.execute_sharded(buffers).consume_with_handlers(handlers)
+        finally:
+            _jax.set_tracebacks_enabled(True)
+    return executable.execute_sharded(buffers).consume_with_handlers(handlers)
 
 
 # ---------------------------------------------------------------- LAPACK targets
