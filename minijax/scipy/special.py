@@ -117,7 +117,7 @@ def gamma(x):
     """The gamma function (``inf`` at 0 and the poles' sign as SciPy gives it)."""
     x, = promote_inexact(x)
     negative_odd = (x < 0) & (jnp.remainder(jnp.floor(x), 2.0) == 1.0)
-    sign = jnp.where(negative_odd, -1.0, 1.0)
+    sign = jnp.where(negative_odd, -jnp.ones_like(x), jnp.ones_like(x))
     out = sign * jnp.exp(lax.lgamma(x))
     pole = (x < 0) & (x == jnp.floor(x))
     out = jnp.where(pole | (x == -jnp.inf), jnp.nan, out)
