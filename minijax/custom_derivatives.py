@@ -222,6 +222,27 @@ custom_jvp_call_p.batch = _custom_jvp_call_batch
 custom_jvp_call_p.lower = _call_jaxpr_lower
 
 
+
+def _trace_primal(fun, nondiff_argnums, args, kind):
+    """Trace ``fun`` on its differentiable arguments (the ``nondiff_argnums`` ones are
+    closed over): the split of the arguments, the flat inputs and their tree, the
+    jaxpr, its constants and the output tree."""
+    n = len(args)
+    nondiff = _normalize_argnums(nondiff_argnums, n, "nondiff_argnums")
+    static_args, diff_args = _split_nondiff(args, nondiff)
+    leaves, in_tree = tree_util.tree_flatten(tuple(diff_args))
+    out_store = []
+
+    def flat_fun(*flat):
+        out = fun(*_merge(nondiff, iter(static_args),
+                          iter(tree_util.tree_unflatten(in_tree, flat)), n))
+        out_leaves, out_tree = tree_util.tree_flatten(out)
+        out_store.append(out_tree)
+        return out_leaves
+    jaxpr, consts = _trace_flat(flat_fun, leaves, f"{kind} function {_name(fun)}")
+    return (nondiff, static_args, diff_args, leaves, in_tree, n, jaxpr, consts,
+            out_store[0])
+
 class custom_jvp:  # noqa: N801  (JAX's name)
     """A function with a user-defined forward-mode derivative rule.
 
@@ -276,20 +297,8 @@ class custom_jvp:  # noqa: N801  (JAX's name)
         args = _resolve_args(self.fun, args, kwargs)
         if _no_transformation():
             return self.fun(*args)
-        nondiff = _normalize_argnums(self.nondiff_argnums, len(args), "nondiff_argnums")
-        static_args, diff_args = _split_nondiff(args, nondiff)
-        leaves, in_tree = tree_util.tree_flatten(tuple(diff_args))
-        n = len(args)
-        out_store = []
-
-        def flat_fun(*flat):
-            out = self.fun(*_merge(nondiff, iter(static_args),
-                                   iter(tree_util.tree_unflatten(in_tree, flat)), n))
-            out_leaves, out_tree = tree_util.tree_flatten(out)
-            out_store.append(out_tree)
-            return out_leaves
-        jaxpr, consts = _trace_flat(flat_fun, leaves, f"custom_jvp function {_name(self.fun)}")
-        out_tree = out_store[0]
+        (nondiff, static_args, diff_args, leaves, in_tree, n, jaxpr, consts,
+         out_tree) = _trace_primal(self.fun, self.nondiff_argnums, args, "custom_jvp")
         out_avals = jaxpr.out_avals
         rule, fun, symbolic = self.jvp, self.fun, self.symbolic_zeros
 
@@ -444,20 +453,8 @@ class custom_vjp:  # noqa: N801  (JAX's name)
         args = _resolve_args(self.fun, args, kwargs)
         if _no_transformation():
             return self.fun(*args)
-        nondiff = _normalize_argnums(self.nondiff_argnums, len(args), "nondiff_argnums")
-        static_args, diff_args = _split_nondiff(args, nondiff)
-        leaves, in_tree = tree_util.tree_flatten(tuple(diff_args))
-        n = len(args)
-        out_store = []
-
-        def flat_fun(*flat):
-            out = self.fun(*_merge(nondiff, iter(static_args),
-                                   iter(tree_util.tree_unflatten(in_tree, flat)), n))
-            out_leaves, out_tree = tree_util.tree_flatten(out)
-            out_store.append(out_tree)
-            return out_leaves
-        jaxpr, consts = _trace_flat(flat_fun, leaves, f"custom_vjp function {_name(self.fun)}")
-        out_tree = out_store[0]
+        (nondiff, static_args, diff_args, leaves, in_tree, n, jaxpr, consts,
+         out_tree) = _trace_primal(self.fun, self.nondiff_argnums, args, "custom_vjp")
         out_avals = jaxpr.out_avals
         in_avals = [get_aval(x) for x in leaves]
         fwd_user, bwd_user, fun = self.fwd, self.bwd, self.fun
