@@ -125,19 +125,13 @@ ARRAY_METHODS = {
 }
 # In-place operator or method -> function writing into the (writable) host buffer.
 ARRAY_INPLACE = {
-    "__iadd__": functools.partial(np.add, casting="same_kind"),
-    "__isub__": functools.partial(np.subtract, casting="same_kind"),
-    "__imul__": functools.partial(np.multiply, casting="same_kind"),
-    "__itruediv__": functools.partial(np.true_divide, casting="same_kind"),
-    "__ifloordiv__": functools.partial(np.floor_divide, casting="same_kind"),
-    "__imod__": functools.partial(np.remainder, casting="same_kind"),
-    "__ipow__": functools.partial(np.power, casting="same_kind"),
-    "__iand__": functools.partial(np.bitwise_and, casting="same_kind"),
-    "__ior__": functools.partial(np.bitwise_or, casting="same_kind"),
-    "__ixor__": functools.partial(np.bitwise_xor, casting="same_kind"),
-    "__ilshift__": functools.partial(np.left_shift, casting="same_kind"),
-    "__irshift__": functools.partial(np.right_shift, casting="same_kind"),
-    "__imatmul__": functools.partial(np.matmul, casting="same_kind"),
+    **{f"__i{op}__": functools.partial(getattr(np, ufunc), casting="same_kind")
+       for op, ufunc in (("add", "add"), ("sub", "subtract"), ("mul", "multiply"),
+                         ("truediv", "true_divide"), ("floordiv", "floor_divide"),
+                         ("mod", "remainder"), ("pow", "power"), ("and", "bitwise_and"),
+                         ("or", "bitwise_or"), ("xor", "bitwise_xor"),
+                         ("lshift", "left_shift"), ("rshift", "right_shift"),
+                         ("matmul", "matmul"))},
     "__setitem__": operator.setitem,
     "sort": _call_method("sort"), "partition": _call_method("partition"),
     "fill": _call_method("fill"), "put": _call_method("put"),
