@@ -254,3 +254,15 @@ def test_integer_power_binds_integer_pow():
     same(minijax.jit(lambda v: v ** 3)(x), onp.asarray(x) ** 3)
     onp.testing.assert_allclose(onp.asarray(minijax.grad(lambda v: (v ** 3).sum())(x)),
                                 3 * onp.asarray(x) ** 2)
+
+
+def test_copy_of_a_broadcast_is_writable_elementwise():
+    # a copy-on-write of a broadcast (elements sharing memory) must not keep the
+    # overlapping layout, or one write lands on several elements
+    for base in (np.broadcast_to(np.asarray(1.0), (3,)),
+                 np.broadcast_to(np.asarray([1.0, 2.0]), (2, 2))):
+        want = onp.array(onp.asarray(base))
+        c = np.asarray(base, copy=True)
+        c += np.ones(c.shape) * onp.arange(c.size).reshape(c.shape)
+        same(c, want + onp.arange(want.size).reshape(want.shape))
+        same(base, onp.broadcast_to(want, want.shape))

@@ -263,6 +263,9 @@ def _copy_same_layout(host):
     if host.flags.c_contiguous or host.flags.f_contiguous:
         return host.copy(order="K")
     lo, hi = byte_bounds(host)
+    if hi - lo < host.nbytes or any(st == 0 and n > 1 for st, n in zip(host.strides, host.shape)):
+        # elements overlap (a broadcast): a write must not land on several of them
+        return host.copy()
     extent = np.empty(hi - lo, np.uint8)
     new = np.ndarray(host.shape, host.dtype, buffer=extent, offset=host.ctypes.data - lo,
                      strides=host.strides)
