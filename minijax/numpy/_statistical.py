@@ -260,16 +260,23 @@ def _mean_dtype(dtype):
     return dtype if dtypes.is_inexact(dtype) else dtypes.default_float()
 
 
+def _variance_ddof(name, out, ddof, correction, where, mean):
+    """The degrees-of-freedom correction of a variance call, after rejecting the
+    keywords minijax does not take."""
+    reject_out(out)
+    if where is not None or mean is not None:
+        raise NotImplementedError(f"{name}: where= and mean= are not supported")
+    if correction is not None:
+        if ddof != 0:
+            raise ValueError(f"{name}: give ddof or correction, not both")
+        return correction
+    return ddof
+
+
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
         mean=None, correction=None):
     """Variance over ``axis`` with ``ddof`` (or the Array API's ``correction``)."""
-    reject_out(out)
-    if correction is not None:
-        if ddof != 0:
-            raise ValueError("var: give ddof or correction, not both")
-        ddof = correction
-    if where is not None or mean is not None:
-        raise NotImplementedError("var: where= and mean= are not supported")
+    ddof = _variance_ddof("var", out, ddof, correction, where, mean)
     a = to_array(a)
     aval = get_aval(a)
     axes = reduction_axes(aval.ndim, axis)
@@ -561,13 +568,7 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
 def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
            mean=None, correction=None):
     """Variance ignoring NaNs (real for complex input: the mean of ``|x - mean|**2``)."""
-    reject_out(out)
-    if correction is not None:
-        if ddof != 0:
-            raise ValueError("nanvar: give ddof or correction, not both")
-        ddof = correction
-    if where is not None or mean is not None:
-        raise NotImplementedError("nanvar: where= and mean= are not supported")
+    ddof = _variance_ddof("nanvar", out, ddof, correction, where, mean)
     a = to_array(a)
     aval = get_aval(a)
     if not dtypes.is_inexact(aval.dtype):
