@@ -266,3 +266,15 @@ def test_copy_of_a_broadcast_is_writable_elementwise():
         c += np.ones(c.shape) * onp.arange(c.size).reshape(c.shape)
         same(c, want + onp.arange(want.size).reshape(want.shape))
         same(base, onp.broadcast_to(want, want.shape))
+
+
+def test_copy_of_a_view_does_not_write_into_the_base():
+    root = np.arange(8.0)
+    view = root.reshape(4, 2)
+    c = np.asarray(view, copy=True)
+    c += 11.0
+    same(root, onp.arange(8.0))
+    same(c, onp.arange(8.0).reshape(4, 2) + 11.0)
+    view[0, 0] = -1.0                   # the view still writes through to its base
+    same(root, onp.concatenate([[-1.0], onp.arange(1.0, 8.0)]))
+    same(c[0, 0], onp.asarray(11.0))

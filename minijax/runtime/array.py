@@ -128,8 +128,11 @@ class Array:
     def _rebind(self, other):
         """Make this Array hold ``other``'s value; both then share it copy-on-write."""
         other._freeze()
+        host = other._host if other._view is None else other._value()
+        if host is not None:
+            host.flags.writeable = False   # a view's own ndarray too, as in __array__
         self.aval = other.aval
-        self._host = other._host if other._view is None else other._value()
+        self._host = host
         self._buffer = other._buffer
         self._device = other._device
         self._view = None   # a snapshot: it keeps these values when the base is written
