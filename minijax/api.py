@@ -350,6 +350,21 @@ def linearize(fun, *primals):
 # ---------------------------------------------------------------- reverse mode
 
 @api_boundary
+def _flat_cotangent(ct, out_tree, out_avals, who):
+    """The leaves of ``ct``, checked against the output's structure and shapes and cast
+    to its dtypes."""
+    ct_flat, ct_tree = tree_util.tree_flatten(ct)
+    if ct_tree != out_tree:
+        raise TypeError(f"{who}: the cotangent has structure {ct_tree}, the function's "
+                        f"output has {out_tree}")
+    for c, a in zip(ct_flat, out_avals):
+        ca = _check_leaf(c, "cotangent")
+        if ca.shape != a.shape:
+            raise ValueError(f"{who}: cotangent of shape {ca.shape} for an output of "
+                             f"shape {a.shape}")
+    return [_as_dtype(c, a.dtype) for c, a in zip(ct_flat, out_avals)]
+
+
 def vjp(fun, *primals, has_aux=False):
     """``(fun(*primals), f_vjp)`` where ``f_vjp(cotangent)`` returns a tuple of
     cotangents, one per primal."""
@@ -366,16 +381,7 @@ def vjp(fun, *primals, has_aux=False):
     n_aux = len(out) - n
 
     def f_vjp(ct):
-        ct_flat, ct_tree = tree_util.tree_flatten(ct)
-        if ct_tree != out_tree:
-            raise TypeError(f"vjp function expects a cotangent of structure {out_tree} (that "
-                            f"of the output), got {ct_tree}")
-        for c, a in zip(ct_flat, out_avals):
-            ca = _check_leaf(c, "cotangent")
-            if ca.shape != a.shape:
-                raise ValueError(f"cotangent of shape {ca.shape} given for an output of "
-                                 f"shape {a.shape}")
-        ct_flat = [_as_dtype(c, a.dtype) for c, a in zip(ct_flat, out_avals)]
+        ct_flat = _flat_cotangent(ct, out_tree, out_avals, "vjp function")
         cts_in = f_vjp_flat(ct_flat + [None] * n_aux)
         args, _ = tree_util.tree_unflatten(in_tree, cts_in)
         return args
@@ -657,16 +663,7 @@ def linear_transpose(fun, *primals):
     out_avals = jaxpr.out_avals
 
     def transposed(ct):
-        ct_flat, ct_tree = tree_util.tree_flatten(ct)
-        if ct_tree != out_tree:
-            raise TypeError(f"linear_transpose: the cotangent has structure {ct_tree}, the "
-                            f"function's output has {out_tree}")
-        for c, a in zip(ct_flat, out_avals):
-            ca = _check_leaf(c, "cotangent")
-            if ca.shape != a.shape:
-                raise ValueError(f"linear_transpose: cotangent of shape {ca.shape} for an "
-                                 f"output of shape {a.shape}")
-        ct_flat = [_as_dtype(c, a.dtype) for c, a in zip(ct_flat, out_avals)]
+        ct_flat = _flat_cotangent(ct, out_tree, out_avals, "linear_transpose")
         undefs = [ad.UndefPrimal(a.strip_weak_type()) for a in avals]
         try:
             cts = ad.backward_pass(jaxpr, list(consts) + undefs, ct_flat)

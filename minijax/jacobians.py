@@ -78,19 +78,27 @@ def _columns_by_input(x, in_avals):
     return out
 
 
+def _differentiated_inputs(fun, args, kwargs, argnums, holomorphic, name):
+    """``fun`` as a function of the ``argnums`` arguments alone, those arguments, their
+    tree and their (checked) avals."""
+    nums, merge = _dyn_args(fun, args, argnums, name)
+    dyn = tuple(args[i] for i in nums)
+    in_leaves, in_tree = tree_util.tree_flatten(dyn)
+    _check_dtypes(in_leaves, holomorphic, name, "input")
+    in_avals = [_check_leaf(x, f"{name} input") for x in in_leaves]
+
+    def f_dyn(*d):
+        return fun(*merge(*d), **kwargs)
+    return f_dyn, dyn, in_tree, in_avals
+
+
 def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
     """The Jacobian of ``fun`` by forward mode (one ``jvp`` per input element, vmapped)."""
     @api_boundary
     @functools.wraps(fun, updated=())
     def jacfun(*args, **kwargs):
-        nums, merge = _dyn_args(fun, args, argnums, "jacfwd")
-        dyn = tuple(args[i] for i in nums)
-        in_leaves, in_tree = tree_util.tree_flatten(dyn)
-        _check_dtypes(in_leaves, holomorphic, "jacfwd", "input")
-        in_avals = [_check_leaf(x, "jacfwd input") for x in in_leaves]
-
-        def f_dyn(*d):
-            return fun(*merge(*d), **kwargs)
+        f_dyn, dyn, in_tree, in_avals = _differentiated_inputs(
+            fun, args, kwargs, argnums, holomorphic, "jacfwd")
 
         def pushfwd(*basis_leaves):
             tangents = tree_util.tree_unflatten(in_tree, list(basis_leaves))
@@ -121,14 +129,8 @@ def jacrev(fun, argnums=0, has_aux=False, holomorphic=False):
     @api_boundary
     @functools.wraps(fun, updated=())
     def jacfun(*args, **kwargs):
-        nums, merge = _dyn_args(fun, args, argnums, "jacrev")
-        dyn = tuple(args[i] for i in nums)
-        in_leaves, in_tree = tree_util.tree_flatten(dyn)
-        _check_dtypes(in_leaves, holomorphic, "jacrev", "input")
-        in_avals = [_check_leaf(x, "jacrev input") for x in in_leaves]
-
-        def f_dyn(*d):
-            return fun(*merge(*d), **kwargs)
+        f_dyn, dyn, in_tree, in_avals = _differentiated_inputs(
+            fun, args, kwargs, argnums, holomorphic, "jacrev")
         res = vjp(f_dyn, *dyn, has_aux=has_aux)
         out, f_vjp = res[0], res[1]
         out_leaves, out_tree = tree_util.tree_flatten(out)
