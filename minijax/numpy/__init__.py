@@ -426,6 +426,64 @@ def may_share_memory(a, b, /, max_work=None):
 
 __all__ += ["shares_memory", "may_share_memory"]
 
+# NumPy only: scalar types, the type hierarchy and dtype helpers beyond the Array API
+from . import emath  # noqa: E402,F401
+from ._data_types import (  # noqa: E402
+    ScalarType,
+    False_,
+    True_,
+    byte,
+    cdouble,
+    character,
+    common_type,
+    complexfloating,
+    csingle,
+    double,
+    flexible,
+    floating,
+    generic,
+    half,
+    inexact,
+    int_,
+    intc,
+    integer,
+    intp,
+    issubdtype,
+    little_endian,
+    long,
+    longlong,
+    min_scalar_type,
+    mintypecode,
+    number,
+    promote_types,
+    sctypeDict,
+    short,
+    signedinteger,
+    single,
+    typecodes,
+    typename,
+    ubyte,
+    uint,
+    uintc,
+    uintp,
+    ulong,
+    ulonglong,
+    unsignedinteger,
+    ushort,
+)
+from ._data_types import bool_ as bool  # noqa: E402  (the Array API's name; shadows builtins.bool here)
+from ._constants import euler_gamma  # noqa: E402
+
+__all__ += [
+    "ScalarType", "False_", "True_", "bool", "byte", "cdouble", "character", "common_type",
+    "complexfloating", "csingle", "double", "emath", "euler_gamma", "flexible", "floating",
+    "generic", "half", "inexact", "int_", "intc", "integer", "intp", "issubdtype",
+    "little_endian", "long", "longlong", "min_scalar_type", "mintypecode", "number",
+    "promote_types", "sctypeDict", "short", "signedinteger", "single", "typecodes",
+    "typename", "ubyte", "uint", "uintc", "uintp", "ulong", "ulonglong", "unsignedinteger",
+    "ushort",
+]
+
 # DESIGN 3: eagerly, each function and Array method named in the runtime's dispatch
 # tables calls NumPy once on the host buffers (installed last, over the lax versions).
 import numpy as _numpy  # noqa: E402

@@ -2,11 +2,15 @@
 and "Inspection"): astype, finfo, iinfo, isdtype, can_cast and
 ``__array_namespace_info__``."""
 
+import sys
+
 import numpy as np
 
 from .. import dtypes, lax
 from .. import dtypes as _dtypes
+from ..core import Tracer
 from ..core.avals import ShapedArray
+from ..errors import ConcretizationTypeError
 from ..runtime import xla_bridge
 from ..runtime.array import Array
 from ._core import new_object, result_type_of, to_array
@@ -100,12 +104,6 @@ def astype(x, dtype, /, *, copy=True, device=None):
     return new_object(out) if copy and out is x else out
 
 
-bool_ = np.bool_
-int8, int16, int32, int64 = np.int8, np.int16, np.int32, np.int64
-uint8, uint16, uint32, uint64 = np.uint8, np.uint16, np.uint32, np.uint64
-float16, float32, float64 = np.float16, np.float32, np.float64
-complex64, complex128 = np.complex64, np.complex128
-bfloat16 = dtypes.bfloat16.type
 dtype = np.dtype
 
 
@@ -116,3 +114,223 @@ def result_type(*arrays_and_dtypes):
                                 ShapedArray((), dtypes.canonicalize(a)))
                for a in arrays_and_dtypes]
     return result_type_of(*entries)[0]
+
+
+# ------------------------------------------------------------------ scalar types
+# minijax.numpy's scalar types subclass NumPy's, so that they are dtypes
+# (``np.dtype(float32)``), take part in NumPy's hierarchy (``issubclass(float32,
+# np.floating)``) and compare and hash equal to NumPy's (``x.dtype.type == float32``).
+# Their metaclass adds what a drop-in needs: called on a minijax array or a tracer they
+# cast like ``astype`` (so ``np.float32(x)`` works under jit, grad and vmap), and a 0-d
+# minijax array (which minijax returns where NumPy returns a scalar) is an instance of
+# the scalar types of its dtype (``isinstance(np.sum(x), np.floating)``).
+
+class _ScalarTypeMeta(type):
+    """Metaclass of minijax.numpy's scalar types (see above)."""
+
+    def __call__(cls, *args):
+        base = cls._numpy_type
+        if cls._abstract:
+            raise TypeError(f"cannot create instances of the abstract scalar type "
+                            f"{cls.__name__} (use a concrete type such as float64)")
+        if len(args) > 1:
+            raise TypeError(f"{cls.__name__}() takes at most one argument "
+                            f"({len(args)} given)")
+        if not args:
+            return base()
+        value, = args
+        if isinstance(value, (Array, Tracer, list, tuple, np.ndarray)):
+            return astype(to_array(value), cls.dtype, copy=False)
+        return base(value)   # a Python or NumPy scalar, or a string: NumPy's scalar
+
+    def __instancecheck__(cls, instance):
+        base = cls._numpy_type
+        if isinstance(instance, base):
+            return True
+        if type(instance) is Array or isinstance(instance, Tracer):
+            aval = instance.aval
+            return aval.shape == () and dtypes.issubdtype(aval.dtype, base)
+        return False
+
+    def __subclasscheck__(cls, subclass):
+        if isinstance(subclass, _ScalarTypeMeta):
+            subclass = subclass._numpy_type
+        return issubclass(subclass, cls._numpy_type)
+
+    def __eq__(cls, other):
+        if isinstance(other, _ScalarTypeMeta):
+            return cls._numpy_type is other._numpy_type
+        if isinstance(other, type):
+            return cls._numpy_type is other
+        return NotImplemented
+
+    def __hash__(cls):
+        return hash(cls._numpy_type)
+
+    def __repr__(cls):
+        return f"<class 'minijax.numpy.{cls.__name__}'>"
+
+
+_SCALAR_TYPES = {}   # NumPy scalar type -> minijax.numpy scalar type
+
+
+def _scalar_type(numpy_type, name=None, abstract=False):
+    """The minijax.numpy scalar type standing for ``numpy_type`` (one per NumPy type)."""
+    if numpy_type in _SCALAR_TYPES:
+        return _SCALAR_TYPES[numpy_type]
+    name = name or numpy_type.__name__
+    namespace = {"__module__": "minijax.numpy", "__qualname__": name,
+                 "__doc__": f"minijax's stand-in for numpy.{name}: "
+                            f"{numpy_type.__doc__.splitlines()[0] if numpy_type.__doc__ else ''}",
+                 "_numpy_type": numpy_type, "_abstract": abstract, "__slots__": ()}
+    if not abstract:
+        namespace["dtype"] = np.dtype(numpy_type)
+    try:
+        cls = _ScalarTypeMeta(name, (numpy_type,), namespace)
+    except TypeError:   # NumPy's flexible and character cannot be subclassed
+        del namespace["__slots__"]
+        cls = _ScalarTypeMeta(name, (), namespace)
+    _SCALAR_TYPES[numpy_type] = cls
+    return cls
+
+
+def numpy_scalar_type(t):
+    """The NumPy type a minijax.numpy scalar type stands for (other objects as they are)."""
+    return t._numpy_type if isinstance(t, _ScalarTypeMeta) else t
+
+
+# the abstract hierarchy
+generic = _scalar_type(np.generic, abstract=True)
+number = _scalar_type(np.number, abstract=True)
+integer = _scalar_type(np.integer, abstract=True)
+signedinteger = _scalar_type(np.signedinteger, abstract=True)
+unsignedinteger = _scalar_type(np.unsignedinteger, abstract=True)
+inexact = _scalar_type(np.inexact, abstract=True)
+floating = _scalar_type(np.floating, abstract=True)
+complexfloating = _scalar_type(np.complexfloating, abstract=True)
+flexible = _scalar_type(np.flexible, abstract=True)     # strings and void: no minijax
+character = _scalar_type(np.character, abstract=True)   # dtype is one of them
+
+# the concrete types (NumPy's C-named aliases are the same objects as NumPy's are)
+bool_ = _scalar_type(np.bool_, "bool")   # NumPy 2 and the Array API also call it bool
+int8, int16, int32, int64 = map(_scalar_type, (np.int8, np.int16, np.int32, np.int64))
+uint8, uint16, uint32, uint64 = map(_scalar_type, (np.uint8, np.uint16, np.uint32, np.uint64))
+float16, float32, float64 = map(_scalar_type, (np.float16, np.float32, np.float64))
+complex64, complex128 = map(_scalar_type, (np.complex64, np.complex128))
+bfloat16 = _scalar_type(dtypes.bfloat16.type, "bfloat16")
+byte, ubyte, short, ushort = map(_scalar_type, (np.byte, np.ubyte, np.short, np.ushort))
+intc, uintc, int_, uint = map(_scalar_type, (np.intc, np.uintc, np.int_, np.uint))
+long, ulong, intp, uintp = map(_scalar_type, (np.long, np.ulong, np.intp, np.uintp))
+longlong, ulonglong = map(_scalar_type, (np.longlong, np.ulonglong))
+half, single, double = map(_scalar_type, (np.half, np.single, np.double))
+csingle, cdouble = map(_scalar_type, (np.csingle, np.cdouble))
+False_, True_ = np.False_, np.True_
+
+ScalarType = (int, float, complex, bool, bytes, str, memoryview) + \
+    tuple(t for t in _SCALAR_TYPES.values() if not t._abstract)
+
+sctypeDict = {name: _SCALAR_TYPES[t] for name, t in np.sctypeDict.items()
+              if t in _SCALAR_TYPES}
+sctypeDict["bfloat16"] = bfloat16
+
+
+def _supported_char(c):
+    return np.dtype(c) in dtypes.SUPPORTED_DTYPES
+
+
+typecodes = {kind: "".join(c for c in chars if _supported_char(c))
+             for kind, chars in np.typecodes.items()}
+typecodes = {kind: chars for kind, chars in typecodes.items() if chars}
+
+little_endian = sys.byteorder == "little"
+
+
+def _as_numpy_dtype_arg(x):
+    """A dtype-like argument with minijax scalar types replaced by NumPy's; arrays and
+    tracers by their dtype."""
+    if isinstance(x, _ScalarTypeMeta):
+        return x._numpy_type
+    if isinstance(x, (Array, Tracer)):
+        return x.dtype
+    return x
+
+
+_ABSTRACT_NUMPY_TYPES = (np.generic, np.number, np.integer, np.signedinteger,
+                         np.unsignedinteger, np.inexact, np.floating, np.complexfloating,
+                         np.flexible, np.character)
+
+
+def issubdtype(arg1, arg2):
+    """Whether ``arg1`` (a dtype or scalar type) is ``arg2`` or below it in NumPy's type
+    hierarchy (``issubdtype(float32, floating)``); bfloat16 is a floating type."""
+    a, b = _as_numpy_dtype_arg(arg1), _as_numpy_dtype_arg(arg2)
+    if isinstance(a, type) and a in _ABSTRACT_NUMPY_TYPES:
+        return issubclass(a, b if isinstance(b, type) else np.dtype(b).type)
+    return dtypes.issubdtype(a, b)
+
+
+def typename(char):
+    """NumPy's description of the type character ``char`` (``typename('d')``)."""
+    return np.typename(char)
+
+
+def promote_types(type1, type2):
+    """The smallest dtype both ``type1`` and ``type2`` cast to safely (bfloat16 too)."""
+    d1 = np.dtype(_as_numpy_dtype_arg(type1))
+    d2 = np.dtype(_as_numpy_dtype_arg(type2))
+    for d in (d1, d2):
+        if d not in dtypes.SUPPORTED_DTYPES:
+            dtypes.canonicalize(d)   # raises the named error for an unsupported dtype
+    return dtypes.promote((d1, False), (d2, False))[0]
+
+
+def min_scalar_type(a, /):
+    """The smallest dtype that holds ``a``'s value (its dtype for a non-0-d array)."""
+    if isinstance(a, Tracer):
+        if a.aval.shape:
+            return a.aval.dtype
+        raise ConcretizationTypeError(
+            "min_scalar_type needs the value of a traced 0-d array (under jit/grad/vmap "
+            "it is not known); pass a concrete value or use x.dtype")
+    if isinstance(a, Array):
+        a = a._value()
+    return np.min_scalar_type(a)
+
+
+# mintypecode's preference: the first character of this string found wins
+_CHARS_BY_SIZE = "GDFgdfQqLlIiHhBb?"
+
+
+def mintypecode(typechars, typeset="GDFgdf", default="d"):
+    """The character of the smallest type in ``typeset`` that every type in ``typechars``
+    (type characters or arrays) casts to safely; ``default`` if none is in ``typeset``."""
+    chars = {c if isinstance(c, str) else to_array(c).dtype.char for c in typechars}
+    found = {c for c in chars if c in typeset}
+    if not found:
+        return default
+    if "F" in found and "d" in found:
+        return "D"   # single-precision complex with double: double complex holds both
+    return min(found, key=_CHARS_BY_SIZE.index)
+
+
+def common_type(*arrays):
+    """The inexact scalar type of the arrays' common precision (integer arrays count as
+    float64), complex if any of them is complex."""
+    is_complex, precision = False, 0
+    for a in arrays:
+        d = to_array(a).dtype
+        if dtypes.is_complex(d):
+            is_complex = True
+            bits = d.itemsize * 4
+        elif dtypes.is_float(d):
+            bits = 16 if d == dtypes.bfloat16 else d.itemsize * 8
+        elif dtypes.is_integer(d) or d == np.bool_:
+            if d == np.bool_:
+                raise TypeError("common_type: can't get a common type for a boolean array")
+            bits = 64
+        else:
+            raise TypeError(f"common_type: can't get a common type for dtype {d}")
+        precision = max(precision, bits)
+    if is_complex:
+        return {16: complex64, 32: complex64, 64: complex128}[precision]
+    return {0: float16, 16: float16, 32: float32, 64: float64}[precision]
