@@ -49,3 +49,10 @@ class ShapeMismatchError(ValueError, TypeError):
 class HiddenStateInTransformationError(MinijaxTypeError):
     """A stateful host function (``minijax.numpy.random``) was called inside a
     transformation, where its hidden state would be frozen into the trace."""
+
+
+class UnsupportedNumPyFeatureError(AttributeError):
+    """A NumPy name that ``minijax.numpy`` leaves out of scope (extended precision,
+    string, structured, datetime and object dtypes, masked and record arrays, ...); the
+    message says why and what to use. An ``AttributeError``, so ``hasattr`` is False as
+    for any name a module does not have."""

@@ -484,6 +484,75 @@ __all__ += [
     "ushort",
 ]
 
+# NumPy only: floating-point error state, printing, files, runtime information
+from . import exceptions, lib, testing  # noqa: E402,F401
+from ._floating_point_errors import (  # noqa: E402
+    errstate,
+    getbufsize,
+    geterr,
+    geterrcall,
+    setbufsize,
+    seterr,
+    seterrcall,
+)
+from ._io import (  # noqa: E402
+    fromfile,
+    fromregex,
+    fromstring,
+    genfromtxt,
+    load,
+    loadtxt,
+    save,
+    savetxt,
+    savez,
+    savez_compressed,
+)
+from ._printing import (  # noqa: E402
+    array2string,
+    array_repr,
+    array_str,
+    base_repr,
+    binary_repr,
+    format_float_positional,
+    format_float_scientific,
+    get_printoptions,
+    printoptions,
+    set_printoptions,
+)
+from ._runtime_info import show_config, show_runtime  # noqa: E402
+
+__all__ += [
+    "exceptions", "lib", "testing", "errstate", "getbufsize", "geterr", "geterrcall",
+    "setbufsize", "seterr", "seterrcall", "fromfile", "fromregex", "fromstring", "genfromtxt",
+    "load", "loadtxt", "save", "savetxt", "savez", "savez_compressed", "array2string",
+    "array_repr", "array_str", "base_repr", "binary_repr", "format_float_positional",
+    "format_float_scientific", "get_printoptions", "printoptions", "set_printoptions",
+    "show_config", "show_runtime",
+]
+
+
+def _install_view_and_bytes():
+    from ..core import Tracer as _Tracer
+    from . import _bitcast, _io
+    ndarray.view = _bitcast.view
+    _Tracer.view = _bitcast.view
+    for _name, _method in _io.ARRAY_METHODS.items():
+        setattr(ndarray, _name, _method)
+
+
+_install_view_and_bytes()
+del _install_view_and_bytes
+
+
+def __getattr__(name):
+    # __version__ is minijax's (set after this package is imported); NumPy names left
+    # out of scope raise UnsupportedNumPyFeatureError (an AttributeError) with the reason
+    if name == "__version__":
+        import sys
+        return sys.modules["minijax"].__version__
+    from ._unsupported import unsupported
+    raise unsupported(__name__, name)
+
 # DESIGN 3: eagerly, each function and Array method named in the runtime's dispatch
 # tables calls NumPy once on the host buffers (installed last, over the lax versions).
 import numpy as _numpy  # noqa: E402

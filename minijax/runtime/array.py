@@ -237,13 +237,7 @@ class Array:
         return format(str(self), spec)
 
     def __repr__(self):
-        host = self._value()
-        extra = f", dtype={self.dtype.name}" + (", weak_type=True" if self.weak_type else "")
-        if host.size == 0:
-            body = f"[], shape={host.shape}" if host.ndim != 1 else "[]"
-        else:
-            body = np.array2string(host, separator=", ", prefix="Array(")
-        return f"Array({body}{extra})"
+        return array_repr(self)
 
     def __str__(self):
         return str(self._value())
@@ -259,6 +253,22 @@ class Array:
 
     def __deepcopy__(self, memo):
         return self.copy()
+
+
+def array_repr(a, max_line_width=None, precision=None, suppress_small=None):
+    """``repr`` of the Array ``a``: ``Array([...], dtype=...)``, laid out by NumPy's print
+    options (``numpy.set_printoptions``; the arguments override them for this call)."""
+    host = a._value()
+    override = np.get_printoptions().get("override_repr")
+    if override is not None:
+        return override(host)
+    extra = f", dtype={a.dtype.name}" + (", weak_type=True" if a.weak_type else "")
+    if host.size == 0:
+        body = f"[], shape={host.shape}" if host.ndim != 1 else "[]"
+    else:
+        body = np.array2string(host, max_line_width, precision, suppress_small,
+                               separator=", ", prefix="Array(")
+    return f"Array({body}{extra})"
 
 
 def _copy_same_layout(host):

@@ -1,0 +1,43 @@
+"""NumPy names that ``minijax.numpy`` leaves out of scope: accessing one raises
+``UnsupportedNumPyFeatureError`` (an ``AttributeError``) saying why and what to use."""
+
+from ..errors import UnsupportedNumPyFeatureError
+
+_DTYPES = ("minijax arrays hold bool, integer, floating (float16, bfloat16, float32, "
+           "float64) and complex (complex64, complex128) numbers")
+_PRECISION = (f"extended precision is out of scope: {_DTYPES}; use float64/complex128")
+_NOT_NUMBERS = f"{{what}} dtypes are out of scope: {_DTYPES}; keep such data in NumPy"
+_DATETIME = _NOT_NUMBERS.format(what="datetime and timedelta")
+_STRINGS = _NOT_NUMBERS.format(what="string")
+
+OUT_OF_SCOPE = {
+    **dict.fromkeys(["longdouble", "clongdouble", "float128", "complex256", "float96",
+                     "complex192"], _PRECISION),
+    **dict.fromkeys(["bytes_", "str_", "char", "strings"], _STRINGS),
+    **dict.fromkeys(["void", "record", "recarray", "rec", "format_parser"],
+                    _NOT_NUMBERS.format(what="structured (record)")),
+    "object_": _NOT_NUMBERS.format(what="object"),
+    **dict.fromkeys(["datetime64", "timedelta64", "busday_count", "busday_offset",
+                     "busdaycalendar", "is_busday", "isnat", "datetime_as_string",
+                     "datetime_data"], _DATETIME),
+    "ma": "masked arrays (numpy.ma) are out of scope; use a boolean mask with "
+          "minijax.numpy.where, or the nan* reductions",
+    **dict.fromkeys(["matrix", "asmatrix", "bmat"],
+                    "the matrix class is out of scope (NumPy discourages it too); use 2-d "
+                    "arrays and the @ operator"),
+    "memmap": "memory-mapped arrays are out of scope: minijax arrays own their buffers; "
+              "use numpy.memmap and minijax.numpy.asarray on the part you need",
+    "ctypeslib": "numpy.ctypeslib is out of scope: minijax arrays own their buffers; "
+                 "use numpy.ctypeslib on numpy.asarray(x)",
+    "f2py": "numpy.f2py (building Fortran extensions) is out of scope; use numpy.f2py",
+    "polynomial": "the numpy.polynomial package (Polynomial, Chebyshev, ... classes) is "
+                  "out of scope; use numpy.polynomial on host data",
+}
+
+
+def unsupported(module_name, name):
+    """The error for ``module_name.name``: out of scope with a reason, or unknown."""
+    reason = OUT_OF_SCOPE.get(name)
+    if reason is None:
+        return AttributeError(f"module {module_name!r} has no attribute {name!r}")
+    return UnsupportedNumPyFeatureError(f"{module_name}.{name} is not provided: {reason}")
