@@ -8,7 +8,8 @@ it (``_writable``). A host ndarray that is not writeable is one something else m
 observe (exported through ``__array__``/DLPack, aliased by a device buffer, shared with
 another Array, or seen by a transformation: ``_freeze``), and a write copies it first
 (copy-on-write). A view Array (basic indexing, ``.T``, reshape, ...) holds a NumPy view
-of its root Array's buffer and ``_view = [root, root host it was derived from]``; when
+of its root Array's buffer and ``_view = [root, root host it was derived from]`` (and a
+third entry, True, for a view NumPy made read-only, such as a broadcast); when
 the root's buffer is replaced by a copy-on-write, the view is derived again at the same
 place in the new buffer, so views and their base stay attached as in NumPy.
 """
@@ -88,7 +89,7 @@ class Array:
     def _derive_again(self):
         # The root's buffer was replaced (copy-on-write): this view's ndarray is made at
         # the same byte offset and strides in the new buffer.
-        root, old_root = self._view
+        root, old_root = self._view[:2]
         new_root = root._value()
         host = self._host
         lo, hi = byte_bounds(old_root)
@@ -98,8 +99,12 @@ class Array:
             self._view = None   # no longer inside the root's buffer: detach
             return host
         offset = host.ctypes.data - old_root.ctypes.data
+        # a view NumPy made read-only (a broadcast, sliding windows) stays read-only
+        read_only = len(self._view) > 2 or (not host.flags.writeable and _overlapping(host))
         host = self._host = _ndarray_at(new_root, offset, host)
-        self._view = [root, new_root]
+        if read_only:
+            host.flags.writeable = False
+        self._view = [root, new_root, True] if read_only else [root, new_root]
         self._buffer = None
         return host
 
@@ -271,14 +276,21 @@ def array_repr(a, max_line_width=None, precision=None, suppress_small=None):
     return f"Array({body}{extra})"
 
 
+def _overlapping(host):
+    """Whether some elements of ``host`` share memory (a broadcast or sliding windows)."""
+    lo, hi = byte_bounds(host)
+    return hi - lo < host.nbytes or any(st == 0 and n > 1
+                                        for st, n in zip(host.strides, host.shape))
+
+
 def _copy_same_layout(host):
     """A writeable copy of ``host`` with the same strides (so views keep their offsets)."""
     if host.flags.c_contiguous or host.flags.f_contiguous:
         return host.copy(order="K")
-    lo, hi = byte_bounds(host)
-    if hi - lo < host.nbytes or any(st == 0 and n > 1 for st, n in zip(host.strides, host.shape)):
+    if _overlapping(host):
         # elements overlap (a broadcast): a write must not land on several of them
         return host.copy()
+    lo, hi = byte_bounds(host)
     extent = np.empty(hi - lo, np.uint8)
     new = np.ndarray(host.shape, host.dtype, buffer=extent, offset=host.ctypes.data - lo,
                      strides=host.strides)
@@ -315,6 +327,8 @@ def as_view_of(out, args):
             if ((root_owner is owner or root_host is owner) and
                     (len(args) == 1 or np.may_share_memory(host, root_host))):
                 out._view = [root, root_host]
+                if not host.flags.writeable and root_host.flags.writeable:
+                    out._view.append(True)   # read-only by NumPy's choice (broadcast_to)
                 return
 
 

@@ -8,6 +8,7 @@ import numpy as np
 
 from ...core import Tracer
 from ...errors import UnsupportedNumPyFeatureError
+from ...runtime.array import Array
 from ...runtime.numpy_dispatch import host_of, wrap
 from ...util import canonicalize_axis
 from .. import _indexing
@@ -62,9 +63,14 @@ def sliding_window_view(x, window_shape, axis=None, *, subok=False, writeable=Fa
         host = host_of(x) if not isinstance(x, (list, tuple)) else to_array(x)._value()
         host = np.asarray(host)
         _windows(host.shape, window_shape, axis)
-        out = np.lib.stride_tricks.sliding_window_view(host, window_shape, axis,
-                                                       writeable=writeable)
-        return wrap(out, (x,))
+        out = wrap(np.lib.stride_tricks.sliding_window_view(host, window_shape, axis,
+                                                            writeable=writeable))
+        if type(x) is Array:
+            # NumPy's result is based on a stand-in object, not on x's ndarray: link the
+            # view to x's root by hand (DESIGN 5), so it follows x's buffer
+            root = x._root()
+            out._view = [root, root._value()] + ([] if writeable else [True])
+        return out
     x = to_array(x)
     for a, w in _windows(x.shape, window_shape, axis):
         starts = np.arange(x.shape[a] - w + 1)[:, None] + np.arange(w)[None, :]
