@@ -131,6 +131,7 @@ def test_sctypedict_typecodes_scalartype():
         mnp.typecodes["All"]
     assert mnp.float32 in mnp.ScalarType and int in mnp.ScalarType
     assert mnp.little_endian == np.little_endian
+    assert type(mnp.ones(2).dtype) is mnp.dtypes.Float64DType
     assert mnp.euler_gamma == np.euler_gamma
 
 
@@ -336,3 +337,23 @@ def test_read_only_views_stay_read_only_after_a_copy_on_write():
     with pytest.raises(ValueError, match="read-only"):
         b[0, 0] = 5.0
     assert_same(x, np.array([7.0, 1, 2]))
+
+
+def test_hypothesis_array_api_strategies_accept_the_namespace():
+    """hypothesis' Array API strategies need the standard's ``bool`` dtype name."""
+    from hypothesis import given
+    from hypothesis.extra import array_api
+
+    xps = array_api.make_strategies_namespace(mnp)
+
+    @given(xps.arrays(xps.scalar_dtypes(), xps.array_shapes(max_dims=2, max_side=3)))
+    def check(x):
+        assert isinstance(x, mnp.ndarray)
+        assert_same(x, np.asarray(x))
+
+    @given(xps.arrays(mnp.bool, 3))
+    def check_bool(x):
+        assert x.dtype == mnp.bool and x.shape == (3,)
+
+    check()
+    check_bool()

@@ -472,11 +472,12 @@ from ._data_types import (  # noqa: E402
     ushort,
 )
 from ._data_types import bool_ as bool  # noqa: E402  (the Array API's name; shadows builtins.bool here)
+from numpy import dtypes  # noqa: E402,F401  (NumPy's dtype classes: type(x.dtype) is one)
 from ._constants import euler_gamma  # noqa: E402
 
 __all__ += [
     "ScalarType", "False_", "True_", "bool", "byte", "cdouble", "character", "common_type",
-    "complexfloating", "csingle", "double", "emath", "euler_gamma", "flexible", "floating",
+    "complexfloating", "dtypes", "csingle", "double", "emath", "euler_gamma", "flexible", "floating",
     "generic", "half", "inexact", "int_", "intc", "integer", "intp", "issubdtype",
     "little_endian", "long", "longlong", "min_scalar_type", "mintypecode", "number",
     "promote_types", "sctypeDict", "short", "signedinteger", "single", "typecodes",
