@@ -539,6 +539,8 @@ def _install_view_and_bytes():
     _Tracer.view = _bitcast.view
     for _name, _method in _io.ARRAY_METHODS.items():
         setattr(ndarray, _name, _method)
+    for _name, _method in _io.TRACER_METHODS.items():
+        setattr(_Tracer, _name, _method)
 
 
 _install_view_and_bytes()

@@ -193,4 +193,14 @@ def _tofile(self, fid, sep="", format="%s"):
     self._value().tofile(fid, sep, format)
 
 
+def _traced_bytes(name):
+    def method(self, *args, **kwargs):
+        raise TracerArrayConversionError(
+            f"{name}() of a traced value: under jit/grad/vmap its bytes are not known; "
+            f"call it on the function's results outside the transformation")
+    method.__name__ = name
+    return method
+
+
 ARRAY_METHODS = {"tobytes": _tobytes, "tofile": _tofile}
+TRACER_METHODS = {name: _traced_bytes(name) for name in ARRAY_METHODS}

@@ -15,13 +15,25 @@ def _minijax_version():
     return sys.modules["minijax"].__version__
 
 
-# jaxlib's version is read from its metadata: only runtime/xla_bridge imports jaxlib
-def show_config():
-    """Print the versions minijax runs with (minijax, NumPy, jaxlib, ml_dtypes, Python)."""
-    print(f"minijax {_minijax_version()}")
-    print(f"  numpy {np.__version__}, jaxlib {importlib.metadata.version('jaxlib')}, "
-          f"ml_dtypes {ml_dtypes.__version__}")
-    print(f"  python {platform.python_version()} ({sys.executable})")
+def _versions():
+    # jaxlib's version is read from its metadata: only runtime/xla_bridge imports jaxlib
+    return {"minijax": _minijax_version(), "numpy": np.__version__,
+            "jaxlib": importlib.metadata.version("jaxlib"), "ml_dtypes": ml_dtypes.__version__,
+            "python": f"{platform.python_version()} ({sys.executable})"}
+
+
+def show_config(mode="stdout"):
+    """The versions minijax runs with (minijax, NumPy, jaxlib, ml_dtypes, Python): printed
+    (``mode="stdout"``) or returned as a dict (``mode="dicts"``), as NumPy's."""
+    if mode not in ("stdout", "dicts"):
+        raise ValueError(f"show_config: mode must be 'stdout' or 'dicts', got {mode!r}")
+    versions = _versions()
+    if mode == "dicts":
+        return versions
+    print(f"minijax {versions['minijax']}")
+    print(f"  numpy {versions['numpy']}, jaxlib {versions['jaxlib']}, "
+          f"ml_dtypes {versions['ml_dtypes']}")
+    print(f"  python {versions['python']}")
 
 
 def show_runtime():

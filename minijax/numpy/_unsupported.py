@@ -1,7 +1,13 @@
 """NumPy names that ``minijax.numpy`` leaves out of scope: accessing one raises
-``UnsupportedNumPyFeatureError`` (an ``AttributeError``) saying why and what to use."""
+``UnsupportedNumPyFeatureError`` (an ``AttributeError``) saying why and what to use.
+Names NumPy 2 removed (``float_``, ``Inf``, ...) raise NumPy's ``AttributeError`` advice."""
 
 from ..errors import UnsupportedNumPyFeatureError
+
+try:   # NumPy's own advice for the names NumPy 2 removed (np.float_, np.Inf, ...)
+    from numpy._expired_attrs_2_0 import __expired_attributes__ as _REMOVED_IN_NUMPY_2
+except ImportError:   # a private module: without it those names get the plain message
+    _REMOVED_IN_NUMPY_2 = {}
 
 _DTYPES = ("minijax arrays hold bool, integer, floating (float16, bfloat16, float32, "
            "float64) and complex (complex64, complex128) numbers")
@@ -39,5 +45,8 @@ def unsupported(module_name, name):
     """The error for ``module_name.name``: out of scope with a reason, or unknown."""
     reason = OUT_OF_SCOPE.get(name)
     if reason is None:
+        if name in _REMOVED_IN_NUMPY_2:
+            return AttributeError(f"{module_name}.{name} was removed in NumPy 2.0 (minijax "
+                                  f"follows NumPy 2): {_REMOVED_IN_NUMPY_2[name]}")
         return AttributeError(f"module {module_name!r} has no attribute {name!r}")
     return UnsupportedNumPyFeatureError(f"{module_name}.{name} is not provided: {reason}")
