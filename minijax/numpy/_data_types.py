@@ -164,8 +164,10 @@ class _ScalarTypeMeta(type):
             return cls._numpy_type is other
         return NotImplemented
 
-    def __hash__(cls):
-        return hash(cls._numpy_type)
+    # Hashed as a class of its own (C speed: NumPy looks dtype arguments up in a dict, so
+    # a Python-level hash would slow every call taking dtype=float32); so sets and dicts
+    # keyed by NumPy's types do not find these, while == and list/tuple membership do.
+    __hash__ = type.__hash__
 
     def __repr__(cls):
         return f"<class 'minijax.numpy.{cls.__name__}'>"
