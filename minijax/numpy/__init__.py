@@ -477,8 +477,8 @@ from ._constants import euler_gamma  # noqa: E402
 
 __all__ += [
     "ScalarType", "False_", "True_", "bool", "byte", "cdouble", "character", "common_type",
-    "complexfloating", "dtypes", "csingle", "double", "emath", "euler_gamma", "flexible", "floating",
-    "generic", "half", "inexact", "int_", "intc", "integer", "intp", "issubdtype",
+    "complexfloating", "csingle", "double", "dtypes", "emath", "euler_gamma", "flexible",
+    "floating", "generic", "half", "inexact", "int_", "intc", "integer", "intp", "issubdtype",
     "little_endian", "long", "longlong", "min_scalar_type", "mintypecode", "number",
     "promote_types", "sctypeDict", "short", "signedinteger", "single", "typecodes",
     "typename", "ubyte", "uint", "uintc", "uintp", "ulong", "ulonglong", "unsignedinteger",
@@ -532,19 +532,12 @@ __all__ += [
 ]
 
 
-def _install_view_and_bytes():
-    from ..core import Tracer as _Tracer
-    from . import _bitcast, _io
-    ndarray.view = _bitcast.view
-    _Tracer.view = _bitcast.view
-    for _name, _method in _io.ARRAY_METHODS.items():
-        setattr(ndarray, _name, _method)
-    for _name, _method in _io.TRACER_METHODS.items():
-        setattr(_Tracer, _name, _method)
+# Array.view (a bitcast under a transformation), tobytes and tofile, on Array and tracers
+from ..core import Tracer as _Tracer  # noqa: E402
+from . import _bitcast, _io  # noqa: E402
 
-
-_install_view_and_bytes()
-del _install_view_and_bytes
+_bitcast.install(ndarray, _Tracer)
+_io.install(ndarray, _Tracer)
 
 
 def __getattr__(name):

@@ -202,5 +202,8 @@ def _traced_bytes(name):
     return method
 
 
-ARRAY_METHODS = {"tobytes": _tobytes, "tofile": _tofile}
-TRACER_METHODS = {name: _traced_bytes(name) for name in ARRAY_METHODS}
+def install(array_cls, tracer_cls):
+    """Give ``Array`` the ``tobytes``/``tofile`` methods (tracers: a named error)."""
+    for name, method in (("tobytes", _tobytes), ("tofile", _tofile)):
+        setattr(array_cls, name, method)
+        setattr(tracer_cls, name, _traced_bytes(name))
