@@ -20,7 +20,7 @@ OUT_OF_SCOPE = {
     **dict.fromkeys(["longdouble", "clongdouble", "float128", "complex256", "float96",
                      "complex192"], _PRECISION),
     **dict.fromkeys(["bytes_", "str_", "char", "strings"], _STRINGS),
-    **dict.fromkeys(["void", "record", "recarray", "rec", "format_parser"],
+    **dict.fromkeys(["void", "record", "recarray", "rec"],
                     _NOT_NUMBERS.format(what="structured (record)")),
     "object_": _NOT_NUMBERS.format(what="object"),
     **dict.fromkeys(["datetime64", "timedelta64", "busday_count", "busday_offset",
