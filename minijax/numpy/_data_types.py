@@ -119,7 +119,7 @@ def result_type(*arrays_and_dtypes):
 # ------------------------------------------------------------------ scalar types
 # minijax.numpy's scalar types subclass NumPy's, so that they are dtypes
 # (``np.dtype(float32)``), take part in NumPy's hierarchy (``issubclass(float32,
-# np.floating)``) and compare and hash equal to NumPy's (``x.dtype.type == float32``).
+# np.floating)``) and compare equal to NumPy's (``x.dtype.type == float32``).
 # Their metaclass adds what a drop-in needs: called on a minijax array or a tracer they
 # cast like ``astype`` (so ``np.float32(x)`` works under jit, grad and vmap), and a 0-d
 # minijax array (which minijax returns where NumPy returns a scalar) is an instance of
@@ -196,11 +196,6 @@ def _scalar_type(numpy_type, name=None, abstract=False):
     return cls
 
 
-def numpy_scalar_type(t):
-    """The NumPy type a minijax.numpy scalar type stands for (other objects as they are)."""
-    return t._numpy_type if isinstance(t, _ScalarTypeMeta) else t
-
-
 # the abstract hierarchy
 generic = _scalar_type(np.generic, abstract=True)
 number = _scalar_type(np.number, abstract=True)
@@ -210,8 +205,9 @@ unsignedinteger = _scalar_type(np.unsignedinteger, abstract=True)
 inexact = _scalar_type(np.inexact, abstract=True)
 floating = _scalar_type(np.floating, abstract=True)
 complexfloating = _scalar_type(np.complexfloating, abstract=True)
-flexible = _scalar_type(np.flexible, abstract=True)     # strings and void: no minijax
-character = _scalar_type(np.character, abstract=True)   # dtype is one of them
+# strings and void: no minijax dtype is below these two, but NumPy's hierarchy has them
+flexible = _scalar_type(np.flexible, abstract=True)
+character = _scalar_type(np.character, abstract=True)
 
 # the concrete types (NumPy's C-named aliases are the same objects as NumPy's are)
 bool_ = _scalar_type(np.bool_, "bool")   # NumPy 2 and the Array API also call it bool
@@ -326,12 +322,11 @@ def common_type(*arrays):
             bits = d.itemsize * 4
         elif dtypes.is_float(d):
             bits = 16 if d == dtypes.bfloat16 else d.itemsize * 8
-        elif dtypes.is_integer(d) or d == np.bool_:
-            if d == np.bool_:
-                raise TypeError("common_type: can't get a common type for a boolean array")
+        elif dtypes.is_integer(d):
             bits = 64
         else:
-            raise TypeError(f"common_type: can't get a common type for dtype {d}")
+            raise TypeError(f"common_type: can't get a common type for an array of dtype "
+                            f"{d} (it takes integer, floating and complex arrays)")
         precision = max(precision, bits)
     if is_complex:
         return {16: complex64, 32: complex64, 64: complex128}[precision]
