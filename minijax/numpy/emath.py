@@ -10,6 +10,8 @@ float32/complex64, else complex128), with the same values as NumPy's on the real
 (imaginary part zero) and off it. Take ``.real`` where a real result is wanted.
 """
 
+import inspect
+
 import numpy as np
 
 from .. import dtypes, lax
@@ -38,18 +40,21 @@ def _complex(x):
     return lax.convert_element_type(x, dtypes.canonicalize(target))
 
 
-def _emath_function(name, traced_fn, nargs=1):
+def _emath_function(name, traced_fn):
     numpy_fn = getattr(np.emath, name)
+    signature = inspect.signature(numpy_fn)   # (x), (n, x) or (x, p)
 
-    def fn(*args):
-        if len(args) != nargs:
-            raise TypeError(f"emath.{name}() takes {nargs} argument"
-                            f"{'s' if nargs > 1 else ''} ({len(args)} given)")
+    def fn(*args, **kwargs):
+        try:
+            args = signature.bind(*args, **kwargs).args
+        except TypeError as e:
+            raise TypeError(f"emath.{name}{signature}: {e}") from None
         if _traced(args):
             return traced_fn(*[_complex(a) for a in args])
         return wrap(numpy_fn(*[host_of(a) for a in args]))
     fn.__name__ = fn.__qualname__ = name
     fn.__module__ = __name__
+    fn.__signature__ = signature
     return fn
 
 
@@ -75,9 +80,9 @@ log2 = _emath_function("log2", _log_base(2))
 log2.__doc__ = "Base-2 logarithm, complex for negative real inputs."
 log10 = _emath_function("log10", _log_base(10))
 log10.__doc__ = "Base-10 logarithm, complex for negative real inputs."
-logn = _emath_function("logn", _logn, nargs=2)
+logn = _emath_function("logn", _logn)
 logn.__doc__ = "Logarithm of ``x`` to base ``n``, complex where either is negative real."
-power = _emath_function("power", ew.power, nargs=2)
+power = _emath_function("power", ew.power)
 power.__doc__ = ("``x ** p``, complex for negative real ``x`` (and a negative integer power "
                  "of an integer gives floats).")
 arccos = _emath_function("arccos", ew.arccos)
