@@ -426,6 +426,11 @@ def may_share_memory(a, b, /, max_work=None):
 
 __all__ += ["shares_memory", "may_share_memory"]
 
+# The fft extension (minijax.numpy.fft)
+from . import fft  # noqa: E402
+
+__all__ += ["fft"]
+
 # DESIGN 3: eagerly, each function and Array method named in the runtime's dispatch
 # tables calls NumPy once on the host buffers (installed last, over the lax versions).
 import numpy as _numpy  # noqa: E402
@@ -435,4 +440,5 @@ from ..runtime import numpy_dispatch as _numpy_dispatch  # noqa: E402
 _numpy_dispatch.install_functions(globals(), _numpy_dispatch.NUMPY_FUNCTIONS, _numpy)
 _numpy_dispatch.install_functions(globals(), _numpy_dispatch.NUMPY_INPLACE_FUNCTIONS, _numpy)
 _numpy_dispatch.install_functions(vars(linalg), _numpy_dispatch.LINALG_FUNCTIONS, _numpy.linalg)
+_numpy_dispatch.install_functions(vars(fft), _numpy_dispatch.FFT_FUNCTIONS, _numpy.fft)
 _numpy_dispatch.install_methods(ndarray)

@@ -82,6 +82,13 @@ matrix_rank matrix_transpose multi_dot norm outer pinv qr slogdet solve svd svdv
 tensordot tensorinv tensorsolve trace vecdot vector_norm
 """.split())
 
+# minijax.numpy.fft name -> numpy.fft function (None: the same name). Not here:
+# fftfreq and rfftfreq (the Array API's dtype= keyword, which NumPy lacks).
+FFT_FUNCTIONS = dict.fromkeys("""
+fft ifft fft2 ifft2 fftn ifftn rfft irfft rfft2 irfft2 rfftn irfftn hfft ihfft fftshift
+ifftshift
+""".split())
+
 
 def _call_method(name):
     # the unbound ndarray method (NumPy 2 dropped ndarray.ptp: the function then)
