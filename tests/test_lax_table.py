@@ -230,6 +230,9 @@ ROWS = [
         finite=True),
     Row("eigh", lambda x: [y * y for y in lax.linalg.eigh(_spd(x))], ((3, 3),), FLOAT,
         (-2.0, 2.0), finite=True),
+    Row("eig", lambda x: _parts(lax.linalg.eig(x, compute_left_eigenvectors=False,
+                                             compute_right_eigenvectors=False)[0]),
+        ((3, 3),), FLOAT, (-2.0, 2.0), finite=True),
     # Fourier transforms, on complex operands built from two real ones
     Row("fft", lambda x, y: _parts(lax.fft(lax.complex(x, y), "FFT", (4,))), ((3, 4),) * 2,
         FLOAT, (-2.0, 2.0), finite=True),
