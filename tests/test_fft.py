@@ -7,6 +7,9 @@ import warnings
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 
 import minijax
 import minijax.numpy as mnp
@@ -242,3 +245,38 @@ def test_shifts():
 def test_namespace_is_complete():
     names = {n for n in dir(np.fft) if not n.startswith("_") and callable(getattr(np.fft, n)) and n != "test"}
     assert names <= set(mnp.fft.__all__)
+
+
+@st.composite
+def _fft_calls(draw):
+    """A random transform, operand (shapes of 1 to 4 axes, dtypes NumPy takes), and its
+    axes, lengths and norm."""
+    name = draw(st.sampled_from(["fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fftn",
+                                 "ifftn", "rfftn", "irfftn"]))
+    real_in = name in ("rfft", "ihfft", "rfftn")
+    dtype = draw(st.sampled_from([np.float32, np.float64] if real_in else
+                                 [np.float32, np.float64, np.complex64, np.complex128]))
+    shape = draw(hnp.array_shapes(min_dims=1, max_dims=4, min_side=1, max_side=5))
+    x = draw(hnp.arrays(dtype, shape, elements=st.floats(-10, 10, width=32)))
+    kwargs = {"norm": draw(st.sampled_from(NORMS))}
+    if name.endswith("n"):
+        axes = draw(st.lists(st.integers(0, len(shape) - 1), min_size=1,
+                             max_size=len(shape), unique=True))
+        kwargs["axes"] = axes
+        if draw(st.booleans()):
+            kwargs["s"] = [draw(st.integers(1, 7)) for _ in axes]
+    else:
+        kwargs["axis"] = draw(st.integers(-len(shape), len(shape) - 1))
+        kwargs["n"] = draw(st.none() | st.integers(1, 7))
+        if name in ("irfft", "hfft") and kwargs["n"] is None and \
+                shape[kwargs["axis"]] == 1:
+            kwargs["n"] = 2   # NumPy's default would be 0 points
+    if name == "irfftn" and "s" not in kwargs and shape[kwargs["axes"][-1]] == 1:
+        kwargs["s"] = [shape[a] for a in kwargs["axes"][:-1]] + [2]
+    return name, x, kwargs
+
+
+@given(_fft_calls())
+def test_random_transforms_match_numpy(call):
+    name, x, kwargs = call
+    _agree(name, x, **kwargs)
