@@ -224,6 +224,14 @@ def test_lax_fft_checks_its_operands():
     assert lax.fft(np.ones((3, 4), np.float32), lax.FftType.RFFT, (4,)).shape == (3, 3)
 
 
+def test_bfloat16_is_transformed_in_single_precision():
+    x = mnp.asarray(_data(np.float32, (6,)), dtype=mnp.bfloat16)
+    want = np.fft.fft(np.asarray(x, np.float32))
+    for got in (mnp.fft.fft(x), minijax.jit(mnp.fft.fft)(x)):
+        assert_same(got, want, rtol=1e-6, atol=1e-6)
+    assert mnp.fft.rfft(x).dtype == np.complex64
+
+
 def test_empty_batch():
     x = np.zeros((0, 4), np.complex64)
     _agree("fft", x)

@@ -25,6 +25,9 @@ __all__ = ["fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rf
 
 _NORMS = ("backward", "ortho", "forward")
 _MAX_AXES = 3   # XLA's fft transforms at most three axes per operation
+# inputs transformed in single precision (NumPy 2's rule; bfloat16 as float16)
+_SINGLE = (np.dtype(np.float16), np.dtype(dtypes.bfloat16), np.dtype(np.float32),
+           np.dtype(np.complex64))
 
 
 # ---------------------------------------------------------------- argument handling
@@ -43,7 +46,7 @@ def _complex_input(a, name):
     x = to_array(a)
     dtype = get_aval(x).dtype
     _check_numeric(dtype, name)
-    target = np.complex64 if dtype in (np.float16, np.float32, np.complex64) else np.complex128
+    target = np.complex64 if dtype in _SINGLE else np.complex128
     target = dtypes.canonicalize(target)
     return x if dtype == target else lax.convert_element_type(x, target)
 
@@ -57,7 +60,7 @@ def _real_input(a, name):
     if dtypes.is_complex(dtype):
         raise TypeError(f"fft.{name} takes real input, got {dtype.name}; take the real part "
                         f"first or use fft.fft")
-    target = dtypes.canonicalize(np.float32 if dtype in (np.float16, np.float32) else np.float64)
+    target = dtypes.canonicalize(np.float32 if dtype in _SINGLE else np.float64)
     return x if dtype == target else lax.convert_element_type(x, target)
 
 
