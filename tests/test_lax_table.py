@@ -230,7 +230,25 @@ ROWS = [
         finite=True),
     Row("eigh", lambda x: [y * y for y in lax.linalg.eigh(_spd(x))], ((3, 3),), FLOAT,
         (-2.0, 2.0), finite=True),
+    Row("eig", lambda x: _parts(lax.linalg.eig(x, compute_left_eigenvectors=False,
+                                             compute_right_eigenvectors=False)[0]),
+        ((3, 3),), FLOAT, (-2.0, 2.0), finite=True),
+    # Fourier transforms, on complex operands built from two real ones
+    Row("fft", lambda x, y: _parts(lax.fft(lax.complex(x, y), "FFT", (4,))), ((3, 4),) * 2,
+        FLOAT, (-2.0, 2.0), finite=True),
+    Row("fft", lambda x, y: _parts(lax.fft(lax.complex(x, y), "IFFT", (3, 4))),
+        ((2, 3, 4),) * 2, FLOAT, (-2.0, 2.0), finite=True),
+    Row("fft", lambda x: _parts(lax.fft(x, "RFFT", (3, 4))), ((2, 3, 4),), FLOAT, (-2.0, 2.0),
+        finite=True),
+    Row("fft", lambda x, y: lax.fft(lax.complex(x, y), "IRFFT", (3, 4)), ((2, 3, 3),) * 2,
+        FLOAT, (-2.0, 2.0), finite=True),
+    Row("fft", lambda x, y: lax.fft(lax.complex(x, y), "IRFFT", (2, 5)), ((2, 2, 3),) * 2,
+        FLOAT, (-2.0, 2.0), finite=True),
 ]
+
+
+def _parts(z):
+    return [lax.real(z), lax.imag(z)]
 
 
 def _spd(x):

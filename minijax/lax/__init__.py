@@ -360,4 +360,9 @@ __all__ = [
     "conv_transpose_shape_tuple", "reduce_window_shape_tuple", "dot", "Precision", "sort", "sort_key_val", "sort_p", "top_k", "top_k_p", "cond",
     "cond_p", "switch", "fori_loop", "map", "scan", "scan_p", "while_loop", "while_p", "jit_p",
     "padtype_to_pads", "linalg",
+    "fft", "fft_p", "FftType",
 ]
+
+# Fourier transforms
+from .fft import FftType, fft, fft_p  # noqa: E402
+

@@ -1,5 +1,5 @@
 """Linear algebra primitives, named as ``jax.lax.linalg``: cholesky, triangular_solve,
-lu, qr, svd and eigh.
+lu, qr, svd, eigh and eig.
 
 Operands are batches of matrices ``(..., m, n)`` of float32, float64, complex64 or
 complex128 (derivatives: all dtypes, except complete qr of tall complex matrices). Eagerly on the CPU they run NumPy (``numpy.linalg``, or short loops over columns below); under ``jit``
@@ -20,12 +20,13 @@ from . import elementwise as ew
 from ._helpers import INEXACT, check_kinds, constant
 from ._helpers import zeros_like as _zeros_like
 from .dot import dot_general
-from .reductions import reduce_sum
+from .reductions import reduce_max, reduce_min, reduce_sum
 from .shapes import broadcast_in_dim, broadcasted_iota, expand_dims, full, transpose
 from .slicing import GatherDimensionNumbers, GatherScatterMode, gather, pad
 
 __all__ = ["cholesky", "triangular_solve", "lu", "qr", "svd", "eigh", "cholesky_p",
            "triangular_solve_p", "lu_p", "qr_p", "svd_p", "eigh_p", "lu_pivots_to_permutation",
+           "eig", "eig_p",
            "lu_pivots_to_permutation_p",
            # helpers on batches of matrices, shared with minijax.numpy.linalg
            "batched_mask", "columns", "conj_transpose", "diagonal", "matrix_transpose", "solve",
@@ -934,3 +935,168 @@ eigh_p.abstract_eval = _eigh_abstract_eval
 eigh_p.jvp = _eigh_jvp
 eigh_p.batch = _batch_at_front(eigh_p)
 eigh_p.lower = _lapack_lowering(_eigh_impl, _eigh_lower)
+
+
+# ---------------------------------------------------------------- eig
+
+eig_p = Primitive("eig", multiple_results=True)
+
+
+def eig(x, *, compute_left_eigenvectors=True, compute_right_eigenvectors=True):
+    """Eigendecomposition of general square matrices ``x`` (..., n, n): the complex
+    eigenvalues ``w``, then the left eigenvectors ``vl`` (``vlᴴ x = w vlᴴ``) if
+    ``compute_left_eigenvectors``, then the right ones ``vr`` (``x vr = vr w``) if
+    ``compute_right_eigenvectors``, as columns of unit norm whose largest component is
+    real (LAPACK's ``geev``). Results are complex for real input too; NaN where the
+    algorithm fails to converge."""
+    _check_matrix("eig", get_aval(x), square=True)
+    return tuple(eig_p.bind(x, compute_left_eigenvectors=bool(compute_left_eigenvectors),
+                            compute_right_eigenvectors=bool(compute_right_eigenvectors)))
+
+
+def _complex_dtype(dtype):
+    return np.dtype(np.complex64 if np.dtype(dtype) in (np.float32, np.complex64)
+                    else np.complex128)
+
+
+def _unit_columns(v):
+    """Columns scaled to unit norm with the component of largest modulus real and
+    positive (LAPACK's normalization of eigenvectors, up to the sign of real ones)."""
+    v = v / np.linalg.norm(v, axis=-2, keepdims=True)
+    k = np.argmax(np.abs(v), axis=-2)[..., None, :]
+    big = np.take_along_axis(v, k, axis=-2)
+    return v * (np.abs(big) / np.where(big == 0, 1, big)).conj()
+
+
+def _eig_impl(x, *, compute_left_eigenvectors, compute_right_eigenvectors):
+    cdt = _complex_dtype(x.dtype)
+
+    def kernel(a):
+        w, vr = np.linalg.eig(a)
+        outs = [np.asarray(w, cdt)]
+        if compute_left_eigenvectors:
+            # the rows of vr⁻¹ are the left eigenvectors (conjugated), in w's order
+            outs.append(_unit_columns(np.linalg.inv(vr).conj().swapaxes(-1, -2)).astype(cdt))
+        if compute_right_eigenvectors:
+            outs.append(np.asarray(vr, cdt))
+        return outs
+    return _per_matrix(kernel, x)
+
+
+def _eig_abstract_eval(x, *, compute_left_eigenvectors, compute_right_eigenvectors):
+    _check_matrix("eig", x, square=True)
+    cdt = _complex_dtype(x.dtype)
+    outs = [ShapedArray(x.shape[:-1], cdt)]
+    outs += [ShapedArray(x.shape, cdt)] * (compute_left_eigenvectors + compute_right_eigenvectors)
+    return outs
+
+
+def _eig_jvp(primals, tangents, *, compute_left_eigenvectors, compute_right_eigenvectors):
+    (a,), (g,) = primals, tangents
+    outs = eig_p.bind(a, compute_left_eigenvectors=compute_left_eigenvectors,
+                      compute_right_eigenvectors=compute_right_eigenvectors)
+    if type(g) is ad.Zero:
+        return outs, [ad.Zero(ad.tangent_aval(get_aval(o))) for o in outs]
+    if compute_left_eigenvectors:
+        raise NotImplementedError("the derivative of lax.linalg.eig's left eigenvectors is "
+                                  "not implemented; differentiate the eigenvalues or the "
+                                  "right eigenvectors (compute_left_eigenvectors=False)")
+    w, v = eig_p.bind(a, compute_left_eigenvectors=False, compute_right_eigenvectors=True)
+    # Distinct eigenvalues: with V⁻¹ dA V = M, dw = diag(M) and dV = V (F ∘ M),
+    # F_ij = 1 / (w_j - w_i) off the diagonal, 0 on it.
+    ga = _as_dtype_of(g, v)
+    m = _matmul(solve(v, ga), v)
+    dw = diagonal(m)
+    tangents_out = [dw]
+    if compute_right_eigenvectors:
+        vaval = get_aval(v)
+        w_row = broadcast_in_dim(w, vaval.shape, (*range(vaval.ndim - 2), vaval.ndim - 1))
+        eye = _eye_like(w_row)
+        ones = full(vaval.shape, 1, vaval.dtype)
+        F = ew.sub(ew.div(ones, ew.add(eye, ew.sub(w_row, matrix_transpose(w_row)))), eye)
+        dv = _matmul(v, ew.mul(F, m))
+        tangents_out.append(_normalized_tangent(v, dv))
+    return outs, tangents_out
+
+
+def _normalized_tangent(v, dv):
+    """The tangent of ``v``'s columns under LAPACK's normalization (unit norm, largest
+    component real), from the tangent ``dv`` of unnormalized eigenvectors."""
+    aval = get_aval(v)
+    rdt = dtypes.real_dtype(aval.dtype)
+    # keep the norm: remove the component Re(vᴴ dv) along v
+    along = ew.real(reduce_sum(ew.mul(ew.conj(v), dv), (aval.ndim - 2,)))
+    along = broadcast_in_dim(_as_dtype_of(along, v), aval.shape,
+                             (*range(aval.ndim - 2), aval.ndim - 1))
+    dv = ew.sub(dv, ew.mul(v, along))
+    # keep the phase: the largest component stays real, so remove i v Im(dv_k / v_k)
+    absv = ew.abs(v)
+    colmax = broadcast_in_dim(_reduce_max_axis(absv, aval.ndim - 2), aval.shape,
+                              (*range(aval.ndim - 2), aval.ndim - 1))
+    is_k = ew.eq(absv, colmax)
+    first_k = _first_true(is_k)
+    zeros = _zeros_like(v)
+    vk = reduce_sum(ew.select(first_k, v, zeros), (aval.ndim - 2,))
+    dvk = reduce_sum(ew.select(first_k, dv, zeros), (aval.ndim - 2,))
+    turn = ew.imag(ew.div(dvk, vk))
+    turn = broadcast_in_dim(turn, aval.shape, (*range(aval.ndim - 2), aval.ndim - 1))
+    i_turn = ew.complex(full(aval.shape, 0, rdt), turn)
+    return ew.sub(dv, ew.mul(v, i_turn))
+
+
+def _reduce_max_axis(x, axis):
+    return reduce_max(x, (axis,))
+
+
+def _first_true(mask):
+    """Only the first True of each column of a boolean batch of matrices."""
+    aval = get_aval(mask)
+    n = aval.shape[-2]
+    idx = broadcasted_iota(np.int32, aval.shape, aval.ndim - 2)
+    big = full(aval.shape, n, np.int32)
+    first = _reduce_min_axis(ew.select(mask, idx, big), aval.ndim - 2)
+    first = broadcast_in_dim(first, aval.shape, (*range(aval.ndim - 2), aval.ndim - 1))
+    return ew.eq(idx, first)
+
+
+def _reduce_min_axis(x, axis):
+    return reduce_min(x, (axis,))
+
+
+def _eig_lower(ctx, x, *, compute_left_eigenvectors, compute_right_eigenvectors):
+    aval, = ctx.avals_in
+    cdt = _complex_dtype(aval.dtype)
+    w_aval = ShapedArray(aval.shape[:-1], cdt)
+    v_aval = ShapedArray(aval.shape, cdt)
+    info_aval = _info_aval(aval)
+    jobs = dict(compute_left="V" if compute_left_eigenvectors else "N",
+                compute_right="V" if compute_right_eigenvectors else "N")
+    if dtypes.kind(aval.dtype) == "c":
+        w, vl, vr, info = _lapack_call("geev", aval.dtype, [x], [aval],
+                                       [w_aval, v_aval, v_aval, info_aval], **jobs)
+        parts, part_avals = [w], [w_aval]
+    else:
+        half = ShapedArray(aval.shape[:-1], aval.dtype)
+        wr, wi, vl, vr, info = _lapack_call("geev", aval.dtype, [x], [aval],
+                                            [half, half, v_aval, v_aval, info_aval], **jobs)
+        parts, part_avals = [wr, wi], [half, half]
+
+    def post(*args):
+        *ws, vl, vr, i = args
+        w = ws[0] if len(ws) == 1 else ew.complex(*ws)
+        ok = _ok(i)
+        outs = [_nan_where_failed(w, ok)]
+        if compute_left_eigenvectors:
+            outs.append(_nan_where_failed(vl, ok))
+        if compute_right_eigenvectors:
+            outs.append(_nan_where_failed(vr, ok))
+        return outs
+    return _inline(ctx, post, [*part_avals, v_aval, v_aval, info_aval],
+                   [*parts, vl, vr, info])
+
+
+eig_p.impl = _eig_impl
+eig_p.abstract_eval = _eig_abstract_eval
+eig_p.jvp = _eig_jvp
+eig_p.batch = _batch_at_front(eig_p)
+eig_p.lower = _lapack_lowering(_eig_impl, _eig_lower)

@@ -548,6 +548,10 @@ def __getattr__(name):
         return sys.modules["minijax"].__version__
     from ._unsupported import unsupported
     raise unsupported(__name__, name)
+# The fft extension (minijax.numpy.fft)
+from . import fft  # noqa: E402
+
+__all__ += ["fft"]
 
 # DESIGN 3: eagerly, each function and Array method named in the runtime's dispatch
 # tables calls NumPy once on the host buffers (installed last, over the lax versions).
@@ -558,4 +562,5 @@ from ..runtime import numpy_dispatch as _numpy_dispatch  # noqa: E402
 _numpy_dispatch.install_functions(globals(), _numpy_dispatch.NUMPY_FUNCTIONS, _numpy)
 _numpy_dispatch.install_functions(globals(), _numpy_dispatch.NUMPY_INPLACE_FUNCTIONS, _numpy)
 _numpy_dispatch.install_functions(vars(linalg), _numpy_dispatch.LINALG_FUNCTIONS, _numpy.linalg)
+_numpy_dispatch.install_functions(vars(fft), _numpy_dispatch.FFT_FUNCTIONS, _numpy.fft)
 _numpy_dispatch.install_methods(ndarray)

@@ -11,11 +11,14 @@ from .. import dtypes as _dtypes
 from ..core import Tracer
 from ..core.avals import ShapedArray
 from ..errors import ConcretizationTypeError
+from ..core.trace import state as trace_state
+from ..interpreters.ad import JVPTrace
+from ..interpreters.partial_eval import PartialEvalTrace
 from ..runtime import xla_bridge
 from ..runtime.array import Array
 from ._core import new_object, result_type_of, to_array
 
-__array_api_version__ = "2024.12"
+__array_api_version__ = "2025.12"
 
 
 def _dtype_of(x):
@@ -24,13 +27,43 @@ def _dtype_of(x):
     return np.dtype(x)
 
 
+class _FloatInfo:
+    """NumPy's ``finfo`` with the Array API's attributes (``eps``, ``max``, ``min``,
+    ``smallest_normal``, and ``tiny`` and ``resolution`` with them) as Python floats, as
+    the standard requires; every other attribute is NumPy's."""
+
+    _AS_FLOAT = frozenset({"eps", "max", "min", "smallest_normal", "tiny", "resolution",
+                           "epsneg"})
+
+    def __init__(self, info):
+        self._info = info
+
+    def __getattr__(self, name):
+        value = getattr(self._info, name)
+        return float(value) if name in self._AS_FLOAT else value
+
+    def __eq__(self, other):
+        other = other._info if isinstance(other, _FloatInfo) else other
+        return self._info == other
+
+    def __hash__(self):
+        return hash(self._info)
+
+    def __repr__(self):
+        return repr(self._info)
+
+    def __str__(self):
+        return str(self._info)
+
+
 def finfo(dtype):
-    """Machine limits of a floating (or complex) dtype, as numpy.finfo."""
+    """Machine limits of a floating (or complex) dtype, as numpy.finfo (its Array API
+    attributes as Python floats)."""
     dt = _dtype_of(dtype)
     if dt == dtypes.bfloat16:
         import ml_dtypes
-        return ml_dtypes.finfo(dt)
-    return np.finfo(dt)
+        return _FloatInfo(ml_dtypes.finfo(dt))
+    return _FloatInfo(np.finfo(dt))
 
 
 def iinfo(dtype):
@@ -70,14 +103,19 @@ class _NamespaceInfo:
     """What ``__array_namespace_info__()`` reports (Array API inspection)."""
 
     def capabilities(self):
-        return {"boolean indexing": False, "data-dependent shapes": False,
+        """Boolean indexing and data-dependent output shapes (``nonzero``, ``unique_*``,
+        ...) work where values are concrete: eagerly and under ``grad``/``jvp``/``vjp``,
+        not under ``jit`` or ``vmap`` (which raise a named error). So both are reported
+        True when called outside ``jit``/``vmap`` and False inside them."""
+        concrete = _values_are_concrete()
+        return {"boolean indexing": concrete, "data-dependent shapes": concrete,
                 "max dimensions": 64}
 
     def default_device(self):
         return xla_bridge.default_device()
 
     def devices(self):
-        return list(xla_bridge.devices())
+        return tuple(xla_bridge.devices())
 
     def default_dtypes(self, *, device=None):
         return {"real floating": dtypes.default_float(), "complex floating":
@@ -91,6 +129,14 @@ class _NamespaceInfo:
         if kind is None:
             return out
         return {n: d for n, d in out.items() if isdtype(d, kind)}
+
+
+def _values_are_concrete():
+    """No active transformation stages or batches values: only eager evaluation and
+    differentiation of concrete values (``grad``'s partial evaluation keeps the primal
+    values known) are on the stack."""
+    return all(main.level == 0 or type(main.trace) in (JVPTrace, PartialEvalTrace)
+               for main in trace_state.stack)
 
 
 def __array_namespace_info__():

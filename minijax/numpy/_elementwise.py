@@ -144,7 +144,25 @@ exp = _unary("exp", lax.exp, prim=lax.exp_p)
 log = _unary("log", lax.log, prim=lax.log_p)
 
 
-tanh = _unary("tanh", lax.tanh, prim=lax.tanh_p)
+def _tanh(x):
+    out = lax.tanh(x)
+    if not dtypes.is_complex(get_aval(x).dtype):
+        return out
+    # the Array API's special values, which XLA's complex tanh misses: ±1 ± 0j for an
+    # infinite real part and a finite imaginary one, ±0 + NaN j for a zero real part and a
+    # non-finite imaginary one, and the real tanh (imaginary zero kept) on the real axis
+    re, im = lax.real(x), lax.imag(x)
+    zero = _full(re, 0)
+    finite_im = lax.is_finite(im)
+    out = lax.select_n(lax.eq(im, zero), out, lax.complex(lax.tanh(re), im))
+    out = lax.select_n(lax.bitwise_and(lax.eq(re, zero), lax.bitwise_not(finite_im)), out,
+                       lax.complex(re, _full(re, np.nan)))
+    infinite_re = lax.bitwise_and(lax.bitwise_not(lax.is_finite(re)), lax.eq(re, re))
+    limit = lax.complex(lax.sign(re), _copysign(zero, im))
+    return lax.select_n(lax.bitwise_and(infinite_re, finite_im), out, limit)
+
+
+tanh = _unary("tanh", _tanh)
 
 
 sqrt = _unary("sqrt", lax.sqrt, prim=lax.sqrt_p)
@@ -445,7 +463,25 @@ def _float_binary(name, body):
 log1p = _unary("log1p", lax.log1p)
 
 
-expm1 = _unary("expm1", lax.expm1)
+def _expm1(x):
+    out = lax.expm1(x)
+    if not dtypes.is_complex(get_aval(x).dtype):
+        return out
+    # the Array API's special values (the eager NumPy path patches the same ones)
+    re, im = lax.real(x), lax.imag(x)
+    inf, zero = _full(re, np.inf), _full(re, 0)
+    finite_im = lax.is_finite(im)
+    # on the real axis: the real expm1, +0 for ±0 (a select: XLA folds x + 0 to x)
+    on_axis = lax.complex(lax.select_n(lax.eq(re, zero), lax.expm1(re), zero), im)
+    out = lax.select_n(lax.eq(im, zero), out, on_axis)
+    nonfinite_im = lax.bitwise_not(finite_im)
+    out = lax.select_n(lax.bitwise_and(lax.eq(re, inf), nonfinite_im), out,
+                       lax.complex(inf, _full(re, np.nan)))
+    return lax.select_n(lax.bitwise_and(lax.eq(re, lax.neg(inf)), nonfinite_im), out,
+                        lax.complex(_full(re, -1), zero))
+
+
+expm1 = _unary("expm1", _expm1)
 
 
 tan = _unary("tan", lax.tan)
@@ -715,8 +751,18 @@ def _divmod(a, b):
 
 
 def floor_divide(x1, x2, /):
-    """``x1 // x2``: the floor of the quotient (integer division by zero gives 0)."""
-    return _divmod(*_div_operands(x1, x2, "floor_divide"))[0]
+    """``x1 // x2``: the floor of the quotient (integer division by zero gives 0). Where
+    exactly one operand is infinite it is floor(x1 / x2) (±inf or ±0), as the Array API
+    standard says; NumPy's floor_divide gives NaN or -1.0 there (``divmod`` keeps NumPy's)."""
+    a, b = _div_operands(x1, x2, "floor_divide")
+    q = _divmod(a, b)[0]
+    if not dtypes.is_inexact(get_aval(a).dtype):
+        return q
+    fa, fb = lax.is_finite(a), lax.is_finite(b)
+    inf_a = lax.bitwise_and(lax.bitwise_and(lax.bitwise_not(fa), lax.eq(a, a)),
+                            lax.bitwise_and(fb, lax.ne(b, _full(b, 0))))
+    inf_b = lax.bitwise_and(fa, lax.bitwise_and(lax.bitwise_not(fb), lax.eq(b, b)))
+    return lax.select_n(lax.bitwise_or(inf_a, inf_b), q, lax.div(a, b))
 
 
 def remainder(x1, x2, /):

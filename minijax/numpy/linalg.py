@@ -33,13 +33,19 @@ from ._searching import where
 from ._statistical import max as _max
 from ._statistical import sum as _sum
 
-__all__ = ["LinAlgError", "cholesky", "qr", "svd", "svdvals", "eigh", "eigvalsh", "solve",
+__all__ = ["LinAlgError", "cholesky", "qr", "svd", "svdvals", "eig", "eigvals", "eigh",
+           "eigvalsh", "solve",
            "inv", "det", "slogdet", "matrix_rank", "pinv", "norm", "matrix_norm",
            "vector_norm", "lstsq", "matrix_power", "multi_dot", "cross", "outer", "trace",
            "diagonal", "tensordot", "vecdot", "matmul", "matrix_transpose", "cond",
            "tensorinv", "tensorsolve"]
 
 LinAlgError = _np.linalg.LinAlgError   # a ValueError
+
+
+class EigResult(NamedTuple):
+    eigenvalues: object
+    eigenvectors: object
 
 
 class EighResult(NamedTuple):
@@ -193,6 +199,25 @@ def eigh(a, UPLO="L"):
 def eigvalsh(a, UPLO="L"):
     """Eigenvalues (ascending) of symmetric ``a``."""
     return eigh(a, UPLO).eigenvalues
+
+
+def eig(a, /):
+    """Eigenvalues and right eigenvectors of general square ``a`` (..., n, n):
+    ``EigResult(eigenvalues, eigenvectors)`` with ``a @ v[..., :, i] = w[..., i] *
+    v[..., :, i]``. Always complex (the Array API's rule; NumPy returns real arrays
+    when every eigenvalue happens to be real, a dtype that depends on the values)."""
+    a = _float("eig", a, complex_ok=True)
+    _square("eig", a)
+    w, v = _lax_linalg.eig(a, compute_left_eigenvectors=False)
+    return EigResult(w, v)
+
+
+def eigvals(a, /):
+    """The (complex) eigenvalues of general square ``a`` (..., n, n), as ``eig``'s."""
+    a = _float("eigvals", a, complex_ok=True)
+    _square("eigvals", a)
+    w, = _lax_linalg.eig(a, compute_left_eigenvectors=False, compute_right_eigenvectors=False)
+    return w
 
 
 # ---------------------------------------------------------------- solve, inv, det

@@ -71,6 +71,79 @@ NUMPY_FUNCTIONS.update(
     empty=np.zeros, empty_like=np.zeros_like,   # minijax's empty arrays hold zeros
 )
 
+
+# Where the Array API standard and NumPy disagree on special values, the functions it
+# names follow the standard (README "differences"); the lax paths in
+# minijax/numpy/_elementwise.py agree with these host versions.
+def _floor_divide(x1, x2, /, out=None, **kwargs):
+    """NumPy's floor_divide, except floor(x1 / x2) where exactly one operand is infinite
+    (NumPy gives NaN for inf // 1 and -1.0 for 1 // -inf; the standard ±inf and -0)."""
+    a, b = np.asarray(x1), np.asarray(x2)
+    fix = None
+    if a.dtype.kind in "fc" or b.dtype.kind in "fc":
+        with np.errstate(all="ignore"):
+            fix = ((np.isinf(a) & np.isfinite(b) & (b != 0))
+                   | (np.isfinite(a) & np.isinf(b)))
+            if fix.any():
+                quotient = np.true_divide(a, b)
+            else:
+                fix = None
+    if fix is None:
+        return np.floor_divide(x1, x2, out=out, **kwargs)
+    with np.errstate(invalid="ignore"):
+        r = np.floor_divide(x1, x2, out=out, **kwargs)
+    fixed = np.where(fix, quotient, r).astype(np.result_type(r), copy=False)
+    if out is not None:
+        out[...] = fixed
+        return out
+    return fixed if np.ndim(r) else fixed[()]
+
+
+def _complex_parts(x):
+    z = np.asarray(x)
+    return z.real, z.imag
+
+
+def _make_complex(re, im, dtype):
+    """``re + im·j`` keeping the signs of zeros (arithmetic would lose them)."""
+    out = np.empty(np.broadcast_shapes(np.shape(re), np.shape(im)), dtype)
+    out.real, out.imag = re, im
+    return out
+
+
+def _expm1(x, /, *args, **kwargs):
+    """NumPy's expm1, with the standard's special values for complex input."""
+    r = np.expm1(x, *args, **kwargs)
+    if np.result_type(r).kind != "c":
+        return r
+    re, im = _complex_parts(x)
+    dtype = np.result_type(r)
+    with np.errstate(all="ignore"):
+        real_axis = im == 0   # expm1 of the real part, exactly (+0 for ±0)
+        out = np.where(real_axis, _make_complex(np.expm1(re) + 0.0, im, dtype), r)
+        out = np.where((re == np.inf) & ~np.isfinite(im), complex(np.inf, np.nan), out)
+        out = np.where((re == -np.inf) & ~np.isfinite(im), -1 + 0j, out)
+    out = out.astype(dtype, copy=False)
+    return out if np.ndim(r) else out[()]
+
+
+def _tanh(x, /, *args, **kwargs):
+    """NumPy's tanh, with the standard's ±1 ± 0j for complex input of infinite real part
+    and finite imaginary part."""
+    r = np.tanh(x, *args, **kwargs)
+    if np.result_type(r).kind != "c":
+        return r
+    re, im = _complex_parts(x)
+    dtype = np.result_type(r)
+    with np.errstate(all="ignore"):
+        edge = np.isinf(re) & np.isfinite(im)
+        out = np.where(edge, _make_complex(np.sign(re), np.copysign(0.0, im), dtype), r)
+    out = out.astype(dtype, copy=False)
+    return out if np.ndim(r) else out[()]
+
+
+NUMPY_FUNCTIONS.update(floor_divide=_floor_divide, expm1=_expm1, tanh=_tanh)
+
 # Functions that update their first argument in place and return None, as NumPy's.
 NUMPY_INPLACE_FUNCTIONS = {"put": np.put, "place": np.place,
                            "put_along_axis": np.put_along_axis}
@@ -80,6 +153,13 @@ LINALG_FUNCTIONS = dict.fromkeys("""
 cholesky cond cross det diagonal eigh eigvalsh inv lstsq matmul matrix_norm matrix_power
 matrix_rank matrix_transpose multi_dot norm outer pinv qr slogdet solve svd svdvals
 tensordot tensorinv tensorsolve trace vecdot vector_norm
+""".split())
+
+# minijax.numpy.fft name -> numpy.fft function (None: the same name). Not here:
+# fftfreq and rfftfreq (the Array API's dtype= keyword, which NumPy lacks).
+FFT_FUNCTIONS = dict.fromkeys("""
+fft ifft fft2 ifft2 fftn ifftn rfft irfft rfft2 irfft2 rfftn irfftn hfft ihfft fftshift
+ifftshift
 """.split())
 
 
@@ -95,7 +175,7 @@ ARRAY_METHODS = {
     "__sub__": operator.sub, "__rsub__": lambda h, o: o - h,
     "__mul__": operator.mul, "__rmul__": lambda h, o: o * h,
     "__truediv__": operator.truediv, "__rtruediv__": lambda h, o: o / h,
-    "__floordiv__": operator.floordiv, "__rfloordiv__": lambda h, o: o // h,
+    "__floordiv__": _floor_divide, "__rfloordiv__": lambda h, o: _floor_divide(o, h),
     "__mod__": operator.mod, "__rmod__": lambda h, o: o % h,
     "__divmod__": divmod, "__rdivmod__": lambda h, o: divmod(o, h),
     "__pow__": operator.pow, "__rpow__": lambda h, o: o ** h,
@@ -132,6 +212,7 @@ ARRAY_INPLACE = {
                          ("or", "bitwise_or"), ("xor", "bitwise_xor"),
                          ("lshift", "left_shift"), ("rshift", "right_shift"),
                          ("matmul", "matmul"))},
+    "__ifloordiv__": functools.partial(_floor_divide, casting="same_kind"),
     "__setitem__": operator.setitem,
     "sort": _call_method("sort"), "partition": _call_method("partition"),
     "fill": _call_method("fill"), "put": _call_method("put"),
