@@ -436,3 +436,10 @@ _numpy_dispatch.install_functions(globals(), _numpy_dispatch.NUMPY_FUNCTIONS, _n
 _numpy_dispatch.install_functions(globals(), _numpy_dispatch.NUMPY_INPLACE_FUNCTIONS, _numpy)
 _numpy_dispatch.install_functions(vars(linalg), _numpy_dispatch.LINALG_FUNCTIONS, _numpy.linalg)
 _numpy_dispatch.install_methods(ndarray)
+
+# NumPy's ufunc objects (over the dispatching functions): add.reduce, add.at, ...
+from ._ufunc import install_ufuncs as _install_ufuncs  # noqa: E402
+from ._ufunc import ufunc  # noqa: E402
+
+_install_ufuncs(globals())
+__all__ += ["ufunc"]

@@ -265,21 +265,44 @@ def numpy_call(np_fn, fallback):
                         hargs = (_host(a),)
                 else:
                     hargs = [_host(a) for a in args]
+                out = None
                 if kwargs:
-                    if kwargs.get("out") is not None or kwargs.get("device") is not None:
+                    if kwargs.get("device") is not None:
                         raise _Fallback
-                    kwargs = {k: _host(v) for k, v in kwargs.items()
-                              if v is not None or k not in _NONE_IS_ABSENT}
+                    out = kwargs.get("out")
+                    hkwargs = {k: _host(v) for k, v in kwargs.items()
+                               if (v is not None or k not in _NONE_IS_ABSENT) and k != "out"}
+                    if out is not None:
+                        hkwargs["out"] = _host_out(out)
+                else:
+                    hkwargs = kwargs
             except _Fallback:
                 return fallback(*args, **kwargs)
             try:
-                r = np_fn(*hargs, **kwargs)
+                r = np_fn(*hargs, **hkwargs)
             except Exception as e:
                 return _numpy_failed(e, fallback, args, kwargs)
+            if out is not None:
+                return out[0] if type(out) is tuple and len(out) == 1 else out
             return wrap(r, args)
         return fallback(*args, **kwargs)
     call.__wrapped_lax__ = fallback
     return call
+
+
+def _host_out(out):
+    """NumPy's ``out=``: the writable host buffer of an Array (copy-on-write, DESIGN 5;
+    a view's buffer writes into its base), a NumPy array as it is, or a tuple of those."""
+    t = type(out)
+    if t is Array:
+        if out._device is not None or out.aval.weak_type:
+            raise _Fallback
+        return out._writable()
+    if t is _ndarray:
+        return out
+    if t is tuple:
+        return tuple(None if o is None else _host_out(o) for o in out)
+    raise _Fallback
 
 
 def inplace_function_call(np_fn, fallback):
@@ -338,21 +361,27 @@ def method_call(host_fn, fallback, operator_like=False):
             if args or kwargs:
                 try:
                     hargs = [convert(a) for a in args]
+                    out = None
+                    hkwargs = kwargs
                     if kwargs:
-                        if kwargs.get("out") is not None:
-                            raise _Fallback
-                        kwargs = {k: _host(v) for k, v in kwargs.items()
-                              if v is not None or k not in _NONE_IS_ABSENT}
+                        out = kwargs.get("out")
+                        hkwargs = {k: _host(v) for k, v in kwargs.items()
+                                   if (v is not None or k not in _NONE_IS_ABSENT)
+                                   and k != "out"}
+                        if out is not None:
+                            hkwargs["out"] = _host_out(out)
                 except _Fallback:
                     return fallback(self, *args, **kwargs)
             else:
-                hargs = ()
+                hargs, hkwargs, out = (), kwargs, None
             host = self._host
             if host is None or self._view is not None:
                 host = self._value()
-            r = host_fn(host, *hargs, **kwargs)
+            r = host_fn(host, *hargs, **hkwargs)
             if r is NotImplemented:
                 return r
+            if out is not None:
+                return out[0] if type(out) is tuple and len(out) == 1 else out
             return _self_result(r, self)
         return fallback(self, *args, **kwargs)
     call.__name__ = getattr(fallback, "__name__", "method")
