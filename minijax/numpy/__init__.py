@@ -191,6 +191,15 @@ from ._elementwise import (
     true_divide,
     trunc,
 )
+from ._elementwise import (  # NumPy-only ufuncs
+    fabs,
+    frexp,
+    gcd,
+    lcm,
+    ldexp,
+    modf,
+    spacing,
+)
 
 # NumPy only: histograms
 from ._histograms import (
@@ -442,4 +451,4 @@ from ._ufunc import install_ufuncs as _install_ufuncs  # noqa: E402
 from ._ufunc import ufunc  # noqa: E402
 
 _install_ufuncs(globals())
-__all__ += ["ufunc"]
+__all__ += ["ufunc", "fabs", "frexp", "gcd", "lcm", "ldexp", "modf", "spacing"]
