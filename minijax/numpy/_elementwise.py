@@ -13,6 +13,7 @@ from ..custom_derivatives import custom_jvp
 from ..runtime.array import Array
 from ..runtime.dispatch import apply1, apply2
 from ._core import broadcast_arrays, promote_and_broadcast, result_type_of, scalar_aval, to_array
+from ._out import supports_out
 
 # Eager fast paths. When no transformation is active and the operands are Arrays (or
 # an Array and a Python scalar whose promotion leaves the Array's type unchanged), a
@@ -965,6 +966,7 @@ def _round_real(x, decimals):
     return lax.mul(lax.round(lax.div(x, f), nearest_even), f)
 
 
+@supports_out(casting="same_kind")
 def round(a, decimals=0, out=None):
     """Round half to even, to ``decimals`` decimal places (as numpy.round)."""
     if out is not None:
@@ -1029,6 +1031,7 @@ def nextafter(x1, x2, /):
     return lax.nextafter(a, b)
 
 
+@supports_out(broadcast=True, casting="same_kind")
 def clip(a, /, min=None, max=None, out=None, *, a_min=None, a_max=None):
     """``a`` limited to ``[min, max]`` (either may be None); NumPy's ``a_min``/``a_max``
     keywords are accepted too."""

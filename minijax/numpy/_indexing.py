@@ -38,6 +38,7 @@ from ..core.trace import full_raise
 from ..errors import MinijaxTypeError, NonConcreteBooleanIndexError
 from ..runtime.array import Array
 from ..util import canonicalize_axis
+from ._out import supports_out
 from ._core import broadcast_arrays, promote, result_type_of, to_array
 from ._elementwise import negative, power, reciprocal
 from ._searching import where
@@ -819,6 +820,7 @@ def _mode_indices(indices, n, mode):
     raise ValueError(f"mode must be 'raise', 'wrap', 'clip' or 'fill', got {mode!r}")
 
 
+@supports_out
 def take(a, indices, axis=None, out=None, mode=None, fill_value=None):
     """Elements of ``a`` at ``indices`` along ``axis`` (of the flattened ``a`` if None).
 
@@ -934,6 +936,7 @@ def _reason(x):
     return x.abstract_reason_text() + " " if isinstance(x, Tracer) else ""
 
 
+@supports_out
 def compress(condition, a, axis=None, out=None):
     """The slices of ``a`` along ``axis`` where ``condition`` (a concrete 1-d mask) is
     true; a mask shorter than the axis counts as False beyond its end."""
@@ -986,6 +989,7 @@ def _broadcast_all(*xs):
     return broadcast_arrays(*[to_array(x) for x in xs])
 
 
+@supports_out
 def choose(a, choices, out=None, mode="raise"):
     """``choices[a[i]][i]`` for every ``i`` (all broadcast together); ``mode`` 'raise',
     'wrap' or 'clip' treats out-of-range ``a`` (traced 'raise' clamps)."""

@@ -7,6 +7,7 @@ import numpy as np
 from .. import dtypes, lax
 from ..core import get_aval
 from ..errors import ShapeMismatchError
+from ._out import supports_out
 from ._core import broadcast_shapes, promote, promote_and_broadcast, to_array
 from ._elementwise import multiply
 from ._manipulation import moveaxis, ravel, reshape
@@ -19,7 +20,8 @@ def _operands(a, b):
     return a, b
 
 
-def dot(a, b, *, precision=None, preferred_element_type=None):
+@supports_out(casting="no")
+def dot(a, b, out=None, *, precision=None, preferred_element_type=None):
     """NumPy's dot: a product for scalars, matmul for 2-d, a sum over the last axis of
     ``a`` and the second-to-last of ``b`` in general. ``precision`` and
     ``preferred_element_type`` are ``lax.dot_general``'s."""
@@ -46,7 +48,8 @@ def _check_contract(name, sa, sb, ia, ib):
                                  f"{ia}) != {sb[ib]} (dim {ib})")
 
 
-def matmul(a, b, *, precision=None, preferred_element_type=None):
+@supports_out(casting="same_kind")
+def matmul(a, b, /, out=None, *, precision=None, preferred_element_type=None):
     """Matrix product with NumPy's broadcasting of leading (batch) axes."""
     a, b = _operands(a, b)
     sa, sb = get_aval(a).shape, get_aval(b).shape
@@ -182,6 +185,7 @@ def _sum_letters(x, term, letters):
     return lax.reduce_sum(x, axes), "".join(c for c in term if c not in letters)
 
 
+@supports_out(casting="safe")
 def einsum(subscripts, *operands, out=None, dtype=None, optimize=False, casting="safe",
            precision=None, preferred_element_type=None):
     """Einstein summation (pairwise contraction left to right through dot_general;

@@ -71,11 +71,15 @@ def write_out(out, result, name, casting="same_kind", broadcast=False):
     return out
 
 
-def supports_out(fn=None, *, broadcast=False):
+def supports_out(fn=None, *, broadcast=False, casting="unsafe"):
     """Decorate a function whose parameters include NumPy's ``out``: the function runs
-    with ``out=None`` and its result is then written into ``out`` (``write_out``)."""
+    with ``out=None`` and its result is then written into ``out`` (``write_out``).
+
+    ``casting`` is NumPy's rule for that function's ``out`` (reductions cast unsafely,
+    ufunc-like functions by 'same_kind'); a ``casting=`` argument of the call wins."""
     if fn is None:
-        return functools.partial(supports_out, broadcast=broadcast)
+        return functools.partial(supports_out, broadcast=broadcast, casting=casting)
+    default_casting = casting
     params = list(inspect.signature(fn).parameters.values())
     names = [p.name for p in params]
     position = names.index("out")
@@ -93,6 +97,6 @@ def supports_out(fn=None, *, broadcast=False):
         result = fn(*args, **kwargs)
         if out is None:
             return result
-        casting = kwargs.get("casting", "same_kind")
-        return write_out(out, result, fn.__name__, casting, broadcast)
+        return write_out(out, result, fn.__name__, kwargs.get("casting", default_casting),
+                         broadcast)
     return call

@@ -288,7 +288,7 @@ class ufunc:
             res = self._fold(moved, 0, initial)
         if keepdims:
             res = with_kept_dims(res, aval.shape, axes)
-        return res if out is None else write_out(out, res, f"{name}.reduce")
+        return res if out is None else write_out(out, res, f"{name}.reduce", "unsafe")
 
     def _lax_accumulate(self, array, axis=0, dtype=None, out=None):
         self._binary_only("accumulate")
@@ -325,7 +325,7 @@ class ufunc:
             perm = list(range(1, aval.ndim))
             perm.insert(axis, 0)
             res = lax.transpose(stacked, tuple(perm))
-        return res if out is None else write_out(out, res, f"{name}.accumulate")
+        return res if out is None else write_out(out, res, f"{name}.accumulate", "unsafe")
 
     def _lax_reduceat(self, array, indices, axis=0, dtype=None, out=None):
         self._binary_only("reduceat")
@@ -362,7 +362,7 @@ class ufunc:
                 res = lax.full(tuple(shape), 0, rdt)
             else:
                 res = lax.concatenate(pieces, axis) if len(pieces) > 1 else pieces[0]
-        return res if out is None else write_out(out, res, f"{name}.reduceat")
+        return res if out is None else write_out(out, res, f"{name}.reduceat", "unsafe")
 
     def _traced_reduceat(self, a, idx, axis):
         # each output i reduces the masked range [idx[i], idx[i+1]) (or is a[idx[i]])

@@ -7,6 +7,7 @@ import numpy as np
 from .. import lax
 from ..core import get_aval
 from ..util import canonicalize_axis
+from ._out import supports_out
 from ._core import reduction_axes, to_array, with_kept_dims
 from ._elementwise import as_bool, not_equal, subtract
 from ._manipulation import concatenate, slice_axis
@@ -55,11 +56,13 @@ def _truth_reduction(a, axis, keepdims, lax_fn):
     return with_kept_dims(out, aval.shape, axes) if keepdims else out
 
 
+@supports_out
 def all(a, axis=None, out=None, keepdims=False):
     """Whether every element along ``axis`` is true (nonzero)."""
     return _truth_reduction(a, axis, keepdims, lax.reduce_min)
 
 
+@supports_out
 def any(a, axis=None, out=None, keepdims=False):
     """Whether any element along ``axis`` is true (nonzero)."""
     return _truth_reduction(a, axis, keepdims, lax.reduce_max)
