@@ -37,7 +37,7 @@ _ASSOCIATIVE = frozenset(_LAX_REDUCERS) | {
     "bitwise_xor", "logical_xor", "fmax", "fmin", "gcd", "lcm", "logaddexp", "logaddexp2",
     "hypot"}
 # x.at[] scatter operations, by NumPy name
-_SCATTERS = {"add": "add", "multiply": "mul", "maximum": "max", "minimum": "min"}
+_SCATTERS = {"add": "add", "maximum": "max", "minimum": "min"}
 _CUMULATIVE = {"add": lax.cumsum, "multiply": lax.cumprod, "maximum": lax.cummax,
                "minimum": lax.cummin}
 _ORDERS = ("K", "A", "C")
@@ -81,6 +81,13 @@ class ufunc:
 
     def __call__(self, *args, **kwargs):
         if kwargs or len(args) != self.nin:
+            if len(args) > self.nin:   # outputs given positionally
+                if "out" in kwargs:
+                    raise TypeError(f"{self.__name__}() got out= both as a positional and "
+                                    f"a keyword argument")
+                outs = args[self.nin:]
+                kwargs["out"] = outs if len(outs) > 1 else outs[0]
+                args = args[:self.nin]
             return self._call_kw(*args, **kwargs)
         return self._func(*args)
 
@@ -428,7 +435,8 @@ class ufunc:
                 raise TypeError(f"{name}.at: cannot cast the result from {loop[2].name} to "
                                 f"the array's dtype {aval.dtype.name} with casting rule "
                                 f"'same_kind'")
-        scatter = _SCATTERS.get(name)
+        # (multiply: a scatter-multiply has no derivative for repeated indices)
+        scatter = _SCATTERS.get(name) if name != "multiply" else None
         if name == "subtract" and aval.dtype != np.bool_:
             result = _indexing._update(a, indices, self._retype(
                 lax.neg(to_array(b, dtype=aval.dtype)), aval.dtype), "add")
