@@ -27,6 +27,7 @@ key is a ``dynamic_update_slice``, which clamps. ``x.at[i].get(mode='fill')`` re
 
 import builtins
 import operator
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -98,6 +99,8 @@ def _classify(k):
         return "int", int(k)
     if isinstance(k, (float, complex, np.floating, np.complexfloating, str, bytes)):
         raise IndexError(_BAD_INDEX)
+    if isinstance(k, Sequence) and not isinstance(k, (list, tuple)):
+        k = list(k)   # range and other sequences index as lists do, as in NumPy
     if isinstance(k, (list, tuple)):
         if not k:
             return "arr", np.zeros((0,), np.int64)
@@ -578,6 +581,8 @@ def _host_key(key):
             if any(isinstance(e, (Array, Tracer)) for e in _flat(k)):
                 return None
             out.append(k)
+        elif isinstance(k, range):
+            out.append(k)
         else:
             return None
     return tuple(out)
@@ -605,6 +610,8 @@ def getitem(self, key):
             return Array._from_host(out, ShapedArray(out.shape, self.aval.dtype,
                                                      self.aval.weak_type), self._device)
     out = _getitem(self, key)
+    if isinstance(self, Tracer) and not isinstance(out, Tracer) and _is_basic(key):
+        out = full_raise(self._trace, out)   # a view carries its link (a constant's view too)
     if isinstance(out, Tracer) and out is not self and _is_basic(key):
         out._view_of = (self, key)   # a view: updates of it are written back (DESIGN 5)
     return out
@@ -679,8 +686,41 @@ def setitem(self, key, value):
             self._rebind(Array._from_host(out, self.aval, self._device))
             return
     refresh(self)
-    result = _update(self, key, value, "set")
+    result = _masked_assignment(self, key, value)
+    if result is None:
+        result = _update(self, key, value, "set")
     _rebind_or_raise(self, result, "x[key] = value")
+
+
+def _masked_assignment(x, key, value):
+    """``x[mask] = value`` for a traced boolean ``mask`` as ``where(mask, value, x)``: no
+    shape depends on the mask when ``value`` broadcasts to one selected element (a scalar,
+    or the trailing dimensions the mask does not cover). None when ``key`` is not such a
+    mask."""
+    k = key[0] if isinstance(key, tuple) and len(key) == 1 else key
+    if not isinstance(k, Tracer) or get_aval(k).dtype != np.bool_ or _concrete(k) is not None:
+        return None
+    shape = get_aval(x).shape
+    mshape = get_aval(k).shape
+    if not mshape or mshape != shape[:len(mshape)]:
+        return None   # the general path raises its named error
+    trailing = shape[len(mshape):]
+    v = to_array(value)
+    try:
+        fits = np.broadcast_shapes(get_aval(v).shape, trailing) == trailing
+    except ValueError:
+        fits = False
+    if not fits:
+        raise NonConcreteBooleanIndexError(
+            f"x[mask] = value with a traced boolean mask of shape {mshape}: the value (shape "
+            f"{get_aval(v).shape}) must be a scalar or broadcast to the dimensions after the "
+            f"mask's ({trailing}), so that no shape depends on the mask; use "
+            f"numpy.where(mask, new, x) instead")
+    dtype = get_aval(x).dtype
+    if get_aval(v).dtype != dtype:
+        v = lax.convert_element_type(v, dtype, get_aval(x).weak_type)
+    m = lax.broadcast_in_dim(k, shape, tuple(range(len(mshape))))
+    return lax.select_n(m, x, lax.broadcast_to_shape(v, shape))
 
 
 def iterate(self):

@@ -59,6 +59,10 @@ def _inplace(fn):
         aval = self.aval
         result = fn(self, other)
         r_aval = get_aval(result)
+        if not aval.shape and r_aval.shape:
+            # a 0-d array stands for NumPy's scalar (what reductions and x[i, j] give):
+            # ``s -= v`` rebinds the name to the broadcast result, as for a scalar
+            return result
         if not np.can_cast(r_aval.dtype, aval.dtype, casting="same_kind") and not (
                 r_aval.dtype == dtypes.bfloat16 or aval.dtype == dtypes.bfloat16):
             raise TypeError(f"cannot cast the result of an in-place operation from "

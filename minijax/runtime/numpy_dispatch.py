@@ -403,6 +403,8 @@ def inplace_call(host_fn, fallback, ufunc=False):
                 return fallback(self, *args, **kwargs)
             if len(hargs) > 1 and type(hargs[1]) is list:
                 hargs[1] = np.asarray(hargs[1])   # a value; as an array its size-1 axes drop
+            if ufunc and not self.aval.shape and np.ndim(hargs[0]):
+                return fallback(self, *args, **kwargs)   # a 0-d array as a scalar: rebinds
             host = self._writable()
             if ufunc:
                 host_fn(host, *hargs, out=host)
