@@ -57,17 +57,25 @@ class ufunc:
     """A universal function: elementwise with broadcasting, NumPy's call keywords and
     the methods ``reduce``, ``accumulate``, ``reduceat``, ``outer`` and ``at``."""
 
+    def __new__(cls, np_ufunc, func):
+        # Each ufunc gets a subclass whose __call__ is its dispatching function itself
+        # (a static method): no Python frame is added to a call such as np.add(a, b).
+        lax_fn = getattr(func, "__wrapped_lax__", func)
+        self = object.__new__(cls)
+        dispatch = numpy_dispatch.numpy_call(np_ufunc, self._lax_entry, nin=np_ufunc.nin)
+        self.__class__ = type("ufunc", (cls,), {"__call__": staticmethod(dispatch),
+                                                "__module__": cls.__module__})
+        self._lax = lax_fn
+        return self
+
     def __init__(self, np_ufunc, func):
         self._np = np_ufunc
-        self._func = func   # the dispatching function: NumPy eagerly, lax otherwise
-        self._lax = getattr(func, "__wrapped_lax__", func)
         self.__name__ = self.__qualname__ = np_ufunc.__name__
         self.__doc__ = func.__doc__ or f"numpy.{np_ufunc.__name__} as a minijax ufunc."
         self.nin, self.nout, self.nargs = np_ufunc.nin, np_ufunc.nout, np_ufunc.nargs
         self.identity = np_ufunc.identity
         self.ntypes, self.types = np_ufunc.ntypes, np_ufunc.types
         self.signature = None
-        self._call_kw = numpy_dispatch.numpy_call(np_ufunc, self._lax_call)
         self.reduce = numpy_dispatch.numpy_call(np_ufunc.reduce, self._lax_reduce)
         self.accumulate = numpy_dispatch.numpy_call(np_ufunc.accumulate,
                                                     self._lax_accumulate)
@@ -79,17 +87,15 @@ class ufunc:
     def __wrapped_lax__(self):
         return self._lax
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args, **kwargs):   # replaced per instance (see __new__)
+        return self._lax_entry(*args, **kwargs)
+
+    def _lax_entry(self, *args, **kwargs):
+        """The call on the lax path: the elementwise function itself when no keyword and
+        no output is given."""
         if kwargs or len(args) != self.nin:
-            if len(args) > self.nin:   # outputs given positionally
-                if "out" in kwargs:
-                    raise TypeError(f"{self.__name__}() got out= both as a positional and "
-                                    f"a keyword argument")
-                outs = args[self.nin:]
-                kwargs["out"] = outs if len(outs) > 1 else outs[0]
-                args = args[:self.nin]
-            return self._call_kw(*args, **kwargs)
-        return self._func(*args)
+            return self._lax_call(*args, **kwargs)
+        return self._lax(*args)
 
     def __repr__(self):
         return f"<ufunc '{self.__name__}'>"

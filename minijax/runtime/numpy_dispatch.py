@@ -251,11 +251,20 @@ def _numpy_failed(error, fallback, args, kwargs):
 _NONE_IS_ABSENT = frozenset({"where", "initial"})
 
 
-def numpy_call(np_fn, fallback):
-    """``fallback`` (a minijax function) that calls ``np_fn`` on host values eagerly."""
+def numpy_call(np_fn, fallback, nin=None):
+    """``fallback`` (a minijax function) that calls ``np_fn`` on host values eagerly.
+
+    ``nin``: ``np_fn`` is a ufunc taking ``nin`` inputs; arguments after them are its
+    outputs, passed on as ``out=`` (so they are written as ``out=`` arrays are)."""
     @functools.wraps(fallback)
     def call(*args, **kwargs):
         if len(state.stack) == 1 and config.eager_backend == "numpy":
+            if nin is not None and len(args) > nin:
+                if "out" in kwargs:
+                    raise TypeError(f"{np_fn.__name__}() got out= both as a positional "
+                                    f"and a keyword argument")
+                outs = args[nin:]
+                return call(*args[:nin], out=outs if len(outs) > 1 else outs[0], **kwargs)
             try:
                 if len(args) == 1:
                     a = args[0]
