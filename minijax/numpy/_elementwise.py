@@ -753,7 +753,10 @@ def trunc(x, /):
     return lax.select_n(lax.lt(x, _full(x, 0)), lax.floor(x), lax.ceil(x))
 
 
-fix = trunc
+@supports_out(broadcast=True, casting="same_kind")
+def fix(x, out=None):
+    """Round toward zero, as numpy.fix (integers are returned unchanged)."""
+    return trunc(x)
 
 
 def _no_complex(name, x):
@@ -763,14 +766,16 @@ def _no_complex(name, x):
                         f"real and imaginary parts instead")
 
 
-def isneginf(x, /):
+@supports_out(broadcast=True, casting="same_kind")
+def isneginf(x, out=None):
     """Elementwise test for negative infinity (a TypeError for complex input, as NumPy)."""
     x = to_array(x)
     _no_complex("isneginf", x)
     return logical_and(isinf(x), signbit(x))
 
 
-def isposinf(x, /):
+@supports_out(broadcast=True, casting="same_kind")
+def isposinf(x, out=None):
     """Elementwise test for positive infinity (a TypeError for complex input, as NumPy)."""
     x = to_array(x)
     _no_complex("isposinf", x)

@@ -94,7 +94,9 @@ def inner(a, b, *, precision=None, preferred_element_type=None):
                            preferred_element_type)
 
 
-def outer(a, b):
+@supports_out(broadcast=True, casting="same_kind")
+def outer(a, b, out=None):
+    """Outer product of the flattened ``a`` and ``b``."""
     a, b = _operands(a, b)
     return multiply(reshape(a, (-1, 1)), reshape(b, (1, -1)))
 

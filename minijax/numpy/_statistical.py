@@ -234,7 +234,7 @@ def _pad_initial(res, axis, value):
 
 
 def _array_api_cumulative(name, fn, identity):
-    def cumulative(x, /, *, axis=None, dtype=None, include_initial=False):
+    def cumulative(x, /, *, axis=None, dtype=None, out=None, include_initial=False):
         x = to_array(x)
         aval = get_aval(x)
         if axis is None:
@@ -248,7 +248,7 @@ def _array_api_cumulative(name, fn, identity):
         return _pad_initial(res, axis, identity) if include_initial else res
     cumulative.__name__ = cumulative.__qualname__ = name
     cumulative.__doc__ = f"Array API {name} (with ``include_initial``)."
-    return cumulative
+    return supports_out(cumulative)
 
 
 cumulative_sum = _array_api_cumulative("cumulative_sum", cumsum, 0)
