@@ -319,3 +319,49 @@ def test_positional_out_and_nout_two():
     _same((m, e), onp.frexp(_F))
     q, rem = np.divmod(x, 0.3)
     _same((q, rem), onp.divmod(_F, 0.3))
+
+
+_SPECIAL = onp.array([0.0, -0.0, 1.0, -3.5, 0.75, 1024.0, 1e-310, onp.inf, -onp.inf, onp.nan,
+                      5e300, 2.0 ** -1022, 3.0, onp.finfo(onp.float64).max])
+
+
+@pytest.mark.parametrize("name", ["fabs", "frexp", "modf", "spacing"])
+@pytest.mark.parametrize("dtype", [onp.float64, onp.float32, onp.int16])
+def test_new_unary_ufuncs_on_special_values(name, dtype):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        x = _SPECIAL.astype(dtype) if dtype != onp.int16 else onp.arange(-5, 6, dtype=dtype)
+        want = getattr(onp, name)(x)
+        _same(getattr(np, name).__wrapped_lax__(np.asarray(x)), want, rtol=0)
+        # compiled code on the CPU flushes subnormals to zero (XLA): normal values only
+        normal = ~((x != 0) & (onp.abs(x) < onp.finfo(onp.float32).tiny)) \
+            if dtype != onp.int16 else onp.ones(x.shape, bool)
+        _same(minijax.jit(getattr(np, name))(np.asarray(x[normal])),
+              getattr(onp, name)(x[normal]), rtol=0)
+
+
+def test_gcd_lcm_ldexp_on_signs_and_zeros():
+    a = onp.array([0, 12, -18, 7, 0, 100, -9], onp.int32)
+    b = onp.array([0, 8, 12, -21, 5, 75, 0], onp.int32)
+    for name in ("gcd", "lcm"):
+        for fn in (getattr(np, name).__wrapped_lax__, minijax.jit(getattr(np, name))):
+            _same(fn(np.asarray(a), np.asarray(b)), getattr(onp, name)(a, b))
+    e = onp.arange(-6, 8)
+    for x in (_SPECIAL, _SPECIAL.astype(onp.float32)):
+        for fn in (np.ldexp.__wrapped_lax__, minijax.jit(np.ldexp)):
+            _same(fn(np.asarray(x), np.asarray(e)), onp.ldexp(x, e), rtol=0)
+
+
+def test_matvec_and_vecmat_match_numpy():
+    a = _RNG.normal(size=(2, 3, 4)) + 1j * _RNG.normal(size=(2, 3, 4))
+    v = _RNG.normal(size=(4,)) + 1j * _RNG.normal(size=(4,))
+    w = _RNG.normal(size=(5, 1, 3)) + 1j
+    for name, args in (("matvec", (a, v)), ("vecmat", (w, a))):
+        want = getattr(onp, name)(*args)
+        for fn in (getattr(np, name), getattr(np, name).__wrapped_lax__,
+                   minijax.jit(getattr(np, name))):
+            _same(fn(*[np.asarray(x) for x in args]), want)
+    check_grads(lambda m, x: np.matvec(m, x), (np.asarray(a.real), np.asarray(v.real)),
+                order=1)
+    with pytest.raises(ValueError, match="matvec"):
+        np.matvec.__wrapped_lax__(np.asarray(v), np.asarray(v))

@@ -236,9 +236,11 @@ from ._linear_algebra import (
     inner,
     kron,
     matmul,
+    matvec,
     outer,
     tensordot,
     vdot,
+    vecmat,
 )
 
 # Manipulation functions
@@ -451,4 +453,4 @@ from ._ufunc import install_ufuncs as _install_ufuncs  # noqa: E402
 from ._ufunc import ufunc  # noqa: E402
 
 _install_ufuncs(globals())
-__all__ += ["ufunc", "fabs", "frexp", "gcd", "lcm", "ldexp", "modf", "spacing"]
+__all__ += ["ufunc", "matvec", "vecmat", "fabs", "frexp", "gcd", "lcm", "ldexp", "modf", "spacing"]

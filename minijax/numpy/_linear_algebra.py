@@ -75,6 +75,37 @@ def matmul(a, b, /, out=None, *, precision=None, preferred_element_type=None):
     return lax.squeeze(out, drop) if drop else out
 
 
+@supports_out(broadcast=True, casting="same_kind")
+def matvec(x1, x2, /, out=None):
+    """Matrix-vector product over the last two axes of ``x1`` and the last of ``x2``, with
+    broadcasting of the leading axes (numpy.matvec)."""
+    a, b = _operands(x1, x2)
+    sa, sb = get_aval(a).shape, get_aval(b).shape
+    if len(sa) < 2 or len(sb) < 1:
+        raise ValueError(f"matvec: needs a matrix (ndim >= 2) and a vector (ndim >= 1), got "
+                         f"shapes {sa} and {sb}")
+    _check_contract("matvec", sa, sb, len(sa) - 1, len(sb) - 1)
+    col = lax.reshape(b, (*sb, 1))
+    return lax.squeeze(matmul(a, col), (get_aval(matmul(a, col)).ndim - 1,))
+
+
+@supports_out(broadcast=True, casting="same_kind")
+def vecmat(x1, x2, /, out=None):
+    """Vector-matrix product of the (conjugated) last axis of ``x1`` with the last two of
+    ``x2``, with broadcasting of the leading axes (numpy.vecmat)."""
+    a, b = _operands(x1, x2)
+    sa, sb = get_aval(a).shape, get_aval(b).shape
+    if len(sa) < 1 or len(sb) < 2:
+        raise ValueError(f"vecmat: needs a vector (ndim >= 1) and a matrix (ndim >= 2), got "
+                         f"shapes {sa} and {sb}")
+    _check_contract("vecmat", sa, sb, len(sa) - 1, len(sb) - 2)
+    if dtypes.is_complex(get_aval(a).dtype):
+        a = lax.conj(a)
+    row = lax.reshape(a, (*sa[:-1], 1, sa[-1]))
+    prod = matmul(row, b)
+    return lax.squeeze(prod, (get_aval(prod).ndim - 2,))
+
+
 def vdot(a, b, *, precision=None, preferred_element_type=None):
     """Dot product of the flattened arrays, conjugating the first (complex) one."""
     a, b = _operands(a, b)

@@ -57,7 +57,7 @@ take_along_axis tan tanh tensordot tile trace transpose tri tril tril_indices
 tril_indices_from triu triu_indices triu_indices_from true_divide trunc union1d unique
 unique_all unique_counts unique_inverse unique_values unravel_index unstack var vdot vecdot
 vsplit vstack where zeros zeros_like
-fabs frexp gcd lcm ldexp modf spacing
+fabs frexp gcd lcm ldexp modf spacing matvec vecmat
 """.split())
 
 def _argsort(a, axis=-1, kind=None, order=None, *, stable=None):
