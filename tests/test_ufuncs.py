@@ -365,3 +365,17 @@ def test_matvec_and_vecmat_match_numpy():
                 order=1)
     with pytest.raises(ValueError, match="matvec"):
         np.matvec.__wrapped_lax__(np.asarray(v), np.asarray(v))
+
+
+@pytest.mark.parametrize("name", ["maximum", "minimum", "fmax", "fmin", "add", "multiply",
+                                  "logaddexp"])
+def test_reduce_and_accumulate_propagate_or_skip_nans_as_numpy(name):
+    x = onp.array([[1.0, onp.nan, 3.0, -0.0], [onp.nan, onp.nan, 2.0, 0.0],
+                   [-onp.inf, 1.0, onp.inf, 2.0]])
+    for method in ("reduce", "accumulate"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            want = getattr(getattr(onp, name), method)(x, axis=1)
+            lax_fn = getattr(getattr(np, name), method).__wrapped_lax__
+            got = minijax.jit(lambda a, lax_fn=lax_fn: lax_fn(a, axis=1))(np.asarray(x))
+        _same(got, want)
