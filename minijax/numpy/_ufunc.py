@@ -12,6 +12,8 @@ associative operations, a ``scan`` (left fold) for the rest; cumulative primitiv
 ``scan`` over the indices for ``at``.
 """
 
+import inspect
+
 import numpy as np
 
 from .. import dtypes, lax
@@ -76,6 +78,10 @@ class ufunc:
         self.identity = np_ufunc.identity
         self.ntypes, self.types = np_ufunc.ntypes, np_ufunc.types
         self.signature = None
+        try:   # what inspect.signature reports: the elementwise function's own parameters
+            self.__signature__ = inspect.signature(self._lax)
+        except (TypeError, ValueError):
+            pass
         self.reduce = numpy_dispatch.numpy_call(np_ufunc.reduce, self._lax_reduce)
         self.accumulate = numpy_dispatch.numpy_call(np_ufunc.accumulate,
                                                     self._lax_accumulate)
