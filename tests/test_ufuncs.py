@@ -5,8 +5,11 @@ derivatives."""
 
 import warnings
 
+import hypothesis.extra.numpy as hnp
+import hypothesis.strategies as st
 import numpy as onp
 import pytest
+from hypothesis import given, settings
 
 import minijax
 import minijax.numpy as np
@@ -379,3 +382,38 @@ def test_reduce_and_accumulate_propagate_or_skip_nans_as_numpy(name):
             lax_fn = getattr(getattr(np, name), method).__wrapped_lax__
             got = minijax.jit(lambda a, lax_fn=lax_fn: lax_fn(a, axis=1))(np.asarray(x))
         _same(got, want)
+
+
+_HYP_UFUNCS = ["add", "subtract", "multiply", "maximum", "minimum", "fmax", "logaddexp",
+               "hypot", "copysign"]
+
+
+@settings(deadline=None)
+@given(data=st.data())
+def test_methods_on_random_shapes_and_axes(data):
+    """reduce/accumulate/reduceat/at on the lax path vs NumPy, drawn shapes and axes."""
+    name = data.draw(st.sampled_from(_HYP_UFUNCS))
+    shape = tuple(data.draw(st.lists(st.integers(1, 4), min_size=1, max_size=3)))
+    x = data.draw(hnp.arrays(onp.float64, shape, elements=st.floats(0.25, 4.0)))
+    axis = data.draw(st.integers(-len(shape), len(shape) - 1))
+    keepdims = data.draw(st.booleans())
+    u, ref = getattr(np, name), getattr(onp, name)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _same(u.reduce.__wrapped_lax__(np.asarray(x), axis=axis, keepdims=keepdims),
+              ref.reduce(x, axis=axis, keepdims=keepdims), rtol=1e-10)
+        _same(u.accumulate.__wrapped_lax__(np.asarray(x), axis=axis),
+              ref.accumulate(x, axis=axis), rtol=1e-10)
+        n = shape[axis]
+        idx = onp.asarray(data.draw(st.lists(st.integers(0, n - 1), min_size=1, max_size=5)))
+        _same(u.reduceat.__wrapped_lax__(np.asarray(x), idx, axis=axis),
+              ref.reduceat(x, idx, axis=axis), rtol=1e-10)
+        flat = x.reshape(-1)
+        pos = onp.asarray(data.draw(st.lists(st.integers(0, flat.size - 1), max_size=6)),
+                          dtype=onp.int64)
+        vals = onp.linspace(0.5, 2.0, pos.size)
+        want = flat.copy()
+        ref.at(want, pos, vals)
+        got = np.asarray(flat)
+        u.at.__wrapped_lax__(got, pos, np.asarray(vals))
+        _same(got, want, rtol=1e-10)
