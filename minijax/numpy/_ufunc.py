@@ -88,6 +88,11 @@ class ufunc:
         self.reduceat = numpy_dispatch.numpy_call(np_ufunc.reduceat, self._lax_reduceat)
         self.outer = numpy_dispatch.numpy_call(np_ufunc.outer, self._lax_outer)
         self.at = numpy_dispatch.inplace_function_call(np_ufunc.at, self._lax_at)
+        for method in ("reduce", "accumulate", "reduceat", "outer", "at"):
+            fn = getattr(self, method)
+            fn.__name__ = method
+            fn.__qualname__ = f"{np_ufunc.__name__}.{method}"
+            fn.__doc__ = getattr(ufunc, f"_lax_{method}").__doc__
 
     @property
     def __wrapped_lax__(self):
@@ -267,6 +272,8 @@ class ufunc:
 
     def _lax_reduce(self, array, axis=0, dtype=None, out=None, keepdims=False,
                     initial=_NO_VALUE, where=True):
+        """Reduce ``array`` along ``axis`` (a tuple for reorderable operations, None for
+        all) by repeated application, as numpy.ufunc.reduce."""
         self._binary_only("reduce")
         name = self.__name__
         a = to_array(array)
@@ -310,6 +317,8 @@ class ufunc:
         return res if out is None else write_out(out, res, f"{name}.reduce", "unsafe")
 
     def _lax_accumulate(self, array, axis=0, dtype=None, out=None):
+        """The running results of the operation along ``axis``, as
+        numpy.ufunc.accumulate."""
         self._binary_only("accumulate")
         name = self.__name__
         a = to_array(array)
@@ -347,6 +356,8 @@ class ufunc:
         return res if out is None else write_out(out, res, f"{name}.accumulate", "unsafe")
 
     def _lax_reduceat(self, array, indices, axis=0, dtype=None, out=None):
+        """Reductions over the slices ``indices[i]:indices[i+1]`` along ``axis``, as
+        numpy.ufunc.reduceat."""
         self._binary_only("reduceat")
         name = self.__name__
         a = to_array(array)
@@ -423,6 +434,7 @@ class ufunc:
         return lax.transpose(res, tuple(perm))
 
     def _lax_outer(self, A, B, /, **kwargs):
+        """The operation on every pair ``(a, b)`` of elements, as numpy.ufunc.outer."""
         self._binary_only("outer")
         a, b = to_array(A), to_array(B)
         sa, sb = get_aval(a).shape, get_aval(b).shape
@@ -430,6 +442,8 @@ class ufunc:
         return self._lax_call(a, b, **kwargs)
 
     def _lax_at(self, a, indices, b=None, /):
+        """Unbuffered in-place ``a[indices] = op(a[indices], b)``: repeated indices apply
+        once per occurrence, as numpy.ufunc.at (returns None)."""
         name = self.__name__
         if not isinstance(a, (Array, Tracer)):
             raise TypeError(f"{name}.at: the first operand must be an array, got "
