@@ -191,6 +191,15 @@ from ._elementwise import (
     true_divide,
     trunc,
 )
+from ._elementwise import (  # NumPy-only ufuncs
+    fabs,
+    frexp,
+    gcd,
+    lcm,
+    ldexp,
+    modf,
+    spacing,
+)
 
 # NumPy only: histograms
 from ._histograms import (
@@ -227,9 +236,11 @@ from ._linear_algebra import (
     inner,
     kron,
     matmul,
+    matvec,
     outer,
     tensordot,
     vdot,
+    vecmat,
 )
 
 # Manipulation functions
@@ -564,3 +575,10 @@ _numpy_dispatch.install_functions(globals(), _numpy_dispatch.NUMPY_INPLACE_FUNCT
 _numpy_dispatch.install_functions(vars(linalg), _numpy_dispatch.LINALG_FUNCTIONS, _numpy.linalg)
 _numpy_dispatch.install_functions(vars(fft), _numpy_dispatch.FFT_FUNCTIONS, _numpy.fft)
 _numpy_dispatch.install_methods(ndarray)
+
+# NumPy's ufunc objects (over the dispatching functions): add.reduce, add.at, ...
+from ._ufunc import install_ufuncs as _install_ufuncs  # noqa: E402
+from ._ufunc import ufunc  # noqa: E402
+
+_install_ufuncs(globals())
+__all__ += ["ufunc", "matvec", "vecmat", "fabs", "frexp", "gcd", "lcm", "ldexp", "modf", "spacing"]

@@ -13,6 +13,7 @@ from ..custom_derivatives import custom_jvp
 from ..runtime.array import Array
 from ..runtime.dispatch import apply1, apply2
 from ._core import broadcast_arrays, promote_and_broadcast, result_type_of, scalar_aval, to_array
+from ._out import supports_out
 
 # Eager fast paths. When no transformation is active and the operands are Arrays (or
 # an Array and a Python scalar whose promotion leaves the Array's type unchanged), a
@@ -798,7 +799,10 @@ def trunc(x, /):
     return lax.select_n(lax.lt(x, _full(x, 0)), lax.floor(x), lax.ceil(x))
 
 
-fix = trunc
+@supports_out(broadcast=True, casting="same_kind")
+def fix(x, out=None):
+    """Round toward zero, as numpy.fix (integers are returned unchanged)."""
+    return trunc(x)
 
 
 def _no_complex(name, x):
@@ -808,14 +812,16 @@ def _no_complex(name, x):
                         f"real and imaginary parts instead")
 
 
-def isneginf(x, /):
+@supports_out(broadcast=True, casting="same_kind")
+def isneginf(x, out=None):
     """Elementwise test for negative infinity (a TypeError for complex input, as NumPy)."""
     x = to_array(x)
     _no_complex("isneginf", x)
     return logical_and(isinf(x), signbit(x))
 
 
-def isposinf(x, /):
+@supports_out(broadcast=True, casting="same_kind")
+def isposinf(x, out=None):
     """Elementwise test for positive infinity (a TypeError for complex input, as NumPy)."""
     x = to_array(x)
     _no_complex("isposinf", x)
@@ -1011,6 +1017,7 @@ def _round_real(x, decimals):
     return lax.mul(lax.round(lax.div(x, f), nearest_even), f)
 
 
+@supports_out(casting="same_kind")
 def round(a, decimals=0, out=None):
     """Round half to even, to ``decimals`` decimal places (as numpy.round)."""
     if out is not None:
@@ -1075,6 +1082,7 @@ def nextafter(x1, x2, /):
     return lax.nextafter(a, b)
 
 
+@supports_out(broadcast=True, casting="same_kind")
 def clip(a, /, min=None, max=None, out=None, *, a_min=None, a_max=None):
     """``a`` limited to ``[min, max]`` (either may be None); NumPy's ``a_min``/``a_max``
     keywords are accepted too."""
@@ -1088,3 +1096,124 @@ def clip(a, /, min=None, max=None, out=None, *, a_min=None, a_max=None):
     if hi is not None:
         res = minimum(res, hi)
     return res
+
+
+def fabs(x, /):
+    """Absolute value of real numbers, as a float (complex input is a TypeError)."""
+    x = to_array(x)
+    aval = get_aval(x)
+    if dtypes.is_complex(aval.dtype):
+        raise TypeError("fabs is not defined for complex arrays; use absolute")
+    target = _float_dtype(aval.dtype)
+    if target != aval.dtype:
+        x = lax.convert_element_type(x, target, aval.weak_type)
+    return lax.abs(x)
+
+
+def _gcd(a, b):
+    # Euclid's algorithm on absolute values, all lanes until every remainder is zero
+    a, b = lax.abs(a), lax.abs(b)
+    zero = _full(a, 0)
+
+    def cond(c):
+        return lax.reduce_max(lax.ne(c[1], zero), tuple(range(get_aval(a).ndim)))
+
+    def body(c):
+        x, y = c
+        done = lax.eq(y, zero)
+        safe = lax.select_n(done, y, _full(y, 1))
+        return lax.select_n(done, y, x), lax.select_n(done, lax.rem(x, safe), zero)
+    return lax.while_loop(cond, body, (a, b))[0]
+
+
+def gcd(x1, x2, /):
+    """Greatest common divisor of integers (non-negative; gcd(0, 0) is 0)."""
+    a, b = _integer_operands("gcd", x1, x2)
+    if get_aval(a).dtype == np.bool_:
+        raise TypeError("numpy.gcd is not defined for boolean arrays")
+    return _gcd(a, b)
+
+
+def lcm(x1, x2, /):
+    """Least common multiple of integers (non-negative; 0 when either is 0)."""
+    a, b = _integer_operands("lcm", x1, x2)
+    if get_aval(a).dtype == np.bool_:
+        raise TypeError("numpy.lcm is not defined for boolean arrays")
+    g = _gcd(a, b)
+    zero = _full(g, 0)
+    g_zero = lax.eq(g, zero)
+    safe = lax.select_n(g_zero, g, _full(g, 1))
+    return lax.select_n(g_zero, lax.abs(lax.mul(lax.div(a, safe), b)), zero)
+
+
+def ldexp(x1, x2, /):
+    """``x1 * 2**x2`` for an integer exponent ``x2``."""
+    x = to_array(x1)
+    e = to_array(x2)
+    edt = get_aval(e).dtype
+    if not (dtypes.is_integer(edt) or edt == np.bool_):
+        raise TypeError(f"ldexp: the exponent must be an integer array, got {edt.name}")
+    xdt = get_aval(x).dtype
+    if dtypes.is_complex(xdt):
+        raise TypeError("ldexp is not defined for complex mantissas")
+    target = _float_dtype(xdt) if not get_aval(x).weak_type else dtypes.default_float()
+    x = lax.convert_element_type(x, target)
+    x, e = broadcast_arrays(x, lax.convert_element_type(e, np.int32), keep_scalars=False)
+    # two half steps, so 2**e itself cannot overflow where the product does not
+    half = lax.div(e, _full(e, 2))
+    rest = lax.sub(e, half)
+    f1 = lax.exp2(lax.convert_element_type(half, target))
+    f2 = lax.exp2(lax.convert_element_type(rest, target))
+    return lax.mul(lax.mul(x, f1), f2)
+
+
+def frexp(x, /):
+    """``(mantissa, exponent)`` with ``x = mantissa * 2**exponent`` and
+    ``0.5 <= |mantissa| < 1`` (0, inf and NaN have exponent 0 and themselves as mantissa)."""
+    x = to_array(x)
+    aval = get_aval(x)
+    if dtypes.is_complex(aval.dtype):
+        raise TypeError("frexp is not defined for complex arrays")
+    target = _float_dtype(aval.dtype)
+    x = lax.convert_element_type(x, target)
+    special = lax.bitwise_or(lax.eq(x, _full(x, 0)), lax.bitwise_not(lax.is_finite(x)))
+    safe = lax.select_n(special, lax.abs(x), _full(x, 1))
+    e = lax.add(lax.floor(lax.div(lax.log(safe), _full(safe, np.log(2.0)))), _full(safe, 1))
+    # compiled code on the CPU flushes subnormals to zero (XLA): they come back unchanged
+    special = lax.bitwise_or(special, lax.bitwise_not(lax.is_finite(e)))
+    safe = lax.select_n(special, safe, _full(safe, 1))
+    e = lax.select_n(special, e, _full(e, 0))
+    # the log may be off by one near powers of two: correct with exact scaling
+    half, one = _full(safe, 0.5), _full(safe, 1)
+    for _ in range(2):
+        m = ldexp(safe, lax.neg(lax.convert_element_type(e, np.int32)))
+        e = lax.select_n(lax.ge(m, one), e, lax.add(e, one))
+        e = lax.select_n(lax.lt(m, half), e, lax.sub(e, one))
+    m = ldexp(x, lax.neg(lax.convert_element_type(e, np.int32)))
+    mantissa = lax.select_n(special, m, x)
+    exponent = lax.select_n(special, lax.convert_element_type(e, np.int32),
+                            lax.full(aval.shape, 0, np.int32))
+    return mantissa, exponent
+
+
+def modf(x, /):
+    """``(fractional part, integral part)``, both with the sign of ``x``."""
+    x = to_array(x)
+    aval = get_aval(x)
+    if dtypes.is_complex(aval.dtype):
+        raise TypeError("modf is not defined for complex arrays")
+    x = lax.convert_element_type(x, _float_dtype(aval.dtype))
+    whole = trunc(x)
+    frac = lax.select_n(isinf(x), lax.sub(x, whole), _full(x, 0))
+    return _copysign(frac, x), whole
+
+
+def spacing(x, /):
+    """The distance from ``x`` to the next float away from zero (negative for x < 0)."""
+    x = to_array(x)
+    aval = get_aval(x)
+    if dtypes.is_complex(aval.dtype):
+        raise TypeError("spacing is not defined for complex arrays")
+    x = lax.convert_element_type(x, _float_dtype(aval.dtype))
+    away = lax.select_n(lax.lt(x, _full(x, 0)), _full(x, np.inf), _full(x, -np.inf))
+    return lax.sub(lax.nextafter(x, away), x)

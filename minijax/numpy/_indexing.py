@@ -27,6 +27,7 @@ key is a ``dynamic_update_slice``, which clamps. ``x.at[i].get(mode='fill')`` re
 
 import builtins
 import operator
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -38,6 +39,7 @@ from ..core.trace import full_raise
 from ..errors import MinijaxTypeError, NonConcreteBooleanIndexError
 from ..runtime.array import Array
 from ..util import canonicalize_axis
+from ._out import supports_out
 from ._core import broadcast_arrays, promote, result_type_of, to_array
 from ._elementwise import negative, power, reciprocal
 from ._searching import where
@@ -97,6 +99,8 @@ def _classify(k):
         return "int", int(k)
     if isinstance(k, (float, complex, np.floating, np.complexfloating, str, bytes)):
         raise IndexError(_BAD_INDEX)
+    if isinstance(k, Sequence) and not isinstance(k, (list, tuple)):
+        k = list(k)   # range and other sequences index as lists do, as in NumPy
     if isinstance(k, (list, tuple)):
         if not k:
             return "arr", np.zeros((0,), np.int64)
@@ -577,6 +581,8 @@ def _host_key(key):
             if any(isinstance(e, (Array, Tracer)) for e in _flat(k)):
                 return None
             out.append(k)
+        elif isinstance(k, range):
+            out.append(k)
         else:
             return None
     return tuple(out)
@@ -604,6 +610,8 @@ def getitem(self, key):
             return Array._from_host(out, ShapedArray(out.shape, self.aval.dtype,
                                                      self.aval.weak_type), self._device)
     out = _getitem(self, key)
+    if isinstance(self, Tracer) and not isinstance(out, Tracer) and _is_basic(key):
+        out = full_raise(self._trace, out)   # a view carries its link (a constant's view too)
     if isinstance(out, Tracer) and out is not self and _is_basic(key):
         out._view_of = (self, key)   # a view: updates of it are written back (DESIGN 5)
     return out
@@ -678,8 +686,41 @@ def setitem(self, key, value):
             self._rebind(Array._from_host(out, self.aval, self._device))
             return
     refresh(self)
-    result = _update(self, key, value, "set")
+    result = _masked_assignment(self, key, value)
+    if result is None:
+        result = _update(self, key, value, "set")
     _rebind_or_raise(self, result, "x[key] = value")
+
+
+def _masked_assignment(x, key, value):
+    """``x[mask] = value`` for a traced boolean ``mask`` as ``where(mask, value, x)``: no
+    shape depends on the mask when ``value`` broadcasts to one selected element (a scalar,
+    or the trailing dimensions the mask does not cover). None when ``key`` is not such a
+    mask."""
+    k = key[0] if isinstance(key, tuple) and len(key) == 1 else key
+    if not isinstance(k, Tracer) or get_aval(k).dtype != np.bool_ or _concrete(k) is not None:
+        return None
+    shape = get_aval(x).shape
+    mshape = get_aval(k).shape
+    if not mshape or mshape != shape[:len(mshape)]:
+        return None   # the general path raises its named error
+    trailing = shape[len(mshape):]
+    v = to_array(value)
+    try:
+        fits = np.broadcast_shapes(get_aval(v).shape, trailing) == trailing
+    except ValueError:
+        fits = False
+    if not fits:
+        raise NonConcreteBooleanIndexError(
+            f"x[mask] = value with a traced boolean mask of shape {mshape}: the value (shape "
+            f"{get_aval(v).shape}) must be a scalar or broadcast to the dimensions after the "
+            f"mask's ({trailing}), so that no shape depends on the mask; use "
+            f"numpy.where(mask, new, x) instead")
+    dtype = get_aval(x).dtype
+    if get_aval(v).dtype != dtype:
+        v = lax.convert_element_type(v, dtype, get_aval(x).weak_type)
+    m = lax.broadcast_in_dim(k, shape, tuple(range(len(mshape))))
+    return lax.select_n(m, x, lax.broadcast_to_shape(v, shape))
 
 
 def iterate(self):
@@ -819,6 +860,7 @@ def _mode_indices(indices, n, mode):
     raise ValueError(f"mode must be 'raise', 'wrap', 'clip' or 'fill', got {mode!r}")
 
 
+@supports_out
 def take(a, indices, axis=None, out=None, mode=None, fill_value=None):
     """Elements of ``a`` at ``indices`` along ``axis`` (of the flattened ``a`` if None).
 
@@ -934,6 +976,7 @@ def _reason(x):
     return x.abstract_reason_text() + " " if isinstance(x, Tracer) else ""
 
 
+@supports_out
 def compress(condition, a, axis=None, out=None):
     """The slices of ``a`` along ``axis`` where ``condition`` (a concrete 1-d mask) is
     true; a mask shorter than the axis counts as False beyond its end."""
@@ -986,6 +1029,7 @@ def _broadcast_all(*xs):
     return broadcast_arrays(*[to_array(x) for x in xs])
 
 
+@supports_out
 def choose(a, choices, out=None, mode="raise"):
     """``choices[a[i]][i]`` for every ``i`` (all broadcast together); ``mode`` 'raise',
     'wrap' or 'clip' treats out-of-range ``a`` (traced 'raise' clamps)."""

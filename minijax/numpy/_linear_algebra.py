@@ -7,6 +7,7 @@ import numpy as np
 from .. import dtypes, lax
 from ..core import get_aval
 from ..errors import ShapeMismatchError
+from ._out import supports_out
 from ._core import broadcast_shapes, promote, promote_and_broadcast, to_array
 from ._elementwise import multiply
 from ._manipulation import moveaxis, ravel, reshape
@@ -19,7 +20,8 @@ def _operands(a, b):
     return a, b
 
 
-def dot(a, b, *, precision=None, preferred_element_type=None):
+@supports_out(casting="no")
+def dot(a, b, out=None, *, precision=None, preferred_element_type=None):
     """NumPy's dot: a product for scalars, matmul for 2-d, a sum over the last axis of
     ``a`` and the second-to-last of ``b`` in general. ``precision`` and
     ``preferred_element_type`` are ``lax.dot_general``'s."""
@@ -46,7 +48,8 @@ def _check_contract(name, sa, sb, ia, ib):
                                  f"{ia}) != {sb[ib]} (dim {ib})")
 
 
-def matmul(a, b, *, precision=None, preferred_element_type=None):
+@supports_out(casting="same_kind")
+def matmul(a, b, /, out=None, *, precision=None, preferred_element_type=None):
     """Matrix product with NumPy's broadcasting of leading (batch) axes."""
     a, b = _operands(a, b)
     sa, sb = get_aval(a).shape, get_aval(b).shape
@@ -72,6 +75,37 @@ def matmul(a, b, *, precision=None, preferred_element_type=None):
     return lax.squeeze(out, drop) if drop else out
 
 
+@supports_out(broadcast=True, casting="same_kind")
+def matvec(x1, x2, /, out=None):
+    """Matrix-vector product over the last two axes of ``x1`` and the last of ``x2``, with
+    broadcasting of the leading axes (numpy.matvec)."""
+    a, b = _operands(x1, x2)
+    sa, sb = get_aval(a).shape, get_aval(b).shape
+    if len(sa) < 2 or len(sb) < 1:
+        raise ValueError(f"matvec: needs a matrix (ndim >= 2) and a vector (ndim >= 1), got "
+                         f"shapes {sa} and {sb}")
+    _check_contract("matvec", sa, sb, len(sa) - 1, len(sb) - 1)
+    col = lax.reshape(b, (*sb, 1))
+    return lax.squeeze(matmul(a, col), (get_aval(matmul(a, col)).ndim - 1,))
+
+
+@supports_out(broadcast=True, casting="same_kind")
+def vecmat(x1, x2, /, out=None):
+    """Vector-matrix product of the (conjugated) last axis of ``x1`` with the last two of
+    ``x2``, with broadcasting of the leading axes (numpy.vecmat)."""
+    a, b = _operands(x1, x2)
+    sa, sb = get_aval(a).shape, get_aval(b).shape
+    if len(sa) < 1 or len(sb) < 2:
+        raise ValueError(f"vecmat: needs a vector (ndim >= 1) and a matrix (ndim >= 2), got "
+                         f"shapes {sa} and {sb}")
+    _check_contract("vecmat", sa, sb, len(sa) - 1, len(sb) - 2)
+    if dtypes.is_complex(get_aval(a).dtype):
+        a = lax.conj(a)
+    row = lax.reshape(a, (*sa[:-1], 1, sa[-1]))
+    prod = matmul(row, b)
+    return lax.squeeze(prod, (get_aval(prod).ndim - 2,))
+
+
 def vdot(a, b, *, precision=None, preferred_element_type=None):
     """Dot product of the flattened arrays, conjugating the first (complex) one."""
     a, b = _operands(a, b)
@@ -91,7 +125,9 @@ def inner(a, b, *, precision=None, preferred_element_type=None):
                            preferred_element_type)
 
 
-def outer(a, b):
+@supports_out(broadcast=True, casting="same_kind")
+def outer(a, b, out=None):
+    """Outer product of the flattened ``a`` and ``b``."""
     a, b = _operands(a, b)
     return multiply(reshape(a, (-1, 1)), reshape(b, (1, -1)))
 
@@ -182,6 +218,7 @@ def _sum_letters(x, term, letters):
     return lax.reduce_sum(x, axes), "".join(c for c in term if c not in letters)
 
 
+@supports_out(casting="safe")
 def einsum(subscripts, *operands, out=None, dtype=None, optimize=False, casting="safe",
            precision=None, preferred_element_type=None):
     """Einstein summation (pairwise contraction left to right through dot_general;

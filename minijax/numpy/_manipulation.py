@@ -11,6 +11,7 @@ from .. import dtypes as _dtypes
 from .. import lax
 from ..core import get_aval, get_concrete
 from ..util import canonicalize_axis
+from ._out import supports_out
 from ._core import broadcast_shapes as _broadcast_shapes
 from ._core import new_object, to_array
 from ._core import promote as _promote
@@ -164,6 +165,7 @@ def _concat(arrays, axis):
     return lax.concatenate(arrays, axis)
 
 
+@supports_out(casting="same_kind")
 def concatenate(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
     """Join arrays along an existing ``axis`` (``None``: flatten them first)."""
     if out is not None:
@@ -188,11 +190,12 @@ def concatenate(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
     return _concat(arrays, axis)
 
 
-def concat(arrays, /, *, axis=0):
-    """Array API name of ``concatenate``."""
-    return concatenate(arrays, axis)
+def concat(arrays, /, *, axis=0, out=None, dtype=None, casting="same_kind"):
+    """Array API name of ``concatenate`` (NumPy's keywords too)."""
+    return concatenate(arrays, axis, out, dtype=dtype, casting=casting)
 
 
+@supports_out(casting="same_kind")
 def stack(arrays, axis=0, out=None, *, dtype=None):
     """Join arrays of one shape along a new ``axis``."""
     arrays = [to_array(a) for a in arrays]

@@ -59,6 +59,10 @@ def _inplace(fn):
         aval = self.aval
         result = fn(self, other)
         r_aval = get_aval(result)
+        if not aval.shape and r_aval.shape:
+            # a 0-d array stands for NumPy's scalar (what reductions and x[i, j] give):
+            # ``s -= v`` rebinds the name to the broadcast result, as for a scalar
+            return result
         if not np.can_cast(r_aval.dtype, aval.dtype, casting="same_kind") and not (
                 r_aval.dtype == dtypes.bfloat16 or aval.dtype == dtypes.bfloat16):
             raise TypeError(f"cannot cast the result of an in-place operation from "
@@ -116,10 +120,15 @@ _METHODS = {
     "astype": _astype,
     "reshape": _reshape,
     "transpose": _transpose_method,
-    "sum": lambda self, axis=None, dtype=None, keepdims=False: stats.sum(self, axis, dtype, keepdims=keepdims),
-    "mean": lambda self, axis=None, dtype=None, keepdims=False: stats.mean(self, axis, dtype, keepdims=keepdims),
-    "max": lambda self, axis=None, keepdims=False: stats.max(self, axis, keepdims=keepdims),
-    "min": lambda self, axis=None, keepdims=False: stats.min(self, axis, keepdims=keepdims),
+    # keepdims is the next positional after axis (and dtype); out= as NumPy's methods
+    "sum": lambda self, axis=None, dtype=None, keepdims=False, *, out=None, initial=None,
+        where=None: stats.sum(self, axis, dtype, out, keepdims, initial, where),
+    "mean": lambda self, axis=None, dtype=None, keepdims=False, *, out=None, where=None:
+        stats.mean(self, axis, dtype, out, keepdims, where=where),
+    "max": lambda self, axis=None, keepdims=False, *, out=None, initial=None, where=None:
+        stats.max(self, axis, out, keepdims, initial, where),
+    "min": lambda self, axis=None, keepdims=False, *, out=None, initial=None, where=None:
+        stats.min(self, axis, out, keepdims, initial, where),
     "prod": lambda self, axis=None, dtype=None, out=None, keepdims=False, **kw:
         stats.prod(self, axis, dtype, out, keepdims, **kw),
     "cumsum": lambda self, axis=None, dtype=None, out=None: stats.cumsum(self, axis, dtype, out),
@@ -130,8 +139,8 @@ _METHODS = {
     "std": lambda self, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kw:
         stats.std(self, axis, dtype, out, ddof, keepdims, **kw),
     "ptp": lambda self, axis=None, out=None, keepdims=False: stats.ptp(self, axis, out, keepdims),
-    "trace": lambda self, offset=0, axis1=0, axis2=1, dtype=None:
-        stats.trace(self, offset, axis1, axis2, dtype),
+    "trace": lambda self, offset=0, axis1=0, axis2=1, dtype=None, out=None:
+        stats.trace(self, offset, axis1, axis2, dtype, out),
     "all": lambda self, axis=None, out=None, keepdims=False: _utility.all(self, axis, out, keepdims),
     "any": lambda self, axis=None, out=None, keepdims=False: _utility.any(self, axis, out, keepdims),
     "argmax": lambda self, axis=None, out=None, *, keepdims=False:
@@ -150,7 +159,7 @@ _METHODS = {
                      _indexing.put(self, indices, values, mode, inplace=False)),
     "argsort": lambda self, axis=-1, kind=None, order=None: _sorting.argsort(self, axis, kind,
                                                                             order),
-    "dot": lambda self, b: _linear_algebra.dot(self, b),
+    "dot": lambda self, b, out=None: _linear_algebra.dot(self, b, out),
     "ravel": lambda self, order="C": manip.ravel(self, order),
     "flatten": lambda self, order="C": manip.ravel(self, order),
     "squeeze": lambda self, axis=None: manip.squeeze(self, axis),
@@ -158,8 +167,8 @@ _METHODS = {
     "diagonal": lambda self, offset=0, axis1=0, axis2=1: manip.diagonal(self, offset, axis1,
                                                                          axis2),
     "repeat": lambda self, repeats, axis=None: manip.repeat(self, repeats, axis),
-    "clip": lambda self, min=None, max=None: ew.clip(self, min, max),
-    "round": lambda self, decimals=0: ew.round(self, decimals),
+    "clip": lambda self, min=None, max=None, out=None: ew.clip(self, min, max, out),
+    "round": lambda self, decimals=0, out=None: ew.round(self, decimals, out),
     "conj": lambda self: ew.conjugate(self),
     "conjugate": lambda self: ew.conjugate(self),
 }

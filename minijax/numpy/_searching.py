@@ -8,6 +8,7 @@ from .. import dtypes, lax
 from ..core import get_aval, get_concrete
 from ..errors import ConcretizationTypeError
 from ..util import canonicalize_axis
+from ._out import supports_out
 from ._core import (
     broadcast_arrays,
     concrete_value,
@@ -77,7 +78,7 @@ def _arg_extremum(name, lax_fn):
         return with_kept_dims(res, aval.shape, (axis,)) if keepdims else res
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"Index of the {name[3:]}imum along ``axis`` (first on ties; NaN wins)."
-    return fn
+    return supports_out(fn)
 
 
 argmax = _arg_extremum("argmax", lax.argmax)
@@ -140,7 +141,7 @@ def _nan_arg(name, fn, fill):
         return fn(where(mask, fill, a), axis, out, keepdims=keepdims)
     nanfn.__name__ = nanfn.__qualname__ = name
     nanfn.__doc__ = f"{name[3:]} ignoring NaNs."
-    return nanfn
+    return supports_out(nanfn)
 
 
 nanargmax = _nan_arg("nanargmax", argmax, -np.inf)

@@ -10,6 +10,7 @@ from .. import dtypes, lax
 from ..core import get_aval
 from ..custom_derivatives import custom_jvp
 from ..util import canonicalize_axis
+from ._out import supports_out
 from ._core import promote, reduction_axes, reject_out, to_array, with_kept_dims
 from ._elementwise import (
     as_bool,
@@ -106,6 +107,7 @@ def _accumulate(a, axis, dtype, keepdims, initial, where, identity, reduce, bool
     return with_kept_dims(res, aval.shape, axes) if keepdims else res
 
 
+@supports_out
 def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
     """Sum of elements over ``axis`` (NumPy's accumulator dtypes)."""
     reject_out(out)
@@ -113,6 +115,7 @@ def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=
                        lax.reduce_max, lax.add)
 
 
+@supports_out
 def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
     """Product of elements over ``axis`` (NumPy's accumulator dtypes)."""
     reject_out(out)
@@ -141,7 +144,7 @@ def _extremum(name, lax_fn):
         return with_kept_dims(out, aval.shape, axes) if keepdims else out
     fn.__name__ = fn.__qualname__ = "max" if name == "maximum" else "min"
     fn.__doc__ = f"The {name} over ``axis`` (``initial`` joins the reduction)."
-    return fn
+    return supports_out(fn)
 
 
 max = _extremum("maximum", lax.reduce_max)
@@ -153,6 +156,7 @@ min = _extremum("minimum", lax.reduce_min)
 amax, amin = max, min
 
 
+@supports_out
 def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     """Arithmetic mean over ``axis`` (integers average in the default float)."""
     reject_out(out)
@@ -200,7 +204,7 @@ def _cumulative(name, lax_fn, identity):
         return lax_fn(a, axis)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"Cumulative {name[3:]} along ``axis`` (of the flattened array by default)."
-    return fn
+    return supports_out(fn)
 
 
 cumsum = _cumulative("cumsum", lax.cumsum, 0)
@@ -209,11 +213,13 @@ cumsum = _cumulative("cumsum", lax.cumsum, 0)
 cumprod = _cumulative("cumprod", lax.cumprod, 1)
 
 
+@supports_out
 def nancumsum(a, axis=None, dtype=None, out=None):
     """Cumulative sum along ``axis`` treating NaNs as zero."""
     return cumsum(_replace_nan(a, 0)[0], axis, dtype, out)
 
 
+@supports_out
 def nancumprod(a, axis=None, dtype=None, out=None):
     """Cumulative product along ``axis`` treating NaNs as one."""
     return cumprod(_replace_nan(a, 1)[0], axis, dtype, out)
@@ -228,7 +234,7 @@ def _pad_initial(res, axis, value):
 
 
 def _array_api_cumulative(name, fn, identity):
-    def cumulative(x, /, *, axis=None, dtype=None, include_initial=False):
+    def cumulative(x, /, *, axis=None, dtype=None, out=None, include_initial=False):
         x = to_array(x)
         aval = get_aval(x)
         if axis is None:
@@ -242,7 +248,7 @@ def _array_api_cumulative(name, fn, identity):
         return _pad_initial(res, axis, identity) if include_initial else res
     cumulative.__name__ = cumulative.__qualname__ = name
     cumulative.__doc__ = f"Array API {name} (with ``include_initial``)."
-    return cumulative
+    return supports_out(cumulative)
 
 
 cumulative_sum = _array_api_cumulative("cumulative_sum", cumsum, 0)
@@ -251,6 +257,7 @@ cumulative_sum = _array_api_cumulative("cumulative_sum", cumsum, 0)
 cumulative_prod = _array_api_cumulative("cumulative_prod", cumprod, 1)
 
 
+@supports_out
 def ptp(a, axis=None, out=None, keepdims=False):
     """Range (maximum minus minimum) along ``axis``."""
     return subtract(max(a, axis, keepdims=keepdims), min(a, axis, keepdims=keepdims))
@@ -273,6 +280,7 @@ def _variance_ddof(name, out, ddof, correction, where, mean):
     return ddof
 
 
+@supports_out
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
         mean=None, correction=None):
     """Variance over ``axis`` with ``ddof`` (or the Array API's ``correction``)."""
@@ -308,6 +316,7 @@ def _mean_keep(x, axes):
     return lax.broadcast_to_shape(with_kept_dims(m, aval.shape, axes), aval.shape)
 
 
+@supports_out
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
         mean=None, correction=None):
     """Standard deviation over ``axis`` with ``ddof`` (or ``correction``)."""
@@ -381,6 +390,7 @@ def _take_last(x, idx):
     return lax.reduce_sum(picked, (len(shape) - 1,))
 
 
+@supports_out
 def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
              keepdims=False, *, weights=None):
     """The ``q``-th quantiles along ``axis`` (method 'linear'; q in [0, 1])."""
@@ -469,12 +479,14 @@ def _percent_to_fraction(q):
                                 get_aval(qa).weak_type))
 
 
+@supports_out
 def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                keepdims=False, *, weights=None):
     """The ``q``-th percentiles along ``axis`` (q in [0, 100])."""
     return quantile(a, _percent_to_fraction(q), axis, out, overwrite_input, method, keepdims, weights=weights)
 
 
+@supports_out
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     """Median along ``axis`` (NaN if the axis holds a NaN)."""
     if dtypes.is_complex(get_aval(to_array(a)).dtype):
@@ -522,11 +534,13 @@ def _replace_nan(a, value):
     return lax.select_n(mask, a, lax.full(aval.shape, value, aval.dtype)), mask
 
 
+@supports_out
 def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
     """Sum treating NaNs as zero."""
     return sum(_replace_nan(a, 0)[0], axis, dtype, out, keepdims, initial, where)
 
 
+@supports_out
 def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
     """Product treating NaNs as one."""
     return prod(_replace_nan(a, 1)[0], axis, dtype, out, keepdims, initial, where)
@@ -544,7 +558,7 @@ def _nan_extremum(name, fn, fill):
         return lax.select_n(all_nan, res, lax.full(get_aval(res).shape, np.nan, get_aval(res).dtype))
     nanfn.__name__ = nanfn.__qualname__ = name
     nanfn.__doc__ = f"{name[3:].capitalize()} ignoring NaNs (NaN where all are NaN)."
-    return nanfn
+    return supports_out(nanfn)
 
 
 nanmax = _nan_extremum("nanmax", max, -np.inf)
@@ -553,6 +567,7 @@ nanmax = _nan_extremum("nanmax", max, -np.inf)
 nanmin = _nan_extremum("nanmin", min, np.inf)
 
 
+@supports_out
 def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     """Mean ignoring NaNs (NaN where all are NaN)."""
     a = to_array(a)
@@ -565,6 +580,7 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     return divide(total, lax.convert_element_type(count, get_aval(total).dtype))
 
 
+@supports_out
 def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
            mean=None, correction=None):
     """Variance ignoring NaNs (real for complex input: the mean of ``|x - mean|**2``)."""
@@ -587,6 +603,7 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=
     return divide(total, lax.convert_element_type(denom, get_aval(total).dtype))
 
 
+@supports_out
 def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
            mean=None, correction=None):
     """Standard deviation ignoring NaNs (real for complex input)."""
@@ -606,6 +623,7 @@ def _take_per_lane(x, idx):
     return lax.reduce_sum(picked, (len(shape) - 1,))
 
 
+@supports_out
 def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                 keepdims=False):
     """``quantile`` ignoring NaNs (method 'linear'; NaN where a lane is all NaN)."""
@@ -652,12 +670,14 @@ def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear
     return res
 
 
+@supports_out
 def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                   keepdims=False):
     """``percentile`` ignoring NaNs."""
     return nanquantile(a, _percent_to_fraction(q), axis, out, overwrite_input, method, keepdims)
 
 
+@supports_out
 def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     """Median ignoring NaNs."""
     if dtypes.is_complex(get_aval(to_array(a)).dtype):
@@ -671,6 +691,7 @@ def count_nonzero(a, axis=None, *, keepdims=False):
     return sum(as_bool(a), axis, keepdims=keepdims)
 
 
+@supports_out
 def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
     """Sum along diagonal ``offset`` (NumPy's accumulator dtypes)."""
     return sum(diagonal(a, offset, axis1, axis2), -1, dtype, out)

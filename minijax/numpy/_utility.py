@@ -7,6 +7,7 @@ import numpy as np
 from .. import lax
 from ..core import get_aval
 from ..util import canonicalize_axis
+from ._out import supports_out
 from ._core import reduction_axes, to_array, with_kept_dims
 from ._elementwise import as_bool, not_equal, subtract
 from ._manipulation import concatenate, slice_axis
@@ -47,19 +48,26 @@ def diff(a, n=1, axis=-1, prepend=_NO_VALUE, append=_NO_VALUE):
     return a
 
 
-def _truth_reduction(a, axis, keepdims, lax_fn):
+def _truth_reduction(a, axis, keepdims, lax_fn, where=None):
     a = as_bool(a)
     aval = get_aval(a)
     axes = reduction_axes(aval.ndim, axis)
+    if where is not None and where is not True:
+        # masked-out elements take the reduction's identity (True for all, False for any)
+        mask = lax.broadcast_to_shape(as_bool(where), aval.shape)
+        identity = lax.full(aval.shape, lax_fn is lax.reduce_min, np.bool_)
+        a = lax.select_n(mask, identity, a)
     out = lax_fn(a, axes)
     return with_kept_dims(out, aval.shape, axes) if keepdims else out
 
 
-def all(a, axis=None, out=None, keepdims=False):
-    """Whether every element along ``axis`` is true (nonzero)."""
-    return _truth_reduction(a, axis, keepdims, lax.reduce_min)
+@supports_out
+def all(a, axis=None, out=None, keepdims=False, *, where=None):
+    """Whether every element along ``axis`` (where ``where`` is true) is true (nonzero)."""
+    return _truth_reduction(a, axis, keepdims, lax.reduce_min, where)
 
 
-def any(a, axis=None, out=None, keepdims=False):
-    """Whether any element along ``axis`` is true (nonzero)."""
-    return _truth_reduction(a, axis, keepdims, lax.reduce_max)
+@supports_out
+def any(a, axis=None, out=None, keepdims=False, *, where=None):
+    """Whether any element along ``axis`` (where ``where`` is true) is true (nonzero)."""
+    return _truth_reduction(a, axis, keepdims, lax.reduce_max, where)

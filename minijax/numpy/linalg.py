@@ -19,6 +19,7 @@ from ..lax import linalg as _lax_linalg
 from ..lax.linalg import batched_mask as _mask
 from ..lax.linalg import columns as _cols
 from ..lax.linalg import conj_transpose as _H
+from ._out import supports_out
 from ..lax.linalg import diagonal as _diagonal
 from ..lax.linalg import matrix_transpose as _T
 from ..lax.linalg import solve as _solve
@@ -585,6 +586,7 @@ def matrix_power(a, n):
     return result
 
 
+@supports_out(casting="no")
 def multi_dot(arrays, *, out=None):
     """The product of a sequence of matrices (1-d ends are row/column vectors)."""
     if out is not None:

@@ -57,6 +57,7 @@ take_along_axis tan tanh tensordot tile trace transpose tri tril tril_indices
 tril_indices_from triu triu_indices triu_indices_from true_divide trunc union1d unique
 unique_all unique_counts unique_inverse unique_values unravel_index unstack var vdot vecdot
 vsplit vstack where zeros zeros_like
+fabs frexp gcd lcm ldexp modf spacing matvec vecmat
 """.split())
 
 def _argsort(a, axis=-1, kind=None, order=None, *, stable=None):
@@ -331,11 +332,20 @@ def _numpy_failed(error, fallback, args, kwargs):
 _NONE_IS_ABSENT = frozenset({"where", "initial"})
 
 
-def numpy_call(np_fn, fallback):
-    """``fallback`` (a minijax function) that calls ``np_fn`` on host values eagerly."""
+def numpy_call(np_fn, fallback, nin=None):
+    """``fallback`` (a minijax function) that calls ``np_fn`` on host values eagerly.
+
+    ``nin``: ``np_fn`` is a ufunc taking ``nin`` inputs; arguments after them are its
+    outputs, passed on as ``out=`` (so they are written as ``out=`` arrays are)."""
     @functools.wraps(fallback)
     def call(*args, **kwargs):
         if len(state.stack) == 1 and config.eager_backend == "numpy":
+            if nin is not None and len(args) > nin:
+                if "out" in kwargs:
+                    raise TypeError(f"{np_fn.__name__}() got out= both as a positional "
+                                    f"and a keyword argument")
+                outs = args[nin:]
+                return call(*args[:nin], out=outs if len(outs) > 1 else outs[0], **kwargs)
             try:
                 if len(args) == 1:
                     a = args[0]
@@ -346,21 +356,44 @@ def numpy_call(np_fn, fallback):
                         hargs = (_host(a),)
                 else:
                     hargs = [_host(a) for a in args]
+                out = None
                 if kwargs:
-                    if kwargs.get("out") is not None or kwargs.get("device") is not None:
+                    if kwargs.get("device") is not None:
                         raise _Fallback
-                    kwargs = {k: _host(v) for k, v in kwargs.items()
-                              if v is not None or k not in _NONE_IS_ABSENT}
+                    out = kwargs.get("out")
+                    hkwargs = {k: _host(v) for k, v in kwargs.items()
+                               if (v is not None or k not in _NONE_IS_ABSENT) and k != "out"}
+                    if out is not None:
+                        hkwargs["out"] = _host_out(out)
+                else:
+                    hkwargs = kwargs
             except _Fallback:
                 return fallback(*args, **kwargs)
             try:
-                r = np_fn(*hargs, **kwargs)
+                r = np_fn(*hargs, **hkwargs)
             except Exception as e:
                 return _numpy_failed(e, fallback, args, kwargs)
+            if out is not None:
+                return out[0] if type(out) is tuple and len(out) == 1 else out
             return wrap(r, args)
         return fallback(*args, **kwargs)
     call.__wrapped_lax__ = fallback
     return call
+
+
+def _host_out(out):
+    """NumPy's ``out=``: the writable host buffer of an Array (copy-on-write, DESIGN 5;
+    a view's buffer writes into its base), a NumPy array as it is, or a tuple of those."""
+    t = type(out)
+    if t is Array:
+        if out._device is not None or out.aval.weak_type:
+            raise _Fallback
+        return out._writable()
+    if t is _ndarray:
+        return out
+    if t is tuple:
+        return tuple(None if o is None else _host_out(o) for o in out)
+    raise _Fallback
 
 
 def inplace_function_call(np_fn, fallback):
@@ -419,21 +452,27 @@ def method_call(host_fn, fallback, operator_like=False):
             if args or kwargs:
                 try:
                     hargs = [convert(a) for a in args]
+                    out = None
+                    hkwargs = kwargs
                     if kwargs:
-                        if kwargs.get("out") is not None:
-                            raise _Fallback
-                        kwargs = {k: _host(v) for k, v in kwargs.items()
-                              if v is not None or k not in _NONE_IS_ABSENT}
+                        out = kwargs.get("out")
+                        hkwargs = {k: _host(v) for k, v in kwargs.items()
+                                   if (v is not None or k not in _NONE_IS_ABSENT)
+                                   and k != "out"}
+                        if out is not None:
+                            hkwargs["out"] = _host_out(out)
                 except _Fallback:
                     return fallback(self, *args, **kwargs)
             else:
-                hargs = ()
+                hargs, hkwargs, out = (), kwargs, None
             host = self._host
             if host is None or self._view is not None:
                 host = self._value()
-            r = host_fn(host, *hargs, **kwargs)
+            r = host_fn(host, *hargs, **hkwargs)
             if r is NotImplemented:
                 return r
+            if out is not None:
+                return out[0] if type(out) is tuple and len(out) == 1 else out
             return _self_result(r, self)
         return fallback(self, *args, **kwargs)
     call.__name__ = getattr(fallback, "__name__", "method")
@@ -454,6 +493,8 @@ def inplace_call(host_fn, fallback, ufunc=False):
                 return fallback(self, *args, **kwargs)
             if len(hargs) > 1 and type(hargs[1]) is list:
                 hargs[1] = np.asarray(hargs[1])   # a value; as an array its size-1 axes drop
+            if ufunc and not self.aval.shape and np.ndim(hargs[0]):
+                return fallback(self, *args, **kwargs)   # a 0-d array as a scalar: rebinds
             host = self._writable()
             if ufunc:
                 host_fn(host, *hargs, out=host)

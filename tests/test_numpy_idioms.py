@@ -1,0 +1,118 @@
+"""NumPy idioms that new users write: sequences as indices, lists as operator operands,
+a reduction's 0-d result used like NumPy's scalar, and in-place assignment into arrays
+made inside a transformed function (including boolean masks). Each runs with NumPy and
+with minijax (eagerly and under jit/grad/jvp/vmap) and the results are compared."""
+
+import numpy as onp
+import pytest
+
+import minijax
+import minijax.numpy as np
+from minijax import errors
+from minijax.test_util import check_grads
+
+_RNG = onp.random.default_rng(2)
+_X = _RNG.uniform(-1.0, 12.0, (5, 3))
+_Y = onp.array([0, 2, 1, 0, 2])
+
+
+def _check(got, want):
+    got, want = onp.asarray(got), onp.asarray(want)
+    assert got.shape == want.shape and got.dtype == want.dtype, (got.dtype, want.dtype)
+    onp.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+def _both(program, *args):
+    """``program`` run with NumPy and with minijax.numpy (eagerly and under jit)."""
+    want = program(onp, *args)
+    _check(program(np, *[np.asarray(a) for a in args]), want)
+    _check(minijax.jit(lambda *xs: program(np, *xs))(*[np.asarray(a) for a in args]), want)
+
+
+@pytest.mark.parametrize("index", [
+    lambda m, x, y: x[range(len(y)), y],
+    lambda m, x, y: x[range(1, 4)],
+    lambda m, x, y: x[:, range(2)],
+    lambda m, x, y: x[(0, 1, 1), ],
+])
+def test_sequences_as_indices(index):
+    _both(index, _X, _Y)
+
+
+@pytest.mark.parametrize("program", [
+    lambda m, x: [2.0, 3.0, 1.0] - x,
+    lambda m, x: x - [2.0, 3.0, 1.0],
+    lambda m, x: [[1.0], [2.0], [3.0], [4.0], [5.0]] * x,
+    lambda m, x: (1, 2, 3) + x,
+    lambda m, x: [True, False, True] & (x > 3),
+])
+def test_lists_as_operands_on_both_sides(program):
+    _both(program, _X)
+
+
+def test_reduction_result_rebinds_like_a_numpy_scalar():
+    def program(m, x):
+        ll = m.sum(x)
+        ll -= x[0]      # NumPy's scalar: the name now holds the broadcast array
+        s = m.max(x)
+        s *= m.ones(4)
+        return ll, s
+    want = program(onp, _X)
+    for run in (lambda x: program(np, x), minijax.jit(lambda x: program(np, x))):
+        got = run(np.asarray(_X))
+        for g, w in zip(got, want):
+            _check(g, w)
+
+
+def test_in_place_on_a_0d_array_of_the_same_shape_still_updates_in_place():
+    s = np.sum(np.asarray(_X))
+    alias = s
+    s += 1.0
+    assert s is alias
+    _check(s, onp.sum(_X) + 1.0)
+
+
+def _fill_program(m, w):
+    s = m.zeros((4, 3))
+    s[1] = w[0]
+    d = m.zeros(3)
+    d[w[0] > 5] = 1.0
+    xs = m.zeros((3, 4))
+    for t in range(3):
+        xs[t][t + 1] = w[t, 0]
+    x = w * 1.0
+    x[x > 10] = -1.0
+    x[x[:, 0] < 2] = m.asarray([7.0, 8.0, 9.0])
+    return s.sum() + d.sum() * w[0, 0] + xs.sum() * w[1, 1] + (x * x).sum()
+
+
+def test_assignment_into_arrays_made_inside_under_every_transformation():
+    w = _X[:4]
+    want = _fill_program(onp, w)
+    _check(_fill_program(np, np.asarray(w)), want)
+    _check(minijax.jit(lambda a: _fill_program(np, a))(np.asarray(w)), want)
+    batched = minijax.vmap(lambda a: _fill_program(np, a))(np.asarray(onp.stack([w, 2 * w])))
+    _check(batched, onp.array([want, _fill_program(onp, 2 * w)]))
+    primal, tangent = minijax.jvp(lambda a: _fill_program(np, a), (np.asarray(w),),
+                                  (np.ones((4, 3)),))
+    _check(primal, want)
+    check_grads(lambda a: _fill_program(np, a), (np.asarray(w),), order=1)
+
+
+def test_one_hot_through_a_row_view_under_grad():
+    def one_hot(m, w):
+        xs = m.zeros((3, 4))
+        for t in range(3):
+            xs[t][t] = 1.0
+        return (xs * w).sum()
+    w = _RNG.uniform(size=(3, 4))
+    _check(minijax.grad(lambda a: one_hot(np, a))(np.asarray(w)), onp.eye(3, 4))
+
+
+def test_masked_assignment_with_a_value_that_needs_the_mask_raises_named():
+    def bad(x):
+        x = x * 1.0
+        x[x > 3] = np.arange(15.0)   # the value's shape depends on how many are selected
+        return x
+    with pytest.raises(errors.NonConcreteBooleanIndexError, match="where"):
+        minijax.jit(bad)(np.asarray(_X))
