@@ -2,6 +2,8 @@
 Algebra Functions"): dot, matmul, vdot, inner, outer, tensordot, einsum, kron, cross.
 ``vecdot`` and the ``linalg`` extension live in ``minijax.numpy.linalg``."""
 
+import operator
+
 import numpy as np
 
 from .. import dtypes, lax
@@ -182,6 +184,53 @@ def _sum_letters(x, term, letters):
     return lax.reduce_sum(x, axes), "".join(c for c in term if c not in letters)
 
 
+def _sublist_letters(sublist):
+    out = []
+    for label in sublist:
+        if label is Ellipsis:
+            out.append("...")
+            continue
+        try:
+            i = operator.index(label)
+        except TypeError:
+            raise TypeError(f"einsum: subscripts in the sublist form must be integers or "
+                            f"Ellipsis, got {type(label).__name__}") from None
+        if not 0 <= i < len(_LETTERS):
+            raise ValueError(f"einsum: subscript {i} is out of range: the sublist form takes "
+                             f"integers in [0, {len(_LETTERS)})")
+        out.append(_LETTERS[i])
+    return "".join(out)
+
+
+def _sublist_subscripts(first, rest):
+    """The interleaved form ``einsum(op0, sub0, op1, sub1, ..., [out])`` as a string
+    of subscripts and the operands."""
+    args = (first, *rest)
+    operands = args[0::2]
+    sublists = args[1::2]
+    out = None
+    if len(args) % 2 == 1:   # a trailing output sublist
+        operands, out = operands[:-1], operands[-1]
+    if len(sublists) != len(operands):
+        raise ValueError("einsum: the sublist form needs one subscript list per operand")
+    spec = ",".join(_sublist_letters(s) for s in sublists)
+    if out is not None:
+        spec += "->" + _sublist_letters(out)
+    return spec, operands
+
+
+def einsum_path(*operands, optimize="greedy", einsum_call=False):
+    """NumPy's contraction order for an ``einsum`` (the path list and its printed
+    report). It depends only on the shapes, so traced operands work."""
+    if isinstance(operands[0], str):
+        spec, arrays = operands[0], operands[1:]
+    else:
+        spec, arrays = _sublist_subscripts(operands[0], operands[1:])
+    stand_ins = [np.broadcast_to(np.zeros((), get_aval(to_array(a)).dtype),
+                                 get_aval(to_array(a)).shape) for a in arrays]
+    return np.einsum_path(spec, *stand_ins, optimize=optimize, einsum_call=einsum_call)
+
+
 def einsum(subscripts, *operands, out=None, dtype=None, optimize=False, casting="safe",
            precision=None, preferred_element_type=None):
     """Einstein summation (pairwise contraction left to right through dot_general;
@@ -189,7 +238,7 @@ def einsum(subscripts, *operands, out=None, dtype=None, optimize=False, casting=
     if out is not None:
         raise NotImplementedError("einsum: out= is not supported")
     if not isinstance(subscripts, str):
-        raise NotImplementedError("einsum: only the string form of subscripts is supported")
+        subscripts, operands = _sublist_subscripts(subscripts, operands)
     ops = [to_array(o) for o in operands]
     ops = promote(*ops) if dtype is None else promote(*ops, dtype=dtypes.canonicalize(dtype))
     res_dtype = get_aval(ops[0]).dtype
