@@ -404,8 +404,6 @@ def require(a, dtype=None, requirements=None, *, like=None):
     if requirements is None:
         flags = set()
     else:
-        if isinstance(requirements, str):
-            requirements = [requirements]
         flags = set()
         for r in requirements:
             key = str(r).upper()

@@ -228,11 +228,13 @@ def histogramdd(sample, bins=10, range=None, density=None, weights=None):
 
 def histogram2d(x, y, bins=10, range=None, density=None, weights=None):
     """The 2-d histogram of points (``x``, ``y``) and the edges along x and y."""
-    if not isinstance(bins, (int, np.integer)) and np.ndim(bins) > 0:
+    try:
         n = len(bins)
-        if n != 1 and n != 2:
-            edges = to_array(bins)
-            bins = [edges, edges]
+    except TypeError:
+        n = 1
+    if n != 1 and n != 2:
+        edges = to_array(bins)
+        bins = [edges, edges]
     hist, edges = histogramdd([x, y], bins, range, density, weights)
     return hist, edges[0], edges[1]
 
