@@ -18,7 +18,7 @@ from ..runtime.array import Array
 from . import linalg
 from ._core import concrete_value, to_array
 from ._creation import arange, ones, vander, zeros, zeros_like
-from ._elementwise import sqrt
+from ._elementwise import real, sqrt
 from ._manipulation import atleast_1d, concatenate, pad
 from ._signal import convolve
 
@@ -64,7 +64,7 @@ def poly(seq_of_zeros):
                 "the values (conjugate pairs); call it outside jit or pass real roots")
         roots_ = np.asarray(roots_)
         if np.all(np.sort(roots_) == np.sort(roots_.conjugate())):
-            a = a.real.copy()
+            a = real(a)
     return a
 
 
@@ -119,8 +119,9 @@ def polysub(a1, a2):
 
 
 def polymul(a1, a2):
-    """The product of two polynomials (a ``poly1d`` if either is one)."""
-    x, y = _atleast_1d(a1), _atleast_1d(a2)
+    """The product of two polynomials (a ``poly1d`` if either is one). As in NumPy,
+    leading zero coefficients are dropped first (when they are concrete)."""
+    x, y = poly1d(a1).coeffs, poly1d(a2).coeffs
     if dtypes.is_complex(get_aval(x).dtype) or dtypes.is_complex(get_aval(y).dtype):
         out = _convolve_by_shifts(x, y)
     else:
