@@ -284,6 +284,26 @@ def test_real_if_close():
         minijax.jit(np.real_if_close)(onp.array([1 + 0j]))
 
 
+def test_matvec_vecmat():
+    m, v = _RNG.normal(size=(2, 3, 4)), _RNG.normal(size=(4,))
+    check("matvec", m, v, rtol=1e-12)
+    check("vecmat", _RNG.normal(size=(5, 3)), m[0], rtol=1e-12)
+    c = _RNG.normal(size=3) + 1j * _RNG.normal(size=3)
+    check("vecmat", c, m[0].astype(complex), rtol=1e-12)
+    check("matvec", onp.ones((2, 2), onp.int32), onp.array([1, 2], onp.int8))
+    check_grads(np.matvec, (m, v), order=1)
+    with pytest.raises(ValueError, match="dimensions"):
+        np.matvec.__wrapped_lax__(v, v)
+
+
+def test_isfortran_and_reprs():
+    a = np.ones((2, 3))
+    assert np.isfortran(a) == onp.isfortran(onp.ones((2, 3)))
+    assert np.isfortran(a.T) == onp.isfortran(onp.ones((2, 3)).T)
+    assert np.binary_repr(np.asarray(-5), width=8) == onp.binary_repr(-5, width=8)
+    assert np.base_repr(255, 16, 2) == onp.base_repr(255, 16, 2)
+
+
 def test_isscalar_iterable():
     for v in (3, 2.5, onp.float32(1), "s", onp.array(1.0), np.asarray(1.0), [1], None):
         assert np.isscalar(v) == onp.isscalar(v)

@@ -418,7 +418,7 @@ from ._index_tricks import (
     r_,
     s_,
 )
-from ._linear_algebra import einsum_path
+from ._linear_algebra import einsum_path, matvec, vecmat
 
 # NumPy only: more manipulation functions
 from ._manipulation import (
@@ -462,7 +462,7 @@ from ._signal import (
     unwrap,
 )
 from ._sorting import lexsort, sort_complex
-from ._type_check import isscalar, iterable, real_if_close
+from ._type_check import base_repr, binary_repr, isfortran, isscalar, iterable, real_if_close
 
 __all__ = [
     "e", "inf", "nan", "newaxis", "pi", "arange", "array", "asarray", "empty", "empty_like",
@@ -532,7 +532,7 @@ __all__ += [
     "unpackbits", "poly", "poly1d", "polyadd", "polyder", "polydiv", "polyfit", "polyint",
     "polymul", "polysub", "polyval", "roots", "bartlett", "blackman", "gradient", "hamming",
     "hanning", "i0", "kaiser", "trapezoid", "unwrap", "lexsort", "sort_complex", "isscalar",
-    "iterable", "real_if_close",
+    "iterable", "real_if_close", "matvec", "vecmat", "base_repr", "binary_repr", "isfortran",
 ]
 
 # DESIGN 3: eagerly, each function and Array method named in the runtime's dispatch

@@ -338,3 +338,30 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
                      lax.sub(lax.mul(a2, b0), lax.mul(a0, b2)),
                      lax.sub(lax.mul(a0, b1), lax.mul(a1, b0))])
     return moveaxis(c, -1, axisc)
+
+
+def _check_core(name, a, b, da, db):
+    sa, sb = get_aval(a).shape, get_aval(b).shape
+    if len(sa) < da or len(sb) < db:
+        raise ValueError(f"{name}: operands need at least {da} and {db} dimensions, got "
+                         f"shapes {sa} and {sb}")
+
+
+def matvec(x1, x2, /, *, dtype=None):
+    """Matrix-vector products over the last two axes of ``x1`` and the last axis of
+    ``x2`` (other axes broadcast): NumPy's ``matvec`` (signature (m,n),(n)->(m))."""
+    a, b = promote(x1, x2) if dtype is None else promote(x1, x2,
+                                                           dtype=dtypes.canonicalize(dtype))
+    _check_core("matvec", a, b, 2, 1)
+    return matmul(a, b[..., None])[..., 0]
+
+
+def vecmat(x1, x2, /, *, dtype=None):
+    """Vector-matrix products of the conjugated last axis of ``x1`` with the last two
+    axes of ``x2`` (other axes broadcast): NumPy's ``vecmat`` ((n),(n,m)->(m))."""
+    a, b = promote(x1, x2) if dtype is None else promote(x1, x2,
+                                                           dtype=dtypes.canonicalize(dtype))
+    _check_core("vecmat", a, b, 1, 2)
+    if dtypes.is_complex(get_aval(a).dtype):
+        a = lax.conj(a)
+    return matmul(a[..., None, :], b)[..., 0, :]

@@ -1,13 +1,16 @@
-"""NumPy's type checks that are not ufuncs: ``isscalar``, ``iterable`` and
-``real_if_close``."""
+"""NumPy's type checks that are not ufuncs (``isscalar``, ``iterable``,
+``real_if_close``, ``isfortran``) and its integer-to-text helpers (``binary_repr``,
+``base_repr``)."""
 
 import numbers
+import operator
 
 import numpy as np
 
 from .. import dtypes
-from ..core import get_aval, get_concrete
+from ..core import Tracer, get_aval, get_concrete
 from ..errors import ConcretizationTypeError
+from ..runtime.array import Array
 from ._core import to_array
 from ._elementwise import real
 
@@ -45,3 +48,27 @@ def real_if_close(a, tol=100):
     if np.all(np.abs(np.asarray(value).imag) < tol):
         return real(a)
     return a
+
+
+def isfortran(a):
+    """Whether ``a`` is Fortran-contiguous and not C-contiguous (eagerly, the layout
+    of its host buffer: a transpose is a view in Fortran order, as in NumPy; traced
+    values have no layout and answer False)."""
+    if type(a) is Array:
+        return bool(np.isfortran(a._value()))
+    if isinstance(a, np.ndarray):
+        return bool(np.isfortran(a))
+    if isinstance(a, Tracer):
+        return False
+    raise TypeError(f"isfortran: expected an array, got {type(a).__name__}")
+
+
+def binary_repr(num, width=None):
+    """The two's complement binary string of the integer ``num`` (``width`` digits)."""
+    return np.binary_repr(operator.index(num), width)
+
+
+def base_repr(number, base=2, padding=0):
+    """The string of the integer ``number`` in ``base`` (at most 36), with ``padding``
+    leading zeros."""
+    return np.base_repr(operator.index(number), base, padding)

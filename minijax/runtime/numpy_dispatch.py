@@ -70,8 +70,9 @@ def _argsort(a, axis=-1, kind=None, order=None, *, stable=None):
 NUMPY_FUNCTIONS.update(dict.fromkeys("""
 apply_along_axis bartlett blackman block delete diagflat digitize ediff1d gradient hamming
 hanning histogram histogram2d histogram_bin_edges histogramdd i0 insert kaiser lexsort
-mask_indices packbits piecewise poly polyadd polyder polydiv polyfit polyint polymul polysub
+mask_indices matvec packbits piecewise poly polyadd polyder polydiv polyfit polyint polymul polysub
 polyval real_if_close resize rollaxis roots sort_complex trapezoid unpackbits unwrap vander
+vecmat
 """.split()))
 
 NUMPY_FUNCTIONS.update(
