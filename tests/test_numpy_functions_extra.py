@@ -94,6 +94,10 @@ def test_histogram2d_and_dd():
           traced=[0, 1])
     sample = _RNG.normal(size=(20, 3))
     check("histogramdd", sample, bins=(2, 3, 4))
+    check("histogramdd", sample.astype(onp.float32), bins=3, rtol=1e-6)     # float32 edges
+    check("histogramdd", sample.astype(onp.float32), bins=2, range=[(0, 1)] * 3, density=True)
+    check("histogram2d", x.astype(onp.float32), y.astype(onp.float32), bins=3, rtol=1e-6)
+    check("histogram", x.astype(onp.float32), bins=3, range=(0, 1), density=True, rtol=1e-6)
     check("histogramdd", sample, bins=3, weights=_RNG.uniform(size=20), density=True)
 
 
@@ -135,6 +139,8 @@ def test_gradient_errors():
         np.gradient(onp.ones(4), edge_order=3)
     with pytest.raises(ValueError, match="too small"):
         np.gradient(onp.ones(2), edge_order=2)
+    with pytest.raises(TypeError):
+        np.gradient.__wrapped_lax__(onp.array([True, False, True]))
     with pytest.raises(TypeError, match="invalid number"):
         np.gradient(onp.ones((3, 3)), 1.0, 2.0, 3.0)
 

@@ -73,6 +73,7 @@ def test_add_sub_mul():
         check(name, onp.array([1, 2]), onp.array([3]))
         check_grads(getattr(np, name), (P, Q), order=1)
     check("polymul", onp.array([1 + 1j, 2]), onp.array([1 - 1j, 3]))
+    check("polymul", onp.array([True, False, True]), onp.array([True, True]))
 
 
 def test_polydiv():

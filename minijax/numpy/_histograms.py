@@ -145,7 +145,7 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
     else:
         hist = zeros((n_bins,), get_aval(weights).dtype).at[idx].add(weights)
     if density:
-        widths = diff(edges)
+        widths = diff(edges).astype(np.float64)
         return hist / widths / hist.sum(), edges
     return hist, edges
 
@@ -189,8 +189,10 @@ def histogramdd(sample, bins=10, range=None, density=None, weights=None):
             if count < 1:
                 raise ValueError(f"`bins[{i}]` must be positive, when an integer")
             first, last = _range_edges(columns[i], range[i])
-            e = linspace(first, last, count + 1)
-            e = e.astype(np.float64) if dtypes.is_inexact(get_aval(e).dtype) else e
+            dt = get_aval(columns[i]).dtype
+            if range[i] is not None or not dtypes.is_inexact(dt):
+                dt = np.dtype(np.float64)   # NumPy's linspace of the (Python) ends
+            e = linspace(first, last, count + 1, dtype=dtypes.canonicalize(dt))
         else:
             e = to_array(b)
             if get_aval(e).ndim != 1:

@@ -166,6 +166,9 @@ def gradient(f, *varargs, axis=None, edge_order=1):
     if edge_order > 2:
         raise ValueError("'edge_order' greater than 2 not supported")
     dt = get_aval(f).dtype
+    if dt == np.bool_:
+        raise TypeError("gradient: boolean arrays have no differences (NumPy's boolean "
+                        "subtract is not supported); convert to a number type first")
     if not dtypes.is_inexact(dt):
         dt = np.dtype(np.float64)
         f = lax.convert_element_type(f, dt)
