@@ -94,9 +94,10 @@ def test_histogram2d_and_dd():
           traced=[0, 1])
     sample = _RNG.normal(size=(20, 3))
     check("histogramdd", sample, bins=(2, 3, 4))
-    check("histogramdd", sample.astype(onp.float32), bins=3, rtol=1e-6)     # float32 edges
+    check("histogramdd", sample.astype(onp.float32), bins=3, rtol=1e-6, atol=1e-6)   # float32
     check("histogramdd", sample.astype(onp.float32), bins=2, range=[(0, 1)] * 3, density=True)
-    check("histogram2d", x.astype(onp.float32), y.astype(onp.float32), bins=3, rtol=1e-6)
+    check("histogram2d", x.astype(onp.float32), y.astype(onp.float32), bins=3, rtol=1e-6,
+          atol=1e-6)
     check("histogram", x.astype(onp.float32), bins=3, range=(0, 1), density=True, rtol=1e-6)
     check("histogramdd", sample, bins=3, weights=_RNG.uniform(size=20), density=True)
 
