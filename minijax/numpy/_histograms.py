@@ -76,7 +76,8 @@ def _edge_dtype(a, range_):
     if range_ is None:
         dt = get_aval(a).dtype
     else:
-        dt = np.result_type(get_aval(a).dtype, *[type(e) if isinstance(e, (int, float)) else
+        # Python ends are weak (NEP 50): float32 data keeps float32 edges
+        dt = np.result_type(get_aval(a).dtype, *[e if isinstance(e, (int, float)) else
                                                   np.asarray(e).dtype for e in range_])
     if not dtypes.is_inexact(dt):
         dt = np.dtype(np.float64)
