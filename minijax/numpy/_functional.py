@@ -79,24 +79,26 @@ class vectorize:
             for char in otypes:
                 if char not in np.typecodes["All"]:
                     raise ValueError(f"Invalid otype specified: {char}")
-            otypes = [np.dtype(c) for c in otypes]
+            self._otypes = [np.dtype(c) for c in otypes]
         elif otypes is not None and np.iterable(otypes):
-            otypes = [np.dtype(t) for t in otypes]
+            otypes = self._otypes = [np.dtype(t) for t in otypes]
         elif otypes is not None:
             raise ValueError("Invalid otype specification")
-        self.otypes = otypes
+        else:
+            self._otypes = None
+        self.otypes = otypes   # as NumPy keeps it: the string, or a list of dtypes
         self.excluded = set() if excluded is None else set(excluded)
         self._core = None if signature is None else _parse_signature(signature)
         self.__doc__ = doc if doc is not None else getattr(pyfunc, "__doc__", None)
         if pyfunc is not None:
             self.__name__ = getattr(pyfunc, "__name__", "vectorized")
-            self._numpy = np.vectorize(pyfunc, otypes=otypes, excluded=excluded,
+            self._numpy = np.vectorize(pyfunc, otypes=self.otypes, excluded=excluded,
                                        cache=cache, signature=signature)
 
     def __call__(self, *args, **kwargs):
         if self.pyfunc is None:   # used as @vectorize(otypes=...): wrap the function
             (func,) = args
-            return vectorize(func, self.otypes, self.__doc__, self.excluded, self.cache,
+            return vectorize(func, self._otypes, self.__doc__, self.excluded, self.cache,
                              self.signature)
         values = [*args, *kwargs.values()]
         if not _traced(*values) and not any(
@@ -153,12 +155,12 @@ class vectorize:
         if out_core is not None and len(out_core) != len(outs):
             raise ValueError(f"wrong number of outputs from pyfunc: expected "
                              f"{len(out_core)}, got {len(outs)}")
-        if self.otypes is not None:
-            if len(self.otypes) != len(outs):
-                raise ValueError(f"vectorize: {len(self.otypes)} otypes for "
+        if self._otypes is not None:
+            if len(self._otypes) != len(outs):
+                raise ValueError(f"vectorize: {len(self._otypes)} otypes for "
                                  f"{len(outs)} outputs")
             outs = [asarray(o).astype(dtypes.canonicalize(t))
-                    for o, t in zip(outs, self.otypes)]
+                    for o, t in zip(outs, self._otypes)]
         else:
             outs = [asarray(o) for o in outs]
         return tuple(outs) if multiple else outs[0]
