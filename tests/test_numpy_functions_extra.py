@@ -416,6 +416,39 @@ def test_nditer_reads_and_writes_in_place():
         minijax.jit(lambda x: np.nditer(x))(onp.ones(2))
 
 
+def test_nested_iters():
+    a = np.arange(6).reshape(2, 3)
+    outer, inner = np.nested_iters(a, [[0], [1]])
+    got = [[int(inner[0]) for _ in inner] for _ in outer]
+    o2, i2 = onp.nested_iters(onp.arange(6).reshape(2, 3), [[0], [1]])
+    assert got == [[int(i2[0]) for _ in i2] for _ in o2]
+
+
+def test_vmap_agrees_with_numpy_per_row():
+    rows = _RNG.normal(size=(3, 8))
+    cases = [
+        (lambda r: np.gradient(r, 0.5), lambda r: onp.gradient(r, 0.5)),
+        (lambda r: np.trapezoid(r), onp.trapezoid),
+        (lambda r: np.histogram(r, 4, range=(-2, 2))[0], lambda r: onp.histogram(r, 4, (-2, 2))[0]),
+        (lambda r: np.polyval(r[:3], r), lambda r: onp.polyval(r[:3], r)),
+        (lambda r: np.insert(r, [1, 5], r[:2]), lambda r: onp.insert(r, [1, 5], r[:2])),
+        (lambda r: np.delete(r, slice(0, 8, 3)), lambda r: onp.delete(r, slice(0, 8, 3))),
+        (lambda r: np.unwrap(3 * r), lambda r: onp.unwrap(3 * r)),
+        (lambda r: np.digitize(r, [-1.0, 0.0, 1.0]), lambda r: onp.digitize(r, [-1.0, 0.0, 1.0])),
+        (lambda r: np.vander(r[:4]), lambda r: onp.vander(r[:4])),
+        (lambda r: np.lexsort((r, r > 0)), lambda r: onp.lexsort((r, r > 0))),
+        (lambda r: np.ediff1d(r, to_begin=0.0), lambda r: onp.ediff1d(r, to_begin=0.0)),
+    ]
+    for ours, theirs in cases:
+        same(minijax.vmap(ours)(rows), onp.stack([theirs(r) for r in rows]), rtol=1e-10)
+
+
+def test_delete_grad():
+    a = _RNG.normal(size=(4, 3))
+    check_grads(lambda x: np.delete(x, [0, 2], axis=0), (a,), order=2)
+    check_grads(lambda x: np.delete(x, 1, axis=1) ** 2, (a,), order=1)
+
+
 def test_broadcast_class():
     x, y = onp.array([[1], [2], [3]]), onp.array([4, 5, 6])
     b, want = np.broadcast(x, y), onp.broadcast(x, y)

@@ -413,6 +413,7 @@ from ._index_tricks import (
     ndenumerate,
     ndindex,
     nditer,
+    nested_iters,
     ogrid,
     putmask,
     r_,
@@ -532,7 +533,7 @@ __all__ += [
     "unpackbits", "poly", "poly1d", "polyadd", "polyder", "polydiv", "polyfit", "polyint",
     "polymul", "polysub", "polyval", "roots", "bartlett", "blackman", "gradient", "hamming",
     "hanning", "i0", "kaiser", "trapezoid", "unwrap", "lexsort", "sort_complex", "isscalar",
-    "iterable", "real_if_close", "matvec", "vecmat", "base_repr", "binary_repr", "isfortran",
+    "iterable", "real_if_close", "nested_iters", "matvec", "vecmat", "base_repr", "binary_repr", "isfortran",
 ]
 
 # DESIGN 3: eagerly, each function and Array method named in the runtime's dispatch

@@ -1,6 +1,6 @@
 """NumPy's index tricks and iteration helpers (``numpy.lib`` "index tricks"):
 ``mgrid``, ``ogrid``, ``r_``, ``c_``, ``s_``, ``index_exp``, ``ndindex``,
-``ndenumerate``, ``nditer`` (eager), ``broadcast``, ``Array.flat``, ``mask_indices``,
+``ndenumerate``, ``nditer`` and ``nested_iters`` (eager), ``broadcast``, ``Array.flat``, ``mask_indices``,
 and the functions that write into an array in place: ``fill_diagonal``, ``copyto``
 and ``putmask``.
 
@@ -314,6 +314,22 @@ class nditer:
 
     def __getattr__(self, name):
         return getattr(self._it, name)
+
+
+def nested_iters(op, axes, flags=None, op_flags=None, op_dtypes=None, order="K",
+                 casting="safe", buffersize=0):
+    """NumPy's nested ``nditer`` objects over the host buffers of minijax arrays (eager
+    only); operands flagged 'readwrite' or 'writeonly' are written in place."""
+    ops = list(op) if isinstance(op, (list, tuple)) else [op]
+    if op_flags is None:
+        per_op = [None] * len(ops)
+    elif op_flags and isinstance(op_flags[0], str):
+        per_op = [op_flags] * len(ops)
+    else:
+        per_op = list(op_flags)
+    hosts = [None if o is None else _host_operand(o, _writes(f)) for o, f in zip(ops, per_op)]
+    return np.nested_iters(hosts, axes, flags, op_flags, op_dtypes, order, casting,
+                           buffersize)
 
 
 class broadcast:
