@@ -707,3 +707,23 @@ def test_insert_delete_match_numpy(a, data):
     same(np.delete.__wrapped_lax__(a, idx, axis=axis), onp.delete(a, idx, axis=axis))
     pos = data.draw(st.lists(st.integers(-n, n), min_size=1, max_size=3))
     same(np.insert.__wrapped_lax__(a, pos, 9, axis=axis), onp.insert(a, pos, 9, axis=axis))
+
+
+_ISSUE_12_NAMES = """
+insert delete c_ r_ s_ mgrid ogrid index_exp histogram histogram2d histogramdd
+histogram_bin_edges digitize gradient vectorize frompyfunc apply_along_axis apply_over_axes
+piecewise poly poly1d polyadd polysub polymul polydiv polyder polyint polyfit polyval roots
+trapezoid lexsort packbits unpackbits ascontiguousarray asfortranarray asanyarray
+asarray_chkfinite require fromiter frombuffer fromstring fromfunction ndenumerate ndindex
+nditer nested_iters broadcast block diagflat ediff1d einsum_path fill_diagonal copyto
+putmask resize trim_zeros unwrap vander sort_complex mask_indices i0 bartlett blackman
+hamming hanning kaiser rollaxis real_if_close isscalar iterable flatiter matvec vecmat
+isfortran binary_repr base_repr
+""".split()
+
+
+def test_every_name_exists_in_the_namespace():
+    missing = [n for n in _ISSUE_12_NAMES if not hasattr(np, n) or n not in np.__all__]
+    assert not missing
+    assert all(hasattr(onp, n) for n in _ISSUE_12_NAMES)
+    assert isinstance(np.arange(3).flat, np.flatiter)
