@@ -377,7 +377,6 @@ from ._creation import (
     frombuffer,
     fromfunction,
     fromiter,
-    fromstring,
     require,
     vander,
 )
@@ -463,7 +462,7 @@ from ._signal import (
     unwrap,
 )
 from ._sorting import lexsort, sort_complex
-from ._type_check import base_repr, binary_repr, isfortran, isscalar, iterable, real_if_close
+from ._type_check import isfortran, isscalar, iterable, real_if_close
 
 __all__ = [
     "e", "inf", "nan", "newaxis", "pi", "arange", "array", "asarray", "empty", "empty_like",
@@ -524,7 +523,7 @@ def may_share_memory(a, b, /, max_work=None):
 __all__ += ["shares_memory", "may_share_memory"]
 __all__ += [
     "asanyarray", "asarray_chkfinite", "ascontiguousarray", "asfortranarray", "frombuffer",
-    "fromfunction", "fromiter", "fromstring", "require", "vander", "apply_along_axis",
+    "fromfunction", "fromiter", "require", "vander", "apply_along_axis",
     "apply_over_axes", "frompyfunc", "piecewise", "vectorize", "digitize", "histogram",
     "histogram2d", "histogram_bin_edges", "histogramdd", "broadcast", "c_", "copyto",
     "fill_diagonal", "flatiter", "index_exp", "mask_indices", "mgrid", "ndenumerate",
@@ -533,7 +532,7 @@ __all__ += [
     "unpackbits", "poly", "poly1d", "polyadd", "polyder", "polydiv", "polyfit", "polyint",
     "polymul", "polysub", "polyval", "roots", "bartlett", "blackman", "gradient", "hamming",
     "hanning", "i0", "kaiser", "trapezoid", "unwrap", "lexsort", "sort_complex", "isscalar",
-    "iterable", "real_if_close", "nested_iters", "matvec", "vecmat", "base_repr", "binary_repr", "isfortran",
+    "iterable", "real_if_close", "nested_iters", "matvec", "vecmat", "isfortran",
 ]
 
 # DESIGN 3: eagerly, each function and Array method named in the runtime's dispatch

@@ -442,16 +442,6 @@ def frombuffer(buffer, dtype=float, count=-1, offset=0, *, like=None):
     return asarray(np.frombuffer(buffer, dtype, count, offset).copy())
 
 
-def fromstring(string, dtype=float, count=-1, *, sep, like=None):
-    """A 1-d array of the numbers in the text ``string`` separated by ``sep`` (NumPy's
-    text mode; the binary mode is deprecated: use ``frombuffer``)."""
-    _check_like(like, "fromstring")
-    if not sep:
-        raise ValueError("fromstring: the binary mode (sep='') is not supported; use "
-                         "frombuffer for bytes")
-    return asarray(np.fromstring(string, dtype, count, sep=sep))
-
-
 def fromfunction(function, shape, *, dtype=float, like=None, **kwargs):
     """``function(*grid)`` called once with the index grids of ``shape`` (as ``dtype``)."""
     _check_like(like, "fromfunction")

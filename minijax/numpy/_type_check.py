@@ -1,9 +1,7 @@
-"""NumPy's type checks that are not ufuncs (``isscalar``, ``iterable``,
-``real_if_close``, ``isfortran``) and its integer-to-text helpers (``binary_repr``,
-``base_repr``)."""
+"""NumPy's type checks that are not ufuncs: ``isscalar``, ``iterable``,
+``real_if_close`` and ``isfortran``."""
 
 import numbers
-import operator
 
 import numpy as np
 
@@ -62,13 +60,3 @@ def isfortran(a):
         return False
     raise TypeError(f"isfortran: expected an array, got {type(a).__name__}")
 
-
-def binary_repr(num, width=None):
-    """The two's complement binary string of the integer ``num`` (``width`` digits)."""
-    return np.binary_repr(operator.index(num), width)
-
-
-def base_repr(number, base=2, padding=0):
-    """The string of the integer ``number`` in ``base`` (at most 36), with ``padding``
-    leading zeros."""
-    return np.base_repr(operator.index(number), base, padding)
