@@ -435,7 +435,7 @@ def fromiter(iter, dtype, count=-1, *, like=None):
     return asarray(np.fromiter(items, dtype, len(items)))
 
 
-def frombuffer(buffer, dtype=float, count=-1, offset=0, *, like=None):
+def frombuffer(buffer, dtype=None, count=-1, offset=0, *, like=None):
     """A 1-d array interpreting the bytes of ``buffer`` (from ``offset``) as ``dtype``
     (a copy: minijax arrays own their data)."""
     _check_like(like, "frombuffer")
