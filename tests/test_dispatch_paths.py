@@ -32,6 +32,13 @@ _ARGS = {
     "choose": (_I, [_V, 2 * _V, 3 * _V]), "permute_dims": (_M, (1, 0)),
     "linspace": (1.0, 2.0, 5), "geomspace": (1.0, 2.0, 5), "logspace": (1.0, 2.0, 5),
 }
+_ARGS.update({
+    "apply_along_axis": (np.sum, 1, _M), "piecewise": (_V, [_V > 1], [lambda x: 2 * x, 0.5]),
+    "polydiv": (_V, _V[:2]), "insert": (_V, 1, 5.0), "delete": (_V, 1),
+    "mask_indices": (3, np.triu), "kaiser": (5, 2.0), "resize": (_M, (2, 5)),
+    "histogram2d": (_V, _V), "histogramdd": (_M,), "digitize": (_V, _V),
+    "block": ([[_M, _M], [_M, _M]],), "polyfit": (_V, _V, 1), "unpackbits": (onp.uint8([3, 7]),),
+})
 _TRACE_ERRORS = (errors.MinijaxTypeError, errors.ConcretizationTypeError, TypeError,
                  ValueError, NotImplementedError, IndexError)
 

@@ -379,6 +379,102 @@ from ._utility import (
 )
 from .linalg import vecdot
 
+# NumPy only: vander and the NumPy-flavoured creation functions
+from ._creation import (
+    asanyarray,
+    asarray_chkfinite,
+    ascontiguousarray,
+    asfortranarray,
+    frombuffer,
+    fromfunction,
+    fromiter,
+    require,
+    vander,
+)
+
+# NumPy only: functional programming helpers
+from ._functional import (
+    apply_along_axis,
+    apply_over_axes,
+    frompyfunc,
+    piecewise,
+    vectorize,
+)
+
+# NumPy only: histograms and binning
+from ._histograms import (
+    digitize,
+    histogram,
+    histogram2d,
+    histogram_bin_edges,
+    histogramdd,
+)
+
+# NumPy only: index tricks, iteration and in-place writes
+from ._index_tricks import (
+    broadcast,
+    c_,
+    copyto,
+    fill_diagonal,
+    flatiter,
+    index_exp,
+    mask_indices,
+    mgrid,
+    ndenumerate,
+    ndindex,
+    nditer,
+    nested_iters,
+    ogrid,
+    putmask,
+    r_,
+    s_,
+)
+from ._linear_algebra import einsum_path
+
+# NumPy only: more manipulation functions
+from ._manipulation import (
+    block,
+    delete,
+    diagflat,
+    ediff1d,
+    insert,
+    packbits,
+    resize,
+    rollaxis,
+    trim_zeros,
+    unpackbits,
+)
+
+# NumPy only: polynomials
+from ._polynomial import (
+    poly,
+    poly1d,
+    polyadd,
+    polyder,
+    polydiv,
+    polyfit,
+    polyint,
+    polymul,
+    polysub,
+    polyval,
+    roots,
+)
+
+# NumPy only: sampled signals and windows
+from ._signal import (
+    bartlett,
+    blackman,
+    gradient,
+    hamming,
+    hanning,
+    i0,
+    kaiser,
+    trapezoid,
+    unwrap,
+)
+from ._sorting import lexsort, sort_complex
+from ._type_check import isfortran, isscalar, iterable, real_if_close
+
 __all__ = [
     "e", "inf", "nan", "newaxis", "pi", "arange", "array", "asarray", "empty", "empty_like",
     "eye", "from_dlpack", "full", "full_like", "geomspace", "identity", "indices", "linspace",
@@ -436,6 +532,19 @@ def may_share_memory(a, b, /, max_work=None):
 
 
 __all__ += ["shares_memory", "may_share_memory"]
+__all__ += [
+    "asanyarray", "asarray_chkfinite", "ascontiguousarray", "asfortranarray", "frombuffer",
+    "fromfunction", "fromiter", "require", "vander", "apply_along_axis",
+    "apply_over_axes", "frompyfunc", "piecewise", "vectorize", "digitize", "histogram",
+    "histogram2d", "histogram_bin_edges", "histogramdd", "broadcast", "c_", "copyto",
+    "fill_diagonal", "flatiter", "index_exp", "mask_indices", "mgrid", "ndenumerate",
+    "ndindex", "nditer", "ogrid", "putmask", "r_", "s_", "einsum_path", "block", "delete",
+    "diagflat", "ediff1d", "insert", "packbits", "resize", "rollaxis", "trim_zeros",
+    "unpackbits", "poly", "poly1d", "polyadd", "polyder", "polydiv", "polyfit", "polyint",
+    "polymul", "polysub", "polyval", "roots", "bartlett", "blackman", "gradient", "hamming",
+    "hanning", "i0", "kaiser", "trapezoid", "unwrap", "lexsort", "sort_complex", "isscalar",
+    "iterable", "real_if_close", "nested_iters", "isfortran",
+]
 
 # NumPy only: scalar types, the type hierarchy and dtype helpers beyond the Array API
 from . import emath  # noqa: E402,F401

@@ -338,3 +338,137 @@ def indices(dimensions, dtype=int, sparse=False):
 def identity(n, dtype=None):
     """The ``n`` by ``n`` identity matrix."""
     return eye(n, dtype=dtype)
+
+
+def _check_like(like, name):
+    # NumPy's ``like=`` picks the array library of the result: here always minijax's
+    if like is not None and not hasattr(like, "__array__"):
+        raise TypeError(f"{name}: like= must be an array, got {type(like).__name__}")
+
+
+def asanyarray(a, dtype=None, order=None, *, device=None, copy=None, like=None):
+    """``asarray`` (minijax has no array subclasses)."""
+    _check_like(like, "asanyarray")
+    return asarray(a, dtype, order, device=device, copy=copy)
+
+
+def _check_order(order, name, allowed="CFAK"):
+    if order is not None and (not isinstance(order, str) or order.upper() not in allowed):
+        raise ValueError(f"{name}: order must be one of {', '.join(allowed)}, got {order!r}")
+
+
+def ascontiguousarray(a, dtype=None, *, like=None):
+    """``a`` as an array of at least one dimension (minijax arrays are contiguous)."""
+    _check_like(like, "ascontiguousarray")
+    return _atleast_1d(asarray(a, dtype))
+
+
+def asfortranarray(a, dtype=None, *, like=None):
+    """``a`` as an array of at least one dimension (the memory layout is not observable
+    through minijax's API)."""
+    _check_like(like, "asfortranarray")
+    return _atleast_1d(asarray(a, dtype))
+
+
+def _atleast_1d(x):
+    return lax.reshape(x, (1,)) if get_aval(x).ndim == 0 else x
+
+
+def asarray_chkfinite(a, dtype=None, order=None):
+    """``asarray`` that raises ``ValueError`` if ``a`` holds an inf or a NaN (so it needs
+    concrete values)."""
+    _check_order(order, "asarray_chkfinite")
+    out = asarray(a, dtype)
+    value = get_concrete(out)
+    if value is None:
+        raise ConcretizationTypeError(
+            "asarray_chkfinite() of a traced array: checking for infs and NaNs needs its "
+            "values; call it outside jit, or check with isfinite(...).all()")
+    value = np.asarray(value)
+    if value.dtype.kind in "fc" and not np.isfinite(value).all():
+        raise ValueError("array must not contain infs or NaNs")
+    return out
+
+
+_REQUIREMENTS = {"C": "C", "C_CONTIGUOUS": "C", "CONTIGUOUS": "C",
+                 "F": "F", "F_CONTIGUOUS": "F", "FORTRAN": "F",
+                 "A": "A", "ALIGNED": "A", "W": "W", "WRITEABLE": "W",
+                 "O": "O", "OWNDATA": "O", "E": "E", "ENSUREARRAY": "E"}
+
+
+def require(a, dtype=None, requirements=None, *, like=None):
+    """``a`` as an array of ``dtype`` meeting ``requirements`` ('C', 'F', 'A', 'W', 'O',
+    'E' or their long names). minijax arrays are contiguous, aligned and writable; 'O'
+    (own data) makes a copy."""
+    _check_like(like, "require")
+    if requirements is None:
+        flags = set()
+    else:
+        flags = set()
+        for r in requirements:
+            key = str(r).upper()
+            if key not in _REQUIREMENTS:
+                raise KeyError(f"require: unknown requirement {r!r} (expected one of "
+                               f"{', '.join(sorted(_REQUIREMENTS))})")
+            flags.add(_REQUIREMENTS[key])
+    if "C" in flags and "F" in flags:
+        raise ValueError('Cannot specify both "C" and "F" order')
+    return asarray(a, dtype, copy=True if "O" in flags else None)
+
+
+def fromiter(iter, dtype, count=-1, *, like=None):
+    """A 1-d array from the first ``count`` values of an iterable (all if -1)."""
+    _check_like(like, "fromiter")
+    if dtype is None:
+        raise TypeError("fromiter: dtype= is required")
+    count = operator.index(count)
+    items = []
+    for i, v in enumerate(iter):
+        if count >= 0 and i >= count:
+            break
+        items.append(v)
+    if count >= 0 and len(items) < count:
+        raise ValueError(f"iterator too short: Expected {count} but iterator had only "
+                         f"{len(items)} items.")
+    if any(hasattr(v, "_trace") for v in items):
+        return asarray(items, dtype)
+    return asarray(np.fromiter(items, dtype, len(items)))
+
+
+def frombuffer(buffer, dtype=None, count=-1, offset=0, *, like=None):
+    """A 1-d array interpreting the bytes of ``buffer`` (from ``offset``) as ``dtype``
+    (a copy: minijax arrays own their data)."""
+    _check_like(like, "frombuffer")
+    return asarray(np.frombuffer(buffer, dtype, count, offset).copy())
+
+
+def fromfunction(function, shape, *, dtype=float, like=None, **kwargs):
+    """``function(*grid)`` called once with the index grids of ``shape`` (as ``dtype``)."""
+    _check_like(like, "fromfunction")
+    grids = indices(shape, dtype=dtype)
+    return function(*[grids[i] for i in range(len(tuple(shape)))], **kwargs)
+
+
+def vander(x, N=None, increasing=False):
+    """The Vandermonde matrix of 1-d ``x``: columns are powers of ``x`` (decreasing from
+    ``N - 1`` unless ``increasing``)."""
+    x = to_array(x)
+    if get_aval(x).ndim != 1:
+        raise ValueError("x must be a one-dimensional array or sequence.")
+    n = get_aval(x).shape[0]
+    N = n if N is None else operator.index(N)
+    if N < 0:
+        raise ValueError(f"vander: N must be non-negative, got {N}")
+    dt = np.promote_types(get_aval(x).dtype, dtypes.default_int())
+    x = lax.convert_element_type(x, dtypes.canonicalize(dt))
+    cols = []
+    power_ = None
+    for k in range(N):
+        power_ = lax.full((n,), 1, get_aval(x).dtype) if k == 0 else (
+            x if k == 1 else lax.mul(power_, x))
+        cols.append(lax.reshape(power_, (n, 1)))
+    if not increasing:
+        cols.reverse()
+    if not cols:
+        return lax.full((n, 0), 0, get_aval(x).dtype)
+    return lax.concatenate(cols, 1)

@@ -1,10 +1,24 @@
-"""Histograms (NumPy's statistics chapter): bincount."""
+"""Histograms (NumPy's statistics chapter): bincount, histogram, histogram2d,
+histogramdd, histogram_bin_edges and digitize.
+
+Bin edges from a count and a range (or the data's min and max) are static in shape, so
+histograms trace; rules by name ('auto', 'fd', ...) need concrete data."""
+
+import builtins
+import operator
 
 import numpy as np
 
 from .. import dtypes, lax
-from ..core import get_aval
+from ..core import Tracer, get_aval, get_concrete
+from ..runtime.array import Array
 from ._core import concrete_value, to_array
+from ._creation import linspace, ones, zeros
+from ._elementwise import equal, greater_equal, less_equal, logical_and, logical_or
+from ._manipulation import reshape
+from ._searching import searchsorted, where
+from ._statistical import amax, amin
+from ._utility import diff
 
 
 def bincount(x, weights=None, minlength=0, *, length=None):
@@ -28,3 +42,230 @@ def bincount(x, weights=None, minlength=0, *, length=None):
     wdt = wdt if dtypes.is_inexact(wdt) else np.dtype(np.float64)
     w = lax.broadcast_in_dim(lax.convert_element_type(w, wdt), shape, (0,))
     return lax.reduce_sum(lax.select_n(hit, lax.full(shape, 0, wdt), w), (0,))
+
+
+_BIN_RULES = ("auto", "fd", "doane", "scott", "stone", "rice", "sturges", "sqrt")
+
+
+def _range_edges(a, range_):
+    """The outer edges (first, last) of the bins, as NumPy chooses them."""
+    if range_ is not None:
+        first, last = range_
+        if first > last:
+            raise ValueError("max must be larger than min in range parameter.")
+        if not (np.isfinite(first) and np.isfinite(last)):
+            raise ValueError(f"supplied range of [{first}, {last}] is not finite")
+    elif get_aval(a).size == 0:
+        first, last = 0, 1
+    else:
+        first, last = amin(a), amax(a)
+        lo, hi = get_concrete(first), get_concrete(last)
+        if lo is not None and not (np.isfinite(lo) and np.isfinite(hi)):
+            raise ValueError(f"autodetected range of [{lo}, {hi}] is not finite")
+    if isinstance(first, (int, float, np.number)) and isinstance(last, (int, float, np.number)):
+        if first == last:
+            first, last = first - 0.5, last + 0.5
+    else:
+        same = equal(first, last)
+        first = where(same, first - 0.5, first)
+        last = where(same, last + 0.5, last)
+    return first, last
+
+
+def _edge_dtype(a, range_):
+    if range_ is None:
+        dt = get_aval(a).dtype
+    else:
+        # Python ends are weak (NEP 50): float32 data keeps float32 edges
+        dt = np.result_type(get_aval(a).dtype, *[e if isinstance(e, (int, float)) else
+                                                  np.asarray(e).dtype for e in range_])
+    if not dtypes.is_inexact(dt):
+        dt = np.dtype(np.float64)
+    return dtypes.canonicalize(dt)
+
+
+def _bin_edges(a, bins, range_, weights):
+    """The bin edges for ``a`` (flattened) and whether they are uniform."""
+    if isinstance(bins, str):
+        if bins not in _BIN_RULES:
+            raise ValueError(f"{bins!r} is not a valid estimator for `bins`")
+        if weights is not None:
+            raise TypeError("Automated estimation of the number of bins is not supported "
+                            "for weighted data")
+        value = concrete_value(a, f"histogram with bins={bins!r}")
+        return to_array(np.histogram_bin_edges(value, bins, range_))
+    if np.ndim(bins) == 0:
+        n = operator.index(bins)
+        if n < 1:
+            raise ValueError("`bins` must be positive, when an integer")
+        first, last = _range_edges(a, range_)
+        return linspace(first, last, n + 1, endpoint=True, dtype=_edge_dtype(a, range_))
+    edges = to_array(bins)
+    if get_aval(edges).ndim != 1:
+        raise ValueError("`bins` must be 1d, when an array")
+    known = get_concrete(edges)
+    if known is not None and np.any(np.asarray(known)[:-1] > np.asarray(known)[1:]):
+        raise ValueError("`bins` must increase monotonically, when an array")
+    return edges
+
+
+def histogram_bin_edges(a, bins=10, range=None, weights=None):
+    """The edges of the bins ``histogram`` would use: ``bins`` equal-width bins over
+    ``range`` (default: the data's min and max), the given edges, or a rule by name
+    ('auto', 'fd', ..., which needs concrete data)."""
+    a = reshape(to_array(a), (-1,))
+    if weights is not None and get_aval(to_array(weights)).shape != get_aval(a).shape:
+        raise ValueError("weights should have the same shape as a.")
+    return _bin_edges(a, bins, range, weights)
+
+
+def _bin_index(x, edges):
+    """The bin of each value of ``x`` (the last bin is closed on the right); values
+    outside the edges get the (out-of-bounds) index ``len(edges) - 1``."""
+    n_bins = get_aval(edges).shape[0] - 1
+    idx = searchsorted(edges, x, side="right") - 1
+    on_last = equal(x, edges[-1])
+    idx = where(on_last, n_bins - 1, idx)
+    inside = logical_and(greater_equal(x, edges[0]), less_equal(x, edges[-1]))
+    return where(inside, idx, n_bins)
+
+
+def histogram(a, bins=10, range=None, density=None, weights=None):
+    """Counts (or weight sums) of ``a``'s values in bins, and the bin edges. ``density``
+    normalizes to a probability density. Values outside the range are left out."""
+    a = reshape(to_array(a), (-1,))
+    if weights is not None:
+        weights = reshape(to_array(weights), (-1,))
+        if get_aval(weights).shape != get_aval(a).shape:
+            raise ValueError("weights should have the same shape as a.")
+    edges = _bin_edges(a, bins, range, weights)
+    n_bins = get_aval(edges).shape[0] - 1
+    idx = _bin_index(a, edges)
+    if weights is None:
+        hist = zeros((n_bins,), dtypes.default_int()).at[idx].add(1)
+    else:
+        hist = zeros((n_bins,), get_aval(weights).dtype).at[idx].add(weights)
+    if density:
+        widths = diff(edges).astype(np.float64)
+        return hist / widths / hist.sum(), edges
+    return hist, edges
+
+
+def histogramdd(sample, bins=10, range=None, density=None, weights=None):
+    """The multidimensional histogram of ``sample`` (N points by D coordinates, or a
+    sequence of D coordinate arrays) and the list of D edge arrays. ``bins`` is one
+    count, one count per dimension, or one edge array per dimension."""
+    if isinstance(sample, (Array, Tracer, np.ndarray)):
+        sample = to_array(sample)
+        if get_aval(sample).ndim == 1:
+            sample = reshape(sample, (-1, 1))
+        n, d = get_aval(sample).shape
+        columns = [sample[:, i] for i in builtins.range(d)]
+    else:
+        columns = [reshape(to_array(c), (-1,)) for c in sample]
+        d = len(columns)
+        n = get_aval(columns[0]).shape[0] if d else 0
+    if isinstance(bins, (list, tuple)) or (isinstance(bins, (np.ndarray, Array))
+                                           and np.ndim(bins) > 0):
+        if len(bins) != d:
+            raise ValueError("The dimension of bins must be equal to the dimension of the "
+                             "sample x.")
+        per_dim = list(bins)
+    else:
+        per_dim = [bins] * d
+    if range is None:
+        range = [None] * d
+    elif len(range) != d:
+        raise ValueError("range argument must have one entry per dimension")
+    if weights is not None:
+        weights = reshape(to_array(weights), (-1,))
+    edges, indices, counts = [], [], []
+    for i in builtins.range(d):
+        b = per_dim[i]
+        if np.ndim(b) == 0:
+            if isinstance(b, str):
+                raise TypeError(f"`bins[{i}]` must be an integer or an array, not a "
+                                f"string")
+            count = operator.index(b)
+            if count < 1:
+                raise ValueError(f"`bins[{i}]` must be positive, when an integer")
+            first, last = _range_edges(columns[i], range[i])
+            dt = get_aval(columns[i]).dtype
+            if range[i] is not None or not dtypes.is_inexact(dt):
+                dt = np.dtype(np.float64)   # NumPy's linspace of the (Python) ends
+            e = linspace(first, last, count + 1, dtype=dtypes.canonicalize(dt))
+        else:
+            e = to_array(b)
+            if get_aval(e).ndim != 1:
+                raise ValueError(f"`bins[{i}]` must be a scalar or 1d array")
+            known = get_concrete(e)
+            if known is not None and np.any(np.diff(np.asarray(known)) < 0):
+                raise ValueError(f"`bins[{i}]` must be monotonically increasing, when an "
+                                 f"array")
+        edges.append(e)
+        k = get_aval(e).shape[0] - 1
+        counts.append(k)
+        indices.append(_bin_index(columns[i], e))
+    shape = tuple(counts)
+    flat = zeros((n,), dtypes.default_int())
+    outside = zeros((n,), np.bool_)
+    for i, k in enumerate(counts):
+        outside = logical_or(outside, equal(indices[i], k))
+        flat = flat * k + where(equal(indices[i], k), 0, indices[i])
+    size = int(np.prod(shape)) if shape else 1
+    flat = where(outside, size, flat)
+    values = ones((n,), np.float64) if weights is None else weights
+    hist = zeros((size,), get_aval(values).dtype).at[flat].add(values)
+    if not dtypes.is_inexact(get_aval(hist).dtype):
+        hist = hist.astype(np.float64)
+    hist = reshape(hist, shape)
+    if density:
+        total = hist.sum()
+        for i in builtins.range(d):
+            widths = reshape(diff(edges[i]), tuple(-1 if j == i else 1
+                                                    for j in builtins.range(d)))
+            hist = hist / widths
+        hist = hist / total
+    return hist, edges
+
+
+def histogram2d(x, y, bins=10, range=None, density=None, weights=None):
+    """The 2-d histogram of points (``x``, ``y``) and the edges along x and y."""
+    try:
+        n = len(bins)
+    except TypeError:
+        n = 1
+    if n != 1 and n != 2:
+        edges = to_array(bins)
+        bins = [edges, edges]
+    hist, edges = histogramdd([x, y], bins, range, density, weights)
+    return hist, edges[0], edges[1]
+
+
+def digitize(x, bins, right=False):
+    """The index of the bin of each value of ``x`` for monotonic ``bins`` (increasing or
+    decreasing); ``right`` makes the bins closed on the right."""
+    x, bins = to_array(x), to_array(bins)
+    if dtypes.is_complex(get_aval(x).dtype):
+        raise TypeError("x may not be complex")
+    if get_aval(bins).ndim != 1:
+        raise ValueError("object too deep for desired array" if get_aval(bins).ndim > 1
+                         else "object of too small depth for desired array")
+    n = get_aval(bins).shape[0]
+    side = "left" if right else "right"
+    known = get_concrete(bins)
+    if known is not None:
+        known = np.asarray(known)
+        steps = np.diff(known)
+        if np.all(steps >= 0):
+            increasing = True
+        elif np.all(steps <= 0):
+            increasing = False
+        else:
+            raise ValueError("bins must be monotonically increasing or decreasing")
+        if increasing:
+            return searchsorted(bins, x, side=side)
+        return n - searchsorted(bins[::-1], x, side=side)
+    up = searchsorted(bins, x, side=side)
+    down = n - searchsorted(bins[::-1], x, side=side)
+    return where(bins[0] <= bins[-1], up, down) if n else up

@@ -2,6 +2,8 @@
 Algebra Functions"): dot, matmul, vdot, inner, outer, tensordot, einsum, kron, cross.
 ``vecdot`` and the ``linalg`` extension live in ``minijax.numpy.linalg``."""
 
+import operator
+
 import numpy as np
 
 from .. import dtypes, lax
@@ -13,8 +15,8 @@ from ._elementwise import multiply
 from ._manipulation import moveaxis, ravel, reshape
 
 
-def _operands(a, b):
-    a, b = promote(a, b)
+def _operands(a, b, dtype=None):
+    a, b = promote(a, b) if dtype is None else promote(a, b, dtype=dtypes.canonicalize(dtype))
     if get_aval(a).dtype == np.bool_:
         raise TypeError("products of boolean arrays are not supported; convert to int first")
     return a, b
@@ -76,10 +78,10 @@ def matmul(a, b, /, out=None, *, precision=None, preferred_element_type=None):
 
 
 @supports_out(broadcast=True, casting="same_kind")
-def matvec(x1, x2, /, out=None):
+def matvec(x1, x2, /, out=None, *, dtype=None):
     """Matrix-vector product over the last two axes of ``x1`` and the last of ``x2``, with
     broadcasting of the leading axes (numpy.matvec)."""
-    a, b = _operands(x1, x2)
+    a, b = _operands(x1, x2, dtype)
     sa, sb = get_aval(a).shape, get_aval(b).shape
     if len(sa) < 2 or len(sb) < 1:
         raise ValueError(f"matvec: needs a matrix (ndim >= 2) and a vector (ndim >= 1), got "
@@ -90,10 +92,10 @@ def matvec(x1, x2, /, out=None):
 
 
 @supports_out(broadcast=True, casting="same_kind")
-def vecmat(x1, x2, /, out=None):
+def vecmat(x1, x2, /, out=None, *, dtype=None):
     """Vector-matrix product of the (conjugated) last axis of ``x1`` with the last two of
     ``x2``, with broadcasting of the leading axes (numpy.vecmat)."""
-    a, b = _operands(x1, x2)
+    a, b = _operands(x1, x2, dtype)
     sa, sb = get_aval(a).shape, get_aval(b).shape
     if len(sa) < 1 or len(sb) < 2:
         raise ValueError(f"vecmat: needs a vector (ndim >= 1) and a matrix (ndim >= 2), got "
@@ -218,6 +220,53 @@ def _sum_letters(x, term, letters):
     return lax.reduce_sum(x, axes), "".join(c for c in term if c not in letters)
 
 
+def _sublist_letters(sublist):
+    out = []
+    for label in sublist:
+        if label is Ellipsis:
+            out.append("...")
+            continue
+        try:
+            i = operator.index(label)
+        except TypeError:
+            raise TypeError(f"einsum: subscripts in the sublist form must be integers or "
+                            f"Ellipsis, got {type(label).__name__}") from None
+        if not 0 <= i < len(_LETTERS):
+            raise ValueError(f"einsum: subscript {i} is out of range: the sublist form takes "
+                             f"integers in [0, {len(_LETTERS)})")
+        out.append(_LETTERS[i])
+    return "".join(out)
+
+
+def _sublist_subscripts(first, rest):
+    """The interleaved form ``einsum(op0, sub0, op1, sub1, ..., [out])`` as a string
+    of subscripts and the operands."""
+    args = (first, *rest)
+    operands = args[0::2]
+    sublists = args[1::2]
+    out = None
+    if len(args) % 2 == 1:   # a trailing output sublist
+        operands, out = operands[:-1], operands[-1]
+    if len(sublists) != len(operands):
+        raise ValueError("einsum: the sublist form needs one subscript list per operand")
+    spec = ",".join(_sublist_letters(s) for s in sublists)
+    if out is not None:
+        spec += "->" + _sublist_letters(out)
+    return spec, operands
+
+
+def einsum_path(*operands, optimize="greedy", einsum_call=False):
+    """NumPy's contraction order for an ``einsum`` (the path list and its printed
+    report). It depends only on the shapes, so traced operands work."""
+    if isinstance(operands[0], str):
+        spec, arrays = operands[0], operands[1:]
+    else:
+        spec, arrays = _sublist_subscripts(operands[0], operands[1:])
+    stand_ins = [np.broadcast_to(np.zeros((), get_aval(to_array(a)).dtype),
+                                 get_aval(to_array(a)).shape) for a in arrays]
+    return np.einsum_path(spec, *stand_ins, optimize=optimize, einsum_call=einsum_call)
+
+
 @supports_out(casting="safe")
 def einsum(subscripts, *operands, out=None, dtype=None, optimize=False, casting="safe",
            precision=None, preferred_element_type=None):
@@ -226,7 +275,7 @@ def einsum(subscripts, *operands, out=None, dtype=None, optimize=False, casting=
     if out is not None:
         raise NotImplementedError("einsum: out= is not supported")
     if not isinstance(subscripts, str):
-        raise NotImplementedError("einsum: only the string form of subscripts is supported")
+        subscripts, operands = _sublist_subscripts(subscripts, operands)
     ops = [to_array(o) for o in operands]
     ops = promote(*ops) if dtype is None else promote(*ops, dtype=dtypes.canonicalize(dtype))
     res_dtype = get_aval(ops[0]).dtype

@@ -13,7 +13,7 @@ from ..core import get_aval, get_concrete
 from ..util import canonicalize_axis
 from ._out import supports_out
 from ._core import broadcast_shapes as _broadcast_shapes
-from ._core import new_object, to_array
+from ._core import concrete_value, new_object, to_array
 from ._core import promote as _promote
 from ._indexing import take
 
@@ -577,3 +577,328 @@ def broadcast_shapes(*shapes):
     """The shape the given shapes broadcast to."""
     return tuple(_broadcast_shapes(*[(s,) if isinstance(s, int) else tuple(s) for s in shapes],
                                    name="shapes"))
+
+
+def _concrete_indices(obj, name):
+    """A concrete index argument (``obj`` of insert/delete) as a NumPy array."""
+    return concrete_value(obj, name)
+
+
+def _axis_key(axis, index):
+    return (slice(None),) * axis + (index,)
+
+
+def delete(arr, obj, axis=None):
+    """``arr`` without the entries ``obj`` (an index, a slice, indices or a boolean
+    mask) along ``axis`` (of the flattened ``arr`` if None). ``obj`` must be concrete:
+    it decides the result's shape."""
+    arr = to_array(arr)
+    if axis is None:
+        arr = reshape(arr, (-1,))
+        axis = 0
+    nd = get_aval(arr).ndim
+    axis = canonicalize_axis(axis, nd)
+    n = get_aval(arr).shape[axis]
+    if isinstance(obj, slice):
+        removed = np.arange(*obj.indices(n))
+    else:
+        idx = _concrete_indices(obj, "delete")
+        if idx.dtype == np.bool_:
+            if idx.ndim != 1 or idx.shape[0] != n:
+                raise ValueError(f"boolean array argument obj to delete must be one "
+                                 f"dimensional and match the axis length of {n}")
+            removed = np.flatnonzero(idx)
+        else:
+            if idx.size == 0:
+                idx = idx.astype(np.intp)
+            if idx.dtype.kind not in "iu":
+                raise IndexError("arrays used as indices must be of integer (or boolean) "
+                                 "type")
+            bad = (idx < -n) | (idx >= n)
+            if np.any(bad):
+                raise IndexError(f"index {idx[bad].flat[0]} is out of bounds for axis "
+                                 f"{axis} with size {n}")
+            removed = np.where(idx < 0, idx + n, idx).reshape(-1)
+    keep = np.ones(n, dtype=bool)
+    keep[removed] = False
+    return take(arr, np.flatnonzero(keep), axis=axis)
+
+
+def insert(arr, obj, values, axis=None):
+    """``arr`` with ``values`` inserted before the index (or indices, or slice) ``obj``
+    along ``axis`` (of the flattened ``arr`` if None); ``values`` are cast to ``arr``'s
+    dtype. ``obj`` must be concrete."""
+    arr = to_array(arr)
+    if axis is None:
+        arr = reshape(arr, (-1,))
+        axis = 0
+    nd = get_aval(arr).ndim
+    axis = canonicalize_axis(axis, nd)
+    shape = get_aval(arr).shape
+    n = shape[axis]
+    dt = get_aval(arr).dtype
+    if isinstance(obj, slice):
+        idx = np.arange(*obj.indices(n))
+    else:
+        idx = _concrete_indices(obj, "insert")
+        if idx.dtype == np.bool_:
+            idx = idx.astype(np.intp)
+        elif idx.size == 0 and not isinstance(obj, np.ndarray):
+            idx = idx.astype(np.intp)
+        elif idx.dtype.kind not in "iu":
+            raise IndexError("index arrays to insert must be of integer type")
+    values = to_array(values, dtype=dt)
+    if idx.ndim == 0:
+        index = int(idx)
+        if index < -n or index > n:
+            raise IndexError(f"index {obj} is out of bounds for axis {axis} with size {n}")
+        if index < 0:
+            index += n
+        vnd = get_aval(values).ndim
+        if vnd < nd:
+            values = reshape(values, (1,) * (nd - vnd) + get_aval(values).shape)
+        values = moveaxis(values, 0, axis)
+        count = get_aval(values).shape[axis]
+        positions = np.arange(index, index + count)
+    else:
+        if np.any((idx < -n) | (idx > n)):
+            bad = idx[(idx < -n) | (idx > n)].flat[0]
+            raise IndexError(f"index {bad} is out of bounds for axis {axis} with size {n}")
+        idx = np.where(idx < 0, idx + n, idx).reshape(-1)
+        count = len(idx)
+        order = np.argsort(idx, kind="stable")
+        positions = idx.copy()
+        positions[order] += np.arange(count)
+    new_shape = shape[:axis] + (n + count,) + shape[axis + 1:]
+    old = np.ones(n + count, dtype=bool)
+    old[positions] = False
+    target = shape[:axis] + (count,) + shape[axis + 1:]
+    values = broadcast_to(values, target)
+    out = lax.full(new_shape, 0, dt)
+    out = out.at[_axis_key(axis, positions)].set(values)
+    return out.at[_axis_key(axis, np.flatnonzero(old))].set(arr)
+
+
+def _block_depths(x, where_):
+    """(list depth, largest leaf rank) of a ``block`` argument, checking it is nested
+    lists of one depth."""
+    if type(x) is tuple:
+        raise TypeError(f"{where_} is a tuple. Only lists can be used to arrange blocks, "
+                        f"and np.block does not allow implicit conversion from tuple to "
+                        f"ndarray.")
+    if type(x) is list:
+        if not x:
+            raise ValueError(f"List at {where_} cannot be empty")
+        results = [_block_depths(e, f"{where_}[{i}]") for i, e in enumerate(x)]
+        depths = {d for d, _ in results}
+        if len(depths) != 1:
+            raise ValueError(f"List depths are mismatched. First element was at depth "
+                             f"{results[0][0] + 1}, but there is an element at depth "
+                             f"{min(depths) + 1} ({where_})")
+        return results[0][0] + 1, _builtins.max(r for _, r in results)
+    return 0, get_aval(to_array(x)).ndim
+
+
+def block(arrays):
+    """An array assembled from nested lists of blocks: the innermost lists are joined
+    along the last axis, the next ones along the second last, and so on."""
+    depth, rank = _block_depths(arrays, "arrays")
+    ndim = _builtins.max(depth, rank)
+
+    def assemble(x, level):
+        if type(x) is list:
+            return concatenate([assemble(e, level + 1) for e in x], axis=level - depth)
+        x = to_array(x)
+        nd = get_aval(x).ndim
+        return reshape(x, (1,) * (ndim - nd) + get_aval(x).shape) if nd < ndim else x
+
+    out = assemble(arrays, 0)
+    return copy(out) if depth == 0 else out
+
+
+def resize(a, new_shape):
+    """A new array of ``new_shape`` filled with ``a``'s elements repeated in order."""
+    a = reshape(to_array(a), (-1,))
+    if isinstance(new_shape, (int, np.integer)):
+        new_shape = (int(new_shape),)
+    new_shape = tuple(operator.index(s) for s in new_shape)
+    if any(s < 0 for s in new_shape):
+        raise ValueError("all elements of `new_shape` must be non-negative")
+    size = int(np.prod(new_shape, dtype=np.int64))
+    n = get_aval(a).shape[0]
+    if n == 0 or size == 0:
+        return lax.full(new_shape, 0, get_aval(a).dtype)
+    reps = -(-size // n)
+    flat = concatenate([a] * reps) if reps > 1 else a
+    return reshape(flat[:size], new_shape)
+
+
+def resize_in_place(a, new_shape, refcheck=True):
+    """The value of ``a.resize(new_shape)``: NumPy's in-place resize fills new
+    entries with zeros (not repetitions)."""
+    if len(new_shape) == 1 and not isinstance(new_shape[0], (int, np.integer)):
+        new_shape = new_shape[0]
+    if new_shape is None or new_shape == ():
+        return a
+    if isinstance(new_shape, (int, np.integer)):
+        new_shape = (int(new_shape),)
+    new_shape = tuple(operator.index(s) for s in new_shape)
+    if any(s < 0 for s in new_shape):
+        raise ValueError("negative dimensions not allowed")
+    if not isinstance(refcheck, (bool, int, np.bool_)):
+        raise TypeError("refcheck must be a boolean")
+    size = int(np.prod(new_shape, dtype=np.int64))
+    flat = reshape(a, (-1,))
+    n = get_aval(flat).shape[0]
+    if size <= n:
+        flat = flat[:size]
+    else:
+        flat = concatenate([flat, lax.full((size - n,), 0, get_aval(a).dtype)])
+    return reshape(flat, new_shape)
+
+
+def _trim_mode(trim):
+    mode = trim.lower() if isinstance(trim, str) else trim
+    if mode not in ("fb", "bf", "f", "b"):
+        raise ValueError(f"unexpected character(s) in `trim`: {trim!r}")
+    return mode
+
+
+def trim_zeros(filt, trim="fb", axis=None):
+    """``filt`` without its leading ('f') and/or trailing ('b') zeros, along ``axis``
+    (every axis if None: the bounding box of the nonzero entries). The result's shape
+    depends on the values, so ``filt`` must be concrete."""
+    mode = _trim_mode(trim)
+    value = concrete_value(filt, "trim_zeros")
+    nd = value.ndim
+    axes = tuple(range(nd)) if axis is None else tuple(
+        canonicalize_axis(ax, nd) for ax in (axis if isinstance(axis, (tuple, list))
+                                              else (axis,)))
+    nonzero = np.nonzero(value)
+    key = [slice(None)] * nd
+    for ax in axes:
+        n = value.shape[ax]
+        if nonzero[ax].size == 0:
+            key[ax] = slice(0, 0)
+            continue
+        start = int(nonzero[ax].min()) if "f" in mode else 0
+        stop = int(nonzero[ax].max()) + 1 if "b" in mode else n
+        key[ax] = slice(start, stop)
+    if isinstance(filt, (list, tuple)) and nd == 1:
+        return filt[key[0]]   # NumPy slices a sequence as it is
+    return to_array(filt)[tuple(key)]
+
+
+def rollaxis(a, axis, start=0):
+    """``a`` with ``axis`` moved to lie before position ``start`` (prefer
+    ``moveaxis``)."""
+    a = to_array(a)
+    n = get_aval(a).ndim
+    axis = canonicalize_axis(axis, n)
+    start = operator.index(start)
+    if start < 0:
+        start += n
+    if not 0 <= start < n + 1:
+        raise np.exceptions.AxisError(f"'start' arg requires {-n} <= start < {n + 1}")
+    if axis < start:
+        start -= 1
+    if axis == start:
+        return a
+    axes = list(range(n))
+    axes.remove(axis)
+    axes.insert(start, axis)
+    return transpose(a, tuple(axes))
+
+
+def diagflat(v, k=0):
+    """A 2-d array with the flattened ``v`` on its ``k``-th diagonal."""
+    return diag(reshape(to_array(v), (-1,)), k)
+
+
+def ediff1d(ary, to_end=None, to_begin=None):
+    """The differences between consecutive elements of the flattened ``ary``, with
+    ``to_begin`` and ``to_end`` (cast to ``ary``'s dtype) around them."""
+    ary = reshape(to_array(ary), (-1,))
+    dt = get_aval(ary).dtype
+    parts = []
+    for name, extra in (("to_begin", to_begin), ("to_end", to_end)):
+        if extra is None:
+            parts.append(None)
+            continue
+        e = to_array(extra)
+        if not np.can_cast(get_aval(e).dtype, dt, casting="same_kind"):
+            raise TypeError(f"dtype of `{name}` must be compatible with input `ary` under "
+                            f"the `same_kind` rule.")
+        parts.append(reshape(lax.convert_element_type(e, dt), (-1,)))
+    d = ary[1:] - ary[:-1]
+    pieces = [p for p in (parts[0], d, parts[1]) if p is not None]
+    return concatenate(pieces) if len(pieces) > 1 else d
+
+
+def _bitorder(bitorder):
+    if bitorder not in ("big", "little"):
+        raise ValueError("'order' must be either 'little' or 'big'")
+
+
+def packbits(a, /, axis=None, bitorder="big"):
+    """The elements of an integer or boolean array as bits (nonzero is 1) packed into
+    ``uint8`` along ``axis`` (of the flattened array if None), padded with zeros."""
+    a = to_array(a)
+    dt = get_aval(a).dtype
+    if dt != np.bool_ and not _dtypes.is_integer(dt):
+        raise TypeError("Expected an input array of integer or boolean data type")
+    _bitorder(bitorder)
+    if axis is None:
+        a = reshape(a, (-1,))
+        axis = 0
+    nd = get_aval(a).ndim
+    axis = canonicalize_axis(axis, nd)
+    bits = lax.convert_element_type(lax.ne(a, lax.full(get_aval(a).shape, 0, dt)), np.uint8)
+    n = get_aval(bits).shape[axis]
+    padded = -(-n // 8) * 8
+    if padded != n:
+        widths = [(0, 0)] * nd
+        widths[axis] = (0, padded - n)
+        bits = lax.pad(bits, np.uint8(0), [(lo, hi, 0) for lo, hi in widths])
+    shape = get_aval(bits).shape
+    grouped = shape[:axis] + (padded // 8, 8) + shape[axis + 1:]
+    bits = lax.reshape(bits, grouped)
+    weights = np.array([1 << (7 - i) if bitorder == "big" else 1 << i for i in range(8)],
+                       np.uint8)
+    weights = weights.reshape((8,) + (1,) * (nd - axis - 1))
+    return lax.reduce_sum(lax.mul(bits, lax.broadcast_to_shape(to_array(weights), grouped)),
+                          (axis + 1,))
+
+
+def unpackbits(a, /, axis=None, count=None, bitorder="big"):
+    """The bits of a ``uint8`` array as a ``uint8`` array of 0s and 1s, unpacked along
+    ``axis`` (of the flattened array if None); ``count`` keeps that many bits (padding
+    with zeros if larger; a negative count drops bits from the end)."""
+    a = to_array(a)
+    if get_aval(a).dtype != np.uint8:
+        raise TypeError("Expected an input array of unsigned byte data type")
+    _bitorder(bitorder)
+    if axis is None:
+        a = reshape(a, (-1,))
+        axis = 0
+    nd = get_aval(a).ndim
+    axis = canonicalize_axis(axis, nd)
+    shape = get_aval(a).shape
+    expanded = shape[:axis + 1] + (8,) + shape[axis + 1:]
+    shifts = np.array([7 - i if bitorder == "big" else i for i in range(8)], np.uint8)
+    shifts = shifts.reshape((8,) + (1,) * (nd - axis - 1))
+    x = lax.broadcast_in_dim(a, expanded, tuple(i if i <= axis else i + 1
+                                                for i in range(nd)))
+    bits = lax.bitwise_and(lax.shift_right_logical(
+        x, lax.broadcast_to_shape(to_array(shifts), expanded)), lax.full(expanded, 1, np.uint8))
+    n = shape[axis] * 8
+    bits = lax.reshape(bits, shape[:axis] + (n,) + shape[axis + 1:])
+    if count is None:
+        return bits
+    count = operator.index(count)
+    keep = count if count >= 0 else _builtins.max(n + count, 0)
+    if keep <= n:
+        return slice_axis(bits, 0, keep, axis)
+    widths = [(0, 0, 0)] * nd
+    widths[axis] = (0, keep - n, 0)
+    return lax.pad(bits, np.uint8(0), widths)

@@ -7,7 +7,7 @@ from .. import dtypes, lax
 from ..core import Tracer, get_aval
 from ..runtime.array import Array
 from . import _elementwise as ew
-from . import _indexing, _linear_algebra, _searching, _sorting, _utility
+from . import _index_tricks, _indexing, _linear_algebra, _searching, _sorting, _utility
 from . import _manipulation as manip
 from . import _statistical as stats
 from ._creation import full_like
@@ -82,6 +82,21 @@ def _inplace(fn):
             return self
         return result
     return op
+
+
+def _resize_method(self, *new_shape, refcheck=True):
+    """``a.resize(shape)``: NumPy's in-place resize (new entries are zeros); a view
+    cannot be resized, as in NumPy."""
+    if (type(self) is Array and self._view is not None) or (
+            isinstance(self, Tracer) and getattr(self, "_view_of", None) is not None):
+        raise ValueError("cannot resize this array: it does not own its data")
+    _indexing.refresh(self)
+    result = manip.resize_in_place(self, new_shape, refcheck)
+    if type(self) is Array and type(result) is Array:
+        self._rebind(result)
+        return None
+    _indexing._rebind_or_raise(self, result, "resize()")
+    return None
 
 
 def _astype(self, dtype, copy=True):
@@ -171,6 +186,7 @@ _METHODS = {
     "round": lambda self, decimals=0, out=None: ew.round(self, decimals, out),
     "conj": lambda self: ew.conjugate(self),
     "conjugate": lambda self: ew.conjugate(self),
+    "resize": _resize_method,
 }
 
 _PROPERTIES = {
@@ -229,3 +245,4 @@ def install(cls):
 
 install(Array)
 install(Tracer)
+Array.flat = Tracer.flat = _index_tricks.flat_property   # a property with a setter

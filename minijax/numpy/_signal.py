@@ -1,13 +1,20 @@
-"""One-dimensional sequences (NumPy-only): convolve, correlate and interp."""
+"""Sampled signals (NumPy-only): convolve, correlate, interp, gradient, trapezoid,
+unwrap, the window functions (bartlett, blackman, hamming, hanning, kaiser) and i0."""
+
+import operator
 
 import numpy as np
 
 from .. import dtypes, lax
-from ..core import get_aval
-from ._core import promote, take_1d, to_array
-from ._elementwise import conjugate
-from ._manipulation import flip, reshape
-from ._searching import searchsorted
+from ..core import get_aval, get_concrete
+from ._core import promote, reduction_axes, take_1d, to_array
+from ._creation import arange, ones, zeros
+from ._elementwise import absolute, conjugate, cos, logical_and, mod, sqrt
+from ._manipulation import concatenate, flip, reshape
+from ._searching import searchsorted, where
+from ._statistical import cumsum
+from ._statistical import sum as _sum
+from ._utility import diff
 
 
 def _correlate_full(a, v, pad_lo, pad_hi):
@@ -105,3 +112,219 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     out = lax.select_n(lax.gt(x, lax.broadcast_to_shape(xpn, xs)), out,
                        lax.broadcast_to_shape(rv, xs))
     return out
+
+
+def _axis_slice(nd, axis, s):
+    key = [slice(None)] * nd
+    key[axis] = s
+    return tuple(key)
+
+
+def _spacing(distances, n, i):
+    """One axis' spacing for ``gradient``: a scalar, or the differences of 1-d
+    coordinates (a scalar again when they are evenly spaced and concrete)."""
+    d = to_array(distances)
+    if get_aval(d).ndim == 0:
+        return distances
+    if get_aval(d).ndim != 1:
+        raise ValueError("distances must be either scalars or 1d")
+    if get_aval(d).shape[0] != n:
+        raise ValueError("when 1d, distances must match the length of the corresponding "
+                         "dimension")
+    if dtypes.is_integer(get_aval(d).dtype) or get_aval(d).dtype == np.bool_:
+        d = lax.convert_element_type(d, np.float64)
+    steps = diff(d)
+    known = get_concrete(steps)
+    if known is not None and get_aval(steps).shape[0] and np.all(
+            np.asarray(known) == np.asarray(known)[0]):
+        return steps[0]
+    return steps
+
+
+def gradient(f, *varargs, axis=None, edge_order=1):
+    """The gradient of sampled ``f`` by central differences in the interior and
+    one-sided differences (``edge_order`` 1 or 2) at the boundaries, along each axis
+    (or ``axis``). ``varargs``: one spacing for all axes, or one per axis (a scalar or
+    the 1-d coordinates). One axis gives an array, several a tuple."""
+    f = to_array(f)
+    nd = get_aval(f).ndim
+    if axis is None:
+        axes = tuple(range(nd))
+    else:
+        axes = reduction_axes(nd, axis)
+    n_axes = len(axes)
+    n = len(varargs)
+    if n == 0:
+        spacings = [1.0] * n_axes
+    elif n == 1 and np.ndim(varargs[0]) == 0:
+        spacings = list(varargs) * n_axes
+    elif n == n_axes:
+        spacings = [_spacing(v, get_aval(f).shape[ax], i)
+                    for i, (v, ax) in enumerate(zip(varargs, axes))]
+    else:
+        raise TypeError("invalid number of arguments")
+    if edge_order > 2:
+        raise ValueError("'edge_order' greater than 2 not supported")
+    dt = get_aval(f).dtype
+    if dt == np.bool_:
+        raise TypeError("gradient: boolean arrays have no differences (NumPy's boolean "
+                        "subtract is not supported); convert to a number type first")
+    if not dtypes.is_inexact(dt):
+        dt = np.dtype(np.float64)
+        f = lax.convert_element_type(f, dt)
+    outs = []
+    for ax, h in zip(axes, spacings):
+        size = get_aval(f).shape[ax]
+        if size < edge_order + 1:
+            raise ValueError("Shape of array too small to calculate a numerical gradient, "
+                             "at least (edge_order + 1) elements are required.")
+        s = lambda sl: f[_axis_slice(nd, ax, sl)]
+        uniform = np.ndim(h) == 0 or get_aval(to_array(h)).ndim == 0
+        if uniform:
+            interior = (s(slice(2, None)) - s(slice(None, -2))) / (2.0 * h)
+            if edge_order == 1:
+                first = (s(slice(1, 2)) - s(slice(0, 1))) / h
+                last = (s(slice(-1, None)) - s(slice(-2, -1))) / h
+            else:
+                first = (-1.5 / h) * s(slice(0, 1)) + (2.0 / h) * s(slice(1, 2)) \
+                    + (-0.5 / h) * s(slice(2, 3))
+                last = (0.5 / h) * s(slice(-3, -2)) + (-2.0 / h) * s(slice(-2, -1)) \
+                    + (1.5 / h) * s(slice(-1, None))
+        else:
+            shape = [1] * nd
+            shape[ax] = -1
+            h1, h2 = reshape(h[:-1], tuple(shape)), reshape(h[1:], tuple(shape))
+            a = -h2 / (h1 * (h1 + h2))
+            b = (h2 - h1) / (h1 * h2)
+            c = h1 / (h2 * (h1 + h2))
+            interior = a * s(slice(None, -2)) + b * s(slice(1, -1)) + c * s(slice(2, None))
+            if edge_order == 1:
+                first = (s(slice(1, 2)) - s(slice(0, 1))) / h[0]
+                last = (s(slice(-1, None)) - s(slice(-2, -1))) / h[-1]
+            else:
+                d1, d2 = h[0], h[1]
+                first = (-(2.0 * d1 + d2) / (d1 * (d1 + d2))) * s(slice(0, 1)) \
+                    + ((d1 + d2) / (d1 * d2)) * s(slice(1, 2)) \
+                    + (-d1 / (d2 * (d1 + d2))) * s(slice(2, 3))
+                d1, d2 = h[-2], h[-1]
+                last = (d2 / (d1 * (d1 + d2))) * s(slice(-3, -2)) \
+                    + (-(d2 + d1) / (d1 * d2)) * s(slice(-2, -1)) \
+                    + ((2.0 * d2 + d1) / (d2 * (d1 + d2))) * s(slice(-1, None))
+        out = concatenate([first, interior, last], axis=ax)
+        outs.append(lax.convert_element_type(out, dt))
+    return outs[0] if n_axes == 1 else tuple(outs)
+
+
+def trapezoid(y, x=None, dx=1.0, axis=-1):
+    """The integral of ``y`` along ``axis`` by the trapezoidal rule, at sample points
+    ``x`` (1-d, or shaped as ``y``) or with spacing ``dx``."""
+    y = to_array(y)
+    nd = get_aval(y).ndim
+    axis = reduction_axes(nd, axis)[0]
+    if x is None:
+        d = dx
+    else:
+        x = to_array(x)
+        if get_aval(x).ndim == 1:
+            d = diff(x)
+            shape = [1] * nd
+            shape[axis] = get_aval(d).shape[0]
+            d = reshape(d, tuple(shape))
+        else:
+            d = diff(x, axis=axis)
+    upper = y[_axis_slice(nd, axis, slice(1, None))]
+    lower = y[_axis_slice(nd, axis, slice(None, -1))]
+    return _sum(d * (upper + lower) / 2.0, axis=axis)
+
+
+def unwrap(p, discont=None, axis=-1, *, period=2 * np.pi):
+    """``p`` with jumps larger than ``discont`` (default ``period / 2``) along ``axis``
+    replaced by their complement modulo ``period``."""
+    p = to_array(p)
+    nd = get_aval(p).ndim
+    axis = reduction_axes(nd, axis)[0]
+    dd = diff(p, axis=axis)
+    if discont is None:
+        discont = period / 2
+    dt = np.result_type(get_aval(dd).dtype, period if isinstance(period, (int, float))
+                        else get_aval(to_array(period)).dtype)
+    if dtypes.is_integer(dt):
+        high, rem = divmod(period, 2)
+        ambiguous = rem == 0
+    else:
+        high = period / 2
+        ambiguous = True
+    low = -high
+    ddmod = mod(dd - low, period) + low
+    if ambiguous:
+        ddmod = where(logical_and(ddmod == low, dd > 0), high, ddmod)
+    correction = where(absolute(dd) < discont, 0, ddmod - dd)
+    dt = dtypes.canonicalize(dt)
+    head = lax.convert_element_type(p[_axis_slice(nd, axis, slice(0, 1))], dt)
+    tail = p[_axis_slice(nd, axis, slice(1, None))] + cumsum(correction, axis=axis)
+    return concatenate([head, lax.convert_element_type(tail, dt)], axis=axis)
+
+
+def i0(x):
+    """The modified Bessel function of the first kind, order 0 (real ``x`` only)."""
+    x = to_array(x)
+    if dtypes.is_complex(get_aval(x).dtype):
+        raise TypeError("i0 not supported for complex values")
+    # deferred: minijax.scipy is built on minijax.numpy, which imports this module
+    from ..scipy.special import i0 as bessel_i0
+    return bessel_i0(x)
+
+
+def _window_positions(M):
+    M = operator.index(M)
+    return M, arange(1 - M, M, 2, dtype=np.float64)
+
+
+def _small_window(M):
+    if M < 1:
+        return zeros((0,), np.float64)
+    return ones((1,), np.float64)
+
+
+def bartlett(M):
+    """The Bartlett (triangular) window of ``M`` points."""
+    M, n = _window_positions(M)
+    if M <= 1:
+        return _small_window(M)
+    return where(n <= 0, 1 + n / (M - 1), 1 - n / (M - 1))
+
+
+def blackman(M):
+    """The Blackman window of ``M`` points."""
+    M, n = _window_positions(M)
+    if M <= 1:
+        return _small_window(M)
+    return 0.42 + 0.5 * cos(np.pi * n / (M - 1)) + 0.08 * cos(2.0 * np.pi * n / (M - 1))
+
+
+def hamming(M):
+    """The Hamming window of ``M`` points."""
+    M, n = _window_positions(M)
+    if M <= 1:
+        return _small_window(M)
+    return 0.54 + 0.46 * cos(np.pi * n / (M - 1))
+
+
+def hanning(M):
+    """The Hann window of ``M`` points."""
+    M, n = _window_positions(M)
+    if M <= 1:
+        return _small_window(M)
+    return 0.5 + 0.5 * cos(np.pi * n / (M - 1))
+
+
+def kaiser(M, beta):
+    """The Kaiser window of ``M`` points with shape parameter ``beta``."""
+    M = operator.index(M)
+    if M <= 1:
+        return _small_window(M)
+    n = arange(0, M, dtype=np.float64)
+    alpha = (M - 1) / 2.0
+    beta = to_array(beta)
+    beta = lax.convert_element_type(beta, np.float64)
+    return i0(beta * sqrt(1 - ((n - alpha) / alpha) ** 2.0)) / i0(beta)

@@ -1,7 +1,7 @@
 """Sorting functions (Array API chapter "Sorting Functions"): sort, argsort,
-partition, argpartition."""
+partition, argpartition; and NumPy's lexsort and sort_complex."""
 
-
+import numpy as np
 
 from .. import dtypes, lax
 from ..core import get_aval
@@ -67,3 +67,41 @@ def argpartition(a, kth, axis=-1, kind="introselect", order=None):
     return argsort(a, axis)
 
 
+
+
+def lexsort(keys, axis=-1):
+    """The indices that sort by several keys: the last key is the primary one, ties go
+    to the one before, and so on (a stable sort)."""
+    if isinstance(keys, (list, tuple)):
+        keys = [to_array(k) for k in keys]
+    else:
+        keys = to_array(keys)
+        if get_aval(keys).ndim == 0:
+            raise TypeError("need sequence of keys with len > 0 in lexsort")
+        keys = [keys[i] for i in range(get_aval(keys).shape[0])]
+    if not keys:
+        raise TypeError("need sequence of keys with len > 0 in lexsort")
+    shape = get_aval(keys[0]).shape
+    for k in keys:
+        if get_aval(k).shape != shape:
+            raise ValueError("all keys need to be the same shape")
+        if dtypes.is_complex(get_aval(k).dtype):
+            raise TypeError("lexsort of complex keys is not supported")
+    if not shape:
+        return lax.full((), 0, dtypes.default_int())
+    axis = canonicalize_axis(axis, len(shape))
+    position = lax.broadcasted_iota(dtypes.default_int(), shape, axis)
+    *_, order = lax.sort((*reversed(keys), position), axis, True, num_keys=len(keys))
+    return order
+
+
+def sort_complex(a):
+    """``a`` sorted by real part, then imaginary part, as a complex array (complex64 for
+    small integer inputs, complex128 otherwise, as NumPy)."""
+    a = to_array(a)
+    dt = get_aval(a).dtype
+    if not dtypes.is_complex(dt):
+        target = np.complex64 if dt in (np.int8, np.int16, np.uint8, np.uint16) \
+            else np.complex128
+        a = lax.convert_element_type(a, dtypes.canonicalize(target))
+    return sort(a, axis=-1)

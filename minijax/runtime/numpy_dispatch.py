@@ -67,6 +67,15 @@ def _argsort(a, axis=-1, kind=None, order=None, *, stable=None):
     return np.argsort(a, axis, kind, order, stable=stable)
 
 
+# NumPy-only functions of the numeric top level (polynomials, histograms, signals, ...)
+NUMPY_FUNCTIONS.update(dict.fromkeys("""
+apply_along_axis bartlett blackman block delete diagflat digitize ediff1d gradient hamming
+hanning histogram histogram2d histogram_bin_edges histogramdd i0 insert kaiser lexsort
+mask_indices matvec packbits piecewise poly polyadd polyder polydiv polyfit polyint polymul polysub
+polyval real_if_close resize rollaxis roots sort_complex trapezoid unpackbits unwrap vander
+vecmat
+""".split()))
+
 NUMPY_FUNCTIONS.update(
     argsort=_argsort,
     empty=np.zeros, empty_like=np.zeros_like,   # minijax's empty arrays hold zeros
@@ -147,7 +156,9 @@ NUMPY_FUNCTIONS.update(floor_divide=_floor_divide, expm1=_expm1, tanh=_tanh)
 
 # Functions that update their first argument in place and return None, as NumPy's.
 NUMPY_INPLACE_FUNCTIONS = {"put": np.put, "place": np.place,
-                           "put_along_axis": np.put_along_axis}
+                           "put_along_axis": np.put_along_axis,
+                           "fill_diagonal": np.fill_diagonal, "copyto": np.copyto,
+                           "putmask": np.putmask}
 
 # minijax.numpy.linalg name -> numpy.linalg function (None: the same name).
 LINALG_FUNCTIONS = dict.fromkeys("""

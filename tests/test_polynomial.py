@@ -1,0 +1,209 @@
+"""NumPy's polynomial functions and ``poly1d`` against NumPy: eagerly (NumPy dispatch),
+through the lax definitions, under jit, and derivatives against finite differences."""
+
+import warnings
+
+import hypothesis.extra.numpy as hnp
+import numpy as onp
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import minijax
+import minijax.numpy as np
+from minijax import errors
+from minijax.test_util import assert_same, check_grads
+
+_RNG = onp.random.default_rng(1)
+
+
+def _leaves(x):
+    if isinstance(x, (tuple, list)):
+        return [leaf for e in x for leaf in _leaves(e)]
+    return [x]
+
+
+def same(got, want, rtol=1e-10, atol=1e-12):
+    got, want = _leaves(got), _leaves(want)
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        if isinstance(w, onp.poly1d):
+            assert isinstance(g, np.poly1d)
+            g, w = g.coeffs, w.coeffs
+        assert_same(g, onp.asarray(w), rtol=rtol, atol=atol)
+
+
+def check(name, *args, traced=None, rtol=1e-10, atol=1e-12, **kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = getattr(onp, name)(*args, **kwargs)
+        fn = getattr(np, name)
+        same(fn(*args, **kwargs), want, rtol, atol)
+        same(getattr(fn, "__wrapped_lax__", fn)(*args, **kwargs), want, rtol, atol)
+        if traced is None:
+            traced = [i for i, a in enumerate(args) if isinstance(a, onp.ndarray)]
+
+        def staged(*xs):
+            full = list(args)
+            for i, x in zip(traced, xs):
+                full[i] = x
+            return fn(*full, **kwargs)
+        if traced:
+            same(minijax.jit(staged)(*[args[i] for i in traced]), want, rtol, atol)
+
+
+P = onp.array([2.0, -3.0, 0.5, 1.0])
+Q = onp.array([1.0, 4.0])
+
+
+def test_polyval():
+    x = onp.linspace(-2, 2, 7)
+    check("polyval", P, x)
+    check("polyval", P, 1.5, traced=[0])
+    check("polyval", onp.array([1, 2, 3]), onp.array([1, 2]))        # integers stay integers
+    check("polyval", P.astype(onp.float32), x.astype(onp.float32), rtol=1e-6)
+    check("polyval", onp.array([1 + 1j, 2.0]), x)
+    check_grads(np.polyval, (P, x), order=2)
+
+
+def test_add_sub_mul():
+    for name in ("polyadd", "polysub", "polymul"):
+        check(name, P, Q)
+        check(name, Q, P)
+        check(name, onp.array([1, 2]), onp.array([3]))
+        check_grads(getattr(np, name), (P, Q), order=1)
+    check("polymul", onp.array([1 + 1j, 2]), onp.array([1 - 1j, 3]))
+    check("polymul", onp.array([True, False, True]), onp.array([True, True]))
+
+
+def test_polydiv():
+    check("polydiv", P, Q, traced=[])
+    check("polydiv", onp.array([1.0, -3.0, 2.0]), onp.array([1.0, -1.0]), traced=[])
+    check("polydiv", Q, P, traced=[])
+    q, r = np.polydiv(P, Q)
+    same(np.polyadd(np.polymul(q, Q), r), P)
+    with pytest.raises(errors.ConcretizationTypeError):
+        minijax.jit(np.polydiv)(P, Q)
+
+
+@pytest.mark.parametrize("m", [0, 1, 2, 5])
+def test_polyder_polyint(m):
+    check("polyder", P, m)
+    check("polyder", onp.array([3, 1, 4, 1]), m)
+    check("polyint", P, m)
+    check("polyint", P, m, k=2.0)
+    if m:
+        check("polyint", P, m, k=list(range(1, m + 1)))
+    with pytest.raises(ValueError):
+        np.polyder(P, -1)
+    with pytest.raises(ValueError):
+        np.polyint(P, 3, k=[1, 2])
+
+
+def test_poly_and_roots():
+    check("poly", onp.array([1.0, 2.0, -3.0]))
+    check("poly", onp.array([1, 2]))
+    check("poly", onp.array([1 + 2j, 1 - 2j]), traced=[])        # conjugate pairs: real
+    check("poly", onp.array([1 + 2j, 3.0]), traced=[])
+    same(np.poly(onp.array([[1.0, 2.0], [3.0, 4.0]])), onp.poly(onp.array([[1.0, 2.0],
+                                                                          [3.0, 4.0]])))
+    assert np.poly([]) == onp.poly([])
+    with pytest.raises(ValueError):
+        np.poly(onp.ones((2, 3)))
+    for p in ([1.0, -3.0, 2.0], [0.0, 0.0, 1.0, -1.0], [1.0, 0.0, 1.0], [2.0], [0, 1, 0]):
+        r, want = np.roots(p), onp.roots(p)
+        same(onp.sort_complex(onp.asarray(r)), onp.sort_complex(want))
+    with pytest.raises(errors.ConcretizationTypeError):
+        minijax.jit(np.roots)(P)
+    check_grads(np.poly, (onp.array([0.5, -1.0, 2.0]),), order=2)
+
+
+@pytest.mark.parametrize("deg", [0, 1, 3])
+def test_polyfit(deg):
+    x = onp.linspace(-1, 1, 12)
+    y = 1.0 + 2.0 * x - x ** 3 + 0.01 * _RNG.normal(size=12)
+    check("polyfit", x, y, deg)
+    check("polyfit", x, y, deg, w=_RNG.uniform(0.5, 1.5, 12))
+    check("polyfit", x, onp.stack([y, 2 * y], axis=1), deg)
+    check("polyfit", x, y, deg, cov=True)
+    check("polyfit", x, y, deg, cov="unscaled")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = np.polyfit.__wrapped_lax__(x, y, deg, full=True)
+        want = onp.polyfit(x, y, deg, full=True)
+    same(got, want)
+    check_grads(lambda y: np.polyfit(x, y, deg), (y,), order=1)
+
+
+def test_polyfit_errors_and_rank_warning():
+    with pytest.raises(ValueError, match="deg"):
+        np.polyfit([1.0, 2.0], [1.0, 2.0], -1)
+    with pytest.raises(TypeError, match="same length"):
+        np.polyfit.__wrapped_lax__(onp.ones(3), onp.ones(4), 1)
+    with pytest.warns(onp.exceptions.RankWarning):
+        np.polyfit.__wrapped_lax__(onp.ones(4), onp.arange(4.0), 2)
+
+
+def test_vander_based_fit_matches_under_vmap():
+    x = onp.linspace(0, 1, 6)
+    ys = _RNG.normal(size=(3, 6))
+    got = minijax.vmap(lambda y: np.polyfit(x, y, 2))(ys)
+    same(got, onp.stack([onp.polyfit(x, y, 2) for y in ys]))
+
+
+def test_poly1d_class():
+    p, want = np.poly1d([1.0, -3.0, 2.0]), onp.poly1d([1.0, -3.0, 2.0])
+    q, wq = np.poly1d([2.0, 1.0]), onp.poly1d([2.0, 1.0])
+    same(p.c, want.c)
+    same(p.coeffs, want.coeffs)
+    assert p.o == want.o == p.order and len(p) == len(want)
+    same(onp.sort(onp.asarray(p.r)), onp.sort(want.r))
+    same(p(2.5), want(2.5))
+    same(p(onp.array([0.0, 1.0, 3.0])), want(onp.array([0.0, 1.0, 3.0])))
+    same(p + q, want + wq)
+    same(p - q, want - wq)
+    same(3 - p, 3 - want)
+    same(p * q, want * wq)
+    same(p * 2.0, want * 2.0)
+    same(2.0 * p, 2.0 * want)
+    same(p ** 3, want ** 3)
+    same(-p, -want)
+    same(p / 2.0, want / 2.0)
+    same(p / q, want / wq)
+    same(p.deriv(), want.deriv())
+    same(p.deriv(2), want.deriv(2))
+    same(p.integ(), want.integ())
+    same(p.integ(2, k=[1.0, 2.0]), want.integ(2, k=[1.0, 2.0]))
+    same(p[0], want[0])
+    same(p[1], want[1])
+    same(p[7], want[7])
+    assert p == np.poly1d([1.0, -3.0, 2.0]) and p != q
+    same(np.poly1d([0.0, 0.0, 1.0, 2.0]), onp.poly1d([0.0, 0.0, 1.0, 2.0]))   # trimmed
+    same(np.poly1d([1.0, 2.0], r=True), onp.poly1d([1.0, 2.0], r=True))
+    assert str(p) == str(want) and repr(p) == repr(want)
+    assert np.poly1d([1, 2], variable="z").variable == "z"
+    r, w = np.poly1d([1.0, 2.0, 3.0]), onp.poly1d([1.0, 2.0, 3.0])
+    r[4] = 5.0
+    w[4] = 5.0
+    same(r, w)
+    same(np.polyadd(p, [1.0]), onp.polyadd(want, [1.0]))
+    same(np.polyval(p, 2.0), onp.polyval(want, 2.0))
+    same(np.polyder(p), onp.polyder(want))
+    same(onp.asarray(p), onp.asarray(want))
+    with pytest.raises(ValueError, match="non-negative"):
+        p ** -1
+    # traced coefficients: poly1d works under jit and grad
+    f = lambda c, x: np.poly1d(c)(x)
+    same(minijax.jit(f)(P, 0.7), onp.poly1d(P)(0.7))
+    check_grads(lambda c: np.poly1d(c).deriv()(0.3) + (np.poly1d(c) * np.poly1d(c))(1.1),
+                (P,), order=1)
+
+
+@given(hnp.arrays(onp.float64, st.integers(1, 6), elements=st.floats(-10, 10)),
+       hnp.arrays(onp.float64, st.integers(1, 6), elements=st.floats(-10, 10)))
+def test_poly_arithmetic_matches_numpy(a, b):
+    for name in ("polyadd", "polysub", "polymul"):
+        same(getattr(np, name).__wrapped_lax__(a, b), getattr(onp, name)(a, b),
+             rtol=1e-12, atol=1e-9)
+    x = onp.linspace(-1, 1, 5)
+    same(np.polyval.__wrapped_lax__(a, x), onp.polyval(a, x), rtol=1e-12, atol=1e-9)
