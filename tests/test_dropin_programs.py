@@ -95,7 +95,7 @@ def _blobs(np):
     return (X,)
 
 
-@program(jit=False, data=_blobs)
+@program(jit=False, data=_blobs)   # stops when converged; X[labels == c] by value
 def kmeans(np, X):
     """Lloyd's k-means with boolean-mask means, until assignments stop changing."""
     k = 3
@@ -318,7 +318,7 @@ def game_of_life(np):
     return Z, np.array(history)
 
 
-@program(jit=False)
+@program(jit=False)   # Z[active] selects by value (see the masked-arithmetic version)
 def mandelbrot(np):
     """Escape-time Mandelbrot with boolean masks selecting the points still iterating."""
     xs = np.linspace(-2.0, 0.6, 40)
@@ -640,7 +640,7 @@ def viterbi(np, obs):
     return V, path
 
 
-@program()
+@program(jit=False)   # Python's min() compares values: a branch on traced values
 def edit_distance(np):
     """Levenshtein distance by dynamic programming over a preallocated table."""
     a, b = "kitten sat", "sitting cat"
@@ -654,7 +654,7 @@ def edit_distance(np):
     return D, D[-1, -1]
 
 
-@program(jit=False)
+@program(jit=False)   # `if is_prime[i]` branches on a value
 def sieve_of_eratosthenes(np):
     """Primes below 200 by striding through a boolean array."""
     n = 200
@@ -852,7 +852,7 @@ def numpy_100_basics(np):
     return Z, B, v, M, nz, T, np.array_equal(Z, T)
 
 
-@program()
+@program(jit=False)   # Z[mask] *= -1 reads Z[mask] first: a value-dependent shape
 def numpy_100_indexing(np):
     """Swap rows, negate a range in place, find nearest value, diagonal below main."""
     A = np.arange(25).reshape(5, 5)
@@ -991,8 +991,7 @@ def meshgrid_field(np):
     Z = np.exp(-(X ** 2 + Y ** 2)) * np.cos(3 * X)
     dzdx = np.diff(Z, axis=1) / np.diff(x)
     mask = Z > 0.2
-    return Z, dzdx, mask.sum(), np.where(mask, Z, 0.0).sum(), Z[mask.any(axis=0)[None, :]
-                                                                  .repeat(11, 0)].size
+    return Z, dzdx, mask.sum(), np.where(mask, Z, 0.0).sum(), np.count_nonzero(mask, axis=0)
 
 
 # ============================================================ the harness
