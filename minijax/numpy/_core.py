@@ -83,8 +83,8 @@ def result_type_of(*args):
     """(dtype, weak_type) that NumPy 2 promotion gives for these arguments."""
     entries = []
     for a in args:
-        if isinstance(a, (list, tuple)):   # a nested sequence is an array, as in NumPy
-            a = to_array(a)
+        if isinstance(a, (list, tuple)):
+            a = to_array(a)   # a nested sequence is an array (as NumPy converts it)
         aval = None if dtypes.is_python_scalar(a) else get_aval(a)
         if aval is None:
             d, w = dtypes.python_scalar_dtype(a)
