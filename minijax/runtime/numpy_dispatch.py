@@ -66,16 +66,9 @@ def _argsort(a, axis=-1, kind=None, order=None, *, stable=None):
     return np.argsort(a, axis, kind, order, stable=stable)
 
 
-def _unique_values(x):
-    # NumPy 2.3+ returns unique_values in hash order; minijax sorts it, as np.unique
-    # and the rest of the unique family do (library code relies on sorted classes)
-    return np.unique(np.reshape(x, -1), equal_nan=False)
-
-
 NUMPY_FUNCTIONS.update(
     argsort=_argsort,
     empty=np.zeros, empty_like=np.zeros_like,   # minijax's empty arrays hold zeros
-    unique_values=_unique_values,
 )
 
 # Functions that update their first argument in place and return None, as NumPy's.
@@ -448,3 +441,12 @@ def host_of(x):
         raise TracerArrayConversionError("shares_memory of a traced value: traced values "
                                          "have no buffer")
     return x
+
+
+def _unique_values(x):
+    # NumPy 2.3+ returns unique_values in hash order; minijax sorts it, as np.unique
+    # and the rest of the unique family do (library code relies on sorted classes)
+    return np.unique(np.reshape(x, -1), equal_nan=False)
+
+
+NUMPY_FUNCTIONS["unique_values"] = _unique_values
