@@ -757,7 +757,7 @@ def sorting_and_searching(np, keys, vals):
     return ranks, sorted_keys, pos, top3, by_key_then_val, np.argmax(vals), vals.argmin()
 
 
-@program(data=_unsorted)
+@program(jit=False, data=_unsorted)   # bincount's length depends on the values
 def histograms_and_counts(np, keys, vals):
     """Histograms with fixed bins, bincount, digitize and a 2-d histogram."""
     counts, edges = np.histogram(vals, bins=6, range=(-3, 3))
@@ -811,7 +811,7 @@ def knn_classifier(np, P, labels):
     return D.min(axis=1), nearest, pred, (pred == labels).mean()
 
 
-@program(data=_points)
+@program(jit=False, data=_points)   # bincount's length depends on the values
 def confusion_matrix(np, P, labels):
     """Confusion matrix with np.add.at and with bincount; precision and recall."""
     pred = (P[:, 0] > 0.5).astype(int)
