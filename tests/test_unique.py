@@ -122,3 +122,26 @@ def test_unsized_unique_under_jit_asks_for_size():
     with pytest.raises(ValueError, match="fill_value"):
         mnp.unique_values(np.zeros(0), size=2)
     _same(mnp.unique_values(np.zeros(0), size=2, fill_value=1.5), np.array([1.5, 1.5]))
+
+
+@pytest.mark.parametrize("axis", [0, 1, -1])
+def test_sized_unique_along_an_axis_under_jit(axis):
+    rng = np.random.default_rng(axis + 5)
+    x = rng.integers(0, 2, size=(6, 5, 2)).astype(np.float64)
+    x[0, 0, 0] = np.nan   # NaN slices are distinct, as NumPy's
+    want = np.unique(x, axis=axis, return_index=True, return_inverse=True,
+                     return_counts=True)
+    k = want[0].shape[axis]
+    size = k + 2
+    fn = lambda a: mnp.unique(a, axis=axis, return_index=True,  # noqa: E731
+                              return_inverse=True, return_counts=True, size=size,
+                              fill_value=-1.0)
+    for got in (fn(x), minijax.jit(fn)(x)):
+        values = np.moveaxis(np.asarray(got[0]), axis, 0)
+        np.testing.assert_array_equal(values[:k], np.moveaxis(want[0], axis, 0))
+        assert (values[k:] == -1).all()
+        _same(got[1], np.concatenate([want[1], [0, 0]]))
+        _same(got[2], want[2])
+        _same(got[3], np.concatenate([want[3], [0, 0]]))
+    cut = minijax.jit(lambda a: mnp.unique(a, axis=axis, size=1))(x)
+    np.testing.assert_array_equal(np.asarray(cut), np.take(want[0], [0], axis=axis))

@@ -9,6 +9,7 @@ import numpy as np
 from .. import dtypes, lax
 from ..core import get_aval, get_concrete
 from ..errors import ConcretizationTypeError
+from ..util import canonicalize_axis
 from ._core import concrete_value, promote, to_array, wrap_host
 from ._manipulation import reshape
 
@@ -55,8 +56,9 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     first indices, inverse indices and counts.
 
     The output size depends on the values, so a traced ``ar`` (under ``jit``/``vmap``)
-    needs a static ``size=`` (as in JAX): the first ``size`` sorted unique values, padded
-    with ``fill_value`` (default: the smallest value), padded counts 0 and indices 0.
+    needs a static ``size=`` (as in JAX): the first ``size`` sorted unique values (or
+    slices along ``axis``), padded with ``fill_value`` (default: the smallest value),
+    padded counts 0 and indices 0.
     """
     if size is None:
         if fill_value is not None:
@@ -66,10 +68,11 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
                         return_counts=return_counts, axis=axis, equal_nan=equal_nan,
                         sorted=sorted)
         return wrap_host(res)
-    if axis is not None:
-        raise NotImplementedError("unique with both axis= and size= is not supported: "
-                                  "call it on a concrete array without size=")
-    values, indices, inverse, counts = _unique_sized(ar, size, fill_value, equal_nan, "unique")
+    if axis is None:
+        values, indices, inverse, counts = _unique_sized(ar, size, fill_value, equal_nan,
+                                                         "unique")
+    else:
+        values, indices, inverse, counts = _unique_rows_sized(ar, axis, size, fill_value)
     extra = [r for r, want in ((indices, return_index), (inverse, return_inverse),
                                 (counts, return_counts)) if want]
     return (values, *extra) if extra else values
@@ -124,6 +127,51 @@ def _unique_sized(x, size, fill_value, equal_nan, name):
     indices = zeros((size,), index_dtype).at[slot].set(perm.astype(index_dtype))
     counts = zeros((size,), index_dtype).at[group].add(1)
     inverse = reshape(zeros((n,), index_dtype).at[perm].set(group), shape)
+    return values, indices, inverse, counts
+
+
+def _unique_rows_sized(x, axis, size, fill_value):
+    """``unique(x, axis=axis, size=size)``: the distinct slices along ``axis`` in
+    lexicographic order (NaNs distinct, as NumPy's), from a multi-key sort."""
+    from ._creation import arange, full, zeros
+    from ._manipulation import concatenate, moveaxis, stack
+    from ._searching import where
+    from ._statistical import cumsum
+    from ._utility import any as any_
+    size = operator.index(size)
+    if size < 0:
+        raise ValueError(f"unique: size= must be a non-negative int, got {size}")
+    x = to_array(x)
+    shape = get_aval(x).shape
+    axis = canonicalize_axis(axis, len(shape))
+    moved = moveaxis(x, axis, 0)
+    rest = get_aval(moved).shape[1:]
+    n = shape[axis]
+    rows = reshape(moved, (n, -1))
+    width = get_aval(rows).shape[1]
+    index_dtype = dtypes.canonicalize(np.dtype(np.intp))
+    if n == 0:
+        raise ValueError("unique with size= of an array with no slices along axis: "
+                         "nothing to pad with")
+    if width == 0:   # zero-width slices are all equal
+        perm, ordered = lax.iota(index_dtype, n), rows
+        new = full((n - 1,), False)
+    else:
+        columns = [rows[:, j] for j in range(width)]
+        *keys, perm = lax.sort(columns + [lax.iota(index_dtype, n)], 0, num_keys=width)
+        ordered = stack(keys, axis=1)
+        new = any_(ordered[1:] != ordered[:-1], axis=1)
+    first = concatenate([full((1,), True), new])
+    group = (cumsum(first) - 1).astype(index_dtype)
+    slot = where(first, group, size)
+    values = zeros((size, width), get_aval(x).dtype).at[slot].set(ordered)
+    present = (arange(size) < group[-1] + 1)[:, None]
+    fill = ordered[0] if fill_value is None else full((width,), fill_value, get_aval(x).dtype)
+    values = where(present, values, fill)
+    values = moveaxis(reshape(values, (size,) + rest), 0, axis)
+    indices = zeros((size,), index_dtype).at[slot].set(perm)
+    counts = zeros((size,), index_dtype).at[group].add(1)
+    inverse = zeros((n,), index_dtype).at[perm].set(group)
     return values, indices, inverse, counts
 
 
