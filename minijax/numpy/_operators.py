@@ -210,6 +210,11 @@ def _tracer_device(self):
     return value.device if isinstance(value, Array) else xla_bridge.default_device()
 
 
+def _tracer_committed(self):
+    value = self.to_concrete_value()
+    return value.committed() if isinstance(value, Array) else False
+
+
 def _tracer_to_device(self, device, /, *, stream=None):
     if stream is not None:
         raise ValueError("to_device: stream= is not supported (minijax runs on the host "
@@ -223,7 +228,7 @@ _TRACER_METHODS = {
     "__copy__": lambda self: manip.copy(self),
     "__deepcopy__": lambda self, memo: manip.copy(self),
     "devices": lambda self: {_tracer_device(self)},
-    "committed": lambda self: False,
+    "committed": lambda self: _tracer_committed(self),
     "to_device": _tracer_to_device,
 }
 
