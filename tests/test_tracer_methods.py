@@ -224,3 +224,16 @@ def test_value_needing_methods_work_on_concrete_tracers():
 def test_to_device_rejects_streams_on_tracers():
     with pytest.raises(ValueError, match="stream"):
         minijax.jit(lambda t: t.to_device(t.device, stream=1))(X)
+
+
+def test_concrete_tracers_report_their_arrays_device_and_commitment():
+    x = minijax.device_put(mnp.asarray(X), minijax.devices()[0])
+    seen = []
+
+    def f(t):
+        seen.append((t.committed(), t.device))
+        return mnp.sum(t * t)
+
+    minijax.grad(f)(x)
+    minijax.grad(f)(mnp.asarray(X))
+    assert seen == [(True, x.device), (False, x.device)]
