@@ -389,8 +389,8 @@ def _spd_data(np):
 def power_iteration(np, A, b):
     """Dominant eigenpair by power iteration with Rayleigh quotients recorded."""
     v = np.ones(A.shape[0]) / np.sqrt(A.shape[0])
-    quotients = np.zeros(50)
-    for k in range(50):
+    quotients = np.zeros(20)
+    for k in range(20):
         w = A @ v
         v = w / np.linalg.norm(w)
         quotients[k] = v @ A @ v
@@ -420,7 +420,7 @@ def pca_via_svd(np, X):
 
 def _kalman_data(np):
     rng = np.random.default_rng(11)
-    t = np.arange(25) * 0.1
+    t = np.arange(12) * 0.1
     truth = 1.0 + 2.0 * t
     return (truth + rng.normal(scale=0.3, size=t.size),)
 
@@ -473,7 +473,7 @@ def lorenz_rk4(np):
         x, y, z = s
         return np.array([sigma * (y - x), x * (rho - z) - y, x * y - beta * z])
 
-    dt, steps = 0.01, 60
+    dt, steps = 0.01, 10
     traj = np.empty((steps + 1, 3))
     traj[0] = [1.0, 1.0, 1.0]
     for i in range(steps):
@@ -956,8 +956,8 @@ def momentum_sgd(np, A, b):
     x = np.zeros_like(b)
     v = np.zeros_like(b)
     lr = 0.5 / np.linalg.norm(A, 2)
-    history = np.zeros((40, len(b)))
-    for t in range(40):
+    history = np.zeros((20, len(b)))
+    for t in range(20):
         g = A @ x - b
         v *= 0.9
         v -= lr * g
