@@ -129,8 +129,8 @@ def logistic_regression(np, X, y):
     w = np.zeros(X.shape[1])
     b = 0.0
     lr = 0.5
-    losses = np.empty(30)
-    for step in range(30):
+    losses = np.empty(15)
+    for step in range(15):
         z = X @ w + b
         p = 1.0 / (1.0 + np.exp(-z))
         losses[step] = -np.mean(y * np.log(p + 1e-12) + (1 - y) * np.log(1 - p + 1e-12))
@@ -702,7 +702,7 @@ def welch_t_test(np, a, b):
 
 
 def _series(np):
-    return (np.random.default_rng(16).normal(size=60).cumsum(),)
+    return (np.random.default_rng(16).normal(size=25).cumsum(),)
 
 
 @program(data=_series)
