@@ -291,9 +291,48 @@ class Tracer:
             f"function). {self.abstract_reason_text()} Use minijax.numpy functions on "
             f"traced values instead.")
 
-    def item(self):
+    @property
+    def itemsize(self):
+        return self.aval.dtype.itemsize
+
+    @property
+    def nbytes(self):
+        return self.aval.size * self.aval.dtype.itemsize
+
+    @property
+    def base(self):
+        """The traced array this value is a view of (basic indexing), else None."""
+        view = getattr(self, "_view_of", None)
+        return None if view is None else view[0]
+
+    def block_until_ready(self):
+        # nothing to wait for: a traced value is computed when the transformed function runs
+        return self
+
+    def is_ready(self):
+        self._concretize("is_ready()", errors.ConcretizationTypeError,
+                         "Call it on the transformed function's result.")
+        return True
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        raise errors.TracerArrayConversionError(
+            f"A traced value of type {self.aval.str_short()}{_describe(self)} was exported "
+            f"through DLPack. {self.abstract_reason_text()} Export the transformed "
+            f"function's result instead.")
+
+    def __dlpack_device__(self):
+        return (1, 0)   # kDLCPU, as Array
+
+    def __format__(self, spec):
+        if not spec:
+            return repr(self)
+        return format(self._concretize("formatting", errors.ConcretizationTypeError,
+                                       "Use minijax.debug.print to print traced values."),
+                      spec)
+
+    def item(self, *args):
         return self._concretize("item()", errors.ConcretizationTypeError,
-                                "Keep the computation in arrays.").item()
+                                "Keep the computation in arrays.").item(*args)
 
     def tolist(self):
         return self._concretize("tolist()", errors.ConcretizationTypeError,

@@ -5,6 +5,7 @@ import numpy as np
 
 from .. import dtypes, lax
 from ..core import Tracer, get_aval
+from ..runtime import xla_bridge
 from ..runtime.array import Array
 from . import _elementwise as ew
 from . import _index_tricks, _indexing, _linear_algebra, _searching, _sorting, _utility
@@ -227,6 +228,38 @@ _ARRAY_METHODS = {
 }
 
 
+def _tracer_device(self):
+    # a traced value lives where the computation runs: its concrete Array's device if it
+    # has one (an eager jvp/vmap value), else the default device
+    value = self.to_concrete_value()
+    return value.device if isinstance(value, Array) else xla_bridge.default_device()
+
+
+def _tracer_committed(self):
+    value = self.to_concrete_value()
+    return value.committed() if isinstance(value, Array) else False
+
+
+def _tracer_to_device(self, device, /, *, stream=None):
+    if stream is not None:
+        raise ValueError("to_device: stream= is not supported (minijax runs on the host "
+                         "client's default stream)")
+    return self   # as device_put under a transformation: the staged value stays put
+
+
+# Array methods whose meaning for a tracer needs the runtime (devices) or numpy (copy).
+_TRACER_METHODS = {
+    "copy": lambda self: manip.copy(self),
+    "__copy__": lambda self: manip.copy(self),
+    "__deepcopy__": lambda self, memo: manip.copy(self),
+    "devices": lambda self: {_tracer_device(self)},
+    "committed": lambda self: _tracer_committed(self),
+    "to_device": _tracer_to_device,
+}
+
+_TRACER_PROPERTIES = {"device": _tracer_device}
+
+
 def add_methods(cls, methods, properties):
     for name, fn in methods.items():
         setattr(cls, name, fn)
@@ -241,6 +274,7 @@ def install(cls):
             setattr(cls, name, fn)
     else:
         cls.__hash__ = None
+        add_methods(cls, _TRACER_METHODS, _TRACER_PROPERTIES)
 
 
 install(Array)

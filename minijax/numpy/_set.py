@@ -1,13 +1,16 @@
 """Set functions (Array API chapter "Set Functions"): the unique family, isin and
 NumPy's 1-d set operations (intersect1d, union1d, setdiff1d, setxor1d)."""
 
+import operator
 from collections import namedtuple
 
 import numpy as np
 
-from .. import lax
-from ..core import get_aval
-from ._core import concrete_value, promote, wrap_host
+from .. import dtypes, lax
+from ..core import get_aval, get_concrete
+from ..errors import ConcretizationTypeError
+from ..util import canonicalize_axis
+from ._core import concrete_value, promote, to_array, wrap_host
 from ._manipulation import reshape
 
 
@@ -48,12 +51,128 @@ setxor1d = _set_op("setxor1d")
 
 
 def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None, *,
-           equal_nan=True, sorted=True):
-    """Sorted unique elements (eager only: the output size depends on the values)."""
-    value = concrete_value(ar, "unique")
-    res = np.unique(value, return_index=return_index, return_inverse=return_inverse,
-                    return_counts=return_counts, axis=axis, equal_nan=equal_nan)
-    return wrap_host(res)
+           equal_nan=True, sorted=True, size=None, fill_value=None):
+    """The unique elements of ``ar`` (sorted unless ``sorted=False``), with NumPy's optional
+    first indices, inverse indices and counts.
+
+    The output size depends on the values, so a traced ``ar`` (under ``jit``/``vmap``)
+    needs a static ``size=`` (as in JAX): the first ``size`` sorted unique values (or
+    slices along ``axis``), padded with ``fill_value`` (default: the smallest value),
+    padded counts 0 and indices 0.
+    """
+    if size is None:
+        if fill_value is not None:
+            raise ValueError("unique: fill_value= pads the result to size=; give size= too")
+        value = _concrete(ar, "unique")
+        res = np.unique(value, return_index=return_index, return_inverse=return_inverse,
+                        return_counts=return_counts, axis=axis, equal_nan=equal_nan,
+                        sorted=sorted)
+        return wrap_host(res)
+    if axis is None:
+        values, indices, inverse, counts = _unique_sized(ar, size, fill_value, equal_nan,
+                                                         "unique")
+    else:
+        values, indices, inverse, counts = _unique_rows_sized(ar, axis, size, fill_value)
+    extra = [r for r, want in ((indices, return_index), (inverse, return_inverse),
+                                (counts, return_counts)) if want]
+    return (values, *extra) if extra else values
+
+
+def _concrete(x, name):
+    value = get_concrete(to_array(x))
+    if value is None:
+        raise ConcretizationTypeError(
+            f"{name}() of a traced array: its output size depends on the values; give a "
+            f"static size= (and fill_value= to choose the padding), or call it outside jit")
+    return np.asarray(value)
+
+
+def _unique_sized(x, size, fill_value, equal_nan, name):
+    """The sorted unique values of ``x`` padded or cut to ``size`` entries, the index of
+    each one's first occurrence, the inverse indices (shaped like ``x``) and the counts,
+    from a sort: works on traced values."""
+    from ._creation import arange, full, zeros
+    from ._elementwise import isnan, logical_and, logical_not, not_equal
+    from ._manipulation import concatenate
+    from ._searching import where
+    from ._sorting import argsort
+    from ._statistical import cumsum
+    size = operator.index(size)
+    if size < 0:
+        raise ValueError(f"{name}: size= must be a non-negative int, got {size}")
+    x = to_array(x)
+    shape, dtype = get_aval(x).shape, get_aval(x).dtype
+    flat = reshape(x, (-1,))
+    n = get_aval(flat).shape[0]
+    index_dtype = dtypes.canonicalize(np.dtype(np.intp))
+    if n == 0:
+        if size and fill_value is None:
+            raise ValueError(f"{name} of an empty array with size={size} needs fill_value=")
+        pad = zeros((size,), index_dtype)
+        return (full((size,), fill_value if size else 0, dtype), pad,
+                zeros(shape, index_dtype), pad)
+    perm = argsort(flat, stable=True)
+    ordered = flat[perm]
+    new = not_equal(ordered[1:], ordered[:-1])
+    if equal_nan and dtypes.issubdtype(dtype, np.inexact):
+        new = logical_and(new, logical_not(logical_and(isnan(ordered[1:]),
+                                                       isnan(ordered[:-1]))))
+    first = concatenate([full((1,), True), new])
+    group = (cumsum(first) - 1).astype(index_dtype)
+    slot = where(first, group, size)   # only a value's first occurrence writes; > size drops
+    values = zeros((size,), dtype).at[slot].set(ordered)
+    present = arange(size) < group[-1] + 1
+    fill = ordered[0] if fill_value is None else fill_value
+    values = where(present, values, full((), fill, dtype))
+    indices = zeros((size,), index_dtype).at[slot].set(perm.astype(index_dtype))
+    counts = zeros((size,), index_dtype).at[group].add(1)
+    inverse = reshape(zeros((n,), index_dtype).at[perm].set(group), shape)
+    return values, indices, inverse, counts
+
+
+def _unique_rows_sized(x, axis, size, fill_value):
+    """``unique(x, axis=axis, size=size)``: the distinct slices along ``axis`` in
+    lexicographic order (NaNs distinct, as NumPy's), from a multi-key sort."""
+    from ._creation import arange, full, zeros
+    from ._manipulation import concatenate, moveaxis, stack
+    from ._searching import where
+    from ._statistical import cumsum
+    from ._utility import any as any_
+    size = operator.index(size)
+    if size < 0:
+        raise ValueError(f"unique: size= must be a non-negative int, got {size}")
+    x = to_array(x)
+    shape = get_aval(x).shape
+    axis = canonicalize_axis(axis, len(shape))
+    moved = moveaxis(x, axis, 0)
+    rest = get_aval(moved).shape[1:]
+    n = shape[axis]
+    rows = reshape(moved, (n, -1))
+    width = get_aval(rows).shape[1]
+    index_dtype = dtypes.canonicalize(np.dtype(np.intp))
+    if n == 0:
+        raise ValueError("unique with size= of an array with no slices along axis: "
+                         "nothing to pad with")
+    if width == 0:   # zero-width slices are all equal
+        perm, ordered = lax.iota(index_dtype, n), rows
+        new = full((n - 1,), False)
+    else:
+        columns = [rows[:, j] for j in range(width)]
+        *keys, perm = lax.sort(columns + [lax.iota(index_dtype, n)], 0, num_keys=width)
+        ordered = stack(keys, axis=1)
+        new = any_(ordered[1:] != ordered[:-1], axis=1)
+    first = concatenate([full((1,), True), new])
+    group = (cumsum(first) - 1).astype(index_dtype)
+    slot = where(first, group, size)
+    values = zeros((size, width), get_aval(x).dtype).at[slot].set(ordered)
+    present = (arange(size) < group[-1] + 1)[:, None]
+    fill = ordered[0] if fill_value is None else full((width,), fill_value, get_aval(x).dtype)
+    values = where(present, values, fill)
+    values = moveaxis(reshape(values, (size,) + rest), 0, axis)
+    indices = zeros((size,), index_dtype).at[slot].set(perm)
+    counts = zeros((size,), index_dtype).at[group].add(1)
+    inverse = zeros((n,), index_dtype).at[perm].set(group)
+    return values, indices, inverse, counts
 
 
 UniqueAllResult = namedtuple("UniqueAllResult", ["values", "indices", "inverse_indices",
@@ -66,24 +185,51 @@ UniqueCountsResult = namedtuple("UniqueCountsResult", ["values", "counts"])
 UniqueInverseResult = namedtuple("UniqueInverseResult", ["values", "inverse_indices"])
 
 
-def unique_all(x, /):
-    """Array API unique_all: values, first indices, inverse indices and counts."""
-    r = np.unique_all(concrete_value(x, "unique_all"))
-    return UniqueAllResult(*wrap_host(tuple(r)))
+# The Array API leaves the order of the unique family unspecified and NumPy 2.3+ returns
+# unique_values in hash order; library code (scikit-learn's LabelEncoder, LDA's classes_)
+# relies on the values coming out sorted, as np.unique gives them, so all four sort.
+def _sorted_unique(x, name, **returns):
+    """np.unique's sorted result for the flattened ``x`` (NaNs distinct), and x's shape."""
+    value = _concrete(x, name)
+    return np.unique(value.reshape(-1), equal_nan=False, sorted=True, **returns), value.shape
 
 
-def unique_counts(x, /):
-    """Array API unique_counts: values and their counts."""
-    r = np.unique_counts(concrete_value(x, "unique_counts"))
-    return UniqueCountsResult(*wrap_host(tuple(r)))
+def unique_all(x, /, *, size=None, fill_value=None):
+    """Array API unique_all: sorted distinct values (NaNs are distinct), the index of each
+    value's first occurrence, the inverse indices (shaped like ``x``) and the counts.
+    ``size=``/``fill_value=`` as in ``unique`` (needed under ``jit``)."""
+    if size is not None:
+        return UniqueAllResult(*_unique_sized(x, size, fill_value, False, "unique_all"))
+    (values, indices, inverse, counts), shape = _sorted_unique(
+        x, "unique_all", return_index=True, return_inverse=True, return_counts=True)
+    return UniqueAllResult(*wrap_host((values, indices, inverse.reshape(shape), counts)))
 
 
-def unique_inverse(x, /):
-    """Array API unique_inverse: values and the inverse indices (shaped like ``x``)."""
-    r = np.unique_inverse(concrete_value(x, "unique_inverse"))
-    return UniqueInverseResult(*wrap_host(tuple(r)))
+def unique_counts(x, /, *, size=None, fill_value=None):
+    """Array API unique_counts: sorted distinct values (NaNs are distinct) and their counts.
+    ``size=``/``fill_value=`` as in ``unique`` (needed under ``jit``)."""
+    if size is not None:
+        values, _, _, counts = _unique_sized(x, size, fill_value, False, "unique_counts")
+        return UniqueCountsResult(values, counts)
+    (values, counts), _ = _sorted_unique(x, "unique_counts", return_counts=True)
+    return UniqueCountsResult(*wrap_host((values, counts)))
 
 
-def unique_values(x, /):
-    """Array API unique_values: the distinct values (NaNs are distinct)."""
-    return wrap_host(np.unique_values(concrete_value(x, "unique_values")))
+def unique_inverse(x, /, *, size=None, fill_value=None):
+    """Array API unique_inverse: sorted distinct values (NaNs are distinct) and the inverse
+    indices (shaped like ``x``) that rebuild ``x`` from them. ``size=``/``fill_value=`` as
+    in ``unique`` (needed under ``jit``)."""
+    if size is not None:
+        values, _, inverse, _ = _unique_sized(x, size, fill_value, False, "unique_inverse")
+        return UniqueInverseResult(values, inverse)
+    (values, inverse), shape = _sorted_unique(x, "unique_inverse", return_inverse=True)
+    return UniqueInverseResult(*wrap_host((values, inverse.reshape(shape))))
+
+
+def unique_values(x, /, *, size=None, fill_value=None):
+    """Array API unique_values: the sorted distinct values (NaNs are distinct).
+    ``size=``/``fill_value=`` as in ``unique`` (needed under ``jit``)."""
+    if size is not None:
+        return _unique_sized(x, size, fill_value, False, "unique_values")[0]
+    values, _ = _sorted_unique(x, "unique_values")
+    return wrap_host(values)

@@ -574,3 +574,12 @@ def host_of(x):
         raise TracerArrayConversionError("shares_memory of a traced value: traced values "
                                          "have no buffer")
     return x
+
+
+def _unique_values(x):
+    # NumPy 2.3+ returns unique_values in hash order; minijax sorts it, as np.unique
+    # and the rest of the unique family do (library code relies on sorted classes)
+    return np.unique(np.reshape(x, -1), equal_nan=False)
+
+
+NUMPY_FUNCTIONS["unique_values"] = _unique_values
