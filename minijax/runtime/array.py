@@ -100,7 +100,7 @@ class Array:
             return host
         offset = host.ctypes.data - old_root.ctypes.data
         # a view NumPy made read-only (a broadcast, sliding windows) stays read-only
-        read_only = len(self._view) > 2 or (not host.flags.writeable and _overlapping(host))
+        read_only = len(self._view) > 2 or _overlapping(host)
         host = self._host = _ndarray_at(new_root, offset, host)
         if read_only:
             host.flags.writeable = False
@@ -327,7 +327,8 @@ def as_view_of(out, args):
             if ((root_owner is owner or root_host is owner) and
                     (len(args) == 1 or np.may_share_memory(host, root_host))):
                 out._view = [root, root_host]
-                if not host.flags.writeable and root_host.flags.writeable:
+                # (overlap is tested first: reading flags of np.broadcast_arrays' outputs warns)
+                if root_host.flags.writeable and (_overlapping(host) or not host.flags.writeable):
                     out._view.append(True)   # read-only by NumPy's choice (broadcast_to)
                 return
 
