@@ -299,7 +299,7 @@ def test_matvec_vecmat():
     check("vecmat", c, m[0].astype(complex), rtol=1e-12)
     check("matvec", onp.ones((2, 2), onp.int32), onp.array([1, 2], onp.int8))
     check_grads(np.matvec, (m, v), order=1)
-    with pytest.raises(ValueError, match="dimensions"):
+    with pytest.raises(ValueError, match="ndim"):
         np.matvec.__wrapped_lax__(v, v)
 
 
