@@ -49,3 +49,8 @@ class ShapeMismatchError(ValueError, TypeError):
 class HiddenStateInTransformationError(MinijaxTypeError):
     """A stateful host function (``minijax.numpy.random``) was called inside a
     transformation, where its hidden state would be frozen into the trace."""
+
+
+class OutOfMemoryError(MemoryError):
+    """An array cannot be allocated: it is larger than the machine's memory, or XLA ran
+    out of memory running a program (a ``MemoryError``, as NumPy raises)."""

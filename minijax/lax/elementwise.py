@@ -11,7 +11,7 @@ import enum
 
 import numpy as np
 
-from .. import dtypes
+from .. import _checks, dtypes
 from ..core import Primitive, get_aval
 from ..core.avals import ShapedArray
 from ..interpreters import ad, batching, lowering
@@ -382,7 +382,7 @@ ad.defjvp_zero(round_p)
 def round(x, rounding_method=RoundingMethod.AWAY_FROM_ZERO):
     """Elementwise rounding to the nearest integer; ``rounding_method`` breaks ties."""
     try:
-        method = RoundingMethod(int(rounding_method))
+        method = RoundingMethod(_checks.index(rounding_method))
     except (TypeError, ValueError):
         raise ValueError(f"lax.round got rounding_method={rounding_method!r}; expected "
                          f"RoundingMethod.AWAY_FROM_ZERO (0) or TO_NEAREST_EVEN (1)") from None
@@ -445,7 +445,7 @@ def integer_pow(x, y):
     """Elementwise ``x ** y`` for a static integer ``y``, by repeated multiplication."""
     if isinstance(y, (bool, np.bool_)) or not isinstance(y, (int, np.integer)):
         raise TypeError(f"lax.integer_pow requires a static Python int exponent, got {y!r}")
-    return integer_pow_p.bind(x, y=int(y))
+    return integer_pow_p.bind(x, y=_checks.index(y))
 
 
 def _integer_pow_jvp(g, x, *, y):
