@@ -127,9 +127,19 @@ neg_p = unop("neg", np.negative, hlo.negate, NUMBER)
 sqrt_p = unop("sqrt", _ignore_fp_errors(np.sqrt), hlo.sqrt)
 abs_p = unop("abs", np.abs, kinds=NUMBER, result_dtype=dtypes.real_dtype,
              lower=_lower_unsigned(lambda ctx, x: x, lower_elementwise(hlo.abs)))
+def _sign_lower_signed(ctx, x):
+    aval = ctx.avals_in[0]
+    out = hlo.sign(x)
+    if dtypes.is_float(aval.dtype):   # sign(-0.0) is 0.0 in NumPy (the kernel); XLA: -0.0
+        zero = full_like_aval(0, aval)
+        is_zero = hlo.compare(x, zero, hlo.ComparisonDirectionAttr.get("EQ"),
+                              compare_type=hlo.ComparisonTypeAttr.get("FLOAT"))
+        out = hlo.select(is_zero, zero, out)
+    return [out]
+
+
 sign_p = unop("sign", np.sign, kinds=NUMBER, lower=_lower_unsigned(
-    lambda ctx, x: hlo.minimum(x, full_like_aval(1, ctx.avals_in[0])),
-    lower_elementwise(hlo.sign)))
+    lambda ctx, x: hlo.minimum(x, full_like_aval(1, ctx.avals_in[0])), _sign_lower_signed))
 floor_p = unop("floor", np.floor, hlo.floor, "f")
 ceil_p = unop("ceil", np.ceil, hlo.ceil, "f")
 

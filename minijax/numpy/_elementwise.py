@@ -303,6 +303,11 @@ def _power_general(x1, x2, /):
     aval = get_aval(a)
     if dtypes.is_inexact(aval.dtype):
         return lax.pow(a, b)
+    # a concrete exponent raises under jit too (b is staged there)
+    exponent = x2 if isinstance(x2, (Array, Tracer)) else np.asarray(x2)
+    concrete = get_concrete(exponent) if isinstance(exponent, (Array, Tracer)) else exponent
+    if aval.dtype.kind == "i" and concrete is not None and np.any(np.asarray(concrete) < 0):
+        raise ValueError("Integers to negative integer powers are not allowed.")
     return _integer_power(a, b)
 
 

@@ -903,7 +903,9 @@ def put(a, ind, v, mode="raise", inplace=True):
     aval = get_aval(x)
     flat = lax.reshape(x, (aval.size,))
     ind = to_array(ind)
-    ind = lax.reshape(ind, (get_aval(ind).size,))
+    host = _concrete(ind)   # flattened on the host, a concrete index stays checkable
+    ind = (to_array(host.reshape(-1)) if host is not None
+           else lax.reshape(ind, (get_aval(ind).size,)))
     idx, strict = _mode_indices(ind, aval.size, mode)
     m = get_aval(idx).shape[0]
     vals = to_array(v, dtype=aval.dtype)

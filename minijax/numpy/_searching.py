@@ -13,6 +13,7 @@ from ._core import (
     concrete_value,
     promote,
     promote_and_broadcast,
+    reduction_axes,
     reject_out,
     take_1d,
     to_array,
@@ -137,7 +138,18 @@ def _nan_arg(name, fn, fill):
         v = get_concrete(mask)
         if v is not None and np.asarray(v).all(axis=axis).any():
             raise ValueError("All-NaN slice encountered")
-        return fn(where(mask, fill, a), axis, out, keepdims=keepdims)
+        idx = fn(where(mask, fill, a), axis, out, keepdims=keepdims)
+        if v is not None:
+            return idx
+        # Traced values cannot raise: an all-NaN slice gives -1 (as JAX), never a
+        # valid-looking index.
+        shape = get_aval(a).shape
+        axes = reduction_axes(len(shape), axis)
+        all_nan = lax.reduce_and(mask, axes)
+        if keepdims:
+            all_nan = with_kept_dims(all_nan, shape, axes)
+        idx_aval = get_aval(idx)
+        return lax.select_n(all_nan, idx, lax.full(idx_aval.shape, -1, idx_aval.dtype))
     nanfn.__name__ = nanfn.__qualname__ = name
     nanfn.__doc__ = f"{name[3:]} ignoring NaNs."
     return nanfn

@@ -122,6 +122,7 @@ ARRAY_METHODS = {
     "max": lambda h, axis=None, keepdims=False, **kw: h.max(axis, keepdims=keepdims, **kw),
     "min": lambda h, axis=None, keepdims=False, **kw: h.min(axis, keepdims=keepdims, **kw),
     "argsort": _argsort,
+    "take": _call_method("take"),
 }
 # In-place operator or method -> function writing into the (writable) host buffer.
 ARRAY_INPLACE = {
