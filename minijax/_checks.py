@@ -171,3 +171,31 @@ def keyword_only(fname, kwargs, allowed):
     for k in kwargs:
         if k not in allowed:
             raise TypeError(f"{fname}() got an unexpected keyword argument {k!r}")
+
+
+def argnums(value, name="argnums", allow_empty=True):
+    """An ``argnums``-style argument (an int or a sequence of ints) as a tuple of ints;
+    TypeError naming ``name`` for anything else."""
+    if isinstance(value, bool) or not (hasattr(value, "__index__") or isinstance(
+            value, (tuple, list))):
+        raise TypeError(f"{name} must be an int or a sequence of ints, got "
+                        f"{type(value).__name__} {value!r}")
+    if hasattr(value, "__index__"):
+        return (operator.index(value),)
+    for v in value:
+        if isinstance(v, bool) or not hasattr(v, "__index__"):
+            raise TypeError(f"{name} must be an int or a sequence of ints, got {value!r}")
+    if not value and not allow_empty:
+        raise ValueError(f"{name} must name at least one argument, got {value!r}")
+    return tuple(operator.index(v) for v in value)
+
+
+def argnames(value, name="static_argnames"):
+    """A ``static_argnames``-style argument (a str or a sequence of str) as a tuple."""
+    if isinstance(value, str):
+        return (value,)
+    if not isinstance(value, (tuple, list, set, frozenset)) or not all(
+            isinstance(v, str) for v in value):
+        raise TypeError(f"{name} must be a str or a sequence of str, got "
+                        f"{type(value).__name__} {value!r}")
+    return tuple(value)

@@ -30,7 +30,7 @@ import operator
 
 import numpy as np
 
-from .. import dtypes, lax
+from .. import _checks, dtypes, lax
 from ..config import config
 from ..core import Tracer, get_aval, get_concrete, state
 from ..core.avals import ShapedArray
@@ -993,8 +993,18 @@ def choose(a, choices, out=None, mode="raise"):
     'wrap' or 'clip' treats out-of-range ``a`` (traced 'raise' clamps)."""
     if out is not None:
         raise NotImplementedError("choose(out=...) is not supported")
-    choices = list(choices) if not isinstance(choices, (Array, Tracer, np.ndarray)) else \
-        [choices[i] for i in range(get_aval(to_array(choices)).shape[0])]
+    if isinstance(choices, (Array, Tracer, np.ndarray)):
+        if get_aval(to_array(choices)).ndim == 0:
+            raise TypeError("choose: choices must be a sequence of arrays or an array of at "
+                            "least one dimension (iteration over a 0-d array)")
+        choices = [choices[i] for i in range(get_aval(to_array(choices)).shape[0])]
+    elif isinstance(choices, (list, tuple)):
+        choices = list(choices)
+    else:
+        raise TypeError(f"choose: choices must be a sequence of arrays, got "
+                        f"{type(choices).__name__}")
+    if not choices:
+        raise ValueError("choose: choices must hold at least one array")
     n = len(choices)
     choices = promote(*choices)
     a = to_array(a)
@@ -1092,7 +1102,7 @@ def ix_(*args):
 def unravel_index(indices, shape, order="C"):
     """The coordinates in an array of ``shape`` of flat ``indices`` (concrete indices are
     checked like NumPy; traced ones are clamped into range, like JAX)."""
-    shape = tuple(operator.index(d) for d in ((shape,) if np.ndim(shape) == 0 else shape))
+    shape = _checks.shape(shape, "shape")
     if order not in ("C", "F"):
         raise ValueError("only 'C' or 'F' order is permitted")
     value = _concrete(to_array(indices)) if not isinstance(indices, np.ndarray) else indices
@@ -1119,7 +1129,7 @@ def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
     """Flat indices into an array of shape ``dims`` of the coordinate arrays
     ``multi_index``; ``mode`` 'raise' (concrete only checks; traced indices are
     clamped), 'wrap' or 'clip'."""
-    dims = tuple(operator.index(d) for d in dims)
+    dims = _checks.shape(dims, "dims")
     if len(multi_index) != len(dims):
         raise ValueError(f"parameter multi_index must be a sequence of length {len(dims)}")
     values = [_concrete(to_array(m)) if not isinstance(m, np.ndarray) else m

@@ -3,10 +3,12 @@ prod, max, min, mean, var, std, cumulative sums and products, ptp, and NumPy's
 average, median, quantile/percentile, cov, corrcoef and the NaN-ignoring reductions."""
 
 import builtins
+import operator
+import warnings
 
 import numpy as np
 
-from .. import dtypes, lax
+from .. import _checks, dtypes, lax
 from ..core import get_aval
 from ..custom_derivatives import custom_jvp
 from ..util import canonicalize_axis
@@ -269,8 +271,26 @@ def _variance_ddof(name, out, ddof, correction, where, mean):
     if correction is not None:
         if ddof != 0:
             raise ValueError(f"{name}: give ddof or correction, not both")
-        return correction
-    return ddof
+        return _check_ddof(name, correction, "correction")
+    return _check_ddof(name, ddof, "ddof")
+
+
+def _check_ddof(fname, ddof, name):
+    """``ddof`` as a Python int or float, with NumPy's errors: TypeError for something
+    that is not a real number, OverflowError for an int beyond int64."""
+    if hasattr(ddof, "__index__") and not isinstance(ddof, bool):
+        value = operator.index(ddof)
+        if not _checks.MAX_EXTENT >= value >= -_checks.MAX_EXTENT - 1:
+            raise OverflowError(f"{fname}: {name}={value}: Python int too large to convert "
+                                f"to C long")
+        return value
+    if isinstance(ddof, (float, np.floating)) or (
+            isinstance(ddof, np.ndarray) and ddof.shape == () and ddof.dtype.kind == "f"):
+        return float(ddof)
+    if isinstance(ddof, bool):
+        return int(ddof)
+    raise TypeError(f"{fname}: {name} must be a real number, got {type(ddof).__name__} "
+                    f"{ddof!r}")
 
 
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
@@ -476,8 +496,17 @@ def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear"
 
 
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
-    """Median along ``axis`` (NaN if the axis holds a NaN)."""
-    if dtypes.is_complex(get_aval(to_array(a)).dtype):
+    """Median along ``axis`` (NaN if the axis holds a NaN; NaN with NumPy's
+    RuntimeWarning for an empty axis)."""
+    aval = get_aval(to_array(a))
+    axes = reduction_axes(aval.ndim, axis)
+    if any(aval.shape[i] == 0 for i in axes):
+        reject_out(out)
+        warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=2)
+        shape = (tuple(1 if i in axes else d for i, d in enumerate(aval.shape)) if keepdims
+                 else tuple(d for i, d in enumerate(aval.shape) if i not in axes))
+        return lax.full(shape, np.nan, _mean_dtype(aval.dtype))
+    if dtypes.is_complex(aval.dtype):
         reject_out(out)
         return _complex_median(to_array(a), axis, keepdims, skip_nan=False)
     return quantile(a, 0.5, axis, out, overwrite_input, "midpoint", keepdims)
