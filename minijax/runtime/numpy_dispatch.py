@@ -17,7 +17,7 @@ import operator
 
 import numpy as np
 
-from .. import dtypes
+from .. import _checks, dtypes
 from ..errors import TracerArrayConversionError
 from ..config import config
 from ..core import Tracer
@@ -66,7 +66,20 @@ def _argsort(a, axis=-1, kind=None, order=None, *, stable=None):
     return np.argsort(a, axis, kind, order, stable=stable)
 
 
+def _tile(a, reps):
+    # NumPy's tile dies (a segfault) when the result's size overflows: check it first
+    reps_t = ((_checks.index(reps, "reps"),) if not hasattr(reps, "__iter__")
+              else _checks.int_sequence(reps, "reps"))
+    shape = np.shape(a)
+    n = max(len(shape), len(reps_t))
+    shape = (1,) * (n - len(shape)) + shape
+    reps_t = (1,) * (n - len(reps_t)) + reps_t
+    _checks.array_size([s * r for s, r in zip(shape, reps_t)], np.asarray(a).dtype, "tile")
+    return np.tile(a, reps)
+
+
 NUMPY_FUNCTIONS.update(
+    tile=_tile,
     argsort=_argsort,
     empty=np.zeros, empty_like=np.zeros_like,   # minijax's empty arrays hold zeros
 )
