@@ -199,3 +199,14 @@ def argnames(value, name="static_argnames"):
         raise TypeError(f"{name} must be a str or a sequence of str, got "
                         f"{type(value).__name__} {value!r}")
     return tuple(value)
+
+
+def flag(value, name):
+    """A boolean flag such as ``keepdims``, read as NumPy reads it: a bool or an integer
+    (``operator.index``), TypeError for anything else, OverflowError beyond a C long."""
+    if value is True or value is False:
+        return value
+    v = index(value, name)
+    if not -MAX_EXTENT - 1 <= v <= MAX_EXTENT:
+        raise OverflowError(f"{name}: Python int too large to convert to C long")
+    return bool(v)

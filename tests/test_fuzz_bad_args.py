@@ -24,7 +24,7 @@ import subprocess
 import sys
 import textwrap
 
-from hypothesis import given, settings
+from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
 import minijax.lax as lax
@@ -203,10 +203,17 @@ def _judge(case, out):
                 problems.append(f"{classes[0]} is not a named error: {where}: {message}")
             elif any(t in message for t in FOREIGN_TEXT):
                 problems.append(f"XLA/MLIR text in the message: {where}: {message}")
-        elif kind == "result" and "numpy" in out and out["numpy"][0] == "raised":
+        elif kind == "result" and "numpy" in out and out["numpy"][0] == "raised" and not (
+                _signature_difference(out["numpy"][2])):
             problems.append(f"a result where NumPy raises {out['numpy'][1][0]} "
                             f"({out['numpy'][2][:200]}): {where}")
     return problems
+
+
+def _signature_difference(numpy_message):
+    # NumPy lacks a keyword minijax takes (JAX's extras, or one a newer NumPy removed):
+    # not a bad argument NumPy rejects
+    return "unexpected keyword argument" in numpy_message
 
 
 @st.composite
@@ -239,7 +246,9 @@ def _record(outcomes, problems):
         f.write(json.dumps({"counts": counts, "problems": problems}) + "\n")
 
 
-@settings(max_examples=settings().max_examples // 5 or 1)
+@settings(max_examples=settings().max_examples // 3 or 1,
+          phases=[Phase.explicit, Phase.reuse, Phase.generate])   # no shrinking: the
+# report names each failing call, and a shrink step is a subprocess
 @given(st.lists(calls(), min_size=BATCH, max_size=BATCH))
 def test_bad_arguments_raise_named_errors(cases):
     outcomes, problems = run_batch(cases)

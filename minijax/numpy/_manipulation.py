@@ -581,7 +581,12 @@ def broadcast_arrays(*args):
 
 
 def copy(a, order="K"):
-    """A copy of ``a``: a new array object (in-place updates of one leave the other)."""
+    """A copy of ``a``: a new array object (in-place updates of one leave the other).
+    minijax arrays are C-ordered whatever ``order`` asks for (the values are the same)."""
+    if not isinstance(order, str):
+        raise TypeError(f"order must be str, not {type(order).__name__}")
+    if order.upper() not in ("K", "A", "C", "F"):
+        raise ValueError(f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
     out = to_array(a, copy=True)
     return new_object(out) if out is a else out
 

@@ -4,7 +4,7 @@ flatnonzero."""
 
 import numpy as np
 
-from .. import dtypes, lax
+from .. import _checks, dtypes, lax
 from ..core import get_aval, get_concrete
 from ..errors import ConcretizationTypeError
 from ..util import canonicalize_axis
@@ -62,6 +62,7 @@ def _arg_extremum(name, lax_fn):
         return lax_fn(x, axis, dtypes.default_int())
 
     def fn(a, axis=None, out=None, *, keepdims=False):
+        keepdims = _checks.flag(keepdims, "keepdims")
         reject_out(out)
         a = to_array(a)
         aval = get_aval(a)
@@ -131,6 +132,7 @@ def argwhere(a):
 
 def _nan_arg(name, fn, fill):
     def nanfn(a, axis=None, out=None, *, keepdims=False):
+        keepdims = _checks.flag(keepdims, "keepdims")
         a = to_array(a)
         if not dtypes.is_inexact(get_aval(a).dtype):
             return fn(a, axis, out, keepdims=keepdims)

@@ -4,7 +4,7 @@ import operator
 
 import numpy as np
 
-from .. import lax
+from .. import _checks, lax
 from ..core import get_aval
 from ..util import canonicalize_axis
 from ._core import reduction_axes, to_array, with_kept_dims
@@ -57,9 +57,11 @@ def _truth_reduction(a, axis, keepdims, lax_fn):
 
 def all(a, axis=None, out=None, keepdims=False):
     """Whether every element along ``axis`` is true (nonzero)."""
+    keepdims = _checks.flag(keepdims, "keepdims")
     return _truth_reduction(a, axis, keepdims, lax.reduce_min)
 
 
 def any(a, axis=None, out=None, keepdims=False):
     """Whether any element along ``axis`` is true (nonzero)."""
+    keepdims = _checks.flag(keepdims, "keepdims")
     return _truth_reduction(a, axis, keepdims, lax.reduce_max)
