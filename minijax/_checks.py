@@ -56,7 +56,7 @@ def shape(value, name="shape"):
     exceeded"."""
     if isinstance(value, tuple) and all(type(d) is int and 0 <= d <= MAX_EXTENT for d in value):
         return value   # fast path: already a valid shape
-    if isinstance(value, (str, bytes, dict, set, frozenset, float, complex)) or (
+    if isinstance(value, (str, bytes, dict, set, frozenset, float, complex, bool)) or (
             isinstance(value, np.ndarray) and value.ndim > 1):
         raise TypeError(f"{_label(name)}expected a sequence of integers or a single "
                         f"integer, got {value!r}")

@@ -896,9 +896,16 @@ def put_along_axis(arr, indices, values, axis, inplace=True, mode=None):
     return _rebind_arg(arr, result, "put_along_axis") if inplace else result
 
 
+def _check_updatable(name, a, inplace):
+    if inplace and not isinstance(a, (Array, Tracer, np.ndarray)):
+        raise TypeError(f"{name}() argument 1 must be an array (it is updated in place), "
+                        f"not {type(a).__name__}")
+
+
 def put(a, ind, v, mode="raise", inplace=True):
     """Write ``v`` (repeated as needed) at the flat positions ``ind`` of ``a``. NumPy
     mutates ``a``: a minijax ``a`` is rebound to the result, which is also returned."""
+    _check_updatable("put", a, inplace)
     x = to_array(a)
     aval = get_aval(x)
     flat = lax.reshape(x, (aval.size,))
@@ -967,6 +974,7 @@ def extract(condition, arr):
 def place(arr, mask, vals, inplace=True):
     """Write ``vals`` (repeated as needed) where ``mask`` (concrete) is true; a minijax
     ``arr`` is rebound to the result, which is also returned (NumPy mutates ``arr``)."""
+    _check_updatable("place", arr, inplace)
     m = _concrete_bool(mask, "place").astype(bool)
     x = to_array(arr)
     aval = get_aval(x)

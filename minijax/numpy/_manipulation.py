@@ -54,6 +54,8 @@ def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
         raise TypeError("reshape() missing required argument 'shape' (pos 2)")
     a = to_array(a)
     aval = get_aval(a)
+    if isinstance(shape, bool):
+        raise TypeError(f"expected a sequence of integers or a single integer, got '{shape}'")
     if isinstance(shape, (int, np.integer)) or getattr(shape, "ndim", None) == 0:
         shape = (shape,)   # one size (a 0-d array too: concrete, or a clear error)
     shape = _checks.int_sequence(shape, "shape")
@@ -603,5 +605,5 @@ def unstack(x, /, *, axis=0):
 
 def broadcast_shapes(*shapes):
     """The shape the given shapes broadcast to."""
-    return tuple(_broadcast_shapes(*[(s,) if isinstance(s, int) else tuple(s) for s in shapes],
+    return tuple(_broadcast_shapes(*[_checks.shape(s, "shapes") for s in shapes],
                                    name="shapes"))

@@ -260,6 +260,7 @@ cumulative_prod = _array_api_cumulative("cumulative_prod", cumprod, 1)
 def ptp(a, axis=None, out=None, keepdims=False):
     """Range (maximum minus minimum) along ``axis``."""
     keepdims = _checks.flag(keepdims, "keepdims")
+    reject_out(out)
     return subtract(max(a, axis, keepdims=keepdims), min(a, axis, keepdims=keepdims))
 
 

@@ -255,7 +255,11 @@ def _numpy_failed(error, fallback, args, kwargs):
     if isinstance(error, TypeError) and ("keyword argument" in str(error)
                                          or "positional argument" in str(error)):
         return fallback(*args, **kwargs)   # a call NumPy's signature does not take
-    fallback(*args, **kwargs)
+    result = fallback(*args, **kwargs)
+    if isinstance(error, AttributeError):
+        # NumPy assumed an ndarray where the caller gave a list (hsplit, unstack): its
+        # own slip, not a rejection; the lax path's answer stands
+        return result
     raise error
 
 
