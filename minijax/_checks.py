@@ -1,5 +1,6 @@
-"""The argument checks every entry point shares: integers, shapes, axes, array sizes,
-dtypes and keyword-only arguments.
+"""The argument checks every entry point shares: integers, sequences of integers,
+shapes, array sizes, axes, dtypes, flags, and the argnums/argnames of transformations.
+(Keyword-only arguments are declared with ``*`` in signatures: Python checks those.)
 
 Each check raises NumPy's exception class with NumPy's wording where NumPy has one,
 prefixed by the name of the argument, so that a bad argument is reported before
@@ -164,13 +165,6 @@ def dtype(value, name="dtype"):
         return np.dtype(value)
     except TypeError:
         raise TypeError(f"{name}: data type {value!r} not understood") from None
-
-
-def keyword_only(fname, kwargs, allowed):
-    """Raise Python's TypeError for keywords of ``kwargs`` not in ``allowed``."""
-    for k in kwargs:
-        if k not in allowed:
-            raise TypeError(f"{fname}() got an unexpected keyword argument {k!r}")
 
 
 def argnums(value, name="argnums", allow_empty=True):

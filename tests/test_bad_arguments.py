@@ -549,5 +549,8 @@ def test_checks_vocabulary():
     with pytest.raises(ValueError, match="array is too big"):
         _checks.array_size((BIG, BIG), onp.float64)
     assert _checks.array_size((2 ** 60,), onp.int8) == 2 ** 60
-    with pytest.raises(TypeError, match="unexpected keyword argument 'foo'"):
-        _checks.keyword_only("f", {"foo": 1}, ("bar",))
+    assert _checks.flag(onp.int64(1), "keepdims") is True
+    with pytest.raises(TypeError, match="keepdims: 'dict' object cannot be interpreted"):
+        _checks.flag({}, "keepdims")
+    with pytest.raises(OverflowError):
+        _checks.flag(2 ** 64, "keepdims")

@@ -55,6 +55,11 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
     n = get_aval(x).shape[1]
     if ddof is None:
         ddof = 0 if bias else 1
+    if isinstance(ddof, (float, np.floating)):   # NumPy takes an integral float
+        if not np.isfinite(ddof) or ddof != int(ddof):
+            raise ValueError(f"cov: ddof must be integer, got {ddof!r}")
+        ddof = int(ddof)
+    ddof = _checks.index(ddof, "ddof")
     xc = subtract(x, mean(x, axis=1, keepdims=True))
     c = divide(matmul(xc, lax.transpose(conjugate(xc), (1, 0))), builtins.max(n - ddof, 0))
     return lax.squeeze(c, (0, 1)) if get_aval(c).shape == (1, 1) else c

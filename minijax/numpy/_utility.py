@@ -7,7 +7,7 @@ import numpy as np
 from .. import _checks, lax
 from ..core import get_aval
 from ..util import canonicalize_axis
-from ._core import reduction_axes, to_array, with_kept_dims
+from ._core import reduction_axes, reject_out, to_array, with_kept_dims
 from ._elementwise import as_bool, not_equal, subtract
 from ._manipulation import concatenate, slice_axis
 
@@ -58,10 +58,12 @@ def _truth_reduction(a, axis, keepdims, lax_fn):
 def all(a, axis=None, out=None, keepdims=False):
     """Whether every element along ``axis`` is true (nonzero)."""
     keepdims = _checks.flag(keepdims, "keepdims")
+    reject_out(out)
     return _truth_reduction(a, axis, keepdims, lax.reduce_min)
 
 
 def any(a, axis=None, out=None, keepdims=False):
     """Whether any element along ``axis`` is true (nonzero)."""
     keepdims = _checks.flag(keepdims, "keepdims")
+    reject_out(out)
     return _truth_reduction(a, axis, keepdims, lax.reduce_max)
