@@ -144,9 +144,10 @@ def axis(value, ndim, name="axis"):
 def axes(value, ndim, name="axis", allow_duplicates=False):
     """An axis or a sequence of axes as a tuple of non-negative ints (``None`` is the
     caller's to handle); ValueError "duplicate value in 'axis'" unless allowed."""
-    if isinstance(value, (tuple, list)) or (isinstance(value, np.ndarray) and value.ndim == 1):
+    if isinstance(value, (tuple, list)):
         out = tuple(axis(a, ndim, name) for a in value)
-    elif hasattr(value, "__iter__") and not isinstance(value, (str, bytes)):
+    elif (hasattr(value, "__iter__") and not isinstance(value, (str, bytes))
+          and getattr(value, "ndim", 1) != 0):   # a 0-d integer array is one axis
         raise TypeError(f"{name} must be an integer or a tuple of integers, got "
                         f"{type(value).__name__} {value!r}")
     else:
@@ -197,10 +198,10 @@ def argnames(value, name="static_argnames"):
 
 def flag(value, name):
     """A boolean flag such as ``keepdims``, read as NumPy reads it: a bool or an integer
-    (``operator.index``), TypeError for anything else, OverflowError beyond a C long."""
+    (``operator.index``), TypeError for anything else, OverflowError beyond a C int."""
     if value is True or value is False:
         return value
     v = index(value, name)
-    if not -MAX_EXTENT - 1 <= v <= MAX_EXTENT:
-        raise OverflowError(f"{name}: Python int too large to convert to C long")
+    if not -2 ** 31 <= v < 2 ** 31:
+        raise OverflowError(f"{name}: Python int too large to convert to C int")
     return bool(v)
