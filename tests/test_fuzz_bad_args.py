@@ -211,12 +211,14 @@ def _judge(case, out):
 
 
 def _not_a_rejection(numpy_outcome, mode):
-    """NumPy raised, but not because the argument is bad: it lacks a keyword minijax takes
-    (JAX's extras, or one a newer NumPy removed), it tripped over a list where it assumed
+    """NumPy raised, but not because the argument is bad: its signature differs (a keyword
+    minijax takes from JAX or the Array API, one a newer NumPy removed, or a parameter
+    NumPy requires and minijax defaults, as clip's bounds), it tripped over a list where it assumed
     an ndarray (AttributeError), or it found a singular matrix, which traced code reports
     with NaNs instead of raising (README: what traced code does when it cannot raise)."""
     _, classes, message = numpy_outcome
-    return ("unexpected keyword argument" in message or "AttributeError" in classes
+    return ("unexpected keyword argument" in message or "required positional argument" in message
+            or "AttributeError" in classes
             or (mode == "jit" and "LinAlgError" in classes))
 
 
