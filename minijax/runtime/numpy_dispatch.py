@@ -78,8 +78,18 @@ def _tile(a, reps):
     return np.tile(a, reps)
 
 
+def _diff(a, n=1, axis=-1, **extras):
+    # NumPy's diff takes n differences one by one even when the axis is exhausted (for
+    # n = 2**63 it never returns): beyond the axis length the result is empty anyway
+    n = _checks.index(n, "n")
+    longest = max(np.shape(a), default=0) + sum(max(np.shape(v), default=1)
+                                                for v in extras.values() if v is not None)
+    return np.diff(a, min(n, longest + 1), axis, **extras)
+
+
 NUMPY_FUNCTIONS.update(
     tile=_tile,
+    diff=_diff,
     argsort=_argsort,
     empty=np.zeros, empty_like=np.zeros_like,   # minijax's empty arrays hold zeros
 )
