@@ -208,8 +208,9 @@ def test_invalid_environment_variable_does_not_break_import():
     env = dict(os.environ, MINIJAX_COMPILATION_CACHE_MAX_BYTES="1GB",
                MINIJAX_CPU_DEVICE_COUNT="x",
                PYTHONPATH=REPO + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    proc = subprocess.run([sys.executable, "-c", "import minijax.numpy as np; print(np.ones(2).sum())"],
-                          env=env, capture_output=True, text=True, timeout=120)
+    code = "import minijax.numpy as np; print(np.ones(2).sum())"
+    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                          text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert "MINIJAX_COMPILATION_CACHE_MAX_BYTES" in proc.stderr
     assert "MINIJAX_CPU_DEVICE_COUNT" in proc.stderr

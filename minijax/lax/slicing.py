@@ -86,7 +86,8 @@ def pad(operand, padding_value, padding_config):
     values go between neighbouring elements; negative ``low``/``high`` crop.
     """
     try:
-        config = tuple((_checks.index(lo), _checks.index(hi), _checks.index(it)) for lo, hi, it in padding_config)
+        config = tuple((_checks.index(lo), _checks.index(hi), _checks.index(it))
+                       for lo, hi, it in padding_config)
     except (TypeError, ValueError):
         raise TypeError(f"lax.pad: padding_config must be a sequence of (low, high, interior) "
                         f"integer triples, got {padding_config!r}") from None

@@ -182,9 +182,12 @@ def _normalize(name, x, window_dimensions, window_strides, padding, base_dilatio
     ndim = get_aval(x).ndim
     window_dimensions = tuple(_checks.index(w) for w in window_dimensions)
     ones = (1,) * len(window_dimensions)
-    window_strides = ones if window_strides is None else tuple(_checks.index(s) for s in window_strides)
-    base_dilation = ones if base_dilation is None else tuple(_checks.index(b) for b in base_dilation)
-    window_dilation = ones if window_dilation is None else tuple(_checks.index(d) for d in window_dilation)
+    window_strides = (ones if window_strides is None
+                      else tuple(_checks.index(s) for s in window_strides))
+    base_dilation = (ones if base_dilation is None
+                     else tuple(_checks.index(b) for b in base_dilation))
+    window_dilation = (ones if window_dilation is None
+                       else tuple(_checks.index(d) for d in window_dilation))
     if len(window_dimensions) != ndim:
         raise ValueError(f"lax.{name}: window_dimensions {window_dimensions} must have one "
                          f"entry per axis of the operand of shape {get_aval(x).shape}")
