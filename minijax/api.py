@@ -9,7 +9,7 @@ import weakref
 
 import numpy as np
 
-from . import dtypes, errors, tree_util
+from . import _checks, dtypes, errors, tree_util
 from .config import config
 from .core import ClosedJaxpr, Tracer, eval_jaxpr, get_aval
 from .core.trace import state as trace_state
@@ -100,24 +100,41 @@ def _jit_state(fun, statics):
         return _JitState()
 
 
+def _check_static_args(fun, params, positional, nums, names):
+    """static_argnums/static_argnames must name parameters ``fun`` has (JAX's check): one
+    that does not would be silently ignored."""
+    kinds = {p.kind for p in params}
+    if inspect.Parameter.VAR_POSITIONAL not in kinds:
+        bad = [i for i in nums if not -len(positional) <= i < len(positional)]
+        if bad:
+            raise ValueError(f"jit: static_argnums={nums} names argument {bad[0]}, but "
+                             f"`{_fun_name(fun)}` takes {len(positional)} positional "
+                             f"argument(s)")
+    if inspect.Parameter.VAR_KEYWORD not in kinds:
+        known = {p.name for p in params if p.kind != p.POSITIONAL_ONLY}
+        bad = sorted(n for n in names if n not in known)
+        if bad:
+            raise ValueError(f"jit: static_argnames names {bad}, but `{_fun_name(fun)}` "
+                             f"has no such parameter")
+
+
 class Jitted:
     """A function compiled by XLA per input signature (see ``jit``)."""
 
     def __init__(self, fun, static_argnums=(), static_argnames=()):
         functools.update_wrapper(self, fun, updated=())
         self.fun = fun
-        if isinstance(static_argnums, int):
-            static_argnums = (static_argnums,)
-        if isinstance(static_argnames, str):
-            static_argnames = (static_argnames,)
-        self.static_argnums = tuple(static_argnums)
-        self.static_argnames = set(static_argnames)
+        self.static_argnums = _checks.argnums(static_argnums, "jit: static_argnums")
+        self.static_argnames = set(_checks.argnames(static_argnames, "jit: static_argnames"))
         try:
             params = list(inspect.signature(fun).parameters.values())
         except (TypeError, ValueError):
-            params = []
-        positional = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY,
-                                                            p.POSITIONAL_OR_KEYWORD)]
+            params = None
+        positional = [p.name for p in params or () if p.kind in (p.POSITIONAL_ONLY,
+                                                                  p.POSITIONAL_OR_KEYWORD)]
+        if params is not None:
+            _check_static_args(fun, params, positional, self.static_argnums,
+                               self.static_argnames)
         for i in self.static_argnums:
             if -len(positional) <= i < len(positional):
                 self.static_argnames.add(positional[i])
@@ -393,8 +410,8 @@ def vjp(fun, *primals, has_aux=False):
 
 def value_and_grad(fun, argnums=0, has_aux=False):
     """A function returning ``(fun(*args), gradient)``; ``fun`` must return a real scalar."""
-    single = isinstance(argnums, int)
-    nums = (argnums,) if single else tuple(argnums)
+    single = hasattr(argnums, "__index__") and not isinstance(argnums, bool)
+    nums = _checks.argnums(argnums, "grad: argnums", allow_empty=False)
 
     @api_boundary
     @functools.wraps(fun, updated=())
@@ -533,8 +550,7 @@ def _as_array(x):
 
 def make_jaxpr(fun, static_argnums=()):
     """A function returning the ``ClosedJaxpr`` of ``fun`` at the given arguments."""
-    if isinstance(static_argnums, int):
-        static_argnums = (static_argnums,)
+    static_argnums = _checks.argnums(static_argnums, "make_jaxpr: static_argnums")
 
     @api_boundary
     @functools.wraps(fun, updated=())

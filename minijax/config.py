@@ -1,6 +1,7 @@
 """Run-time configuration: ``minijax.config.update(name, value)``.
 
-Options (environment variables give the start-up value):
+Options (environment variables give the start-up value; a variable whose value is not
+of the expected form is ignored with a RuntimeWarning naming it, and the default used):
 
 - ``enable_x64`` (``MINIJAX_ENABLE_X64``, default True): NumPy's 64-bit defaults.
   False gives JAX-like 32-bit defaults (float32/int32) and narrows 64-bit inputs.
@@ -28,39 +29,84 @@ Options (environment variables give the start-up value):
 """
 
 import os
+import warnings
 
 _CHOICES = {"eager_backend": ("numpy", "xla"), "traceback_filtering": ("auto", "off")}
-_POSITIVE_INTS = ("jit_cache_size", "eager_cache_size")
+_POSITIVE_INTS = ("jit_cache_size", "eager_cache_size", "cpu_device_count")
+_NON_NEGATIVE_INTS = ("compilation_cache_max_bytes",)
+_TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off", "")
+
+
+def _env_invalid(name, value, expected, default):
+    # An environment variable must not make ``import minijax`` fail: warn, naming the
+    # variable and what it takes, and use the default.
+    warnings.warn(f"ignoring the environment variable {name}={value!r}: it must be "
+                  f"{expected}; using the default {default!r}", RuntimeWarning, stacklevel=3)
+    return default
 
 
 def _env_bool(name, default):
     value = os.environ.get(name)
     if value is None:
         return default
-    return value.strip().lower() not in ("0", "false", "no", "off", "")
+    v = value.strip().lower()
+    if v in _TRUE:
+        return True
+    if v in _FALSE:
+        return False
+    return _env_invalid(name, value, "one of 1/0, true/false, yes/no, on/off", default)
+
+
+def _env_int(name, default, minimum):
+    value = os.environ.get(name)
+    if value is None:
+        return default
+    try:
+        n = int(value.strip().replace("_", ""))
+    except ValueError:
+        n = None
+    if n is None or n < minimum:
+        kind = "a positive integer" if minimum == 1 else "a non-negative integer (bytes)"
+        return _env_invalid(name, value, kind, default)
+    return n
+
+
+def _env_choice(name, default, choices):
+    value = os.environ.get(name)
+    if value is None:
+        return default
+    if value.strip().lower() not in choices:
+        return _env_invalid(name, value, f"one of {', '.join(choices)}", default)
+    return value.strip().lower()
 
 
 class Config:
     def __init__(self):
         self.enable_x64 = _env_bool("MINIJAX_ENABLE_X64", True)
-        self.eager_backend = os.environ.get("MINIJAX_EAGER_BACKEND", "numpy")
-        self.cpu_device_count = int(os.environ.get("MINIJAX_CPU_DEVICE_COUNT", "1"))
+        self.eager_backend = _env_choice("MINIJAX_EAGER_BACKEND", "numpy",
+                                         _CHOICES["eager_backend"])
+        self.cpu_device_count = _env_int("MINIJAX_CPU_DEVICE_COUNT", 1, 1)
         self.compilation_cache = _env_bool("MINIJAX_COMPILATION_CACHE", True)
         self.compilation_cache_dir = None
-        self.compilation_cache_max_bytes = int(
-            os.environ.get("MINIJAX_COMPILATION_CACHE_MAX_BYTES", str(1 << 30)))
+        self.compilation_cache_max_bytes = _env_int("MINIJAX_COMPILATION_CACHE_MAX_BYTES",
+                                                    1 << 30, 0)
         self.compilation_cache_min_compile_secs = 0.0
-        self.jit_cache_size = int(os.environ.get("MINIJAX_JIT_CACHE_SIZE", "256"))
-        self.eager_cache_size = int(os.environ.get("MINIJAX_EAGER_CACHE_SIZE", "4096"))
-        self.traceback_filtering = os.environ.get("MINIJAX_TRACEBACK_FILTERING", "auto")
+        self.jit_cache_size = _env_int("MINIJAX_JIT_CACHE_SIZE", 256, 1)
+        self.eager_cache_size = _env_int("MINIJAX_EAGER_CACHE_SIZE", 4096, 1)
+        self.traceback_filtering = _env_choice("MINIJAX_TRACEBACK_FILTERING", "auto",
+                                               _CHOICES["traceback_filtering"])
 
     def update(self, name, value):
         """Set option ``name``; raises ValueError for an unknown name or value."""
         if name not in vars(self):
             raise ValueError(f"unknown minijax config option {name!r}; options are "
                              f"{sorted(vars(self))}")
-        if name in _POSITIVE_INTS and not (isinstance(value, int) and value >= 1):
+        is_int = isinstance(value, int) and not isinstance(value, bool)
+        if name in _POSITIVE_INTS and not (is_int and value >= 1):
             raise ValueError(f"config option {name!r} must be a positive int, got {value!r}")
+        if name in _NON_NEGATIVE_INTS and not (value is None or (is_int and value >= 0)):
+            raise ValueError(f"config option {name!r} must be a non-negative int (bytes) "
+                             f"or None, got {value!r}")
         if name in _CHOICES and value not in _CHOICES[name]:
             raise ValueError(f"config option {name!r} must be one of {_CHOICES[name]}, "
                              f"got {value!r}")

@@ -56,3 +56,6 @@ class UnsupportedNumPyFeatureError(AttributeError):
     string, structured, datetime and object dtypes, masked and record arrays, ...); the
     message says why and what to use. An ``AttributeError``, so ``hasattr`` is False as
     for any name a module does not have."""
+class OutOfMemoryError(MemoryError):
+    """An array cannot be allocated: it is larger than the machine's memory, or XLA ran
+    out of memory running a program (a ``MemoryError``, as NumPy raises)."""

@@ -11,14 +11,14 @@ import functools
 
 import numpy as np
 
-from . import dtypes, lax, tree_util
+from . import _checks, dtypes, lax, tree_util
 from .api import _check_leaf, _fun_name, jvp, vjp, vmap
 from .runtime.array import Array
 from .traceback_util import api_boundary
 
 
 def _argnums(argnums):
-    return (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    return _checks.argnums(argnums, "argnums", allow_empty=False)
 
 
 def _dyn_args(fun, args, argnums, kind):

@@ -2,7 +2,8 @@
 merging, axis normalisation, a bounded LRU cache."""
 
 import collections
-import operator
+
+from . import _checks
 
 
 def split_list(lst, *sizes):
@@ -46,14 +47,8 @@ def unzip2(pairs):
 
 
 def canonicalize_axis(axis, ndim, name="axis"):
-    try:
-        axis = operator.index(axis)
-    except TypeError:
-        raise TypeError(f"{name} must be an integer, got {axis!r}") from None
-    if not -ndim <= axis < ndim:
-        from numpy.exceptions import AxisError
-        raise AxisError(f"{name} {axis} is out of bounds for array of dimension {ndim}")
-    return axis % ndim
+    """``axis`` of an array of rank ``ndim`` as a non-negative int (see ``_checks.axis``)."""
+    return _checks.axis(axis, ndim, name)
 
 
 class LRUCache:

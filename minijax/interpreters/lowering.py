@@ -3,6 +3,7 @@
 import numpy as np
 
 from .. import dtypes
+from .._checks import allocatable
 from ..core import Literal
 from ..core.primitive import missing_rule
 from ..core.avals import ShapedArray
@@ -29,6 +30,9 @@ def ir_element_type(dtype):
 
 
 def ir_type(aval):
+    # An extent XLA cannot hold aborts the process inside XLA, and one larger than the
+    # machine's memory fails there with XLA's text: both are named errors here.
+    allocatable(aval.shape, aval.dtype)
     return ir.RankedTensorType.get(aval.shape, ir_element_type(aval.dtype))
 
 

@@ -7,7 +7,7 @@ lowering; JVP and transpose rules are added next to the definition.
 
 import numpy as np
 
-from .. import dtypes
+from .. import _checks, dtypes
 from ..core import Primitive, get_aval
 from ..core.avals import ShapedArray
 from ..interpreters import batching
@@ -147,7 +147,7 @@ def padtype_to_pads(in_shape, window_shape, window_strides, padding, name="reduc
     """``(lo, hi)`` pairs for the padding strings ``'VALID'``, ``'SAME'`` and
     ``'SAME_LOWER'`` (which puts the odd element first); pairs pass through."""
     if not isinstance(padding, str):
-        return tuple((int(lo), int(hi)) for lo, hi in padding)
+        return tuple((_checks.index(lo), _checks.index(hi)) for lo, hi in padding)
     mode = padding.upper()
     if mode == "VALID":
         return tuple((0, 0) for _ in in_shape)

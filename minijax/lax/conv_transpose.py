@@ -6,6 +6,7 @@ import operator
 
 import numpy as np
 
+from .. import _checks
 from ._helpers import dilate_dim, padtype_to_pads
 from .convolution import conv_dimension_numbers, conv_general_dilated
 from .slicing import rev
@@ -62,7 +63,7 @@ def conv_transpose_shape_tuple(lhs_shape, rhs_shape, window_strides, padding,
     if isinstance(padding, str):
         pads = [_transpose_padding(k, s, padding) for k, s in zip(rhs[2:], strides)]
     else:
-        pads = [(int(lo), int(hi)) for lo, hi in padding]
+        pads = [(_checks.index(lo), _checks.index(hi)) for lo, hi in padding]
     spatial = tuple((n - 1) * s - k + 2 + lo + hi
                     for n, k, s, (lo, hi) in zip(lhs[2:], rhs[2:], strides, pads))
     out = (lhs[0], rhs[0]) + spatial
@@ -78,7 +79,7 @@ def reduce_window_shape_tuple(operand_shape, window_dimensions, window_strides, 
         shape = tuple(dilate_dim(n, d) for n, d in zip(shape, _ints(base_dilation)))
     if window_dilation is not None:
         windows = tuple(dilate_dim(w, d) for w, d in zip(windows, _ints(window_dilation)))
-    pads = [(int(lo), int(hi)) for lo, hi in padding]
+    pads = [(_checks.index(lo), _checks.index(hi)) for lo, hi in padding]
     return _out_spatial(shape, windows, _ints(window_strides), pads)
 
 
@@ -103,7 +104,7 @@ def conv_transpose(lhs, rhs, strides, padding, rhs_dilation=None, dimension_numb
         pads = [_transpose_padding(dilate_dim(k, d), s, padding)
                 for k, d, s in zip(kernel_spatial, rhs_dilation, strides)]
     else:
-        pads = [(int(lo), int(hi)) for lo, hi in padding]
+        pads = [(_checks.index(lo), _checks.index(hi)) for lo, hi in padding]
     if transpose_kernel:
         rhs = rev(rhs, tuple(dn.rhs_spec[2:]))
         o, i = dn.rhs_spec[0], dn.rhs_spec[1]

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from .. import dtypes
+from .. import _checks, dtypes
 from ..core import Primitive, get_aval
 from ..core.avals import ShapedArray
 from ..errors import ShapeMismatchError
@@ -26,8 +26,8 @@ def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_t
     as (int8 operands -> int32, float16 -> float32); by default the operands' dtype.
     """
     (lc, rc), (lb, rb) = dimension_numbers
-    dn = ((tuple(int(i) for i in lc), tuple(int(i) for i in rc)),
-          (tuple(int(i) for i in lb), tuple(int(i) for i in rb)))
+    dn = ((tuple(_checks.index(i) for i in lc), tuple(_checks.index(i) for i in rc)),
+          (tuple(_checks.index(i) for i in lb), tuple(_checks.index(i) for i in rb)))
     pet = None if preferred_element_type is None else dtypes.canonicalize(preferred_element_type)
     return dot_general_p.bind(lhs, rhs, dimension_numbers=dn,
                               precision=canonicalize_precision(precision),

@@ -11,7 +11,7 @@ import enum
 
 import numpy as np
 
-from .. import dtypes
+from .. import _checks, dtypes
 from ..core import Primitive, get_aval
 from ..core.avals import ShapedArray
 from ..interpreters import ad, batching, lowering
@@ -127,9 +127,19 @@ neg_p = unop("neg", np.negative, hlo.negate, NUMBER)
 sqrt_p = unop("sqrt", _ignore_fp_errors(np.sqrt), hlo.sqrt)
 abs_p = unop("abs", np.abs, kinds=NUMBER, result_dtype=dtypes.real_dtype,
              lower=_lower_unsigned(lambda ctx, x: x, lower_elementwise(hlo.abs)))
+def _sign_lower_signed(ctx, x):
+    aval = ctx.avals_in[0]
+    out = hlo.sign(x)
+    if dtypes.is_float(aval.dtype):   # sign(-0.0) is 0.0 in NumPy (the kernel); XLA: -0.0
+        zero = full_like_aval(0, aval)
+        is_zero = hlo.compare(x, zero, hlo.ComparisonDirectionAttr.get("EQ"),
+                              compare_type=hlo.ComparisonTypeAttr.get("FLOAT"))
+        out = hlo.select(is_zero, zero, out)
+    return [out]
+
+
 sign_p = unop("sign", np.sign, kinds=NUMBER, lower=_lower_unsigned(
-    lambda ctx, x: hlo.minimum(x, full_like_aval(1, ctx.avals_in[0])),
-    lower_elementwise(hlo.sign)))
+    lambda ctx, x: hlo.minimum(x, full_like_aval(1, ctx.avals_in[0])), _sign_lower_signed))
 floor_p = unop("floor", np.floor, hlo.floor, "f")
 ceil_p = unop("ceil", np.ceil, hlo.ceil, "f")
 
@@ -382,7 +392,7 @@ ad.defjvp_zero(round_p)
 def round(x, rounding_method=RoundingMethod.AWAY_FROM_ZERO):
     """Elementwise rounding to the nearest integer; ``rounding_method`` breaks ties."""
     try:
-        method = RoundingMethod(int(rounding_method))
+        method = RoundingMethod(_checks.index(rounding_method))
     except (TypeError, ValueError):
         raise ValueError(f"lax.round got rounding_method={rounding_method!r}; expected "
                          f"RoundingMethod.AWAY_FROM_ZERO (0) or TO_NEAREST_EVEN (1)") from None
@@ -445,7 +455,7 @@ def integer_pow(x, y):
     """Elementwise ``x ** y`` for a static integer ``y``, by repeated multiplication."""
     if isinstance(y, (bool, np.bool_)) or not isinstance(y, (int, np.integer)):
         raise TypeError(f"lax.integer_pow requires a static Python int exponent, got {y!r}")
-    return integer_pow_p.bind(x, y=int(y))
+    return integer_pow_p.bind(x, y=_checks.index(y))
 
 
 def _integer_pow_jvp(g, x, *, y):

@@ -9,7 +9,7 @@ post-processed as JAX does: a factorization that fails gives NaN.
 
 import numpy as np
 
-from .. import dtypes
+from .. import _checks, dtypes
 from ..core import Primitive, get_aval
 from ..core.avals import ShapedArray
 from ..interpreters import ad, batching
@@ -554,7 +554,7 @@ def lu_pivots_to_permutation(pivots, permutation_size):
     """The permutation (..., permutation_size) int32 that the row swaps ``pivots``
     (int32 (..., k): ``row i <-> row pivots[i]``, in order) apply to
     ``arange(permutation_size)``."""
-    return lu_pivots_to_permutation_p.bind(pivots, permutation_size=int(permutation_size))
+    return lu_pivots_to_permutation_p.bind(pivots, permutation_size=_checks.index(permutation_size))
 
 
 def _pivots_impl(pivots, *, permutation_size):

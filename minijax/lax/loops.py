@@ -812,6 +812,11 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
                             f"{aval.str_short()}")
     lo, hi = _static_int(lower), _static_int(upper)
     dtype = np.result_type(get_aval(lower).dtype, get_aval(upper).dtype)
+    info = np.iinfo(dtype)
+    for name, b in (("lower", lo), ("upper", hi)):
+        if b is not None and not info.min <= b <= info.max:
+            raise OverflowError(f"lax.fori_loop: {name} bound: Python integer {b} out of "
+                                f"bounds for {np.dtype(dtype).name}")
     if lo is not None and hi is not None:
         i0 = Array._from_host(np.asarray(lo, dtype), ShapedArray((), np.dtype(dtype)))
         one = np.asarray(1, dtype)

@@ -3,12 +3,11 @@ reduce_or, and argmax/argmin."""
 
 import numpy as np
 
-from .. import dtypes
+from .. import _checks, dtypes
 from ..core import Primitive, get_aval
 from ..core.avals import ShapedArray
 from ..interpreters import ad, lowering
 from ..interpreters.lowering import hlo, ir, ir_constant, ir_type
-from ..util import canonicalize_axis
 from ._helpers import ANY, BOOL, FLOAT, INT, NUMBER, check_kinds
 from .elementwise import convert_element_type, div, eq, mul
 from .shapes import broadcast_in_dim, reshape, transpose
@@ -87,9 +86,7 @@ def _axes(x, axes):
     ndim = get_aval(x).ndim
     if axes is None:
         return tuple(range(ndim))
-    if isinstance(axes, int):
-        axes = (axes,)
-    return tuple(sorted(canonicalize_axis(a, ndim) for a in axes))
+    return tuple(sorted(_checks.axes(axes, ndim, "axes")))
 
 
 def reduce_sum(x, axes=None):
@@ -267,7 +264,7 @@ def _argminmax(name, kind):
             idx = dtypes.canonicalize(index_dtype)
         except TypeError:
             idx = np.dtype(index_dtype)
-        return p.bind(operand, axes=(int(axis) % ndim,), index_dtype=idx)
+        return p.bind(operand, axes=(_checks.index(axis) % ndim,), index_dtype=idx)
     public.__name__ = name
     public.__doc__ = (f"Index of the {kind}imum of ``operand`` along ``axis`` (the first one "
                       f"on ties; NaN counts as the {kind}imum, the first NaN wins).")

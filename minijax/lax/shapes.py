@@ -1,8 +1,10 @@
 """Shape primitives: broadcast_in_dim, reshape, transpose, squeeze, iota."""
 
+import math
+
 import numpy as np
 
-from .. import dtypes
+from .. import _checks, dtypes
 from ..core import Primitive, get_aval
 from ..core.avals import ShapedArray
 from ..interpreters import ad, batching
@@ -13,13 +15,7 @@ from .elementwise import convert_element_type
 
 
 def _shape_tuple(name, shape):
-    try:
-        shape = tuple(int(d) for d in shape)
-    except TypeError:
-        raise TypeError(f"lax.{name}: shape must be a tuple of ints, got {shape!r}") from None
-    if any(d < 0 for d in shape):
-        raise ValueError(f"lax.{name}: shape {shape} has a negative dimension")
-    return shape
+    return _checks.shape(shape, f"lax.{name}: shape")
 
 
 # ---------------------------------------------------------------- broadcast_in_dim
@@ -30,7 +26,8 @@ broadcast_in_dim_p = Primitive("broadcast_in_dim")
 def broadcast_in_dim(x, shape, broadcast_dimensions):
     """Broadcast ``x`` to ``shape``; operand axis i becomes axis ``broadcast_dimensions[i]``."""
     shape = _shape_tuple("broadcast_in_dim", shape)
-    dims = tuple(int(d) for d in broadcast_dimensions)
+    _checks.array_size(shape, get_aval(x).dtype, "lax.broadcast_in_dim")
+    dims = _checks.int_sequence(broadcast_dimensions, "lax.broadcast_in_dim: broadcast_dimensions")
     if get_aval(x).shape == shape and dims == tuple(range(len(shape))):
         return x
     return broadcast_in_dim_p.bind(x, shape=shape, broadcast_dimensions=dims)
@@ -102,6 +99,7 @@ def full(shape, fill_value, dtype=None, weak_type=False):
         aval = get_aval(fill_value)
         dtype, weak_type = aval.dtype, aval.weak_type
     dtype = dtypes.canonicalize(dtype)
+    _checks.allocatable(shape, dtype, "lax.full")
     if isinstance(fill_value, (bool, int, float, complex, np.generic, np.ndarray)):
         scalar = constant(fill_value, dtype, weak_type)
     else:
@@ -126,7 +124,7 @@ def reshape(x, new_sizes):
 
 
 def _reshape_abstract_eval(x, *, new_sizes):
-    if int(np.prod(new_sizes, dtype=np.int64)) != x.size:
+    if math.prod(new_sizes) != x.size:
         raise ValueError(f"lax.reshape: cannot reshape operand of shape {x.shape} "
                          f"({x.size} elements) to {new_sizes}")
     return [ShapedArray(new_sizes, x.dtype, x.weak_type)]
@@ -151,7 +149,7 @@ transpose_p = Primitive("transpose")
 
 def transpose(x, permutation):
     """Permute ``x``'s axes: output axis i is operand axis ``permutation[i]``."""
-    permutation = tuple(int(p) for p in permutation)
+    permutation = _checks.int_sequence(permutation, "lax.transpose: permutation")
     if permutation == tuple(range(len(permutation))) and len(permutation) == get_aval(x).ndim:
         return x
     return transpose_p.bind(x, permutation=permutation)
@@ -235,6 +233,7 @@ def iota(dtype, size):
 def broadcasted_iota(dtype, shape, dimension):
     shape = _shape_tuple("iota", shape)
     dtype = dtypes.canonicalize(dtype)
+    _checks.allocatable(shape, dtype, "lax.broadcasted_iota")
     dimension = canonicalize_axis(dimension, len(shape), "dimension")
     return iota_p.bind(dtype=dtype, shape=shape, dimension=dimension)
 

@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .. import dtypes
+from .. import _checks, dtypes
 from ..core import Primitive, get_aval
 from ..core.avals import ShapedArray
 from ..interpreters import ad, batching
@@ -86,7 +86,8 @@ def pad(operand, padding_value, padding_config):
     values go between neighbouring elements; negative ``low``/``high`` crop.
     """
     try:
-        config = tuple((int(lo), int(hi), int(it)) for lo, hi, it in padding_config)
+        config = tuple((_checks.index(lo), _checks.index(hi), _checks.index(it))
+                       for lo, hi, it in padding_config)
     except (TypeError, ValueError):
         raise TypeError(f"lax.pad: padding_config must be a sequence of (low, high, interior) "
                         f"integer triples, got {padding_config!r}") from None
@@ -179,13 +180,18 @@ concatenate_p = Primitive("concatenate")
 
 def concatenate(operands, dimension):
     """Join ``operands`` (one dtype, shapes equal but along ``dimension``)."""
+    if not isinstance(operands, (list, tuple)):
+        raise TypeError(f"lax.concatenate: operands must be a list or tuple of arrays, got "
+                        f"{type(operands).__name__}")
     operands = list(operands)
     if not operands:
         raise ValueError("lax.concatenate requires at least one operand")
+    for x in operands:
+        get_aval(x)   # a named TypeError for something that is not an array
     if len(operands) == 1:
         return operands[0]
     ndim = get_aval(operands[0]).ndim
-    dimension = int(dimension)
+    dimension = _checks.index(dimension)
     if -ndim <= dimension < 0:
         dimension += ndim
     return concatenate_p.bind(*operands, dimension=dimension)
@@ -240,9 +246,9 @@ slice_p = Primitive("slice")
 def slice(operand, start_indices, limit_indices, strides=None):
     """The elements of ``operand`` from ``start_indices`` up to ``limit_indices``
     (exclusive), every ``strides``-th along each axis."""
-    start = tuple(int(i) for i in start_indices)
-    limit = tuple(int(i) for i in limit_indices)
-    strides = None if strides is None else tuple(int(s) for s in strides)
+    start = tuple(_checks.index(i) for i in start_indices)
+    limit = tuple(_checks.index(i) for i in limit_indices)
+    strides = None if strides is None else tuple(_checks.index(s) for s in strides)
     if strides is not None and all(s == 1 for s in strides):
         strides = None
     return slice_p.bind(operand, start_indices=start, limit_indices=limit, strides=strides)
@@ -311,11 +317,11 @@ def slice_in_dim(operand, start_index, limit_index, stride=1, axis=0):
     shape = get_aval(operand).shape
     axis = canonicalize_axis(axis, len(shape))
     n = shape[axis]
-    start = 0 if start_index is None else int(start_index)
-    limit = n if limit_index is None else int(limit_index)
+    start = 0 if start_index is None else _checks.index(start_index)
+    limit = n if limit_index is None else _checks.index(limit_index)
     start, limit = start + n if start < 0 else start, limit + n if limit < 0 else limit
     starts, limits, strides = [0] * len(shape), list(shape), [1] * len(shape)
-    starts[axis], limits[axis], strides[axis] = start, limit, int(stride)
+    starts[axis], limits[axis], strides[axis] = start, limit, _checks.index(stride)
     return slice(operand, starts, limits, strides)
 
 
@@ -323,7 +329,7 @@ def index_in_dim(operand, index, axis=0, keepdims=True):
     """The ``index``-th entry along ``axis`` (a static index; negative counts from the end)."""
     shape = get_aval(operand).shape
     axis = canonicalize_axis(axis, len(shape))
-    n, index = shape[axis], int(index)
+    n, index = shape[axis], _checks.index(index)
     if not -n <= index < n:
         raise IndexError(f"lax.index_in_dim: index {index} is out of bounds for axis {axis} "
                          f"of size {n}")
@@ -397,7 +403,7 @@ def dynamic_slice(operand, start_indices, slice_sizes, *, allow_negative_indices
     """The block of ``operand`` of shape ``slice_sizes`` at (possibly traced) scalar
     ``start_indices``; starts are clamped so the block fits, like XLA."""
     idx = _dynamic_indices("dynamic_slice", operand, start_indices, allow_negative_indices)
-    sizes = tuple(int(s) for s in slice_sizes)
+    sizes = tuple(_checks.index(s) for s in slice_sizes)
     return dynamic_slice_p.bind(operand, *idx, slice_sizes=sizes)
 
 
@@ -637,7 +643,7 @@ class ScatterDimensionNumbers(NamedTuple):
 
 def _int_tuples(name, cls, dnums):
     try:
-        return cls(*(tuple(int(d) for d in dims) for dims in dnums))
+        return cls(*(tuple(_checks.index(d) for d in dims) for dims in dnums))
     except (TypeError, ValueError):
         raise TypeError(f"lax.{name}: dimension_numbers must be a {cls.__name__} of integer "
                         f"tuples, got {dnums!r}") from None
@@ -715,7 +721,7 @@ def gather(operand, start_indices, dimension_numbers, slice_sizes, *, unique_ind
             raise ValueError(f"lax.gather: fill_value must be a scalar, got {fill_value!r}")
         fill_value = np.asarray(fill_value).item()      # a static, hashable parameter
     return gather_p.bind(operand, start_indices, dimension_numbers=dnums,
-                         slice_sizes=tuple(int(s) for s in slice_sizes),
+                         slice_sizes=tuple(_checks.index(s) for s in slice_sizes),
                          indices_are_sorted=bool(indices_are_sorted),
                          unique_indices=bool(unique_indices), mode=mode, fill_value=fill_value)
 

@@ -14,6 +14,7 @@ import itertools
 
 import numpy as np
 
+from .. import _checks
 from ..core import Primitive, Tracer, get_aval
 from ..core.avals import ShapedArray
 from ..interpreters import ad
@@ -179,11 +180,14 @@ reduce_window_min_p = _reduce_window_prim("reduce_window_min", "min", np.min, hl
 def _normalize(name, x, window_dimensions, window_strides, padding, base_dilation,
                window_dilation):
     ndim = get_aval(x).ndim
-    window_dimensions = tuple(int(w) for w in window_dimensions)
+    window_dimensions = tuple(_checks.index(w) for w in window_dimensions)
     ones = (1,) * len(window_dimensions)
-    window_strides = ones if window_strides is None else tuple(int(s) for s in window_strides)
-    base_dilation = ones if base_dilation is None else tuple(int(b) for b in base_dilation)
-    window_dilation = ones if window_dilation is None else tuple(int(d) for d in window_dilation)
+    window_strides = (ones if window_strides is None
+                      else tuple(_checks.index(s) for s in window_strides))
+    base_dilation = (ones if base_dilation is None
+                     else tuple(_checks.index(b) for b in base_dilation))
+    window_dilation = (ones if window_dilation is None
+                       else tuple(_checks.index(d) for d in window_dilation))
     if len(window_dimensions) != ndim:
         raise ValueError(f"lax.{name}: window_dimensions {window_dimensions} must have one "
                          f"entry per axis of the operand of shape {get_aval(x).shape}")
@@ -192,7 +196,7 @@ def _normalize(name, x, window_dimensions, window_strides, padding, base_dilatio
         windows = tuple(_dilate_dim(w, d) for w, d in zip(window_dimensions, window_dilation))
         padding = padtype_to_pads(dilated, windows, window_strides, padding, name)
     else:
-        padding = tuple((int(lo), int(hi)) for lo, hi in padding)
+        padding = tuple((_checks.index(lo), _checks.index(hi)) for lo, hi in padding)
     return dict(window_dimensions=window_dimensions, window_strides=window_strides,
                 padding=padding, base_dilation=base_dilation, window_dilation=window_dilation)
 
@@ -423,7 +427,7 @@ def _cumulative(name, np_accumulate, hlo_body, kind, kinds, combine):
         if not isinstance(axis, (int, np.integer)) or not -ndim <= axis < ndim:
             raise ValueError(f"lax.{name}: axis {axis!r} is out of range for an operand "
                              f"of shape {get_aval(operand).shape}")
-        return p.bind(operand, axis=int(axis) % ndim, reverse=bool(reverse))
+        return p.bind(operand, axis=_checks.index(axis) % ndim, reverse=bool(reverse))
 
     p.impl = impl
     p.abstract_eval = abstract_eval

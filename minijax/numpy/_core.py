@@ -4,12 +4,11 @@ shape depends on the data."""
 
 import numpy as np
 
-from .. import dtypes, lax
+from .. import _checks, dtypes, lax
 from ..core import Tracer, get_aval, get_concrete
 from ..core.avals import ShapedArray
 from ..errors import ConcretizationTypeError
 from ..runtime.array import Array
-from ..util import canonicalize_axis
 
 _PY_SCALARS = (bool, int, float, complex)
 
@@ -157,12 +156,10 @@ def reduction_axes(ndim, axis):
     """``axis`` (None, an int or a sequence) as a tuple of non-negative axes."""
     if axis is None:
         return tuple(range(ndim))
-    if isinstance(axis, (tuple, list)):
-        axes = tuple(canonicalize_axis(a, ndim) for a in axis)
-        if len(set(axes)) != len(axes):
-            raise ValueError(f"duplicate value in 'axis': {axis}")
-        return axes
-    return (canonicalize_axis(axis, ndim),)
+    if isinstance(axis, list):   # NumPy's reductions take a tuple of axes, not a list
+        raise TypeError("axis: 'list' object cannot be interpreted as an integer (give "
+                        "several axes as a tuple)")
+    return _checks.axes(axis, ndim)
 
 
 def with_kept_dims(out, in_shape, axes):

@@ -5,19 +5,18 @@ geomspace, eye, meshgrid, indices, tri, tril, triu, from_dlpack."""
 import builtins
 import functools
 import math
-import operator
 
 import numpy as np
 
-from .. import dtypes, lax
+from .. import _checks, dtypes, lax
 from .. import dtypes as _dtypes
 from ..core import get_aval, get_concrete
 from ..core.trace import full_raise, new_value_main
 from ..core.trace import state as trace_state
 from ..errors import ConcretizationTypeError
-from ._core import new_object, to_array
+from ._core import new_object, promote_and_broadcast, result_type_of, to_array
 from ._elementwise import exp, log, multiply, power, sign
-from ._manipulation import reshape
+from ._manipulation import expand_dims, moveaxis, reshape
 from ._searching import where
 
 
@@ -60,17 +59,11 @@ def asarray(a, dtype=None, order=None, *, device=None, copy=None):
 
 
 def _shape(shape):
-    if isinstance(shape, (int, np.integer)):
-        return (operator.index(shape),)
-    try:
-        return tuple(operator.index(d) for d in shape)
-    except TypeError:
-        raise TypeError(f"shape must be an int or a sequence of ints, got {shape!r} "
-                        f"(shapes must be concrete: under jit, mark the argument static)") from None
+    return _checks.shape(shape)
 
 
 def _dtype_or(dtype, default):
-    return dtypes.canonicalize(default if dtype is None else dtype)
+    return dtypes.canonicalize(default if dtype is None else _checks.dtype(dtype))
 
 
 @_new_array
@@ -183,7 +176,9 @@ def arange(start, stop=None, step=None, dtype=None, *, device=None):
 @_new_array
 def eye(N, M=None, k=0, dtype=None, order="C", *, device=None):
     """A 2-d array with ones on diagonal ``k``."""
-    M = N if M is None else M
+    N = _checks.index(N, "N")
+    M = N if M is None else _checks.index(M, "M")
+    k = _clip_diagonal(_checks.index(k, "k"), N, M)
     dtype = _dtype_or(dtype, dtypes.default_float())
     rows = lax.broadcasted_iota(np.int64, (N, M), 0)
     cols = lax.broadcasted_iota(np.int64, (N, M), 1)
@@ -194,28 +189,38 @@ def eye(N, M=None, k=0, dtype=None, order="C", *, device=None):
 @_new_array
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *,
              device=None):
-    """``num`` evenly spaced values from ``start`` to ``stop``."""
-    num = operator.index(num)
+    """``num`` evenly spaced values from ``start`` to ``stop`` (arrays broadcast; the
+    samples run along ``axis`` of the result)."""
+    num = _checks.index(num, "num")
     if num < 0:
-        raise ValueError(f"linspace num must be non-negative, got {num}")
-    compute = dtypes.default_float()
-    start_a = lax.convert_element_type(to_array(start), compute)
-    stop_a = lax.convert_element_type(to_array(stop), compute)
+        raise ValueError(f"Number of samples, {num}, must be non-negative.")
+    start_a, stop_a = to_array(start), to_array(stop)
+    compute, _ = result_type_of(start_a, stop_a, 1.0)
+    start_a, stop_a = promote_and_broadcast(start_a, stop_a, dtype=compute)
+    shape = get_aval(start_a).shape
+    axis = _checks.axis(axis, len(shape) + 1)
+    out_shape = (num, *shape)
+    dims = tuple(range(1, len(out_shape)))
     div = (num - 1) if endpoint else num
-    idx = lax.iota(compute, num)
+    real = np.finfo(compute).dtype if compute.kind == "c" else compute
+    idx = lax.convert_element_type(lax.broadcasted_iota(real, out_shape, 0), compute)
+    step = (lax.div(lax.sub(stop_a, start_a), lax.full(shape, div, compute)) if div > 0
+            else lax.full(shape, np.nan, compute))
+    out = lax.broadcast_in_dim(start_a, out_shape, dims)
     if div > 0:
-        step = lax.div(lax.sub(stop_a, start_a), lax.full((), div, compute))
-        out = lax.add(lax.mul(idx, lax.broadcast_in_dim(step, (num,), ())),
-                      lax.broadcast_in_dim(start_a, (num,), ()))
+        out = lax.add(lax.mul(idx, lax.broadcast_in_dim(step, out_shape, dims)), out)
         if endpoint and num > 1:
-            last = lax.eq(lax.iota(np.int64, num), lax.full((num,), num - 1, np.int64))
-            out = lax.select_n(last, out, lax.broadcast_in_dim(stop_a, (num,), ()))
-    else:
-        out = lax.broadcast_in_dim(start_a, (num,), ())
-    out = out if dtype is None else lax.convert_element_type(out, dtypes.canonicalize(dtype))
+            last = lax.eq(lax.broadcasted_iota(np.int64, out_shape, 0),
+                          lax.full(out_shape, num - 1, np.int64))
+            out = lax.select_n(last, out, lax.broadcast_in_dim(stop_a, out_shape, dims))
+    if axis != 0:
+        out = moveaxis(out, 0, axis)
+    if dtype is not None:
+        dt = dtypes.canonicalize(_checks.dtype(dtype))
+        if dt.kind in "iu" and compute.kind != "c":   # NumPy floors before an int cast
+            out = lax.floor(out)
+        out = lax.convert_element_type(out, dt)
     if retstep:
-        step = (lax.div(lax.sub(stop_a, start_a), lax.full((), div, compute)) if div > 0
-                else lax.full((), np.nan, compute))
         return out, step
     return out
 
@@ -226,28 +231,45 @@ def from_dlpack(x, /, *, device=None, copy=None):
 
 
 def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
-    """``base ** linspace(start, stop, num)``."""
-    y = linspace(start, stop, num, endpoint)
+    """``base ** linspace(start, stop, num, axis=axis)`` (``base`` may be an array)."""
+    start, stop, base = to_array(start), to_array(stop), to_array(base)
+    ndim = max(get_aval(a).ndim for a in (start, stop, base))
+    start, stop, base = (_at_least_ndim(a, ndim) for a in (start, stop, base))
+    y = linspace(start, stop, num, endpoint, axis=axis)
+    if get_aval(base).ndim:
+        base = expand_dims(base, _checks.axis(axis, ndim + 1))
     out = power(base, y)
-    return out if dtype is None else lax.convert_element_type(out, dtypes.canonicalize(dtype))
+    if dtype is not None:
+        out = lax.convert_element_type(out, dtypes.canonicalize(_checks.dtype(dtype)))
+    return out
+
+
+def _at_least_ndim(a, ndim):
+    shape = get_aval(a).shape
+    return a if len(shape) >= ndim else reshape(a, (1,) * (ndim - len(shape)) + shape)
 
 
 def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
-    """Numbers spaced evenly on a log scale from ``start`` to ``stop`` (positive or negative
-    real endpoints of one sign)."""
+    """Numbers spaced evenly on a log scale from ``start`` to ``stop`` (real endpoints of
+    one sign; arrays broadcast, the samples run along ``axis``)."""
     s, t = to_array(start), to_array(stop)
+    s, t = promote_and_broadcast(s, t)
     sgn = sign(s)
     ls, lt = log(multiply(s, sgn)), log(multiply(t, sgn))
     out = multiply(sgn, exp(linspace(ls, lt, num, endpoint)))
     # the end points exactly, as NumPy
-    n = get_aval(out).shape[0]
+    out_shape = get_aval(out).shape
+    n = out_shape[0]
     if n:
-        pos = lax.iota(np.int64, n)
-        out = where(lax.eq(pos, lax.full((n,), 0, np.int64)), s, out)
+        pos = lax.broadcasted_iota(np.int64, out_shape, 0)
+        out = where(lax.eq(pos, lax.full(out_shape, 0, np.int64)), s, out)
         if endpoint:
-            out = where(lax.eq(pos, lax.full((n,), n - 1, np.int64)), t, out)
+            out = where(lax.eq(pos, lax.full(out_shape, n - 1, np.int64)), t, out)
+    axis = _checks.axis(axis, len(out_shape))
+    if axis != 0:
+        out = moveaxis(out, 0, axis)
     if dtype is not None:
-        out = lax.convert_element_type(out, dtypes.canonicalize(dtype))
+        out = lax.convert_element_type(out, dtypes.canonicalize(_checks.dtype(dtype)))
     elif not dtypes.is_inexact(get_aval(out).dtype):
         out = lax.convert_element_type(out, dtypes.default_float())
     return out
@@ -261,9 +283,16 @@ def _tri_mask(n, m, k, shape=None):
 
 def tri(N, M=None, k=0, dtype=None):
     """Ones at and below diagonal ``k``, zeros above."""
-    M = N if M is None else M
-    dt = _dtypes.canonicalize(float if dtype is None else dtype)
-    return lax.convert_element_type(_tri_mask(int(N), int(M), int(k)), dt)
+    N = _checks.index(N, "N")
+    M = N if M is None else _checks.index(M, "M")
+    k = _clip_diagonal(_checks.index(k, "k"), N, M)
+    dt = _dtypes.canonicalize(float if dtype is None else _checks.dtype(dtype))
+    return lax.convert_element_type(_tri_mask(N, M, k), dt)
+
+
+def _clip_diagonal(k, n, m):
+    # Diagonals beyond the matrix select all or nothing; clipping keeps k in int64.
+    return builtins.max(-n - 1, builtins.min(k, m + 1))
 
 
 def _triangle(m, k, lower):
@@ -272,6 +301,7 @@ def _triangle(m, k, lower):
     if aval.ndim < 2:
         raise ValueError("tril/triu: input must be at least 2-d")
     n, mm = aval.shape[-2:]
+    k = _clip_diagonal(k, n, mm)
     mask = _tri_mask(n, mm, k if lower else k - 1)
     if not lower:
         mask = lax.eq(mask, lax.full((n, mm), False, np.bool_))
@@ -281,12 +311,12 @@ def _triangle(m, k, lower):
 
 def tril(m, k=0):
     """Lower triangle of (the last two axes of) ``m``; zeros above diagonal ``k``."""
-    return _triangle(m, int(k), True)
+    return _triangle(m, _checks.index(k, "k"), True)
 
 
 def triu(m, k=0):
     """Upper triangle of (the last two axes of) ``m``; zeros below diagonal ``k``."""
-    return _triangle(m, int(k), False)
+    return _triangle(m, _checks.index(k, "k"), False)
 
 
 def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
@@ -314,8 +344,8 @@ def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
 
 def indices(dimensions, dtype=int, sparse=False):
     """An array of grid indices (one row per dimension)."""
-    dims = tuple(int(d) for d in dimensions)
-    dt = _dtypes.canonicalize(dtype)
+    dims = _checks.shape(dimensions, "dimensions")
+    dt = _dtypes.canonicalize(_checks.dtype(dtype))
     grids = []
     for i, d in enumerate(dims):
         if sparse:
@@ -421,7 +451,7 @@ def fromiter(iter, dtype, count=-1, *, like=None):
     _check_like(like, "fromiter")
     if dtype is None:
         raise TypeError("fromiter: dtype= is required")
-    count = operator.index(count)
+    count = _checks.index(count, "count")
     items = []
     for i, v in enumerate(iter):
         if count >= 0 and i >= count:
@@ -456,7 +486,7 @@ def vander(x, N=None, increasing=False):
     if get_aval(x).ndim != 1:
         raise ValueError("x must be a one-dimensional array or sequence.")
     n = get_aval(x).shape[0]
-    N = n if N is None else operator.index(N)
+    N = n if N is None else _checks.index(N, "N")
     if N < 0:
         raise ValueError(f"vander: N must be non-negative, got {N}")
     dt = np.promote_types(get_aval(x).dtype, dtypes.default_int())

@@ -5,7 +5,7 @@ elementwise logic functions isclose/allclose/array_equal."""
 
 import numpy as np
 
-from .. import dtypes, lax
+from .. import _checks, dtypes, lax
 from ..config import config
 from ..core import Tracer, get_aval, get_concrete
 from ..core.trace import state as _trace_state
@@ -322,6 +322,11 @@ def _power_general(x1, x2, /):
     aval = get_aval(a)
     if dtypes.is_inexact(aval.dtype):
         return lax.pow(a, b)
+    # a concrete exponent raises under jit too (b is staged there)
+    exponent = x2 if isinstance(x2, (Array, Tracer)) else np.asarray(x2)
+    concrete = get_concrete(exponent) if isinstance(exponent, (Array, Tracer)) else exponent
+    if aval.dtype.kind == "i" and concrete is not None and np.any(np.asarray(concrete) < 0):
+        raise ValueError("Integers to negative integer powers are not allowed.")
     return _integer_power(a, b)
 
 
@@ -452,9 +457,19 @@ def _float_binary_operands(x1, x2):
     return a, b
 
 
+def _reject_complex(name, x):
+    """NumPy's TypeError for a ufunc with no complex loop; returns ``x``."""
+    if dtypes.is_complex(get_aval(x).dtype):
+        raise TypeError(f"ufunc '{name}' not supported for the input types, and the inputs "
+                        f"could not be safely coerced to any supported types according to "
+                        f"the casting rule ''safe'' (it has no complex loop)")
+    return x
+
+
 def _float_binary(name, body):
     def fn(x1, x2, /):
         a, b = _float_binary_operands(x1, x2)
+        _reject_complex(name, a)
         return body(a, b)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"Elementwise {name} with broadcasting, as numpy.{name}."
@@ -528,10 +543,12 @@ log10 = _unary("log10", _log_base(10.0))
 exp2 = _unary("exp2", lax.exp2)
 
 
-deg2rad = radians = _unary("deg2rad", lambda x: lax.mul(x, _full(x, np.pi / 180)))
+deg2rad = radians = _unary("deg2rad", lambda x: lax.mul(_reject_complex("deg2rad", x),
+                                                         _full(x, np.pi / 180)))
 
 
-rad2deg = degrees = _unary("rad2deg", lambda x: lax.mul(x, _full(x, 180 / np.pi)))
+rad2deg = degrees = _unary("rad2deg", lambda x: lax.mul(_reject_complex("rad2deg", x),
+                                                         _full(x, 180 / np.pi)))
 
 
 def sinc(x, /):
@@ -1024,7 +1041,7 @@ def round(a, decimals=0, out=None):
         raise NotImplementedError("round: out= is not supported")
     x = to_array(a)
     aval = get_aval(x)
-    decimals = int(decimals)
+    decimals = _checks.index(decimals, "decimals")
     if aval.dtype == np.bool_ or dtypes.is_integer(aval.dtype):
         if decimals >= 0:
             return x

@@ -31,7 +31,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .. import dtypes, lax
+from .. import _checks, dtypes, lax
 from ..config import config
 from ..core import Tracer, get_aval, get_concrete, state
 from ..core.avals import ShapedArray
@@ -938,14 +938,23 @@ def put_along_axis(arr, indices, values, axis, inplace=True, mode=None):
     return _rebind_arg(arr, result, "put_along_axis") if inplace else result
 
 
+def _check_updatable(name, a, inplace):
+    if inplace and not isinstance(a, (Array, Tracer, np.ndarray)):
+        raise TypeError(f"{name}() argument 1 must be an array (it is updated in place), "
+                        f"not {type(a).__name__}")
+
+
 def put(a, ind, v, mode="raise", inplace=True):
     """Write ``v`` (repeated as needed) at the flat positions ``ind`` of ``a``. NumPy
     mutates ``a``: a minijax ``a`` is rebound to the result, which is also returned."""
+    _check_updatable("put", a, inplace)
     x = to_array(a)
     aval = get_aval(x)
     flat = lax.reshape(x, (aval.size,))
     ind = to_array(ind)
-    ind = lax.reshape(ind, (get_aval(ind).size,))
+    host = _concrete(ind)   # flattened on the host, a concrete index stays checkable
+    ind = (to_array(host.reshape(-1)) if host is not None
+           else lax.reshape(ind, (get_aval(ind).size,)))
     idx, strict = _mode_indices(ind, aval.size, mode)
     m = get_aval(idx).shape[0]
     vals = to_array(v, dtype=aval.dtype)
@@ -1008,6 +1017,7 @@ def extract(condition, arr):
 def place(arr, mask, vals, inplace=True):
     """Write ``vals`` (repeated as needed) where ``mask`` (concrete) is true; a minijax
     ``arr`` is rebound to the result, which is also returned (NumPy mutates ``arr``)."""
+    _check_updatable("place", arr, inplace)
     m = _concrete_bool(mask, "place").astype(bool)
     x = to_array(arr)
     aval = get_aval(x)
@@ -1035,8 +1045,18 @@ def choose(a, choices, out=None, mode="raise"):
     'wrap' or 'clip' treats out-of-range ``a`` (traced 'raise' clamps)."""
     if out is not None:
         raise NotImplementedError("choose(out=...) is not supported")
-    choices = list(choices) if not isinstance(choices, (Array, Tracer, np.ndarray)) else \
-        [choices[i] for i in range(get_aval(to_array(choices)).shape[0])]
+    if isinstance(choices, (Array, Tracer, np.ndarray)):
+        if get_aval(to_array(choices)).ndim == 0:
+            raise TypeError("choose: choices must be a sequence of arrays or an array of at "
+                            "least one dimension (iteration over a 0-d array)")
+        choices = [choices[i] for i in range(get_aval(to_array(choices)).shape[0])]
+    elif isinstance(choices, (list, tuple)):
+        choices = list(choices)
+    else:
+        raise TypeError(f"choose: choices must be a sequence of arrays, got "
+                        f"{type(choices).__name__}")
+    if not choices:
+        raise ValueError("choose: choices must hold at least one array")
     n = len(choices)
     choices = promote(*choices)
     a = to_array(a)
@@ -1134,7 +1154,7 @@ def ix_(*args):
 def unravel_index(indices, shape, order="C"):
     """The coordinates in an array of ``shape`` of flat ``indices`` (concrete indices are
     checked like NumPy; traced ones are clamped into range, like JAX)."""
-    shape = tuple(operator.index(d) for d in ((shape,) if np.ndim(shape) == 0 else shape))
+    shape = _checks.shape(shape, "shape")
     if order not in ("C", "F"):
         raise ValueError("only 'C' or 'F' order is permitted")
     value = _concrete(to_array(indices)) if not isinstance(indices, np.ndarray) else indices
@@ -1161,7 +1181,7 @@ def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
     """Flat indices into an array of shape ``dims`` of the coordinate arrays
     ``multi_index``; ``mode`` 'raise' (concrete only checks; traced indices are
     clamped), 'wrap' or 'clip'."""
-    dims = tuple(operator.index(d) for d in dims)
+    dims = _checks.shape(dims, "dims")
     if len(multi_index) != len(dims):
         raise ValueError(f"parameter multi_index must be a sequence of length {len(dims)}")
     values = [_concrete(to_array(m)) if not isinstance(m, np.ndarray) else m

@@ -3,10 +3,11 @@ Algebra Functions"): dot, matmul, vdot, inner, outer, tensordot, einsum, kron, c
 ``vecdot`` and the ``linalg`` extension live in ``minijax.numpy.linalg``."""
 
 import operator
+import builtins
 
 import numpy as np
 
-from .. import dtypes, lax
+from .. import _checks, dtypes, lax
 from ..core import get_aval
 from ..errors import ShapeMismatchError
 from ._out import supports_out
@@ -137,14 +138,21 @@ def outer(a, b, out=None):
 def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
     a, b = _operands(a, b)
     na, nb = get_aval(a).ndim, get_aval(b).ndim
-    if isinstance(axes, int):
-        ca, cb = tuple(range(na - axes, na)), tuple(range(axes))
+    if isinstance(axes, (tuple, list)):
+        if len(axes) != 2:
+            raise ValueError(f"tensordot: axes must be an integer or a pair of axis "
+                             f"sequences, got {axes!r}")
+        ca = _checks.axes(axes[0], na, "axes")
+        cb = _checks.axes(axes[1], nb, "axes")
+        if len(ca) != len(cb):
+            raise ValueError(f"shape-mismatch for sum: axes {axes!r} name {len(ca)} and "
+                             f"{len(cb)} axes")
     else:
-        ca, cb = axes
-        ca = (ca,) if isinstance(ca, int) else tuple(ca)
-        cb = (cb,) if isinstance(cb, int) else tuple(cb)
-        ca = tuple(x % na for x in ca)
-        cb = tuple(x % nb for x in cb)
+        n = builtins.max(_checks.index(axes, "axes"), 0)   # NumPy: n <= 0 sums nothing
+        if n > na or n > nb:
+            raise ValueError(f"tensordot: axes={n} is more than the rank of an operand "
+                             f"({na}, {nb})")
+        ca, cb = tuple(range(na - n, na)), tuple(range(n))
     return lax.dot_general(a, b, ((ca, cb), ((), ())), precision, preferred_element_type)
 
 

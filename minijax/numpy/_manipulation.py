@@ -3,12 +3,14 @@ reshape, transpose, expand_dims, squeeze, broadcasting, concatenation, stacking,
 splitting, tiling, flipping, rolling, padding, diagonals and trace."""
 
 import builtins as _builtins
+import math
 import operator
+import warnings
 
 import numpy as np
 
+from .. import _checks, lax
 from .. import dtypes as _dtypes
-from .. import lax
 from ..core import get_aval, get_concrete
 from ..util import canonicalize_axis
 from ._out import supports_out
@@ -42,21 +44,32 @@ def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
     """``a`` with a new shape (one entry may be -1)."""
     if order != "C":
         raise NotImplementedError("reshape supports only order='C'")
-    if shape is None:
+    if newshape is not None:
+        if shape is not None:
+            raise TypeError("You cannot specify 'newshape' and 'shape' arguments at the same "
+                            "time.")
+        warnings.warn("reshape: the newshape= keyword is deprecated (NumPy 2.1); use shape=",
+                      DeprecationWarning, stacklevel=2)
         shape = newshape
+    if shape is None:
+        raise TypeError("reshape() missing required argument 'shape' (pos 2)")
     a = to_array(a)
     aval = get_aval(a)
+    if isinstance(shape, bool):
+        raise TypeError(f"expected a sequence of integers or a single integer, got '{shape}'")
     if isinstance(shape, (int, np.integer)) or getattr(shape, "ndim", None) == 0:
         shape = (shape,)   # one size (a 0-d array too: concrete, or a clear error)
-    shape = tuple(operator.index(d) for d in shape)
+    shape = _checks.int_sequence(shape, "shape")
+    if any(d < -1 for d in shape):
+        raise ValueError(f"reshape: shape {shape} has a negative dimension other than -1")
     if shape.count(-1) > 1:
         raise ValueError("can only specify one unknown dimension (-1) in reshape")
     if -1 in shape:
-        known = int(np.prod([d for d in shape if d != -1], dtype=np.int64))
+        known = math.prod(d for d in shape if d != -1)
         if known == 0 or aval.size % known:
             raise ValueError(f"cannot reshape array of size {aval.size} into shape {shape}")
         shape = tuple(aval.size // known if d == -1 else d for d in shape)
-    if int(np.prod(shape, dtype=np.int64)) != aval.size:
+    if math.prod(shape) != aval.size:
         raise ValueError(f"cannot reshape array of size {aval.size} into shape {shape}")
     return lax.reshape(a, shape)
 
@@ -71,7 +84,11 @@ def transpose(a, axes=None):
     nd = get_aval(a).ndim
     if axes is None:
         axes = tuple(range(nd))[::-1]
-    axes = tuple(canonicalize_axis(x, nd) for x in axes)
+    if not isinstance(axes, (tuple, list, np.ndarray)) and hasattr(axes, "__index__"):
+        if nd != 1:
+            raise ValueError(f"axes don't match array: one axis given for an array of "
+                             f"dimension {nd}")
+    axes = _checks.axes(axes, nd, "axes", allow_duplicates=True)
     if sorted(axes) != list(range(nd)):
         raise ValueError(f"axes {axes} don't match array of dimension {nd}")
     return lax.transpose(a, axes)
@@ -84,8 +101,8 @@ def permute_dims(a, axes):
 def moveaxis(a, source, destination):
     a = to_array(a)
     nd = get_aval(a).ndim
-    src = [canonicalize_axis(s, nd) for s in np.atleast_1d(source)]
-    dst = [canonicalize_axis(d, nd) for d in np.atleast_1d(destination)]
+    src = _checks.axes(source, nd, "source")
+    dst = _checks.axes(destination, nd, "destination")
     if len(src) != len(dst):
         raise ValueError("moveaxis: source and destination must have the same number of axes")
     order = [i for i in range(nd) if i not in src]
@@ -105,9 +122,9 @@ def swapaxes(a, axis1, axis2):
 
 def expand_dims(a, axis):
     a = to_array(a)
-    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
-    out_ndim = get_aval(a).ndim + len(axes)
-    axes = [canonicalize_axis(x, out_ndim) for x in axes]
+    count = len(axis) if isinstance(axis, (tuple, list)) else 1
+    out_ndim = get_aval(a).ndim + count
+    axes = _checks.axes(axis, out_ndim, allow_duplicates=True)
     if len(set(axes)) != len(axes):
         raise ValueError("repeated axis in expand_dims")
     return lax.expand_dims(a, axes)
@@ -119,8 +136,7 @@ def squeeze(a, axis=None):
     if axis is None:
         axes = tuple(i for i, d in enumerate(s) if d == 1)
     else:
-        axes = tuple(canonicalize_axis(x, len(s))
-                     for x in (axis if isinstance(axis, (tuple, list)) else (axis,)))
+        axes = _checks.axes(axis, len(s))
         for x in axes:
             if s[x] != 1:
                 raise ValueError("cannot select an axis to squeeze out which has size not "
@@ -195,10 +211,18 @@ def concat(arrays, /, *, axis=0, out=None, dtype=None, casting="same_kind"):
     return concatenate(arrays, axis, out, dtype=dtype, casting=casting)
 
 
+def _stack_sequence(arrays):
+    if not isinstance(arrays, (list, tuple)) and not (
+            hasattr(arrays, "__getitem__") and hasattr(arrays, "__len__")):
+        raise TypeError('arrays to stack must be passed as a "sequence" type such as list or '
+                        'tuple.')
+    return arrays
+
+
 @supports_out(casting="same_kind")
 def stack(arrays, axis=0, out=None, *, dtype=None):
     """Join arrays of one shape along a new ``axis``."""
-    arrays = [to_array(a) for a in arrays]
+    arrays = [to_array(a) for a in _stack_sequence(arrays)]
     if not arrays:
         raise ValueError("need at least one array to stack")
     shapes = {get_aval(a).shape for a in arrays}
@@ -210,7 +234,7 @@ def stack(arrays, axis=0, out=None, *, dtype=None):
 
 def vstack(tup, *, dtype=None):
     """Stack arrays vertically (along the first axis, 1-d arrays as rows)."""
-    return concatenate([atleast_2d(a) for a in tup], 0, dtype=dtype)
+    return concatenate([atleast_2d(a) for a in _stack_sequence(tup)], 0, dtype=dtype)
 
 
 row_stack = vstack
@@ -218,7 +242,7 @@ row_stack = vstack
 
 def hstack(tup, *, dtype=None):
     """Stack arrays horizontally (along the second axis; the first for 1-d arrays)."""
-    arrs = [atleast_1d(a) for a in tup]
+    arrs = [atleast_1d(a) for a in _stack_sequence(tup)]
     return concatenate(arrs, 0 if arrs and get_aval(arrs[0]).ndim == 1 else 1, dtype=dtype)
 
 
@@ -237,13 +261,13 @@ def atleast_3d(a):
 
 def dstack(tup):
     """Stack arrays along the third axis."""
-    return concatenate([atleast_3d(a) for a in tup], 2)
+    return concatenate([atleast_3d(a) for a in _stack_sequence(tup)], 2)
 
 
 def column_stack(tup):
     """Stack 1-d arrays as columns of a 2-d array (2-d arrays as they are)."""
     cols = []
-    for a in tup:
+    for a in _stack_sequence(tup):
         a = to_array(a)
         cols.append(reshape(a, (-1, 1)) if get_aval(a).ndim < 2 else a)
     return concatenate(cols, 1)
@@ -255,14 +279,14 @@ def array_split(ary, indices_or_sections, axis=0):
     axis = canonicalize_axis(axis, get_aval(a).ndim)
     n = get_aval(a).shape[axis]
     if isinstance(indices_or_sections, (int, np.integer)):
-        sections = int(indices_or_sections)
+        sections = _checks.index(indices_or_sections)
         if sections <= 0:
             raise ValueError("number sections must be larger than 0.")
         each, extra = divmod(n, sections)
         sizes = [each + 1] * extra + [each] * (sections - extra)
         bounds = np.concatenate([[0], np.cumsum(sizes)]).tolist()
     else:
-        bounds = [0] + [int(i) for i in indices_or_sections] + [n]
+        bounds = [0] + list(_checks.int_sequence(indices_or_sections, "indices_or_sections")) + [n]
     out = []
     for lo, hi in zip(bounds[:-1], bounds[1:]):
         lo = _builtins.min(_builtins.max(lo + n if lo < 0 else lo, 0), n)
@@ -275,7 +299,10 @@ def split(ary, indices_or_sections, axis=0):
     """Split into equal sub-arrays (or at the given indices)."""
     if isinstance(indices_or_sections, (int, np.integer)):
         n = get_aval(to_array(ary)).shape[canonicalize_axis(axis, ndim(ary))]
-        if n % int(indices_or_sections):
+        sections = _checks.index(indices_or_sections)
+        if sections <= 0:
+            raise ValueError("number sections must be larger than 0.")
+        if n % sections:
             raise ValueError("array split does not result in an equal division")
     return array_split(ary, indices_or_sections, axis)
 
@@ -298,7 +325,8 @@ def dsplit(ary, indices_or_sections):
 def tile(A, reps):
     """``A`` repeated ``reps`` times along each axis."""
     a = to_array(A)
-    reps = (int(reps),) if isinstance(reps, (int, np.integer)) else tuple(int(r) for r in reps)
+    reps = ((_checks.index(reps, "reps"),) if isinstance(reps, (int, np.integer))
+            else _checks.int_sequence(reps, "reps"))
     s = get_aval(a).shape
     nd = _builtins.max(len(s), len(reps))
     s = (1,) * (nd - len(s)) + s
@@ -330,13 +358,13 @@ def repeat(a, repeats, axis=None, *, total_repeat_length=None):
             if (r < 0).any():
                 raise ValueError("repeat: negative repeat counts")
             return take(a, np.repeat(np.arange(s[axis]), r), axis=axis)
-        repeats = int(r.reshape(()) if r.ndim == 0 else r[0])
+        repeats = _checks.index(r.reshape(()) if r.ndim == 0 else r[0])
     if repeats < 0:
         raise ValueError("repeat: negative repeat counts")
-    big = s[:axis + 1] + (int(repeats),) + s[axis + 1:]
+    big = s[:axis + 1] + (_checks.index(repeats),) + s[axis + 1:]
     dims = tuple(i if i <= axis else i + 1 for i in range(len(s)))
     b = lax.broadcast_in_dim(a, big, dims)
-    return lax.reshape(b, s[:axis] + (s[axis] * int(repeats),) + s[axis + 1:])
+    return lax.reshape(b, s[:axis] + (s[axis] * _checks.index(repeats),) + s[axis + 1:])
 
 
 def flip(m, axis=None):
@@ -372,7 +400,7 @@ def rot90(m, k=1, axes=(0, 1)):
     a0, a1 = (canonicalize_axis(x, nd) for x in axes)
     if a0 == a1:
         raise ValueError("rot90: axes must be different")
-    k = int(k) % 4
+    k = _checks.index(k) % 4
     if k == 0:
         return m
     if k == 2:
@@ -411,14 +439,14 @@ def roll(a, shift, axis=None):
 def _pad_widths(pad_width, nd):
     pw = np.asarray(pad_width, dtype=np.int64)
     if pw.ndim == 0:
-        pw = np.full((nd, 2), int(pw))
+        pw = np.full((nd, 2), _checks.index(pw))
     elif pw.shape == (1,) or pw.shape == (2,) or pw.shape == (1, 2):
         pw = np.broadcast_to(pw.reshape(-1), (nd, 2)) if pw.size == 2 else np.full(
-            (nd, 2), int(pw.reshape(-1)[0]))
+            (nd, 2), _checks.index(pw.reshape(-1)[0]))
     pw = np.broadcast_to(pw, (nd, 2))
     if (pw < 0).any():
         raise ValueError("index can't contain negative values")
-    return [(int(lo), int(hi)) for lo, hi in pw]
+    return [(_checks.index(lo), _checks.index(hi)) for lo, hi in pw]
 
 
 def pad(array, pad_width, mode="constant", **kwargs):
@@ -500,7 +528,7 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
     x = lax.transpose(a, tuple(rest) + (a1, a2))
     s = get_aval(x).shape
     n, m = s[-2:]
-    offset = int(offset)
+    offset = _checks.index(offset)
     r0, c0 = (0, offset) if offset >= 0 else (-offset, 0)
     length = _builtins.max(0, _builtins.min(n - r0, m - c0))
     rows = lax.broadcasted_iota(np.int64, (n, m), 0)
@@ -526,7 +554,7 @@ def diag(v, k=0):
     """The diagonal ``k`` of a 2-d array, or a 2-d array with 1-d ``v`` on diagonal ``k``."""
     v = to_array(v)
     aval = get_aval(v)
-    k = int(k)
+    k = _checks.index(k)
     if aval.ndim == 2:
         return diagonal(v, k)
     if aval.ndim != 1:
@@ -558,7 +586,12 @@ def broadcast_arrays(*args):
 
 
 def copy(a, order="K"):
-    """A copy of ``a``: a new array object (in-place updates of one leave the other)."""
+    """A copy of ``a``: a new array object (in-place updates of one leave the other).
+    minijax arrays are C-ordered whatever ``order`` asks for (the values are the same)."""
+    if not isinstance(order, str):
+        raise TypeError(f"order must be str, not {type(order).__name__}")
+    if order.upper() not in ("K", "A", "C", "F"):
+        raise ValueError(f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
     out = to_array(a, copy=True)
     return new_object(out) if out is a else out
 
@@ -575,7 +608,7 @@ def unstack(x, /, *, axis=0):
 
 def broadcast_shapes(*shapes):
     """The shape the given shapes broadcast to."""
-    return tuple(_broadcast_shapes(*[(s,) if isinstance(s, int) else tuple(s) for s in shapes],
+    return tuple(_broadcast_shapes(*[_checks.shape(s, "shapes") for s in shapes],
                                    name="shapes"))
 
 

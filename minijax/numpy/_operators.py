@@ -188,6 +188,8 @@ _METHODS = {
     "conj": lambda self: ew.conjugate(self),
     "conjugate": lambda self: ew.conjugate(self),
     "resize": _resize_method,
+    "take": lambda self, indices, axis=None, out=None, mode=None:
+        _indexing.take(self, indices, axis, out, mode),
 }
 
 _PROPERTIES = {
@@ -258,6 +260,20 @@ _TRACER_METHODS = {
 }
 
 _TRACER_PROPERTIES = {"device": _tracer_device}
+def _compare_none(op, result):
+    """``op`` where ``x == None`` (``!=``) is an array of False (True), as in NumPy,
+    not Python's identity answer."""
+    def compare(self, other):
+        if other is None:
+            return lax.full(get_aval(self).shape, result, np.bool_)
+        return op(self, other)
+    compare.__name__ = op.__name__
+    return compare
+
+
+for _table in (_METHODS, _ARRAY_METHODS):
+    _table["__eq__"] = _compare_none(_table["__eq__"], False)
+    _table["__ne__"] = _compare_none(_table["__ne__"], True)
 
 
 def add_methods(cls, methods, properties):

@@ -4,7 +4,7 @@ flatnonzero."""
 
 import numpy as np
 
-from .. import dtypes, lax
+from .. import _checks, dtypes, lax
 from ..core import get_aval, get_concrete
 from ..errors import ConcretizationTypeError
 from ..util import canonicalize_axis
@@ -14,6 +14,7 @@ from ._core import (
     concrete_value,
     promote,
     promote_and_broadcast,
+    reduction_axes,
     reject_out,
     take_1d,
     to_array,
@@ -62,6 +63,7 @@ def _arg_extremum(name, lax_fn):
         return lax_fn(x, axis, dtypes.default_int())
 
     def fn(a, axis=None, out=None, *, keepdims=False):
+        keepdims = _checks.flag(keepdims, "keepdims")
         reject_out(out)
         a = to_array(a)
         aval = get_aval(a)
@@ -131,6 +133,7 @@ def argwhere(a):
 
 def _nan_arg(name, fn, fill):
     def nanfn(a, axis=None, out=None, *, keepdims=False):
+        keepdims = _checks.flag(keepdims, "keepdims")
         a = to_array(a)
         if not dtypes.is_inexact(get_aval(a).dtype):
             return fn(a, axis, out, keepdims=keepdims)
@@ -138,7 +141,18 @@ def _nan_arg(name, fn, fill):
         v = get_concrete(mask)
         if v is not None and np.asarray(v).all(axis=axis).any():
             raise ValueError("All-NaN slice encountered")
-        return fn(where(mask, fill, a), axis, out, keepdims=keepdims)
+        idx = fn(where(mask, fill, a), axis, out, keepdims=keepdims)
+        if v is not None:
+            return idx
+        # Traced values cannot raise: an all-NaN slice gives -1 (as JAX), never a
+        # valid-looking index.
+        shape = get_aval(a).shape
+        axes = reduction_axes(len(shape), axis)
+        all_nan = lax.reduce_and(mask, axes)
+        if keepdims:
+            all_nan = with_kept_dims(all_nan, shape, axes)
+        idx_aval = get_aval(idx)
+        return lax.select_n(all_nan, idx, lax.full(idx_aval.shape, -1, idx_aval.dtype))
     nanfn.__name__ = nanfn.__qualname__ = name
     nanfn.__doc__ = f"{name[3:]} ignoring NaNs."
     return supports_out(nanfn)

@@ -72,12 +72,44 @@ def convolve(a, v, mode="full"):
     return _correlate_full(a, flip(v), lo, hi)
 
 
+def _periodic(x, xp, fp, period):
+    """``interp``'s ``period``: x and xp reduced modulo the period, xp sorted, and one
+    point wrapped onto each end (left and right are then unused, as in NumPy)."""
+    p = get_concrete(to_array(period))
+    if p is not None and float(np.asarray(p)) == 0:
+        raise ValueError("period must be a non-zero value")
+    p = lax.abs(lax.convert_element_type(to_array(period), np.float64))
+    x = lax.convert_element_type(x, np.float64)
+    xp = lax.convert_element_type(xp, np.float64)
+    x = lax.rem(lax.add(lax.rem(x, lax.broadcast_to_shape(p, get_aval(x).shape)),
+                        lax.broadcast_to_shape(p, get_aval(x).shape)),
+                lax.broadcast_to_shape(p, get_aval(x).shape))
+    n = get_aval(xp).shape[0]
+    pn = lax.broadcast_to_shape(p, (n,))
+    xp = lax.rem(lax.add(lax.rem(xp, pn), pn), pn)
+    order = lax.sort_key_val(xp, lax.iota(np.int64, n), 0)[1]
+    xp, fp = take_1d(xp, order), take_1d(fp, order)
+    p1 = lax.broadcast_to_shape(p, (1,))
+    xp = lax.concatenate([lax.sub(lax.slice(xp, (n - 1,), (n,)), p1), xp,
+                          lax.add(lax.slice(xp, (0,), (1,)), p1)], 0)
+    fp = lax.concatenate([lax.slice(fp, (n - 1,), (n,)), fp, lax.slice(fp, (0,), (1,))], 0)
+    return x, xp, fp
+
+
 def interp(x, xp, fp, left=None, right=None, period=None):
     """Piecewise-linear interpolation of (``xp``, ``fp``) at ``x`` (``xp`` increasing)."""
-    if period is not None:
-        raise NotImplementedError("interp: period is not supported")
     x = to_array(x)
     xp, fp = to_array(xp), to_array(fp)
+    if get_aval(xp).ndim != 1 or get_aval(fp).ndim != 1:
+        raise ValueError(f"interp: xp and fp must be 1-d sequences, got shapes "
+                         f"{get_aval(xp).shape} and {get_aval(fp).shape}")
+    if get_aval(xp).shape[0] != get_aval(fp).shape[0]:
+        raise ValueError("fp and xp are not of the same length.")
+    if dtypes.is_complex(get_aval(x).dtype) or dtypes.is_complex(get_aval(xp).dtype):
+        raise TypeError("interp: x and xp must be real (fp may be complex)")
+    if period is not None:
+        x, xp, fp = _periodic(x, xp, fp, period)
+        left = right = None
     dt = np.result_type(get_aval(fp).dtype, np.float64) if not dtypes.is_complex(
         get_aval(fp).dtype) else get_aval(fp).dtype
     x = lax.convert_element_type(x, np.float64)

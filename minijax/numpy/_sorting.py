@@ -3,7 +3,7 @@ partition, argpartition; and NumPy's lexsort and sort_complex."""
 
 import numpy as np
 
-from .. import dtypes, lax
+from .. import _checks, dtypes, lax
 from ..core import get_aval
 from ..util import canonicalize_axis
 from ._core import to_array
@@ -56,17 +56,40 @@ def argsort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False)
     return perm
 
 
+def _check_partition(name, a, kth, axis, kind, order):
+    """NumPy's checks of partition's arguments: integer ``kth`` (or a sequence) within
+    the axis, kind 'introselect', no ``order``."""
+    if kind != "introselect":
+        raise ValueError(f"{name}: kind must be 'introselect', got {kind!r}")
+    if order is not None:
+        raise NotImplementedError(f"{name}: order= (structured arrays) is not supported")
+    x, axis = _flat_or_axis(a, axis)
+    n = get_aval(x).shape[axis]
+    if isinstance(kth, bool) or kth is None or (
+            not isinstance(kth, (tuple, list)) and not hasattr(kth, "__index__") and not (
+                hasattr(kth, "dtype") and get_aval(kth).dtype.kind in "iu")):
+        raise TypeError("Partition index must be integer")
+    values = kth if isinstance(kth, (tuple, list)) else np.ravel(np.asarray(kth))
+    for k in values:
+        if isinstance(k, bool) or not hasattr(k, "__index__"):
+            raise TypeError("Partition index must be integer")
+        k = _checks.index(k)
+        if not -n <= k < n:
+            raise ValueError(f"kth(={k}) out of bounds ({n})")
+    return x, axis
+
+
 def partition(a, kth, axis=-1, kind="introselect", order=None):
     """``a`` partitioned around ``kth`` (minijax returns the fully sorted array, which is
     one valid partition)."""
-    return sort(a, axis)
+    x, axis = _check_partition("partition", a, kth, axis, kind, order)
+    return sort(x, axis)
 
 
 def argpartition(a, kth, axis=-1, kind="introselect", order=None):
     """Indices that partition ``a`` around ``kth`` (those of a full stable sort)."""
-    return argsort(a, axis)
-
-
+    x, axis = _check_partition("argpartition", a, kth, axis, kind, order)
+    return argsort(x, axis)
 
 
 def lexsort(keys, axis=-1):

@@ -3,11 +3,13 @@ prod, max, min, mean, var, std, cumulative sums and products, ptp, and NumPy's
 average, median, quantile/percentile, cov, corrcoef and the NaN-ignoring reductions."""
 
 import builtins
+import operator
+import warnings
 
 import numpy as np
 
-from .. import dtypes, lax
-from ..core import get_aval
+from .. import _checks, dtypes, lax
+from ..core import get_aval, get_concrete
 from ..custom_derivatives import custom_jvp
 from ..util import canonicalize_axis
 from ._out import supports_out
@@ -54,6 +56,11 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
     n = get_aval(x).shape[1]
     if ddof is None:
         ddof = 0 if bias else 1
+    if isinstance(ddof, (float, np.floating)):   # NumPy takes an integral float
+        if not np.isfinite(ddof) or ddof != int(ddof):
+            raise ValueError(f"cov: ddof must be integer, got {ddof!r}")
+        ddof = int(ddof)
+    ddof = _checks.index(ddof, "ddof")
     xc = subtract(x, mean(x, axis=1, keepdims=True))
     c = divide(matmul(xc, lax.transpose(conjugate(xc), (1, 0))), builtins.max(n - ddof, 0))
     return lax.squeeze(c, (0, 1)) if get_aval(c).shape == (1, 1) else c
@@ -110,6 +117,7 @@ def _accumulate(a, axis, dtype, keepdims, initial, where, identity, reduce, bool
 @supports_out
 def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
     """Sum of elements over ``axis`` (NumPy's accumulator dtypes)."""
+    keepdims = _checks.flag(keepdims, "keepdims")
     reject_out(out)
     return _accumulate(a, axis, dtype, keepdims, initial, where, 0, lax.reduce_sum,
                        lax.reduce_max, lax.add)
@@ -118,6 +126,7 @@ def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=
 @supports_out
 def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
     """Product of elements over ``axis`` (NumPy's accumulator dtypes)."""
+    keepdims = _checks.flag(keepdims, "keepdims")
     reject_out(out)
     return _accumulate(a, axis, dtype, keepdims, initial, where, 1, lax.reduce_prod,
                        lax.reduce_min, lax.mul)
@@ -125,6 +134,7 @@ def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where
 
 def _extremum(name, lax_fn):
     def fn(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+        keepdims = _checks.flag(keepdims, "keepdims")
         reject_out(out)
         a = to_array(a)
         aval = get_aval(a)
@@ -159,6 +169,7 @@ amax, amin = max, min
 @supports_out
 def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     """Arithmetic mean over ``axis`` (integers average in the default float)."""
+    keepdims = _checks.flag(keepdims, "keepdims")
     reject_out(out)
     if where is not None and where is not True:
         a = to_array(a)
@@ -260,6 +271,8 @@ cumulative_prod = _array_api_cumulative("cumulative_prod", cumprod, 1)
 @supports_out
 def ptp(a, axis=None, out=None, keepdims=False):
     """Range (maximum minus minimum) along ``axis``."""
+    keepdims = _checks.flag(keepdims, "keepdims")
+    reject_out(out)
     return subtract(max(a, axis, keepdims=keepdims), min(a, axis, keepdims=keepdims))
 
 
@@ -276,14 +289,33 @@ def _variance_ddof(name, out, ddof, correction, where, mean):
     if correction is not None:
         if ddof != 0:
             raise ValueError(f"{name}: give ddof or correction, not both")
-        return correction
-    return ddof
+        return _check_ddof(name, correction, "correction")
+    return _check_ddof(name, ddof, "ddof")
+
+
+def _check_ddof(fname, ddof, name):
+    """``ddof`` as a Python int or float, with NumPy's errors: TypeError for something
+    that is not a real number, OverflowError for an int beyond int64."""
+    if hasattr(ddof, "__index__") and not isinstance(ddof, bool):
+        value = operator.index(ddof)
+        if not _checks.MAX_EXTENT >= value >= -_checks.MAX_EXTENT - 1:
+            raise OverflowError(f"{fname}: {name}={value}: Python int too large to convert "
+                                f"to C long")
+        return value
+    if isinstance(ddof, (float, np.floating)) or (
+            isinstance(ddof, np.ndarray) and ddof.shape == () and ddof.dtype.kind == "f"):
+        return float(ddof)
+    if isinstance(ddof, bool):
+        return int(ddof)
+    raise TypeError(f"{fname}: {name} must be a real number, got {type(ddof).__name__} "
+                    f"{ddof!r}")
 
 
 @supports_out
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
         mean=None, correction=None):
     """Variance over ``axis`` with ``ddof`` (or the Array API's ``correction``)."""
+    keepdims = _checks.flag(keepdims, "keepdims")
     ddof = _variance_ddof("var", out, ddof, correction, where, mean)
     a = to_array(a)
     aval = get_aval(a)
@@ -320,6 +352,7 @@ def _mean_keep(x, axes):
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
         mean=None, correction=None):
     """Standard deviation over ``axis`` with ``ddof`` (or ``correction``)."""
+    keepdims = _checks.flag(keepdims, "keepdims")
     return _sqrt_of_variance(var(a, axis, dtype, out, ddof, keepdims, where=where, mean=mean,
                                  correction=correction))
 
@@ -347,6 +380,7 @@ def _sqrt_of_variance_jvp(primals, tangents):
 
 def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
     """Weighted mean over ``axis`` (``returned`` also gives the sum of the weights)."""
+    keepdims = _checks.flag(keepdims, "keepdims")
     a = to_array(a)
     aval = get_aval(a)
     if weights is None:
@@ -394,6 +428,8 @@ def _take_last(x, idx):
 def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
              keepdims=False, *, weights=None):
     """The ``q``-th quantiles along ``axis`` (method 'linear'; q in [0, 1])."""
+    keepdims = _checks.flag(keepdims, "keepdims")
+    _check_q(q, 1, "Quantiles")
     reject_out(out)
     if method not in ("linear", "lower", "higher", "nearest", "midpoint"):
         raise NotImplementedError(f"quantile: method {method!r} is not supported")
@@ -469,6 +505,17 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
     return res
 
 
+def _check_q(q, top, what):
+    """NumPy's ValueError for concrete ``q`` outside [0, top] (traced q is not checked)."""
+    value = q if isinstance(q, (int, float, list, tuple, np.ndarray, np.generic)) else (
+        get_concrete(to_array(q)))
+    if value is None:
+        return
+    v = np.asarray(value)
+    if v.dtype.kind in "biuf" and v.size and not (np.all(v >= 0) and np.all(v <= top)):
+        raise ValueError(f"{what} must be in the range [0, {top}]")
+
+
 def _percent_to_fraction(q):
     """``q / 100`` in an inexact dtype (integer ``q`` becomes the default float)."""
     qa = to_array(q)
@@ -483,13 +530,25 @@ def _percent_to_fraction(q):
 def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                keepdims=False, *, weights=None):
     """The ``q``-th percentiles along ``axis`` (q in [0, 100])."""
+    keepdims = _checks.flag(keepdims, "keepdims")
+    _check_q(q, 100, "Percentiles")
     return quantile(a, _percent_to_fraction(q), axis, out, overwrite_input, method, keepdims, weights=weights)
 
 
 @supports_out
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
-    """Median along ``axis`` (NaN if the axis holds a NaN)."""
-    if dtypes.is_complex(get_aval(to_array(a)).dtype):
+    """Median along ``axis`` (NaN if the axis holds a NaN; NaN with NumPy's
+    RuntimeWarning for an empty axis)."""
+    keepdims = _checks.flag(keepdims, "keepdims")
+    aval = get_aval(to_array(a))
+    axes = reduction_axes(aval.ndim, axis)
+    if any(aval.shape[i] == 0 for i in axes):
+        reject_out(out)
+        warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=2)
+        shape = (tuple(1 if i in axes else d for i, d in enumerate(aval.shape)) if keepdims
+                 else tuple(d for i, d in enumerate(aval.shape) if i not in axes))
+        return lax.full(shape, np.nan, _mean_dtype(aval.dtype))
+    if dtypes.is_complex(aval.dtype):
         reject_out(out)
         return _complex_median(to_array(a), axis, keepdims, skip_nan=False)
     return quantile(a, 0.5, axis, out, overwrite_input, "midpoint", keepdims)
@@ -537,17 +596,20 @@ def _replace_nan(a, value):
 @supports_out
 def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
     """Sum treating NaNs as zero."""
+    keepdims = _checks.flag(keepdims, "keepdims")
     return sum(_replace_nan(a, 0)[0], axis, dtype, out, keepdims, initial, where)
 
 
 @supports_out
 def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
     """Product treating NaNs as one."""
+    keepdims = _checks.flag(keepdims, "keepdims")
     return prod(_replace_nan(a, 1)[0], axis, dtype, out, keepdims, initial, where)
 
 
 def _nan_extremum(name, fn, fill):
     def nanfn(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+        keepdims = _checks.flag(keepdims, "keepdims")
         filled, mask = _replace_nan(a, fill)
         res = fn(filled, axis, out, keepdims, initial, where)
         if mask is None:
@@ -570,6 +632,7 @@ nanmin = _nan_extremum("nanmin", min, np.inf)
 @supports_out
 def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     """Mean ignoring NaNs (NaN where all are NaN)."""
+    keepdims = _checks.flag(keepdims, "keepdims")
     a = to_array(a)
     aval = get_aval(a)
     if not dtypes.is_inexact(aval.dtype):
@@ -584,6 +647,7 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
 def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
            mean=None, correction=None):
     """Variance ignoring NaNs (real for complex input: the mean of ``|x - mean|**2``)."""
+    keepdims = _checks.flag(keepdims, "keepdims")
     ddof = _variance_ddof("nanvar", out, ddof, correction, where, mean)
     a = to_array(a)
     aval = get_aval(a)
@@ -607,6 +671,7 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=
 def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
            mean=None, correction=None):
     """Standard deviation ignoring NaNs (real for complex input)."""
+    keepdims = _checks.flag(keepdims, "keepdims")
     return _sqrt_of_variance(nanvar(a, axis, dtype, out, ddof, keepdims, where=where,
                                     mean=mean, correction=correction))
 
@@ -627,6 +692,8 @@ def _take_per_lane(x, idx):
 def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                 keepdims=False):
     """``quantile`` ignoring NaNs (method 'linear'; NaN where a lane is all NaN)."""
+    keepdims = _checks.flag(keepdims, "keepdims")
+    _check_q(q, 1, "Quantiles")
     reject_out(out)
     if method != "linear":
         raise NotImplementedError("nanquantile: only method='linear' is supported")
@@ -674,12 +741,15 @@ def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear
 def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                   keepdims=False):
     """``percentile`` ignoring NaNs."""
+    keepdims = _checks.flag(keepdims, "keepdims")
+    _check_q(q, 100, "Percentiles")
     return nanquantile(a, _percent_to_fraction(q), axis, out, overwrite_input, method, keepdims)
 
 
 @supports_out
 def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     """Median ignoring NaNs."""
+    keepdims = _checks.flag(keepdims, "keepdims")
     if dtypes.is_complex(get_aval(to_array(a)).dtype):
         reject_out(out)
         return _complex_median(to_array(a), axis, keepdims, skip_nan=True)
@@ -688,6 +758,7 @@ def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
 
 def count_nonzero(a, axis=None, *, keepdims=False):
     """Number of nonzero elements along ``axis``."""
+    keepdims = _checks.flag(keepdims, "keepdims")
     return sum(as_bool(a), axis, keepdims=keepdims)
 
 

@@ -4,7 +4,7 @@ import operator
 
 import numpy as np
 
-from .. import lax
+from .. import _checks, lax
 from ..core import get_aval
 from ..util import canonicalize_axis
 from ._out import supports_out
@@ -64,10 +64,12 @@ def _truth_reduction(a, axis, keepdims, lax_fn, where=None):
 @supports_out
 def all(a, axis=None, out=None, keepdims=False, *, where=None):
     """Whether every element along ``axis`` (where ``where`` is true) is true (nonzero)."""
+    keepdims = _checks.flag(keepdims, "keepdims")
     return _truth_reduction(a, axis, keepdims, lax.reduce_min, where)
 
 
 @supports_out
 def any(a, axis=None, out=None, keepdims=False, *, where=None):
     """Whether any element along ``axis`` (where ``where`` is true) is true (nonzero)."""
+    keepdims = _checks.flag(keepdims, "keepdims")
     return _truth_reduction(a, axis, keepdims, lax.reduce_max, where)

@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 import numpy as _np
 
-from .. import dtypes, lax
+from .. import _checks, dtypes, lax
 from ..core import get_aval, get_concrete
 from ..lax import linalg as _lax_linalg
 from ..lax.linalg import batched_mask as _mask
@@ -256,8 +256,10 @@ def tensorinv(a, ind=2):
     ``a.shape[ind:]``; the result has shape ``a.shape[ind:] + a.shape[:ind]``."""
     a = _float("tensorinv", a)
     shape = get_aval(a).shape
-    if ind <= 0:
-        raise ValueError("Invalid ind argument.")
+    ind = _checks.index(ind, "ind")
+    if ind <= 0 or ind > len(shape):
+        raise ValueError(f"Invalid ind argument: {ind} for an array of dimension "
+                         f"{len(shape)}.")
     rows = int(_np.prod(shape[:ind], dtype=_np.int64))
     cols = int(_np.prod(shape[ind:], dtype=_np.int64))
     if rows != cols:
@@ -512,6 +514,7 @@ def norm(x, ord=None, axis=None, keepdims=False):
     """Matrix or vector norm (NumPy's ``ord``: None, 'fro', 'nuc', inf, -inf, 0, 1, -1,
     2, -2 or any p for vectors), over ``axis`` (int or 2-tuple; None: the whole array
     for ord None, else its 1 or 2 axes)."""
+    keepdims = _checks.flag(keepdims, "keepdims")
     x = _float("norm", x, complex_ok=True)
     aval = get_aval(x)
     nd = aval.ndim
@@ -540,6 +543,7 @@ def norm(x, ord=None, axis=None, keepdims=False):
 
 def matrix_norm(x, /, *, keepdims=False, ord="fro"):
     """Norm of the matrices in the last two axes of ``x`` (Array API)."""
+    keepdims = _checks.flag(keepdims, "keepdims")
     x = to_array(x)
     _at_least_2d("matrix_norm", x)
     return norm(x, ord=ord, axis=(-2, -1), keepdims=keepdims)
@@ -547,6 +551,7 @@ def matrix_norm(x, /, *, keepdims=False, ord="fro"):
 
 def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
     """Vector norm over ``axis`` (None: all elements; a tuple: those axes flattened)."""
+    keepdims = _checks.flag(keepdims, "keepdims")
     x = _float("vector_norm", x, complex_ok=True)
     aval = get_aval(x)
     nd = aval.ndim

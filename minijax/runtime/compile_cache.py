@@ -5,8 +5,12 @@ executable costs a few ms. ``compile_cached`` looks an executable up by a key an
 compiles (and stores) it only on a miss.
 
 - Where: ``config.compilation_cache_dir``, else ``$MINIJAX_CACHE_DIR``, else
-  ``$XDG_CACHE_HOME/minijax``, else ``~/.cache/minijax``. The directory is created
-  with mode 0o700; entries are written with mode 0o600.
+  ``$XDG_CACHE_HOME/minijax``, else ``~/.cache/minijax``. The directory and any
+  missing parents are created with mode 0o700 (whatever the umask); entries are
+  written with mode 0o600. A directory owned by someone else or writable by group or
+  others is refused with a warning (programs then compile uncached): whoever can write
+  an entry can make this process run their code. Only regular files owned by the
+  user are read as entries (opened without following symlinks and without blocking).
 - On/off: ``config.compilation_cache`` (start-up value from
   ``MINIJAX_COMPILATION_CACHE``, default on).
 - What: every compile is cached (``config.compilation_cache_min_compile_secs``,
@@ -31,11 +35,13 @@ in this process.
 import hashlib
 import os
 import platform
+import stat
 import struct
 import sys
 import tempfile
 import threading
 import time
+import warnings
 
 from ..config import config
 
@@ -50,6 +56,10 @@ _STALE_TMP_SECS = 3600.0
 _RESCAN_EVERY = 64                          # writes between two full size scans
 
 stats = {"hits": 0, "misses": 0, "writes": 0, "corrupt": 0, "errors": 0, "evicted": 0}
+
+_O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_O_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+_O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 
 _lock = threading.Lock()
 _size_estimate = {}                         # directory -> (bytes, writes since scan)
@@ -66,16 +76,52 @@ def cache_dir():
 
 
 def _ensure_dir(d):
+    """Create ``d`` and its missing parents user-only (0o700), whatever the umask."""
     if os.path.isdir(d):
         return
-    parent = os.path.dirname(d)
-    if parent:
-        os.makedirs(parent, exist_ok=True)
+    missing = []
+    p = d
+    while p and not os.path.isdir(p):
+        missing.append(p)
+        parent = os.path.dirname(p)
+        if parent == p:
+            break
+        p = parent
+    for p in reversed(missing):
+        try:
+            os.mkdir(p, 0o700)
+        except FileExistsError:
+            continue
+        os.chmod(p, 0o700)                  # mkdir's mode is masked by the umask
+
+
+_refused = set()
+
+
+def _trusted_dir(d):
+    """Whether ``d`` may hold this user's executables: owned by the user and not
+    writable by group or others (anyone who can write there can make this process run
+    their code). Warns once per directory when it is refused."""
     try:
-        os.mkdir(d, 0o700)
-    except FileExistsError:
-        return
-    os.chmod(d, 0o700)                      # mkdir's mode is masked by the umask
+        st = os.stat(d)
+    except OSError:
+        return False
+    uid = os.getuid() if hasattr(os, "getuid") else st.st_uid
+    problem = None
+    if st.st_uid != uid:
+        problem = f"it is owned by uid {st.st_uid}, not by this user (uid {uid})"
+    elif st.st_mode & 0o022:
+        problem = f"it is writable by others (mode {stat.S_IMODE(st.st_mode):o})"
+    if problem is None:
+        return True
+    if d not in _refused:
+        _refused.add(d)
+        warnings.warn(f"minijax: not using the compilation cache directory {d}: {problem}. "
+                      f"Programs are compiled without the cache; set MINIJAX_CACHE_DIR "
+                      f"(or config.compilation_cache_dir) to a directory only you can "
+                      f"write, or make this one so (chmod 700).", RuntimeWarning,
+                      stacklevel=2)
+    return False
 
 
 def _minijax_version():
@@ -127,23 +173,37 @@ def _path(d, key):
 def load(key, directory=None):
     """The payload stored under ``key``, or None if absent or damaged (counted)."""
     path = _path(directory or cache_dir(), key)
+    # Only a regular file of this user's is read: not a symlink, and not a FIFO or
+    # device put in place of an entry (opening or reading one would block forever).
     try:
-        with open(path, "rb") as f:
-            data = f.read()
+        fd = os.open(path, os.O_RDONLY | _O_NOFOLLOW | _O_NONBLOCK | _O_CLOEXEC)
     except FileNotFoundError:
         return None
     except OSError:
         stats["errors"] += 1
         return None
-    payload = _check(data, key)
-    if payload is None:
-        stats["corrupt"] += 1
-        return None
     try:
-        os.utime(path)                      # LRU: a hit makes the entry recent
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or (hasattr(os, "getuid") and
+                                            st.st_uid != os.getuid()):
+            stats["errors"] += 1
+            return None
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            data = f.read()
+        payload = _check(data, key)
+        if payload is None:
+            stats["corrupt"] += 1
+            return None
+        try:
+            os.utime(fd if os.utime in os.supports_fd else path)   # LRU: a hit is recent
+        except OSError:
+            pass
+        return payload
     except OSError:
-        pass
-    return payload
+        stats["errors"] += 1
+        return None
+    finally:
+        os.close(fd)
 
 
 def _check(data, key):
@@ -255,6 +315,9 @@ def compile_cached(module_text, client, device, options_bytes, compile, deserial
         return compile()
     try:
         d = cache_dir()
+        _ensure_dir(d)
+        if not _trusted_dir(d):
+            return compile()
         key = make_key(module_text, client, device, options_bytes)
         payload = load(key, d)
     except Exception:

@@ -17,7 +17,7 @@ import operator
 
 import numpy as np
 
-from .. import dtypes
+from .. import _checks, dtypes
 from ..errors import TracerArrayConversionError
 from ..config import config
 from ..core import Tracer
@@ -75,8 +75,30 @@ mask_indices matvec packbits piecewise poly polyadd polyder polydiv polyfit poly
 polyval real_if_close resize rollaxis roots sort_complex trapezoid unpackbits unwrap vander
 vecmat
 """.split()))
+def _tile(a, reps):
+    # NumPy's tile dies (a segfault) when the result's size overflows: check it first
+    reps_t = ((_checks.index(reps, "reps"),) if not hasattr(reps, "__iter__")
+              else _checks.int_sequence(reps, "reps"))
+    shape = np.shape(a)
+    n = max(len(shape), len(reps_t))
+    shape = (1,) * (n - len(shape)) + shape
+    reps_t = (1,) * (n - len(reps_t)) + reps_t
+    _checks.array_size([s * r for s, r in zip(shape, reps_t)], np.asarray(a).dtype, "tile")
+    return np.tile(a, reps)
+
+
+def _diff(a, n=1, axis=-1, **extras):
+    # NumPy's diff takes n differences one by one even when the axis is exhausted (for
+    # n = 2**63 it never returns): beyond the axis length the result is empty anyway
+    n = _checks.index(n, "n")
+    longest = max(np.shape(a), default=0) + sum(max(np.shape(v), default=1)
+                                                for v in extras.values() if v is not None)
+    return np.diff(a, min(n, longest + 1), axis, **extras)
+
 
 NUMPY_FUNCTIONS.update(
+    tile=_tile,
+    diff=_diff,
     argsort=_argsort,
     empty=np.zeros, empty_like=np.zeros_like,   # minijax's empty arrays hold zeros
 )
@@ -214,6 +236,7 @@ ARRAY_METHODS = {
     "max": lambda h, axis=None, keepdims=False, **kw: h.max(axis, keepdims=keepdims, **kw),
     "min": lambda h, axis=None, keepdims=False, **kw: h.min(axis, keepdims=keepdims, **kw),
     "argsort": _argsort,
+    "take": _call_method("take"),
 }
 # In-place operator or method -> function writing into the (writable) host buffer.
 ARRAY_INPLACE = {
@@ -334,7 +357,11 @@ def _numpy_failed(error, fallback, args, kwargs):
     if isinstance(error, TypeError) and ("keyword argument" in str(error)
                                          or "positional argument" in str(error)):
         return fallback(*args, **kwargs)   # a call NumPy's signature does not take
-    fallback(*args, **kwargs)
+    result = fallback(*args, **kwargs)
+    if isinstance(error, AttributeError):
+        # NumPy assumed an ndarray where the caller gave a list (hsplit, unstack): its
+        # own slip, not a rejection; the lax path's answer stands
+        return result
     raise error
 
 

@@ -21,6 +21,7 @@ import numpy as np
 from .. import dtypes
 from ..config import config
 from ..core.avals import ShapedArray
+from ..errors import OutOfMemoryError
 from ..util import LRUCache
 from . import compile_cache
 
@@ -305,13 +306,20 @@ def execute(executable, buffers, handlers):
     # With tracebacks enabled (jaxlib's default) each execution captures a Python
     # traceback that is never freed: 72 bytes a call. minijax does not use them, so
     # they are off during the call and put back after, for JAX if it is loaded too.
-    if _jax.tracebacks_enabled():
-        _jax.set_tracebacks_enabled(False)
-        try:
-            return executable.execute_sharded(buffers).consume_with_handlers(handlers)
-        finally:
-            _jax.set_tracebacks_enabled(True)
-    return executable.execute_sharded(buffers).consume_with_handlers(handlers)
+    try:
+        if _jax.tracebacks_enabled():
+            _jax.set_tracebacks_enabled(False)
+            try:
+                return executable.execute_sharded(buffers).consume_with_handlers(handlers)
+            finally:
+                _jax.set_tracebacks_enabled(True)
+        return executable.execute_sharded(buffers).consume_with_handlers(handlers)
+    except _jax.JaxRuntimeError as e:
+        if "RESOURCE_EXHAUSTED" in str(e):   # XLA's status text is not for the user
+            raise OutOfMemoryError(
+                "XLA ran out of memory running the program: an array in it is larger "
+                "than the memory available; use smaller arrays or fewer at a time") from None
+        raise
 
 
 # ---------------------------------------------------------------- LAPACK targets

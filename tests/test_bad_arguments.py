@@ -1,0 +1,557 @@
+"""Regression tests for issue 10: every crash, hang, silent wrong answer, silently
+accepted bad argument and unclear message it lists, with the expected error class and
+message fragment (or NumPy's result), eagerly and under ``jit``.
+
+The cases that used to abort the interpreter or run forever are run in one
+subprocess with a memory limit and a timeout, so that a regression fails the test
+instead of taking the test session down.
+"""
+
+import json
+import os
+import stat
+import subprocess
+import sys
+import textwrap
+import warnings
+
+import numpy as onp
+import pytest
+from numpy.exceptions import AxisError
+
+import minijax
+import minijax.lax as lax
+import minijax.numpy as np
+from minijax import _checks, grad, jit
+from minijax.errors import OutOfMemoryError
+from minijax.runtime import compile_cache
+from minijax.test_util import assert_same
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BIG = 2 ** 62
+
+# ------------------------------------------------------------------ crashes and hangs
+
+# (name, expression, exception class name, message fragment). Each ran into an abort
+# inside XLA, the MLIR bindings' TypeError, XLA's RESOURCE_EXHAUSTED text, or a hang.
+_CRASH_CASES = [
+    ("jit zeros", "jit(lambda: np.zeros((2**62, 2**62)))()", "ValueError", "array is too big"),
+    ("jit ones", "jit(lambda: np.ones((2**62, 2**62)))()", "ValueError", "array is too big"),
+    ("jit empty", "jit(lambda: np.empty((2**62, 2**62)))()", "ValueError", "array is too big"),
+    ("jit full", "jit(lambda: np.full((2**62, 2**62), 1.0))()", "ValueError",
+     "array is too big"),
+    ("jit zeros_like", "jit(lambda x: np.zeros_like(x, shape=(2**62, 2**62)))(np.ones(2))",
+     "ValueError", "array is too big"),
+    ("jit ones_like", "jit(lambda x: np.ones_like(x, shape=(2**62, 2**62)))(np.ones(2))",
+     "ValueError", "array is too big"),
+    ("jit full_like", "jit(lambda x: np.full_like(x, 2, shape=(2**62, 2**62)))(np.ones(2))",
+     "ValueError", "array is too big"),
+    ("jit indices", "jit(lambda: np.indices((2**62, 2**62)))()", "ValueError",
+     "array is too big"),
+    ("jit lax.full", "jit(lambda: lax.full((2**62, 2**62), 1.0))()", "ValueError",
+     "array is too big"),
+    ("jit broadcasted_iota",
+     "jit(lambda: lax.broadcasted_iota(onp.int32, (2**62, 2**62), 0))()", "ValueError",
+     "array is too big"),
+    ("jit ones sum", "jit(lambda: np.ones((2**31, 2**31)).sum())()", "ValueError",
+     "array is too big"),
+    ("eager lax.full", "lax.full((2**62, 2**62), 1.0)", "ValueError", "array is too big"),
+    ("eager zeros", "np.zeros((2**62, 2**62))", "ValueError", "array is too big"),
+    ("eager zeros sum", "np.zeros((2**40,)).sum()", "MemoryError", "Unable to allocate"),
+    ("eager zeros mean", "np.zeros((2**40,)).mean()", "MemoryError", "Unable to allocate"),
+    ("eager zeros max", "np.zeros((2**40,)).max()", "MemoryError", "Unable to allocate"),
+    ("jit broadcast_to sum", "jit(lambda: np.broadcast_to(1.0, (2**40,)).sum())()",
+     "MemoryError", "Unable to allocate"),
+    ("eager fori_loop 2**63", "lax.fori_loop(0, 2**63, lambda i, c: c, 0)", "OverflowError",
+     "out of bounds for int64"),
+    ("jit dim 2**63", "jit(lambda: np.zeros((2**63,)))()", "ValueError",
+     "Maximum allowed dimension exceeded"),
+    ("jit dim 2**64", "jit(lambda: np.zeros((2**64,)))()", "ValueError",
+     "Maximum allowed dimension exceeded"),
+    ("jit lax dim 2**63", "jit(lambda: lax.full((2**63,), 1.0))()", "ValueError",
+     "Maximum allowed dimension exceeded"),
+    ("jit zeros 2**40", "jit(lambda: np.zeros((2**40,)))()", "MemoryError",
+     "Unable to allocate"),
+]
+
+_RUNNER = textwrap.dedent("""
+    import json, resource, sys
+    resource.setrlimit(resource.RLIMIT_AS, (6 << 30, 6 << 30))
+    import numpy as onp
+    import minijax.numpy as np
+    import minijax.lax as lax
+    from minijax import jit
+    out = {}
+    for name, expr in json.loads(sys.argv[1]):
+        try:
+            eval(expr)
+            out[name] = ["no error", ""]
+        except BaseException as e:
+            classes = [c.__name__ for c in type(e).__mro__]
+            out[name] = [classes, str(e)]
+        print(json.dumps([name, out[name]]), flush=True)
+""")
+
+
+@pytest.fixture(scope="module")
+def crash_results():
+    cases = [(name, expr) for name, expr, _, _ in _CRASH_CASES]
+    env = dict(os.environ, PYTHONPATH=REPO + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.run([sys.executable, "-c", _RUNNER, json.dumps(cases)], env=env,
+                          capture_output=True, text=True, timeout=300)
+    results = dict(json.loads(line) for line in proc.stdout.splitlines() if line)
+    return results, proc
+
+
+@pytest.mark.parametrize("name,expr,cls,fragment", _CRASH_CASES,
+                         ids=[c[0] for c in _CRASH_CASES])
+def test_no_crash_or_hang(crash_results, name, expr, cls, fragment):
+    results, proc = crash_results
+    assert name in results, (f"the subprocess died before {name!r} (exit {proc.returncode}):"
+                             f"\n{proc.stderr[-2000:]}")
+    classes, message = results[name]
+    assert cls in classes, f"{expr} raised {classes} {message!r}, expected {cls}"
+    assert fragment in message
+    for text in ("RESOURCE_EXHAUSTED", "mlir", "jaxlib", "StatusOr", "get(): incompatible"):
+        assert text not in message
+
+
+def test_out_of_memory_error_is_a_memory_error():
+    assert issubclass(OutOfMemoryError, MemoryError)
+
+
+# ------------------------------------------------------------------ the compilation cache
+
+@pytest.fixture
+def cache_dir(tmp_path, monkeypatch):
+    d = tmp_path / "cache"
+    monkeypatch.setattr(minijax.config, "compilation_cache", True)
+    monkeypatch.setattr(minijax.config, "compilation_cache_dir", str(d))
+    monkeypatch.setattr(compile_cache, "_refused", set())
+    for k in compile_cache.stats:
+        monkeypatch.setitem(compile_cache.stats, k, 0)
+    return d
+
+
+def _compile_something(seed):
+    return float(jit(lambda x: x * seed + 1.0)(np.float64(2.0)))
+
+
+def test_cache_entry_replaced_by_a_fifo_is_skipped(cache_dir):
+    assert _compile_something(3.5) == 8.0
+    entries = [p for p in cache_dir.iterdir() if p.name.endswith(".mjxc")]
+    assert entries
+    for p in entries:
+        p.unlink()
+        os.mkfifo(p)
+    # a new function: the same program text, so the same keys, now FIFOs (opening one
+    # for reading used to block until a writer came)
+    assert _compile_something(3.5) == 8.0
+    assert compile_cache.stats["hits"] == 0
+    assert compile_cache.stats["errors"] >= 1
+
+
+def test_cache_entry_symlink_is_not_followed(cache_dir, tmp_path):
+    key = "ab" * 32
+    cache_dir.mkdir(mode=0o700)
+    target = tmp_path / "elsewhere"
+    target.write_bytes(b"x" * 100)
+    os.symlink(target, cache_dir / (key + ".mjxc"))
+    assert compile_cache.load(key, str(cache_dir)) is None
+    assert compile_cache.stats["errors"] == 1
+
+
+def test_cache_directory_writable_by_others_is_refused(cache_dir):
+    cache_dir.mkdir(mode=0o700)
+    os.chmod(cache_dir, 0o777)
+    with pytest.warns(RuntimeWarning, match="writable by others"):
+        assert _compile_something(4.5) == 10.0
+    assert not any(p.name.endswith(".mjxc") for p in cache_dir.iterdir())
+
+
+def test_cache_parent_directories_are_user_only(tmp_path, monkeypatch):
+    d = tmp_path / "a" / "b" / "cache"
+    old = os.umask(0)
+    try:
+        compile_cache._ensure_dir(str(d))
+    finally:
+        os.umask(old)
+    for p in (tmp_path / "a", tmp_path / "a" / "b", d):
+        assert stat.S_IMODE(os.stat(p).st_mode) == 0o700
+
+
+# ------------------------------------------------------------------ environment variables
+
+@pytest.mark.parametrize("var,value", [
+    ("MINIJAX_COMPILATION_CACHE_MAX_BYTES", "lots"),
+    ("MINIJAX_CPU_DEVICE_COUNT", "two"),
+    ("MINIJAX_CPU_DEVICE_COUNT", "0"),
+    ("MINIJAX_JIT_CACHE_SIZE", "-3"),
+    ("MINIJAX_EAGER_CACHE_SIZE", "1.5"),
+    ("MINIJAX_ENABLE_X64", "maybe"),
+    ("MINIJAX_COMPILATION_CACHE", "sometimes"),
+    ("MINIJAX_EAGER_BACKEND", "gpu"),
+    ("MINIJAX_TRACEBACK_FILTERING", "none"),
+])
+def test_invalid_environment_variable_warns_and_uses_the_default(var, value, monkeypatch):
+    from minijax.config import Config
+    monkeypatch.setenv(var, value)
+    with pytest.warns(RuntimeWarning, match=var):
+        cfg = Config()
+    fresh = Config.__new__(Config)
+    monkeypatch.delenv(var)
+    fresh.__init__()
+    assert vars(cfg) == vars(fresh)
+
+
+def test_invalid_environment_variable_does_not_break_import():
+    env = dict(os.environ, MINIJAX_COMPILATION_CACHE_MAX_BYTES="1GB",
+               MINIJAX_CPU_DEVICE_COUNT="x",
+               PYTHONPATH=REPO + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    code = "import minijax.numpy as np; print(np.ones(2).sum())"
+    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "MINIJAX_COMPILATION_CACHE_MAX_BYTES" in proc.stderr
+    assert "MINIJAX_CPU_DEVICE_COUNT" in proc.stderr
+    assert proc.stdout.strip() == "2.0"
+
+
+def test_config_update_checks_int_options():
+    with pytest.raises(ValueError, match="compilation_cache_max_bytes"):
+        minijax.config.update("compilation_cache_max_bytes", "1GB")
+    with pytest.raises(ValueError, match="cpu_device_count"):
+        minijax.config.update("cpu_device_count", 0)
+
+
+# ------------------------------------------------------------------ silent wrong answers
+
+def both(f):
+    """``f`` eagerly and under jit (for functions of no traced arguments, a closure)."""
+    return [f, jit(f)]
+
+
+@pytest.mark.parametrize("k", [2 ** 63, 2 ** 62, 10, -(2 ** 63), -10, 2 ** 64])
+@pytest.mark.parametrize("name", ["triu", "tril"])
+def test_triangle_with_huge_k(name, k):
+    x = onp.arange(12.0).reshape(3, 4)
+    try:
+        expected = getattr(onp, name)(x, k=k)
+    except OverflowError:
+        # NumPy's own int64 limit, and eagerly minijax is NumPy; under jit a diagonal
+        # beyond the matrix is the same as one just past it
+        with pytest.raises(OverflowError):
+            getattr(np, name)(np.asarray(x), k=k)
+        expected = getattr(onp, name)(x, k=max(-8, min(k, 8)))
+        assert_same(jit(lambda: getattr(np, name)(np.asarray(x), k=k))(), expected)
+        return
+    for f in both(lambda: getattr(np, name)(np.asarray(x), k=k)):
+        assert_same(f(), expected)
+
+
+@pytest.mark.parametrize("k", [2 ** 62, -(2 ** 62), 5, -5])
+def test_eye_and_tri_with_huge_k(k):
+    for f in both(lambda: np.eye(3, 4, k=k)):
+        assert_same(f(), onp.eye(3, 4, k=k))
+    for f in both(lambda: np.tri(3, 4, k=k)):
+        assert_same(f(), onp.tri(3, 4, k=k))
+
+
+def test_compare_with_none_is_elementwise():
+    x = onp.arange(3.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected_eq, expected_ne = x == None, x != None   # noqa: E711
+    for f in both(lambda: np.asarray(x) == None):   # noqa: E711
+        assert_same(f(), expected_eq)
+    for f in both(lambda: np.asarray(x) != None):   # noqa: E711
+        assert_same(f(), expected_ne)
+
+
+@pytest.mark.parametrize("dtype", [onp.float64, onp.float32])
+def test_jit_sign_of_negative_zero(dtype):
+    x = onp.array([-0.0, 0.0, -2.0, 3.0, onp.nan], dtype)
+    assert_same(jit(np.sign)(x), onp.sign(x))
+    assert_same(jit(lax.sign)(x), onp.sign(x))
+
+
+def test_jit_nanargmax_all_nan():
+    x = onp.array([onp.nan, onp.nan])
+    for fn in (np.nanargmax, np.nanargmin):
+        with pytest.raises(ValueError, match="All-NaN slice"):
+            fn(x)
+        # traced values cannot raise: -1, never a valid-looking index
+        assert int(jit(fn)(x)) == -1
+    y = onp.array([[onp.nan, onp.nan], [1.0, onp.nan]])
+    assert_same(jit(lambda a: np.nanargmax(a, axis=1))(y), onp.array([-1, 0]))
+    assert_same(jit(lambda a: np.nanargmin(a, axis=1, keepdims=True))(y),
+                onp.array([[-1], [0]]))
+
+
+def test_integer_negative_power():
+    a = onp.array([2, 3])
+    for f in (lambda x: x ** -1, lambda x: np.power(x, -2),
+              lambda x: np.power(x, onp.array([1, -1]))):
+        with pytest.raises(ValueError, match="Integers to negative integer powers"):
+            f(np.asarray(a))
+        with pytest.raises(ValueError, match="Integers to negative integer powers"):
+            jit(f)(a)
+
+
+def test_jit_put_concrete_out_of_range():
+    def put(x, i):
+        np.put(x, i, 5.0)
+        return x
+    for i in (-100, 3, [0, 7]):
+        with pytest.raises(IndexError, match="out of bounds"):
+            put(np.ones(3), i)
+        with pytest.raises(IndexError, match="out of bounds"):
+            jit(lambda x, i=i: put(x, i))(np.ones(3))
+    x = onp.ones(3)
+    onp.put(x, [[0], [2]], 5.0)
+    assert_same(jit(lambda a: put(a, onp.array([[0], [2]])))(np.ones(3)), x)
+
+
+def test_interp_lengths_differ():
+    for f in both(lambda: np.interp(1.5, np.array([1.0, 2.0, 3.0]), np.array([1.0, 2.0]))):
+        with pytest.raises(ValueError, match="same length"):
+            f()
+
+
+def test_interp_period_matches_numpy():
+    x = onp.linspace(-400, 800, 31)
+    xp, fp = onp.array([190.0, -190, 350, -350]), onp.array([5.0, 10, 3, 4])
+    expected = onp.interp(x, xp, fp, period=360)
+    for f in both(lambda: np.interp(x, xp, fp, period=360)):
+        onp.testing.assert_allclose(f(), expected, rtol=1e-12)
+    with pytest.raises(ValueError, match="period must be a non-zero value"):
+        jit(lambda: np.interp(x, xp, fp, period=0))()
+
+
+# ------------------------------------------------------------------ bad arguments
+
+def _x():
+    return np.asarray(onp.arange(6.0).reshape(2, 3))
+
+
+# (id, function of no arguments, exception class, message fragment); each runs eagerly
+# and under jit (as a closure: the bad argument is static either way).
+BAD = [
+    ("lax.concatenate dict", lambda: lax.concatenate({"a": 1}, 0), TypeError,
+     "must be a list or tuple"),
+    ("lax.full str shape", lambda: lax.full("3", 2.0), TypeError,
+     "expected a sequence of integers"),
+    ("lax.full float shape", lambda: lax.full((1.5,), 2.0), TypeError,
+     "expected a sequence of integers"),
+    ("lax.full negative", lambda: lax.full((-1,), 2.0), ValueError,
+     "negative dimensions are not allowed"),
+    ("zeros dict", lambda: np.zeros({}), TypeError, "expected a sequence of integers"),
+    ("zeros float", lambda: np.zeros(1.5), TypeError, "expected a sequence of integers"),
+    ("ones str", lambda: np.ones("3"), TypeError, "expected a sequence of integers"),
+    ("empty negative", lambda: np.empty((-2,)), ValueError, "negative dimensions"),
+    ("zeros bad dtype", lambda: np.zeros(3, dtype="nonsense"), TypeError, "not understood"),
+    *[(f"partition kth={k!r}", lambda k=k: np.partition(np.arange(3.0), k), TypeError,
+       "Partition index must be integer") for k in (None, "1", 1.5)],
+    *[(f"partition kth={k!r}", lambda k=k: np.partition(np.arange(3.0), k), ValueError,
+       "out of bounds") for k in (-100, 2 ** 63, 3)],
+    *[(f"argpartition kth={k!r}", lambda k=k: np.argpartition(np.arange(3.0), k), TypeError,
+       "Partition index must be integer") for k in (None, "1", 1.5)],
+    ("argpartition kth=-100", lambda: np.argpartition(np.arange(3.0), -100), ValueError,
+     "out of bounds"),
+    ("linspace axis", lambda: np.linspace(0, 1, 5, axis=3), AxisError, "out of bounds"),
+    ("logspace axis", lambda: np.logspace(0, 1, 5, axis=3), AxisError, "out of bounds"),
+    ("geomspace axis", lambda: np.geomspace(1, 2, 5, axis=3), AxisError, "out of bounds"),
+    ("linspace num float", lambda: np.linspace(0, 1, 2.5), TypeError,
+     "cannot be interpreted as an integer"),
+    ("linspace num negative", lambda: np.linspace(0, 1, -1), ValueError, "non-negative"),
+    ("tensordot axes", lambda: np.tensordot(np.ones((2, 3)), np.ones((3, 2)), axes=(0, 7)),
+     AxisError, "out of bounds"),
+    ("tensordot axes float", lambda: np.tensordot(np.ones((2, 3)), np.ones((3, 2)), axes=1.5),
+     TypeError, "cannot be interpreted as an integer"),
+    ("eye float", lambda: np.eye(1.5), TypeError, "cannot be interpreted as an integer"),
+    ("eye M float", lambda: np.eye(2, 1.5), TypeError, "cannot be interpreted as an integer"),
+    ("tri str", lambda: np.tri("1"), TypeError, "cannot be interpreted as an integer"),
+    ("round decimals float", lambda: np.round(_x(), 1.5), TypeError,
+     "cannot be interpreted as an integer"),
+    ("split str", lambda: np.split(np.ones(4), "1"), TypeError, "expected a sequence of integers"),
+    ("split zero", lambda: np.split(np.ones(4), 0), ValueError, "larger than 0"),
+    ("stack set", lambda: np.stack({1, 2}), TypeError, "sequence"),
+    ("vstack set", lambda: np.vstack({1, 2}), TypeError, "sequence"),
+    ("std ddof str", lambda: np.std(_x(), ddof="1"), TypeError, "ddof must be a real number"),
+    ("std ddof huge", lambda: np.std(_x(), ddof=2 ** 63), OverflowError, "too large"),
+    ("var ddof None", lambda: np.var(_x(), ddof=None), TypeError, "ddof must be a real number"),
+    ("lax.slice_in_dim float", lambda: lax.slice_in_dim(np.ones(4), 1.5, 2), TypeError,
+     "cannot be interpreted as an integer"),
+    ("lax.slice float", lambda: lax.slice(np.ones(4), (0.5,), (2,)), TypeError,
+     "cannot be interpreted as an integer"),
+    ("lax.reduce_sum axes float", lambda: lax.reduce_sum(np.ones(3), axes=1.5), TypeError,
+     "cannot be interpreted as an integer"),
+    ("lax.reduce_sum axes out of range", lambda: lax.reduce_sum(np.ones(3), axes=(3,)),
+     AxisError, "out of bounds"),
+    ("lax.transpose float", lambda: lax.transpose(_x(), (1.0, 0.0)), TypeError,
+     "cannot be interpreted as an integer"),
+    ("lax.broadcast_in_dim str", lambda: lax.broadcast_in_dim(1.0, (2,), "0"), TypeError,
+     "expected a sequence of integers"),
+    ("reshape newshape and shape", lambda: np.reshape(np.ones(6), (3, 2), newshape=onp.nan),
+     TypeError, "newshape"),
+    ("reshape float", lambda: np.reshape(np.ones(6), (3, 2.0)), TypeError,
+     "cannot be interpreted as an integer"),
+    ("reshape -2", lambda: np.reshape(np.ones(6), (-2, -3)), ValueError, "negative"),
+    ("squeeze duplicate", lambda: np.squeeze(np.ones((1, 3)), axis=(0, 0)), ValueError,
+     "duplicate value in 'axis'"),
+    ("unravel_index negative", lambda: np.unravel_index(1, (-2,)), ValueError,
+     "negative dimensions"),
+    ("transpose int", lambda: np.transpose(_x(), 5), ValueError, "axes don't match array"),
+    ("transpose float", lambda: np.transpose(_x(), (1.5, 0)), TypeError,
+     "cannot be interpreted as an integer"),
+    ("transpose repeated", lambda: np.transpose(_x(), (0, 0)), ValueError,
+     "don't match array"),
+    ("choose 0-d choices", lambda: np.choose(np.array([0]), np.array(2.0)), TypeError,
+     "0-d array"),
+    ("choose int choices", lambda: np.choose(np.array([0]), 3), TypeError,
+     "sequence of arrays"),
+    ("sum axis float", lambda: np.sum(_x(), axis=1.5), TypeError,
+     "cannot be interpreted as an integer"),
+    ("sum axis out of range", lambda: np.sum(_x(), axis=2), AxisError, "out of bounds"),
+    ("expand_dims float", lambda: np.expand_dims(_x(), 1.5), TypeError,
+     "cannot be interpreted as an integer"),
+    ("moveaxis out of range", lambda: np.moveaxis(_x(), 0, 5), AxisError, "out of bounds"),
+    ("tile str", lambda: np.tile(_x(), "2"), TypeError, "expected a sequence of integers"),
+    ("indices float", lambda: np.indices((2.5,)), TypeError, "expected a sequence of integers"),
+    *[(f"{name} complex", lambda name=name: getattr(np, name)(np.array([1j]), 1.0), TypeError,
+       "not supported for the input types") for name in ("copysign", "hypot", "heaviside",
+                                                         "arctan2", "logaddexp")],
+    *[(f"{name} complex", lambda name=name: getattr(np, name)(np.array([1j])), TypeError,
+       "not supported for the input types") for name in ("deg2rad", "rad2deg", "radians",
+                                                         "degrees")],
+]
+
+
+@pytest.mark.parametrize("fn,cls,fragment", [c[1:] for c in BAD], ids=[c[0] for c in BAD])
+@pytest.mark.parametrize("mode", ["eager", "jit"])
+def test_bad_argument_raises(fn, cls, fragment, mode):
+    f = fn if mode == "eager" else jit(fn)
+    with pytest.raises(cls, match=fragment.replace("(", r"\(").replace(")", r"\)")):
+        f()
+
+
+def test_numpy_agrees_where_it_has_an_answer():
+    # The arguments above that NumPy also rejects raise there too (the class may be a
+    # subclass: NumPy's AxisError is a ValueError and an IndexError).
+    checks = [
+        (lambda: onp.zeros({}), TypeError), (lambda: onp.eye(1.5), TypeError),
+        (lambda: onp.partition(onp.arange(3.0), 1.5), TypeError),
+        (lambda: onp.partition(onp.arange(3.0), -100), ValueError),
+        (lambda: onp.linspace(0, 1, 5, axis=3), AxisError),
+        (lambda: onp.stack({1, 2}), TypeError), (lambda: onp.round(onp.ones(2), 1.5), TypeError),
+        (lambda: onp.squeeze(onp.ones((1, 3)), axis=(0, 0)), ValueError),
+        (lambda: onp.unravel_index(1, (-2,)), ValueError),
+        (lambda: onp.copysign(onp.array([1j]), 1.0), TypeError),
+        (lambda: onp.interp(1.5, [1.0, 2.0, 3.0], [1.0, 2.0]), ValueError),
+        (lambda: onp.std(onp.ones(3), ddof=2 ** 63), OverflowError),
+    ]
+    for fn, cls in checks:
+        with pytest.raises(cls):
+            fn()
+
+
+def test_static_and_differentiated_argument_checks():
+    f = lambda x: x   # noqa: E731
+    with pytest.raises(TypeError, match="static_argnums must be an int or a sequence"):
+        jit(f, static_argnums="a")
+    with pytest.raises(TypeError, match="static_argnames must be a str or a sequence"):
+        jit(f, static_argnames=3)
+    with pytest.raises(ValueError, match="static_argnums=\\(5,\\)"):
+        jit(f, static_argnums=5)
+    with pytest.raises(ValueError, match="static_argnames names \\['y'\\]"):
+        jit(f, static_argnames="y")
+    with pytest.raises(TypeError, match="argnums must be an int or a sequence"):
+        grad(f, argnums="a")
+    with pytest.raises(TypeError, match="argnums must be an int or a sequence"):
+        grad(f, argnums=1.5)
+    with pytest.raises(ValueError, match="at least one argument"):
+        grad(f, argnums=())
+    with pytest.raises(TypeError, match="argnums must be an int or a sequence"):
+        minijax.jacfwd(f, argnums="a")(1.0)
+    # still fine: *args functions, names that exist, negative indices
+    assert int(jit(lambda *a: a[0] + a[1], static_argnums=1)(1, 2)) == 3
+    assert int(jit(lambda x, y: x + y, static_argnames="y")(1, y=2)) == 3
+    assert int(jit(lambda x, y: x + y, static_argnums=-1)(1, 2)) == 3
+
+
+def test_array_take_method():
+    x = onp.arange(6.0).reshape(2, 3)
+    a = np.asarray(x)
+    assert_same(a.take(4), x.take(4))
+    assert_same(a.take([0, 2], axis=1), x.take([0, 2], axis=1))
+    assert_same(jit(lambda v: v.take(onp.array([1, 0]), axis=0))(a), x.take([1, 0], axis=0))
+
+
+def test_median_of_empty_is_nan_with_warning():
+    for x, axis in ((onp.array([]), None), (onp.ones((0, 3)), 0), (onp.ones((0, 3)), 1),
+                    (onp.ones((2, 0)), None)):
+        with warnings.catch_warnings(record=True) as numpy_warned:
+            warnings.simplefilter("always")
+            expected = onp.median(x, axis=axis)
+        numpy_warns = any("Mean of empty slice" in str(w.message) for w in numpy_warned)
+        for f in both(lambda x=x, axis=axis: np.median(x, axis=axis)):
+            with warnings.catch_warnings(record=True) as warned:
+                warnings.simplefilter("always")
+                out = f()
+            assert numpy_warns == any("Mean of empty slice" in str(w.message) and
+                                      w.category is RuntimeWarning for w in warned)
+            assert_same(out, expected)
+
+
+@pytest.mark.parametrize("axis", [0, 1, -1, 2, -3])
+def test_linspace_family_with_array_endpoints_and_axis(axis):
+    start, stop = onp.array([0.0, 1.0]), onp.array([[1.0, 2.0], [3.0, 5.0]])
+    for f in both(lambda: np.linspace(start, stop, 5, axis=axis)):
+        assert_same(f(), onp.linspace(start, stop, 5, axis=axis))
+    for f in both(lambda: np.linspace(start, stop, 4, endpoint=False, retstep=True, axis=axis)):
+        out, step = f()
+        e_out, e_step = onp.linspace(start, stop, 4, endpoint=False, retstep=True, axis=axis)
+        assert_same(out, e_out)
+        assert_same(step, e_step)
+    for f in both(lambda: np.logspace(start, stop, 3, axis=axis, base=onp.array([2.0, 3.0]))):
+        onp.testing.assert_allclose(f(), onp.logspace(start, stop, 3, axis=axis,
+                                                      base=onp.array([2.0, 3.0])), rtol=1e-12)
+    for f in both(lambda: np.geomspace(start + 1, stop, 4, axis=axis)):
+        onp.testing.assert_allclose(f(), onp.geomspace(start + 1, stop, 4, axis=axis),
+                                    rtol=1e-12)
+
+
+def test_linspace_integer_dtype_floors():
+    for f in both(lambda: np.linspace(-3, 10, 7, dtype=int)):
+        assert_same(f(), onp.linspace(-3, 10, 7, dtype=int))
+
+
+def test_tensordot_axes_forms():
+    a, b = onp.arange(24.0).reshape(2, 3, 4), onp.arange(12.0).reshape(4, 3)
+    for axes in (0, -1, 1, ([1, 2], [1, 0]), (2, 0), ([2], [-2])):
+        if axes == ([2], [-2]):
+            expected = onp.tensordot(a, b, axes=([2], [0]))
+        else:
+            expected = onp.tensordot(a, b, axes=axes)
+        for f in both(lambda axes=axes: np.tensordot(a, b, axes=axes)):
+            assert_same(f(), expected)
+
+
+def test_checks_vocabulary():
+    assert _checks.shape(3) == (3,)
+    assert _checks.shape(onp.int8(2)) == (2,)
+    assert _checks.shape([1, onp.int64(2)]) == (1, 2)
+    assert _checks.shape(onp.array([2, 3])) == (2, 3)
+    assert _checks.index(onp.array(4)) == 4
+    assert _checks.axes(-1, 3) == (2,)
+    assert _checks.axes((0, -1), 3) == (0, 2)
+    with pytest.raises(TypeError, match="'float' object cannot be interpreted"):
+        _checks.index(1.0)
+    with pytest.raises(ValueError, match="array is too big"):
+        _checks.array_size((BIG, BIG), onp.float64)
+    assert _checks.array_size((2 ** 60,), onp.int8) == 2 ** 60
+    assert _checks.flag(onp.int64(1), "keepdims") is True
+    with pytest.raises(TypeError, match="keepdims: 'dict' object cannot be interpreted"):
+        _checks.flag({}, "keepdims")
+    with pytest.raises(OverflowError):
+        _checks.flag(2 ** 64, "keepdims")
