@@ -168,13 +168,6 @@ def with_kept_dims(out, in_shape, axes):
     return lax.reshape(out, shape)
 
 
-def reject_out(out):
-    """Raise for an ``out=`` array (minijax arrays are immutable)."""
-    if out is not None:
-        raise NotImplementedError("minijax arrays are immutable: out= is not supported; "
-                                  "use the returned array")
-
-
 def take_1d(a, idx):
     # a[idx] for a 1-d ``a`` through a masked sum (traceable)
     n = get_aval(a).shape[0]

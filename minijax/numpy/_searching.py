@@ -15,7 +15,6 @@ from ._core import (
     promote,
     promote_and_broadcast,
     reduction_axes,
-    reject_out,
     take_1d,
     to_array,
     with_kept_dims,
@@ -64,7 +63,6 @@ def _arg_extremum(name, lax_fn):
 
     def fn(a, axis=None, out=None, *, keepdims=False):
         keepdims = _checks.flag(keepdims, "keepdims")
-        reject_out(out)
         a = to_array(a)
         aval = get_aval(a)
         if axis is None:

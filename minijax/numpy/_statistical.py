@@ -13,7 +13,7 @@ from ..core import get_aval, get_concrete
 from ..custom_derivatives import custom_jvp
 from ..util import canonicalize_axis
 from ._out import supports_out
-from ._core import promote, reduction_axes, reject_out, to_array, with_kept_dims
+from ._core import promote, reduction_axes, to_array, with_kept_dims
 from ._elementwise import (
     as_bool,
     clip,
@@ -118,7 +118,6 @@ def _accumulate(a, axis, dtype, keepdims, initial, where, identity, reduce, bool
 def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
     """Sum of elements over ``axis`` (NumPy's accumulator dtypes)."""
     keepdims = _checks.flag(keepdims, "keepdims")
-    reject_out(out)
     return _accumulate(a, axis, dtype, keepdims, initial, where, 0, lax.reduce_sum,
                        lax.reduce_max, lax.add)
 
@@ -127,7 +126,6 @@ def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=
 def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
     """Product of elements over ``axis`` (NumPy's accumulator dtypes)."""
     keepdims = _checks.flag(keepdims, "keepdims")
-    reject_out(out)
     return _accumulate(a, axis, dtype, keepdims, initial, where, 1, lax.reduce_prod,
                        lax.reduce_min, lax.mul)
 
@@ -135,7 +133,6 @@ def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where
 def _extremum(name, lax_fn):
     def fn(a, axis=None, out=None, keepdims=False, initial=None, where=None):
         keepdims = _checks.flag(keepdims, "keepdims")
-        reject_out(out)
         a = to_array(a)
         aval = get_aval(a)
         axes = reduction_axes(aval.ndim, axis)
@@ -170,7 +167,6 @@ amax, amin = max, min
 def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     """Arithmetic mean over ``axis`` (integers average in the default float)."""
     keepdims = _checks.flag(keepdims, "keepdims")
-    reject_out(out)
     if where is not None and where is not True:
         a = to_array(a)
         aval = get_aval(a)
@@ -199,7 +195,6 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
 
 def _cumulative(name, lax_fn, identity):
     def fn(a, axis=None, dtype=None, out=None):
-        reject_out(out)
         a = to_array(a)
         aval = get_aval(a)
         if axis is None:
@@ -272,7 +267,6 @@ cumulative_prod = _array_api_cumulative("cumulative_prod", cumprod, 1)
 def ptp(a, axis=None, out=None, keepdims=False):
     """Range (maximum minus minimum) along ``axis``."""
     keepdims = _checks.flag(keepdims, "keepdims")
-    reject_out(out)
     return subtract(max(a, axis, keepdims=keepdims), min(a, axis, keepdims=keepdims))
 
 
@@ -280,10 +274,9 @@ def _mean_dtype(dtype):
     return dtype if dtypes.is_inexact(dtype) else dtypes.default_float()
 
 
-def _variance_ddof(name, out, ddof, correction, where, mean):
+def _variance_ddof(name, ddof, correction, where, mean):
     """The degrees-of-freedom correction of a variance call, after rejecting the
     keywords minijax does not take."""
-    reject_out(out)
     if where is not None or mean is not None:
         raise NotImplementedError(f"{name}: where= and mean= are not supported")
     if correction is not None:
@@ -316,7 +309,7 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
         mean=None, correction=None):
     """Variance over ``axis`` with ``ddof`` (or the Array API's ``correction``)."""
     keepdims = _checks.flag(keepdims, "keepdims")
-    ddof = _variance_ddof("var", out, ddof, correction, where, mean)
+    ddof = _variance_ddof("var", ddof, correction, where, mean)
     a = to_array(a)
     aval = get_aval(a)
     axes = reduction_axes(aval.ndim, axis)
@@ -430,7 +423,6 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
     """The ``q``-th quantiles along ``axis`` (method 'linear'; q in [0, 1])."""
     keepdims = _checks.flag(keepdims, "keepdims")
     _check_q(q, 1, "Quantiles")
-    reject_out(out)
     if method not in ("linear", "lower", "higher", "nearest", "midpoint"):
         raise NotImplementedError(f"quantile: method {method!r} is not supported")
     if weights is not None:
@@ -543,13 +535,11 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     aval = get_aval(to_array(a))
     axes = reduction_axes(aval.ndim, axis)
     if any(aval.shape[i] == 0 for i in axes):
-        reject_out(out)
         warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=2)
         shape = (tuple(1 if i in axes else d for i, d in enumerate(aval.shape)) if keepdims
                  else tuple(d for i, d in enumerate(aval.shape) if i not in axes))
         return lax.full(shape, np.nan, _mean_dtype(aval.dtype))
     if dtypes.is_complex(aval.dtype):
-        reject_out(out)
         return _complex_median(to_array(a), axis, keepdims, skip_nan=False)
     return quantile(a, 0.5, axis, out, overwrite_input, "midpoint", keepdims)
 
@@ -648,7 +638,7 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=
            mean=None, correction=None):
     """Variance ignoring NaNs (real for complex input: the mean of ``|x - mean|**2``)."""
     keepdims = _checks.flag(keepdims, "keepdims")
-    ddof = _variance_ddof("nanvar", out, ddof, correction, where, mean)
+    ddof = _variance_ddof("nanvar", ddof, correction, where, mean)
     a = to_array(a)
     aval = get_aval(a)
     if not dtypes.is_inexact(aval.dtype):
@@ -694,7 +684,6 @@ def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear
     """``quantile`` ignoring NaNs (method 'linear'; NaN where a lane is all NaN)."""
     keepdims = _checks.flag(keepdims, "keepdims")
     _check_q(q, 1, "Quantiles")
-    reject_out(out)
     if method != "linear":
         raise NotImplementedError("nanquantile: only method='linear' is supported")
     a = to_array(a)
@@ -751,7 +740,6 @@ def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     """Median ignoring NaNs."""
     keepdims = _checks.flag(keepdims, "keepdims")
     if dtypes.is_complex(get_aval(to_array(a)).dtype):
-        reject_out(out)
         return _complex_median(to_array(a), axis, keepdims, skip_nan=True)
     return nanquantile(a, 0.5, axis, out, overwrite_input, "linear", keepdims)
 
