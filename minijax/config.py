@@ -53,18 +53,25 @@ class Config:
         self.jit_cache_size = int(os.environ.get("MINIJAX_JIT_CACHE_SIZE", "256"))
         self.eager_cache_size = int(os.environ.get("MINIJAX_EAGER_CACHE_SIZE", "4096"))
         self.traceback_filtering = os.environ.get("MINIJAX_TRACEBACK_FILTERING", "auto")
+        self._listeners = []
 
     def update(self, name, value):
         """Set option ``name``; raises ValueError for an unknown name or value."""
-        if name not in vars(self):
+        if name not in vars(self) or name.startswith("_"):
             raise ValueError(f"unknown minijax config option {name!r}; options are "
-                             f"{sorted(vars(self))}")
+                             f"{sorted(k for k in vars(self) if not k.startswith('_'))}")
         if name in _POSITIVE_INTS and not (isinstance(value, int) and value >= 1):
             raise ValueError(f"config option {name!r} must be a positive int, got {value!r}")
         if name in _CHOICES and value not in _CHOICES[name]:
             raise ValueError(f"config option {name!r} must be one of {_CHOICES[name]}, "
                              f"got {value!r}")
         setattr(self, name, value)
+        for listener in self._listeners:
+            listener(name)
+
+    def on_update(self, listener):
+        """Call ``listener(name)`` after each ``update`` (caches of derived flags)."""
+        self._listeners.append(listener)
 
     def read(self, name):
         return getattr(self, name)

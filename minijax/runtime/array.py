@@ -21,8 +21,25 @@ from ..core.avals import ShapedArray
 from . import xla_bridge
 
 
+_interned = {}
+
+
+def shaped_array(shape, dtype):
+    """The (strong) ``ShapedArray`` of ``shape`` and ``dtype``, one object per pair while
+    the table is not full: the eager caches key on avals by identity."""
+    key = (shape, dtype)
+    aval = _interned.get(key)
+    if aval is None:
+        if len(_interned) > 10_000:
+            _interned.clear()
+        aval = _interned[key] = ShapedArray(shape, dtype)
+    return aval
+
+
 class Array:
-    __slots__ = ("aval", "_host", "_buffer", "_device", "_view", "__weakref__")
+    # ``_aval`` None: the aval is that of ``_host`` (strong), made on first use; the
+    # eager NumPy path creates Arrays this way, as most of them are never asked.
+    __slots__ = ("_aval", "_host", "_buffer", "_device", "_view", "__weakref__")
     __array_priority__ = 100
 
     def __init__(self, *args, **kwargs):
@@ -31,7 +48,7 @@ class Array:
     @classmethod
     def _from_host(cls, host, aval, device=None):
         self = object.__new__(cls)
-        self.aval = aval
+        self._aval = aval
         self._host = host
         self._buffer = None
         self._device = device
@@ -41,7 +58,7 @@ class Array:
     @classmethod
     def _from_buffer(cls, buffer, aval, device):
         self = object.__new__(cls)
-        self.aval = aval
+        self._aval = aval
         self._host = None
         self._buffer = buffer
         self._device = device
@@ -131,26 +148,57 @@ class Array:
         host = other._host if other._view is None else other._value()
         if host is not None:
             host.flags.writeable = False   # a view's own ndarray too, as in __array__
-        self.aval = other.aval
+        self._aval = other.aval
         self._host = host
         self._buffer = other._buffer
         self._device = other._device
         self._view = None   # a snapshot: it keeps these values when the base is written
 
     # ------------------------------------------------------------ attributes
-    shape = property(lambda self: self.aval.shape)
-    dtype = property(lambda self: self.aval.dtype)
-    ndim = property(lambda self: len(self.aval.shape))
-    size = property(lambda self: self.aval.size)
-    weak_type = property(lambda self: self.aval.weak_type)
+    @property
+    def aval(self):
+        aval = self._aval
+        if aval is None:
+            host = self._host
+            aval = self._aval = shaped_array(host.shape, host.dtype)
+        return aval
+
+    @aval.setter
+    def aval(self, aval):
+        self._aval = aval
+
+    @property
+    def shape(self):
+        aval = self._aval
+        return self._host.shape if aval is None else aval.shape
+
+    @property
+    def dtype(self):
+        aval = self._aval
+        return self._host.dtype if aval is None else aval.dtype
+
+    @property
+    def ndim(self):
+        aval = self._aval
+        return self._host.ndim if aval is None else len(aval.shape)
+
+    @property
+    def size(self):
+        aval = self._aval
+        return self._host.size if aval is None else aval.size
+
+    @property
+    def weak_type(self):
+        aval = self._aval
+        return False if aval is None else aval.weak_type
 
     @property
     def itemsize(self):
-        return self.aval.dtype.itemsize
+        return self.dtype.itemsize
 
     @property
     def nbytes(self):
-        return self.aval.size * self.aval.dtype.itemsize
+        return self.size * self.dtype.itemsize
 
     @property
     def device(self):

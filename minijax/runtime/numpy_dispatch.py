@@ -21,7 +21,7 @@ from .. import dtypes
 from ..errors import TracerArrayConversionError
 from ..config import config
 from ..core import Tracer
-from ..core.avals import ShapedArray
+from ..core.trace import numpy_eager as _gate
 from ..core.trace import state
 from .array import Array, as_view_of
 
@@ -137,6 +137,7 @@ ARRAY_INPLACE = {
     "fill": _call_method("fill"), "put": _call_method("put"),
 }
 _UFUNC_INPLACE = frozenset(name for name in ARRAY_INPLACE if name.startswith("__i"))
+_UNARY_OPERATORS = frozenset({"__neg__", "__pos__", "__abs__", "__invert__"})
 
 ARRAY_PROPERTIES = {
     "T": operator.attrgetter("T"), "mT": operator.attrgetter("mT"),
@@ -150,7 +151,13 @@ class _Fallback(Exception):
 
 _PLAIN = frozenset({int, float, complex, bool, str, type(None), slice, type(Ellipsis),
                     np.dtype, type})
+_SCALARS = frozenset({int, float, complex, bool})
 _generic = np.generic
+
+
+def _eager():
+    """No transformation is active in this thread and the eager backend is NumPy's."""
+    return _gate[0] or (len(state.stack) == 1 and config.eager_backend == "numpy")
 
 
 def _host(a):
@@ -158,8 +165,9 @@ def _host(a):
     if t is Array:
         if a._device is not None:
             raise _Fallback
-        if a.aval.weak_type:
-            if a.aval.shape:
+        aval = a._aval
+        if aval is not None and aval.weak_type:
+            if aval.shape:
                 raise _Fallback
             return a._value().item()   # a Python scalar stays weak for NumPy (NEP 50)
         host = a._host
@@ -188,20 +196,32 @@ def _operand(a):
     raise _Fallback
 
 
-_avals = {}
+# Result dtypes kept as NumPy gives them (the supported dtypes the current mode stores);
+# any other is converted (32-bit mode: narrowed) or rejected by ``dtypes.canonicalize``.
+_canonical = set()
 
 
-def _aval(shape, dtype):
-    key = (shape, dtype)
-    aval = _avals.get(key)
-    if aval is None:
-        if len(_avals) > 10_000:
-            _avals.clear()
-        aval = _avals[key] = ShapedArray(shape, dtype)
-    return aval
+def _refresh_canonical():
+    _canonical.clear()
+    _canonical.update(d for d in dtypes.SUPPORTED_DTYPES if dtypes.canonicalize(d) == d)
 
+
+_refresh_canonical()
+config.on_update(lambda name: _refresh_canonical() if name == "enable_x64" else None)
 
 _new = object.__new__
+
+
+def _new_array(host):
+    """An Array owning ``host`` (an ndarray of a canonical dtype); its aval is made
+    from ``host`` when first asked."""
+    out = _new(Array)
+    out._aval = None
+    out._host = host
+    out._buffer = None
+    out._device = None
+    out._view = None
+    return out
 
 
 def wrap(r, args=()):
@@ -209,7 +229,7 @@ def wrap(r, args=()):
     (sharing ``r``'s buffer), tuples and lists are mapped."""
     t = type(r)
     if t is not _ndarray:
-        if isinstance(r, _generic) or t in (bool, int, float, complex):
+        if isinstance(r, _generic) or t in _SCALARS:
             r = np.asarray(r)
         elif t is tuple or t is list:
             return t([wrap(e, args) for e in r])
@@ -217,19 +237,15 @@ def wrap(r, args=()):
             return t(*[wrap(e, args) for e in r])
         else:
             return r
-    aval = _avals.get((r.shape, r.dtype)) if config.enable_x64 else None
-    if aval is None:
-        target = dtypes.canonicalize(r.dtype)   # 32-bit mode: narrowed on the way out
-        if target != r.dtype:
-            r = r.astype(target)
-        aval = _aval(r.shape, target)
+    if r.dtype not in _canonical:
+        r = r.astype(dtypes.canonicalize(r.dtype))   # 32-bit mode: narrowed on the way out
     out = _new(Array)
-    out.aval = aval
+    out._aval = None
     out._host = r
     out._buffer = None
     out._device = None
     out._view = None
-    if r.base is not None and args:
+    if args and r.base is not None:
         as_view_of(out, args)
     return out
 
@@ -250,32 +266,54 @@ def _numpy_failed(error, fallback, args, kwargs):
 _NONE_IS_ABSENT = frozenset({"where", "initial"})
 
 
+def _host_kwargs(kwargs):
+    if kwargs.get("out") is not None or kwargs.get("device") is not None:
+        raise _Fallback
+    return {k: _host(v) for k, v in kwargs.items()
+            if v is not None or k not in _NONE_IS_ABSENT}
+
+
 def numpy_call(np_fn, fallback):
     """``fallback`` (a minijax function) that calls ``np_fn`` on host values eagerly."""
+    # The common calls (one or two Arrays owning their buffers, no keywords) are
+    # checked inline: this wrapper's cost is added to every eager call.
     @functools.wraps(fallback)
     def call(*args, **kwargs):
-        if len(state.stack) == 1 and config.eager_backend == "numpy":
+        if _gate[0] or (len(state.stack) == 1 and config.eager_backend == "numpy"):
             try:
                 if len(args) == 1:
                     a = args[0]
-                    if (type(a) is Array and a._view is None and a._host is not None
-                            and a._device is None and not a.aval.weak_type):
+                    if (type(a) is Array and a._view is None and a._device is None
+                            and a._host is not None
+                            and (a._aval is None or not a._aval.weak_type)):
                         hargs = (a._host,)
                     else:
                         hargs = (_host(a),)
+                elif len(args) == 2:
+                    a, b = args
+                    ha = a._host if (type(a) is Array and a._view is None
+                                     and a._aval is None and a._device is None) else _host(a)
+                    hb = b._host if (type(b) is Array and b._view is None
+                                     and b._aval is None and b._device is None) else _host(b)
+                    hargs = (ha, hb)
                 else:
                     hargs = [_host(a) for a in args]
                 if kwargs:
-                    if kwargs.get("out") is not None or kwargs.get("device") is not None:
-                        raise _Fallback
-                    kwargs = {k: _host(v) for k, v in kwargs.items()
-                              if v is not None or k not in _NONE_IS_ABSENT}
+                    kwargs = _host_kwargs(kwargs)
             except _Fallback:
                 return fallback(*args, **kwargs)
             try:
                 r = np_fn(*hargs, **kwargs)
             except Exception as e:
                 return _numpy_failed(e, fallback, args, kwargs)
+            if type(r) is _ndarray and r.base is None and r.dtype in _canonical:
+                out = _new(Array)
+                out._aval = None
+                out._host = r
+                out._buffer = None
+                out._device = None
+                out._view = None
+                return out
             return wrap(r, args)
         return fallback(*args, **kwargs)
     call.__wrapped_lax__ = fallback
@@ -287,9 +325,8 @@ def inplace_function_call(np_fn, fallback):
     buffer (copy-on-write) and returns None; otherwise ``fallback`` (which rebinds)."""
     @functools.wraps(fallback)
     def call(a, *args, **kwargs):
-        if (len(state.stack) == 1 and config.eager_backend == "numpy"
-                and (type(a) is _ndarray or type(a) is Array and a._device is None
-                     and not a.aval.weak_type)):
+        if _eager() and (type(a) is _ndarray or type(a) is Array and a._device is None
+                         and not a.weak_type):
             try:
                 hargs = [_host(x) for x in args]
                 kwargs = {k: _host(v) for k, v in kwargs.items()}
@@ -305,67 +342,150 @@ def inplace_function_call(np_fn, fallback):
     return call
 
 
-def _self_result(r, self):
-    """``wrap(r, (self,))`` for a method's result: a view of ``self``'s buffer becomes a
-    view Array of ``self``'s root."""
-    if type(r) is not _ndarray or not config.enable_x64:
-        return wrap(r, (self,))
-    aval = _avals.get((r.shape, r.dtype))
-    if aval is None:
+def _self_result(r, self, host):
+    """``wrap(r, (self,))`` for the result of a method run on ``host`` (``self``'s
+    current ndarray): a view of that buffer becomes a view Array of ``self``'s root."""
+    if type(r) is not _ndarray or r.dtype not in _canonical:
         return wrap(r, (self,))
     out = _new(Array)
-    out.aval = aval
+    out._aval = None
     out._host = r
     out._buffer = None
     out._device = None
     out._view = None
     owner = r.base
-    if owner is not None:
+    # NumPy's .base is the memory's owner: ``host`` itself, or what ``host`` views
+    # (the object under a view Array's ndarray re-derived after a copy-on-write)
+    if owner is not None and (owner is host or owner is host.base):
         root = self if self._view is None else self._view[0]
-        root_host = root._host
-        if root_host is owner or (root_host is not None and root_host.base is owner):
-            out._view = [root, root_host]
+        out._view = [root, root._host]
     return out
 
 
-def method_call(host_fn, fallback, operator_like=False):
-    """An Array method: ``host_fn(self_host, ...)`` eagerly, else ``fallback``."""
-    convert = _operand if operator_like else _host
+def _self_host(self):
+    """``self``'s host ndarray when the NumPy path applies to it, else None."""
+    if self._device is not None:
+        return None
+    aval = self._aval
+    if aval is not None and aval.weak_type:
+        return None
+    host = self._host
+    if host is None or self._view is not None:
+        host = self._value()
+    return host
 
+
+def method_call(host_fn, fallback):
+    """An Array method: ``host_fn(self_host, ...)`` eagerly, else ``fallback``."""
     def call(self, *args, **kwargs):
-        if (len(state.stack) == 1 and self._device is None and config.eager_backend == "numpy"
-                and not self.aval.weak_type):
-            if args or kwargs:
+        if _gate[0] or (len(state.stack) == 1 and config.eager_backend == "numpy"):
+            host = _self_host(self)
+            if host is not None:
                 try:
-                    hargs = [convert(a) for a in args]
+                    hargs = [_host(a) for a in args] if args else ()
                     if kwargs:
                         if kwargs.get("out") is not None:
                             raise _Fallback
                         kwargs = {k: _host(v) for k, v in kwargs.items()
-                              if v is not None or k not in _NONE_IS_ABSENT}
+                                  if v is not None or k not in _NONE_IS_ABSENT}
                 except _Fallback:
                     return fallback(self, *args, **kwargs)
-            else:
-                hargs = ()
-            host = self._host
-            if host is None or self._view is not None:
-                host = self._value()
-            r = host_fn(host, *hargs, **kwargs)
-            if r is NotImplemented:
-                return r
-            return _self_result(r, self)
+                return _self_result(host_fn(host, *hargs, **kwargs), self, host)
         return fallback(self, *args, **kwargs)
     call.__name__ = getattr(fallback, "__name__", "method")
     call.__wrapped_lax__ = fallback
     return call
 
 
+def binary_operator_call(host_fn, fallback):
+    """A binary operator of Array: ``host_fn(self_host, other_host)`` eagerly."""
+    def call(self, other):
+        if _gate[0] or (len(state.stack) == 1 and config.eager_backend == "numpy"):
+            host = _self_host(self)
+            if host is not None:
+                t = type(other)
+                if t is Array and other._aval is None and other._view is None \
+                        and other._device is None:
+                    ho = other._host
+                elif t is float or t is int:
+                    ho = other
+                else:
+                    try:
+                        ho = _operand(other)
+                    except _Fallback:
+                        return fallback(self, other)
+                r = host_fn(host, ho)
+                if r is NotImplemented:
+                    return r
+                if type(r) is _ndarray and r.base is None and r.dtype in _canonical:
+                    out = _new(Array)
+                    out._aval = None
+                    out._host = r
+                    out._buffer = None
+                    out._device = None
+                    out._view = None
+                    return out
+                return _self_result(r, self, host)
+        return fallback(self, other)
+    call.__name__ = getattr(fallback, "__name__", "method")
+    call.__wrapped_lax__ = fallback
+    return call
+
+
+def unary_operator_call(host_fn, fallback):
+    """A unary operator of Array (``-x``, ``abs(x)``, ...)."""
+    def call(self):
+        if _gate[0] or (len(state.stack) == 1 and config.eager_backend == "numpy"):
+            host = _self_host(self)
+            if host is not None:
+                return _self_result(host_fn(host), self, host)
+        return fallback(self)
+    call.__name__ = getattr(fallback, "__name__", "method")
+    call.__wrapped_lax__ = fallback
+    return call
+
+
+def _index_host(idx):
+    """The index as NumPy takes it (ints and tuples of ints pass as they are)."""
+    t = type(idx)
+    if t is int or t is slice:
+        return idx
+    if t is tuple:
+        for e in idx:
+            te = type(e)
+            if te is not int and te is not slice:
+                return _host(idx)
+        return idx
+    return _host(idx)
+
+
+def getitem_call(fallback):
+    """``x[idx]``: NumPy's indexing of the host buffer (basic indexing gives a view
+    Array; an element read gives a 0-d Array holding a copy)."""
+    def __getitem__(self, idx):
+        if _gate[0] or (len(state.stack) == 1 and config.eager_backend == "numpy"):
+            host = _self_host(self)
+            if host is not None:
+                try:
+                    hidx = _index_host(idx)
+                except _Fallback:
+                    return fallback(self, idx)
+                r = host[hidx]
+                if type(r) is not _ndarray:
+                    if type(r) is host.dtype.type:   # an element: a 0-d copy
+                        return _new_array(np.asarray(r))
+                    return wrap(r)
+                return _self_result(r, self, host)
+        return fallback(self, idx)
+    __getitem__.__wrapped_lax__ = fallback
+    return __getitem__
+
+
 def inplace_call(host_fn, fallback, ufunc=False):
     """An updating Array operator or method: ``host_fn`` writes into the Array's buffer
     (copied first if observed, DESIGN 5) eagerly, else ``fallback``."""
     def call(self, *args, **kwargs):
-        if (len(state.stack) == 1 and self._device is None and config.eager_backend == "numpy"
-                and not self.aval.weak_type):
+        if (_eager() and self._device is None and not self.weak_type):
             try:
                 hargs = [_operand(a) if ufunc else _host(a) for a in args]
                 kwargs = {k: _host(v) for k, v in kwargs.items()}
@@ -385,21 +505,62 @@ def inplace_call(host_fn, fallback, ufunc=False):
     return call
 
 
+def setitem_call(fallback):
+    """``x[idx] = value``: written into the Array's buffer (copy-on-write)."""
+    def __setitem__(self, idx, value):
+        if _gate[0] or (len(state.stack) == 1 and config.eager_backend == "numpy"):
+            aval = self._aval
+            if self._device is None and (aval is None or not aval.weak_type):
+                try:
+                    hidx = _index_host(idx)
+                    t = type(value)
+                    if t is float or t is int or t is bool:
+                        hvalue = value
+                    elif t is list:
+                        hvalue = np.asarray(_host(value))   # its size-1 axes drop as an array's
+                    else:
+                        hvalue = _host(value)
+                except _Fallback:
+                    return fallback(self, idx, value)
+                self._writable()[hidx] = hvalue
+                return None
+        return fallback(self, idx, value)
+    __setitem__.__wrapped_lax__ = fallback
+    return __setitem__
+
+
 def iterate(self):
     """Iteration over the first axis: views of the rows, as NumPy's."""
-    if not self.aval.shape:
+    shape = self.shape
+    if not shape:
         raise TypeError("iteration over a 0-d array")
-    return (self[i] for i in range(self.aval.shape[0]))
+    if len(shape) > 1 and _eager():
+        host = _self_host(self)
+        if host is not None:
+            return _rows(self, host)
+    return (self[i] for i in range(shape[0]))
+
+
+def _rows(self, host):
+    # ``host`` is in the root's current buffer (``_self_host`` derived it again if needed)
+    root = self if self._view is None else self._view[0]
+    root_host = root._host
+    for r in host:
+        out = _new(Array)
+        out._aval = None
+        out._host = r
+        out._buffer = None
+        out._device = None
+        out._view = [root, root_host]
+        yield out
 
 
 def property_call(host_fn, fallback):
     def get(self):
-        if len(state.stack) == 1 and self._device is None and config.eager_backend == "numpy" \
-                and not self.aval.weak_type:
-            host = self._host
-            if host is None or self._view is not None:
-                host = self._value()
-            return _self_result(host_fn(host), self)
+        if _gate[0] or (len(state.stack) == 1 and config.eager_backend == "numpy"):
+            host = _self_host(self)
+            if host is not None:
+                return _self_result(host_fn(host), self, host)
         return fallback(self)
     return property(get)
 
@@ -421,12 +582,20 @@ def install_methods(cls):
     for name, host_fn in ARRAY_METHODS.items():
         fallback = getattr(cls, name)
         if getattr(fallback, "__wrapped_lax__", None) is None:
-            setattr(cls, name, method_call(host_fn, fallback, name.startswith("__")
-                                           and name != "__getitem__"))
+            if name == "__getitem__":
+                make = getitem_call(fallback)
+            elif name in _UNARY_OPERATORS:
+                make = unary_operator_call(host_fn, fallback)
+            elif name.startswith("__"):
+                make = binary_operator_call(host_fn, fallback)
+            else:
+                make = method_call(host_fn, fallback)
+            setattr(cls, name, make)
     for name, host_fn in ARRAY_INPLACE.items():
         fallback = getattr(cls, name)
         if getattr(fallback, "__wrapped_lax__", None) is None:
-            setattr(cls, name, inplace_call(host_fn, fallback, name in _UFUNC_INPLACE))
+            setattr(cls, name, setitem_call(fallback) if name == "__setitem__" else
+                    inplace_call(host_fn, fallback, name in _UFUNC_INPLACE))
     cls.__iter__ = iterate
     for name, host_fn in ARRAY_PROPERTIES.items():
         prop = cls.__dict__[name]
