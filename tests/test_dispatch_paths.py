@@ -78,4 +78,5 @@ def test_numpy_path_matches_lax_path(where, name):
     assert len(want) == len(got)
     for w, g in zip(want, got):
         assert w.shape == g.shape and w.dtype == g.dtype, (w, g)
-        onp.testing.assert_allclose(g, w, rtol=1e-9, atol=1e-12)
+        if name not in ("empty", "empty_like"):   # eagerly uninitialised, as NumPy's
+            onp.testing.assert_allclose(g, w, rtol=1e-9, atol=1e-12)

@@ -1,5 +1,7 @@
 """Abstract values: what a transformation knows about an array (shape, dtype, weak type)."""
 
+import math
+
 import numpy as np
 
 from .. import dtypes
@@ -29,7 +31,7 @@ class ShapedArray:
 
     @property
     def size(self):
-        return int(np.prod(self.shape, dtype=np.int64))
+        return math.prod(self.shape)
 
     def update(self, shape=None, dtype=None, weak_type=None):
         return ShapedArray(self.shape if shape is None else shape,

@@ -3,6 +3,7 @@ reshape, transpose, expand_dims, squeeze, broadcasting, concatenation, stacking,
 splitting, tiling, flipping, rolling, padding, diagonals and trace."""
 
 import builtins as _builtins
+import math
 import operator
 
 import numpy as np
@@ -10,6 +11,7 @@ import numpy as np
 from .. import dtypes as _dtypes
 from .. import lax
 from ..core import get_aval, get_concrete
+from ..runtime.array import Array
 from ..util import canonicalize_axis
 from ._core import broadcast_shapes as _broadcast_shapes
 from ._core import new_object, to_array
@@ -25,16 +27,25 @@ def append(arr, values, axis=None):
 
 
 def shape(a):
+    t = type(a)
+    if t is Array or t is np.ndarray:
+        return a.shape
     return get_aval(to_array(a)).shape
 
 
 def ndim(a):
+    t = type(a)
+    if t is Array or t is np.ndarray:
+        return a.ndim
     return get_aval(to_array(a)).ndim
 
 
 def size(a, axis=None):
+    t = type(a)
+    if axis is None and (t is Array or t is np.ndarray):
+        return a.size
     s = shape(a)
-    return int(np.prod(s, dtype=np.int64)) if axis is None else s[axis]
+    return math.prod(s) if axis is None else s[axis]
 
 
 def reshape(a, shape=None, order="C", *, newshape=None, copy=None):

@@ -16,7 +16,6 @@ place in the new buffer, so views and their base stay attached as in NumPy.
 import numpy as np
 from numpy.lib.array_utils import byte_bounds
 
-from .. import dtypes
 from ..core.avals import ShapedArray
 from . import xla_bridge
 
@@ -231,12 +230,13 @@ class Array:
 
     def __array__(self, dtype=None, copy=None):
         host = self._value()
+        if copy or (dtype is not None and np.dtype(dtype) != host.dtype):
+            # a new ndarray (numpy.array(x), a dtype change): nothing is exported
+            return host.copy() if dtype is None else host.astype(dtype)
         if host.flags.writeable:
             self._freeze()
             host.flags.writeable = False
-        if copy:
-            host = host.copy()
-        return host if dtype is None else host.astype(dtype, copy=False)
+        return host
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
         host = self.__array__()
@@ -249,33 +249,56 @@ class Array:
     def __dlpack_device__(self):
         return (1, 0)   # kDLCPU
 
+    # The conversions read the host buffer directly when this Array owns it (the
+    # common case; ``_value`` otherwise): they are the scalar reads of eager loops.
     def tolist(self):
-        return self._value().tolist()
+        host = self._host
+        if host is None or self._view is not None:
+            host = self._value()
+        return host.tolist()
 
     def item(self, *args):
-        return self._value().item(*args)
+        host = self._host
+        if host is None or self._view is not None:
+            host = self._value()
+        return host.item(*args)
 
     def __bool__(self):
-        return bool(self._value())
+        host = self._host
+        if host is None or self._view is not None:
+            host = self._value()
+        return bool(host)
 
     def __int__(self):
-        return int(self._value())
+        host = self._host
+        if host is None or self._view is not None:
+            host = self._value()
+        return int(host)
 
     def __float__(self):
-        return float(self._value())
+        host = self._host
+        if host is None or self._view is not None:
+            host = self._value()
+        return float(host)
 
     def __complex__(self):
         return complex(self._value())
 
     def __index__(self):
-        if not dtypes.is_integer(self.dtype) and self.dtype != np.bool_:
+        kind = self.dtype.kind
+        if kind != "i" and kind != "u" and kind != "b":
             raise TypeError(f"only integer arrays can be used as an index, got {self.dtype}")
-        return self._value().__index__()
+        host = self._host
+        if host is None or self._view is not None:
+            host = self._value()
+        return host.__index__()
 
     def __len__(self):
-        if not self.shape:
+        aval = self._aval
+        shape = self._host.shape if aval is None else aval.shape
+        if not shape:
             raise TypeError("len() of unsized object (a 0-d array)")
-        return self.shape[0]
+        return shape[0]
 
     __hash__ = None
 

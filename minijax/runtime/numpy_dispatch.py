@@ -48,7 +48,7 @@ isin isinf isnan isneginf isposinf isreal isrealobj ix_ kron left_shift less les
 linspace log log10 log1p log2 logaddexp logaddexp2 logical_and logical_not logical_or
 logical_xor logspace matmul matrix_transpose max maximum mean median meshgrid min minimum
 mod moveaxis multiply nan_to_num nanargmax nanargmin nanmax nanmean nanmedian nanmin
-nanpercentile nanprod nanquantile nanstd nansum nanvar negative nextafter nonzero not_equal
+nancumprod nancumsum nanpercentile nanprod nanquantile nanstd nansum nanvar negative nextafter nonzero not_equal
 ones ones_like outer pad partition percentile permute_dims positive pow power prod ptp
 quantile rad2deg radians ravel ravel_multi_index real reciprocal remainder repeat reshape
 right_shift rint roll rot90 round row_stack searchsorted select setdiff1d setxor1d sign
@@ -68,7 +68,8 @@ def _argsort(a, axis=-1, kind=None, order=None, *, stable=None):
 
 NUMPY_FUNCTIONS.update(
     argsort=_argsort,
-    empty=np.zeros, empty_like=np.zeros_like,   # minijax's empty arrays hold zeros
+    # eager empty arrays are uninitialised, as NumPy's (under jit they hold zeros)
+    empty=np.empty, empty_like=np.empty_like,
 )
 
 # Functions that update their first argument in place and return None, as NumPy's.
@@ -155,7 +156,7 @@ _SCALARS = frozenset({int, float, complex, bool})
 _generic = np.generic
 
 
-def _eager():
+def eager():
     """No transformation is active in this thread and the eager backend is NumPy's."""
     return _gate[0] or (len(state.stack) == 1 and config.eager_backend == "numpy")
 
@@ -222,6 +223,25 @@ def _new_array(host):
     out._device = None
     out._view = None
     return out
+
+
+def share_ndarray(a):
+    """An Array sharing the memory of ``a`` (an ndarray of a dtype in ``_canonical``), as
+    NumPy's ``asarray``: a write through either is seen by both. The Array holds an
+    ndarray object of its own viewing that memory, so that marking it read-only (after
+    an export or for a transformation's snapshot; its next write then copies) leaves
+    the caller's ``a`` as writable as it was."""
+    return _new_array(a.view())
+
+
+def copy_ndarray(a):
+    """An Array owning a copy of ``a`` (an ndarray of a dtype in ``_canonical``)."""
+    return _new_array(a.copy(order="K"))
+
+
+def is_canonical(dtype):
+    """``dtype`` is stored as it is in the current mode (no conversion, no error)."""
+    return dtype in _canonical
 
 
 def wrap(r, args=()):
@@ -325,7 +345,7 @@ def inplace_function_call(np_fn, fallback):
     buffer (copy-on-write) and returns None; otherwise ``fallback`` (which rebinds)."""
     @functools.wraps(fallback)
     def call(a, *args, **kwargs):
-        if _eager() and (type(a) is _ndarray or type(a) is Array and a._device is None
+        if eager() and (type(a) is _ndarray or type(a) is Array and a._device is None
                          and not a.weak_type):
             try:
                 hargs = [_host(x) for x in args]
@@ -362,8 +382,9 @@ def _self_result(r, self, host):
     return out
 
 
-def _self_host(self):
-    """``self``'s host ndarray when the NumPy path applies to it, else None."""
+def eager_host(self):
+    """The host ndarray of the Array ``self`` when the NumPy path applies to it (not
+    committed to a device, not weakly typed), else None."""
     if self._device is not None:
         return None
     aval = self._aval
@@ -379,7 +400,7 @@ def method_call(host_fn, fallback):
     """An Array method: ``host_fn(self_host, ...)`` eagerly, else ``fallback``."""
     def call(self, *args, **kwargs):
         if _gate[0] or (len(state.stack) == 1 and config.eager_backend == "numpy"):
-            host = _self_host(self)
+            host = eager_host(self)
             if host is not None:
                 try:
                     hargs = [_host(a) for a in args] if args else ()
@@ -401,7 +422,7 @@ def binary_operator_call(host_fn, fallback):
     """A binary operator of Array: ``host_fn(self_host, other_host)`` eagerly."""
     def call(self, other):
         if _gate[0] or (len(state.stack) == 1 and config.eager_backend == "numpy"):
-            host = _self_host(self)
+            host = eager_host(self)
             if host is not None:
                 t = type(other)
                 if t is Array and other._aval is None and other._view is None \
@@ -436,7 +457,7 @@ def unary_operator_call(host_fn, fallback):
     """A unary operator of Array (``-x``, ``abs(x)``, ...)."""
     def call(self):
         if _gate[0] or (len(state.stack) == 1 and config.eager_backend == "numpy"):
-            host = _self_host(self)
+            host = eager_host(self)
             if host is not None:
                 return _self_result(host_fn(host), self, host)
         return fallback(self)
@@ -464,7 +485,7 @@ def getitem_call(fallback):
     Array; an element read gives a 0-d Array holding a copy)."""
     def __getitem__(self, idx):
         if _gate[0] or (len(state.stack) == 1 and config.eager_backend == "numpy"):
-            host = _self_host(self)
+            host = eager_host(self)
             if host is not None:
                 try:
                     hidx = _index_host(idx)
@@ -485,7 +506,7 @@ def inplace_call(host_fn, fallback, ufunc=False):
     """An updating Array operator or method: ``host_fn`` writes into the Array's buffer
     (copied first if observed, DESIGN 5) eagerly, else ``fallback``."""
     def call(self, *args, **kwargs):
-        if (_eager() and self._device is None and not self.weak_type):
+        if (eager() and self._device is None and not self.weak_type):
             try:
                 hargs = [_operand(a) if ufunc else _host(a) for a in args]
                 kwargs = {k: _host(v) for k, v in kwargs.items()}
@@ -534,8 +555,8 @@ def iterate(self):
     shape = self.shape
     if not shape:
         raise TypeError("iteration over a 0-d array")
-    if len(shape) > 1 and _eager():
-        host = _self_host(self)
+    if len(shape) > 1 and eager():
+        host = eager_host(self)
         if host is not None:
             return _rows(self, host)
     return (self[i] for i in range(shape[0]))
@@ -558,7 +579,7 @@ def _rows(self, host):
 def property_call(host_fn, fallback):
     def get(self):
         if _gate[0] or (len(state.stack) == 1 and config.eager_backend == "numpy"):
-            host = _self_host(self)
+            host = eager_host(self)
             if host is not None:
                 return _self_result(host_fn(host), self, host)
         return fallback(self)
