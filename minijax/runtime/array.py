@@ -1,7 +1,10 @@
 """``Array``: minijax's array, resident on a device.
 
 Its storage is a host ndarray (CPU, what NumPy kernels read) and/or a PjRt
-buffer (what XLA executables read); each is made from the other on first need.
+buffer (what XLA executables read); each is made from the other on first need. A 0-d
+result of the eager NumPy path may hold the NumPy scalar NumPy returned (immutable, and
+much cheaper to compute with than a 0-d ndarray); ``_value`` makes it an ndarray when
+one is needed.
 
 Mutation (DESIGN 5). An Array owns its host buffer and in-place operations write into
 it (``_writable``). A host ndarray that is not writeable is one something else may
@@ -68,8 +71,11 @@ class Array:
     def _value(self):
         """The host ndarray (read it; write only through ``_writable``)."""
         host = self._host
-        if host is None:
-            host = self._host = xla_bridge.to_host(self._buffer, self.aval.dtype)
+        if type(host) is not np.ndarray:
+            if host is None:
+                host = self._host = xla_bridge.to_host(self._buffer, self.aval.dtype)
+            else:   # a NumPy scalar (a 0-d result of the eager path): now an ndarray
+                host = self._host = np.asarray(host)
         view = self._view
         if view is not None and view[0]._host is not view[1]:
             host = self._derive_again()
@@ -82,7 +88,7 @@ class Array:
     def _freeze(self):
         """Mark the buffer as observed: the next write through any Array copies it."""
         root = self if self._view is None else self._view[0]
-        if root._host is not None:
+        if type(root._host) is np.ndarray:   # (a NumPy scalar is immutable already)
             root._host.flags.writeable = False
 
     def _writable(self):
@@ -145,7 +151,7 @@ class Array:
         """Make this Array hold ``other``'s value; both then share it copy-on-write."""
         other._freeze()
         host = other._host if other._view is None else other._value()
-        if host is not None:
+        if type(host) is np.ndarray:
             host.flags.writeable = False   # a view's own ndarray too, as in __array__
         self._aval = other.aval
         self._host = host

@@ -200,11 +200,14 @@ def _operand(a):
 # Result dtypes kept as NumPy gives them (the supported dtypes the current mode stores);
 # any other is converted (32-bit mode: narrowed) or rejected by ``dtypes.canonicalize``.
 _canonical = set()
+_canonical_scalars = set()   # their NumPy scalar types
 
 
 def _refresh_canonical():
     _canonical.clear()
     _canonical.update(d for d in dtypes.SUPPORTED_DTYPES if dtypes.canonicalize(d) == d)
+    _canonical_scalars.clear()
+    _canonical_scalars.update(d.type for d in _canonical)
 
 
 _refresh_canonical()
@@ -214,8 +217,8 @@ _new = object.__new__
 
 
 def _new_array(host):
-    """An Array owning ``host`` (an ndarray of a canonical dtype); its aval is made
-    from ``host`` when first asked."""
+    """An Array owning ``host`` (an ndarray or NumPy scalar of a canonical dtype); its
+    aval is made from ``host`` when first asked."""
     out = _new(Array)
     out._aval = None
     out._host = host
@@ -249,7 +252,19 @@ def wrap(r, args=()):
     (sharing ``r``'s buffer), tuples and lists are mapped."""
     t = type(r)
     if t is not _ndarray:
-        if isinstance(r, _generic) or t in _SCALARS:
+        if t in _canonical_scalars:
+            out = _new(Array)   # a 0-d Array holding the NumPy scalar
+            out._aval = None
+            out._host = r
+            out._buffer = None
+            out._device = None
+            out._view = None
+            return out
+        if isinstance(r, _generic):
+            if r.dtype in _canonical:
+                return _new_array(r)   # a 0-d Array holding the NumPy scalar
+            r = np.asarray(r)
+        elif t in _SCALARS:
             r = np.asarray(r)
         elif t is tuple or t is list:
             return t([wrap(e, args) for e in r])
@@ -391,7 +406,7 @@ def eager_host(self):
     if aval is not None and aval.weak_type:
         return None
     host = self._host
-    if host is None or self._view is not None:
+    if type(host) is not _ndarray or self._view is not None:
         host = self._value()
     return host
 
@@ -403,7 +418,10 @@ def method_call(host_fn, fallback):
             host = eager_host(self)
             if host is not None:
                 try:
-                    hargs = [_host(a) for a in args] if args else ()
+                    if not args or len(args) == 1 and type(args[0]) in _PLAIN:
+                        hargs = args
+                    else:
+                        hargs = [_host(a) for a in args]
                     if kwargs:
                         if kwargs.get("out") is not None:
                             raise _Fallback
@@ -422,8 +440,12 @@ def binary_operator_call(host_fn, fallback):
     """A binary operator of Array: ``host_fn(self_host, other_host)`` eagerly."""
     def call(self, other):
         if _gate[0] or (len(state.stack) == 1 and config.eager_backend == "numpy"):
-            host = eager_host(self)
-            if host is not None:
+            aval = self._aval
+            if self._device is None and (aval is None or not aval.weak_type):
+                # a NumPy scalar host stays one: scalar arithmetic is NumPy's fast path
+                host = self._host
+                if host is None or self._view is not None:
+                    host = self._value()
                 t = type(other)
                 if t is Array and other._aval is None and other._view is None \
                         and other._device is None:
@@ -466,16 +488,18 @@ def unary_operator_call(host_fn, fallback):
     return call
 
 
+_BASIC_INDEX = frozenset({int, slice, type(None), type(Ellipsis)})
+
+
 def _index_host(idx):
-    """The index as NumPy takes it (ints and tuples of ints pass as they are)."""
+    """The index as NumPy takes it (basic indices pass as they are)."""
     t = type(idx)
-    if t is int or t is slice:
-        return idx
     if t is tuple:
         for e in idx:
-            te = type(e)
-            if te is not int and te is not slice:
+            if type(e) not in _BASIC_INDEX:
                 return _host(idx)
+        return idx
+    if t in _BASIC_INDEX:
         return idx
     return _host(idx)
 
@@ -485,17 +509,26 @@ def getitem_call(fallback):
     Array; an element read gives a 0-d Array holding a copy)."""
     def __getitem__(self, idx):
         if _gate[0] or (len(state.stack) == 1 and config.eager_backend == "numpy"):
-            host = eager_host(self)
-            if host is not None:
-                try:
-                    hidx = _index_host(idx)
-                except _Fallback:
-                    return fallback(self, idx)
-                r = host[hidx]
+            aval = self._aval
+            if self._device is None and (aval is None or not aval.weak_type):
+                host = self._host
+                if type(host) is not _ndarray or self._view is not None:
+                    host = self._value()
+                t = type(idx)
+                if t is tuple:
+                    for e in idx:
+                        if type(e) not in _BASIC_INDEX:
+                            break
+                    else:
+                        t = int
+                if t not in _BASIC_INDEX:
+                    try:
+                        idx = _host(idx)
+                    except _Fallback:
+                        return fallback(self, idx)
+                r = host[idx]
                 if type(r) is not _ndarray:
-                    if type(r) is host.dtype.type:   # an element: a 0-d copy
-                        return _new_array(np.asarray(r))
-                    return wrap(r)
+                    return wrap(r)   # an element: a 0-d Array holding the NumPy scalar
                 return _self_result(r, self, host)
         return fallback(self, idx)
     __getitem__.__wrapped_lax__ = fallback
