@@ -126,7 +126,7 @@ ARRAY_METHODS = {
 }
 # In-place operator or method -> function writing into the (writable) host buffer.
 ARRAY_INPLACE = {
-    **{f"__i{op}__": functools.partial(getattr(np, ufunc), casting="same_kind")
+    **{f"__i{op}__": getattr(np, ufunc)
        for op, ufunc in (("add", "add"), ("sub", "subtract"), ("mul", "multiply"),
                          ("truediv", "true_divide"), ("floordiv", "floor_divide"),
                          ("mod", "remainder"), ("pow", "power"), ("and", "bitwise_and"),
@@ -341,13 +341,25 @@ def numpy_call(np_fn, fallback):
                 r = np_fn(*hargs, **kwargs)
             except Exception as e:
                 return _numpy_failed(e, fallback, args, kwargs)
-            if type(r) is _ndarray and r.base is None and r.dtype in _canonical:
+            if type(r) is _ndarray and r.dtype in _canonical:
                 out = _new(Array)
                 out._aval = None
                 out._host = r
                 out._buffer = None
                 out._device = None
                 out._view = None
+                owner = r.base
+                if owner is not None:
+                    # a view: of the first argument's buffer (checked as in
+                    # _self_result), else of another argument's (as_view_of)
+                    a = args[0]
+                    h = hargs[0]
+                    if type(a) is Array and type(h) is _ndarray and (
+                            owner is h or owner is h.base):
+                        root = a if a._view is None else a._view[0]
+                        out._view = [root, root._host]
+                    else:
+                        as_view_of(out, args)
                 return out
             return wrap(r, args)
         return fallback(*args, **kwargs)
@@ -535,25 +547,61 @@ def getitem_call(fallback):
     return __getitem__
 
 
-def inplace_call(host_fn, fallback, ufunc=False):
-    """An updating Array operator or method: ``host_fn`` writes into the Array's buffer
-    (copied first if observed, DESIGN 5) eagerly, else ``fallback``."""
+def inplace_call(host_fn, fallback):
+    """An updating Array method (``sort``, ``fill``, ...): ``host_fn`` writes into the
+    Array's buffer (copied first if observed, DESIGN 5) and returns None, eagerly."""
     def call(self, *args, **kwargs):
-        if (eager() and self._device is None and not self.weak_type):
-            try:
-                hargs = [_operand(a) if ufunc else _host(a) for a in args]
-                kwargs = {k: _host(v) for k, v in kwargs.items()}
-            except _Fallback:
-                return fallback(self, *args, **kwargs)
-            if len(hargs) > 1 and type(hargs[1]) is list:
-                hargs[1] = np.asarray(hargs[1])   # a value; as an array its size-1 axes drop
-            host = self._writable()
-            if ufunc:
-                host_fn(host, *hargs, out=host)
-                return self
-            host_fn(host, *hargs, **kwargs)
-            return None
+        if _gate[0] or (len(state.stack) == 1 and config.eager_backend == "numpy"):
+            aval = self._aval
+            if self._device is None and (aval is None or not aval.weak_type):
+                try:
+                    if not args or len(args) == 1 and type(args[0]) in _PLAIN:
+                        hargs = args
+                    else:
+                        hargs = [_host(a) for a in args]
+                        if len(hargs) > 1 and type(hargs[1]) is list:
+                            hargs[1] = np.asarray(hargs[1])   # a value: size-1 axes drop
+                    if kwargs:
+                        kwargs = {k: _host(v) for k, v in kwargs.items()}
+                except _Fallback:
+                    return fallback(self, *args, **kwargs)
+                host_fn(self._writable(), *hargs, **kwargs)
+                return None
         return fallback(self, *args, **kwargs)
+    call.__name__ = getattr(fallback, "__name__", "method")
+    call.__wrapped_lax__ = fallback
+    return call
+
+
+def inplace_operator_call(ufunc, fallback):
+    """``x op= y``: the ufunc writes into the Array's buffer (copy-on-write), eagerly."""
+    def call(self, other):
+        if _gate[0] or (len(state.stack) == 1 and config.eager_backend == "numpy"):
+            aval = self._aval
+            if self._device is None and (aval is None or not aval.weak_type):
+                t = type(other)
+                if t is float or t is int:
+                    ho = other
+                else:
+                    try:
+                        ho = _operand(other)
+                    except _Fallback:
+                        return fallback(self, other)
+                    if type(ho) is list:
+                        ho = np.asarray(ho)
+                host = self._host
+                if self._view is None and type(host) is _ndarray:
+                    self._buffer = None   # as in __setitem__: copy only if NumPy refuses
+                    try:
+                        ufunc(host, ho, out=host, casting="same_kind")
+                        return self
+                    except ValueError:
+                        if host.flags.writeable:
+                            raise
+                host = self._writable()
+                ufunc(host, ho, out=host, casting="same_kind")
+                return self
+        return fallback(self, other)
     call.__name__ = getattr(fallback, "__name__", "method")
     call.__wrapped_lax__ = fallback
     return call
@@ -576,6 +624,17 @@ def setitem_call(fallback):
                         hvalue = _host(value)
                 except _Fallback:
                     return fallback(self, idx, value)
+                host = self._host
+                if self._view is None and type(host) is _ndarray:
+                    # an owned buffer: write, and copy first only if NumPy refuses (a
+                    # read-only buffer is one something else may observe, DESIGN 5)
+                    self._buffer = None
+                    try:
+                        host[hidx] = hvalue
+                        return None
+                    except ValueError:
+                        if host.flags.writeable:
+                            raise
                 self._writable()[hidx] = hvalue
                 return None
         return fallback(self, idx, value)
@@ -649,7 +708,8 @@ def install_methods(cls):
         fallback = getattr(cls, name)
         if getattr(fallback, "__wrapped_lax__", None) is None:
             setattr(cls, name, setitem_call(fallback) if name == "__setitem__" else
-                    inplace_call(host_fn, fallback, name in _UFUNC_INPLACE))
+                    inplace_operator_call(host_fn, fallback) if name in _UFUNC_INPLACE
+                    else inplace_call(host_fn, fallback))
     cls.__iter__ = iterate
     for name, host_fn in ARRAY_PROPERTIES.items():
         prop = cls.__dict__[name]
