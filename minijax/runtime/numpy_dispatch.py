@@ -21,6 +21,7 @@ from .. import dtypes
 from ..errors import TracerArrayConversionError
 from ..config import config
 from ..core import Tracer
+from ..core.avals import ShapedArray
 from ..core.trace import numpy_eager as _gate
 from ..core.trace import state
 from .array import Array, as_view_of
@@ -308,8 +309,40 @@ def _host_kwargs(kwargs):
             if v is not None or k not in _NONE_IS_ABSENT}
 
 
+# Functions whose positional arguments after the first ``n`` are all operands that
+# promote together (``where``'s condition does not). When every such operand is a Python
+# scalar (or a weak Array), the lax path's result is weakly typed, as JAX's: the eager
+# result is made weak too (its dtype is NumPy's, which is the same).
+_SCALAR_OPERANDS_FROM = {"where": 1, "clip": 0}
+
+
+def _weak_operands(operands):
+    """Every operand is a Python number or a weakly typed Array (at least one)."""
+    for a in operands:
+        t = type(a)
+        if t is Array:
+            if not a.weak_type:
+                return False
+        elif t is not int and t is not float and t is not complex:
+            return False
+    return bool(operands)
+
+
+def _weaken(out):
+    """``out`` (a wrapped result) marked weakly typed, unless bool (never weak) or a
+    tuple (the lax path's divmod/modf/frexp give strong results)."""
+    if type(out) is Array and out.dtype.kind in "iufc":
+        out = _new_array(out._value())
+        out._aval = ShapedArray(out._host.shape, out._host.dtype, True)
+    return out
+
+
 def numpy_call(np_fn, fallback):
     """``fallback`` (a minijax function) that calls ``np_fn`` on host values eagerly."""
+    name = getattr(fallback, "__name__", "")
+    first_operand = (0 if isinstance(np_fn, np.ufunc) else
+                     _SCALAR_OPERANDS_FROM.get(name, -1))
+
     # The common calls (one or two Arrays owning their buffers, no keywords) are
     # checked inline: this wrapper's cost is added to every eager call.
     @functools.wraps(fallback)
@@ -341,6 +374,9 @@ def numpy_call(np_fn, fallback):
                 r = np_fn(*hargs, **kwargs)
             except Exception as e:
                 return _numpy_failed(e, fallback, args, kwargs)
+            if first_operand >= 0 and type(args[-1]) is not Array and _weak_operands(
+                    args[first_operand:]):
+                return _weaken(wrap(r, args))
             if type(r) is _ndarray and r.dtype in _canonical:
                 out = _new(Array)
                 out._aval = None
