@@ -117,12 +117,15 @@ ARRAY_METHODS = {
         nonzero prod ptp ravel repeat reshape round searchsorted squeeze std swapaxes trace
         transpose var""".split()},
     # minijax's signatures: keepdims is the next positional after axis (and dtype)
+    # (keyword arguments only when given: NumPy's reductions are slower with them)
     "sum": lambda h, axis=None, dtype=None, keepdims=False, **kw:
-        h.sum(axis, dtype, keepdims=keepdims, **kw),
+        h.sum(axis, dtype, keepdims=keepdims, **kw) if keepdims or kw else h.sum(axis, dtype),
     "mean": lambda h, axis=None, dtype=None, keepdims=False, **kw:
-        h.mean(axis, dtype, keepdims=keepdims, **kw),
-    "max": lambda h, axis=None, keepdims=False, **kw: h.max(axis, keepdims=keepdims, **kw),
-    "min": lambda h, axis=None, keepdims=False, **kw: h.min(axis, keepdims=keepdims, **kw),
+        h.mean(axis, dtype, keepdims=keepdims, **kw) if keepdims or kw else h.mean(axis, dtype),
+    "max": lambda h, axis=None, keepdims=False, **kw:
+        h.max(axis, keepdims=keepdims, **kw) if keepdims or kw else h.max(axis),
+    "min": lambda h, axis=None, keepdims=False, **kw:
+        h.min(axis, keepdims=keepdims, **kw) if keepdims or kw else h.min(axis),
     "argsort": _argsort,
 }
 # In-place operator or method -> function writing into the (writable) host buffer.
@@ -609,6 +612,27 @@ def inplace_call(host_fn, fallback):
     return call
 
 
+def _direct_write_target(self):
+    """``self``'s host ndarray if a write may go straight into it, with NumPy refusing
+    (ValueError) when the buffer is read-only; else None (``_writable`` decides). An
+    owned buffer qualifies, and a view's ndarray while its root's buffer is the one it
+    was derived from and is writable (a view made before the root was marked
+    observed is itself still writable, so the root's flag is what counts)."""
+    host = self._host
+    if type(host) is not _ndarray:
+        return None
+    view = self._view
+    if view is None:
+        self._buffer = None
+        return host
+    root, root_host = view
+    if root._host is root_host and root_host.flags.writeable:
+        root._buffer = None
+        self._buffer = None
+        return host
+    return None
+
+
 def inplace_operator_call(ufunc, fallback):
     """``x op= y``: the ufunc writes into the Array's buffer (copy-on-write), eagerly."""
     def call(self, other):
@@ -625,9 +649,8 @@ def inplace_operator_call(ufunc, fallback):
                         return fallback(self, other)
                     if type(ho) is list:
                         ho = np.asarray(ho)
-                host = self._host
-                if self._view is None and type(host) is _ndarray:
-                    self._buffer = None   # as in __setitem__: copy only if NumPy refuses
+                if _direct_write_target(self) is not None:
+                    host = self._host   # as in __setitem__: copy only if NumPy refuses
                     try:
                         ufunc(host, ho, out=host, casting="same_kind")
                         return self
@@ -650,9 +673,9 @@ def setitem_call(fallback):
             aval = self._aval
             if self._device is None and (aval is None or not aval.weak_type):
                 try:
-                    hidx = _index_host(idx)
+                    hidx = idx if type(idx) is int else _index_host(idx)
                     t = type(value)
-                    if t is float or t is int or t is bool:
+                    if t is float or t is int or t is bool or t is _ndarray:
                         hvalue = value
                     elif t is list:
                         hvalue = np.asarray(_host(value))   # its size-1 axes drop as an array's
@@ -660,11 +683,10 @@ def setitem_call(fallback):
                         hvalue = _host(value)
                 except _Fallback:
                     return fallback(self, idx, value)
-                host = self._host
-                if self._view is None and type(host) is _ndarray:
-                    # an owned buffer: write, and copy first only if NumPy refuses (a
-                    # read-only buffer is one something else may observe, DESIGN 5)
-                    self._buffer = None
+                host = _direct_write_target(self)
+                if host is not None:
+                    # write, and copy first only if NumPy refuses (a read-only buffer
+                    # is one something else may observe, DESIGN 5)
                     try:
                         host[hidx] = hvalue
                         return None
