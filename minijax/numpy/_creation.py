@@ -22,6 +22,9 @@ from ._elementwise import exp, log, multiply, power, sign
 from ._manipulation import reshape
 from ._searching import where
 
+_canonical_dtypes = _numpy_dispatch.canonical_dtypes
+_eager_gate = _numpy_dispatch.numpy_eager_gate
+
 
 def _new_array(fn):
     """A new array joins the innermost active transformation (under ``jit`` it is
@@ -72,8 +75,8 @@ def asarray(a, dtype=None, order=None, *, device=None, copy=None):
         t = type(a)
         if t is Array:
             return a
-        if (t is np.ndarray and order in (None, "K") and _numpy_dispatch.is_canonical(a.dtype)
-                and _numpy_dispatch.eager()):
+        if (t is np.ndarray and a.dtype in _canonical_dtypes and order in (None, "K")
+                and (_eager_gate[0] or _numpy_dispatch.eager())):
             return _numpy_dispatch.share_ndarray(a)
     return _asarray(a, dtype, order, device=device, copy=copy)
 

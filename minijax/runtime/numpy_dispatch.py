@@ -232,13 +232,23 @@ def _new_array(host):
     return out
 
 
+canonical_dtypes = _canonical   # (read-only for other modules)
+numpy_eager_gate = _gate
+
+
 def share_ndarray(a):
     """An Array sharing the memory of ``a`` (an ndarray of a dtype in ``_canonical``), as
     NumPy's ``asarray``: a write through either is seen by both. The Array holds an
     ndarray object of its own viewing that memory, so that marking it read-only (after
     an export or for a transformation's snapshot; its next write then copies) leaves
     the caller's ``a`` as writable as it was."""
-    return _new_array(a.view())
+    out = _new(Array)
+    out._aval = None
+    out._host = a.view()
+    out._buffer = None
+    out._device = None
+    out._view = None
+    return out
 
 
 def copy_ndarray(a):
@@ -466,8 +476,11 @@ def method_call(host_fn, fallback):
     """An Array method: ``host_fn(self_host, ...)`` eagerly, else ``fallback``."""
     def call(self, *args, **kwargs):
         if _gate[0] or (len(state.stack) == 1 and config.eager_backend == "numpy"):
-            host = eager_host(self)
-            if host is not None:
+            aval = self._aval
+            if self._device is None and (aval is None or not aval.weak_type):
+                host = self._host   # (eager_host, inline)
+                if type(host) is not _ndarray or self._view is not None:
+                    host = self._value()
                 try:
                     if not args or len(args) == 1 and type(args[0]) in _PLAIN:
                         hargs = args
@@ -511,6 +524,14 @@ def binary_operator_call(host_fn, fallback):
                 r = host_fn(host, ho)
                 if r is NotImplemented:
                     return r
+                if type(r) in _canonical_scalars:   # a 0-d result: the NumPy scalar
+                    out = _new(Array)
+                    out._aval = None
+                    out._host = r
+                    out._buffer = None
+                    out._device = None
+                    out._view = None
+                    return out
                 if type(r) is _ndarray and r.base is None and r.dtype in _canonical:
                     out = _new(Array)
                     out._aval = None
@@ -729,8 +750,11 @@ def _rows(self, host):
 def property_call(host_fn, fallback):
     def get(self):
         if _gate[0] or (len(state.stack) == 1 and config.eager_backend == "numpy"):
-            host = eager_host(self)
-            if host is not None:
+            aval = self._aval
+            if self._device is None and (aval is None or not aval.weak_type):
+                host = self._host   # (eager_host, inline)
+                if type(host) is not _ndarray or self._view is not None:
+                    host = self._value()
                 return _self_result(host_fn(host), self, host)
         return fallback(self)
     return property(get)
