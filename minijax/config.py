@@ -66,11 +66,15 @@ class Config:
             raise ValueError(f"config option {name!r} must be one of {_CHOICES[name]}, "
                              f"got {value!r}")
         setattr(self, name, value)
-        for listener in self._listeners:
+
+    def __setattr__(self, name, value):
+        object.__setattr__(self, name, value)
+        for listener in self.__dict__.get("_listeners", ()):
             listener(name)
 
     def on_update(self, listener):
-        """Call ``listener(name)`` after each ``update`` (caches of derived flags)."""
+        """Call ``listener(name)`` after each change of an option (flags derived from
+        options are kept current this way, whether set by ``update`` or assigned)."""
         self._listeners.append(listener)
 
     def read(self, name):
