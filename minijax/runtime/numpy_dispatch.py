@@ -10,6 +10,13 @@ which traces, runs on other devices, and runs with ``eager_backend="xla"``.
 The tables below name every dispatched function; ``install_functions`` and
 ``install_methods`` apply them in one place. A result that is a NumPy view of an input
 Array's buffer becomes a view Array of that input (``Array._view_of``).
+
+Speed: this wrapper's cost is added to every eager call, so the common cases are
+checked inline. "Eager on NumPy" is one flag (``core.trace.numpy_eager``: no thread
+is tracing and the option is "numpy"; the thread's own stack is read only when it is
+False); results are Arrays whose aval is made from the ndarray when first asked; a
+0-d result keeps the NumPy scalar NumPy returned; in-place writes go into the buffer
+and copy first only when NumPy refuses because it is read-only (observed).
 """
 
 import functools
