@@ -95,12 +95,13 @@ class Config:
         self.eager_cache_size = _env_int("MINIJAX_EAGER_CACHE_SIZE", 4096, 1)
         self.traceback_filtering = _env_choice("MINIJAX_TRACEBACK_FILTERING", "auto",
                                                _CHOICES["traceback_filtering"])
+        self._listeners = []
 
     def update(self, name, value):
         """Set option ``name``; raises ValueError for an unknown name or value."""
-        if name not in vars(self):
+        if name not in vars(self) or name.startswith("_"):
             raise ValueError(f"unknown minijax config option {name!r}; options are "
-                             f"{sorted(vars(self))}")
+                             f"{sorted(k for k in vars(self) if not k.startswith('_'))}")
         is_int = isinstance(value, int) and not isinstance(value, bool)
         if name in _POSITIVE_INTS and not (is_int and value >= 1):
             raise ValueError(f"config option {name!r} must be a positive int, got {value!r}")
@@ -111,6 +112,16 @@ class Config:
             raise ValueError(f"config option {name!r} must be one of {_CHOICES[name]}, "
                              f"got {value!r}")
         setattr(self, name, value)
+
+    def __setattr__(self, name, value):
+        object.__setattr__(self, name, value)
+        for listener in self.__dict__.get("_listeners", ()):
+            listener(name)
+
+    def on_update(self, listener):
+        """Call ``listener(name)`` after each change of an option (flags derived from
+        options are kept current this way, whether set by ``update`` or assigned)."""
+        self._listeners.append(listener)
 
     def read(self, name):
         return getattr(self, name)

@@ -29,9 +29,9 @@ def test_numpy_interop():
     assert float(np.array(2.5)) == 2.5 and int(np.array(3)) == 3 and bool(np.array(True))
     assert x.tolist() == h.tolist() and np.array(4.0).item() == 4.0
     src = onp.ones(3)
-    a = np.asarray(src)
-    src[0] = 5.0   # Arrays do not alias NumPy inputs
-    assert float(a.sum()) == 3.0
+    a, b = np.asarray(src), np.array(src)
+    src[0] = 5.0   # asarray shares a NumPy input's memory (as NumPy's); array copies it
+    assert float(a.sum()) == 7.0 and float(b.sum()) == 3.0
 
 
 def test_devices_and_device_put():
@@ -120,3 +120,74 @@ def test_copies_are_new_objects_under_every_transformation():
             onp.testing.assert_array_equal(onp.asarray(c), onp.arange(3.0) + 1)
     g = minijax.grad(lambda v: sum(np.sum(c) for c in f(v)[1]) + np.sum(f(v)[0]))
     onp.testing.assert_array_equal(onp.asarray(g(x)), onp.full(3, 5.0))
+
+
+# ---------------------------------------------------------------- asarray shares, as NumPy's
+
+def test_asarray_of_ndarray_shares_memory_both_ways():
+    src = onp.arange(6.0).reshape(2, 3)
+    a = np.asarray(src)
+    assert np.shares_memory(a, src)
+    a[0, 0] = -1.0          # a write through the Array is seen by the ndarray
+    src[1, 2] = 9.0         # and a write to the ndarray by the Array
+    want = onp.array([[-1.0, 1, 2], [3, 4, 9]])
+    onp.testing.assert_array_equal(src, want)
+    onp.testing.assert_array_equal(onp.array(a), want)
+    row = a[1]              # views of the Array share the same memory
+    row += 1
+    assert src[1, 0] == 4.0
+    assert np.asarray(src[:, 1:]).shape == (2, 2)   # non-contiguous inputs too
+    assert np.shares_memory(np.asarray(src[:, 1:]), src)
+
+
+def test_asarray_copies_when_asked_or_when_the_dtype_changes():
+    src = onp.arange(3.0)
+    for a in (np.asarray(src, copy=True), np.array(src), np.asarray(src, dtype=np.float32)):
+        assert not np.shares_memory(a, src)
+
+
+def test_shared_ndarray_stays_writable_after_export_and_jit():
+    src = onp.arange(4.0)
+    a = np.asarray(src)
+    exported = onp.asarray(a)              # an export marks minijax's own view read-only
+    assert not exported.flags.writeable
+    assert src.flags.writeable             # ... not the caller's ndarray
+    out = minijax.jit(lambda x: x * 2)(a)
+    src[0] = 7.0                           # the caller can still write its array
+    onp.testing.assert_array_equal(onp.asarray(out), [0.0, 2, 4, 6])
+    a[1] = -1.0                            # after an export the Array's write copies first
+    assert src[1] == 1.0 and float(a[1]) == -1.0 and float(a[0]) == 7.0
+    onp.testing.assert_array_equal(exported, [7.0, 1, 2, 3])
+
+
+def test_asarray_of_read_only_ndarray_copies_on_write():
+    src = onp.arange(3.0)
+    src.flags.writeable = False
+    a = np.asarray(src)
+    a[0] = 5.0
+    assert src[0] == 0.0 and float(a[0]) == 5.0
+
+
+def test_asarray_under_jit_still_stages_the_input():
+    src = onp.arange(3.0)
+    f = minijax.jit(lambda x: np.asarray(src) + x)
+    onp.testing.assert_array_equal(onp.asarray(f(1.0)), src + 1)
+
+
+def test_from_dlpack_shares_unless_copy():
+    src = onp.arange(3.0)
+    assert np.shares_memory(np.from_dlpack(src), src)
+    assert not np.shares_memory(np.from_dlpack(src, copy=True), src)
+
+
+def test_empty_is_uninitialised_but_shaped_and_writable():
+    for got, want in ((np.empty((2, 3)), onp.empty((2, 3))),
+                      (np.empty(4, np.int32), onp.empty(4, onp.int32)),
+                      (np.empty_like(np.ones((2, 2), np.float32)),
+                       onp.empty_like(onp.ones((2, 2), onp.float32)))):
+        assert got.shape == want.shape and got.dtype == want.dtype
+        got[...] = 1
+        onp.testing.assert_array_equal(onp.asarray(got), onp.ones(want.shape))
+    # under jit there is no uninitialised memory: zeros
+    out = minijax.jit(lambda x: np.empty_like(x) + x)(np.arange(3.0))
+    onp.testing.assert_array_equal(onp.asarray(out), [0.0, 1, 2])

@@ -212,6 +212,39 @@ def test_xla_eager_backend_is_respected():
         config.update("eager_backend", "numpy")
 
 
+def test_eager_backend_assigned_directly_is_respected():
+    # the eager dispatch reads a flag derived from the option: assignment updates it too
+    x = np.asarray(onp.arange(3.0))
+    config.eager_backend = "xla"
+    try:
+        for out in (x + x, np.sin(x), x[1:], x.sum()):
+            assert out._host is None   # computed by XLA
+    finally:
+        config.eager_backend = "numpy"
+    assert np.sin(x)._host is not None
+
+
+def test_tracing_in_one_thread_leaves_other_threads_on_the_numpy_path():
+    import threading
+    started, release = threading.Event(), threading.Event()
+
+    def traced(a):
+        started.set()
+        release.wait(10)
+        return a * 2
+
+    t = threading.Thread(target=lambda: minijax.jit(traced)(np.ones(2)))
+    t.start()
+    try:
+        assert started.wait(10)
+        out = np.sin(np.asarray(onp.arange(3.0)))   # another thread is tracing
+        assert type(out) is np.ndarray and out._host is not None
+        onp.testing.assert_allclose(onp.asarray(out), onp.sin(onp.arange(3.0)))
+    finally:
+        release.set()
+        t.join()
+
+
 def test_committed_arrays_keep_their_device():
     dev = minijax.devices()[0]
     x = minijax.device_put(np.asarray(onp.arange(3.0)), dev)

@@ -85,4 +85,32 @@ def test_numpy_path_matches_lax_path(where, name):
     assert len(want) == len(got)
     for w, g in zip(want, got):
         assert w.shape == g.shape and w.dtype == g.dtype, (w, g)
-        onp.testing.assert_allclose(g, w, rtol=1e-9, atol=1e-12)
+        if name not in ("empty", "empty_like"):   # eagerly uninitialised, as NumPy's
+            onp.testing.assert_allclose(g, w, rtol=1e-9, atol=1e-12)
+
+
+# Python-scalar operands: the eager result has the dtype and weak type that jit gives.
+_SCALAR_CALLS = {
+    "where": lambda c: np.where(c, 1.0, 2.0), "where_mixed": lambda c: np.where(c, 1, 2.5),
+    "where_strong": lambda c: np.where(c, np.arange(2.0), 2.0),
+    "add": lambda c: np.add(1.0, 2.0), "add_int": lambda c: np.add(1, 2),
+    "add_bool_array": lambda c: np.add(c, 1.0), "sin": lambda c: np.sin(1.0),
+    "sqrt_int": lambda c: np.sqrt(2), "clip": lambda c: np.clip(1.5, 0.0, 1.0),
+    "greater": lambda c: np.greater(1.0, 2.0), "divmod": lambda c: np.divmod(7.0, 2.0),
+    "maximum_weak_array": lambda c: np.maximum(np.sin(1.0), 0.5),
+    "ones": lambda c: np.ones(3), "arange": lambda c: np.arange(3),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_SCALAR_CALLS))
+def test_python_scalar_operands_weak_type_eager_matches_jit(name):
+    fn = _SCALAR_CALLS[name]
+    cond = np.asarray(onp.array([True, False]))
+    eager, traced = _leaves_arrays(fn(cond)), _leaves_arrays(minijax.jit(fn)(cond))
+    assert [(a.dtype, a.weak_type) for a in eager] == [(a.dtype, a.weak_type) for a in traced]
+    for a, b in zip(eager, traced):
+        onp.testing.assert_allclose(onp.asarray(a), onp.asarray(b))
+
+
+def _leaves_arrays(x):
+    return list(x) if isinstance(x, tuple) else [x]

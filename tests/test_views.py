@@ -234,8 +234,8 @@ def test_issue_programs_under_jit():
         return A
     host = onp.arange(12.0).reshape(3, 4)
     want = prog(onp, host.copy())
-    same(prog(np, np.asarray(host)), want)
-    same(minijax.jit(lambda A: prog(np, A))(np.asarray(host)), want)
+    same(prog(np, np.array(host)), want)
+    same(minijax.jit(lambda A: prog(np, A))(np.array(host)), want)
 
 
 def test_sort_under_jit_mutates_and_returns_none():

@@ -11,6 +11,7 @@ import threading
 from contextlib import contextmanager
 
 from .. import errors
+from ..config import config
 from .avals import get_aval
 
 
@@ -67,6 +68,29 @@ class _TraceState(threading.local):
 _eval_trace_type = None
 state = _TraceState()
 
+# ``numpy_eager[0]`` is True while no thread has a transformation active and
+# ``eager_backend`` is "numpy": every thread is then eager on the NumPy backend, and the
+# eager dispatch reads this one flag instead of its thread's stack (a thread-local
+# lookup costs more than the rest of the check). False means "look at the thread's own
+# stack", not "not eager". The count goes up before a stack grows and down after it shrinks.
+numpy_eager = [config.eager_backend == "numpy"]
+_mains_active = 0
+_gate_lock = threading.Lock()
+
+
+def _refresh_gate():
+    numpy_eager[0] = _mains_active == 0 and config.eager_backend == "numpy"
+
+
+def _count_mains(delta):
+    global _mains_active
+    with _gate_lock:
+        _mains_active += delta
+        _refresh_gate()
+
+
+config.on_update(lambda name: _refresh_gate() if name == "eager_backend" else None)
+
 
 def set_eval_trace(trace_type):
     """Install the bottom-of-stack (eager) interpreter; done by the runtime layer."""
@@ -79,6 +103,7 @@ def set_eval_trace(trace_type):
 def new_main(trace_type, payload=None, dynamic=False, debug_info=None):
     """Push a transformation; ``dynamic=True`` makes it stage every operation."""
     main = MainTrace(len(state.stack), trace_type, payload, debug_info)
+    _count_mains(1)
     state.stack.append(main)
     prev_dynamic, prev_cap = state.dynamic, state.new_value_cap
     if dynamic:
@@ -89,6 +114,7 @@ def new_main(trace_type, payload=None, dynamic=False, debug_info=None):
     finally:
         main.active = False
         state.stack.pop()
+        _count_mains(-1)
         state.dynamic = prev_dynamic
         state.new_value_cap = prev_cap
 

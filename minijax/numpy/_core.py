@@ -48,7 +48,7 @@ def to_array(x, dtype=None, copy=True, weak_type=None):
     target = dtypes.canonicalize(host.dtype if dtype is None else dtype)
     if host.dtype != target:
         host = host.astype(target)
-    return Array._from_host(host, ShapedArray(host.shape, target, False))
+    return Array._from_host(host, None)   # its aval (strong) is made from host when asked
 
 
 def _contains_tracer(x):

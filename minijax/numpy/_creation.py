@@ -14,10 +14,15 @@ from ..core import get_aval, get_concrete
 from ..core.trace import full_raise, new_value_main
 from ..core.trace import state as trace_state
 from ..errors import ConcretizationTypeError
+from ..runtime import numpy_dispatch as _numpy_dispatch
+from ..runtime.array import Array
 from ._core import new_object, promote_and_broadcast, result_type_of, to_array
 from ._elementwise import exp, log, multiply, power, sign
 from ._manipulation import expand_dims, moveaxis, reshape
 from ._searching import where
+
+_canonical_dtypes = _numpy_dispatch.canonical_dtypes
+_eager_gate = _numpy_dispatch.numpy_eager_gate
 
 
 def _new_array(fn):
@@ -37,9 +42,19 @@ def _new_array(fn):
     return create
 
 
-@_new_array
 def array(object, dtype=None, *, copy=True, order="K", ndmin=0, device=None):
     """A new array from an array, NumPy array, scalar or nested sequence."""
+    t = type(object)
+    if ((t is np.ndarray or t is Array) and dtype is None and ndmin == 0 and device is None
+            and order == "K" and _numpy_dispatch.eager()):
+        host = object if t is np.ndarray else _numpy_dispatch.eager_host(object)
+        if host is not None and _numpy_dispatch.is_canonical(host.dtype):
+            return _numpy_dispatch.copy_ndarray(host)
+    return _array(object, dtype, copy=copy, order=order, ndmin=ndmin, device=device)
+
+
+@_new_array
+def _array(object, dtype=None, *, copy=True, order="K", ndmin=0, device=None):
     out = to_array(object, dtype=dtype, copy=True, weak_type=False)
     if out is object:
         out = new_object(out)
@@ -49,10 +64,24 @@ def array(object, dtype=None, *, copy=True, order="K", ndmin=0, device=None):
     return out
 
 
-@_new_array
 def asarray(a, dtype=None, order=None, *, device=None, copy=None):
     """``a`` as an array (an Array is returned as it is unless a dtype change or
-    ``copy=True`` asks for a new one)."""
+    ``copy=True`` asks for a new one). A NumPy array of a dtype minijax stores as it is
+    is shared, not copied, when no transformation is active (as NumPy's ``asarray``:
+    writes through either are seen by both, until minijax exports or snapshots the
+    Array; its next write then copies)."""
+    if dtype is None and device is None and not copy:
+        t = type(a)
+        if t is Array:
+            return a
+        if (t is np.ndarray and a.dtype in _canonical_dtypes and order in (None, "K")
+                and (_eager_gate[0] or _numpy_dispatch.eager())):
+            return _numpy_dispatch.share_ndarray(a)
+    return _asarray(a, dtype, order, device=device, copy=copy)
+
+
+@_new_array
+def _asarray(a, dtype=None, order=None, *, device=None, copy=None):
     out = to_array(a, dtype=dtype, copy=True if copy is None else builtins.bool(copy),
                    weak_type=False)
     return new_object(out) if copy and out is a else out
@@ -95,7 +124,7 @@ def ones(shape, dtype=None, order="C", *, device=None):
 
 @_new_array
 def empty(shape, dtype=None, order="C", *, device=None):
-    """Like ``zeros``: minijax arrays are never uninitialised."""
+    """An array of ``shape``: uninitialised eagerly (as NumPy's), zeros under ``jit``."""
     return zeros(shape, dtype)
 
 
@@ -119,6 +148,7 @@ def ones_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
 
 @_new_array
 def empty_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    """An array like ``a``: uninitialised eagerly (as NumPy's), zeros under ``jit``."""
     return zeros_like(a, dtype, shape=shape)
 
 
@@ -226,8 +256,12 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
 
 
 def from_dlpack(x, /, *, device=None, copy=None):
-    """An array from an object exporting DLPack (copied through NumPy)."""
-    return to_array(np.from_dlpack(x), copy=True, weak_type=False)
+    """An array from an object exporting DLPack: its memory is shared unless ``copy``
+    is True or minijax stores its dtype differently (as ``asarray`` of a NumPy array)."""
+    host = np.from_dlpack(x, copy=copy)
+    if _numpy_dispatch.is_canonical(host.dtype) and not copy and _numpy_dispatch.eager():
+        return _numpy_dispatch.share_ndarray(host)
+    return to_array(host, copy=True, weak_type=False)
 
 
 def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):

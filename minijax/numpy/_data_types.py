@@ -8,6 +8,7 @@ import numpy as np
 
 from .. import dtypes, lax
 from .. import dtypes as _dtypes
+from ..config import config
 from ..core import Tracer
 from ..core.avals import ShapedArray
 from ..errors import ConcretizationTypeError
@@ -153,8 +154,27 @@ def astype(x, dtype, /, *, copy=True, device=None):
 dtype = np.dtype
 
 
+_NUMPY_PROMOTED = frozenset(np.dtype(t) for t in (
+    np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,
+    np.uint64, np.float16, np.float32, np.float64, np.complex64, np.complex128))
+
+
 def result_type(*arrays_and_dtypes):
     """The dtype NumPy's promotion gives for these arrays, scalars or dtypes."""
+    if config.enable_x64 and arrays_and_dtypes:
+        # strong NumPy dtypes only: minijax promotes them as NumPy does, so ask NumPy
+        found = []
+        for a in arrays_and_dtypes:
+            t = type(a)
+            if t is Array and not a.weak_type or t is np.ndarray:
+                a = a.dtype
+            elif t is not np.dtype:
+                break
+            if a not in _NUMPY_PROMOTED:
+                break
+            found.append(a)
+        else:
+            return np.result_type(*found)
     entries = [a if not isinstance(a, (np.dtype, type)) else
                Array._from_host(np.zeros((), dtypes.canonicalize(a)),
                                 ShapedArray((), dtypes.canonicalize(a)))

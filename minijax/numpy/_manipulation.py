@@ -12,6 +12,7 @@ import numpy as np
 from .. import _checks, lax
 from .. import dtypes as _dtypes
 from ..core import get_aval, get_concrete
+from ..runtime.array import Array
 from ..util import canonicalize_axis
 from ._out import supports_out
 from ._core import broadcast_shapes as _broadcast_shapes
@@ -28,16 +29,25 @@ def append(arr, values, axis=None):
 
 
 def shape(a):
+    t = type(a)
+    if t is Array or t is np.ndarray:
+        return a.shape
     return get_aval(to_array(a)).shape
 
 
 def ndim(a):
+    t = type(a)
+    if t is Array or t is np.ndarray:
+        return a.ndim
     return get_aval(to_array(a)).ndim
 
 
 def size(a, axis=None):
+    t = type(a)
+    if axis is None and (t is Array or t is np.ndarray):
+        return a.size
     s = shape(a)
-    return int(np.prod(s, dtype=np.int64)) if axis is None else s[axis]
+    return math.prod(s) if axis is None else s[axis]
 
 
 def reshape(a, shape=None, order="C", *, newshape=None, copy=None):

@@ -1,7 +1,10 @@
 """``Array``: minijax's array, resident on a device.
 
 Its storage is a host ndarray (CPU, what NumPy kernels read) and/or a PjRt
-buffer (what XLA executables read); each is made from the other on first need.
+buffer (what XLA executables read); each is made from the other on first need. A 0-d
+result of the eager NumPy path may hold the NumPy scalar NumPy returned (immutable, and
+much cheaper to compute with than a 0-d ndarray); ``_value`` makes it an ndarray when
+one is needed.
 
 Mutation (DESIGN 5). An Array owns its host buffer and in-place operations write into
 it (``_writable``). A host ndarray that is not writeable is one something else may
@@ -17,13 +20,29 @@ place in the new buffer, so views and their base stay attached as in NumPy.
 import numpy as np
 from numpy.lib.array_utils import byte_bounds
 
-from .. import dtypes
 from ..core.avals import ShapedArray
 from . import xla_bridge
 
 
+_interned = {}
+
+
+def shaped_array(shape, dtype):
+    """The (strong) ``ShapedArray`` of ``shape`` and ``dtype``, one object per pair while
+    the table is not full: the eager caches key on avals by identity."""
+    key = (shape, dtype)
+    aval = _interned.get(key)
+    if aval is None:
+        if len(_interned) > 10_000:
+            _interned.clear()
+        aval = _interned[key] = ShapedArray(shape, dtype)
+    return aval
+
+
 class Array:
-    __slots__ = ("aval", "_host", "_buffer", "_device", "_view", "__weakref__")
+    # ``_aval`` None: the aval is that of ``_host`` (strong), made on first use; the
+    # eager NumPy path creates Arrays this way, as most of them are never asked.
+    __slots__ = ("_aval", "_host", "_buffer", "_device", "_view", "__weakref__")
     __array_priority__ = 100
 
     def __init__(self, *args, **kwargs):
@@ -32,7 +51,7 @@ class Array:
     @classmethod
     def _from_host(cls, host, aval, device=None):
         self = object.__new__(cls)
-        self.aval = aval
+        self._aval = aval
         self._host = host
         self._buffer = None
         self._device = device
@@ -42,7 +61,7 @@ class Array:
     @classmethod
     def _from_buffer(cls, buffer, aval, device):
         self = object.__new__(cls)
-        self.aval = aval
+        self._aval = aval
         self._host = None
         self._buffer = buffer
         self._device = device
@@ -53,8 +72,11 @@ class Array:
     def _value(self):
         """The host ndarray (read it; write only through ``_writable``)."""
         host = self._host
-        if host is None:
-            host = self._host = xla_bridge.to_host(self._buffer, self.aval.dtype)
+        if type(host) is not np.ndarray:
+            if host is None:
+                host = self._host = xla_bridge.to_host(self._buffer, self.aval.dtype)
+            else:   # a NumPy scalar (a 0-d result of the eager path): now an ndarray
+                host = self._host = np.asarray(host)
         view = self._view
         if view is not None and view[0]._host is not view[1]:
             host = self._derive_again()
@@ -67,7 +89,7 @@ class Array:
     def _freeze(self):
         """Mark the buffer as observed: the next write through any Array copies it."""
         root = self if self._view is None else self._view[0]
-        if root._host is not None:
+        if type(root._host) is np.ndarray:   # (a NumPy scalar is immutable already)
             root._host.flags.writeable = False
 
     def _writable(self):
@@ -134,28 +156,59 @@ class Array:
         """Make this Array hold ``other``'s value; both then share it copy-on-write."""
         other._freeze()
         host = other._host if other._view is None else other._value()
-        if host is not None:
+        if type(host) is np.ndarray:
             host.flags.writeable = False   # a view's own ndarray too, as in __array__
-        self.aval = other.aval
+        self._aval = other.aval
         self._host = host
         self._buffer = other._buffer
         self._device = other._device
         self._view = None   # a snapshot: it keeps these values when the base is written
 
     # ------------------------------------------------------------ attributes
-    shape = property(lambda self: self.aval.shape)
-    dtype = property(lambda self: self.aval.dtype)
-    ndim = property(lambda self: len(self.aval.shape))
-    size = property(lambda self: self.aval.size)
-    weak_type = property(lambda self: self.aval.weak_type)
+    @property
+    def aval(self):
+        aval = self._aval
+        if aval is None:
+            host = self._host
+            aval = self._aval = shaped_array(host.shape, host.dtype)
+        return aval
+
+    @aval.setter
+    def aval(self, aval):
+        self._aval = aval
+
+    @property
+    def shape(self):
+        aval = self._aval
+        return self._host.shape if aval is None else aval.shape
+
+    @property
+    def dtype(self):
+        aval = self._aval
+        return self._host.dtype if aval is None else aval.dtype
+
+    @property
+    def ndim(self):
+        aval = self._aval
+        return self._host.ndim if aval is None else len(aval.shape)
+
+    @property
+    def size(self):
+        aval = self._aval
+        return self._host.size if aval is None else aval.size
+
+    @property
+    def weak_type(self):
+        aval = self._aval
+        return False if aval is None else aval.weak_type
 
     @property
     def itemsize(self):
-        return self.aval.dtype.itemsize
+        return self.dtype.itemsize
 
     @property
     def nbytes(self):
-        return self.aval.size * self.aval.dtype.itemsize
+        return self.size * self.dtype.itemsize
 
     @property
     def device(self):
@@ -188,12 +241,13 @@ class Array:
 
     def __array__(self, dtype=None, copy=None):
         host = self._value()
+        if copy or (dtype is not None and np.dtype(dtype) != host.dtype):
+            # a new ndarray (numpy.array(x), a dtype change): nothing is exported
+            return host.copy() if dtype is None else host.astype(dtype)
         if host.flags.writeable:
             self._freeze()
             host.flags.writeable = False
-        if copy:
-            host = host.copy()
-        return host if dtype is None else host.astype(dtype, copy=False)
+        return host
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
         host = self.__array__()
@@ -206,33 +260,56 @@ class Array:
     def __dlpack_device__(self):
         return (1, 0)   # kDLCPU
 
+    # The conversions read the host buffer directly when this Array owns it (the
+    # common case; ``_value`` otherwise): they are the scalar reads of eager loops.
     def tolist(self):
-        return self._value().tolist()
+        host = self._host
+        if host is None or self._view is not None:
+            host = self._value()
+        return host.tolist()
 
     def item(self, *args):
-        return self._value().item(*args)
+        host = self._host
+        if host is None or self._view is not None:
+            host = self._value()
+        return host.item(*args)
 
     def __bool__(self):
-        return bool(self._value())
+        host = self._host
+        if host is None or self._view is not None:
+            host = self._value()
+        return bool(host)
 
     def __int__(self):
-        return int(self._value())
+        host = self._host
+        if host is None or self._view is not None:
+            host = self._value()
+        return int(host)
 
     def __float__(self):
-        return float(self._value())
+        host = self._host
+        if host is None or self._view is not None:
+            host = self._value()
+        return float(host)
 
     def __complex__(self):
         return complex(self._value())
 
     def __index__(self):
-        if not dtypes.is_integer(self.dtype) and self.dtype != np.bool_:
+        kind = self.dtype.kind
+        if kind != "i" and kind != "u" and kind != "b":
             raise TypeError(f"only integer arrays can be used as an index, got {self.dtype}")
-        return self._value().__index__()
+        host = self._host
+        if host is None or self._view is not None:
+            host = self._value()
+        return host.__index__()
 
     def __len__(self):
-        if not self.shape:
+        aval = self._aval
+        shape = self._host.shape if aval is None else aval.shape
+        if not shape:
             raise TypeError("len() of unsized object (a 0-d array)")
-        return self.shape[0]
+        return shape[0]
 
     __hash__ = None
 

@@ -95,7 +95,8 @@ def eager_bind(primitive, args, params):
         if type(x) is not Array or type(y) is not Array:
             return None
         hx, hy = x._host, y._host
-        if hx is None or hy is None or x._device is not None or y._device is not None:
+        if (type(hx) is not _ndarray or type(hy) is not _ndarray or x._view is not None
+                or y._view is not None or x._device is not None or y._device is not None):
             return _eager_bind(primitive, args, params)
         entry = _by_id.get((primitive, id(x.aval), id(y.aval)))
         if entry is None:
@@ -109,7 +110,7 @@ def eager_bind(primitive, args, params):
         if type(x) is not Array:
             return None
         hx = x._host
-        if hx is None or x._device is not None:
+        if type(hx) is not _ndarray or x._view is not None or x._device is not None:
             return _eager_bind(primitive, args, params)
         entry = _by_id.get((primitive, id(x.aval)))
         if entry is None:
@@ -143,7 +144,7 @@ def _host_result(o, aval, primitive):
     if type(o) is not _ndarray or o.dtype != aval.dtype or o.shape != aval.shape:
         return _wrap_host(o, aval, None, primitive)
     arr = _new(Array)
-    arr.aval = aval
+    arr._aval = aval
     arr._host = o
     arr._buffer = None
     arr._device = None
@@ -159,7 +160,9 @@ def apply2(primitive, x, y):
     their type): the result Array, or None when this path does not apply."""
     hx = x._host
     hy = y._host
-    if (hx is None or hy is None or x._device is not None or y._device is not None
+    # (a host that is a NumPy scalar or a view's ndarray: the general path reads _value())
+    if (type(hx) is not _ndarray or type(hy) is not _ndarray or x._view is not None
+            or y._view is not None or x._device is not None or y._device is not None
             or config.eager_backend != "numpy"):
         return None
     xa = x.aval
@@ -184,7 +187,8 @@ def apply2(primitive, x, y):
 def apply1(primitive, x):
     """``apply2`` for one Array operand."""
     hx = x._host
-    if hx is None or x._device is not None or config.eager_backend != "numpy":
+    if (type(hx) is not _ndarray or x._view is not None or x._device is not None
+            or config.eager_backend != "numpy"):
         return None
     xa = x.aval
     last = _last.get(primitive)
@@ -362,7 +366,7 @@ def uncommitted_caller(exe, consts, single=False):
         result = []
         for b, aval in zip(execute(loaded, bufs, handlers), out_avals):
             arr = _new(Array)
-            arr.aval = aval
+            arr._aval = aval
             arr._host = None
             arr._buffer = b
             arr._device = None
@@ -379,7 +383,7 @@ def uncommitted_caller(exe, consts, single=False):
             if const_bufs:
                 bufs = const_bufs + bufs
             arr = _new(Array)
-            arr.aval = aval
+            arr._aval = aval
             arr._host = None
             arr._buffer = execute(loaded, bufs, handlers)[0]
             arr._device = None

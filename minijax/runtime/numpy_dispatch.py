@@ -10,6 +10,13 @@ which traces, runs on other devices, and runs with ``eager_backend="xla"``.
 The tables below name every dispatched function; ``install_functions`` and
 ``install_methods`` apply them in one place. A result that is a NumPy view of an input
 Array's buffer becomes a view Array of that input (``Array._view_of``).
+
+Speed: this wrapper's cost is added to every eager call, so the common cases are
+checked inline. "Eager on NumPy" is one flag (``core.trace.numpy_eager``: no thread
+is tracing and the option is "numpy"; the thread's own stack is read only when it is
+False); results are Arrays whose aval is made from the ndarray when first asked; a
+0-d result keeps the NumPy scalar NumPy returned; in-place writes go into the buffer
+and copy first only when NumPy refuses because it is read-only (observed).
 """
 
 import functools
@@ -22,6 +29,7 @@ from ..errors import TracerArrayConversionError
 from ..config import config
 from ..core import Tracer
 from ..core.avals import ShapedArray
+from ..core.trace import numpy_eager as _gate
 from ..core.trace import state
 from .array import Array, as_view_of
 
@@ -48,7 +56,7 @@ isin isinf isnan isneginf isposinf isreal isrealobj ix_ kron left_shift less les
 linspace log log10 log1p log2 logaddexp logaddexp2 logical_and logical_not logical_or
 logical_xor logspace matmul matrix_transpose max maximum mean median meshgrid min minimum
 mod moveaxis multiply nan_to_num nanargmax nanargmin nanmax nanmean nanmedian nanmin
-nanpercentile nanprod nanquantile nanstd nansum nanvar negative nextafter nonzero not_equal
+nancumprod nancumsum nanpercentile nanprod nanquantile nanstd nansum nanvar negative nextafter nonzero not_equal
 ones ones_like outer pad partition percentile permute_dims positive pow power prod ptp
 quantile rad2deg radians ravel ravel_multi_index real reciprocal remainder repeat reshape
 right_shift rint roll rot90 round row_stack searchsorted select setdiff1d setxor1d sign
@@ -100,7 +108,8 @@ NUMPY_FUNCTIONS.update(
     tile=_tile,
     diff=_diff,
     argsort=_argsort,
-    empty=np.zeros, empty_like=np.zeros_like,   # minijax's empty arrays hold zeros
+    # eager empty arrays are uninitialised, as NumPy's (under jit they hold zeros)
+    empty=np.empty, empty_like=np.empty_like,
 )
 
 
@@ -229,30 +238,34 @@ ARRAY_METHODS = {
         nonzero prod ptp ravel repeat reshape round searchsorted squeeze std swapaxes trace
         transpose var""".split()},
     # minijax's signatures: keepdims is the next positional after axis (and dtype)
+    # (keyword arguments only when given: NumPy's reductions are slower with them)
     "sum": lambda h, axis=None, dtype=None, keepdims=False, **kw:
-        h.sum(axis, dtype, keepdims=keepdims, **kw),
+        h.sum(axis, dtype, keepdims=keepdims, **kw) if keepdims or kw else h.sum(axis, dtype),
     "mean": lambda h, axis=None, dtype=None, keepdims=False, **kw:
-        h.mean(axis, dtype, keepdims=keepdims, **kw),
-    "max": lambda h, axis=None, keepdims=False, **kw: h.max(axis, keepdims=keepdims, **kw),
-    "min": lambda h, axis=None, keepdims=False, **kw: h.min(axis, keepdims=keepdims, **kw),
+        h.mean(axis, dtype, keepdims=keepdims, **kw) if keepdims or kw else h.mean(axis, dtype),
+    "max": lambda h, axis=None, keepdims=False, **kw:
+        h.max(axis, keepdims=keepdims, **kw) if keepdims or kw else h.max(axis),
+    "min": lambda h, axis=None, keepdims=False, **kw:
+        h.min(axis, keepdims=keepdims, **kw) if keepdims or kw else h.min(axis),
     "argsort": _argsort,
     "take": _call_method("take"),
 }
 # In-place operator or method -> function writing into the (writable) host buffer.
 ARRAY_INPLACE = {
-    **{f"__i{op}__": functools.partial(getattr(np, ufunc), casting="same_kind")
+    **{f"__i{op}__": getattr(np, ufunc)
        for op, ufunc in (("add", "add"), ("sub", "subtract"), ("mul", "multiply"),
                          ("truediv", "true_divide"), ("floordiv", "floor_divide"),
                          ("mod", "remainder"), ("pow", "power"), ("and", "bitwise_and"),
                          ("or", "bitwise_or"), ("xor", "bitwise_xor"),
                          ("lshift", "left_shift"), ("rshift", "right_shift"),
                          ("matmul", "matmul"))},
-    "__ifloordiv__": functools.partial(_floor_divide, casting="same_kind"),
+    "__ifloordiv__": _floor_divide,
     "__setitem__": operator.setitem,
     "sort": _call_method("sort"), "partition": _call_method("partition"),
     "fill": _call_method("fill"), "put": _call_method("put"),
 }
 _UFUNC_INPLACE = frozenset(name for name in ARRAY_INPLACE if name.startswith("__i"))
+_UNARY_OPERATORS = frozenset({"__neg__", "__pos__", "__abs__", "__invert__"})
 
 ARRAY_PROPERTIES = {
     "T": operator.attrgetter("T"), "mT": operator.attrgetter("mT"),
@@ -266,7 +279,13 @@ class _Fallback(Exception):
 
 _PLAIN = frozenset({int, float, complex, bool, str, type(None), slice, type(Ellipsis),
                     np.dtype, type})
+_SCALARS = frozenset({int, float, complex, bool})
 _generic = np.generic
+
+
+def eager():
+    """No transformation is active in this thread and the eager backend is NumPy's."""
+    return _gate[0] or (len(state.stack) == 1 and config.eager_backend == "numpy")
 
 
 def _host(a):
@@ -274,8 +293,9 @@ def _host(a):
     if t is Array:
         if a._device is not None:
             raise _Fallback
-        if a.aval.weak_type:
-            if a.aval.shape:
+        aval = a._aval
+        if aval is not None and aval.weak_type:
+            if aval.shape:
                 raise _Fallback
             return a._value().item()   # a Python scalar stays weak for NumPy (NEP 50)
         host = a._host
@@ -304,20 +324,64 @@ def _operand(a):
     raise _Fallback
 
 
-_avals = {}
+# Result dtypes kept as NumPy gives them (the supported dtypes the current mode stores);
+# any other is converted (32-bit mode: narrowed) or rejected by ``dtypes.canonicalize``.
+_canonical = set()
+_canonical_scalars = set()   # their NumPy scalar types
 
 
-def _aval(shape, dtype):
-    key = (shape, dtype)
-    aval = _avals.get(key)
-    if aval is None:
-        if len(_avals) > 10_000:
-            _avals.clear()
-        aval = _avals[key] = ShapedArray(shape, dtype)
-    return aval
+def _refresh_canonical():
+    _canonical.clear()
+    _canonical.update(d for d in dtypes.SUPPORTED_DTYPES if dtypes.canonicalize(d) == d)
+    _canonical_scalars.clear()
+    _canonical_scalars.update(d.type for d in _canonical)
 
+
+_refresh_canonical()
+config.on_update(lambda name: _refresh_canonical() if name == "enable_x64" else None)
 
 _new = object.__new__
+
+
+def _new_array(host):
+    """An Array owning ``host`` (an ndarray or NumPy scalar of a canonical dtype); its
+    aval is made from ``host`` when first asked."""
+    out = _new(Array)
+    out._aval = None
+    out._host = host
+    out._buffer = None
+    out._device = None
+    out._view = None
+    return out
+
+
+canonical_dtypes = _canonical   # (read-only for other modules)
+numpy_eager_gate = _gate
+
+
+def share_ndarray(a):
+    """An Array sharing the memory of ``a`` (an ndarray of a dtype in ``_canonical``), as
+    NumPy's ``asarray``: a write through either is seen by both. The Array holds an
+    ndarray object of its own viewing that memory, so that marking it read-only (after
+    an export or for a transformation's snapshot; its next write then copies) leaves
+    the caller's ``a`` as writable as it was."""
+    out = _new(Array)
+    out._aval = None
+    out._host = a.view()
+    out._buffer = None
+    out._device = None
+    out._view = None
+    return out
+
+
+def copy_ndarray(a):
+    """An Array owning a copy of ``a`` (an ndarray of a dtype in ``_canonical``)."""
+    return _new_array(a.copy(order="K"))
+
+
+def is_canonical(dtype):
+    """``dtype`` is stored as it is in the current mode (no conversion, no error)."""
+    return dtype in _canonical
 
 
 def wrap(r, args=()):
@@ -325,7 +389,19 @@ def wrap(r, args=()):
     (sharing ``r``'s buffer), tuples and lists are mapped."""
     t = type(r)
     if t is not _ndarray:
-        if isinstance(r, _generic) or t in (bool, int, float, complex):
+        if t in _canonical_scalars:
+            out = _new(Array)   # a 0-d Array holding the NumPy scalar
+            out._aval = None
+            out._host = r
+            out._buffer = None
+            out._device = None
+            out._view = None
+            return out
+        if isinstance(r, _generic):
+            if r.dtype in _canonical:
+                return _new_array(r)   # a 0-d Array holding the NumPy scalar
+            r = np.asarray(r)
+        elif t in _SCALARS:
             r = np.asarray(r)
         elif t is tuple or t is list:
             return t([wrap(e, args) for e in r])
@@ -333,19 +409,15 @@ def wrap(r, args=()):
             return t(*[wrap(e, args) for e in r])
         else:
             return r
-    aval = _avals.get((r.shape, r.dtype)) if config.enable_x64 else None
-    if aval is None:
-        target = dtypes.canonicalize(r.dtype)   # 32-bit mode: narrowed on the way out
-        if target != r.dtype:
-            r = r.astype(target)
-        aval = _aval(r.shape, target)
+    if r.dtype not in _canonical:
+        r = r.astype(dtypes.canonicalize(r.dtype))   # 32-bit mode: narrowed on the way out
     out = _new(Array)
-    out.aval = aval
+    out._aval = None
     out._host = r
     out._buffer = None
     out._device = None
     out._view = None
-    if r.base is not None and args:
+    if args and r.base is not None:
         as_view_of(out, args)
     return out
 
@@ -370,53 +442,17 @@ def _numpy_failed(error, fallback, args, kwargs):
 _NONE_IS_ABSENT = frozenset({"where", "initial"})
 
 
-def numpy_call(np_fn, fallback, nin=None):
-    """``fallback`` (a minijax function) that calls ``np_fn`` on host values eagerly.
-
-    ``nin``: ``np_fn`` is a ufunc taking ``nin`` inputs; arguments after them are its
-    outputs, passed on as ``out=`` (so they are written as ``out=`` arrays are)."""
-    @functools.wraps(fallback)
-    def call(*args, **kwargs):
-        if len(state.stack) == 1 and config.eager_backend == "numpy":
-            if nin is not None and len(args) > nin:
-                if "out" in kwargs:
-                    raise TypeError(f"{np_fn.__name__}() got out= both as a positional "
-                                    f"and a keyword argument")
-                outs = args[nin:]
-                return call(*args[:nin], out=outs if len(outs) > 1 else outs[0], **kwargs)
-            try:
-                if len(args) == 1:
-                    a = args[0]
-                    if (type(a) is Array and a._view is None and a._host is not None
-                            and a._device is None and not a.aval.weak_type):
-                        hargs = (a._host,)
-                    else:
-                        hargs = (_host(a),)
-                else:
-                    hargs = [_host(a) for a in args]
-                out = None
-                if kwargs:
-                    if kwargs.get("device") is not None:
-                        raise _Fallback
-                    out = kwargs.get("out")
-                    hkwargs = {k: _host(v) for k, v in kwargs.items()
-                               if (v is not None or k not in _NONE_IS_ABSENT) and k != "out"}
-                    if out is not None:
-                        hkwargs["out"] = _host_out(out)
-                else:
-                    hkwargs = kwargs
-            except _Fallback:
-                return fallback(*args, **kwargs)
-            try:
-                r = np_fn(*hargs, **hkwargs)
-            except Exception as e:
-                return _numpy_failed(e, fallback, args, kwargs)
-            if out is not None:
-                return out[0] if type(out) is tuple and len(out) == 1 else out
-            return wrap(r, args)
-        return fallback(*args, **kwargs)
-    call.__wrapped_lax__ = fallback
-    return call
+def _host_kwargs(kwargs):
+    """NumPy's keywords: host values (None dropped where it means "not given"), and
+    ``out=`` as the writable buffer it names."""
+    if kwargs.get("device") is not None:
+        raise _Fallback
+    hkwargs = {k: _host(v) for k, v in kwargs.items()
+               if k != "out" and (v is not None or k not in _NONE_IS_ABSENT)}
+    out = kwargs.get("out")
+    if out is not None:
+        hkwargs["out"] = _host_out(out)
+    return hkwargs
 
 
 def _host_out(out):
@@ -434,14 +470,124 @@ def _host_out(out):
     raise _Fallback
 
 
+def _returned_out(out):
+    return out[0] if type(out) is tuple and len(out) == 1 else out
+
+
+# Functions whose positional arguments after the first ``n`` are all operands that
+# promote together (``where``'s condition does not). When every such operand is a Python
+# scalar (or a weak Array), the lax path's result is weakly typed, as JAX's: the eager
+# result is made weak too (its dtype is NumPy's, which is the same).
+_SCALAR_OPERANDS_FROM = {"where": 1, "clip": 0}
+
+
+def _weak_operands(operands):
+    """Every operand is a Python number or a weakly typed Array (at least one)."""
+    for a in operands:
+        t = type(a)
+        if t is Array:
+            if not a.weak_type:
+                return False
+        elif t is not int and t is not float and t is not complex:
+            return False
+    return bool(operands)
+
+
+def _weaken(out):
+    """``out`` (a wrapped result) marked weakly typed, unless bool (never weak) or a
+    tuple (the lax path's divmod/modf/frexp give strong results)."""
+    if type(out) is Array and out.dtype.kind in "iufc":
+        out = _new_array(out._value())
+        out._aval = ShapedArray(out._host.shape, out._host.dtype, True)
+    return out
+
+
+def numpy_call(np_fn, fallback, nin=None):
+    """``fallback`` (a minijax function) that calls ``np_fn`` on host values eagerly.
+
+    ``nin``: ``np_fn`` is a ufunc taking ``nin`` inputs; arguments after them are its
+    outputs, passed on as ``out=`` (so they are written as ``out=`` arrays are)."""
+    name = getattr(fallback, "__name__", "")
+    first_operand = (0 if isinstance(np_fn, np.ufunc) else
+                     _SCALAR_OPERANDS_FROM.get(name, -1))
+
+    # The common calls (one or two Arrays owning their buffers, no keywords) are
+    # checked inline: this wrapper's cost is added to every eager call.
+    @functools.wraps(fallback)
+    def call(*args, **kwargs):
+        if _gate[0] or (len(state.stack) == 1 and config.eager_backend == "numpy"):
+            if nin is not None and len(args) > nin:
+                if "out" in kwargs:
+                    raise TypeError(f"{np_fn.__name__}() got out= both as a positional "
+                                    f"and a keyword argument")
+                outs = args[nin:]
+                return call(*args[:nin], out=outs if len(outs) > 1 else outs[0], **kwargs)
+            try:
+                if len(args) == 1:
+                    a = args[0]
+                    if (type(a) is Array and a._view is None and a._device is None
+                            and a._host is not None
+                            and (a._aval is None or not a._aval.weak_type)):
+                        hargs = (a._host,)
+                    else:
+                        hargs = (_host(a),)
+                elif len(args) == 2:
+                    a, b = args
+                    ha = a._host if (type(a) is Array and a._view is None
+                                     and a._aval is None and a._device is None) else _host(a)
+                    hb = b._host if (type(b) is Array and b._view is None
+                                     and b._aval is None and b._device is None) else _host(b)
+                    hargs = (ha, hb)
+                else:
+                    hargs = [_host(a) for a in args]
+                if kwargs:
+                    hkwargs = _host_kwargs(kwargs)
+                else:
+                    hkwargs = kwargs
+            except _Fallback:
+                return fallback(*args, **kwargs)
+            try:
+                r = np_fn(*hargs, **hkwargs)
+            except Exception as e:
+                return _numpy_failed(e, fallback, args, kwargs)
+            if kwargs and kwargs.get("out") is not None:
+                return _returned_out(kwargs["out"])
+            if first_operand >= 0 and type(args[-1]) is not Array and _weak_operands(
+                    args[first_operand:]):
+                return _weaken(wrap(r, args))
+            if type(r) is _ndarray and r.dtype in _canonical:
+                out = _new(Array)
+                out._aval = None
+                out._host = r
+                out._buffer = None
+                out._device = None
+                out._view = None
+                owner = r.base
+                if owner is not None:
+                    # a view: of the first argument's buffer (checked as in
+                    # _self_result), else of another argument's (as_view_of)
+                    a = args[0]
+                    h = hargs[0]
+                    if type(a) is Array and type(h) is _ndarray and (
+                            owner is h or owner is h.base):
+                        root = a if a._view is None else a._view[0]
+                        out._view = [root, root._host]
+                    else:
+                        as_view_of(out, args)
+                return out
+            return wrap(r, args)
+        return fallback(*args, **kwargs)
+    call.__wrapped_lax__ = fallback
+    return call
+
+
 def inplace_function_call(np_fn, fallback):
     """A function updating its first argument: eagerly NumPy writes into that Array's
     buffer (copy-on-write) and returns None; otherwise ``fallback`` (which rebinds)."""
     @functools.wraps(fallback)
     def call(a, *args, **kwargs):
-        if (len(state.stack) == 1 and config.eager_backend == "numpy"
-                and (type(a) is _ndarray or type(a) is Array and a._device is None
-                     and not a.aval.weak_type)):
+        if eager() and (type(a) is _ndarray or type(a) is Array and a._device is None
+                         and not a.weak_type):
             try:
                 hargs = [_host(x) for x in args]
                 kwargs = {k: _host(v) for k, v in kwargs.items()}
@@ -457,109 +603,325 @@ def inplace_function_call(np_fn, fallback):
     return call
 
 
-def _self_result(r, self):
-    """``wrap(r, (self,))`` for a method's result: a view of ``self``'s buffer becomes a
-    view Array of ``self``'s root."""
-    if type(r) is not _ndarray or not config.enable_x64:
-        return wrap(r, (self,))
-    aval = _avals.get((r.shape, r.dtype))
-    if aval is None:
+def _self_result(r, self, host):
+    """``wrap(r, (self,))`` for the result of a method run on ``host`` (``self``'s
+    current ndarray): a view of that buffer becomes a view Array of ``self``'s root."""
+    if type(r) is not _ndarray or r.dtype not in _canonical:
         return wrap(r, (self,))
     out = _new(Array)
-    out.aval = aval
+    out._aval = None
     out._host = r
     out._buffer = None
     out._device = None
     out._view = None
     owner = r.base
-    if owner is not None:
+    # NumPy's .base is the memory's owner: ``host`` itself, or what ``host`` views
+    # (the object under a view Array's ndarray re-derived after a copy-on-write)
+    if owner is not None and (owner is host or owner is host.base):
         root = self if self._view is None else self._view[0]
-        root_host = root._host
-        if root_host is owner or (root_host is not None and root_host.base is owner):
-            out._view = [root, root_host]
+        out._view = [root, root._host]
     return out
 
 
-def method_call(host_fn, fallback, operator_like=False):
-    """An Array method: ``host_fn(self_host, ...)`` eagerly, else ``fallback``."""
-    convert = _operand if operator_like else _host
+def eager_host(self):
+    """The host ndarray of the Array ``self`` when the NumPy path applies to it (not
+    committed to a device, not weakly typed), else None."""
+    if self._device is not None:
+        return None
+    aval = self._aval
+    if aval is not None and aval.weak_type:
+        return None
+    host = self._host
+    if type(host) is not _ndarray or self._view is not None:
+        host = self._value()
+    return host
 
+
+def method_call(host_fn, fallback):
+    """An Array method: ``host_fn(self_host, ...)`` eagerly, else ``fallback``."""
     def call(self, *args, **kwargs):
-        if (len(state.stack) == 1 and self._device is None and config.eager_backend == "numpy"
-                and not self.aval.weak_type):
-            if args or kwargs:
+        if _gate[0] or (len(state.stack) == 1 and config.eager_backend == "numpy"):
+            aval = self._aval
+            if self._device is None and (aval is None or not aval.weak_type):
+                host = self._host   # (eager_host, inline)
+                if type(host) is not _ndarray or self._view is not None:
+                    host = self._value()
                 try:
-                    hargs = [convert(a) for a in args]
-                    out = None
-                    hkwargs = kwargs
-                    if kwargs:
-                        out = kwargs.get("out")
-                        hkwargs = {k: _host(v) for k, v in kwargs.items()
-                                   if (v is not None or k not in _NONE_IS_ABSENT)
-                                   and k != "out"}
-                        if out is not None:
-                            hkwargs["out"] = _host_out(out)
+                    if not args or len(args) == 1 and type(args[0]) in _PLAIN:
+                        hargs = args
+                    else:
+                        hargs = [_host(a) for a in args]
+                    hkwargs = _host_kwargs(kwargs) if kwargs else kwargs
                 except _Fallback:
                     return fallback(self, *args, **kwargs)
-            else:
-                hargs, hkwargs, out = (), kwargs, None
-            host = self._host
-            if host is None or self._view is not None:
-                host = self._value()
-            r = host_fn(host, *hargs, **hkwargs)
-            if r is NotImplemented:
-                return r
-            if out is not None:
-                return out[0] if type(out) is tuple and len(out) == 1 else out
-            return _self_result(r, self)
+                r = host_fn(host, *hargs, **hkwargs)
+                if kwargs and kwargs.get("out") is not None:
+                    return _returned_out(kwargs["out"])
+                return _self_result(r, self, host)
         return fallback(self, *args, **kwargs)
     call.__name__ = getattr(fallback, "__name__", "method")
     call.__wrapped_lax__ = fallback
     return call
 
 
-def inplace_call(host_fn, fallback, ufunc=False):
-    """An updating Array operator or method: ``host_fn`` writes into the Array's buffer
-    (copied first if observed, DESIGN 5) eagerly, else ``fallback``."""
+def binary_operator_call(host_fn, fallback):
+    """A binary operator of Array: ``host_fn(self_host, other_host)`` eagerly."""
+    def call(self, other):
+        if _gate[0] or (len(state.stack) == 1 and config.eager_backend == "numpy"):
+            aval = self._aval
+            if self._device is None and (aval is None or not aval.weak_type):
+                # a NumPy scalar host stays one: scalar arithmetic is NumPy's fast path
+                host = self._host
+                if host is None or self._view is not None:
+                    host = self._value()
+                t = type(other)
+                if t is Array and other._aval is None and other._view is None \
+                        and other._device is None:
+                    ho = other._host
+                elif t is float or t is int:
+                    ho = other
+                else:
+                    try:
+                        ho = _operand(other)
+                    except _Fallback:
+                        return fallback(self, other)
+                r = host_fn(host, ho)
+                if r is NotImplemented:
+                    return r
+                if type(r) in _canonical_scalars:   # a 0-d result: the NumPy scalar
+                    out = _new(Array)
+                    out._aval = None
+                    out._host = r
+                    out._buffer = None
+                    out._device = None
+                    out._view = None
+                    return out
+                if type(r) is _ndarray and r.base is None and r.dtype in _canonical:
+                    out = _new(Array)
+                    out._aval = None
+                    out._host = r
+                    out._buffer = None
+                    out._device = None
+                    out._view = None
+                    return out
+                return _self_result(r, self, host)
+        return fallback(self, other)
+    call.__name__ = getattr(fallback, "__name__", "method")
+    call.__wrapped_lax__ = fallback
+    return call
+
+
+def unary_operator_call(host_fn, fallback):
+    """A unary operator of Array (``-x``, ``abs(x)``, ...)."""
+    def call(self):
+        if _gate[0] or (len(state.stack) == 1 and config.eager_backend == "numpy"):
+            host = eager_host(self)
+            if host is not None:
+                return _self_result(host_fn(host), self, host)
+        return fallback(self)
+    call.__name__ = getattr(fallback, "__name__", "method")
+    call.__wrapped_lax__ = fallback
+    return call
+
+
+_BASIC_INDEX = frozenset({int, slice, type(None), type(Ellipsis)})
+
+
+def _index_host(idx):
+    """The index as NumPy takes it (basic indices pass as they are)."""
+    t = type(idx)
+    if t is tuple:
+        for e in idx:
+            if type(e) not in _BASIC_INDEX:
+                return _host(idx)
+        return idx
+    if t in _BASIC_INDEX:
+        return idx
+    return _host(idx)
+
+
+def getitem_call(fallback):
+    """``x[idx]``: NumPy's indexing of the host buffer (basic indexing gives a view
+    Array; an element read gives a 0-d Array holding a copy)."""
+    def __getitem__(self, idx):
+        if _gate[0] or (len(state.stack) == 1 and config.eager_backend == "numpy"):
+            aval = self._aval
+            if self._device is None and (aval is None or not aval.weak_type):
+                host = self._host
+                if type(host) is not _ndarray or self._view is not None:
+                    host = self._value()
+                t = type(idx)
+                if t is tuple:
+                    for e in idx:
+                        if type(e) not in _BASIC_INDEX:
+                            break
+                    else:
+                        t = int
+                if t not in _BASIC_INDEX:
+                    try:
+                        idx = _host(idx)
+                    except _Fallback:
+                        return fallback(self, idx)
+                r = host[idx]
+                if type(r) is not _ndarray:
+                    return wrap(r)   # an element: a 0-d Array holding the NumPy scalar
+                return _self_result(r, self, host)
+        return fallback(self, idx)
+    __getitem__.__wrapped_lax__ = fallback
+    return __getitem__
+
+
+def inplace_call(host_fn, fallback):
+    """An updating Array method (``sort``, ``fill``, ...): ``host_fn`` writes into the
+    Array's buffer (copied first if observed, DESIGN 5) and returns None, eagerly."""
     def call(self, *args, **kwargs):
-        if (len(state.stack) == 1 and self._device is None and config.eager_backend == "numpy"
-                and not self.aval.weak_type):
-            try:
-                hargs = [_operand(a) if ufunc else _host(a) for a in args]
-                kwargs = {k: _host(v) for k, v in kwargs.items()}
-            except _Fallback:
-                return fallback(self, *args, **kwargs)
-            if len(hargs) > 1 and type(hargs[1]) is list:
-                hargs[1] = np.asarray(hargs[1])   # a value; as an array its size-1 axes drop
-            if ufunc and not self.aval.shape and np.ndim(hargs[0]):
-                return fallback(self, *args, **kwargs)   # a 0-d array as a scalar: rebinds
-            host = self._writable()
-            if ufunc:
-                host_fn(host, *hargs, out=host)
-                return self
-            host_fn(host, *hargs, **kwargs)
-            return None
+        if _gate[0] or (len(state.stack) == 1 and config.eager_backend == "numpy"):
+            aval = self._aval
+            if self._device is None and (aval is None or not aval.weak_type):
+                try:
+                    if not args or len(args) == 1 and type(args[0]) in _PLAIN:
+                        hargs = args
+                    else:
+                        hargs = [_host(a) for a in args]
+                        if len(hargs) > 1 and type(hargs[1]) is list:
+                            hargs[1] = np.asarray(hargs[1])   # a value: size-1 axes drop
+                    if kwargs:
+                        kwargs = {k: _host(v) for k, v in kwargs.items()}
+                except _Fallback:
+                    return fallback(self, *args, **kwargs)
+                host_fn(self._writable(), *hargs, **kwargs)
+                return None
         return fallback(self, *args, **kwargs)
     call.__name__ = getattr(fallback, "__name__", "method")
     call.__wrapped_lax__ = fallback
     return call
+
+
+def _direct_write_target(self):
+    """``self``'s host ndarray if a write may go straight into it, with NumPy refusing
+    (ValueError) when the buffer is read-only; else None (``_writable`` decides). An
+    owned buffer qualifies, and a view's ndarray while its root's buffer is the one it
+    was derived from and is writable (a view made before the root was marked
+    observed is itself still writable, so the root's flag is what counts)."""
+    host = self._host
+    if type(host) is not _ndarray:
+        return None
+    view = self._view
+    if view is None:
+        self._buffer = None
+        return host
+    root, root_host = view
+    if root._host is root_host and root_host.flags.writeable:
+        root._buffer = None
+        self._buffer = None
+        return host
+    return None
+
+
+def inplace_operator_call(ufunc, fallback):
+    """``x op= y``: the ufunc writes into the Array's buffer (copy-on-write), eagerly."""
+    def call(self, other):
+        if _gate[0] or (len(state.stack) == 1 and config.eager_backend == "numpy"):
+            aval = self._aval
+            if self._device is None and (aval is None or not aval.weak_type):
+                t = type(other)
+                if t is float or t is int:
+                    ho = other
+                else:
+                    try:
+                        ho = _operand(other)
+                    except _Fallback:
+                        return fallback(self, other)
+                    if type(ho) is list:
+                        ho = np.asarray(ho)
+                    if np.ndim(ho) and not self.ndim:
+                        return fallback(self, other)   # a 0-d array as a scalar: rebinds
+                if _direct_write_target(self) is not None:
+                    host = self._host   # as in __setitem__: copy only if NumPy refuses
+                    try:
+                        ufunc(host, ho, out=host, casting="same_kind")
+                        return self
+                    except ValueError:
+                        if host.flags.writeable:
+                            raise
+                host = self._writable()
+                ufunc(host, ho, out=host, casting="same_kind")
+                return self
+        return fallback(self, other)
+    call.__name__ = getattr(fallback, "__name__", "method")
+    call.__wrapped_lax__ = fallback
+    return call
+
+
+def setitem_call(fallback):
+    """``x[idx] = value``: written into the Array's buffer (copy-on-write)."""
+    def __setitem__(self, idx, value):
+        if _gate[0] or (len(state.stack) == 1 and config.eager_backend == "numpy"):
+            aval = self._aval
+            if self._device is None and (aval is None or not aval.weak_type):
+                try:
+                    hidx = idx if type(idx) is int else _index_host(idx)
+                    t = type(value)
+                    if t is float or t is int or t is bool or t is _ndarray:
+                        hvalue = value
+                    elif t is list:
+                        hvalue = np.asarray(_host(value))   # its size-1 axes drop as an array's
+                    else:
+                        hvalue = _host(value)
+                except _Fallback:
+                    return fallback(self, idx, value)
+                host = _direct_write_target(self)
+                if host is not None:
+                    # write, and copy first only if NumPy refuses (a read-only buffer
+                    # is one something else may observe, DESIGN 5)
+                    try:
+                        host[hidx] = hvalue
+                        return None
+                    except ValueError:
+                        if host.flags.writeable:
+                            raise
+                self._writable()[hidx] = hvalue
+                return None
+        return fallback(self, idx, value)
+    __setitem__.__wrapped_lax__ = fallback
+    return __setitem__
 
 
 def iterate(self):
     """Iteration over the first axis: views of the rows, as NumPy's."""
-    if not self.aval.shape:
+    shape = self.shape
+    if not shape:
         raise TypeError("iteration over a 0-d array")
-    return (self[i] for i in range(self.aval.shape[0]))
+    if len(shape) > 1 and eager():
+        host = eager_host(self)
+        if host is not None:
+            return _rows(self, host)
+    return (self[i] for i in range(shape[0]))
+
+
+def _rows(self, host):
+    # ``host`` is in the root's current buffer (``_self_host`` derived it again if needed)
+    root = self if self._view is None else self._view[0]
+    root_host = root._host
+    for r in host:
+        out = _new(Array)
+        out._aval = None
+        out._host = r
+        out._buffer = None
+        out._device = None
+        out._view = [root, root_host]
+        yield out
 
 
 def property_call(host_fn, fallback):
     def get(self):
-        if len(state.stack) == 1 and self._device is None and config.eager_backend == "numpy" \
-                and not self.aval.weak_type:
-            host = self._host
-            if host is None or self._view is not None:
-                host = self._value()
-            return _self_result(host_fn(host), self)
+        if _gate[0] or (len(state.stack) == 1 and config.eager_backend == "numpy"):
+            aval = self._aval
+            if self._device is None and (aval is None or not aval.weak_type):
+                host = self._host   # (eager_host, inline)
+                if type(host) is not _ndarray or self._view is not None:
+                    host = self._value()
+                return _self_result(host_fn(host), self, host)
         return fallback(self)
     return property(get)
 
@@ -581,12 +943,21 @@ def install_methods(cls):
     for name, host_fn in ARRAY_METHODS.items():
         fallback = getattr(cls, name)
         if getattr(fallback, "__wrapped_lax__", None) is None:
-            setattr(cls, name, method_call(host_fn, fallback, name.startswith("__")
-                                           and name != "__getitem__"))
+            if name == "__getitem__":
+                make = getitem_call(fallback)
+            elif name in _UNARY_OPERATORS:
+                make = unary_operator_call(host_fn, fallback)
+            elif name.startswith("__"):
+                make = binary_operator_call(host_fn, fallback)
+            else:
+                make = method_call(host_fn, fallback)
+            setattr(cls, name, make)
     for name, host_fn in ARRAY_INPLACE.items():
         fallback = getattr(cls, name)
         if getattr(fallback, "__wrapped_lax__", None) is None:
-            setattr(cls, name, inplace_call(host_fn, fallback, name in _UFUNC_INPLACE))
+            setattr(cls, name, setitem_call(fallback) if name == "__setitem__" else
+                    inplace_operator_call(host_fn, fallback) if name in _UFUNC_INPLACE
+                    else inplace_call(host_fn, fallback))
     cls.__iter__ = iterate
     for name, host_fn in ARRAY_PROPERTIES.items():
         prop = cls.__dict__[name]
