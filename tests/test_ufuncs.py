@@ -215,7 +215,7 @@ def test_at_accumulates_repeated_indices(name):
         x = x + 0.0   # an array made inside the function: updated in place
         getattr(np, name).at(x, idx, v)
         return x
-    eager = np.asarray(start)
+    eager = np.array(start)   # a copy: asarray shares start's memory, as in NumPy
     assert getattr(np, name).at(eager, idx, np.asarray(vals)) is None
     _same(eager, want)
     _same(minijax.jit(run)(np.asarray(start), np.asarray(vals)), want)
@@ -228,7 +228,7 @@ def test_at_index_forms_and_unary():
                 onp.array([[0, 1], [1, 2]])]:
         want = _F.copy()
         onp.add.at(want, idx, 1.5)
-        got = np.asarray(_F)
+        got = np.array(_F)
         np.add.at(got, idx, 1.5)
         _same(got, want)
 
@@ -239,7 +239,7 @@ def test_at_index_forms_and_unary():
         _same(minijax.jit(run)(np.asarray(_F)), want)
     want = _F.copy()
     onp.negative.at(want, [0, 0, 2])
-    got = np.asarray(_F)
+    got = np.array(_F)
     np.negative.at(got, [0, 0, 2])
     _same(got, want)
     _same(minijax.jit(lambda x: (lambda y: (np.negative.at(y, [0, 0, 2]), y)[1])(x * 1.0))(
@@ -414,6 +414,6 @@ def test_methods_on_random_shapes_and_axes(data):
         vals = onp.linspace(0.5, 2.0, pos.size)
         want = flat.copy()
         ref.at(want, pos, vals)
-        got = np.asarray(flat)
+        got = np.array(flat)
         u.at.__wrapped_lax__(got, pos, np.asarray(vals))
         _same(got, want, rtol=1e-10)

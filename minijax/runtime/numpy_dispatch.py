@@ -508,7 +508,7 @@ def numpy_call(np_fn, fallback, nin=None):
     ``nin``: ``np_fn`` is a ufunc taking ``nin`` inputs; arguments after them are its
     outputs, passed on as ``out=`` (so they are written as ``out=`` arrays are)."""
     name = getattr(fallback, "__name__", "")
-    first_operand = (0 if isinstance(np_fn, np.ufunc) else
+    first_operand = (0 if nin is not None or isinstance(np_fn, np.ufunc) else
                      _SCALAR_OPERANDS_FROM.get(name, -1))
 
     # The common calls (one or two Arrays owning their buffers, no keywords) are
@@ -518,7 +518,7 @@ def numpy_call(np_fn, fallback, nin=None):
         if _gate[0] or (len(state.stack) == 1 and config.eager_backend == "numpy"):
             if nin is not None and len(args) > nin:
                 if "out" in kwargs:
-                    raise TypeError(f"{np_fn.__name__}() got out= both as a positional "
+                    raise TypeError(f"{np_fn.__name__.lstrip('_')}() got out= both as a positional "
                                     f"and a keyword argument")
                 outs = args[nin:]
                 return call(*args[:nin], out=outs if len(outs) > 1 else outs[0], **kwargs)
@@ -810,6 +810,8 @@ def _direct_write_target(self):
     if view is None:
         self._buffer = None
         return host
+    if len(view) > 2:
+        return None   # read-only by NumPy's choice (a broadcast): _writable raises
     root, root_host = view
     if root._host is root_host and root_host.flags.writeable:
         root._buffer = None
