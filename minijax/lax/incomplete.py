@@ -1,0 +1,467 @@
+"""Regularized incomplete gamma and beta functions as primitives: ``igamma``, ``igammac``,
+``igamma_grad_a``, ``random_gamma_grad`` and ``betainc``.
+
+Each algorithm is written once, against a small namespace of array operations
+(``_NumpyOps`` or ``_LaxOps``): the NumPy one is the eager kernel (run in float64), the
+lax one is traced into the lowering, so the two paths run the same iterations.
+
+Incomplete gamma: the power series of P(a, x) for x < 1 or x < a, else the continued
+fraction of Q(a, x) (Cephes' recurrence). Both carry their derivative with respect to
+``a`` along (forward mode through the iteration), which gives ``igamma_grad_a`` and the
+implicit derivative of a gamma sample, ``random_gamma_grad`` = -(dP/da) / (dP/dx).
+Incomplete beta: the continued fraction of I_x(a, b) (modified Lentz), on the side of
+the symmetry I_x(a, b) = 1 - I_{1-x}(b, a) where it converges fast.
+"""
+
+import numpy as np
+
+from .. import dtypes
+from ..interpreters import ad
+from ..interpreters.lowering import lower_via
+from ._helpers import FLOAT, naryop
+from .special import digamma64, lgamma64
+
+__all__ = ["betainc", "betainc_p", "igamma", "igamma_grad_a", "igamma_grad_a_p", "igamma_p",
+           "igammac", "igammac_p", "random_gamma_grad", "random_gamma_grad_p"]
+
+_MAX_ITERATIONS = 2000
+
+
+class _NumpyOps:
+    """The operations the shared algorithms use, on NumPy arrays (the eager kernels)."""
+    where = staticmethod(np.where)
+    log = staticmethod(np.log)
+    log1p = staticmethod(np.log1p)
+    exp = staticmethod(np.exp)
+    abs = staticmethod(np.abs)
+    isnan = staticmethod(np.isnan)
+    lgamma = staticmethod(lgamma64)
+    digamma = staticmethod(digamma64)
+
+    @staticmethod
+    def full_like(x, value):
+        return np.full(np.shape(x), value, np.asarray(x).dtype)
+
+    @staticmethod
+    def counter(x):
+        return 0
+
+    @staticmethod
+    def keep_going(done, n):
+        return n < _MAX_ITERATIONS and not bool(np.all(done))
+
+    @staticmethod
+    def loop(cond, body, state):
+        while cond(state):
+            state = body(state)
+        return state
+
+
+class _LaxOps:
+    """The same operations as lax primitives (traced into the lowering)."""
+
+    @staticmethod
+    def where(c, a, b):
+        from .elementwise import select   # deferred: elementwise is built before this module
+        ref = c
+        return select(c, _LaxOps._like(a, b, ref), _LaxOps._like(b, a, ref))
+
+    @staticmethod
+    def _like(v, other, ref):
+        if isinstance(v, (int, float)):
+            from .shapes import full
+            from ..core import get_aval
+            dtype = get_aval(other).dtype
+            return full(get_aval(ref).shape, v, dtype)
+        return v
+
+    @staticmethod
+    def log(x):
+        from .elementwise import log
+        return log(x)
+
+    @staticmethod
+    def log1p(x):
+        from .elementwise import log1p
+        return log1p(x)
+
+    @staticmethod
+    def exp(x):
+        from .elementwise import exp
+        return exp(x)
+
+    @staticmethod
+    def abs(x):
+        from .elementwise import abs
+        return abs(x)
+
+    @staticmethod
+    def isnan(x):
+        from .elementwise import ne
+        return ne(x, x)
+
+    @staticmethod
+    def lgamma(x):
+        from .elementwise import lgamma
+        return lgamma(x)
+
+    @staticmethod
+    def digamma(x):
+        from .elementwise import digamma
+        return digamma(x)
+
+    @staticmethod
+    def full_like(x, value):
+        from ._helpers import full_like
+        return full_like(x, value)
+
+    @staticmethod
+    def counter(x):
+        from .shapes import full
+        return full((), 0, np.int32)
+
+    @staticmethod
+    def keep_going(done, n):
+        from .elementwise import bitwise_and, bitwise_not, lt
+        from .reductions import reduce_and
+        return bitwise_and(bitwise_not(reduce_and(done)), lt(n, _MAX_ITERATIONS))
+
+    @staticmethod
+    def loop(cond, body, state):
+        from .loops import while_loop   # deferred: loops imports elementwise
+        return while_loop(cond, body, state)
+
+
+def _eps(x):
+    return float(np.finfo(np.asarray(x).dtype if isinstance(x, np.ndarray)
+                          else _aval_dtype(x)).eps)
+
+
+def _aval_dtype(x):
+    from ..core import get_aval
+    return get_aval(x).dtype
+
+
+def _gamma_series(ops, a, x, active):
+    """P(a, x) = exp(a log x - x - lgamma(a + 1)) * S with S = sum_n x^n / ((a+1)...(a+n)):
+    returns S and dS/da."""
+    eps = _eps(x)
+    one = ops.full_like(x, 1.0)
+    zero = ops.full_like(x, 0.0)
+
+    def body(state):
+        n, done, r, c, s, dc, ds = state
+        r_new = r + 1.0
+        t = x / r_new
+        dc_new = dc * t - c * t / r_new
+        c_new = c * t
+        s_new = s + c_new
+        ds_new = ds + dc_new
+        converged = ((ops.abs(c_new) <= eps * ops.abs(s_new))
+                     & (ops.abs(dc_new) <= eps * ops.abs(ds_new)))
+        keep = done
+        return (n + 1, done | converged, ops.where(keep, r, r_new), ops.where(keep, c, c_new),
+                ops.where(keep, s, s_new), ops.where(keep, dc, dc_new),
+                ops.where(keep, ds, ds_new))
+
+    state = (ops.counter(x), ~active, a, one, one, zero, zero)
+    state = ops.loop(lambda s: ops.keep_going(s[1], s[0]), body, state)
+    return state[4], state[6]
+
+
+def _gamma_continued_fraction(ops, a, x, active):
+    """Q(a, x) = exp(a log x - x - lgamma(a)) * F with F Cephes' continued fraction:
+    returns F and dF/da (the recurrence's numerators and denominators carry their
+    derivatives; d(1 - a)/da = -1)."""
+    eps = _eps(x)
+    big, big_inv = 4503599627370496.0, 2.220446049250313e-16
+    y = 1.0 - a
+    z = x + y + 1.0
+    zero = ops.full_like(x, 0.0)
+    one = ops.full_like(x, 1.0)
+    p2, q2, p1, q1 = one, x, x + 1.0, z * x
+    dp2, dq2, dp1, dq1 = zero, zero, zero, -x
+    f = p1 / q1
+    df = (dp1 - f * dq1) / q1
+
+    def body(state):
+        n, done, c, y, z, p2, q2, p1, q1, dp2, dq2, dp1, dq1, f, df = state
+        c_new, y_new, z_new = c + 1.0, y + 1.0, z + 2.0
+        yc = y_new * c_new
+        p = p1 * z_new - p2 * yc
+        q = q1 * z_new - q2 * yc
+        dp = dp1 * z_new - p1 - dp2 * yc + p2 * c_new
+        dq = dq1 * z_new - q1 - dq2 * yc + q2 * c_new
+        nonzero = q != 0.0
+        q_safe = ops.where(nonzero, q, one)
+        r = p / q_safe
+        dr = (dp - r * dq) / q_safe
+        converged = nonzero & (ops.abs(f - r) <= eps * ops.abs(r)) & (
+            ops.abs(df - dr) <= eps * ops.abs(dr))
+        f_new = ops.where(nonzero, r, f)
+        df_new = ops.where(nonzero, dr, df)
+        scale = ops.where(ops.abs(p) > big, ops.full_like(p, big_inv), ops.full_like(p, 1.0))
+        new = (c_new, y_new, z_new, p1 * scale, q1 * scale, p * scale, q * scale,
+               dp1 * scale, dq1 * scale, dp * scale, dq * scale, f_new, df_new)
+        old = (c, y, z, p2, q2, p1, q1, dp2, dq2, dp1, dq1, f, df)
+        kept = tuple(ops.where(done, o, v) for o, v in zip(old, new))
+        return (n + 1, done | converged) + kept
+
+    state = (ops.counter(x), ~active, zero, y, z, p2, q2, p1, q1, dp2, dq2, dp1, dq1, f, df)
+    state = ops.loop(lambda s: ops.keep_going(s[1], s[0]), body, state)
+    return state[-2], state[-1]
+
+
+def _igamma_kernel(ops, a, x, mode):
+    """``mode``: 'p' (igamma), 'q' (igammac), 'grad_a' (dP/da) or 'sample' (dx/da at
+    fixed P, the derivative of a gamma sample)."""
+    inf = float("inf")
+    invalid = ops.isnan(a) | ops.isnan(x) | (a < 0.0) | (x < 0.0) | ((a == 0.0) & (x == 0.0))
+    regular = (~invalid) & (a > 0.0) & (x > 0.0) & (a < inf) & (x < inf)
+    use_fraction = (x >= 1.0) & (x >= a)
+    in_series, in_fraction = regular & ~use_fraction, regular & use_fraction
+    a_s, x_s = ops.where(in_series, a, 1.0), ops.where(in_series, x, 0.5)
+    a_f, x_f = ops.where(in_fraction, a, 1.0), ops.where(in_fraction, x, 2.0)
+    s, ds = _gamma_series(ops, a_s, x_s, in_series)
+    f, df = _gamma_continued_fraction(ops, a_f, x_f, in_fraction)
+    log_x_s, log_x_f = ops.log(x_s), ops.log(x_f)
+    series_scale = ops.exp(a_s * log_x_s - x_s - ops.lgamma(a_s + 1.0))
+    fraction_scale = ops.exp(a_f * log_x_f - x_f - ops.lgamma(a_f))
+    series_da = s * (log_x_s - ops.digamma(a_s + 1.0)) + ds
+    fraction_da = f * (log_x_f - ops.digamma(a_f)) + df
+    if mode in ("p", "q"):
+        p = ops.where(use_fraction, 1.0 - fraction_scale * f, series_scale * s)
+        q = ops.where(use_fraction, fraction_scale * f, 1.0 - series_scale * s)
+        out = p if mode == "p" else q
+        # the limits: P(a, 0) = 0, P(a, inf) = 1, P(0, x > 0) = 1, P(inf, x < inf) = 0
+        zero_p = (x == 0.0) | ((a == inf) & (x < inf))
+        one_p = (x == inf) | (a == 0.0)
+        lo, hi = (0.0, 1.0) if mode == "p" else (1.0, 0.0)
+        out = ops.where(zero_p, lo, ops.where(one_p, hi, out))
+    elif mode == "grad_a":
+        out = ops.where(use_fraction, -fraction_scale * fraction_da, series_scale * series_da)
+        out = ops.where((x == 0.0) | (x == inf) | ((a == inf) & (x < inf)), 0.0, out)
+        out = ops.where(a == 0.0, float("nan"), out)
+    else:
+        out = ops.where(use_fraction, x_f * fraction_da, -(x_s / a_s) * series_da)
+        out = ops.where(x == 0.0, 0.0, out)
+        out = ops.where((a == 0.0) | (x == inf) | (a == inf), float("nan"), out)
+    return ops.where(invalid, float("nan"), out)
+
+
+def _beta_continued_fraction(ops, a, b, x, active):
+    """The continued fraction of I_x(a, b) (modified Lentz)."""
+    eps = _eps(x)
+    tiny = float(np.finfo(np.asarray(x).dtype if isinstance(x, np.ndarray)
+                          else _aval_dtype(x)).tiny) / eps
+    one = ops.full_like(x, 1.0)
+
+    def guard(v):
+        return ops.where(ops.abs(v) < tiny, tiny, v)
+
+    d = 1.0 / guard(1.0 - (a + b) * x / (a + 1.0))
+    c = one
+
+    def body(state):
+        n, done, m, c, d, h = state
+        m_new = m + 1.0
+        m2 = 2.0 * m_new
+        even = m_new * (b - m_new) * x / ((a - 1.0 + m2) * (a + m2))
+        d1 = 1.0 / guard(1.0 + even * d)
+        c1 = guard(1.0 + even / c)
+        h1 = h * d1 * c1
+        odd = -(a + m_new) * (a + b + m_new) * x / ((a + m2) * (a + 1.0 + m2))
+        d2 = 1.0 / guard(1.0 + odd * d1)
+        c2 = guard(1.0 + odd / c1)
+        step = d2 * c2
+        h2 = h1 * step
+        converged = ops.abs(step - 1.0) <= eps
+        old, new = (m, c, d, h), (m_new, c2, d2, h2)
+        kept = tuple(ops.where(done, o, v) for o, v in zip(old, new))
+        return (n + 1, done | converged) + kept
+
+    state = (ops.counter(x), ~active, ops.full_like(x, 0.0), c, d, d)
+    state = ops.loop(lambda s: ops.keep_going(s[1], s[0]), body, state)
+    return state[-1]
+
+
+def _betainc_kernel(ops, a, b, x):
+    inf = float("inf")
+    invalid = (ops.isnan(a) | ops.isnan(b) | ops.isnan(x) | (a < 0.0) | (b < 0.0) | (x < 0.0)
+               | (x > 1.0) | ((a == 0.0) & (b == 0.0)) | ((a == inf) & (b == inf)))
+    regular = (~invalid) & (a > 0.0) & (b > 0.0) & (x > 0.0) & (x < 1.0) & (a < inf) & (
+        b < inf)
+    swap = x * (a + b + 2.0) > a + 1.0
+    aa = ops.where(regular, ops.where(swap, b, a), 1.0)
+    bb = ops.where(regular, ops.where(swap, a, b), 1.0)
+    xx = ops.where(regular, ops.where(swap, 1.0 - x, x), 0.5)
+    h = _beta_continued_fraction(ops, aa, bb, xx, regular)
+    log_front = (aa * ops.log(xx) + bb * ops.log1p(-xx) - ops.lgamma(aa) - ops.lgamma(bb)
+                 + ops.lgamma(aa + bb))
+    part = ops.exp(log_front) * h / aa
+    out = ops.where(swap, 1.0 - part, part)
+    # the limits: I_0 = 0, I_1 = 1; a -> 0 or b -> inf puts all mass at 0, and the reverse
+    at_zero = ((a == 0.0) | (b == inf)) & (x > 0.0)
+    at_one = ((b == 0.0) | (a == inf)) & (x < 1.0)
+    out = ops.where(x == 0.0, 0.0, ops.where(x == 1.0, 1.0, out))
+    out = ops.where(at_zero, 1.0, ops.where(at_one, 0.0, out))
+    return ops.where(invalid, float("nan"), out)
+
+
+def _eager(kernel):
+    """The NumPy kernel, in float64, rounded back to the operands' dtype."""
+    def impl(*args):
+        dtype = np.asarray(args[0]).dtype
+        args = np.broadcast_arrays(*(np.asarray(v, np.float64) for v in args))
+        with np.errstate(all="ignore"):
+            out = kernel(_NumpyOps, *args)
+        return np.asarray(out, np.float64).astype(dtype)
+    return impl
+
+
+def _lowered(kernel):
+    """The lax kernel, in the operands' dtype (float32 for 16-bit floats)."""
+    def fun(*args):
+        from .elementwise import convert_element_type
+        from ..core import get_aval
+        dtype = get_aval(args[0]).dtype
+        narrow = np.dtype(dtype).itemsize < 4
+        if narrow:
+            args = [convert_element_type(v, np.float32) for v in args]
+        out = kernel(_LaxOps, *args)
+        return convert_element_type(out, dtype) if narrow else out
+    return lower_via(fun)
+
+
+def _igamma_primitive(name, mode):
+    def kernel(ops, a, x):
+        return _igamma_kernel(ops, a, x, mode)
+    return naryop(name, _eager(kernel), kinds=FLOAT, nargs=2, lower=_lowered(kernel))
+
+
+igamma_p = _igamma_primitive("igamma", "p")
+igammac_p = _igamma_primitive("igammac", "q")
+igamma_grad_a_p = _igamma_primitive("igamma_grad_a", "grad_a")
+random_gamma_grad_p = _igamma_primitive("random_gamma_grad", "sample")
+betainc_p = naryop("betainc", _eager(_betainc_kernel), kinds=FLOAT, nargs=3,
+                   lower=_lowered(_betainc_kernel))
+
+
+def _operands(name, *args):
+    from ..core import get_aval
+    from ._helpers import as_operand
+    arrays = [v for v in args if not dtypes.is_python_scalar(v)]
+    if not arrays:
+        raise TypeError(f"lax.{name} needs at least one array operand")
+    like = arrays[0]
+    shape = get_aval(like).shape
+    from .shapes import broadcast_to_shape
+    out = []
+    for v in args:
+        if dtypes.is_python_scalar(v):
+            v = broadcast_to_shape(as_operand(v, like), shape)
+        out.append(v)
+    return out
+
+
+def igamma(a, x):
+    """Elementwise regularized lower incomplete gamma function P(a, x)."""
+    return igamma_p.bind(*_operands("igamma", a, x))
+
+
+def igammac(a, x):
+    """Elementwise regularized upper incomplete gamma function Q(a, x) = 1 - P(a, x)."""
+    return igammac_p.bind(*_operands("igammac", a, x))
+
+
+def igamma_grad_a(a, x):
+    """Elementwise derivative of ``igamma(a, x)`` with respect to ``a``."""
+    return igamma_grad_a_p.bind(*_operands("igamma_grad_a", a, x))
+
+
+def random_gamma_grad(a, x):
+    """Elementwise derivative of a Gamma(a, 1) sample ``x`` with respect to ``a`` at a
+    fixed quantile (implicit reparameterisation: -(dP/da) / (dP/dx))."""
+    return random_gamma_grad_p.bind(*_operands("random_gamma_grad", a, x))
+
+
+def betainc(a, b, x):
+    """Elementwise regularized incomplete beta function I_x(a, b)."""
+    return betainc_p.bind(*_operands("betainc", a, b, x))
+
+
+# -------------------- derivatives
+
+def _xlogy(x, y):
+    """``x * log(y)``, 0 where ``x`` is 0 (and the derivative finite there)."""
+    from .elementwise import eq, log, mul, select
+    from ._helpers import full_like
+    zero = eq(x, full_like(x, 0.0))
+    y_safe = select(zero, full_like(y, 1.0), y)
+    return select(zero, full_like(x, 0.0), mul(x, log(y_safe)))
+
+
+def _gamma_density(a, x):
+    """dP/dx = x^(a-1) e^-x / Gamma(a)."""
+    from .elementwise import exp, lgamma, sub
+    from ._helpers import full_like
+    return exp(sub(sub(_xlogy(sub(a, full_like(a, 1.0)), x), x), lgamma(a)))
+
+
+def _beta_density(a, b, x):
+    """dI_x(a, b)/dx = x^(a-1) (1-x)^(b-1) / B(a, b)."""
+    from .elementwise import add, exp, lgamma, sub
+    from ._helpers import full_like
+    one = full_like(a, 1.0)
+    log_b = sub(add(lgamma(a), lgamma(b)), lgamma(add(a, b)))
+    return exp(sub(add(_xlogy(sub(a, one), x), _xlogy(sub(b, one), sub(one, x))), log_b))
+
+
+def _not_differentiable(name, operand):
+    def jvp(g, *args):
+        raise NotImplementedError(f"lax.{name} is not differentiable with respect to "
+                                  f"{operand}")
+    return jvp
+
+
+def _mul(a, b):
+    from .elementwise import mul
+    return mul(a, b)
+
+
+def _neg(a):
+    from .elementwise import neg
+    return neg(a)
+
+
+def _igamma_grad_a_dx(g, a, x):
+    # d/dx dP/da = d/da dP/dx = dP/dx * (log x - digamma(a))
+    from .elementwise import digamma, log, sub
+    return _mul(g, _mul(_gamma_density(a, x), sub(log(x), digamma(a))))
+
+
+def _random_gamma_grad_dx(g, a, x):
+    # d/dx of -(dP/da)/(dP/dx), with dP/da's x-derivative from above and
+    # d(dP/dx)/dx = dP/dx * ((a - 1)/x - 1)
+    from .elementwise import digamma, div, log, sub
+    from ._helpers import full_like
+    s = random_gamma_grad(a, x)
+    one = full_like(a, 1.0)
+    d_log_density = sub(div(sub(a, one), x), one)
+    # u = dP/da, v = dP/dx: d(-u/v)/dx = -(u'/v) + (u/v) (v'/v), u'/v = log x - digamma(a)
+    return _mul(g, sub(_neg(sub(log(x), digamma(a))), _mul(s, d_log_density)))
+
+
+ad.defjvp(igamma_p, lambda g, a, x: _mul(g, igamma_grad_a(a, x)),
+          lambda g, a, x: _mul(g, _gamma_density(a, x)))
+ad.defjvp(igammac_p, lambda g, a, x: _neg(_mul(g, igamma_grad_a(a, x))),
+          lambda g, a, x: _neg(_mul(g, _gamma_density(a, x))))
+ad.defjvp(igamma_grad_a_p, _not_differentiable("igamma_grad_a", "a (a second derivative "
+                                               "in a is not implemented)"),
+          _igamma_grad_a_dx)
+ad.defjvp(random_gamma_grad_p, _not_differentiable("random_gamma_grad", "a (a second "
+                                                   "derivative in a is not implemented)"),
+          _random_gamma_grad_dx)
+ad.defjvp(betainc_p, _not_differentiable("betainc", "a (only x has a derivative)"),
+          _not_differentiable("betainc", "b (only x has a derivative)"),
+          lambda g, a, b, x: _mul(g, _beta_density(a, b, x)))
