@@ -132,9 +132,12 @@ class _LaxOps:
         return while_loop(cond, body, state)
 
 
+def _finfo(x):
+    return np.finfo(x.dtype if isinstance(x, np.ndarray) else _aval_dtype(x))
+
+
 def _eps(x):
-    return float(np.finfo(np.asarray(x).dtype if isinstance(x, np.ndarray)
-                          else _aval_dtype(x)).eps)
+    return float(_finfo(x).eps)
 
 
 def _aval_dtype(x):
@@ -219,7 +222,13 @@ def _igamma_kernel(ops, a, x, mode):
     invalid = ops.isnan(a) | ops.isnan(x) | (a < 0.0) | (x < 0.0) | ((a == 0.0) & (x == 0.0))
     regular = (~invalid) & (a > 0.0) & (x > 0.0) & (a < inf) & (x < inf)
     use_fraction = (x >= 1.0) & (x >= a)
-    in_series, in_fraction = regular & ~use_fraction, regular & use_fraction
+    # Q = exp(a log x - x - lgamma(a)) * F with F < 1: zero to working precision when the
+    # exponent is far below the smallest float (and the recurrence would overflow there)
+    a_n, x_n = ops.where(regular, a, 1.0), ops.where(regular, x, 1.0)
+    log_floor = float(np.log(_finfo(x).tiny)) - 50.0
+    negligible_q = use_fraction & regular & (a_n * ops.log(x_n) - x_n - ops.lgamma(a_n)
+                                             < log_floor)
+    in_series, in_fraction = regular & ~use_fraction, regular & use_fraction & ~negligible_q
     a_s, x_s = ops.where(in_series, a, 1.0), ops.where(in_series, x, 0.5)
     a_f, x_f = ops.where(in_fraction, a, 1.0), ops.where(in_fraction, x, 2.0)
     s, ds = _gamma_series(ops, a_s, x_s, in_series)
@@ -233,6 +242,7 @@ def _igamma_kernel(ops, a, x, mode):
         p = ops.where(use_fraction, 1.0 - fraction_scale * f, series_scale * s)
         q = ops.where(use_fraction, fraction_scale * f, 1.0 - series_scale * s)
         out = p if mode == "p" else q
+        out = ops.where(negligible_q, 1.0 if mode == "p" else 0.0, out)
         # the limits: P(a, 0) = 0, P(a, inf) = 1, P(0, x > 0) = 1, P(inf, x < inf) = 0
         zero_p = (x == 0.0) | ((a == inf) & (x < inf))
         one_p = (x == inf) | (a == 0.0)
@@ -240,6 +250,7 @@ def _igamma_kernel(ops, a, x, mode):
         out = ops.where(zero_p, lo, ops.where(one_p, hi, out))
     elif mode == "grad_a":
         out = ops.where(use_fraction, -fraction_scale * fraction_da, series_scale * series_da)
+        out = ops.where(negligible_q, 0.0, out)
         out = ops.where((x == 0.0) | (x == inf) | ((a == inf) & (x < inf)), 0.0, out)
         out = ops.where(a == 0.0, float("nan"), out)
     else:
@@ -252,8 +263,7 @@ def _igamma_kernel(ops, a, x, mode):
 def _beta_continued_fraction(ops, a, b, x, active):
     """The continued fraction of I_x(a, b) (modified Lentz)."""
     eps = _eps(x)
-    tiny = float(np.finfo(np.asarray(x).dtype if isinstance(x, np.ndarray)
-                          else _aval_dtype(x)).tiny) / eps
+    tiny = float(_finfo(x).tiny) / eps
     one = ops.full_like(x, 1.0)
 
     def guard(v):
