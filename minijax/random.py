@@ -28,6 +28,7 @@ from . import numpy as jnp
 from .api import jit, vmap
 from .config import config
 from .core import Tracer
+from .custom_derivatives import custom_jvp
 from .runtime.array import Array
 from .tree_util import register_pytree_node
 
@@ -564,13 +565,37 @@ def _gamma_one(key, alpha, log_space):
     return lax.mul(lax.mul(d, v), boost)
 
 
+def _gamma_flat(log_space, key, a):
+    keys = _split_raw(key, a.shape)
+    return vmap(lambda k, al: _gamma_one(k, al, log_space))(keys, a)
+
+
+def _gamma_flat_jvp(log_space, primals, tangents):
+    """Implicit reparameterisation: at a fixed quantile P(a, x), dx/da is
+    ``lax.random_gamma_grad(a, x)`` (the while loops' acceptance has no derivative)."""
+    key, a = primals
+    a_dot = tangents[1]            # the key's bits have no tangent
+    sample = _gamma_flat_rule(log_space, key, a)
+    if log_space:
+        # d log x = dx / x; exp(log x) may round to 0, which the smallest float stands for
+        x = jnp.exp(sample)
+        x = jnp.where(x == 0, jnp.finfo(x.dtype).tiny, x)
+        da = lax.random_gamma_grad(a, x) / x
+    else:
+        da = lax.random_gamma_grad(a, sample)
+    return sample, a_dot * da
+
+
+_gamma_flat_rule = custom_jvp(_gamma_flat, nondiff_argnums=(0,))
+_gamma_flat_rule.defjvp(_gamma_flat_jvp)
+
+
 def _gamma(key, a, shape, dtype, log_space=False):
     a = jnp.broadcast_to(_cast(a, dtype), shape)
     size = math.prod(shape)
     if size == 0:
         return jnp.zeros(shape, dtype)
-    keys = _split_raw(key, (size,))
-    samples = vmap(lambda k, al: _gamma_one(k, al, log_space))(keys, jnp.reshape(a, (-1,)))
+    samples = _gamma_flat_rule(log_space, key, jnp.reshape(a, (-1,)))
     return jnp.reshape(samples, shape)
 
 
