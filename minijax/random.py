@@ -53,6 +53,7 @@ class KeyDtype:
     """The element type of typed key arrays; prints as ``key<fry>`` (threefry2x32)."""
 
     name = "key<fry>"
+    type = dtypes.prng_key     # issubdtype(k.dtype, dtypes.prng_key) (and dtypes.extended)
     impl = _IMPL
     key_shape = (2,)
     kind = "V"
