@@ -357,12 +357,13 @@ betainc_p = naryop("betainc", _eager(_betainc_kernel), kinds=FLOAT, nargs=3,
                    lower=_lowered(_betainc_kernel))
 
 
-def _operands(name, *args):
+def _operands(*args):
+    """Python scalars among the operands take the first array's dtype and shape."""
     from ..core import get_aval
     from ._helpers import as_operand
     arrays = [v for v in args if not dtypes.is_python_scalar(v)]
-    if not arrays:
-        raise TypeError(f"lax.{name} needs at least one array operand")
+    if not arrays:          # all Python scalars: weakly typed, as bind takes them
+        return list(args)
     like = arrays[0]
     shape = get_aval(like).shape
     from .shapes import broadcast_to_shape
@@ -376,28 +377,28 @@ def _operands(name, *args):
 
 def igamma(a, x):
     """Elementwise regularized lower incomplete gamma function P(a, x)."""
-    return igamma_p.bind(*_operands("igamma", a, x))
+    return igamma_p.bind(*_operands(a, x))
 
 
 def igammac(a, x):
     """Elementwise regularized upper incomplete gamma function Q(a, x) = 1 - P(a, x)."""
-    return igammac_p.bind(*_operands("igammac", a, x))
+    return igammac_p.bind(*_operands(a, x))
 
 
 def igamma_grad_a(a, x):
     """Elementwise derivative of ``igamma(a, x)`` with respect to ``a``."""
-    return igamma_grad_a_p.bind(*_operands("igamma_grad_a", a, x))
+    return igamma_grad_a_p.bind(*_operands(a, x))
 
 
 def random_gamma_grad(a, x):
     """Elementwise derivative of a Gamma(a, 1) sample ``x`` with respect to ``a`` at a
     fixed quantile (implicit reparameterisation: -(dP/da) / (dP/dx))."""
-    return random_gamma_grad_p.bind(*_operands("random_gamma_grad", a, x))
+    return random_gamma_grad_p.bind(*_operands(a, x))
 
 
 def betainc(a, b, x):
     """Elementwise regularized incomplete beta function I_x(a, b)."""
-    return betainc_p.bind(*_operands("betainc", a, b, x))
+    return betainc_p.bind(*_operands(a, b, x))
 
 
 # -------------------- derivatives
