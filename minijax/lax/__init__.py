@@ -360,13 +360,18 @@ __all__ = [
     "conv_transpose_shape_tuple", "reduce_window_shape_tuple", "dot", "Precision", "sort", "sort_key_val", "sort_p", "top_k", "top_k_p", "cond",
     "cond_p", "switch", "fori_loop", "map", "scan", "scan_p", "while_loop", "while_p", "jit_p",
     "padtype_to_pads", "linalg",
-    "betainc", "betainc_p", "igamma", "igamma_grad_a", "igamma_grad_a_p", "igamma_p", "igammac",
+    "betainc", "betainc_grad_a", "betainc_grad_a_p", "betainc_grad_b", "betainc_grad_b_p",
+    "betainc_p", "igamma", "igamma_grad_a", "igamma_grad_a_p", "igamma_p", "igammac",
     "igammac_p", "random_gamma_grad", "random_gamma_grad_p",
 ]
 
 # Incomplete gamma and beta functions
 from .incomplete import (
     betainc,
+    betainc_grad_a,
+    betainc_grad_a_p,
+    betainc_grad_b,
+    betainc_grad_b_p,
     betainc_p,
     igamma,
     igamma_grad_a,

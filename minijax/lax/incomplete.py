@@ -10,7 +10,8 @@ fraction of Q(a, x) (Cephes' recurrence). Both carry their derivative with respe
 ``a`` along (forward mode through the iteration), which gives ``igamma_grad_a`` and the
 implicit derivative of a gamma sample, ``random_gamma_grad`` = -(dP/da) / (dP/dx).
 Incomplete beta: the continued fraction of I_x(a, b) (modified Lentz), on the side of
-the symmetry I_x(a, b) = 1 - I_{1-x}(b, a) where it converges fast.
+the symmetry I_x(a, b) = 1 - I_{1-x}(b, a) where it converges fast; its derivatives in
+``a`` and ``b`` (``betainc_grad_a``/``_b``) come from the same iteration in forward mode.
 """
 
 import numpy as np
@@ -21,7 +22,8 @@ from ..interpreters.lowering import lower_via
 from ._helpers import FLOAT, naryop
 from .special import digamma64, lgamma64
 
-__all__ = ["betainc", "betainc_p", "igamma", "igamma_grad_a", "igamma_grad_a_p", "igamma_p",
+__all__ = ["betainc", "betainc_grad_a", "betainc_grad_a_p", "betainc_grad_b", "betainc_grad_b_p",
+           "betainc_p", "igamma", "igamma_grad_a", "igamma_grad_a_p", "igamma_p",
            "igammac", "igammac_p", "random_gamma_grad", "random_gamma_grad_p"]
 
 _MAX_ITERATIONS = 2000
@@ -260,42 +262,70 @@ def _igamma_kernel(ops, a, x, mode):
     return ops.where(invalid, float("nan"), out)
 
 
-def _beta_continued_fraction(ops, a, b, x, active):
-    """The continued fraction of I_x(a, b) (modified Lentz)."""
+def _beta_continued_fraction(ops, a, b, x, active, derivatives):
+    """The continued fraction of I_x(a, b) (modified Lentz), with its derivatives in ``a``
+    and ``b`` carried along: returns (h, dh/da, dh/db). Without ``derivatives`` the loop
+    stops when h has converged (the derivatives are then not accurate); with them h is
+    frozen once converged (further factors of 1 +- an ulp would only add rounding)."""
     eps = _eps(x)
     tiny = float(_finfo(x).tiny) / eps
+    zero = ops.full_like(x, 0.0)
     one = ops.full_like(x, 1.0)
 
     def guard(v):
         return ops.where(ops.abs(v) < tiny, tiny, v)
 
-    d = 1.0 / guard(1.0 - (a + b) * x / (a + 1.0))
-    c = one
+    def reciprocal(v, dv):     # 1 / v and its derivative
+        r = 1.0 / guard(v)
+        return r, tuple(-r * r * t for t in dv)
+
+    q = 1.0 - (a + b) * x / (a + 1.0)
+    d, dd = reciprocal(q, (-x / (a + 1.0) + (a + b) * x / ((a + 1.0) * (a + 1.0)),
+                           -x / (a + 1.0)))
+
+    def lentz_step(coef, dcoef, c, dc, d, dd, h, dh):
+        d_new, dd_new = reciprocal(1.0 + coef * d, tuple(
+            dk * d + coef * ddk for dk, ddk in zip(dcoef, dd)))
+        c_new = guard(1.0 + coef / c)
+        dc_new = tuple(dk / c - coef * dck / (c * c) for dk, dck in zip(dcoef, dc))
+        step = d_new * c_new
+        h_new = h * step
+        dh_new = tuple(dhk * step + h * (ddk * c_new + d_new * dck)
+                       for dhk, ddk, dck in zip(dh, dd_new, dc_new))
+        return c_new, dc_new, d_new, dd_new, h_new, dh_new, step
 
     def body(state):
-        n, done, m, c, d, h = state
+        n, done, h_done, m, c, d, h, dca, dcb, dda, ddb, dha, dhb = state
         m_new = m + 1.0
         m2 = 2.0 * m_new
-        even = m_new * (b - m_new) * x / ((a - 1.0 + m2) * (a + m2))
-        d1 = 1.0 / guard(1.0 + even * d)
-        c1 = guard(1.0 + even / c)
-        h1 = h * d1 * c1
+        den = (a - 1.0 + m2) * (a + m2)
+        even = m_new * (b - m_new) * x / den
+        d_even = (-even * (1.0 / (a - 1.0 + m2) + 1.0 / (a + m2)), m_new * x / den)
+        c1, dc1, d1, dd1, h1, dh1, _ = lentz_step(even, d_even, c, (dca, dcb), d, (dda, ddb),
+                                                  h, (dha, dhb))
         odd = -(a + m_new) * (a + b + m_new) * x / ((a + m2) * (a + 1.0 + m2))
-        d2 = 1.0 / guard(1.0 + odd * d1)
-        c2 = guard(1.0 + odd / c1)
-        step = d2 * c2
-        h2 = h1 * step
-        converged = ops.abs(step - 1.0) <= eps
-        old, new = (m, c, d, h), (m_new, c2, d2, h2)
+        d_odd = (odd * (1.0 / (a + m_new) + 1.0 / (a + b + m_new) - 1.0 / (a + m2)
+                        - 1.0 / (a + 1.0 + m2)), odd / (a + b + m_new))
+        c2, dc2, d2, dd2, h2, dh2, step = lentz_step(odd, d_odd, c1, dc1, d1, dd1, h1, dh1)
+        value_converged = ops.abs(step - 1.0) <= eps
+        h2 = ops.where(h_done, h, h2)
+        h_done = h_done | value_converged
+        converged = h_done
+        if derivatives:
+            converged = converged & (ops.abs(dh2[0] - dha) <= eps * ops.abs(dh2[0])) & (
+                ops.abs(dh2[1] - dhb) <= eps * ops.abs(dh2[1]))
+        old = (m, c, d, h, dca, dcb, dda, ddb, dha, dhb)
+        new = (m_new, c2, d2, h2) + dc2 + dd2 + dh2
         kept = tuple(ops.where(done, o, v) for o, v in zip(old, new))
-        return (n + 1, done | converged) + kept
+        return (n + 1, done | converged, h_done) + kept
 
-    state = (ops.counter(x), ~active, ops.full_like(x, 0.0), c, d, d)
+    state = (ops.counter(x), ~active, ~active, zero, one, d, d, zero, zero) + dd + dd
     state = ops.loop(lambda s: ops.keep_going(s[1], s[0]), body, state)
-    return state[-1]
+    return state[6], state[11], state[12]
 
 
-def _betainc_kernel(ops, a, b, x):
+def _betainc_kernel(ops, a, b, x, mode="value"):
+    """``mode``: 'value' (I_x(a, b)), 'da' or 'db' (its derivative in a or b)."""
     inf = float("inf")
     invalid = (ops.isnan(a) | ops.isnan(b) | ops.isnan(x) | (a < 0.0) | (b < 0.0) | (x < 0.0)
                | (x > 1.0) | ((a == 0.0) & (b == 0.0)) | ((a == inf) & (b == inf)))
@@ -305,16 +335,30 @@ def _betainc_kernel(ops, a, b, x):
     aa = ops.where(regular, ops.where(swap, b, a), 1.0)
     bb = ops.where(regular, ops.where(swap, a, b), 1.0)
     xx = ops.where(regular, ops.where(swap, 1.0 - x, x), 0.5)
-    h = _beta_continued_fraction(ops, aa, bb, xx, regular)
-    log_front = (aa * ops.log(xx) + bb * ops.log1p(-xx) - ops.lgamma(aa) - ops.lgamma(bb)
-                 + ops.lgamma(aa + bb))
-    part = ops.exp(log_front) * h / aa
-    out = ops.where(swap, 1.0 - part, part)
-    # the limits: I_0 = 0, I_1 = 1; a -> 0 or b -> inf puts all mass at 0, and the reverse
-    at_zero = ((a == 0.0) | (b == inf)) & (x > 0.0)
-    at_one = ((b == 0.0) | (a == inf)) & (x < 1.0)
-    out = ops.where(x == 0.0, 0.0, ops.where(x == 1.0, 1.0, out))
-    out = ops.where(at_zero, 1.0, ops.where(at_one, 0.0, out))
+    h, dh_aa, dh_bb = _beta_continued_fraction(ops, aa, bb, xx, regular, mode != "value")
+    log_xx, log_1m_xx = ops.log(xx), ops.log1p(-xx)
+    psi_sum = ops.digamma(aa + bb)
+    front = ops.exp(aa * log_xx + bb * log_1m_xx - ops.lgamma(aa) - ops.lgamma(bb)
+                    + ops.lgamma(aa + bb)) / aa
+    part = front * h
+    if mode == "value":
+        out = ops.where(swap, 1.0 - part, part)
+        # the limits: I_0 = 0, I_1 = 1; a -> 0 or b -> inf puts all mass at 0, and the reverse
+        at_zero = ((a == 0.0) | (b == inf)) & (x > 0.0)
+        at_one = ((b == 0.0) | (a == inf)) & (x < 1.0)
+        out = ops.where(x == 0.0, 0.0, ops.where(x == 1.0, 1.0, out))
+        out = ops.where(at_zero, 1.0, ops.where(at_one, 0.0, out))
+    else:
+        d_aa = part * (log_xx - ops.digamma(aa) + psi_sum - 1.0 / aa) + front * dh_aa
+        d_bb = part * (log_1m_xx - ops.digamma(bb) + psi_sum) + front * dh_bb
+        # I_x(a, b) = 1 - I_{1-x}(b, a) on the swapped side
+        if mode == "da":
+            out = ops.where(swap, -d_bb, d_aa)
+        else:
+            out = ops.where(swap, -d_aa, d_bb)
+        edge = ops.where((x == 0.0) | (x == 1.0), ops.full_like(x, 0.0),
+                         ops.full_like(x, float("nan")))
+        out = ops.where(regular, out, edge)
     return ops.where(invalid, float("nan"), out)
 
 
@@ -355,6 +399,16 @@ igamma_grad_a_p = _igamma_primitive("igamma_grad_a", "grad_a")
 random_gamma_grad_p = _igamma_primitive("random_gamma_grad", "sample")
 betainc_p = naryop("betainc", _eager(_betainc_kernel), kinds=FLOAT, nargs=3,
                    lower=_lowered(_betainc_kernel))
+
+
+def _betainc_primitive(name, mode):
+    def kernel(ops, a, b, x):
+        return _betainc_kernel(ops, a, b, x, mode)
+    return naryop(name, _eager(kernel), kinds=FLOAT, nargs=3, lower=_lowered(kernel))
+
+
+betainc_grad_a_p = _betainc_primitive("betainc_grad_a", "da")
+betainc_grad_b_p = _betainc_primitive("betainc_grad_b", "db")
 
 
 def _operands(*args):
@@ -399,6 +453,16 @@ def random_gamma_grad(a, x):
 def betainc(a, b, x):
     """Elementwise regularized incomplete beta function I_x(a, b)."""
     return betainc_p.bind(*_operands(a, b, x))
+
+
+def betainc_grad_a(a, b, x):
+    """Elementwise derivative of ``betainc(a, b, x)`` with respect to ``a``."""
+    return betainc_grad_a_p.bind(*_operands(a, b, x))
+
+
+def betainc_grad_b(a, b, x):
+    """Elementwise derivative of ``betainc(a, b, x)`` with respect to ``b``."""
+    return betainc_grad_b_p.bind(*_operands(a, b, x))
 
 
 # -------------------- derivatives
@@ -473,6 +537,26 @@ ad.defjvp(igamma_grad_a_p, _not_differentiable("igamma_grad_a", "a (a second der
 ad.defjvp(random_gamma_grad_p, _not_differentiable("random_gamma_grad", "a (a second "
                                                    "derivative in a is not implemented)"),
           _random_gamma_grad_dx)
-ad.defjvp(betainc_p, _not_differentiable("betainc", "a (only x has a derivative)"),
-          _not_differentiable("betainc", "b (only x has a derivative)"),
+ad.defjvp(betainc_p, lambda g, a, b, x: _mul(g, betainc_grad_a(a, b, x)),
+          lambda g, a, b, x: _mul(g, betainc_grad_b(a, b, x)),
           lambda g, a, b, x: _mul(g, _beta_density(a, b, x)))
+
+
+def _beta_density_d(which):
+    """d/da or d/db of the density x^(a-1) (1-x)^(b-1) / B(a, b), the x-derivative of
+    ``betainc_grad_a`` / ``betainc_grad_b``."""
+    def jvp(g, a, b, x):
+        from .elementwise import add, digamma, log, log1p, neg, sub
+        log_term = log(x) if which == "a" else log1p(neg(x))
+        own = a if which == "a" else b
+        factor = add(sub(log_term, digamma(own)), digamma(add(a, b)))
+        return _mul(g, _mul(_beta_density(a, b, x), factor))
+    return jvp
+
+
+for _p, _w in ((betainc_grad_a_p, "a"), (betainc_grad_b_p, "b")):
+    ad.defjvp(_p, _not_differentiable(_p.name, "a (a second derivative in a or b is not "
+                                                "implemented)"),
+              _not_differentiable(_p.name, "b (a second derivative in a or b is not "
+                                           "implemented)"),
+              _beta_density_d(_w))

@@ -150,7 +150,7 @@ def gammaincc(a, x):
 
 
 def betainc(a, b, x):
-    """The regularized incomplete beta function I_x(a, b) (differentiable in ``x``)."""
+    """The regularized incomplete beta function I_x(a, b) (differentiable in all three)."""
     a, b, x = jnp.broadcast_arrays(*promote_inexact(a, b, x))
     return lax.betainc(a, b, x)
 
