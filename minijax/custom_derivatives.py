@@ -12,6 +12,8 @@ user's backward function.
 import functools
 import inspect
 
+import numpy as np
+
 from . import dtypes, tree_util
 from .core import Primitive, eval_jaxpr, get_aval
 from .core.avals import same_type
@@ -92,7 +94,8 @@ def _no_transformation():
 
 def _check_closed_over(consts, tangents, fun, kind):
     for c, t in zip(consts, tangents):
-        if type(t) is not ad.Zero:
+        # integer and boolean values (a PRNG key's bits) have no derivative to lose
+        if type(t) is not ad.Zero and dtypes.issubdtype(get_aval(c).dtype, np.inexact):
             raise CustomRuleError(
                 f"a {kind} function `{_name(fun)}` closes over a value that is being "
                 f"differentiated ({get_aval(c).str_short()}); its rule only says how to "

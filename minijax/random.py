@@ -28,6 +28,7 @@ from . import numpy as jnp
 from .api import jit, vmap
 from .config import config
 from .core import Tracer
+from .custom_derivatives import custom_jvp
 from .runtime.array import Array
 from .tree_util import register_pytree_node
 
@@ -52,6 +53,7 @@ class KeyDtype:
     """The element type of typed key arrays; prints as ``key<fry>`` (threefry2x32)."""
 
     name = "key<fry>"
+    type = dtypes.prng_key     # issubdtype(k.dtype, dtypes.prng_key) (and dtypes.extended)
     impl = _IMPL
     key_shape = (2,)
     kind = "V"
@@ -564,13 +566,37 @@ def _gamma_one(key, alpha, log_space):
     return lax.mul(lax.mul(d, v), boost)
 
 
+def _gamma_flat(log_space, key, a):
+    keys = _split_raw(key, a.shape)
+    return vmap(lambda k, al: _gamma_one(k, al, log_space))(keys, a)
+
+
+def _gamma_flat_jvp(log_space, primals, tangents):
+    """Implicit reparameterisation: at a fixed quantile P(a, x), dx/da is
+    ``lax.random_gamma_grad(a, x)`` (the while loops' acceptance has no derivative)."""
+    key, a = primals
+    a_dot = tangents[1]            # the key's bits have no tangent
+    sample = _gamma_flat_rule(log_space, key, a)
+    if log_space:
+        # d log x = dx / x; exp(log x) may round to 0, which the smallest float stands for
+        x = jnp.exp(sample)
+        x = jnp.where(x == 0, jnp.finfo(x.dtype).tiny, x)
+        da = lax.random_gamma_grad(a, x) / x
+    else:
+        da = lax.random_gamma_grad(a, sample)
+    return sample, a_dot * da
+
+
+_gamma_flat_rule = custom_jvp(_gamma_flat, nondiff_argnums=(0,))
+_gamma_flat_rule.defjvp(_gamma_flat_jvp)
+
+
 def _gamma(key, a, shape, dtype, log_space=False):
     a = jnp.broadcast_to(_cast(a, dtype), shape)
     size = math.prod(shape)
     if size == 0:
         return jnp.zeros(shape, dtype)
-    keys = _split_raw(key, (size,))
-    samples = vmap(lambda k, al: _gamma_one(k, al, log_space))(keys, jnp.reshape(a, (-1,)))
+    samples = _gamma_flat_rule(log_space, key, jnp.reshape(a, (-1,)))
     return jnp.reshape(samples, shape)
 
 
@@ -1262,3 +1288,148 @@ def ball(key, d, p=2, shape=(), dtype=None):
     dtype = _float_dtype("ball", dtype)
     return _ball_c(base, p, d=operator.index(d), shape=_shape("ball", shape),
                    dtype=dtype)
+
+
+def rayleigh(key, scale, shape=None, dtype=None):
+    """Rayleigh samples with ``scale`` (inversion: ``scale * sqrt(-2 log u)``)."""
+    base, shape, dtype = _gamma_args("rayleigh", key, scale, shape, dtype)
+    return _rayleigh_c(base, scale, shape=shape, dtype=dtype)
+
+
+@_jit(("shape", "dtype"))
+def _rayleigh_c(key, scale, shape, dtype):
+    u = _uniform(key, shape, dtype, 0.0, 1.0)
+    scale = jnp.broadcast_to(_cast(scale, dtype), shape)
+    return lax.mul(scale, lax.sqrt(lax.mul(lax.log(u), -2.0)))
+
+
+def wald(key, mean, shape=None, dtype=None):
+    """Wald (inverse Gaussian) samples with ``mean`` and unit shape (Michael, Schucany
+    and Haas' transformation of a chi-square(1) variate)."""
+    base, shape, dtype = _gamma_args("wald", key, mean, shape, dtype)
+    return _wald_c(base, mean, shape=shape, dtype=dtype)
+
+
+@_jit(("shape", "dtype"))
+def _wald_c(key, mean, shape, dtype):
+    key_n, key_u = _split_raw(key, (2,))
+    mean = jnp.broadcast_to(_cast(mean, dtype), shape)
+    y = lax.integer_pow(_normal(key_n, shape, dtype), 2)
+    u = _uniform(key_u, shape, dtype, 0.0, 1.0)
+    mean_sq = lax.integer_pow(mean, 2)
+    root = lax.sqrt(4 * mean * y + mean_sq * lax.integer_pow(y, 2))
+    x = mean + mean_sq * y / 2 - mean / 2 * root
+    return lax.select(u <= mean / (mean + x), x, mean_sq / x)
+
+
+def _promote_inexact(*params):
+    """Parameters as arrays of one inexact dtype (the default float for integers)."""
+    arrays = [jnp.asarray(p) for p in params]
+    dtype = jnp.result_type(*arrays)
+    if not (dtypes.is_float(dtype) or dtypes.is_complex(dtype)):
+        dtype = dtypes.default_float()
+    return [a.astype(dtype) for a in arrays]
+
+
+def geometric(key, p, shape=None, dtype=None):
+    """Geometric samples (trials up to the first success, >= 1), as integers."""
+    base, _ = _key_base("geometric", key)
+    dtype = _int_dtype("geometric", dtype)
+    shape = _broadcast_shape("geometric", shape, p)
+    p, = _promote_inexact(p)
+    return _geometric_c(base, p, shape=shape, dtype=dtype)
+
+
+@_jit(("shape", "dtype"))
+def _geometric_c(key, p, shape, dtype):
+    u = _uniform(key, shape, p.dtype, 0.0, 1.0)
+    u = jnp.where(u == 0, jnp.ones_like(u), u)        # (JAX's bits: 0 stands for 1)
+    log_q = jnp.broadcast_to(lax.log1p(lax.neg(p)), shape)
+    return (lax.floor(lax.div(lax.log(u), log_q)) + 1).astype(dtype)
+
+
+def triangular(key, left, mode, right, shape=None, dtype=None):
+    """Triangular samples on ``[left, right]`` peaking at ``mode`` (inversion)."""
+    base, _ = _key_base("triangular", key)
+    dtype = _float_dtype("triangular", dtype)
+    shape = _broadcast_shape("triangular", shape, left, mode, right)
+    return _triangular_c(base, left, mode, right, shape=shape, dtype=dtype)
+
+
+@_jit(("shape", "dtype"))
+def _triangular_c(key, left, mode, right, shape, dtype):
+    left, mode, right = (jnp.broadcast_to(_cast(v, dtype), shape) for v in (left, mode, right))
+    width = right - left
+    u = _uniform(key, shape, dtype, 0.0, 1.0)
+    below = left + lax.sqrt(u * width * (mode - left))
+    above = right - lax.sqrt((1 - u) * width * (right - mode))
+    return lax.select(u < (mode - left) / width, below, above)
+
+
+def lognormal(key, sigma=np.float32(1), shape=None, dtype=None):
+    """Log-normal samples: ``exp(sigma * z)`` with ``z`` standard normal."""
+    base, _ = _key_base("lognormal", key)
+    dtype = _float_dtype("lognormal", dtype, allow_complex=True)
+    shape = _broadcast_shape("lognormal", shape, sigma)
+    return _lognormal_c(base, sigma, shape=shape, dtype=dtype)
+
+
+@_jit(("shape", "dtype"))
+def _lognormal_c(key, sigma, shape, dtype):
+    return lax.exp(_normal(key, shape, dtype) * _cast(sigma, dtype))
+
+
+def f(key, dfnum, dfden, shape=None, dtype=None):
+    """F-distribution samples: a ratio of chi-squares, each over its degrees of freedom."""
+    base, _ = _key_base("f", key)
+    dtype = _float_dtype("f", dtype)
+    shape = _broadcast_shape("f", shape, dfnum, dfden)
+    return _f_c(base, dfnum, dfden, shape=shape, dtype=dtype)
+
+
+@_jit(("shape", "dtype"))
+def _f_c(key, dfnum, dfden, shape, dtype):
+    dfnum, dfden = _cast(dfnum, dtype), _cast(dfden, dtype)
+    key_den, key_num = _split_raw(key, (2,))
+    num = lax.div(_chisquare_c(key_num, dfnum, shape=shape, dtype=dtype), dfnum)
+    den = lax.div(_chisquare_c(key_den, dfden, shape=shape, dtype=dtype), dfden)
+    return lax.div(num, den)
+
+
+def multinomial(key, n, p, *, shape=None, dtype=None, unroll=1):
+    """Counts of ``n`` trials over the outcomes on ``p``'s last axis (one binomial per
+    outcome, each on the trials the earlier outcomes left)."""
+    base, _ = _key_base("multinomial", key)
+    dtype = _float_dtype("multinomial", dtype)
+    n, p = _promote_inexact(n, p)
+    if p.ndim < 1:
+        raise ValueError(f"multinomial requires p.ndim >= 1, got p.ndim == {p.ndim}")
+    shape = p.shape if shape is None else _shape("multinomial", shape)
+    if not shape:
+        raise ValueError("multinomial: shape must end with the number of outcomes "
+                         f"({p.shape[-1]}), got ()")
+    _check_shape("multinomial", shape, p.shape)
+    _check_shape("multinomial", shape[:-1], n.shape)
+    unroll = unroll if isinstance(unroll, bool) else operator.index(unroll)
+    return _multinomial_c(base, jnp.broadcast_to(n, shape[:-1]), jnp.broadcast_to(p, shape),
+                          dtype=dtype, unroll=unroll)
+
+
+@_jit(("dtype", "unroll"))
+def _multinomial_c(key, n, p, dtype, unroll):
+    p = jnp.moveaxis(p, -1, 0)
+    left = lax.cumsum(p, 0, reverse=True)
+    ratios = p / jnp.where(left == 0, jnp.ones_like(left), left)
+
+    def step(remaining, ratio_and_key):
+        ratio, k = ratio_and_key
+        count = _binomial(k, remaining, jnp.clip(ratio, 0, 1), remaining.shape,
+                          remaining.dtype)
+        return remaining - count, count
+
+    keys = _split_raw(key, (ratios.shape[0],))
+    _, counts = lax.scan(step, n, (ratios, keys), unroll=unroll)
+    return jnp.moveaxis(counts, 0, -1).astype(dtype)
+
+
+__all__ += ["f", "geometric", "lognormal", "multinomial", "rayleigh", "triangular", "wald"]

@@ -211,7 +211,8 @@ def test_erf_inv_inverts_erf():
 
 def test_digamma_oracles():
     # psi(1) = -Euler gamma, psi(n + 1) = psi(n) + 1/n, psi(1/2) = -gamma - 2 log 2 and
-    # the reflection formula; poles give NaN as in XLA.
+    # the reflection formula; the negative poles give NaN as in XLA, the pole at zero its
+    # one-sided limits as SciPy (-inf at +0, +inf at -0).
     euler = 0.5772156649015329
     n = np.arange(1.0, 30.0)
     expected = -euler + np.concatenate([[0.0], np.cumsum(1 / n[:-1])])
@@ -222,7 +223,9 @@ def test_digamma_oracles():
     np.testing.assert_allclose(np.asarray(lax.digamma(x)),
                                np.asarray(lax.digamma(1 - x)) - np.pi / np.tan(np.pi * x),
                                rtol=1e-13)
-    assert np.isnan(np.asarray(lax.digamma(np.array([0.0, -1.0, -5.0, -np.inf])))).all()
+    assert np.isnan(np.asarray(lax.digamma(np.array([-1.0, -5.0, -np.inf])))).all()
+    for f in (lax.digamma, jit(lax.digamma)):
+        assert np.array_equal(np.asarray(f(np.array([0.0, -0.0]))), [-np.inf, np.inf])
 
 
 @pytest.mark.parametrize("name", [n for n in sorted(SPECIAL_FNS) if SPECIAL_FNS[n][1]])

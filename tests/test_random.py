@@ -342,3 +342,14 @@ def test_split_keys_are_independent():
     a = np.asarray(mr.uniform(mr.fold_in(mr.key(0), 1), (5000,)))
     b = np.asarray(mr.uniform(mr.fold_in(mr.key(0), 2), (5000,)))
     assert abs(np.corrcoef(a, b)[0, 1]) < 5 / np.sqrt(5000)
+
+
+def test_typed_key_dtype_is_an_extended_prng_key_dtype():
+    k = mr.key(0)
+    assert minijax.dtypes.issubdtype(k.dtype, minijax.dtypes.prng_key)
+    assert minijax.dtypes.issubdtype(k.dtype, minijax.dtypes.extended)
+    assert not minijax.dtypes.issubdtype(k.dtype, np.integer)
+    assert not minijax.dtypes.issubdtype(mr.PRNGKey(0).dtype, minijax.dtypes.prng_key)
+    assert not minijax.dtypes.issubdtype(np.float32, minijax.dtypes.prng_key)
+    # JAX agrees on every line above
+    assert jax.dtypes.issubdtype(jr.key(0).dtype, jax.dtypes.prng_key)

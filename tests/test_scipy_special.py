@@ -227,3 +227,21 @@ def test_reachable_as_attributes_after_import_minijax():
 def test_lists_are_accepted_as_scipy_does():
     np.testing.assert_allclose(float(ms.logsumexp([1.0, 2.0])), ss.logsumexp([1.0, 2.0]))
     np.testing.assert_allclose(np.asarray(ms.xlogy([0, 2], [0.0, 3.0])), ss.xlogy([0, 2], [0, 3.0]))
+
+
+def test_special_function_edges_match_scipy():
+    # polygamma off the poles below zero, digamma's signed pole at zero, zeta at s = inf
+    m = np.array([1, 2, 3, 1, 2, 1, 4, 1, 0, 1])
+    x = np.array([-0.5, -0.5, -2.3, -1.5, -10.7, -100.25, -3.9, -1.0, -0.5, -1e-3])
+    for f in (ms.polygamma, minijax.jit(ms.polygamma), minijax.lax.polygamma,
+              minijax.jit(minijax.lax.polygamma)):
+        assert_matches(f(m.astype(float), x), ss.polygamma(m, x), 1e-11)
+    zeros = np.array([0.0, -0.0])
+    for f in (ms.digamma, minijax.lax.digamma, minijax.jit(minijax.lax.digamma)):
+        np.testing.assert_array_equal(np.asarray(f(zeros)), ss.digamma(zeros))
+    s, q = np.array([np.inf, np.inf]), np.array([1.0, 0.5])
+    for f in (ms.zeta, minijax.lax.zeta, minijax.jit(minijax.lax.zeta)):
+        np.testing.assert_array_equal(np.asarray(f(s, q)), ss.zeta(s, q))
+    # (SciPy returns NaN for zeta(inf, q > 1); the sum's limit there is 0)
+    assert float(ms.zeta(np.inf, 2.0)) == 0.0
+    check_grads(lambda v: ms.polygamma(1, v), (jnp.asarray([-0.5, -2.3]),), order=2)

@@ -14,6 +14,8 @@ X = np.array([-1e4, -50.0, -3.0, -1.0, -0.0, 0.0, 0.25, 0.5, 1.0, 2.5, 40.0, 1e4
 Q = np.array([-0.5, 0.0, 1e-300, 1e-12, 0.1, 0.5, 0.75, 1 - 1e-9, 1.0, 1.5, np.nan])
 K = np.array([-1.0, 0.0, 1.0, 2.0, 2.5, 7.0, 30.0, np.nan])
 
+CDFS = ("cdf", "sf", "logcdf", "logsf")
+
 # (distribution, scipy name, function, inputs, shape/loc/scale arguments)
 CASES = [
     ("norm", "norm", fn, X, (0.3, 2.0)) for fn in ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf")
@@ -39,7 +41,13 @@ CASES = [
 ] + [("poisson", "poisson", fn, K, a) for fn in ("logpmf", "pmf") for a in ((3.5,), (0.0,), (2.0, 1.0))
 ] + [("bernoulli", "bernoulli", fn, K, (0.3,)) for fn in ("logpmf", "pmf", "cdf")
 ] + [("bernoulli", "bernoulli", "ppf", Q, (0.3,))
-] + [("binom", "binom", fn, K, a) for fn in ("logpmf", "pmf") for a in ((10.0, 0.3), (7.0, 1.0))]
+] + [("binom", "binom", fn, K, a) for fn in ("logpmf", "pmf") for a in ((10.0, 0.3), (7.0, 1.0))
+] + [("gamma", "gamma", fn, X, a) for fn in CDFS for a in ((2.5,), (0.5,), (30.0, -1.0, 2.0))
+] + [("chi2", "chi2", fn, X, a) for fn in CDFS for a in ((3.0,), (1.0,), (7.0, 0.5, 3.0))
+] + [("beta", "beta", fn, np.array([-0.5, 0.0, 1e-3, 0.1, 0.5, 0.99, 1.0, 1.5, np.nan]), ab)
+     for fn in CDFS for ab in ((2.0, 3.0), (0.5, 0.7), (40.0, 0.8), (2.0, 1.0, -0.5, 2.0))
+] + [("poisson", "poisson", fn, K, a) for fn in CDFS for a in ((3.5,), (25.0,), (2.0, 1.0))
+] + [("t", "t", fn, X, a) for fn in CDFS for a in ((3.5, 0.3, 2.0), (1.0,), (40.0,))]
 
 
 def _ids(case):
@@ -93,6 +101,40 @@ def test_gradients_match_finite_differences(case):
     params = tuple(jnp.asarray(a) for a in args[start:])
     eps = [1e-6 * max(abs(a), 1.0) for a in args[start:]]
     check_grads(lambda *p: f(*fixed, *p), params, order=2, eps=min(eps), tol=1e-4)
+
+
+CDF_GRAD_CASES = [
+    ("gamma", "cdf", (1.3, 2.5)), ("gamma", "logsf", (7.0, 2.5, 0.5, 1.5)),
+    ("gamma", "logcdf", (0.2, 0.6)), ("chi2", "sf", (2.3, 3.0)), ("chi2", "logcdf", (9.0, 4.0)),
+    ("beta", "cdf", (0.3, 2.0, 3.0)), ("beta", "logsf", (0.8, 0.7, 1.5)),
+    ("t", "cdf", (0.7, 3.5, 0.3, 2.0)), ("t", "logsf", (2.5, 4.0)),
+    ("poisson", "cdf", (3.0, 2.5)), ("poisson", "logsf", (6.0, 2.5)),
+]
+
+
+@pytest.mark.parametrize("case", CDF_GRAD_CASES,
+                         ids=[f"{c[0]}.{c[1]}{c[2]}" for c in CDF_GRAD_CASES])
+def test_cdf_gradients_match_finite_differences(case):
+    # first order in every argument (the shape parameters through igamma_grad_a and
+    # betainc_grad_a/_b), second order in x alone (closed-form x-derivatives)
+    module, fn, args = case
+    f = getattr(getattr(ms, module), fn)
+    start = 1 if module == "poisson" else 0
+    fixed = args[:start]
+    params = tuple(jnp.asarray(a) for a in args[start:])
+    check_grads(lambda *p: f(*fixed, *p), params, order=1, eps=1e-6, tol=1e-5)
+    if module != "poisson":
+        check_grads(lambda x: f(x, *args[1:]), (jnp.asarray(args[0]),), order=2, eps=1e-5,
+                    tol=1e-4)
+
+
+def test_cdf_jit_vmap_and_eager_agree():
+    x = np.linspace(0.1, 12.0, 7)
+    a = np.linspace(0.5, 9.0, 7)
+    eager = np.asarray(ms.gamma.cdf(x, a))
+    np.testing.assert_allclose(np.asarray(minijax.jit(ms.gamma.cdf)(x, a)), eager, rtol=1e-13)
+    np.testing.assert_allclose(np.asarray(minijax.vmap(ms.gamma.cdf)(x, a)), eager, rtol=1e-13)
+    np.testing.assert_allclose(eager, st.gamma.cdf(x, a), rtol=1e-13)
 
 
 def test_multivariate_normal_matches_scipy():

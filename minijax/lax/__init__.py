@@ -361,8 +361,29 @@ __all__ = [
     "cond_p", "switch", "fori_loop", "map", "scan", "scan_p", "while_loop", "while_p", "jit_p",
     "padtype_to_pads", "linalg",
     "fft", "fft_p", "FftType",
+    "betainc", "betainc_grad_a", "betainc_grad_a_p", "betainc_grad_b", "betainc_grad_b_p",
+    "betainc_p", "igamma", "igamma_grad_a", "igamma_grad_a_p", "igamma_p", "igammac",
+    "igammac_p", "random_gamma_grad", "random_gamma_grad_p",
 ]
 
 # Fourier transforms
 from .fft import FftType, fft, fft_p  # noqa: E402
 
+
+# Incomplete gamma and beta functions
+from .incomplete import (
+    betainc,
+    betainc_grad_a,
+    betainc_grad_a_p,
+    betainc_grad_b,
+    betainc_grad_b_p,
+    betainc_p,
+    igamma,
+    igamma_grad_a,
+    igamma_grad_a_p,
+    igamma_p,
+    igammac,
+    igammac_p,
+    random_gamma_grad,
+    random_gamma_grad_p,
+)

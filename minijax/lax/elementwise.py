@@ -871,7 +871,17 @@ erf_p = unop("erf", _via_float64(erf64), chlo.erf, FLOAT)
 erfc_p = unop("erfc", _via_float64(erfc64), chlo.erfc, FLOAT)
 erf_inv_p = unop("erf_inv", _via_float64(erf_inv64), chlo.erf_inv, FLOAT)
 lgamma_p = unop("lgamma", _via_float64(lgamma64), chlo.lgamma, FLOAT)
-digamma_p = unop("digamma", _via_float64(digamma64), chlo.digamma, FLOAT)
+
+
+def _digamma_lower(ctx, x):
+    # the pole at zero from either side: -1/x is -inf at +0 and +inf at -0 (as SciPy)
+    aval = ctx.avals_in[0]
+    at_zero = _float_cmp(x, full_like_aval(0, aval), "EQ")
+    return [hlo.select(at_zero, hlo.negate(hlo.divide(full_like_aval(1, aval), x)),
+                       chlo.digamma(x))]
+
+
+digamma_p = unop("digamma", _via_float64(digamma64), kinds=FLOAT, lower=_digamma_lower)
 
 
 def erf(x):
@@ -952,11 +962,55 @@ def _zeta_lower(ctx, s, q):
     aval = ctx.avals_in[1]
     pole = hlo.and_(_float_cmp(q, full_like_aval(0, aval), "LE"),
                     hlo.and_(_float_cmp(q, hlo.floor(q), "EQ"), _float_cmp(s, s, "EQ")))
-    return [hlo.select(pole, full_like_aval(np.inf, aval), out)]
+    out = hlo.select(pole, full_like_aval(np.inf, aval), out)
+    # s = +inf: q^-inf alone survives (1 at q = 1, 0 above, inf on (0, 1))
+    zero, one = full_like_aval(0, aval), full_like_aval(1, aval)
+    at_inf = hlo.and_(_float_cmp(s, full_like_aval(np.inf, aval), "EQ"),
+                      _float_cmp(q, zero, "GT"))
+    limit = hlo.select(_float_cmp(q, one, "EQ"), one,
+                       hlo.select(_float_cmp(q, one, "GT"), zero,
+                                  full_like_aval(np.inf, aval)))
+    return [hlo.select(at_inf, limit, out)]
+
+
+def _polygamma_shift_sum(m, x):
+    """The lax form of ``special.polygamma_shift_sum64`` (a while loop over the shift)."""
+    from .loops import while_loop   # deferred: loops imports elementwise
+    from .reductions import reduce_or   # deferred: reductions imports elementwise
+    zero = _zeros_like(x)
+    negative_fraction = bitwise_and(lt(x, zero), ne(x, floor(x)))
+    shift = select(negative_fraction, ceil(neg(x)), zero)
+    power = neg(add(m, _ones_like(m)))
+
+    def body(state):
+        j, total = state
+        active = lt(j, shift)
+        term = pow(select(active, add(x, j), _ones_like(x)), power)
+        return add(j, _ones_like(j)), add(total, select(active, term, zero))
+    _, total = while_loop(lambda st: reduce_or(lt(st[0], shift)), body, (zero, zero))
+    return shift, total
 
 
 def _polygamma_lower(ctx, m, x):
-    return [_mask_negative_q(ctx, chlo.polygamma(m, x), m, x, True)]
+    # negative non-integer x: psi^(m)(x) = psi^(m)(x + K) - (-1)^m m! sum_{j<K} (x+j)^-(m+1)
+    # (chlo.polygamma covers x > 0 only)
+    from ..interpreters.lowering import lower_via
+    shift, total = lower_via(_polygamma_shift_sum)(ctx, m, x)
+    shifted = hlo.add(x, shift)
+    base = _mask_negative_q(ctx, chlo.polygamma(m, shifted), m, shifted, True)
+    aval = ctx.avals_in[1]
+    zero, one = full_like_aval(0, aval), full_like_aval(1, aval)
+    # (-1)^(m+1) m!, the factorial exact below 25 as in the NumPy kernel
+    factorial = hlo.exponential(chlo.lgamma(hlo.add(m, one)))
+    factorial = hlo.select(_float_cmp(m, full_like_aval(25, aval), "LT"),
+                           hlo.round_nearest_even(factorial), factorial)
+    even = _float_cmp(hlo.remainder(m, full_like_aval(2, aval)), zero, "EQ")
+    factor = hlo.select(even, hlo.negate(factorial), factorial)
+    corrected = hlo.add(base, hlo.multiply(factor, total))
+    # poles, positive x and digamma (m = 0, which reflects by itself) are left as they were
+    unshifted = hlo.or_(_float_cmp(shift, zero, "EQ"), _float_cmp(m, zero, "EQ"))
+    return [hlo.select(unshifted, _mask_negative_q(ctx, chlo.polygamma(m, x), m, x, True),
+                       corrected)]
 
 
 zeta_p = binop("zeta", _via_float64_2(zeta64), kinds=FLOAT, lower=_zeta_lower)

@@ -45,6 +45,8 @@ def digamma64(x):
     psi = np.where(reflect, psi - np.pi / np.tan(np.pi * r), psi)
     pole = (x <= 0) & (x == np.floor(x))
     psi = np.where(pole, np.nan, psi)
+    # the limits at the pole at zero, from either side (as SciPy): -inf at +0, +inf at -0
+    psi = np.where(x == 0, -np.copysign(np.inf, x), psi)
     return np.where(x == np.inf, np.inf, np.where(x == -np.inf, np.nan, psi))
 
 
@@ -121,7 +123,25 @@ def zeta64(s, q):
     acc = np.where(s == 1, np.inf, np.where(s < 1, np.nan, acc))
     acc = np.where(q <= 0, np.where(q == np.floor(q), np.inf, np.nan), acc)
     acc = np.where((q == np.inf) & (s > 1), 0.0, acc)
+    # s = +inf: only the first term can survive, q^-inf (1 at q = 1, 0 above, inf below)
+    at_inf = (s == np.inf) & (q > 0)
+    acc = np.where(at_inf, np.where(q == 1, 1.0, np.where(q > 1, 0.0, np.inf)), acc)
     return np.where(np.isnan(s) | np.isnan(q), np.nan, acc)
+
+
+def polygamma_shift_sum64(m, x):
+    """sum_{j < K} (x + j)^-(m+1) with K = ceil(-x) for negative non-integer ``x`` (0
+    elsewhere): the recurrence psi^(m)(x) = psi^(m)(x + K) - (-1)^m m! * this sum moves
+    a negative argument to (0, 1), where the zeta form holds."""
+    m, x = np.broadcast_arrays(np.asarray(m, np.float64), np.asarray(x, np.float64))
+    shift = np.where((x < 0) & (x != np.floor(x)), np.ceil(-x), 0.0)
+    total = np.zeros(x.shape)
+    j = 0.0
+    while np.any(j < shift):
+        active = j < shift
+        total = total + np.where(active, np.where(active, x + j, 1.0) ** -(m + 1), 0.0)
+        j += 1.0
+    return shift, total
 
 
 def polygamma64(m, x):
@@ -131,5 +151,7 @@ def polygamma64(m, x):
     sign = np.where(np.fmod(mm, 2) == 0, -1.0, 1.0)            # (-1)^(m+1)
     factorial = np.exp(lgamma64(mm + 1))
     factorial = np.where(mm < 25, np.round(factorial), factorial)
-    out = np.where(m == 0, digamma64(x), sign * factorial * zeta64(mm + 1, x))
+    shift, total = polygamma_shift_sum64(mm, x)
+    out = sign * factorial * (zeta64(mm + 1, x + shift) + total)
+    out = np.where(m == 0, digamma64(x), out)
     return np.where(valid, out, np.nan)

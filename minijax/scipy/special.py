@@ -13,8 +13,8 @@ from .. import lax
 from .. import numpy as jnp
 from ._util import promote_inexact
 
-__all__ = ["betaln", "digamma", "entr", "erf", "erfc", "erfinv", "expit", "gamma", "gammaln",
-           "i0", "i0e", "i1", "i1e", "log_ndtr", "log_softmax", "logit", "logsumexp",
+__all__ = ["betainc", "betaln", "digamma", "entr", "erf", "erfc", "erfinv", "expit", "gamma",
+           "gammainc", "gammaincc", "gammaln", "i0", "i0e", "i1", "i1e", "log_ndtr", "log_softmax", "logit", "logsumexp",
            "multigammaln", "ndtr", "ndtri", "polygamma", "softmax", "xlog1py", "xlogy", "zeta"]
 
 _SQRT2 = math.sqrt(2.0)
@@ -135,6 +135,24 @@ def betaln(a, b):
     """``log(abs(beta(a, b)))``."""
     a, b = promote_inexact(a, b)
     return lax.lgamma(a) + lax.lgamma(b) - lax.lgamma(a + b)
+
+
+def gammainc(a, x):
+    """The regularized lower incomplete gamma function P(a, x)."""
+    a, x = jnp.broadcast_arrays(*promote_inexact(a, x))
+    return lax.igamma(a, x)
+
+
+def gammaincc(a, x):
+    """The regularized upper incomplete gamma function Q(a, x) = 1 - P(a, x)."""
+    a, x = jnp.broadcast_arrays(*promote_inexact(a, x))
+    return lax.igammac(a, x)
+
+
+def betainc(a, b, x):
+    """The regularized incomplete beta function I_x(a, b) (differentiable in all three)."""
+    a, b, x = jnp.broadcast_arrays(*promote_inexact(a, b, x))
+    return lax.betainc(a, b, x)
 
 
 def polygamma(n, x):

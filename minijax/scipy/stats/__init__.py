@@ -1,7 +1,7 @@
 """``minijax.scipy.stats``: distributions as modules of functions, with JAX's signatures.
 
-``cdf``-type functions that need the regularized incomplete gamma or beta functions
-(``gamma``, ``chi2``, ``beta``, ``poisson.cdf``) are not provided yet.
+The ``cdf``/``sf`` families of ``gamma``, ``chi2``, ``beta``, ``poisson`` and ``t`` go
+through ``lax.igamma``, ``lax.igammac`` and ``lax.betainc``.
 """
 
 from . import (bernoulli, beta, binom, cauchy, chi2, dirichlet, expon, gamma, laplace, logistic,

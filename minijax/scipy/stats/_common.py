@@ -18,3 +18,11 @@ def keep_nan(value, x):
 def outside(mask, value, fill):
     """``fill`` where ``mask``, else ``value``."""
     return jnp.where(mask, fill, value)
+
+
+def log_probability(p, q):
+    """``log(p)`` for a probability ``p`` whose complement ``q = 1 - p`` is computed
+    separately: ``log1p(-q)`` where ``p`` is near 1, so the log keeps its digits."""
+    upper = p > 0.5
+    return jnp.where(upper, jnp.log1p(-jnp.where(upper, q, 0.0)),
+                     jnp.log(jnp.where(upper, 1.0, p)))

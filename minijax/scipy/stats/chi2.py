@@ -4,8 +4,8 @@ import math
 
 from ... import lax
 from ... import numpy as jnp
-from ..special import xlogy
-from ._common import outside, standardize
+from ..special import gammainc, gammaincc, xlogy
+from ._common import keep_nan, log_probability, outside, standardize
 
 
 def logpdf(x, df, loc=0, scale=1):
@@ -21,3 +21,30 @@ def logpdf(x, df, loc=0, scale=1):
 def pdf(x, df, loc=0, scale=1):
     """The chi-squared density."""
     return jnp.exp(logpdf(x, df, loc, scale))
+
+
+def _half(x, df, loc, scale):
+    y, _, df = standardize(x, loc, scale, df)
+    return 0.5 * jnp.where(y < 0, 0.0, y), 0.5 * df, y
+
+
+def cdf(x, df, loc=0, scale=1):
+    """The chi-squared CDF, P(df / 2, y / 2)."""
+    half_y, half_df, raw = _half(x, df, loc, scale)
+    return keep_nan(gammainc(half_df, half_y), raw)
+
+
+def sf(x, df, loc=0, scale=1):
+    """The survival function Q(df / 2, y / 2), computed directly."""
+    half_y, half_df, raw = _half(x, df, loc, scale)
+    return keep_nan(gammaincc(half_df, half_y), raw)
+
+
+def logcdf(x, df, loc=0, scale=1):
+    """Log of the chi-squared CDF."""
+    return log_probability(cdf(x, df, loc, scale), sf(x, df, loc, scale))
+
+
+def logsf(x, df, loc=0, scale=1):
+    """Log of the survival function."""
+    return log_probability(sf(x, df, loc, scale), cdf(x, df, loc, scale))

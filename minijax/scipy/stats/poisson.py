@@ -2,9 +2,9 @@
 
 from ... import lax
 from ... import numpy as jnp
-from ..special import xlogy
+from ..special import gammainc, gammaincc, xlogy
 from .._util import promote_inexact
-from ._common import keep_nan, outside
+from ._common import keep_nan, log_probability, outside
 
 
 def logpmf(k, mu, loc=0):
@@ -20,3 +20,35 @@ def logpmf(k, mu, loc=0):
 def pmf(k, mu, loc=0):
     """The Poisson probability mass."""
     return jnp.exp(logpmf(k, mu, loc))
+
+
+def _counts(k, mu, loc):
+    k, mu, loc = promote_inexact(k, mu, loc)
+    k_in = k - loc
+    return jnp.floor(k_in), mu, k_in
+
+
+def cdf(k, mu, loc=0):
+    """P(K <= k) = Q(floor(k) + 1, mu) (0 below ``loc``)."""
+    k, mu, k_in = _counts(k, mu, loc)
+    negative = k < 0
+    value = gammaincc(jnp.where(negative, 0.0, k) + 1.0, mu)
+    return keep_nan(outside(negative, value, 0.0), k_in)
+
+
+def sf(k, mu, loc=0):
+    """P(K > k) = P(floor(k) + 1, mu) (1 below ``loc``)."""
+    k, mu, k_in = _counts(k, mu, loc)
+    negative = k < 0
+    value = gammainc(jnp.where(negative, 0.0, k) + 1.0, mu)
+    return keep_nan(outside(negative, value, 1.0), k_in)
+
+
+def logcdf(k, mu, loc=0):
+    """Log of the Poisson CDF."""
+    return log_probability(cdf(k, mu, loc), sf(k, mu, loc))
+
+
+def logsf(k, mu, loc=0):
+    """Log of the survival function."""
+    return log_probability(sf(k, mu, loc), cdf(k, mu, loc))
