@@ -17,6 +17,8 @@ the root's buffer is replaced by a copy-on-write, the view is derived again at t
 place in the new buffer, so views and their base stay attached as in NumPy.
 """
 
+import warnings
+
 import numpy as np
 from numpy.lib.array_utils import byte_bounds
 
@@ -391,6 +393,14 @@ def _ndarray_at(root, offset, like):
     return np.asarray(iface).view(like.dtype)
 
 
+def _read_only(host):
+    # (reading the flag of an np.broadcast_arrays output warns: NumPy will make it
+    # read-only; it is writable, with that warning, until then)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        return not host.flags.writeable
+
+
 def as_view_of(out, args):
     """Make ``out`` (an Array whose host is a NumPy view) a view Array of the Array in
     ``args`` whose buffer it shares, if any."""
@@ -404,8 +414,7 @@ def as_view_of(out, args):
             if ((root_owner is owner or root_host is owner) and
                     (len(args) == 1 or np.may_share_memory(host, root_host))):
                 out._view = [root, root_host]
-                # (overlap is tested first: reading flags of np.broadcast_arrays' outputs warns)
-                if root_host.flags.writeable and (_overlapping(host) or not host.flags.writeable):
+                if root_host.flags.writeable and (_overlapping(host) or _read_only(host)):
                     out._view.append(True)   # read-only by NumPy's choice (broadcast_to)
                 return
 
