@@ -7,7 +7,7 @@ from collections import namedtuple
 import numpy as np
 
 from .. import dtypes, lax
-from ..core import get_aval, get_concrete
+from ..core import Tracer, get_aval, get_concrete
 from ..errors import ConcretizationTypeError
 from ..util import canonicalize_axis
 from ._core import concrete_value, promote, to_array, wrap_host
@@ -64,6 +64,12 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
         if fill_value is not None:
             raise ValueError("unique: fill_value= pads the result to size=; give size= too")
         value = _concrete(ar, "unique")
+        if isinstance(ar, Tracer):
+            # a concrete value under grad/jvp: the sized path keeps the derivative
+            size = np.unique(value, axis=axis, equal_nan=equal_nan).shape[
+                0 if axis is None else axis]
+            return unique(ar, return_index, return_inverse, return_counts, axis,
+                          equal_nan=equal_nan, size=size)
         res = np.unique(value, return_index=return_index, return_inverse=return_inverse,
                         return_counts=return_counts, axis=axis, equal_nan=equal_nan,
                         sorted=sorted)
@@ -188,6 +194,14 @@ UniqueInverseResult = namedtuple("UniqueInverseResult", ["values", "inverse_indi
 # The Array API leaves the order of the unique family unspecified and NumPy 2.3+ returns
 # unique_values in hash order; library code (scikit-learn's LabelEncoder, LDA's classes_)
 # relies on the values coming out sorted, as np.unique gives them, so all four sort.
+def _traced_size(x, size, name):
+    """``size``, or for a concrete value traced by grad/jvp (no size given) its number of
+    distinct values, so the sized path computes it and keeps the derivative."""
+    if size is None and isinstance(x, Tracer):
+        return np.unique(_concrete(x, name).reshape(-1), equal_nan=False).shape[0]
+    return size
+
+
 def _sorted_unique(x, name, **returns):
     """np.unique's sorted result for the flattened ``x`` (NaNs distinct), and x's shape."""
     value = _concrete(x, name)
@@ -198,6 +212,7 @@ def unique_all(x, /, *, size=None, fill_value=None):
     """Array API unique_all: sorted distinct values (NaNs are distinct), the index of each
     value's first occurrence, the inverse indices (shaped like ``x``) and the counts.
     ``size=``/``fill_value=`` as in ``unique`` (needed under ``jit``)."""
+    size = _traced_size(x, size, "unique_all")
     if size is not None:
         return UniqueAllResult(*_unique_sized(x, size, fill_value, False, "unique_all"))
     (values, indices, inverse, counts), shape = _sorted_unique(
@@ -208,6 +223,7 @@ def unique_all(x, /, *, size=None, fill_value=None):
 def unique_counts(x, /, *, size=None, fill_value=None):
     """Array API unique_counts: sorted distinct values (NaNs are distinct) and their counts.
     ``size=``/``fill_value=`` as in ``unique`` (needed under ``jit``)."""
+    size = _traced_size(x, size, "unique_counts")
     if size is not None:
         values, _, _, counts = _unique_sized(x, size, fill_value, False, "unique_counts")
         return UniqueCountsResult(values, counts)
@@ -219,6 +235,7 @@ def unique_inverse(x, /, *, size=None, fill_value=None):
     """Array API unique_inverse: sorted distinct values (NaNs are distinct) and the inverse
     indices (shaped like ``x``) that rebuild ``x`` from them. ``size=``/``fill_value=`` as
     in ``unique`` (needed under ``jit``)."""
+    size = _traced_size(x, size, "unique_inverse")
     if size is not None:
         values, _, inverse, _ = _unique_sized(x, size, fill_value, False, "unique_inverse")
         return UniqueInverseResult(values, inverse)
@@ -229,6 +246,7 @@ def unique_inverse(x, /, *, size=None, fill_value=None):
 def unique_values(x, /, *, size=None, fill_value=None):
     """Array API unique_values: the sorted distinct values (NaNs are distinct).
     ``size=``/``fill_value=`` as in ``unique`` (needed under ``jit``)."""
+    size = _traced_size(x, size, "unique_values")
     if size is not None:
         return _unique_sized(x, size, fill_value, False, "unique_values")[0]
     values, _ = _sorted_unique(x, "unique_values")
