@@ -185,3 +185,23 @@ def test_where_on_ufunc_calls_keeps_out_elsewhere():
     for run in (lambda a, m: np.sqrt(a, out=np.full((3, 4), -3.0), where=m),
                 minijax.jit(lambda a, m: np.sqrt(a, out=np.full((3, 4), -3.0), where=m))):
         _check(run(np.asarray(_A), np.asarray(mask)), want)
+
+
+@pytest.mark.parametrize("name", ["var", "std", "nanvar", "nanstd"])
+def test_variance_where_and_mean_keywords(name):
+    rng = onp.random.default_rng(3)
+    x = rng.normal(size=(4, 5))
+    x_nan = x.copy()
+    x_nan[0, 1] = onp.nan
+    w = rng.random((4, 5)) > 0.3
+    cases = [dict(where=w), dict(where=w, axis=1, ddof=1), dict(where=w[0], axis=1, keepdims=True),
+             dict(axis=0, mean=onp.mean(x, axis=0, keepdims=True))]
+    for kw in cases:
+        for arr in (x, x_nan):
+            want = getattr(onp, name)(arr, **kw)
+            fn = getattr(np, name)
+            for got in (fn(arr, **kw), fn.__wrapped_lax__(arr, **kw),
+                        minijax.jit(lambda v: fn(v, **kw))(arr)):
+                onp.testing.assert_allclose(onp.asarray(got), want, rtol=1e-12, equal_nan=True)
+    from minijax.test_util import check_grads
+    check_grads(lambda v: getattr(np, name)(v, where=w, axis=1), (np.asarray(x),), order=1)

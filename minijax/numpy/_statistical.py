@@ -274,11 +274,8 @@ def _mean_dtype(dtype):
     return dtype if dtypes.is_inexact(dtype) else dtypes.default_float()
 
 
-def _variance_ddof(name, ddof, correction, where, mean):
-    """The degrees-of-freedom correction of a variance call, after rejecting the
-    keywords minijax does not take."""
-    if where is not None or mean is not None:
-        raise NotImplementedError(f"{name}: where= and mean= are not supported")
+def _variance_ddof(name, ddof, correction):
+    """The degrees-of-freedom correction of a variance call."""
     if correction is not None:
         if ddof != 0:
             raise ValueError(f"{name}: give ddof or correction, not both")
@@ -309,28 +306,54 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
         mean=None, correction=None):
     """Variance over ``axis`` with ``ddof`` (or the Array API's ``correction``)."""
     keepdims = _checks.flag(keepdims, "keepdims")
-    ddof = _variance_ddof("var", ddof, correction, where, mean)
+    ddof = _variance_ddof("var", ddof, correction)
     a = to_array(a)
     aval = get_aval(a)
     axes = reduction_axes(aval.ndim, axis)
+    mask = None if where is None or where is True else lax.broadcast_to_shape(
+        lax.convert_element_type(to_array(where), np.bool_), aval.shape)
     out_dtype = _mean_dtype(aval.dtype) if dtype is None else dtypes.canonicalize(dtype)
     compute = out_dtype
     if out_dtype == np.float16 or out_dtype == dtypes.bfloat16:
         compute = np.dtype(np.float32)
     x = lax.convert_element_type(a, compute)
-    centered = lax.sub(x, _mean_keep(x, axes))
+    if mean is not None:   # NumPy's: the mean over axis, shaped as with keepdims=True
+        m = lax.convert_element_type(to_array(mean), compute)
+        centered = lax.sub(x, lax.broadcast_to_shape(m, aval.shape))
+    elif mask is not None:
+        centered = lax.sub(x, lax.broadcast_to_shape(
+            _masked_mean_keep(x, mask, axes), aval.shape))
+    else:
+        centered = lax.sub(x, _mean_keep(x, axes))
     if dtypes.is_complex(compute):
         sq = lax.abs(centered)
         sq = lax.mul(sq, sq)
         out_dtype = dtypes.real_dtype(out_dtype)
     else:
         sq = lax.mul(centered, centered)
-    total = lax.reduce_sum(sq, axes)
-    n = int(np.prod([aval.shape[i] for i in axes], dtype=np.int64))
-    denom = builtins.max(n - ddof, 0)
-    res = lax.div(total, lax.full(get_aval(total).shape, denom, get_aval(total).dtype))
+    if mask is not None:
+        sq = lax.select_n(mask, lax.full(aval.shape, 0, get_aval(sq).dtype), sq)
+        total = lax.reduce_sum(sq, axes)
+        n = lax.reduce_sum(lax.convert_element_type(mask, get_aval(total).dtype), axes)
+        denom = lax.max(lax.sub(n, lax.full(get_aval(n).shape, ddof, get_aval(n).dtype)),
+                        lax.full(get_aval(n).shape, 0, get_aval(n).dtype))
+        res = lax.div(total, denom)
+    else:
+        total = lax.reduce_sum(sq, axes)
+        n = int(np.prod([aval.shape[i] for i in axes], dtype=np.int64))
+        denom = builtins.max(n - ddof, 0)
+        res = lax.div(total, lax.full(get_aval(total).shape, denom, get_aval(total).dtype))
     res = lax.convert_element_type(res, out_dtype)
     return with_kept_dims(res, aval.shape, axes) if keepdims else res
+
+
+def _masked_mean_keep(x, mask, axes):
+    # the mean over axes of the entries where mask is true, with the axes kept (size 1)
+    aval = get_aval(x)
+    zero = lax.full(aval.shape, 0, aval.dtype)
+    total = lax.reduce_sum(lax.select_n(mask, zero, x), axes)
+    n = lax.reduce_sum(lax.convert_element_type(mask, aval.dtype), axes)
+    return with_kept_dims(lax.div(total, n), aval.shape, axes)
 
 
 def _mean_keep(x, axes):
@@ -638,13 +661,18 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=
            mean=None, correction=None):
     """Variance ignoring NaNs (real for complex input: the mean of ``|x - mean|**2``)."""
     keepdims = _checks.flag(keepdims, "keepdims")
-    ddof = _variance_ddof("nanvar", ddof, correction, where, mean)
+    ddof = _variance_ddof("nanvar", ddof, correction)
     a = to_array(a)
     aval = get_aval(a)
     if not dtypes.is_inexact(aval.dtype):
-        return var(a, axis, dtype, out, ddof, keepdims)
-    m = nanmean(a, axis, dtype, keepdims=True)
+        return var(a, axis, dtype, out, ddof, keepdims, where=where, mean=mean)
+    chosen = None if where is None or where is True else lax.broadcast_to_shape(
+        lax.convert_element_type(to_array(where), np.bool_), aval.shape)
+    m = nanmean(a, axis, dtype, keepdims=True, where=chosen) if mean is None else mean
     filled, mask = _replace_nan(subtract(a, m), 0)
+    if chosen is not None:   # entries outside where= count as NaNs do: not at all
+        mask = lax.bitwise_or(mask, lax.bitwise_not(chosen))
+        filled = lax.select_n(mask, filled, lax.full(aval.shape, 0, get_aval(filled).dtype))
     if dtypes.is_complex(get_aval(filled).dtype):   # |a - m|**2, real (as NumPy)
         re, im = lax.real(filled), lax.imag(filled)
         sq = lax.add(lax.mul(re, re), lax.mul(im, im))
