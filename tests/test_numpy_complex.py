@@ -167,3 +167,14 @@ def test_second_derivatives_along_complex_directions():
     for f in (np.sin, np.exp, np.log, np.sqrt, lambda x: x ** 3, np.tanh, np.abs):
         check_grads(f, [z], order=2)
     check_grads(lambda a, b: np.vdot(a, b), [z, sample(onp.complex128, seed=1)], order=2)
+
+
+def test_complex_log2_log10_of_zero_under_jit():
+    # log(0) = -inf + 0j scaled by a real constant keeps the 0j (a complex division
+    # would give -inf + nan*j)
+    z = onp.asarray([0j, 1 + 1j, -2 + 0j, onp.inf + 0j])
+    for name in ("log2", "log10"):
+        with onp.errstate(divide="ignore"):
+            want = getattr(onp, name)(z)
+        got = onp.asarray(minijax.jit(getattr(np, name))(z))
+        onp.testing.assert_allclose(got, want, rtol=1e-15)

@@ -532,7 +532,15 @@ arccosh = acosh = _unary("arccosh", lax.acosh)
 
 def _log_base(base):
     def body(x):
-        return lax.div(lax.log(x), _full(x, np.log(base)))
+        w = lax.log(x)
+        if not dtypes.is_complex(get_aval(w).dtype):
+            return lax.div(w, _full(w, np.log(base)))
+        # the real and imaginary parts scaled apart: a complex division would turn
+        # log(0) = -inf + 0j into -inf + nan*j
+        scale = lax.full((), 1 / np.log(base), dtypes.real_dtype(get_aval(w).dtype))
+        re, im = lax.real(w), lax.imag(w)
+        scale = lax.broadcast_to_shape(scale, get_aval(re).shape)
+        return lax.complex(lax.mul(re, scale), lax.mul(im, scale))
     return body
 
 

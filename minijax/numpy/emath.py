@@ -62,23 +62,13 @@ def _logn(n, x):
     return ew.divide(ew.log(x), ew.log(n))
 
 
-def _log_base(base):
-    # the real and imaginary parts scaled apart: a complex division or product would
-    # turn log(0) = -inf + 0j into -inf + nan*j
-    def log_base(z):
-        w = ew.log(z)
-        scale = lax.convert_element_type(1 / np.log(base), dtypes.real_dtype(w.dtype))
-        return lax.complex(lax.mul(lax.real(w), scale), lax.mul(lax.imag(w), scale))
-    return log_base
-
-
 sqrt = _emath_function("sqrt", ew.sqrt)
 sqrt.__doc__ = "Square root, complex for negative real inputs (``sqrt(-4) == 2j``)."
 log = _emath_function("log", ew.log)
 log.__doc__ = "Natural logarithm, complex for negative real inputs (``log(-1) == pi*1j``)."
-log2 = _emath_function("log2", _log_base(2))
+log2 = _emath_function("log2", ew.log2)
 log2.__doc__ = "Base-2 logarithm, complex for negative real inputs."
-log10 = _emath_function("log10", _log_base(10))
+log10 = _emath_function("log10", ew.log10)
 log10.__doc__ = "Base-10 logarithm, complex for negative real inputs."
 logn = _emath_function("logn", _logn)
 logn.__doc__ = "Logarithm of ``x`` to base ``n``, complex where either is negative real."
