@@ -176,3 +176,14 @@ def test_errors():
         spline_filter(np.ones(3), order=1)
     with pytest.raises(ValueError, match="axis=2 is out of range"):
         spline_filter1d(np.ones((3, 3)), axis=2)
+
+
+@pytest.mark.parametrize("mode", ["grid-constant", "constant"])
+def test_traced_cval_and_its_gradient(mode):
+    x = RNG.standard_normal((4, 5))
+    coords = np.stack(_coordinates(x.shape))  # SciPy's stacked (ndim, ...) form
+    f = minijax.jit(lambda a, c, v: map_coordinates(a, c, 3, mode, v))
+    np.testing.assert_allclose(np.asarray(f(x, jnp.asarray(coords), 2.5)),
+                               sn.map_coordinates(x, coords, order=3, mode=mode, cval=2.5),
+                               **TOL)
+    check_grads(lambda v: map_coordinates(x, coords, 3, mode, v), (jnp.asarray(2.5),), order=1)
