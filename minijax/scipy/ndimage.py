@@ -92,10 +92,9 @@ def _anticausal_start(c, z, boundary):
 
 @functools.lru_cache(maxsize=256)
 def _filter_matrix(n, order, boundary):
-    """The (n, n) matrix taking samples to B-spline coefficients along one axis."""
+    """The (n, n) matrix taking samples to B-spline coefficients along one axis (n > 1,
+    order 2-5): SciPy's gain, causal and anticausal passes applied to the identity."""
     c = np.eye(n)
-    if n == 1 or order < 2:
-        return c
     poles = _POLES[order]
     c *= np.prod([(1.0 - z) * (1.0 - 1.0 / z) for z in poles])
     for z in poles:
@@ -111,10 +110,10 @@ def _filter_matrix(n, order, boundary):
 
 def _filter_axis(x, order, axis, mode):
     n = x.shape[axis]
-    matrix = _filter_matrix(n, order, _FILTER_BOUNDARY[mode])
-    if n == 1 or order < 2:
+    if n == 1 or order < 2:  # the filter is the identity
         return x
-    matrix = jnp.asarray(matrix, dtype=jnp.real(x).dtype)
+    matrix = jnp.asarray(_filter_matrix(n, order, _FILTER_BOUNDARY[mode]),
+                         dtype=jnp.real(x).dtype)
     return jnp.moveaxis(jnp.tensordot(matrix, x, axes=([1], [axis])), 0, axis)
 
 
