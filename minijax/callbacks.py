@@ -134,6 +134,11 @@ def _callback_lower(ctx, *args, callback, result_avals, vmap_method, has_side_ef
     mctx = ctx.module_ctx
     result_types = [ir_type(a) for a in result_avals]
     operands = list(args)
+    if ordered and mctx.token is None:
+        raise NotImplementedError(
+            f"debug callback {callback!r} with ordered=True is inside a construct that "
+            f"does not pass the ordering token on (only jit, cond, switch, while_loop, "
+            f"fori_loop and scan do); use ordered=False there")
     if ordered:
         # The token goes in and the next one comes out; XLA hands the callback None
         # for the token operand and expects nothing back for the token result.

@@ -188,3 +188,17 @@ def test_only_programs_with_ordered_calls_carry_a_token():
         return f
     assert "!stablehlo.token" in _lowered(loop(True), 1.0)
     assert "!stablehlo.token" not in _lowered(loop(False), 1.0)
+
+
+def test_order_holds_across_compiled_calls_and_eager_code():
+    log, record = recorder()
+
+    @minijax.jit
+    def f(x):
+        record("jit")(x)
+        return mnp.ones((200, 200)) @ (mnp.ones((200, 200)) * x)
+    for i in range(3):
+        f(float(i))
+        record("eager")(i)
+    assert log == [(t, float(i)) if t == "jit" else (t, i)
+                   for i in range(3) for t in ("jit", "eager")]
