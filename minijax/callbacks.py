@@ -7,7 +7,9 @@ XLA with the compiled program, so the compiled code calls back into Python.
 
 ``pure_callback`` declares its result shapes and dtypes up front and must be free of
 side effects (XLA may drop or repeat it). ``debug_callback`` has no results and is
-kept for its side effect. Under ``vmap`` a callback runs once per batch element
+kept for its side effect; with ``ordered=True`` its custom call also takes and returns
+the program's ordering token (see ``interpreters.lowering``), which puts the ordered
+calls in program order. Under ``vmap`` a callback runs once per batch element
 (``vmap_method="sequential"``), or once on the whole batch (``"expand_dims"``,
 ``"broadcast_all"``). ``pure_callback`` is not differentiable by itself: wrap it in
 a function with a ``custom_jvp``/``custom_vjp`` rule.

@@ -128,6 +128,7 @@ def has_ordered_effects(jaxpr):
 
 
 def token_type():
+    """The MLIR type of the ordering token (``!stablehlo.token``)."""
     return hlo.TokenType.get()
 
 
@@ -185,13 +186,15 @@ def call_function(mctx, jaxpr, args, name="jit"):
     if fn is None:
         fn = mctx.cached_functions[id(jaxpr)] = define_function(mctx, name, jaxpr)
     out_types = [ir_type(x.aval) for x in jaxpr.outs]
-    if not has_ordered_effects(jaxpr):
-        return list(func_dialect.CallOp(out_types, ir.FlatSymbolRefAttr.get(
-            ir.StringAttr(fn.name).value), args).results)
-    results = list(func_dialect.CallOp([token_type()] + out_types, ir.FlatSymbolRefAttr.get(
-        ir.StringAttr(fn.name).value), [mctx.token] + list(args)).results)
-    mctx.token = results[0]
-    return results[1:]
+    threaded = has_ordered_effects(jaxpr)
+    if threaded:
+        out_types = [token_type()] + out_types
+        args = [mctx.token] + list(args)
+    results = list(func_dialect.CallOp(out_types, ir.FlatSymbolRefAttr.get(
+        ir.StringAttr(fn.name).value), args).results)
+    if threaded:
+        mctx.token, results = results[0], results[1:]
+    return results
 
 
 def lower_jaxpr(jaxpr, name="main", host_callbacks=None):
@@ -306,5 +309,6 @@ def reduce_region(op_body, aval_scalar, n=1):
 
 
 __all__ = ["ir", "hlo", "chlo", "ir_type", "ir_element_type", "ir_constant", "full_like_aval",
-           "jaxpr_subcomp", "lower_jaxpr", "has_ordered_effects", "token_type", "call_function", "lower_elementwise",
-           "lower_compare", "complex_compare", "maximum", "minimum", "lower_via", "RuleContext", "ShapedArray"]
+           "jaxpr_subcomp", "lower_jaxpr", "call_function", "lower_elementwise",
+           "lower_compare", "complex_compare", "maximum", "minimum", "lower_via", "RuleContext", "ShapedArray",
+           "has_ordered_effects", "token_type"]
