@@ -3,6 +3,7 @@ ordered calls in program order. The oracle is the eager run of the same function
 which runs each call where Python reaches it."""
 
 import numpy as np
+import pytest
 
 import minijax
 import minijax.numpy as mnp
@@ -202,3 +203,55 @@ def test_order_holds_across_compiled_calls_and_eager_code():
         record("eager")(i)
     assert log == [(t, float(i)) if t == "jit" else (t, i)
                    for i in range(3) for t in ("jit", "eager")]
+
+
+def _scenarios(mj, log):
+    """Programs using ordered callbacks, written once for minijax and for JAX."""
+    lax, jnp = mj.lax, mj.numpy
+
+    def rec(tag):
+        def record(v):
+            mj.debug.callback(lambda a: log.append((tag, np.asarray(a).tolist())), v,
+                              ordered=True)
+        return record
+
+    def branchy(x):
+        return lax.cond(x > 1, lambda v: (rec("T")(v), v)[1], lambda v: (rec("F")(v), -v)[1], x)
+
+    def remat(x):
+        return (rec("r")(x), jnp.sin(x))[1]
+
+    def loops(x):
+        def cond(c):
+            rec("cond")(c[0])
+            return c[0] < 3
+
+        def body(c):
+            rec("body")(c[1])
+            return c[0] + 1, c[1] * 2.0
+        y = lax.while_loop(cond, body, (0, x))[1]
+        return lax.scan(lambda c, xi: ((rec("scan")(c * xi), c + xi)[1], c), y,
+                        jnp.arange(3.0))[0]
+    return {
+        "vmap of a cond with a batched predicate": lambda: mj.vmap(branchy)(jnp.arange(3.0)),
+        "jit of that": lambda: mj.jit(mj.vmap(branchy))(jnp.arange(3.0)),
+        "grad of checkpoint": lambda: mj.grad(mj.checkpoint(remat))(1.0),
+        "jit of grad of checkpoint": lambda: mj.jit(mj.grad(mj.checkpoint(remat)))(1.0),
+        "jit of loops": lambda: mj.jit(loops)(1.5),
+        "jit of vmap of loops": lambda: mj.jit(mj.vmap(loops))(jnp.arange(2.0)),
+        "jit of jvp of loops": lambda: mj.jit(lambda x: mj.jvp(loops, (x,), (1.0,)))(1.5),
+    }
+
+
+def test_ordered_calls_match_jax():
+    jax = pytest.importorskip("jax")
+    jax_log, mini_log = [], []
+    jax_runs, mini_runs = _scenarios(jax, jax_log), _scenarios(minijax, mini_log)
+    for name in jax_runs:
+        jax_log.clear()
+        mini_log.clear()
+        jax_out = jax_runs[name]()
+        mini_out = mini_runs[name]()
+        np.testing.assert_allclose(np.asarray(mini_out), np.asarray(jax_out), rtol=1e-6,
+                                   err_msg=name)
+        assert mini_log == jax_log, name
