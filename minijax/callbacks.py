@@ -7,7 +7,9 @@ XLA with the compiled program, so the compiled code calls back into Python.
 
 ``pure_callback`` declares its result shapes and dtypes up front and must be free of
 side effects (XLA may drop or repeat it). ``debug_callback`` has no results and is
-kept for its side effect. Under ``vmap`` a callback runs once per batch element
+kept for its side effect; with ``ordered=True`` its custom call also takes and returns
+the program's ordering token (see ``interpreters.lowering``), which puts the ordered
+calls in program order. Under ``vmap`` a callback runs once per batch element
 (``vmap_method="sequential"``), or once on the whole batch (``"expand_dims"``,
 ``"broadcast_all"``). ``pure_callback`` is not differentiable by itself: wrap it in
 a function with a ``custom_jvp``/``custom_vjp`` rule.
@@ -19,7 +21,7 @@ from . import dtypes
 from .numpy import asarray
 from .core import Primitive, ShapedArray, get_aval
 from .interpreters import ad, batching
-from .interpreters.lowering import ir_type
+from .interpreters.lowering import ir_type, token_type
 from .runtime.xla_bridge import hlo, ir
 from .tree_util import tree_flatten, tree_unflatten
 
@@ -68,22 +70,26 @@ def _check_result(value, aval, i):
 callback_p = Primitive("callback", multiple_results=True)
 
 
-def _callback_impl(*args, callback, result_avals, vmap_method, has_side_effect):
+def _callback_impl(*args, callback, result_avals, vmap_method, has_side_effect,
+                   ordered=False):
     return callback(*[np.asarray(a) for a in args])
 
 
-def _callback_abstract_eval(*avals, callback, result_avals, vmap_method, has_side_effect):
+def _callback_abstract_eval(*avals, callback, result_avals, vmap_method, has_side_effect,
+                            ordered=False):
     return list(result_avals)
 
 
-def _callback_jvp(primals, tangents, *, callback, result_avals, vmap_method, has_side_effect):
+def _callback_jvp(primals, tangents, *, callback, result_avals, vmap_method,
+                  has_side_effect, ordered=False):
     if not has_side_effect and any(type(t) is not ad.Zero for t in tangents):
         raise TypeError(
             f"pure_callback ({callback!r}) cannot be differentiated: minijax cannot see "
             f"inside the host function. Give the function that calls it a custom_jvp "
             f"or custom_vjp rule.")
     outs = callback_p.bind(*primals, callback=callback, result_avals=result_avals,
-                           vmap_method=vmap_method, has_side_effect=has_side_effect)
+                           vmap_method=vmap_method, has_side_effect=has_side_effect,
+                           ordered=ordered)
     return outs, [ad.Zero(ad.tangent_aval(get_aval(o))) for o in outs]
 
 
@@ -97,7 +103,7 @@ def _sequential(callback, axis_size, result_avals):
 
 
 def _callback_batch(axis_size, args, dims, *, callback, result_avals, vmap_method,
-                    has_side_effect):
+                    has_side_effect, ordered=False):
     batched_avals = tuple(ShapedArray((axis_size,) + a.shape, a.dtype) for a in result_avals)
     if vmap_method is None:
         raise NotImplementedError(
@@ -120,15 +126,32 @@ def _callback_batch(axis_size, args, dims, *, callback, result_avals, vmap_metho
         raise ValueError(f"vmap_method must be 'sequential', 'expand_dims', 'broadcast_all' "
                          f"or None, got {vmap_method!r}")
     outs = callback_p.bind(*batched_args, callback=host, result_avals=batched_avals,
-                           vmap_method=vmap_method, has_side_effect=has_side_effect)
+                           vmap_method=vmap_method, has_side_effect=has_side_effect,
+                           ordered=ordered)
     return outs, [0] * len(outs)
 
 
-def _callback_lower(ctx, *args, callback, result_avals, vmap_method, has_side_effect):
+def _callback_lower(ctx, *args, callback, result_avals, vmap_method, has_side_effect,
+                    ordered=False):
     mctx = ctx.module_ctx
+    result_types = [ir_type(a) for a in result_avals]
+    operands = list(args)
+    if ordered and mctx.token is None:
+        raise NotImplementedError(
+            f"debug callback {callback!r} with ordered=True is inside a construct that "
+            f"does not pass the ordering token on (only jit, cond, switch, while_loop, "
+            f"fori_loop and scan do); use ordered=False there")
+    if ordered:
+        # The token goes in and the next one comes out; XLA hands the callback None
+        # for the token operand and expects nothing back for the token result.
+        operands = [mctx.token] + operands
+        result_types = [token_type()] + result_types
 
-    def host(*arrays):
-        return tuple(callback(*arrays))
+        def host(_token, *arrays):
+            return tuple(callback(*arrays))
+    else:
+        def host(*arrays):
+            return tuple(callback(*arrays))
 
     mctx.host_callbacks.append(host)
     index = len(mctx.host_callbacks) - 1
@@ -138,9 +161,12 @@ def _callback_lower(ctx, *args, callback, result_avals, vmap_method, has_side_ef
         api_version=ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 4),
         backend_config=ir.DictAttr.get(
             {"index": ir.IntegerAttr.get(ir.IntegerType.get_unsigned(64), index)}))
-    op = hlo.CustomCallOp.build_generic(results=[ir_type(a) for a in result_avals],
-                                        operands=list(args), attributes=attributes)
-    return list(op.results)
+    op = hlo.CustomCallOp.build_generic(results=result_types, operands=operands,
+                                        attributes=attributes)
+    results = list(op.results)
+    if ordered:
+        mctx.token, results = results[0], results[1:]
+    return results
 
 
 callback_p.impl = _callback_impl
@@ -177,13 +203,15 @@ def pure_callback(callback, result_shape_dtypes, *args, sharding=None, vmap_meth
 
     host = _HostFunction(flat_callback, result_avals, getattr(callback, "__name__", None))
     outs = callback_p.bind(*flat_args, callback=host, result_avals=result_avals,
-                           vmap_method=vmap_method, has_side_effect=False)
+                           vmap_method=vmap_method, has_side_effect=False, ordered=False)
     return tree_unflatten(out_tree, outs)
 
 
-def debug_callback(callback, *args, **kwargs):
+def debug_callback(callback, *args, ordered=False, **kwargs):
     """Call ``callback(*args, **kwargs)`` on the host for its side effect (printing,
-    logging), eagerly or from compiled code; under ``vmap`` once per batch element."""
+    logging), eagerly or from compiled code; under ``vmap`` once per batch element.
+    With ``ordered=True`` the ordered calls of a compiled program run in program order
+    (loop iterations in turn); others may run in any order."""
     flat_args, in_tree = tree_flatten((args, kwargs))
     flat_args = [asarray(a) for a in flat_args]
 
@@ -194,7 +222,7 @@ def debug_callback(callback, *args, **kwargs):
 
     host = _HostFunction(flat_callback, (), getattr(callback, "__name__", None))
     callback_p.bind(*flat_args, callback=host, result_avals=(), vmap_method="sequential",
-                    has_side_effect=True)
+                    has_side_effect=True, ordered=bool(ordered))
 
 
 __all__ = ["debug_callback", "pure_callback"]

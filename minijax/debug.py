@@ -1,9 +1,11 @@
 """``minijax.debug``: print and call back from inside ``jit``, ``vmap`` and ``grad``.
 
 ``print`` and ``callback`` run on the host when the program runs (not once at trace
-time, as a Python ``print`` inside ``jit`` would), with the concrete values. Their
-order relative to each other is not guaranteed (JAX's ``ordered=False``); under
-``vmap`` they run once per batch element; under ``grad`` they see primal values.
+time, as a Python ``print`` inside ``jit`` would), with the concrete values. By
+default their order relative to each other in a compiled program is not guaranteed;
+with ``ordered=True`` the ordered ones run in program order (loop iterations in turn,
+the branch ``cond`` takes, nested ``jit`` calls in place). Under ``vmap`` they run once
+per batch element, in element order; under ``grad`` they see primal values.
 """
 
 import sys
@@ -13,12 +15,9 @@ from .callbacks import debug_callback
 
 def callback(callback, *args, ordered=False, **kwargs):
     """Call ``callback(*args, **kwargs)`` on the host with NumPy arrays, for its side
-    effect; works eagerly and in compiled code."""
-    if ordered:
-        raise NotImplementedError("minijax.debug.callback(ordered=True) is not supported: "
-                                  "minijax does not thread ordering tokens through "
-                                  "compiled programs")
-    debug_callback(callback, *args, **kwargs)
+    effect; works eagerly and in compiled code. ``ordered=True`` keeps program order
+    among the ordered calls."""
+    debug_callback(callback, *args, ordered=ordered, **kwargs)
 
 
 def print(fmt, *args, ordered=False, **kwargs):  # noqa: A001  (JAX's name)

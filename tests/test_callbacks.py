@@ -113,8 +113,6 @@ def test_debug_callback_under_vmap_and_grad(capsys):
     assert seen == [3.0, 4.0]
     minijax.jit(minijax.vmap(f))(mnp.arange(2.0))
     assert seen[-2:] == [0.0, 1.0]
-    with pytest.raises(NotImplementedError, match="ordered"):
-        minijax.debug.print("{}", 1.0, ordered=True)
 
 
 def test_pure_callback_differentiates_through_a_custom_jvp_rule():

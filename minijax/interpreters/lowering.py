@@ -1,10 +1,12 @@
 """Lowering jaxprs to StableHLO modules (MLIR), the program text XLA compiles."""
 
+import weakref
+
 import numpy as np
 
 from .. import dtypes
 from .._checks import allocatable
-from ..core import Literal
+from ..core import ClosedJaxpr, Jaxpr, Literal
 from ..core.primitive import missing_rule
 from ..core.avals import ShapedArray
 from ..runtime.xla_bridge import chlo, func_dialect, hlo, ir, new_context
@@ -66,6 +68,9 @@ class ModuleContext:
         self.used_names = set()
         self.cached_functions = {}   # id(jaxpr) -> func op, so repeated calls share one
         self.host_callbacks = []     # Python functions the program calls back (by index)
+        # The ordering token at the current insertion point (a ``!stablehlo.token``), or
+        # None where nothing ordered is lowered: see ``has_ordered_effects``.
+        self.token = None
 
     def unique_name(self, base):
         name, i = base, 0
@@ -85,6 +90,46 @@ class RuleContext:
         self.module_ctx = module_ctx
         self.avals_in = avals_in
         self.avals_out = avals_out
+
+
+# ---------------------------------------------------------------- ordered effects
+#
+# An equation whose params say ``ordered=True`` (an ordered ``minijax.debug`` callback)
+# must run after every ordered equation before it in program order. Its lowering takes
+# the current token and produces the next one; XLA schedules by data dependencies, so
+# this chain is the order. Every construct holding such an equation threads the token
+# through: a loop carries it, each ``cond`` branch returns it, a called function takes
+# and returns it.
+
+_ordered_cache = weakref.WeakKeyDictionary()
+
+
+def _sub_jaxprs(params):
+    for v in params.values():
+        for item in (v if isinstance(v, (tuple, list)) else (v,)):
+            if isinstance(item, ClosedJaxpr):
+                yield item.jaxpr
+            elif isinstance(item, Jaxpr):
+                yield item
+
+
+def has_ordered_effects(jaxpr):
+    """Whether ``jaxpr`` (or a jaxpr inside one of its equations) has an equation with
+    ``ordered=True``: it then needs the ordering token threaded through it."""
+    if isinstance(jaxpr, ClosedJaxpr):
+        jaxpr = jaxpr.jaxpr
+    found = _ordered_cache.get(jaxpr)
+    if found is None:
+        found = any(eqn.params.get("ordered") is True
+                    or any(has_ordered_effects(j) for j in _sub_jaxprs(eqn.params))
+                    for eqn in jaxpr.eqns)
+        _ordered_cache[jaxpr] = found
+    return found
+
+
+def token_type():
+    """The MLIR type of the ordering token (``!stablehlo.token``)."""
+    return hlo.TokenType.get()
 
 
 def jaxpr_subcomp(mctx, jaxpr, args):
@@ -110,16 +155,28 @@ def jaxpr_subcomp(mctx, jaxpr, args):
 
 
 def define_function(mctx, name, jaxpr, public=False):
-    """Add a ``func.func`` computing ``jaxpr`` to the module; returns the op."""
-    in_types = [ir_type(v.aval) for v in jaxpr.in_binders]
-    out_types = [ir_type(x.aval) for x in jaxpr.outs]
+    """Add a ``func.func`` computing ``jaxpr`` to the module; returns the op.
+
+    A private function with ordered effects takes the ordering token as its first
+    argument and returns the next one as its first result; ``main`` makes its own."""
+    threaded = not public and has_ordered_effects(jaxpr)
+    tokens = [token_type()] if threaded else []
+    in_types = tokens + [ir_type(v.aval) for v in jaxpr.in_binders]
+    out_types = tokens + [ir_type(x.aval) for x in jaxpr.outs]
     with ir.InsertionPoint(mctx.module.body):
         fn = func_dialect.FuncOp(mctx.unique_name(name), (in_types, out_types))
         fn.attributes["sym_visibility"] = ir.StringAttr.get("public" if public else "private")
         entry = fn.add_entry_block()
+    outer_token = mctx.token
     with ir.InsertionPoint(entry):
-        outs = jaxpr_subcomp(mctx, jaxpr, list(entry.arguments))
-        func_dialect.ReturnOp(outs)
+        args = list(entry.arguments)
+        if threaded:
+            mctx.token, args = args[0], args[1:]
+        elif public and has_ordered_effects(jaxpr):
+            mctx.token = hlo.after_all([])
+        outs = jaxpr_subcomp(mctx, jaxpr, args)
+        func_dialect.ReturnOp(([mctx.token] if threaded else []) + outs)
+    mctx.token = outer_token
     return fn
 
 
@@ -129,8 +186,15 @@ def call_function(mctx, jaxpr, args, name="jit"):
     if fn is None:
         fn = mctx.cached_functions[id(jaxpr)] = define_function(mctx, name, jaxpr)
     out_types = [ir_type(x.aval) for x in jaxpr.outs]
-    return list(func_dialect.CallOp(out_types, ir.FlatSymbolRefAttr.get(
+    threaded = has_ordered_effects(jaxpr)
+    if threaded:
+        out_types = [token_type()] + out_types
+        args = [mctx.token] + list(args)
+    results = list(func_dialect.CallOp(out_types, ir.FlatSymbolRefAttr.get(
         ir.StringAttr(fn.name).value), args).results)
+    if threaded:
+        mctx.token, results = results[0], results[1:]
+    return results
 
 
 def lower_jaxpr(jaxpr, name="main", host_callbacks=None):
@@ -246,4 +310,5 @@ def reduce_region(op_body, aval_scalar, n=1):
 
 __all__ = ["ir", "hlo", "chlo", "ir_type", "ir_element_type", "ir_constant", "full_like_aval",
            "jaxpr_subcomp", "lower_jaxpr", "call_function", "lower_elementwise",
-           "lower_compare", "complex_compare", "maximum", "minimum", "lower_via", "RuleContext", "ShapedArray"]
+           "lower_compare", "complex_compare", "maximum", "minimum", "lower_via", "RuleContext", "ShapedArray",
+           "has_ordered_effects", "token_type"]

@@ -12,7 +12,7 @@ from ..core import Jaxpr, JaxprEqn, Literal, Primitive, Var, eval_jaxpr, get_ava
 from ..core.avals import ShapedArray, same_type
 from ..interpreters import ad, batching
 from ..interpreters import partial_eval as pe
-from ..interpreters.lowering import hlo, ir, ir_type, jaxpr_subcomp
+from ..interpreters.lowering import has_ordered_effects, hlo, ir, ir_type, jaxpr_subcomp, token_type
 from ..util import merge_lists, partition_list, split_half, split_list
 from .elementwise import convert_element_type, ne, select_n
 from .elementwise import max as lax_max
@@ -225,13 +225,22 @@ def _cond_transpose(cts, index, *args, branches):
 
 
 def _cond_lower(ctx, index, *args, branches):
-    out_types = [ir_type(a) for a in ctx.avals_out]
+    mctx = ctx.module_ctx
+    # With ordered effects each branch starts from the current token and returns its
+    # last one as an extra (final) result.
+    ordered = any(has_ordered_effects(b) for b in branches)
+    out_types = [ir_type(a) for a in ctx.avals_out] + ([token_type()] if ordered else [])
     case = hlo.CaseOp(out_types, index, len(branches))
+    outer_token = mctx.token
     for region, branch in zip(case.regions, branches):
         block = region.blocks.append()
         with ir.InsertionPoint(block):
-            hlo.return_(jaxpr_subcomp(ctx.module_ctx, branch, list(args)))
-    return list(case.results)
+            mctx.token = outer_token
+            outs = jaxpr_subcomp(mctx, branch, list(args))
+            hlo.return_(outs + ([mctx.token] if ordered else []))
+    results = list(case.results)
+    mctx.token = results.pop() if ordered else outer_token
+    return results
 
 
 cond_p.eager = _cond_eager

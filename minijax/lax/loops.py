@@ -24,7 +24,8 @@ from ..core.avals import ShapedArray, same_type
 from ..core.trace import get_concrete
 from ..interpreters import ad, batching
 from ..interpreters import partial_eval as pe
-from ..interpreters.lowering import full_like_aval, hlo, ir, ir_constant, ir_type, jaxpr_subcomp
+from ..interpreters.lowering import (full_like_aval, has_ordered_effects, hlo, ir, ir_constant,
+                                     ir_type, jaxpr_subcomp, token_type)
 from ..runtime import dispatch
 from ..runtime.array import Array
 from ..util import merge_lists, partition_list, split_list
@@ -339,18 +340,49 @@ def _while_transpose(cts, *args, **params):
 
 
 def _while_lower(ctx, *args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
+    mctx = ctx.module_ctx
+    if has_ordered_effects(cond_jaxpr) or has_ordered_effects(body_jaxpr):
+        return _while_lower_ordered(mctx, ctx.avals_in, args, cond_jaxpr, body_jaxpr,
+                                    cond_nconsts, body_nconsts)
     types = [ir_type(a) for a in ctx.avals_in]
     op = hlo.WhileOp(types, list(args))
     cond_block = op.regions[0].blocks.append(*types)
     with ir.InsertionPoint(cond_block):
         cc, _, carry = split_list(list(cond_block.arguments), cond_nconsts, body_nconsts)
-        hlo.return_(jaxpr_subcomp(ctx.module_ctx, cond_jaxpr, cc + carry))
+        hlo.return_(jaxpr_subcomp(mctx, cond_jaxpr, cc + carry))
     body_block = op.regions[1].blocks.append(*types)
     with ir.InsertionPoint(body_block):
         cc, bc, carry = split_list(list(body_block.arguments), cond_nconsts, body_nconsts)
-        new = jaxpr_subcomp(ctx.module_ctx, body_jaxpr, bc + carry)
+        new = jaxpr_subcomp(mctx, body_jaxpr, bc + carry)
         hlo.return_(cc + bc + new)
     return list(op.results)[cond_nconsts + body_nconsts:]
+
+
+def _while_lower_ordered(mctx, avals_in, args, cond_jaxpr, body_jaxpr, cond_nconsts,
+                         body_nconsts):
+    """The while loop with the ordering token as an extra carry, so each iteration's
+    ordered calls come after the previous one's. The predicate is computed before the
+    loop and at the end of each body and carried too: XLA's condition region cannot
+    return a token, and drops the calls whose token it cannot pass on."""
+    cc, bc, init = split_list(list(args), cond_nconsts, body_nconsts)
+    pred = jaxpr_subcomp(mctx, cond_jaxpr, cc + init)[0]
+    bool_type = ir_type(ShapedArray((), np.dtype(np.bool_)))
+    types = [ir_type(a) for a in avals_in] + [token_type(), bool_type]
+    op = hlo.WhileOp(types, list(args) + [mctx.token, pred])
+    cond_block = op.regions[0].blocks.append(*types)
+    with ir.InsertionPoint(cond_block):
+        hlo.return_([cond_block.arguments[-1]])
+    body_block = op.regions[1].blocks.append(*types)
+    with ir.InsertionPoint(body_block):
+        cc, bc, carry = split_list(list(body_block.arguments)[:-2], cond_nconsts,
+                                   body_nconsts)
+        mctx.token = body_block.arguments[-2]
+        new = jaxpr_subcomp(mctx, body_jaxpr, bc + carry)
+        new_pred = jaxpr_subcomp(mctx, cond_jaxpr, cc + new)[0]
+        hlo.return_(cc + bc + new + [mctx.token, new_pred])
+    results = list(op.results)
+    mctx.token = results[-2]
+    return results[cond_nconsts + body_nconsts:-2]
 
 
 while_p.eager = _while_eager
@@ -741,10 +773,14 @@ def _scan_lower(ctx, *args, jaxpr, num_consts, num_carry, length, reverse, unrol
     if length == 0:   # nothing to run (and no slice of a zero-length axis to take)
         return carry + [full_like_aval(0, a) for a in y_avals]
     counter = ShapedArray((), np.dtype(np.int64))
+    mctx = ctx.module_ctx
+    ordered = has_ordered_effects(jaxpr)   # then the token is the last carry
     operands = [ir_constant(np.int64(0)), *consts, *carry, *xs,
-                *[full_like_aval(0, a) for a in y_avals]]
+                *[full_like_aval(0, a) for a in y_avals]] + ([mctx.token] if ordered else [])
     types = [ir_type(a) for a in [counter, *ctx.avals_in, *y_avals]]
+    types += [token_type()] if ordered else []
     op = hlo.WhileOp(types, operands)
+    outer_token = mctx.token
     cond_block = op.regions[0].blocks.append(*types)
     with ir.InsertionPoint(cond_block):
         pred = hlo.compare(cond_block.arguments[0], ir_constant(np.int64(length)),
@@ -755,6 +791,8 @@ def _scan_lower(ctx, *args, jaxpr, num_consts, num_carry, length, reverse, unrol
     with ir.InsertionPoint(body_block):
         i, c, k, x, y = split_list(list(body_block.arguments), 1, num_consts, num_carry, len(xs))
         i = i[0]
+        if ordered:
+            y, mctx.token = y[:-1], y[-1]
         idx = hlo.subtract(ir_constant(np.int64(length - 1)), i) if reverse else i
         zero = ir_constant(np.int64(0))
         x_slices = []
@@ -768,8 +806,10 @@ def _scan_lower(ctx, *args, jaxpr, num_consts, num_carry, length, reverse, unrol
             upd = hlo.reshape(ir_type(ShapedArray((1, *a.shape[1:]), a.dtype)), yv)
             new_y.append(hlo.dynamic_update_slice(buf, upd, [idx] + [zero] * (a.ndim - 1)))
         one = ir_constant(np.int64(1))
-        hlo.return_([hlo.add(i, one), *c, *new_k, *x, *new_y])
+        hlo.return_([hlo.add(i, one), *c, *new_k, *x, *new_y]
+                    + ([mctx.token] if ordered else []))
     results = list(op.results)
+    mctx.token = results.pop() if ordered else outer_token
     _, _, carry_out, _, ys_out = split_list(results, 1, num_consts, num_carry, len(xs))
     return carry_out + ys_out
 
