@@ -9,12 +9,15 @@ import math
 import numpy as np
 
 from .. import lax
+from ..core import Tracer
+from ..custom_derivatives import custom_jvp
 from .. import numpy as jnp
 from ..lax import linalg as lax_linalg
 from ._util import promote_inexact, reject
 
 __all__ = ["block_diag", "cho_factor", "cho_solve", "cholesky", "det", "eigh", "expm", "inv",
-           "lu", "lu_factor", "lu_solve", "qr", "solve", "solve_triangular", "svd"]
+           "lu", "lu_factor", "lu_solve", "qr", "schur", "solve", "solve_triangular", "sqrtm",
+           "svd"]
 
 
 def _matrix(name, a, square=True):
@@ -245,3 +248,125 @@ def expm(A, *, upper_triangular=False, max_squarings=16):
         r = jnp.where((i < squarings)[..., None, None], r @ r, r)
     too_big = (squarings > max_squarings) | ~jnp.isfinite(norm)
     return jnp.where(too_big[..., None, None], np.nan, r)
+
+
+# ---------------------------------------------------------------- schur, sqrtm
+
+def schur(a, output="real", lwork=None, overwrite_a=False, sort=None, check_finite=True):
+    """Schur decomposition ``a = z @ t @ zᴴ``: ``(t, z)`` with ``z`` unitary and ``t``
+    upper triangular, or quasi-upper triangular (2x2 blocks for complex-conjugate pairs
+    of eigenvalues) for the real Schur form of real ``a`` with ``output='real'``.
+    ``output='complex'`` computes the complex form of real ``a``; complex ``a`` always
+    gets it. ``lwork`` (a LAPACK workspace size) has no effect: the workspace is always
+    sized by the kernel. ``sort`` is not implemented."""
+    if output not in ("real", "complex", "r", "c"):
+        raise ValueError(f"scipy.linalg.schur: output must be 'real' or 'complex', got {output!r}")
+    if sort is not None:
+        raise NotImplementedError("scipy.linalg.schur: sort is not implemented (the Schur "
+                                  "form is returned unsorted); call it with sort=None")
+    a = _matrix("schur", a)
+    if output in ("complex", "c"):
+        a = a.astype(_complex_dtype(a.dtype))
+    return lax_linalg.schur(a)
+
+
+def _complex_dtype(dtype):
+    return np.result_type(dtype, np.complex64)
+
+
+def _diag(x):
+    return jnp.diagonal(x, axis1=-2, axis2=-1)
+
+
+def _sqrt_upper_triangular(t):
+    """The upper-triangular square root ``r`` (``r @ r = t``, principal square roots on
+    the diagonal) of upper-triangular ``t``, column by column (Björck and Hammarling):
+    above the diagonal, column j solves ``(r[:j, :j] + r[j, j] I) r[:j, j] = t[:j, j]``."""
+    n = t.shape[-1]
+    if n == 0:
+        return t
+    d = jnp.sqrt(_diag(t))
+    cols = []
+    for j in range(n):
+        dj = d[..., j:j + 1]
+        parts = [dj, jnp.zeros((*t.shape[:-2], n - j - 1), t.dtype)]
+        if j:
+            done = jnp.stack(cols, axis=-1)[..., :j, :]
+            m = done + dj[..., None] * jnp.eye(j, dtype=t.dtype)
+            above = lax_linalg.triangular_solve(m, t[..., :j, j:j + 1], left_side=True)
+            parts.insert(0, above[..., 0])
+        cols.append(jnp.concatenate(parts, axis=-1))
+    return jnp.stack(cols, axis=-1)
+
+
+def _sylvester_upper(r, c):
+    """``y`` with ``r @ y + y @ r = c`` for upper-triangular ``r``, column by column:
+    ``(r + r[j, j] I) y[:, j] = c[:, j] - y[:, :j] @ r[:j, j]`` (linear in ``c``)."""
+    n = r.shape[-1]
+    if n == 0:
+        return c
+    eye = jnp.eye(n, dtype=r.dtype)
+    cols = []
+    for j in range(n):
+        rhs = c[..., :, j]
+        if j:
+            rhs = rhs - (jnp.stack(cols, axis=-1) @ r[..., :j, j:j + 1])[..., 0]
+        m = r + r[..., j:j + 1, j:j + 1] * eye
+        cols.append(lax_linalg.triangular_solve(m, rhs[..., None], left_side=True)[..., 0])
+    return jnp.stack(cols, axis=-1)
+
+
+def _schur_sqrt(a):
+    t, z = lax_linalg.schur(a)
+    return z, _sqrt_upper_triangular(t)
+
+
+@custom_jvp
+def _sqrtm_complex(a):
+    z, r = _schur_sqrt(a)
+    return z @ r @ _h(z)
+
+
+@_sqrtm_complex.defjvp
+def _sqrtm_complex_jvp(primals, tangents):
+    # x dx + dx x = da; with a = z t zᴴ and x = z r zᴴ, y = zᴴ dx z solves the triangular
+    # Sylvester equation r y + y r = zᴴ da z.
+    (a,), (da,) = primals, tangents
+    z, r = _schur_sqrt(a)
+    zh = _h(z)
+    y = _sylvester_upper(r, zh @ da @ z)
+    return z @ r @ zh, z @ y @ zh
+
+
+def _has_real_sqrt(a):
+    """Whether real ``a`` (a concrete array) has a real principal square root: no
+    eigenvalue on the negative real axis -- no negative 1x1 block in its real Schur form."""
+    t, = lax_linalg.schur(a, compute_schur_vectors=False)
+    t = np.asarray(t)
+    d = np.diagonal(t, axis1=-2, axis2=-1)
+    sub = np.diagonal(t, -1, axis1=-2, axis2=-1)
+    zero = np.zeros((*sub.shape[:-1], 1), sub.dtype)
+    in_block = (np.concatenate([sub, zero], -1) != 0) | (np.concatenate([zero, sub], -1) != 0)
+    return not np.any((d < 0) & ~in_block)
+
+
+def sqrtm(A, disp=True, blocksize=1):
+    """The principal matrix square root ``x`` (``x @ x = A``, eigenvalues in the right
+    half-plane) by the Schur method. Real ``A`` gives a real result where it has one
+    (no eigenvalue on the negative real axis), complex otherwise -- as SciPy, eagerly;
+    under a transformation the values are unknown, so real ``A`` gives a complex result
+    (take ``.real``). Singular ``A`` may have no square root (inf or NaN entries).
+    ``disp=False`` also returns SciPy's error estimate ``‖x@x - A‖²_F / ‖A‖_F``;
+    ``blocksize`` (as in SciPy, unused by the algorithm) must be a positive integer."""
+    if isinstance(blocksize, bool) or not isinstance(blocksize, (int, np.integer)) or blocksize < 1:
+        raise ValueError(f"scipy.linalg.sqrtm: blocksize must be a positive integer, got "
+                         f"{blocksize!r}")
+    a = _matrix("sqrtm", A)
+    real = not jnp.iscomplexobj(a)
+    x = _sqrtm_complex(a.astype(_complex_dtype(a.dtype)) if real else a)
+    if real and not isinstance(a, Tracer) and _has_real_sqrt(a):
+        x = jnp.real(x)
+    if disp:
+        return x
+    err = jnp.sum(jnp.abs(x @ x - a) ** 2, axis=(-2, -1)) / jnp.linalg.norm(a, axis=(-2, -1))
+    return x, err
