@@ -1126,6 +1126,9 @@ def schur(x, *, compute_schur_vectors=True, sort_eig_vals=False, select_callable
 
 def _schur_abstract_eval(x, *, compute_schur_vectors):
     _check_matrix("schur", x, square=True)
+    if x.dtype.itemsize < 4:
+        raise TypeError(f"lax.linalg.schur: LAPACK has no {x.dtype.name} kernel; convert the "
+                        f"operand to float32, float64, complex64 or complex128")
     return [x.strip_weak_type()] * (1 + compute_schur_vectors)
 
 

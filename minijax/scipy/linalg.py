@@ -9,6 +9,7 @@ import math
 import numpy as np
 
 from .. import lax
+from ..api import jit
 from ..core import Tracer
 from ..custom_derivatives import custom_jvp
 from .. import numpy as jnp
@@ -26,6 +27,12 @@ def _matrix(name, a, square=True):
         what = "a square matrix" if square else "a matrix"
         raise ValueError(f"scipy.linalg.{name}: expected {what} (..., n, n), got shape {a.shape}")
     return a
+
+
+def _lapack_matrix(name, a):
+    """A square matrix of a dtype LAPACK has: 16-bit floats become float32, as in SciPy."""
+    a = _matrix(name, a)
+    return a.astype(np.float32) if a.dtype.itemsize == 2 else a
 
 
 def _h(x):
@@ -264,7 +271,7 @@ def schur(a, output="real", lwork=None, overwrite_a=False, sort=None, check_fini
     if sort is not None:
         raise NotImplementedError("scipy.linalg.schur: sort is not implemented (the Schur "
                                   "form is returned unsorted); call it with sort=None")
-    a = _matrix("schur", a)
+    a = _lapack_matrix("schur", a)
     if output in ("complex", "c"):
         a = a.astype(_complex_dtype(a.dtype))
     return lax_linalg.schur(a)
@@ -278,6 +285,14 @@ def _diag(x):
     return jnp.diagonal(x, axis1=-2, axis2=-1)
 
 
+def _column_steps(x):
+    """``(js, onehot)``: the column indices of ``x``'s matrices and a function giving
+    the one-hot row ``(n,)`` of column ``j`` -- to walk over columns with ``lax.scan``."""
+    n = x.shape[-1]
+    idx = jnp.arange(n)
+    return idx, lambda j: (idx == j).astype(x.dtype)
+
+
 def _sqrt_upper_triangular(t):
     """The upper-triangular square root ``r`` (``r @ r = t``, principal square roots on
     the diagonal) of upper-triangular ``t``, column by column (Björck and Hammarling):
@@ -286,34 +301,45 @@ def _sqrt_upper_triangular(t):
     if n == 0:
         return t
     d = jnp.sqrt(_diag(t))
-    cols = []
-    for j in range(n):
-        dj = d[..., j:j + 1]
-        parts = [dj, jnp.zeros((*t.shape[:-2], n - j - 1), t.dtype)]
-        if j:
-            done = jnp.stack(cols, axis=-1)[..., :j, :]
-            m = done + dj[..., None] * jnp.eye(j, dtype=t.dtype)
-            above = lax_linalg.triangular_solve(m, t[..., :j, j:j + 1], left_side=True)
-            parts.insert(0, above[..., 0])
-        cols.append(jnp.concatenate(parts, axis=-1))
-    return jnp.stack(cols, axis=-1)
+    idx, onehot = _column_steps(t)
+    eye = jnp.eye(n, dtype=t.dtype)
+
+    def column(r, j):
+        e = onehot(j)
+        dj = jnp.sum(d * e, axis=-1)[..., None]
+        done = idx < j
+        # r holds the strict upper triangle of columns < j; on the diagonal d_i + d_j
+        # for i < j and 1 below, so the solve leaves rows >= j at zero
+        m = r + jnp.where(done, d + dj, 1)[..., None] * eye
+        rhs = jnp.where(done, jnp.sum(t * e, axis=-1), 0)
+        x = lax_linalg.triangular_solve(m, rhs[..., None], left_side=True)
+        return r + x * e, None
+
+    r, _ = lax.scan(column, jnp.zeros_like(t), idx)
+    return r + d[..., None] * eye
 
 
 def _sylvester_upper(r, c):
     """``y`` with ``r @ y + y @ r = c`` for upper-triangular ``r``, column by column:
-    ``(r + r[j, j] I) y[:, j] = c[:, j] - y[:, :j] @ r[:j, j]`` (linear in ``c``)."""
+    ``(r + r[j, j] I) y[:, j] = c[:, j] - y[:, :j] @ r[:j, j]`` (linear in ``c``, and
+    transposable: a ``lax.scan``)."""
     n = r.shape[-1]
     if n == 0:
         return c
     eye = jnp.eye(n, dtype=r.dtype)
-    cols = []
-    for j in range(n):
-        rhs = c[..., :, j]
-        if j:
-            rhs = rhs - (jnp.stack(cols, axis=-1) @ r[..., :j, j:j + 1])[..., 0]
-        m = r + r[..., j:j + 1, j:j + 1] * eye
-        cols.append(lax_linalg.triangular_solve(m, rhs[..., None], left_side=True)[..., 0])
-    return jnp.stack(cols, axis=-1)
+    d = _diag(r)
+    idx, onehot = _column_steps(r)
+
+    def column(y, j):
+        e = onehot(j)
+        # the columns >= j of y are still zero
+        rhs = jnp.sum(c * e, axis=-1) - jnp.sum(y * jnp.sum(r * e, axis=-1)[..., None, :], axis=-1)
+        m = r + jnp.sum(d * e, axis=-1)[..., None, None] * eye
+        x = lax_linalg.triangular_solve(m, rhs[..., None], left_side=True)
+        return y + x * e, None
+
+    y, _ = lax.scan(column, jnp.zeros_like(c), idx)
+    return y
 
 
 def _schur_sqrt(a):
@@ -336,6 +362,9 @@ def _sqrtm_complex_jvp(primals, tangents):
     zh = _h(z)
     y = _sylvester_upper(r, zh @ da @ z)
     return z @ r @ zh, z @ y @ zh
+
+
+_sqrtm_compiled = jit(_sqrtm_complex)
 
 
 def _has_real_sqrt(a):
@@ -361,9 +390,10 @@ def sqrtm(A, disp=True, blocksize=1):
     if isinstance(blocksize, bool) or not isinstance(blocksize, (int, np.integer)) or blocksize < 1:
         raise ValueError(f"scipy.linalg.sqrtm: blocksize must be a positive integer, got "
                          f"{blocksize!r}")
-    a = _matrix("sqrtm", A)
+    a = _lapack_matrix("sqrtm", A)
     real = not jnp.iscomplexobj(a)
-    x = _sqrtm_complex(a.astype(_complex_dtype(a.dtype)) if real else a)
+    # compiled: eagerly, op by op, the scan over columns is far slower than SciPy
+    x = _sqrtm_compiled(a.astype(_complex_dtype(a.dtype)) if real else a)
     if real and not isinstance(a, Tracer) and _has_real_sqrt(a):
         x = jnp.real(x)
     if disp:
