@@ -137,6 +137,8 @@ SQRTM_CASES = {
     "shifted random": _matrix((6, 6), seed=3) + 6 * onp.eye(6),
     "complex": _matrix((4, 4), onp.complex128, seed=4),
     "1x1 negative": onp.array([[-4.0]]),
+    "Jordan block": onp.array([[4.0, 1.0], [0.0, 4.0]]),
+    "30x30": _matrix((30, 30), seed=12),
     "float32": (_matrix((4, 4), seed=5) + 4 * onp.eye(4)).astype(onp.float32),
     "complex64": _matrix((3, 3), onp.complex64, seed=6),
 }

@@ -2,7 +2,9 @@
 lu, qr, svd, eigh, eig and schur.
 
 Operands are batches of matrices ``(..., m, n)`` of float32, float64, complex64 or
-complex128 (derivatives: all dtypes, except complete qr of tall complex matrices). Eagerly on the CPU they run NumPy (``numpy.linalg``, or short loops over columns below); under ``jit``
+complex128 (derivatives: all dtypes, except complete qr of tall complex matrices; schur
+has none). Eagerly on the CPU they run NumPy (``numpy.linalg``, or short loops over
+columns below; schur, which NumPy lacks, runs its LAPACK lowering through XLA); under ``jit``
 they lower to the LAPACK FFI kernels that ship in jaxlib (column-major custom calls),
 post-processed as JAX does: a factorization that fails gives NaN.
 """

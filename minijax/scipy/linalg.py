@@ -5,6 +5,7 @@ overwritten, and inputs are not checked for infinities) -- as in JAX.
 """
 
 import math
+from functools import partial
 
 import numpy as np
 
@@ -342,29 +343,39 @@ def _sylvester_upper(r, c):
     return y
 
 
-def _schur_sqrt(a):
+def _schur_sqrt(a, real_input):
     t, z = lax_linalg.schur(a)
+    if real_input and t.size:
+        # The eigenvalues of a real matrix that lie on the negative real axis come out of
+        # the complex Schur form with an imaginary part of either sign at rounding level;
+        # put them on the axis (+0j) so that their square roots are +i√|λ|, as SciPy's.
+        d = _diag(t)
+        tiny = 8 * t.shape[-1] * np.finfo(d.real.dtype).eps * jnp.max(
+            jnp.abs(d), axis=-1, keepdims=True)
+        on_axis = (d.real < 0) & (jnp.abs(d.imag) <= tiny)
+        fix = jnp.where(on_axis, lax.complex(d.real, jnp.zeros_like(d.real)), d) - d
+        t = t + fix[..., None] * jnp.eye(t.shape[-1], dtype=t.dtype)
     return z, _sqrt_upper_triangular(t)
 
 
-@custom_jvp
-def _sqrtm_complex(a):
-    z, r = _schur_sqrt(a)
+@partial(custom_jvp, nondiff_argnums=(1,))
+def _sqrtm_complex(a, real_input):
+    z, r = _schur_sqrt(a, real_input)
     return z @ r @ _h(z)
 
 
 @_sqrtm_complex.defjvp
-def _sqrtm_complex_jvp(primals, tangents):
+def _sqrtm_complex_jvp(real_input, primals, tangents):
     # x dx + dx x = da; with a = z t zᴴ and x = z r zᴴ, y = zᴴ dx z solves the triangular
     # Sylvester equation r y + y r = zᴴ da z.
     (a,), (da,) = primals, tangents
-    z, r = _schur_sqrt(a)
+    z, r = _schur_sqrt(a, real_input)
     zh = _h(z)
     y = _sylvester_upper(r, zh @ da @ z)
     return z @ r @ zh, z @ y @ zh
 
 
-_sqrtm_compiled = jit(_sqrtm_complex)
+_sqrtm_compiled = jit(_sqrtm_complex, static_argnums=1)
 
 
 def _has_real_sqrt(a):
@@ -393,7 +404,7 @@ def sqrtm(A, disp=True, blocksize=1):
     a = _lapack_matrix("sqrtm", A)
     real = not jnp.iscomplexobj(a)
     # compiled: eagerly, op by op, the scan over columns is far slower than SciPy
-    x = _sqrtm_compiled(a.astype(_complex_dtype(a.dtype)) if real else a)
+    x = _sqrtm_compiled(a.astype(_complex_dtype(a.dtype)) if real else a, real)
     if real and not isinstance(a, Tracer) and _has_real_sqrt(a):
         x = jnp.real(x)
     if disp:
