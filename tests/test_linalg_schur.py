@@ -207,5 +207,7 @@ def test_sqrtm_gradients():
     eye = onp.eye(9).reshape(9, 3, 3)
     fd = [_fd_jvp(lambda m: onp.sum(sl.sqrtm(m).real ** 2), a, e) for e in eye]
     onp.testing.assert_allclose(g.ravel(), fd, atol=1e-6)
+    with pytest.raises(NotImplementedError, match="first-order derivatives only"):
+        minijax.hessian(lambda m: np.sum(ml.sqrtm(m).real))(a)
     gv = minijax.vmap(loss)(onp.stack([a, 2 * a]))
     onp.testing.assert_allclose(onp.asarray(gv[0]), g, atol=1e-12)

@@ -1136,8 +1136,9 @@ def _schur_abstract_eval(x, *, compute_schur_vectors):
 
 def _schur_jvp(primals, tangents, *, compute_schur_vectors):
     raise NotImplementedError("the derivative of lax.linalg.schur is not implemented (the "
-                              "Schur form is not unique, as in JAX); differentiate a function "
-                              "of it with its own rule (e.g. scipy.linalg.sqrtm)")
+                              "Schur form is not unique; JAX has none either). Functions built "
+                              "on it with their own rule, such as scipy.linalg.sqrtm, have "
+                              "first-order derivatives only")
 
 
 def _schur_lower(ctx, x, *, compute_schur_vectors):

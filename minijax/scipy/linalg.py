@@ -397,7 +397,8 @@ def sqrtm(A, disp=True, blocksize=1):
     under a transformation the values are unknown, so real ``A`` gives a complex result
     (take ``.real``). Singular ``A`` may have no square root (inf or NaN entries).
     ``disp=False`` also returns SciPy's error estimate ``‖x@x - A‖²_F / ‖A‖_F``;
-    ``blocksize`` (as in SciPy, unused by the algorithm) must be a positive integer."""
+    ``blocksize`` (as in SciPy, unused by the algorithm) must be a positive integer.
+    Differentiable to first order (the tangent solves ``x dx + dx x = dA``)."""
     if isinstance(blocksize, bool) or not isinstance(blocksize, (int, np.integer)) or blocksize < 1:
         raise ValueError(f"scipy.linalg.sqrtm: blocksize must be a positive integer, got "
                          f"{blocksize!r}")
