@@ -211,3 +211,17 @@ def test_sqrtm_gradients():
         minijax.hessian(lambda m: np.sum(ml.sqrtm(m).real))(a)
     gv = minijax.vmap(loss)(onp.stack([a, 2 * a]))
     onp.testing.assert_allclose(onp.asarray(gv[0]), g, atol=1e-12)
+
+
+def test_sqrtm_singular_matches_scipy():
+    # two zero eigenvalues: 0/0 in the recurrence is 0 (the zero matrix is its own
+    # root); a nilpotent Jordan block has no square root (inf, as SciPy)
+    cases = [onp.zeros((3, 3)), onp.diag([0.0, 0.0, 4.0]), onp.array([[1.0, 2.0], [2.0, 4.0]]),
+             onp.array([[0.0, 1.0], [0.0, 0.0]])]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for a in cases:
+            ref = sl.sqrtm(a)
+            x = ml.sqrtm(a)
+            assert x.dtype == ref.dtype
+            onp.testing.assert_allclose(onp.asarray(x), ref, atol=1e-12)

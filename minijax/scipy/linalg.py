@@ -311,7 +311,11 @@ def _sqrt_upper_triangular(t):
         done = idx < j
         # r holds the strict upper triangle of columns < j; on the diagonal d_i + d_j
         # for i < j and 1 below, so the solve leaves rows >= j at zero
-        m = r + jnp.where(done, d + dj, 1)[..., None] * eye
+        # (a zero d_i + d_j, two zero eigenvalues, becomes the smallest normal number:
+        # 0/0 gives 0 as in SciPy, so the zero matrix is its own root, and x/0 overflows)
+        denominator = d + dj
+        denominator = jnp.where(denominator == 0, np.finfo(t.real.dtype).tiny, denominator)
+        m = r + jnp.where(done, denominator, 1)[..., None] * eye
         rhs = jnp.where(done, jnp.sum(t * e, axis=-1), 0)
         x = lax_linalg.triangular_solve(m, rhs[..., None], left_side=True)
         return r + x * e, None
