@@ -312,7 +312,8 @@ def _sqrt_upper_triangular(t):
         # r holds the strict upper triangle of columns < j; on the diagonal d_i + d_j
         # for i < j and 1 below, so the solve leaves rows >= j at zero
         # (a zero d_i + d_j, two zero eigenvalues, becomes the smallest normal number:
-        # 0/0 gives 0 as in SciPy, so the zero matrix is its own root, and x/0 overflows)
+        # 0/0 gives 0 as in SciPy, so the zero matrix is its own root; x/0, no root,
+        # gives a huge value or inf where SciPy gives inf)
         denominator = d + dj
         denominator = jnp.where(denominator == 0, np.finfo(t.real.dtype).tiny, denominator)
         m = r + jnp.where(done, denominator, 1)[..., None] * eye
@@ -399,7 +400,7 @@ def sqrtm(A, disp=True, blocksize=1):
     half-plane) by the Schur method. Real ``A`` gives a real result where it has one
     (no eigenvalue on the negative real axis), complex otherwise -- as SciPy, eagerly;
     under a transformation the values are unknown, so real ``A`` gives a complex result
-    (take ``.real``). Singular ``A`` may have no square root (inf or NaN entries).
+    (take ``.real``). Singular ``A`` may have no square root (huge, inf or NaN entries).
     ``disp=False`` also returns SciPy's error estimate ``‖x@x - A‖²_F / ‖A‖_F``;
     ``blocksize`` (as in SciPy, unused by the algorithm) must be a positive integer.
     Differentiable to first order (the tangent solves ``x dx + dx x = dA``)."""
