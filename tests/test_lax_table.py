@@ -258,6 +258,8 @@ ROWS = [
     Row("eig", lambda x: _parts(lax.linalg.eig(x, compute_left_eigenvectors=False,
                                              compute_right_eigenvectors=False)[0]),
         ((3, 3),), FLOAT, (-2.0, 2.0), finite=True),
+    # no derivative (JAX has none) and no NumPy kernel: eager runs the LAPACK lowering too
+    Row("schur", lambda x: lax.linalg.schur(x), ((4, 4),), FLOAT, finite=True),
     # Fourier transforms, on complex operands built from two real ones
     Row("fft", lambda x, y: _parts(lax.fft(lax.complex(x, y), "FFT", (4,))), ((3, 4),) * 2,
         FLOAT, (-2.0, 2.0), finite=True),

@@ -1,8 +1,10 @@
 """Linear algebra primitives, named as ``jax.lax.linalg``: cholesky, triangular_solve,
-lu, qr, svd, eigh and eig.
+lu, qr, svd, eigh, eig and schur.
 
 Operands are batches of matrices ``(..., m, n)`` of float32, float64, complex64 or
-complex128 (derivatives: all dtypes, except complete qr of tall complex matrices). Eagerly on the CPU they run NumPy (``numpy.linalg``, or short loops over columns below); under ``jit``
+complex128 (derivatives: all dtypes, except complete qr of tall complex matrices; schur
+has none). Eagerly on the CPU they run NumPy (``numpy.linalg``, or short loops over
+columns below; schur, which NumPy lacks, runs its LAPACK lowering through XLA); under ``jit``
 they lower to the LAPACK FFI kernels that ship in jaxlib (column-major custom calls),
 post-processed as JAX does: a factorization that fails gives NaN.
 """
@@ -26,7 +28,7 @@ from .slicing import GatherDimensionNumbers, GatherScatterMode, gather, pad
 
 __all__ = ["cholesky", "triangular_solve", "lu", "qr", "svd", "eigh", "cholesky_p",
            "triangular_solve_p", "lu_p", "qr_p", "svd_p", "eigh_p", "lu_pivots_to_permutation",
-           "eig", "eig_p",
+           "eig", "eig_p", "schur", "schur_p",
            "lu_pivots_to_permutation_p",
            # helpers on batches of matrices, shared with minijax.numpy.linalg
            "batched_mask", "columns", "conj_transpose", "diagonal", "matrix_transpose", "solve",
@@ -1100,3 +1102,61 @@ eig_p.abstract_eval = _eig_abstract_eval
 eig_p.jvp = _eig_jvp
 eig_p.batch = _batch_at_front(eig_p)
 eig_p.lower = _lapack_lowering(_eig_impl, _eig_lower)
+
+
+# ---------------------------------------------------------------- schur
+
+schur_p = Primitive("schur", multiple_results=True)
+
+
+def schur(x, *, compute_schur_vectors=True, sort_eig_vals=False, select_callable=None):
+    """Schur decomposition of square matrices ``x`` (..., n, n): ``(t, z)`` with
+    ``x = z t zᴴ``, ``z`` unitary and ``t`` upper triangular (complex input) or
+    quasi-upper triangular with 1x1 and 2x2 diagonal blocks (the real Schur form of real
+    input), from LAPACK's ``gees``; ``(t,)`` without ``compute_schur_vectors``. NaN
+    where the algorithm fails to converge. Sorting the eigenvalues is not implemented.
+
+    There is no NumPy kernel: eagerly too, the LAPACK call is compiled and run by XLA.
+    """
+    if sort_eig_vals or select_callable is not None:
+        raise NotImplementedError("lax.linalg.schur: sorting the eigenvalues "
+                                  "(sort_eig_vals/select_callable) is not implemented; "
+                                  "call it with sort_eig_vals=False")
+    _check_matrix("schur", get_aval(x), square=True)
+    return tuple(schur_p.bind(x, compute_schur_vectors=bool(compute_schur_vectors)))
+
+
+def _schur_abstract_eval(x, *, compute_schur_vectors):
+    _check_matrix("schur", x, square=True)
+    if x.dtype.itemsize < 4:
+        raise TypeError(f"lax.linalg.schur: LAPACK has no {x.dtype.name} kernel; convert the "
+                        f"operand to float32, float64, complex64 or complex128")
+    return [x.strip_weak_type()] * (1 + compute_schur_vectors)
+
+
+def _schur_jvp(primals, tangents, *, compute_schur_vectors):
+    raise NotImplementedError("the derivative of lax.linalg.schur is not implemented (the "
+                              "Schur form is not unique; JAX has none either). Functions built "
+                              "on it with their own rule, such as scipy.linalg.sqrtm, have "
+                              "first-order derivatives only")
+
+
+def _schur_lower(ctx, x, *, compute_schur_vectors):
+    aval, = ctx.avals_in
+    if aval.size == 0:
+        return [ir_constant(np.zeros(a.shape, a.dtype)) for a in ctx.avals_out]
+    info_aval = _info_aval(aval)
+    w_aval = ShapedArray(aval.shape[:-1], aval.dtype)
+    w_avals = [w_aval] * (1 if dtypes.kind(aval.dtype) == "c" else 2)   # w, or wr and wi
+    t, z, *_, info = _lapack_call(
+        "gees", aval.dtype, [x], [aval], [aval, aval, *w_avals, info_aval, info_aval],
+        aliases={0: 0}, mode="V" if compute_schur_vectors else "N", sort="N")
+    outs = [t, z] if compute_schur_vectors else [t]
+    return _inline(ctx, lambda i, *o: [_nan_where_failed(v, _ok(i)) for v in o],
+                   [info_aval, *ctx.avals_out], [info, *outs])
+
+
+schur_p.abstract_eval = _schur_abstract_eval
+schur_p.jvp = _schur_jvp
+schur_p.batch = _batch_at_front(schur_p)
+schur_p.lower = _schur_lower

@@ -5,16 +5,21 @@ overwritten, and inputs are not checked for infinities) -- as in JAX.
 """
 
 import math
+from functools import partial
 
 import numpy as np
 
 from .. import lax
+from ..api import jit
+from ..core import Tracer
+from ..custom_derivatives import custom_jvp
 from .. import numpy as jnp
 from ..lax import linalg as lax_linalg
 from ._util import promote_inexact, reject
 
 __all__ = ["block_diag", "cho_factor", "cho_solve", "cholesky", "det", "eigh", "expm", "inv",
-           "lu", "lu_factor", "lu_solve", "qr", "solve", "solve_triangular", "svd"]
+           "lu", "lu_factor", "lu_solve", "qr", "schur", "solve", "solve_triangular", "sqrtm",
+           "svd"]
 
 
 def _matrix(name, a, square=True):
@@ -23,6 +28,12 @@ def _matrix(name, a, square=True):
         what = "a square matrix" if square else "a matrix"
         raise ValueError(f"scipy.linalg.{name}: expected {what} (..., n, n), got shape {a.shape}")
     return a
+
+
+def _lapack_matrix(name, a):
+    """A square matrix of a dtype LAPACK has: 16-bit floats become float32, as in SciPy."""
+    a = _matrix(name, a)
+    return a.astype(np.float32) if a.dtype.itemsize == 2 else a
 
 
 def _h(x):
@@ -245,3 +256,164 @@ def expm(A, *, upper_triangular=False, max_squarings=16):
         r = jnp.where((i < squarings)[..., None, None], r @ r, r)
     too_big = (squarings > max_squarings) | ~jnp.isfinite(norm)
     return jnp.where(too_big[..., None, None], np.nan, r)
+
+
+# ---------------------------------------------------------------- schur, sqrtm
+
+def schur(a, output="real", lwork=None, overwrite_a=False, sort=None, check_finite=True):
+    """Schur decomposition ``a = z @ t @ zᴴ``: ``(t, z)`` with ``z`` unitary and ``t``
+    upper triangular, or quasi-upper triangular (2x2 blocks for complex-conjugate pairs
+    of eigenvalues) for the real Schur form of real ``a`` with ``output='real'``.
+    ``output='complex'`` computes the complex form of real ``a``; complex ``a`` always
+    gets it. ``lwork`` (a LAPACK workspace size) has no effect: the workspace is always
+    sized by the kernel. ``sort`` is not implemented."""
+    if output not in ("real", "complex", "r", "c"):
+        raise ValueError(f"scipy.linalg.schur: output must be 'real' or 'complex', got {output!r}")
+    if sort is not None:
+        raise NotImplementedError("scipy.linalg.schur: sort is not implemented (the Schur "
+                                  "form is returned unsorted); call it with sort=None")
+    a = _lapack_matrix("schur", a)
+    if output in ("complex", "c"):
+        a = a.astype(_complex_dtype(a.dtype))
+    return lax_linalg.schur(a)
+
+
+def _complex_dtype(dtype):
+    return np.result_type(dtype, np.complex64)
+
+
+def _diag(x):
+    return jnp.diagonal(x, axis1=-2, axis2=-1)
+
+
+def _column_steps(x):
+    """``(js, onehot)``: the column indices of ``x``'s matrices and a function giving
+    the one-hot row ``(n,)`` of column ``j`` -- to walk over columns with ``lax.scan``."""
+    n = x.shape[-1]
+    idx = jnp.arange(n)
+    return idx, lambda j: (idx == j).astype(x.dtype)
+
+
+def _sqrt_upper_triangular(t):
+    """The upper-triangular square root ``r`` (``r @ r = t``, principal square roots on
+    the diagonal) of upper-triangular ``t``, column by column (Björck and Hammarling):
+    above the diagonal, column j solves ``(r[:j, :j] + r[j, j] I) r[:j, j] = t[:j, j]``."""
+    n = t.shape[-1]
+    if n == 0:
+        return t
+    d = jnp.sqrt(_diag(t))
+    idx, onehot = _column_steps(t)
+    eye = jnp.eye(n, dtype=t.dtype)
+
+    def column(r, j):
+        e = onehot(j)
+        dj = jnp.sum(d * e, axis=-1)[..., None]
+        done = idx < j
+        # r holds the strict upper triangle of columns < j; on the diagonal d_i + d_j
+        # for i < j and 1 below, so the solve leaves rows >= j at zero
+        # (a zero d_i + d_j, two zero eigenvalues, becomes the smallest normal number:
+        # 0/0 gives 0 as in SciPy, so the zero matrix is its own root; x/0, no root,
+        # gives a huge value or inf where SciPy gives inf)
+        denominator = d + dj
+        denominator = jnp.where(denominator == 0, np.finfo(t.real.dtype).tiny, denominator)
+        m = r + jnp.where(done, denominator, 1)[..., None] * eye
+        rhs = jnp.where(done, jnp.sum(t * e, axis=-1), 0)
+        x = lax_linalg.triangular_solve(m, rhs[..., None], left_side=True)
+        return r + x * e, None
+
+    r, _ = lax.scan(column, jnp.zeros_like(t), idx)
+    return r + d[..., None] * eye
+
+
+def _sylvester_upper(r, c):
+    """``y`` with ``r @ y + y @ r = c`` for upper-triangular ``r``, column by column:
+    ``(r + r[j, j] I) y[:, j] = c[:, j] - y[:, :j] @ r[:j, j]`` (linear in ``c``, and
+    transposable: a ``lax.scan``)."""
+    n = r.shape[-1]
+    if n == 0:
+        return c
+    eye = jnp.eye(n, dtype=r.dtype)
+    d = _diag(r)
+    idx, onehot = _column_steps(r)
+
+    def column(y, j):
+        e = onehot(j)
+        # the columns >= j of y are still zero
+        rhs = jnp.sum(c * e, axis=-1) - jnp.sum(y * jnp.sum(r * e, axis=-1)[..., None, :], axis=-1)
+        m = r + jnp.sum(d * e, axis=-1)[..., None, None] * eye
+        x = lax_linalg.triangular_solve(m, rhs[..., None], left_side=True)
+        return y + x * e, None
+
+    y, _ = lax.scan(column, jnp.zeros_like(c), idx)
+    return y
+
+
+def _schur_sqrt(a, real_input):
+    t, z = lax_linalg.schur(a)
+    if real_input and t.size:
+        # The eigenvalues of a real matrix that lie on the negative real axis come out of
+        # the complex Schur form with an imaginary part of either sign at rounding level;
+        # put them on the axis (+0j) so that their square roots are +i√|λ|, as SciPy's.
+        d = _diag(t)
+        tiny = 8 * t.shape[-1] * np.finfo(d.real.dtype).eps * jnp.max(
+            jnp.abs(d), axis=-1, keepdims=True)
+        on_axis = (d.real < 0) & (jnp.abs(d.imag) <= tiny)
+        fix = jnp.where(on_axis, lax.complex(d.real, jnp.zeros_like(d.real)), d) - d
+        t = t + fix[..., None] * jnp.eye(t.shape[-1], dtype=t.dtype)
+    return z, _sqrt_upper_triangular(t)
+
+
+@partial(custom_jvp, nondiff_argnums=(1,))
+def _sqrtm_complex(a, real_input):
+    z, r = _schur_sqrt(a, real_input)
+    return z @ r @ _h(z)
+
+
+@_sqrtm_complex.defjvp
+def _sqrtm_complex_jvp(real_input, primals, tangents):
+    # x dx + dx x = da; with a = z t zᴴ and x = z r zᴴ, y = zᴴ dx z solves the triangular
+    # Sylvester equation r y + y r = zᴴ da z.
+    (a,), (da,) = primals, tangents
+    z, r = _schur_sqrt(a, real_input)
+    zh = _h(z)
+    y = _sylvester_upper(r, zh @ da @ z)
+    return z @ r @ zh, z @ y @ zh
+
+
+_sqrtm_compiled = jit(_sqrtm_complex, static_argnums=1)
+
+
+def _has_real_sqrt(a):
+    """Whether real ``a`` (a concrete array) has a real principal square root: no
+    eigenvalue on the negative real axis -- no negative 1x1 block in its real Schur form."""
+    t, = lax_linalg.schur(a, compute_schur_vectors=False)
+    t = np.asarray(t)
+    d = np.diagonal(t, axis1=-2, axis2=-1)
+    sub = np.diagonal(t, -1, axis1=-2, axis2=-1)
+    zero = np.zeros((*sub.shape[:-1], 1), sub.dtype)
+    in_block = (np.concatenate([sub, zero], -1) != 0) | (np.concatenate([zero, sub], -1) != 0)
+    return not np.any((d < 0) & ~in_block)
+
+
+def sqrtm(A, disp=True, blocksize=1):
+    """The principal matrix square root ``x`` (``x @ x = A``, eigenvalues in the right
+    half-plane) by the Schur method. Real ``A`` gives a real result where it has one
+    (no eigenvalue on the negative real axis), complex otherwise -- as SciPy, eagerly;
+    under a transformation the values are unknown, so real ``A`` gives a complex result
+    (take ``.real``). Singular ``A`` may have no square root (huge, inf or NaN entries).
+    ``disp=False`` also returns SciPy's error estimate ``‖x@x - A‖²_F / ‖A‖_F``;
+    ``blocksize`` (as in SciPy, unused by the algorithm) must be a positive integer.
+    Differentiable to first order (the tangent solves ``x dx + dx x = dA``)."""
+    if isinstance(blocksize, bool) or not isinstance(blocksize, (int, np.integer)) or blocksize < 1:
+        raise ValueError(f"scipy.linalg.sqrtm: blocksize must be a positive integer, got "
+                         f"{blocksize!r}")
+    a = _lapack_matrix("sqrtm", A)
+    real = not jnp.iscomplexobj(a)
+    # compiled: eagerly, op by op, the scan over columns is far slower than SciPy
+    x = _sqrtm_compiled(a.astype(_complex_dtype(a.dtype)) if real else a, real)
+    if real and not isinstance(a, Tracer) and _has_real_sqrt(a):
+        x = jnp.real(x)
+    if disp:
+        return x
+    err = jnp.sum(jnp.abs(x @ x - a) ** 2, axis=(-2, -1)) / jnp.linalg.norm(a, axis=(-2, -1))
+    return x, err
