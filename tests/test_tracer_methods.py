@@ -188,7 +188,7 @@ def test_copy_of_a_traced_view_is_independent():
         return x, c
 
     for fn in (f, minijax.jit(f)):
-        x, c = fn(mnp.asarray(X))
+        x, c = fn(mnp.array(X))   # a copy: asarray would share X's memory
         np.testing.assert_array_equal(np.asarray(x)[0, :2], [X[0, 0], -1.0])
         np.testing.assert_array_equal(np.asarray(c)[:2], [100.0, X[0, 1]])
 
