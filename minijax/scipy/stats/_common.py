@@ -1,5 +1,6 @@
 """Helpers shared by the distribution modules."""
 
+from ... import lax
 from ... import numpy as jnp
 from .._util import promote_inexact
 
@@ -26,3 +27,27 @@ def log_probability(p, q):
     upper = p > 0.5
     return jnp.where(upper, jnp.log1p(-jnp.where(upper, q, 0.0)),
                      jnp.log(jnp.where(upper, 1.0, p)))
+
+
+def discrete_quantile(cdf, q, upper):
+    """The smallest integer ``k`` in ``[0, upper]`` with ``cdf(k) >= q``, for ``q`` in
+    ``(0, 1]`` and a finite integer-valued ``upper`` with ``cdf(upper) >= q``.
+
+    A bisection on the integers ``(lo, hi]`` with ``cdf(lo) < q <= cdf(hi)``, run until
+    the bracket holds one integer; it is a step function of ``q``, so its derivative is 0.
+    """
+    q = lax.stop_gradient(q)
+    upper = lax.stop_gradient(upper)
+
+    def unresolved(bracket):
+        lo, hi = bracket
+        return jnp.any(hi - lo > 1)
+
+    def halve(bracket):
+        lo, hi = bracket
+        mid = jnp.floor(0.5 * (lo + hi))
+        reached = cdf(mid) >= q
+        return jnp.where(reached, lo, mid), jnp.where(reached, mid, hi)
+
+    lo, hi = lax.while_loop(unresolved, halve, (jnp.full_like(upper, -1.0), upper))
+    return hi
