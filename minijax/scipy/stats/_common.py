@@ -1,5 +1,7 @@
 """Helpers shared by the distribution modules."""
 
+import numpy as np
+
 from ... import lax
 from ... import numpy as jnp
 from .._util import promote_inexact
@@ -51,3 +53,72 @@ def discrete_quantile(cdf, q, upper):
 
     lo, hi = lax.while_loop(unresolved, halve, (jnp.full_like(upper, -1.0), upper))
     return hi
+
+
+_MAX_NEWTON_STEPS = 100
+
+
+def _solve_log_scale(residual, u0, u_lo, u_hi, tolerance):
+    """The root in ``[u_lo, u_hi]`` of an increasing ``residual(u)`` returning
+    ``(value, slope)``: Newton steps, each replaced by the bracket's midpoint when it
+    would leave the bracket, until every step is within ``tolerance``."""
+
+    def unresolved(state):
+        u, _, _, step, count = state
+        return (count < _MAX_NEWTON_STEPS) & jnp.any(
+            jnp.abs(step) > tolerance * jnp.maximum(1.0, jnp.abs(u)))
+
+    def step_once(state):
+        u, lo, hi, _, count = state
+        r, slope = residual(u)
+        below = r < 0
+        lo = jnp.where(below, u, lo)
+        hi = jnp.where(below, hi, u)
+        newton = u - r / slope
+        inside = (newton > lo) & (newton < hi)
+        new = jnp.where(r == 0, u, jnp.where(inside, newton, 0.5 * (lo + hi)))
+        return new, lo, hi, new - u, count + 1
+
+    u0 = jnp.clip(u0, u_lo, u_hi)
+    start = (u0, jnp.full_like(u0, u_lo), jnp.full_like(u0, u_hi), jnp.full_like(u0, jnp.inf), 0)
+    return lax.while_loop(unresolved, step_once, start)[0]
+
+
+def invert_log_tail(log_tail, log_density, log_p, upper, params, x0, x_max):
+    """The positive ``x`` with ``log_tail(x, upper, *params) = log_p``: the log CDF where
+    ``upper`` is false (increasing in ``x``), the log survival function where it is true.
+
+    ``log_tail`` and ``log_density`` take ``(x, upper, *params)`` and ``(x, *params)``;
+    ``x0`` is a starting guess and ``x_max`` the top of the support. The root is found in
+    ``u = log x`` by a bracketed Newton iteration on stopped gradients (so ``lax.while_loop``
+    sees no tangents), polished by one Newton step in ``x``, then followed by one more step
+    left differentiable: started at a root, it carries the implicit derivatives
+    ``dx/dlog_p = tail / density`` and ``dx/dparam = -(dtail/dparam) / density``.
+    """
+    fixed = [lax.stop_gradient(v) for v in (log_p, upper, *params)]
+    log_p0, upper0, params0 = fixed[0], fixed[1], fixed[2:]
+    sign = jnp.where(upper0, -1.0, 1.0)
+    dtype = np.dtype(log_p0.dtype)
+    finfo = np.finfo(dtype)
+
+    def residual(u):
+        x = jnp.exp(u)
+        tail = log_tail(x, upper0, *params0)
+        slope = jnp.exp(log_density(x, *params0) + u - tail)
+        return sign * (tail - log_p0), slope
+
+    u_min = float(np.log(finfo.tiny))
+    u_max = float(np.log(x_max)) if x_max < finfo.max else float(np.log(finfo.max))
+    u = _solve_log_scale(residual, jnp.log(lax.stop_gradient(x0)), u_min, u_max,
+                         4.0 * float(finfo.eps))
+    # a root below the smallest normal number rounds to 0
+    underflow = residual(jnp.full_like(u, u_min))[0] >= 0
+
+    def newton(x, upper, log_p, *params):
+        tail = log_tail(x, upper, *params)
+        step = jnp.where(upper, -1.0, 1.0) * (tail - log_p) * jnp.exp(tail - log_density(x, *params))
+        moved = x - step
+        return jnp.where(jnp.isfinite(moved) & (moved > 0) & (moved <= x_max), moved, x)
+
+    x = lax.stop_gradient(newton(jnp.exp(u), upper0, log_p0, *params0))
+    return jnp.where(underflow, 0.0, newton(jnp.where(underflow, 1.0, x), upper, log_p, *params))

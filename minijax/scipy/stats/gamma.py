@@ -1,9 +1,12 @@
 """The gamma distribution with shape ``a``."""
 
+import numpy as np
+
 from ... import lax
 from ... import numpy as jnp
-from ..special import gammainc, gammaincc, xlogy
-from ._common import keep_nan, log_probability, outside, standardize
+from ..special import gammainc, gammaincc, ndtri, xlogy
+from .._util import promote_inexact
+from ._common import invert_log_tail, keep_nan, log_probability, outside, standardize
 
 
 def logpdf(x, a, loc=0, scale=1):
@@ -45,3 +48,44 @@ def logcdf(x, a, loc=0, scale=1):
 def logsf(x, a, loc=0, scale=1):
     """Log of the survival function."""
     return log_probability(sf(x, a, loc, scale), cdf(x, a, loc, scale))
+
+
+def _log_tail(y, upper, a):
+    lower_p, upper_p = gammainc(a, y), gammaincc(a, y)
+    return jnp.where(upper, log_probability(upper_p, lower_p), log_probability(lower_p, upper_p))
+
+
+def _log_density(y, a):
+    return xlogy(a - 1.0, y) - y - lax.lgamma(a)
+
+
+def standard_ppf(q, a):
+    """The quantile of the standard gamma distribution with shape ``a`` (0 at ``q = 0``,
+    ``inf`` at 1, NaN for ``q`` outside ``[0, 1]`` or ``a <= 0``)."""
+    inside = (q > 0) & (q < 1) & (a > 0)
+    q_safe = jnp.where(inside, q, 0.5)
+    a_safe = jnp.where(a > 0, a, 1.0)
+    upper = q_safe > 0.5
+    log_p = jnp.where(upper, jnp.log1p(-q_safe), jnp.log(q_safe))
+    # Starting point: Wilson-Hilferty's cube of a normal, or the small-y series
+    # P(a, y) ~ y^a / Gamma(a + 1) where that cube is not positive.
+    a0, q0 = lax.stop_gradient(a_safe), lax.stop_gradient(q_safe)
+    cube = a0 * (1.0 - 1.0 / (9.0 * a0) + ndtri(q0) / (3.0 * jnp.sqrt(a0))) ** 3
+    small = jnp.exp((jnp.log(q0) + lax.lgamma(a0 + 1.0)) / a0)
+    y0 = jnp.where(cube > 0, cube, small)
+    y = invert_log_tail(_log_tail, _log_density, log_p, upper, (a_safe,), y0, np.inf)
+    y = jnp.where(q == 0, 0.0, jnp.where(q == 1, jnp.inf, y))
+    return outside((q < 0) | (q > 1) | jnp.isnan(q) | ~(a > 0), y, jnp.nan)
+
+
+def ppf(q, a, loc=0, scale=1):
+    """The quantile function (inverse of ``cdf``), differentiable in ``q``, ``a``, ``loc``
+    and ``scale``."""
+    q, a, loc, scale = promote_inexact(q, a, loc, scale)
+    return loc + scale * standard_ppf(q, a)
+
+
+def isf(q, a, loc=0, scale=1):
+    """The inverse survival function ``ppf(1 - q)``."""
+    q, a, loc, scale = promote_inexact(q, a, loc, scale)
+    return loc + scale * standard_ppf(1.0 - q, a)
