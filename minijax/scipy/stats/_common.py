@@ -58,6 +58,16 @@ def discrete_quantile(cdf, q, upper):
 _MAX_NEWTON_STEPS = 100
 
 
+def tail_target(q, survival):
+    """``(upper, log_p)`` for a quantile search: which tail to solve on (the lower one
+    unless ``q`` is the far side of 1/2 from it) and the log of that tail's probability,
+    ``log(q)`` or ``log1p(-q)`` for whichever of ``q``, ``1 - q`` is the smaller."""
+    near = q <= 0.5
+    log_p = jnp.where(near, jnp.log(jnp.where(near, q, 0.5)),
+                      jnp.log1p(-jnp.where(near, 0.5, q)))
+    return (near if survival else ~near), log_p
+
+
 def _solve_log_scale(residual, u0, u_lo, u_hi, tolerance):
     """The root in ``[u_lo, u_hi]`` of an increasing ``residual(u)`` returning
     ``(value, slope)``: Newton steps, each replaced by the bracket's midpoint when it
@@ -111,8 +121,9 @@ def invert_log_tail(log_tail, log_density, log_p, upper, params, x0, x_max):
     u_max = float(np.log(x_max)) if x_max < finfo.max else float(np.log(finfo.max))
     u = _solve_log_scale(residual, jnp.log(lax.stop_gradient(x0)), u_min, u_max,
                          4.0 * float(finfo.eps))
-    # a root below the smallest normal number rounds to 0
+    # a root below the smallest normal number rounds to 0, one above the largest to x_max
     underflow = residual(jnp.full_like(u, u_min))[0] >= 0
+    overflow = residual(jnp.full_like(u, u_max))[0] < 0
 
     def newton(x, upper, log_p, *params):
         tail = log_tail(x, upper, *params)
@@ -121,4 +132,6 @@ def invert_log_tail(log_tail, log_density, log_p, upper, params, x0, x_max):
         return jnp.where(jnp.isfinite(moved) & (moved > 0) & (moved <= x_max), moved, x)
 
     x = lax.stop_gradient(newton(jnp.exp(u), upper0, log_p0, *params0))
-    return jnp.where(underflow, 0.0, newton(jnp.where(underflow, 1.0, x), upper, log_p, *params))
+    clamped = underflow | overflow
+    x = newton(jnp.where(clamped, 1.0, x), upper, log_p, *params)
+    return jnp.where(underflow, 0.0, jnp.where(overflow, x_max, x))

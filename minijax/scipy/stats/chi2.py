@@ -61,4 +61,4 @@ def ppf(q, df, loc=0, scale=1):
 def isf(q, df, loc=0, scale=1):
     """The inverse survival function ``ppf(1 - q)``."""
     q, df, loc, scale = promote_inexact(q, df, loc, scale)
-    return loc + scale * 2.0 * gamma_standard_ppf(1.0 - q, 0.5 * df)
+    return loc + scale * 2.0 * gamma_standard_ppf(q, 0.5 * df, survival=True)
