@@ -70,6 +70,10 @@ CASES = [
 ] + [("poisson", "poisson", "ppf", Q, a) for a in ((3.5,), (25.0,), (0.0,), (2.0, 1.0), (1e4,))]
 
 
+# quantiles found by iteration (jit-compiled in their own test, not per value case)
+ITERATIVE = ("gamma", "chi2", "beta", "t", "poisson", "binom")
+
+
 def _ids(case):
     return f"{case[0]}.{case[2]}{case[4]}"
 
@@ -82,6 +86,8 @@ def test_values_match_scipy(case):
     # logs near 0 are compared absolutely (lgamma(1) and lgamma(2) are a few ulps off 0)
     atol = 1e-14 if fn.startswith("log") else 1e-300
     np.testing.assert_allclose(np.asarray(f(x, *args)), expected, rtol=1e-12, atol=atol)
+    if fn in ("ppf", "isf") and module in ITERATIVE:
+        return  # compiling each case is slow; test_ppf_jit_vmap_and_eager_agree covers jit
     jitted = minijax.jit(lambda v: f(v, *args))(jnp.asarray(x))
     np.testing.assert_allclose(np.asarray(jitted), expected, rtol=1e-12, atol=atol)
 
