@@ -47,7 +47,31 @@ CASES = [
 ] + [("beta", "beta", fn, np.array([-0.5, 0.0, 1e-3, 0.1, 0.5, 0.99, 1.0, 1.5, np.nan]), ab)
      for fn in CDFS for ab in ((2.0, 3.0), (0.5, 0.7), (40.0, 0.8), (2.0, 1.0, -0.5, 2.0))
 ] + [("poisson", "poisson", fn, K, a) for fn in CDFS for a in ((3.5,), (25.0,), (2.0, 1.0))
-] + [("t", "t", fn, X, a) for fn in CDFS for a in ((3.5, 0.3, 2.0), (1.0,), (40.0,))]
+] + [("t", "t", fn, X, a) for fn in CDFS for a in ((3.5, 0.3, 2.0), (1.0,), (40.0,))
+] + [("gamma", "gamma", fn, Q, a) for fn in ("ppf", "isf")
+     for a in ((2.5,), (0.5,), (0.01,), (30.0, -1.0, 2.0), (1e3,))
+] + [("chi2", "chi2", fn, Q, a) for fn in ("ppf", "isf") for a in ((3.0,), (1.0,), (7.0, 0.5, 3.0))
+] + [("beta", "beta", fn, Q, ab) for fn in ("ppf", "isf")
+     for ab in ((2.0, 3.0), (0.5, 0.7), (40.0, 0.8), (2.0, 1.0, -0.5, 2.0), (0.05, 0.05))
+] + [("t", "t", fn, Q, a) for fn in ("ppf", "isf") for a in ((1.0,), (2.0,))
+# SciPy's t quantile of 1e-300 is inf or clipped for these df (test_t_ppf_far_tail checks ours)
+] + [("t", "t", fn, Q[Q != 1e-300], a) for fn in ("ppf", "isf")
+     for a in ((3.5, 0.3, 2.0), (0.5, 0.3, 2.0), (40.0,), (300.0,))
+] + [("laplace", "laplace", fn, X[np.abs(X) != 1e4], (0.5, 2.0))
+     for fn in ("sf", "logcdf", "logsf")
+] + [("laplace", "laplace", fn, Q, (0.5, 2.0)) for fn in ("ppf", "isf")
+] + [("logistic", "logistic", fn, X, (0.5, 2.0)) for fn in ("logcdf", "logsf")
+] + [("uniform", "uniform", fn, X, (-1.0, 3.0)) for fn in ("sf", "logcdf", "logsf")
+] + [("bernoulli", "bernoulli", fn, K, a) for fn in ("sf", "logcdf", "logsf")
+     for a in ((0.3,), (0.3, 1.0))
+] + [("binom", "binom", fn, K, a) for fn in CDFS
+     for a in ((10.0, 0.3), (7.0, 1.0), (50.0, 0.02), (3.0, 0.0), (40.0, 0.6, 1.0))
+] + [("binom", "binom", "ppf", Q, a) for a in ((10.0, 0.3), (7.0, 1.0), (50.0, 0.02), (3.0, 0.0))
+] + [("poisson", "poisson", "ppf", Q, a) for a in ((3.5,), (25.0,), (0.0,), (2.0, 1.0), (1e4,))]
+
+
+# quantiles found by iteration (jit-compiled in their own test, not per value case)
+ITERATIVE = ("gamma", "chi2", "beta", "t", "poisson", "binom")
 
 
 def _ids(case):
@@ -62,6 +86,8 @@ def test_values_match_scipy(case):
     # logs near 0 are compared absolutely (lgamma(1) and lgamma(2) are a few ulps off 0)
     atol = 1e-14 if fn.startswith("log") else 1e-300
     np.testing.assert_allclose(np.asarray(f(x, *args)), expected, rtol=1e-12, atol=atol)
+    if fn in ("ppf", "isf") and module in ITERATIVE:
+        return  # compiling each case is slow; test_ppf_jit_vmap_and_eager_agree covers jit
     jitted = minijax.jit(lambda v: f(v, *args))(jnp.asarray(x))
     np.testing.assert_allclose(np.asarray(jitted), expected, rtol=1e-12, atol=atol)
 
@@ -187,3 +213,113 @@ def test_vmap_over_parameters():
                                rtol=1e-13)
     got = minijax.vmap(ms.gamma.logpdf, in_axes=(0, None))(jnp.asarray([0.5, 2.0]), 2.5)
     np.testing.assert_allclose(np.asarray(got), st.gamma.logpdf([0.5, 2.0], 2.5), rtol=1e-13)
+
+
+def test_t_ppf_far_tail():
+    # P(T < x) = 1e-300 lies far beyond where SciPy's quantile is reliable: check ours
+    # through the exact Cauchy quantile and through the t CDF's own far-tail series
+    q = np.array([1e-300, 1e-200, 1e-100])
+    np.testing.assert_allclose(np.asarray(ms.t.ppf(q, 1.0)), -1.0 / (np.pi * q), rtol=1e-13)
+    x = np.asarray(ms.t.ppf(q, 3.5))
+    np.testing.assert_allclose(np.log(np.asarray(ms.t.cdf(x, 3.5))), np.log(q), rtol=1e-13)
+    np.testing.assert_allclose(x, st.t.ppf(1e-100, 3.5) * (q / 1e-100) ** (-1 / 3.5), rtol=1e-9)
+    # beyond the largest double the quantile overflows to -inf
+    assert float(ms.t.ppf(1e-300, 0.5)) == -np.inf
+    # central quantiles keep their digits: 2q - 1 is exact there
+    q = 0.5 + np.array([1e-12, -3e-15])
+    np.testing.assert_allclose(np.asarray(ms.t.ppf(q, 1.0)), np.tan(np.pi * (q - 0.5)),
+                               rtol=1e-13)
+
+
+def test_laplace_log_tails_far_out():
+    # SciPy computes log(cdf) there and underflows to -inf; the exact value is finite
+    np.testing.assert_allclose(np.asarray(ms.laplace.logcdf(-1e4, 0.5, 2.0)),
+                               (-1e4 - 0.5) / 2.0 - np.log(2.0), rtol=1e-15)
+    np.testing.assert_allclose(np.asarray(ms.laplace.logsf(1e4, 0.5, 2.0)),
+                               -(1e4 - 0.5) / 2.0 - np.log(2.0), rtol=1e-15)
+
+
+# (distribution, arguments, smallest q whose quantile is a normal double)
+ROUND_TRIPS = [("gamma", (2.5,), 1e-200), ("gamma", (0.3, 0.0, 2.0), 1e-60),
+               ("chi2", (4.0,), 1e-200), ("beta", (2.0, 3.0), 1e-200),
+               ("beta", (0.4, 60.0), 1e-100), ("t", (3.5,), 1e-200), ("t", (0.8, 0.0, 2.0), 1e-100)]
+
+
+@pytest.mark.parametrize("module,args,smallest", ROUND_TRIPS,
+                         ids=[f"{m}{a}" for m, a, _ in ROUND_TRIPS])
+def test_ppf_inverts_cdf(module, args, smallest):
+    dist = getattr(ms, module)
+    q = np.array([smallest, 1e-30, 1e-8, 0.01, 0.3, 0.5, 0.7, 0.99, 1 - 1e-12])
+    x = dist.ppf(q, *args)
+    np.testing.assert_allclose(np.asarray(dist.cdf(x, *args)), q, rtol=1e-11)
+    # isf on the small survival probabilities, through the survival function (the beta's
+    # quantiles of tinier ones are doubles too close to 1 to carry their survival digits)
+    q = q[q >= 1e-8] if module == "beta" else q
+    x = dist.isf(q, *args)
+    np.testing.assert_allclose(np.asarray(dist.sf(x, *args)), q, rtol=1e-11)
+
+
+@pytest.mark.parametrize("module,args", [("poisson", (3.5,)), ("poisson", (400.0, 2.0)),
+                                         ("binom", (30.0, 0.4)), ("binom", (12.0, 0.95, -1.0))])
+def test_discrete_ppf_is_the_smallest_k_reaching_q(module, args):
+    dist = getattr(ms, module)
+    q = np.random.default_rng(1).uniform(size=200)
+    k = np.asarray(dist.ppf(q, *args))
+    assert np.all(np.asarray(dist.cdf(k, *args)) >= q)
+    assert np.all(np.asarray(dist.cdf(k - 1, *args)) < q)
+    np.testing.assert_array_equal(k, getattr(st, module).ppf(q, *args))
+    # a step function: no derivative in q
+    grad = minijax.grad(lambda v: dist.ppf(v, *args))(0.3)
+    assert float(grad) == 0.0
+
+
+@pytest.mark.parametrize("module,args", [("gamma", (2.5, 0.5, 2.0)), ("beta", (2.0, 0.7)),
+                                         ("t", (3.5,)), ("chi2", (3.0,)),
+                                         ("poisson", (6.0,)), ("binom", (20.0, 0.3))])
+def test_ppf_jit_vmap_and_eager_agree(module, args):
+    f = getattr(ms, module).ppf
+    q = np.array([1e-20, 0.05, 0.3, 0.5, 0.8, 1 - 1e-10])
+    eager = np.asarray(f(q, *args))
+    np.testing.assert_allclose(np.asarray(minijax.jit(f)(q, *args)), eager, rtol=1e-14)
+    per_q = minijax.vmap(lambda v: f(v, *args))(jnp.asarray(q))
+    np.testing.assert_allclose(np.asarray(per_q), eager, rtol=1e-14)
+    # batched over a shape parameter as well
+    shapes = np.linspace(1.0, 3.0, q.size) * args[0]
+    batched = minijax.vmap(lambda v, s: f(v, s, *args[1:]))(jnp.asarray(q), jnp.asarray(shapes))
+    np.testing.assert_allclose(np.asarray(batched), np.asarray(f(q, shapes, *args[1:])),
+                               rtol=1e-14)
+
+
+PPF_GRAD_CASES = [
+    ("gamma", "ppf", (0.3, 2.5)), ("gamma", "ppf", (1e-8, 0.7, 0.5, 2.0)),
+    ("gamma", "isf", (1e-6, 4.0)), ("gamma", "ppf", (0.95, 0.4)),
+    ("chi2", "ppf", (0.6, 3.0)), ("chi2", "isf", (0.01, 5.0, 1.0, 0.5)),
+    ("beta", "ppf", (0.3, 2.0, 3.0)), ("beta", "ppf", (0.9, 0.6, 0.8, -0.5, 2.0)),
+    ("beta", "isf", (1e-4, 3.0, 1.5)),
+    ("t", "ppf", (0.3, 3.5)), ("t", "ppf", (0.9, 2.5, 0.3, 2.0)), ("t", "isf", (1e-5, 6.0)),
+    ("t", "ppf", (0.6, 40.0)), ("laplace", "ppf", (0.3, 0.5, 2.0)),
+    ("laplace", "ppf", (0.8, 0.5, 2.0)), ("laplace", "logcdf", (1.3, 0.5, 2.0)),
+    ("logistic", "logcdf", (-3.0, 0.5, 2.0)), ("logistic", "logsf", (1.3, 0.5, 2.0)),
+    ("uniform", "logsf", (0.3, -1.0, 3.0)),
+]
+
+
+@pytest.mark.parametrize("case", PPF_GRAD_CASES,
+                         ids=[f"{c[0]}.{c[1]}{c[2]}" for c in PPF_GRAD_CASES])
+def test_ppf_gradients_match_finite_differences(case):
+    # first order in q, the shape parameters, loc and scale: the implicit derivatives
+    # 1 / pdf(x) and -(dcdf/dshape) / pdf(x)
+    module, fn, args = case
+    f = getattr(getattr(ms, module), fn)
+    params = tuple(jnp.asarray(a) for a in args)
+    eps = 1e-4 * min(min(abs(a) for a in args if a != 0), 1.0)
+    check_grads(f, params, order=1, eps=eps, tol=1e-5)
+
+
+def test_discrete_cdf_gradients_match_finite_differences():
+    check_grads(lambda p: ms.binom.cdf(4.0, 12.0, p), (jnp.asarray(0.3),), order=1, eps=1e-6,
+                tol=1e-5)
+    check_grads(lambda p: ms.binom.logsf(4.0, 12.0, p), (jnp.asarray(0.3),), order=1, eps=1e-6,
+                tol=1e-5)
+    check_grads(lambda p: ms.bernoulli.logcdf(0.0, p), (jnp.asarray(0.3),), order=1, eps=1e-6,
+                tol=1e-5)

@@ -1,5 +1,8 @@
 """Helpers shared by the distribution modules."""
 
+import numpy as np
+
+from ... import lax
 from ... import numpy as jnp
 from .._util import promote_inexact
 
@@ -26,3 +29,109 @@ def log_probability(p, q):
     upper = p > 0.5
     return jnp.where(upper, jnp.log1p(-jnp.where(upper, q, 0.0)),
                      jnp.log(jnp.where(upper, 1.0, p)))
+
+
+def discrete_quantile(cdf, q, upper):
+    """The smallest integer ``k`` in ``[0, upper]`` with ``cdf(k) >= q``, for ``q`` in
+    ``(0, 1]`` and a finite integer-valued ``upper`` with ``cdf(upper) >= q``.
+
+    A bisection on the integers ``(lo, hi]`` with ``cdf(lo) < q <= cdf(hi)``, run until
+    the bracket holds one integer; it is a step function of ``q``, so its derivative is 0.
+    """
+    q = lax.stop_gradient(q)
+    upper = lax.stop_gradient(upper)
+
+    def unresolved(bracket):
+        lo, hi = bracket
+        return jnp.any(hi - lo > 1)
+
+    def halve(bracket):
+        lo, hi = bracket
+        mid = jnp.floor(0.5 * (lo + hi))
+        reached = cdf(mid) >= q
+        return jnp.where(reached, lo, mid), jnp.where(reached, mid, hi)
+
+    lo, hi = lax.while_loop(unresolved, halve, (jnp.full_like(upper, -1.0), upper))
+    return hi
+
+
+_MAX_NEWTON_STEPS = 100
+
+
+def tail_target(q, survival):
+    """``(upper, log_p)`` for a quantile search: which tail to solve on (the lower one
+    unless ``q`` is the far side of 1/2 from it) and the log of that tail's probability,
+    ``log(q)`` or ``log1p(-q)`` for whichever of ``q``, ``1 - q`` is the smaller."""
+    near = q <= 0.5
+    log_p = jnp.where(near, jnp.log(jnp.where(near, q, 0.5)),
+                      jnp.log1p(-jnp.where(near, 0.5, q)))
+    return (near if survival else ~near), log_p
+
+
+def _solve_log_scale(residual, u0, u_lo, u_hi, tolerance):
+    """The root in ``[u_lo, u_hi]`` of an increasing ``residual(u)`` returning
+    ``(value, slope)``: Newton steps, each replaced by the bracket's midpoint when it
+    would leave the bracket, until every step is within ``tolerance``."""
+
+    def unresolved(state):
+        u, _, _, step, count = state
+        return (count < _MAX_NEWTON_STEPS) & jnp.any(
+            jnp.abs(step) > tolerance * jnp.maximum(1.0, jnp.abs(u)))
+
+    def step_once(state):
+        u, lo, hi, _, count = state
+        r, slope = residual(u)
+        below = r < 0
+        lo = jnp.where(below, u, lo)
+        hi = jnp.where(below, hi, u)
+        newton = u - r / slope
+        inside = (newton > lo) & (newton < hi)
+        new = jnp.where(r == 0, u, jnp.where(inside, newton, 0.5 * (lo + hi)))
+        return new, lo, hi, new - u, count + 1
+
+    u0 = jnp.clip(u0, u_lo, u_hi)
+    start = (u0, jnp.full_like(u0, u_lo), jnp.full_like(u0, u_hi), jnp.full_like(u0, jnp.inf), 0)
+    return lax.while_loop(unresolved, step_once, start)[0]
+
+
+def invert_log_tail(log_tail, log_density, log_p, upper, params, x0, x_max):
+    """The positive ``x`` with ``log_tail(x, upper, *params) = log_p``: the log CDF where
+    ``upper`` is false (increasing in ``x``), the log survival function where it is true.
+
+    ``log_tail`` and ``log_density`` take ``(x, upper, *params)`` and ``(x, *params)``;
+    ``x0`` is a starting guess and ``x_max`` the top of the support. The root is found in
+    ``u = log x`` by a bracketed Newton iteration on stopped gradients (so ``lax.while_loop``
+    sees no tangents), polished by one Newton step in ``x``, then followed by one more step
+    left differentiable: started at a root, it carries the implicit derivatives
+    ``dx/dlog_p = tail / density`` and ``dx/dparam = -(dtail/dparam) / density``.
+    """
+    fixed = [lax.stop_gradient(v) for v in (log_p, upper, *params)]
+    log_p0, upper0, params0 = fixed[0], fixed[1], fixed[2:]
+    sign = jnp.where(upper0, -1.0, 1.0)
+    dtype = np.dtype(log_p0.dtype)
+    finfo = np.finfo(dtype)
+
+    def residual(u):
+        x = jnp.exp(u)
+        tail = log_tail(x, upper0, *params0)
+        slope = jnp.exp(log_density(x, *params0) + u - tail)
+        return sign * (tail - log_p0), slope
+
+    u_min = float(np.log(finfo.tiny))
+    u_max = float(np.log(x_max)) if x_max < finfo.max else float(np.log(finfo.max))
+    u = _solve_log_scale(residual, jnp.log(lax.stop_gradient(x0)), u_min, u_max,
+                         4.0 * float(finfo.eps))
+    # a root below the smallest normal number rounds to 0, one above the largest to x_max
+    underflow = residual(jnp.full_like(u, u_min))[0] >= 0
+    overflow = residual(jnp.full_like(u, u_max))[0] < 0
+
+    def newton(x, upper, log_p, *params):
+        tail = log_tail(x, upper, *params)
+        step = jnp.where(upper, -1.0, 1.0) * (tail - log_p) * jnp.exp(tail - log_density(x, *params))
+        moved = x - step
+        return jnp.where(jnp.isfinite(moved) & (moved > 0) & (moved <= x_max), moved, x)
+
+    x = lax.stop_gradient(newton(jnp.exp(u), upper0, log_p0, *params0))
+    clamped = underflow | overflow
+    x = newton(jnp.where(clamped, 1.0, x), upper, log_p, *params)
+    return jnp.where(underflow, 0.0, jnp.where(overflow, x_max, x))

@@ -21,15 +21,40 @@ def pmf(k, p, loc=0):
     return jnp.exp(logpmf(k, p, loc))
 
 
-def cdf(k, p):
+def _shifted(k, p, loc):
+    k, p, loc = promote_inexact(k, p, loc)
+    return k - loc, p
+
+
+def cdf(k, p, loc=0):
     """The Bernoulli CDF."""
-    k, p = promote_inexact(k, p)
+    k, p = _shifted(k, p, loc)
     return keep_nan(jnp.where(k < 0, 0.0, jnp.where(k < 1, 1.0 - p, 1.0)), k)
 
 
-def ppf(q, p):
+def sf(k, p, loc=0):
+    """The survival function ``P(K > k)``."""
+    k, p = _shifted(k, p, loc)
+    return keep_nan(jnp.where(k < 0, 1.0, jnp.where(k < 1, p, 0.0)), k)
+
+
+def logcdf(k, p, loc=0):
+    """Log of the Bernoulli CDF (``log1p(-p)`` between 0 and 1)."""
+    k, p = _shifted(k, p, loc)
+    value = jnp.where(k < 0, -jnp.inf, jnp.where(k < 1, jnp.log1p(-p), 0.0))
+    return keep_nan(value, k)
+
+
+def logsf(k, p, loc=0):
+    """Log of the survival function."""
+    k, p = _shifted(k, p, loc)
+    value = jnp.where(k < 0, 0.0, jnp.where(k < 1, jnp.log(p), -jnp.inf))
+    return keep_nan(value, k)
+
+
+def ppf(q, p, loc=0):
     """The quantile function (-1 at 0, as for SciPy's discrete distributions; NaN outside
     ``[0, 1]``)."""
-    q, p = promote_inexact(q, p)
-    value = jnp.where(q == 0, -1.0, jnp.where(q <= 1.0 - p, 0.0, 1.0))
+    q, p, loc = promote_inexact(q, p, loc)
+    value = jnp.where(q == 0, -1.0, jnp.where(q <= 1.0 - p, 0.0, 1.0)) + loc
     return keep_nan(outside((q < 0) | (q > 1), value, jnp.nan), q)

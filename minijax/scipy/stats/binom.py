@@ -2,9 +2,9 @@
 
 from ... import lax
 from ... import numpy as jnp
-from ..special import xlog1py, xlogy
+from ..special import betainc, xlog1py, xlogy
 from .._util import promote_inexact
-from ._common import keep_nan, outside
+from ._common import discrete_quantile, keep_nan, log_probability, outside
 
 
 def logpmf(k, n, p, loc=0):
@@ -21,3 +21,52 @@ def logpmf(k, n, p, loc=0):
 def pmf(k, n, p, loc=0):
     """The binomial probability mass."""
     return jnp.exp(logpmf(k, n, p, loc))
+
+
+def _tails(k, n, p, loc):
+    """``(P(K <= k), P(K > k))``, each from its own incomplete beta function:
+    I_{1-p}(n - k, k + 1) and I_p(k + 1, n - k) for ``0 <= k < n``."""
+    k, n, p, loc = promote_inexact(k, n, p, loc)
+    k_in = k - loc
+    k = jnp.floor(k_in)
+    below, above = k < 0, k >= n
+    k = jnp.where(below | above, 0.0, k)
+    n = jnp.where(above, 1.0, n)  # the fixed values below need no betainc; keep its arguments valid
+    lower = outside(below, outside(above, betainc(n - k, k + 1.0, 1.0 - p), 1.0), 0.0)
+    upper = outside(below, outside(above, betainc(k + 1.0, n - k, p), 0.0), 1.0)
+    return keep_nan(lower, k_in), keep_nan(upper, k_in)
+
+
+def cdf(k, n, p, loc=0):
+    """The binomial CDF P(K <= k)."""
+    return _tails(k, n, p, loc)[0]
+
+
+def sf(k, n, p, loc=0):
+    """The survival function P(K > k), computed directly (accurate in the upper tail)."""
+    return _tails(k, n, p, loc)[1]
+
+
+def logcdf(k, n, p, loc=0):
+    """Log of the binomial CDF."""
+    lower, upper = _tails(k, n, p, loc)
+    return log_probability(lower, upper)
+
+
+def logsf(k, n, p, loc=0):
+    """Log of the survival function."""
+    lower, upper = _tails(k, n, p, loc)
+    return log_probability(upper, lower)
+
+
+def ppf(q, n, p, loc=0):
+    """The quantile function: the smallest ``k`` with ``cdf(k) >= q`` (-1 at ``q = 0``,
+    ``n`` at ``q = 1``, NaN outside ``[0, 1]``), found by bisection over ``{0, ..., n}``."""
+    q, n, p, loc = promote_inexact(q, n, p, loc)
+    q, n, p, loc = jnp.broadcast_arrays(q, n, p, loc)
+    inside = (q > 0) & (q < 1)
+    n_safe = jnp.where(jnp.isfinite(n) & (n >= 0), n, 0.0)
+    k = discrete_quantile(lambda j: cdf(j, n_safe, p), jnp.where(inside, q, 0.5), n_safe)
+    k = jnp.where(q == 0, -1.0, jnp.where(q == 1, n, k))
+    return outside((q < 0) | (q > 1) | jnp.isnan(q) | jnp.isnan(p) | jnp.isnan(n),
+                   k + loc, jnp.nan)

@@ -5,7 +5,9 @@ import math
 from ... import lax
 from ... import numpy as jnp
 from ..special import gammainc, gammaincc, xlogy
+from .._util import promote_inexact
 from ._common import keep_nan, log_probability, outside, standardize
+from .gamma import standard_ppf as gamma_standard_ppf
 
 
 def logpdf(x, df, loc=0, scale=1):
@@ -48,3 +50,15 @@ def logcdf(x, df, loc=0, scale=1):
 def logsf(x, df, loc=0, scale=1):
     """Log of the survival function."""
     return log_probability(sf(x, df, loc, scale), cdf(x, df, loc, scale))
+
+
+def ppf(q, df, loc=0, scale=1):
+    """The quantile function: twice the gamma quantile of shape ``df / 2``."""
+    q, df, loc, scale = promote_inexact(q, df, loc, scale)
+    return loc + scale * 2.0 * gamma_standard_ppf(q, 0.5 * df)
+
+
+def isf(q, df, loc=0, scale=1):
+    """The inverse survival function ``ppf(1 - q)``."""
+    q, df, loc, scale = promote_inexact(q, df, loc, scale)
+    return loc + scale * 2.0 * gamma_standard_ppf(q, 0.5 * df, survival=True)

@@ -1,9 +1,12 @@
 """The gamma distribution with shape ``a``."""
 
+import numpy as np
+
 from ... import lax
 from ... import numpy as jnp
-from ..special import gammainc, gammaincc, xlogy
-from ._common import keep_nan, log_probability, outside, standardize
+from ..special import gammainc, gammaincc, ndtri, xlogy
+from .._util import promote_inexact
+from ._common import invert_log_tail, tail_target, keep_nan, log_probability, outside, standardize
 
 
 def logpdf(x, a, loc=0, scale=1):
@@ -45,3 +48,47 @@ def logcdf(x, a, loc=0, scale=1):
 def logsf(x, a, loc=0, scale=1):
     """Log of the survival function."""
     return log_probability(sf(x, a, loc, scale), cdf(x, a, loc, scale))
+
+
+def _log_tail(y, upper, a):
+    lower_p, upper_p = gammainc(a, y), gammaincc(a, y)
+    return jnp.where(upper, log_probability(upper_p, lower_p), log_probability(lower_p, upper_p))
+
+
+def _log_density(y, a):
+    return xlogy(a - 1.0, y) - y - lax.lgamma(a)
+
+
+def standard_ppf(q, a, survival=False):
+    """The quantile of the standard gamma distribution with shape ``a`` (0 at ``q = 0``,
+    ``inf`` at 1, NaN for ``q`` outside ``[0, 1]`` or ``a <= 0``); with ``survival``,
+    the inverse survival function, solved on the upper tail so small ``q`` keep digits."""
+    inside = (q > 0) & (q < 1) & (a > 0)
+    q_safe = jnp.where(inside, q, 0.5)
+    a_safe = jnp.where(a > 0, a, 1.0)
+    upper, log_p = tail_target(q_safe, survival)
+    # Starting point: Wilson-Hilferty's cube of a normal, or the small-y series
+    # P(a, y) ~ y^a / Gamma(a + 1) where that cube is not positive.
+    a0, q0 = lax.stop_gradient(a_safe), lax.stop_gradient(q_safe)
+    z0 = -ndtri(q0) if survival else ndtri(q0)
+    cube = a0 * (1.0 - 1.0 / (9.0 * a0) + z0 / (3.0 * jnp.sqrt(a0))) ** 3
+    log_lower = jnp.where(upper, np.log(0.5), lax.stop_gradient(log_p))
+    small = jnp.exp((log_lower + lax.lgamma(a0 + 1.0)) / a0)
+    y0 = jnp.where(cube > 0, cube, small)
+    y = invert_log_tail(_log_tail, _log_density, log_p, upper, (a_safe,), y0, np.inf)
+    first, last = (1.0, 0.0) if survival else (0.0, 1.0)
+    y = jnp.where(q == first, 0.0, jnp.where(q == last, jnp.inf, y))
+    return outside((q < 0) | (q > 1) | jnp.isnan(q) | ~(a > 0), y, jnp.nan)
+
+
+def ppf(q, a, loc=0, scale=1):
+    """The quantile function (inverse of ``cdf``), differentiable in ``q``, ``a``, ``loc``
+    and ``scale``."""
+    q, a, loc, scale = promote_inexact(q, a, loc, scale)
+    return loc + scale * standard_ppf(q, a)
+
+
+def isf(q, a, loc=0, scale=1):
+    """The inverse survival function ``ppf(1 - q)``."""
+    q, a, loc, scale = promote_inexact(q, a, loc, scale)
+    return loc + scale * standard_ppf(q, a, survival=True)

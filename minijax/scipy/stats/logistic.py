@@ -28,6 +28,21 @@ def sf(x, loc=0, scale=1):
     return expit(-standardize(x, loc, scale)[0])
 
 
+def _log_expit(y):
+    """``log(expit(y))`` = ``-log1p(exp(-y))``, written so neither tail overflows."""
+    return -(jnp.maximum(-y, 0.0) + jnp.log1p(jnp.exp(-jnp.abs(y))))
+
+
+def logcdf(x, loc=0, scale=1):
+    """Log of the logistic CDF."""
+    return _log_expit(standardize(x, loc, scale)[0])
+
+
+def logsf(x, loc=0, scale=1):
+    """Log of the survival function."""
+    return _log_expit(-standardize(x, loc, scale)[0])
+
+
 def ppf(q, loc=0, scale=1):
     """The quantile function."""
     q, loc, scale = promote_inexact(q, loc, scale)

@@ -4,7 +4,7 @@ from ... import lax
 from ... import numpy as jnp
 from ..special import gammainc, gammaincc, xlogy
 from .._util import promote_inexact
-from ._common import keep_nan, log_probability, outside
+from ._common import discrete_quantile, keep_nan, log_probability, outside
 
 
 def logpmf(k, mu, loc=0):
@@ -52,3 +52,17 @@ def logcdf(k, mu, loc=0):
 def logsf(k, mu, loc=0):
     """Log of the survival function."""
     return log_probability(sf(k, mu, loc), cdf(k, mu, loc))
+
+
+def ppf(q, mu, loc=0):
+    """The quantile function: the smallest ``k`` with ``cdf(k) >= q`` (-1 at ``q = 0``,
+    ``inf`` at ``q = 1``, NaN outside ``[0, 1]``), found by bisection over the integers."""
+    q, mu, loc = promote_inexact(q, mu, loc)
+    q, mu, loc = jnp.broadcast_arrays(q, mu, loc)
+    inside = (q > 0) & (q < 1)
+    mu_safe = jnp.where(jnp.isfinite(mu) & (mu >= 0), mu, 0.0)
+    # P(K > upper) is far below the spacing of doubles near 1, so cdf(upper) >= q
+    upper = jnp.ceil(mu_safe + 40.0 * jnp.sqrt(mu_safe) + 40.0)
+    k = discrete_quantile(lambda j: cdf(j, mu_safe), jnp.where(inside, q, 0.5), upper)
+    k = jnp.where(q == 0, -1.0, jnp.where(q == 1, jnp.inf, k))
+    return outside((q < 0) | (q > 1) | jnp.isnan(q) | jnp.isnan(mu), k + loc, jnp.nan)

@@ -23,6 +23,22 @@ def cdf(x, loc=0, scale=1):
     return jnp.clip((x - loc) / scale, 0.0, 1.0)
 
 
+def sf(x, loc=0, scale=1):
+    """The survival function ``1 - cdf``."""
+    x, loc, scale = promote_inexact(x, loc, scale)
+    return jnp.clip((loc + scale - x) / scale, 0.0, 1.0)
+
+
+def logcdf(x, loc=0, scale=1):
+    """Log of the uniform CDF."""
+    return jnp.log(cdf(x, loc, scale))
+
+
+def logsf(x, loc=0, scale=1):
+    """Log of the survival function."""
+    return jnp.log(sf(x, loc, scale))
+
+
 def ppf(q, loc=0, scale=1):
     """The quantile function (NaN outside ``[0, 1]``)."""
     q, loc, scale = promote_inexact(q, loc, scale)
