@@ -368,3 +368,14 @@ def test_hypothesis_array_api_strategies_accept_the_namespace():
 
     check()
     check_bool()
+
+
+def test_result_type_takes_dtype_strings_and_typename_rejects_unknown_codes():
+    for args in [("f8", "i4"), (np.ones(2, np.float32), "f2"), (np.float32, "i8"),
+                 (np.int8, "u1")]:
+        assert mnp.result_type(*args) == np.result_type(*args)
+    with pytest.raises(TypeError, match="cannot interpret"):
+        mnp.result_type((1, 2))   # NumPy: TypeError too
+    assert mnp.typename("d") == np.typename("d")
+    with pytest.raises(ValueError, match="not a NumPy type character"):
+        mnp.typename("nonsense")   # NumPy: a bare KeyError

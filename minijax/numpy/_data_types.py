@@ -175,10 +175,15 @@ def result_type(*arrays_and_dtypes):
             found.append(a)
         else:
             return np.result_type(*found)
-    entries = [a if not isinstance(a, (np.dtype, type)) else
-               Array._from_host(np.zeros((), dtypes.canonicalize(a)),
-                                ShapedArray((), dtypes.canonicalize(a)))
-               for a in arrays_and_dtypes]
+    entries = []
+    for a in arrays_and_dtypes:
+        if isinstance(a, (list, tuple)):
+            raise TypeError(f"result_type: cannot interpret {a!r} as an array or a dtype; "
+                            f"pass arrays, scalars or dtypes")
+        if isinstance(a, (np.dtype, type, str)):   # a dtype, a scalar type or 'f8'
+            dt = dtypes.canonicalize(np.dtype(a))
+            a = Array._from_host(np.zeros((), dt), ShapedArray((), dt))
+        entries.append(a)
     return result_type_of(*entries)[0]
 
 
@@ -335,7 +340,11 @@ def issubdtype(arg1, arg2):
 
 def typename(char):
     """NumPy's description of the type character ``char`` (``typename('d')``)."""
-    return np.typename(char)
+    try:
+        return np.typename(char)
+    except (KeyError, TypeError):
+        raise ValueError(f"typename: {char!r} is not a NumPy type character; see "
+                         f"numpy.typecodes['All'] for the valid ones") from None
 
 
 def promote_types(type1, type2):
