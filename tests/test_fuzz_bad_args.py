@@ -71,7 +71,9 @@ _TAKES_CALLABLES = {"scan", "cond", "switch", "while_loop", "fori_loop", "map", 
                     "piecewise", "fromfunction", "select_n_fn", "stop_gradient_fn"}
 _NOT_ARRAY_FUNCTIONS = {"set_printoptions", "get_printoptions", "printoptions", "save", "load",
                         "savez", "loadtxt", "savetxt", "genfromtxt", "fromfile", "tofile",
-                        "info", "show_config", "test", "from_dlpack"}
+                        "info", "show_config", "test", "from_dlpack", "show_runtime",
+                        "savez_compressed", "fromregex", "seterr", "seterrcall", "geterr",
+                        "geterrcall", "setbufsize", "getbufsize"}
 
 
 def _public(module):

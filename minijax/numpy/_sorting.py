@@ -95,6 +95,7 @@ def argpartition(a, kth, axis=-1, kind="introselect", order=None):
 def lexsort(keys, axis=-1):
     """The indices that sort by several keys: the last key is the primary one, ties go
     to the one before, and so on (a stable sort)."""
+    axis = _checks.index(axis, "axis")
     if isinstance(keys, (list, tuple)):
         keys = [to_array(k) for k in keys]
     else:
