@@ -231,6 +231,11 @@ def histogramdd(sample, bins=10, range=None, density=None, weights=None):
 
 def histogram2d(x, y, bins=10, range=None, density=None, weights=None):
     """The 2-d histogram of points (``x``, ``y``) and the edges along x and y."""
+    x, y = to_array(x), to_array(y)
+    if get_aval(x).ndim != 1 or get_aval(y).ndim != 1 or (
+            get_aval(x).shape != get_aval(y).shape):
+        raise ValueError(f"histogram2d: x and y must be 1-d arrays of one length, got shapes "
+                         f"{get_aval(x).shape} and {get_aval(y).shape}")
     try:
         n = len(bins)
     except TypeError:
