@@ -472,8 +472,8 @@ def require(a, dtype=None, requirements=None, *, like=None):
         for r in requirements:
             key = str(r).upper()
             if key not in _REQUIREMENTS:
-                raise KeyError(f"require: unknown requirement {r!r} (expected one of "
-                               f"{', '.join(sorted(_REQUIREMENTS))})")
+                raise ValueError(f"require: unknown requirement {r!r} (expected one of "
+                                 f"{', '.join(sorted(_REQUIREMENTS))})")
             flags.add(_REQUIREMENTS[key])
     if "C" in flags and "F" in flags:
         raise ValueError('Cannot specify both "C" and "F" order')

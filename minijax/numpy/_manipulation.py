@@ -47,7 +47,9 @@ def size(a, axis=None):
     if axis is None and (t is Array or t is np.ndarray):
         return a.size
     s = shape(a)
-    return math.prod(s) if axis is None else s[axis]
+    if axis is None:
+        return math.prod(s)
+    return math.prod(s[i] for i in _checks.axes(axis, len(s)))
 
 
 def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
