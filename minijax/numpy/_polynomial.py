@@ -84,12 +84,15 @@ def polyval(p, x):
     if isinstance(p, poly1d):
         p = p.coeffs
     p = to_array(p)
+    if get_aval(p).ndim == 0:
+        raise TypeError("polyval: p must be a sequence of coefficients (highest power "
+                        "first), got a 0-d value")
     if isinstance(x, poly1d):
         y = 0
     else:
         x = to_array(x)
         y = zeros_like(x)
-    for i in range(get_aval(p).shape[0] if get_aval(p).ndim else 0):
+    for i in range(get_aval(p).shape[0]):
         y = y * x + p[i]
     return y
 
