@@ -9,6 +9,7 @@ from ..core import Tracer, get_aval, get_concrete
 from ..core.avals import ShapedArray
 from ..errors import ConcretizationTypeError
 from ..runtime.array import Array
+from ..util import canonicalize_axis
 
 _PY_SCALARS = (bool, int, float, complex)
 
@@ -160,6 +161,16 @@ def reduction_axes(ndim, axis):
         raise TypeError("axis: 'list' object cannot be interpreted as an integer (give "
                         "several axes as a tuple)")
     return _checks.axes(axis, ndim)
+
+
+def flat_or_axis(a, axis):
+    """``a`` as an array and ``axis`` as a non-negative int; with ``axis=None``, the
+    flattened array and axis 0 (NumPy's convention for functions along one axis)."""
+    a = to_array(a)
+    aval = get_aval(a)
+    if axis is None:
+        return lax.reshape(a, (aval.size,)), 0
+    return a, canonicalize_axis(axis, aval.ndim)
 
 
 def with_kept_dims(out, in_shape, axes):

@@ -16,7 +16,7 @@ from ..runtime.array import Array
 from ..util import canonicalize_axis
 from ._out import supports_out
 from ._core import broadcast_shapes as _broadcast_shapes
-from ._core import concrete_value, new_object, to_array
+from ._core import concrete_value, flat_or_axis, new_object, to_array
 from ._core import promote as _promote
 from ._indexing import take
 
@@ -351,12 +351,8 @@ def tile(A, reps):
 
 def repeat(a, repeats, axis=None, *, total_repeat_length=None):
     """Repeat each element ``repeats`` times (an integer) along ``axis``."""
-    a = to_array(a)
-    if axis is None:
-        a = reshape(a, (-1,))
-        axis = 0
+    a, axis = flat_or_axis(a, axis)
     s = get_aval(a).shape
-    axis = canonicalize_axis(axis, len(s))
     if not isinstance(repeats, (int, np.integer)):
         r = get_concrete(to_array(repeats))
         if r is None:
@@ -637,12 +633,7 @@ def delete(arr, obj, axis=None):
     """``arr`` without the entries ``obj`` (an index, a slice, indices or a boolean
     mask) along ``axis`` (of the flattened ``arr`` if None). ``obj`` must be concrete:
     it decides the result's shape."""
-    arr = to_array(arr)
-    if axis is None:
-        arr = reshape(arr, (-1,))
-        axis = 0
-    nd = get_aval(arr).ndim
-    axis = canonicalize_axis(axis, nd)
+    arr, axis = flat_or_axis(arr, axis)
     n = get_aval(arr).shape[axis]
     if isinstance(obj, slice):
         removed = np.arange(*obj.indices(n))
@@ -673,12 +664,8 @@ def insert(arr, obj, values, axis=None):
     """``arr`` with ``values`` inserted before the index (or indices, or slice) ``obj``
     along ``axis`` (of the flattened ``arr`` if None); ``values`` are cast to ``arr``'s
     dtype. ``obj`` must be concrete."""
-    arr = to_array(arr)
-    if axis is None:
-        arr = reshape(arr, (-1,))
-        axis = 0
+    arr, axis = flat_or_axis(arr, axis)
     nd = get_aval(arr).ndim
-    axis = canonicalize_axis(axis, nd)
     shape = get_aval(arr).shape
     n = shape[axis]
     dt = get_aval(arr).dtype
@@ -893,11 +880,8 @@ def packbits(a, /, axis=None, bitorder="big"):
     if dt != np.bool_ and not _dtypes.is_integer(dt):
         raise TypeError("Expected an input array of integer or boolean data type")
     _bitorder(bitorder)
-    if axis is None:
-        a = reshape(a, (-1,))
-        axis = 0
+    a, axis = flat_or_axis(a, axis)
     nd = get_aval(a).ndim
-    axis = canonicalize_axis(axis, nd)
     bits = lax.convert_element_type(lax.ne(a, lax.full(get_aval(a).shape, 0, dt)), np.uint8)
     n = get_aval(bits).shape[axis]
     padded = -(-n // 8) * 8
@@ -923,11 +907,8 @@ def unpackbits(a, /, axis=None, count=None, bitorder="big"):
     if get_aval(a).dtype != np.uint8:
         raise TypeError("Expected an input array of unsigned byte data type")
     _bitorder(bitorder)
-    if axis is None:
-        a = reshape(a, (-1,))
-        axis = 0
+    a, axis = flat_or_axis(a, axis)
     nd = get_aval(a).ndim
-    axis = canonicalize_axis(axis, nd)
     shape = get_aval(a).shape
     expanded = shape[:axis + 1] + (8,) + shape[axis + 1:]
     shifts = np.array([7 - i if bitorder == "big" else i for i in range(8)], np.uint8)

@@ -6,17 +6,7 @@ import numpy as np
 from .. import _checks, dtypes, lax
 from ..core import get_aval
 from ..util import canonicalize_axis
-from ._core import to_array
-
-
-def _flat_or_axis(a, axis):
-    a = to_array(a)
-    aval = get_aval(a)
-    if axis is None:
-        return lax.reshape(a, (aval.size,)), 0
-    if aval.ndim == 0:
-        raise ValueError(f"axis {axis} is out of bounds for array of dimension 0")
-    return a, canonicalize_axis(axis, aval.ndim)
+from ._core import flat_or_axis, to_array
 
 
 def _check_kind(kind, stable):
@@ -30,7 +20,7 @@ def sort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False):
     _check_kind(kind, stable)
     if order is not None:
         raise NotImplementedError("sort: order= (structured arrays) is not supported")
-    x, axis = _flat_or_axis(a, axis)
+    x, axis = flat_or_axis(a, axis)
     if dtypes.is_complex(get_aval(x).dtype) and descending:
         raise NotImplementedError("descending sort of complex arrays")
     out = lax.sort(x, axis)
@@ -43,7 +33,7 @@ def argsort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False)
     _check_kind(kind, stable)
     if order is not None:
         raise NotImplementedError("argsort: order= (structured arrays) is not supported")
-    x, axis = _flat_or_axis(a, axis)
+    x, axis = flat_or_axis(a, axis)
     aval = get_aval(x)
     idt = dtypes.default_int()
     n = aval.shape[axis]
@@ -63,7 +53,7 @@ def _check_partition(name, a, kth, axis, kind, order):
         raise ValueError(f"{name}: kind must be 'introselect', got {kind!r}")
     if order is not None:
         raise NotImplementedError(f"{name}: order= (structured arrays) is not supported")
-    x, axis = _flat_or_axis(a, axis)
+    x, axis = flat_or_axis(a, axis)
     n = get_aval(x).shape[axis]
     if isinstance(kth, bool) or kth is None or (
             not isinstance(kth, (tuple, list)) and not hasattr(kth, "__index__") and not (
