@@ -13,12 +13,13 @@ from . import _checks, dtypes, errors, tree_util
 from .config import config
 from .core import ClosedJaxpr, Tracer, eval_jaxpr, get_aval
 from .core.trace import state as trace_state
+from .core.trace import updated as updated_args
 from .interpreters import ad, batching
 from .interpreters import partial_eval as pe
 from .interpreters.lowering import lower_jaxpr
 from .lax.call import jit_p
 from .runtime import dispatch, xla_bridge
-from .runtime.array import Array
+from .runtime.array import Array, _overlapping
 from .util import LRUCache
 from .traceback_util import api_boundary
 
@@ -58,6 +59,75 @@ def _flatten_fun(fun, in_tree, what="output"):
     return flat_fun, store
 
 
+def _with_updated_args(flat_fun, updated):
+    """``flat_fun`` that also returns the final values of the arguments it updated in
+    place; their positions (program order of the last update) go into ``updated``."""
+    def fun(*tracers):
+        outs = flat_fun(*tracers)
+        updated.extend(updated_args(tracers))
+        return [*outs, *[tracers[i] for i in updated]]
+    return fun
+
+
+def _read_only_leaf(x):
+    """Whether the argument leaf ``x`` cannot be updated in place (NumPy would raise)."""
+    if type(x) is Array:
+        view = x._view
+        if view is None:
+            return False   # it owns its buffer: writable (copied first if observed)
+        if len(view) > 2:
+            return True    # a view NumPy made read-only (a broadcast)
+        host = x._value()
+        if host.flags.writeable:
+            return False
+        # read-only because NumPy made it so (its root is writable), or overlapping
+        return view[0]._value().flags.writeable or _overlapping(host)
+    return isinstance(x, np.ndarray) and not x.flags.writeable
+
+
+def _check_writable(leaves, updated, who):
+    """Raise NumPy's error, before anything runs, when an argument the function updates
+    in place is read-only."""
+    for i in updated:
+        if _read_only_leaf(leaves[i]):
+            x = leaves[i]
+            raise ValueError(
+                f"assignment destination is read-only: {who} updates an argument of shape "
+                f"{tuple(x.shape)} in place (x[...] = v, x += y, out=x, x.sort(), ...), but "
+                f"the array passed is read-only (a read-only NumPy array or a broadcast "
+                f"view); pass a writeable copy, for example numpy.array(x)")
+
+
+def _write_back(leaves, updated, values, who):
+    """Write the final values of the arguments a transformed function updated in place
+    into the caller's arrays (DESIGN 5): a minijax Array through its in-place path (its
+    views see the update, copy-on-write holds), a NumPy array by ``x[...] = value``, a
+    traced argument (a transformation around this one) by rebinding. Python and NumPy
+    scalars are immutable: nothing is written, as in NumPy."""
+    for i, v in zip(updated, values):
+        x = leaves[i]
+        if type(x) is Array and type(v) is Array:
+            _assign_array(x, v)
+        elif isinstance(x, (Array, Tracer)):
+            from .numpy._indexing import _rebind_or_raise   # deferred: numpy imports api
+            _rebind_or_raise(x, v, who)
+        elif isinstance(x, np.ndarray):
+            x[...] = np.asarray(v)
+
+
+def _assign_array(x, v):
+    host = x._host
+    if (x._view is None and v.aval.shape == x.aval.shape and v.aval.dtype == x.aval.dtype
+            and (type(host) is not np.ndarray or host.flags.c_contiguous)):
+        # x owns its buffer: take v's (no copy); views of x are derived again from it
+        # (same layout) and a later write copies it first (copy-on-write)
+        aval = x.aval
+        x._rebind(v)
+        x._aval = aval
+    else:
+        x._assign(v)   # a view (or an unusual layout): write into the root's buffer
+
+
 # ---------------------------------------------------------------- jit
 
 class _JitState:
@@ -69,7 +139,8 @@ class _JitState:
 
     def __init__(self):
         size = lambda: config.jit_cache_size   # noqa: E731
-        self.traced = LRUCache(size)   # (tree, statics, avals, x64) -> (jaxpr, consts, out tree)
+        # (tree, statics, avals, x64) -> (jaxpr, consts, out tree, updated argument leaves)
+        self.traced = LRUCache(size)
         self.fast = LRUCache(size)     # input avals -> direct executable call (see __call__)
         self.fast_ids = {}             # ids of input avals -> (direct call, input avals)
         self.fast_x64 = config.enable_x64   # the mode the fast entries were traced in
@@ -217,15 +288,23 @@ class Jitted:
             if not any(isinstance(c, Tracer) for c in entry[1]):
                 state.traced[key] = entry
                 cached = True
-        jaxpr, consts, out_tree = entry
+        jaxpr, consts, out_tree, updated = entry
+        who = f"jit-compiled `{_fun_name(self.fun)}`"
+        if updated:
+            _check_writable(leaves, updated, who)
         outs = jit_p.bind(*consts, *leaves, jaxpr=jaxpr, name=_fun_name(self.fun))
+        if updated:
+            n = len(outs) - len(updated)
+            _write_back(leaves, updated, outs[n:], who)
+            outs = outs[:n]
         if (cached and not kwargs and not static_pos and len(trace_state.stack) == 1
                 and all(type(a) is Array and a._device is None for a in args)):
             if state.fast_x64 is not config.enable_x64:
                 state.fast.clear()
                 state.fast_ids.clear()
                 state.fast_x64 = config.enable_x64
-            if state.fast.set(tuple(a.aval for a in args), _direct_call(jaxpr, consts, out_tree)):
+            if state.fast.set(tuple(a.aval for a in args),
+                              _direct_call(jaxpr, consts, out_tree, updated, who)):
                 state.fast_ids.clear()   # it may hold the evicted entry
         return tree_util.tree_unflatten(out_tree, outs)
 
@@ -236,9 +315,11 @@ class Jitted:
             kw = {k: (kwargs[k] if k in self.static_argnames else dyn_kwargs[k]) for k in kwargs}
             return self.fun(*full, **kw)
         flat_fun, store = _flatten_fun(fun, in_tree)
-        jaxpr, consts = pe.trace_to_jaxpr(flat_fun, avals, _debug_info("jit", self.fun),
+        updated = []
+        jaxpr, consts = pe.trace_to_jaxpr(_with_updated_args(flat_fun, updated), avals,
+                                          _debug_info("jit", self.fun),
                                           self._arg_labels(args, kwargs, static_pos))
-        return jaxpr, consts, store[0]
+        return jaxpr, consts, store[0], tuple(updated)
 
     def _arg_labels(self, args, kwargs, static_pos):
         """One ``ArgLabel`` per flat dynamic input, naming its argument."""
@@ -267,12 +348,23 @@ class Jitted:
         dyn_args, dyn_kwargs, static_pos, _ = self._split(args, kwargs)
         leaves, in_tree = tree_util.tree_flatten((dyn_args, dyn_kwargs))
         avals = tuple(get_aval(x) for x in leaves)
-        jaxpr, _, _ = self._trace(args, kwargs, static_pos, in_tree, avals)
+        jaxpr = self._trace(args, kwargs, static_pos, in_tree, avals)[0]
         return lower_jaxpr(jaxpr)
 
 
-def _direct_call(jaxpr, consts, out_tree):
+def _direct_call(jaxpr, consts, out_tree, updated=(), who="jit"):
     exe = dispatch.compiled_jaxpr(jaxpr, xla_bridge.default_device(), False)
+    if updated:
+        # (on the fast path the arguments are the flat leaves)
+        call = dispatch.uncommitted_caller(exe, consts)
+        n = len(jaxpr.outs) - len(updated)
+
+        def call_and_write_back(args):
+            _check_writable(args, updated, who)
+            outs = call(args)
+            _write_back(args, updated, outs[n:], who)
+            return tree_util.tree_unflatten(out_tree, outs[:n])
+        return call_and_write_back
     if tree_util.treedef_is_leaf(out_tree):
         return dispatch.uncommitted_caller(exe, consts, single=True)
     call = dispatch.uncommitted_caller(exe, consts)

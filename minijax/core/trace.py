@@ -7,6 +7,7 @@ among its arguments' tracers, or to the *dynamic* trace when that is higher:
 on constants alone (omnistaging).
 """
 
+import itertools
 import threading
 from contextlib import contextmanager
 
@@ -233,8 +234,10 @@ class Tracer:
     """A value boxed by a transformation; carries an abstract value."""
 
     # ``_view_of`` (set by basic indexing, DESIGN 5): (base tracer, index key), so that
-    # an in-place update of this value is written back into its base.
-    __slots__ = ("_trace", "_view_of")
+    # an in-place update of this value is written back into its base. ``_stamp`` (unset
+    # until then) is the program-order stamp of the last in-place update (``_rebind``):
+    # the transformations find the arguments a function updated by it (``updated``).
+    __slots__ = ("_trace", "_view_of", "_stamp")
     __array_priority__ = 1000
 
     @property
@@ -375,8 +378,26 @@ class Tracer:
             raise TypeError(f"cannot rebind a {type(self).__name__} to {type(other).__name__}")
         for cls in type(self).__mro__:
             for slot in getattr(cls, "__slots__", ()):
-                if slot not in ("__weakref__", "_view_of") and hasattr(other, slot):
+                if slot not in _OWN_SLOTS and hasattr(other, slot):
                     setattr(self, slot, getattr(other, slot))
+        self._stamp = next(_update_stamps)
+
+
+# slots ``_rebind`` leaves alone: they describe the object, not the value it stands for
+_OWN_SLOTS = ("__weakref__", "_view_of", "_stamp")
+# program order of in-place updates (itertools.count is atomic under the GIL)
+_update_stamps = itertools.count(1)
+
+
+def updated(tracers):
+    """The positions of ``tracers`` (a traced function's argument tracers) that the
+    function updated in place (``x[i] = v``, ``x += y``, ``out=x``, ``x.sort()``, a write
+    through a view of ``x``), in the program order of their last update: writing their
+    final values back in this order makes the last write win when an argument was
+    passed twice (DESIGN 5)."""
+    stamped = [(getattr(t, "_stamp", 0), i) for i, t in enumerate(tracers)
+               if isinstance(t, Tracer)]
+    return [i for s, i in sorted(stamped) if s]
 
 
 def get_concrete(x):
@@ -388,4 +409,4 @@ def get_concrete(x):
 
 __all__ = ["MainTrace", "Trace", "Tracer", "bind", "find_top_trace", "full_raise",
            "full_lower", "new_main", "new_base_main", "set_eval_trace", "get_aval",
-           "get_concrete", "new_value_main", "run_rule", "state"]
+           "get_concrete", "new_value_main", "run_rule", "state", "updated"]

@@ -635,7 +635,12 @@ def refresh(view):
         refresh(base)
         current = _getitem(base, key)
         if type(current) is type(view) and current._trace.main is view._trace.main:
+            stamp = getattr(view, "_stamp", None)
             view._rebind(current)
+            if stamp is None:   # a re-read is not an update of the view (core.updated)
+                del view._stamp
+            else:
+                view._stamp = stamp
 
 
 def write_back(view, what):
