@@ -115,6 +115,15 @@ def _write_back(leaves, updated, values, who):
             x[...] = np.asarray(v)
 
 
+def _write_back_updated(leaves, updated, who):
+    """``_write_back`` for the ``(position, final value)`` pairs a transformation found
+    (``updated``); read-only targets raise before anything is written."""
+    if updated:
+        positions = [i for i, _ in updated]
+        _check_writable(leaves, positions, who)
+        _write_back(leaves, positions, [v for _, v in updated], who)
+
+
 def _assign_array(x, v):
     host = x._host
     if (x._view is None and v.aval.shape == x.aval.shape and v.aval.dtype == x.aval.dtype
@@ -404,7 +413,9 @@ def jvp(fun, primals, tangents, has_aux=False):
     flat_fun, store = _flatten_fun(fun, in_tree)
     if has_aux:
         flat_fun, aux_store = _split_aux(flat_fun, store)
-    p_out, t_out = ad.jvp_flat(flat_fun, p_flat, t_flat, _debug_info("jvp", fun))
+    updated = []
+    p_out, t_out = ad.jvp_flat(flat_fun, p_flat, t_flat, _debug_info("jvp", fun), updated)
+    _write_back_updated(p_flat, updated, f"jvp of `{_fun_name(fun)}`")
     out_tree = store[0]
     if has_aux:
         n = out_tree.num_leaves
@@ -444,7 +455,10 @@ def linearize(fun, *primals):
     for p in p_flat:
         _check_leaf(p, "linearize primal")
     flat_fun, store = _flatten_fun(fun, in_tree)
-    out, jaxpr, consts = ad.linearize_flat(flat_fun, p_flat, _debug_info("linearize", fun))
+    updated = []
+    out, jaxpr, consts = ad.linearize_flat(flat_fun, p_flat, _debug_info("linearize", fun),
+                                           updated)
+    _write_back_updated(p_flat, updated, f"linearize of `{_fun_name(fun)}`")
     out_tree = store[0]
 
     def f_jvp(*tangents):
@@ -483,7 +497,9 @@ def vjp(fun, *primals, has_aux=False):
     flat_fun, store = _flatten_fun(fun, in_tree)
     if has_aux:
         flat_fun, aux_store = _split_aux(flat_fun, store)
-    out, f_vjp_flat = ad.vjp_flat(flat_fun, p_flat, _debug_info("vjp", fun))
+    updated = []
+    out, f_vjp_flat = ad.vjp_flat(flat_fun, p_flat, _debug_info("vjp", fun), updated)
+    _write_back_updated(p_flat, updated, f"vjp of `{_fun_name(fun)}`")
     out_tree = store[0]
     n = out_tree.num_leaves
     out_avals = [get_aval(o) for o in out[:n]]
@@ -624,9 +640,10 @@ def vmap(fun, in_axes=0, out_axes=0, axis_size=None):
         def out_dims(n):
             fake = tree_util.tree_unflatten(store[0], [0] * n)
             return _axes_for_leaves(out_axes, fake, "out_axes")
-        leaves = [_as_array(x) for x in leaves]
-        outs = batching.vmap_flat(flat_fun, size, leaves, norm, out_dims,
-                                  _debug_info("vmap", fun))
+        updated = []
+        outs = batching.vmap_flat(flat_fun, size, [_as_array(x) for x in leaves], norm,
+                                  out_dims, _debug_info("vmap", fun), updated)
+        _write_back_updated(leaves, updated, f"vmap of `{_fun_name(fun)}`")
         return tree_util.tree_unflatten(store[0], outs)
     return vmapped
 
