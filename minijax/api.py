@@ -61,12 +61,35 @@ def _flatten_fun(fun, in_tree, what="output"):
 
 def _with_updated_args(flat_fun, updated):
     """``flat_fun`` that also returns the final values of the arguments it updated in
-    place; their positions (program order of the last update) go into ``updated``."""
+    place; their positions (program order of the last update) go into ``updated`` (the
+    first position of a traced value given for several leaves, see ``_aliases``)."""
     def fun(*tracers):
         outs = flat_fun(*tracers)
-        updated.extend(updated_args(tracers))
+        seen = set()
+        for i in updated_args(tracers):
+            if id(tracers[i]) not in seen:
+                seen.add(id(tracers[i]))
+                updated.append(i)
         return [*outs, *[tracers[i] for i in updated]]
     return fun
+
+
+class _Aliased(Exception):
+    """The fast path of a function that updates its arguments met one array twice."""
+
+
+def _aliases(leaves):
+    """None if no array object is among ``leaves`` twice, else for each leaf the position
+    of the first leaf that is the same object (itself for the rest)."""
+    first, pattern, repeated = {}, [], False
+    for i, x in enumerate(leaves):
+        if isinstance(x, (Array, Tracer, np.ndarray)):
+            j = first.setdefault(id(x), i)
+            repeated |= j != i
+            pattern.append(j)
+        else:
+            pattern.append(i)
+    return tuple(pattern) if repeated else None
 
 
 def _read_only_leaf(x):
@@ -268,7 +291,10 @@ class Jitted:
                 if entry is None:
                     entry = self._fast_lookup(args, tuple(ids))
                 if entry is not None:
-                    return entry[0](args)
+                    try:
+                        return entry[0](args)
+                    except _Aliased:   # an argument passed twice: the general path
+                        pass
         return self._call(args, kwargs)
 
     def _fast_lookup(self, args, ids):
@@ -297,11 +323,22 @@ class Jitted:
             if not any(isinstance(c, Tracer) for c in entry[1]):
                 state.traced[key] = entry
                 cached = True
+        alias = _aliases(leaves) if entry[3] else None
+        if alias is not None:
+            # A function that updates its arguments in place, given one array twice: it
+            # is traced again with one traced value for both, as NumPy sees one object.
+            cached = False
+            entry = state.traced.get(key + (alias,))
+            if entry is None:
+                entry = self._trace(args, kwargs, static_pos, in_tree, avals, alias)
+                if not any(isinstance(c, Tracer) for c in entry[1]):
+                    state.traced[key + (alias,)] = entry
         jaxpr, consts, out_tree, updated = entry
         who = f"jit-compiled `{_fun_name(self.fun)}`"
         if updated:
             _check_writable(leaves, updated, who)
-        outs = jit_p.bind(*consts, *leaves, jaxpr=jaxpr, name=_fun_name(self.fun))
+        inputs = leaves if alias is None else [x for i, x in enumerate(leaves) if alias[i] == i]
+        outs = jit_p.bind(*consts, *inputs, jaxpr=jaxpr, name=_fun_name(self.fun))
         if updated:
             n = len(outs) - len(updated)
             _write_back(leaves, updated, outs[n:], who)
@@ -317,7 +354,9 @@ class Jitted:
                 state.fast_ids.clear()   # it may hold the evicted entry
         return tree_util.tree_unflatten(out_tree, outs)
 
-    def _trace(self, args, kwargs, static_pos, in_tree, avals):
+    def _trace(self, args, kwargs, static_pos, in_tree, avals, alias=None):
+        """``(jaxpr, consts, out tree, updated leaves)``; with ``alias`` (see ``_aliases``)
+        the jaxpr takes only the first of the leaves that are one object."""
         def fun(*dyn_args, **dyn_kwargs):
             it = iter(dyn_args)
             full = [args[i] if i in static_pos else next(it) for i in range(len(args))]
@@ -325,9 +364,18 @@ class Jitted:
             return self.fun(*full, **kw)
         flat_fun, store = _flatten_fun(fun, in_tree)
         updated = []
-        jaxpr, consts = pe.trace_to_jaxpr(_with_updated_args(flat_fun, updated), avals,
-                                          _debug_info("jit", self.fun),
-                                          self._arg_labels(args, kwargs, static_pos))
+        traced = _with_updated_args(flat_fun, updated)
+        labels = self._arg_labels(args, kwargs, static_pos)
+        if alias is not None:
+            firsts = [i for i, j in enumerate(alias) if i == j]
+            slot = {i: k for k, i in enumerate(firsts)}
+            inner = traced
+
+            def traced(*tracers):
+                return inner(*[tracers[slot[j]] for j in alias])
+            avals = [avals[i] for i in firsts]
+            labels = [labels[i] for i in firsts]
+        jaxpr, consts = pe.trace_to_jaxpr(traced, avals, _debug_info("jit", self.fun), labels)
         return jaxpr, consts, store[0], tuple(updated)
 
     def _arg_labels(self, args, kwargs, static_pos):
@@ -369,6 +417,8 @@ def _direct_call(jaxpr, consts, out_tree, updated=(), who="jit"):
         n = len(jaxpr.outs) - len(updated)
 
         def call_and_write_back(args):
+            if len({id(a) for a in args}) != len(args):
+                raise _Aliased
             _check_writable(args, updated, who)
             outs = call(args)
             _write_back(args, updated, outs[n:], who)
