@@ -435,6 +435,18 @@ def jit(fun=None, *, static_argnums=(), static_argnames=()):
 
     Usable as ``jit(f)``, ``@jit`` or ``@jit(static_argnums=...)``; on a method the
     instance is a static argument (it must be hashable).
+
+    In-place updates of the arguments (``x[i] = v``, ``x += y``, ``out=x``, ``x.sort()``,
+    ``x.fill(v)``, writes through views of ``x``) reach the caller's arrays after each
+    call, as in NumPy: a minijax Array is updated through its in-place path (its views
+    see the change), a writeable NumPy array by ``x[...] = value``, a traced argument of
+    an enclosing transformation by rebinding it. A read-only argument (a read-only NumPy
+    array, a broadcast view) raises NumPy's ``ValueError`` before the program runs.
+    Python and NumPy scalars, and static arguments, are not written back (immutable).
+    One array passed for two arguments is traced as one value, as NumPy sees one object;
+    two different arrays sharing memory (a base and its view) are traced as independent
+    values, written back in the program order of their last updates. A function that
+    updates no argument pays nothing for this.
     """
     if fun is None:
         return lambda f: jit(f, static_argnums=static_argnums, static_argnames=static_argnames)
@@ -445,7 +457,9 @@ def jit(fun=None, *, static_argnums=(), static_argnames=()):
 
 @api_boundary
 def jvp(fun, primals, tangents, has_aux=False):
-    """``(fun(*primals), J·tangents)``; ``primals`` and ``tangents`` are tuples of pytrees."""
+    """``(fun(*primals), J·tangents)``; ``primals`` and ``tangents`` are tuples of pytrees.
+
+    A primal updated in place by ``fun`` gets its final value written back (see ``jit``)."""
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
         raise TypeError("jvp expects primals and tangents as tuples (or lists) of arguments, "
                         f"got {type(primals).__name__} and {type(tangents).__name__}")
@@ -500,7 +514,9 @@ def _split_aux(flat_fun, store):
 
 @api_boundary
 def linearize(fun, *primals):
-    """``(fun(*primals), f_jvp)`` where ``f_jvp(*tangents)`` is the linear map, staged."""
+    """``(fun(*primals), f_jvp)`` where ``f_jvp(*tangents)`` is the linear map, staged.
+
+    A primal updated in place by ``fun`` gets its final value written back (see ``jit``)."""
     p_flat, in_tree = tree_util.tree_flatten((primals, {}))
     for p in p_flat:
         _check_leaf(p, "linearize primal")
@@ -540,7 +556,8 @@ def _flat_cotangent(ct, out_tree, out_avals, who):
 
 def vjp(fun, *primals, has_aux=False):
     """``(fun(*primals), f_vjp)`` where ``f_vjp(cotangent)`` returns a tuple of
-    cotangents, one per primal."""
+    cotangents, one per primal. A primal updated in place by ``fun`` gets its final
+    value written back (see ``jit``); calling ``f_vjp`` writes nothing."""
     p_flat, in_tree = tree_util.tree_flatten((primals, {}))
     for p in p_flat:
         _check_leaf(p, "vjp primal")
@@ -567,7 +584,13 @@ def vjp(fun, *primals, has_aux=False):
 
 
 def value_and_grad(fun, argnums=0, has_aux=False):
-    """A function returning ``(fun(*args), gradient)``; ``fun`` must return a real scalar."""
+    """A function returning ``(fun(*args), gradient)``; ``fun`` must return a real scalar.
+
+    The differentiated arguments that ``fun`` updates in place get their final (primal)
+    values written back, as an eager call would leave them (see ``jit``). The other
+    arguments are not traced: an update of one by a value that does not depend on the
+    differentiated arguments happens eagerly, and one by a value that does raises
+    ``MinijaxTypeError`` (an array cannot turn into a traced value in place)."""
     single = hasattr(argnums, "__index__") and not isinstance(argnums, bool)
     nums = _checks.argnums(argnums, "grad: argnums", allow_empty=False)
 
@@ -619,7 +642,10 @@ def value_and_grad(fun, argnums=0, has_aux=False):
 
 
 def grad(fun, argnums=0, has_aux=False):
-    """The gradient of scalar-valued ``fun`` with respect to argument(s) ``argnums``."""
+    """The gradient of scalar-valued ``fun`` with respect to argument(s) ``argnums``.
+
+    In-place updates of the differentiated arguments are written back to the caller's
+    arrays, as in ``value_and_grad``."""
     vg = value_and_grad(fun, argnums, has_aux)
 
     @api_boundary
@@ -650,7 +676,15 @@ def _axes_for_leaves(axes, tree, what):
 
 def vmap(fun, in_axes=0, out_axes=0, axis_size=None):
     """Map ``fun`` over an array axis, vectorized: ``in_axes``/``out_axes`` are ints,
-    None, or pytree prefixes of the arguments/outputs."""
+    None, or pytree prefixes of the arguments/outputs.
+
+    A mapped argument that ``fun`` updates in place gets the batched final value
+    written back (its batch axis at its ``in_axes`` position), as a loop over the
+    elements updating each in place would leave it (see ``jit``). An unmapped argument
+    (``in_axes`` None) is not traced: an update of it by an unbatched value happens
+    eagerly (once, not once per element) and one by a batched value raises
+    ``MinijaxTypeError``. One array passed for two mapped arguments is traced as two
+    values; the last update in program order wins."""
     if isinstance(in_axes, list):
         in_axes = tuple(in_axes)
 
@@ -708,7 +742,9 @@ def _as_array(x):
 # ---------------------------------------------------------------- make_jaxpr
 
 def make_jaxpr(fun, static_argnums=()):
-    """A function returning the ``ClosedJaxpr`` of ``fun`` at the given arguments."""
+    """A function returning the ``ClosedJaxpr`` of ``fun`` at the given arguments.
+
+    It only traces ``fun``: in-place updates of the arguments are not written back."""
     static_argnums = _checks.argnums(static_argnums, "make_jaxpr: static_argnums")
 
     @api_boundary
@@ -808,7 +844,7 @@ class ShapeDtypeStruct:
 def eval_shape(fun, *args, **kwargs):
     """The shapes and dtypes of ``fun(*args, **kwargs)`` as a pytree of
     ``ShapeDtypeStruct``, found by tracing without computing anything. Arguments may
-    be arrays or ``ShapeDtypeStruct``s."""
+    be arrays or ``ShapeDtypeStruct``s; in-place updates of them are not written back."""
     leaves, in_tree = tree_util.tree_flatten((args, kwargs))
     avals = [x.aval if isinstance(x, ShapeDtypeStruct) else _check_leaf(x, "eval_shape argument")
              for x in leaves]
