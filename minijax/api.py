@@ -18,6 +18,7 @@ from .interpreters import ad, batching
 from .interpreters import partial_eval as pe
 from .interpreters.lowering import lower_jaxpr
 from .lax.call import jit_p
+from .numpy._indexing import refresh_if_stale
 from .runtime import dispatch, xla_bridge
 from .runtime.array import Array, _overlapping
 from .util import LRUCache
@@ -54,6 +55,8 @@ def _flatten_fun(fun, in_tree, what="output"):
         out_flat, out_tree = tree_util.tree_flatten(out)
         for x in out_flat:
             _check_leaf(x, f"{_fun_name(fun)} {what}")
+            if isinstance(x, Tracer) and getattr(x, "_view_of", None) is not None:
+                refresh_if_stale(x)   # a view returned after its base was updated
         store.append(out_tree)
         return out_flat
     return flat_fun, store

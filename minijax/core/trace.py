@@ -201,6 +201,17 @@ def set_observe(fn):
     _observe = fn
 
 
+_refresh_view = None
+
+
+def set_view_refresh(fn):
+    """Install ``fn(view)``, called on each traced basic-indexing view (a tracer with a
+    ``_view_of`` link) a primitive reads: it reads the view again from its base when
+    the base was updated in place after the view was made (DESIGN 5)."""
+    global _refresh_view
+    _refresh_view = fn
+
+
 def set_eager_bind(fn):
     """Install ``fn(primitive, args, params) -> outs or None``: the runtime's fast path
     for primitives applied outside every transformation (None: take the general path)."""
@@ -214,8 +225,13 @@ def bind(primitive, *args, **params):
         outs = _eager_bind(primitive, args, params)
         if outs is not None:
             return outs if primitive.multiple_results else outs[0]
-    if _observe is not None and len(state.stack) > 1:
-        args = _observe(args)
+    if len(state.stack) > 1:
+        if _observe is not None:
+            args = _observe(args)
+        if _refresh_view is not None:
+            for a in args:
+                if isinstance(a, Tracer) and getattr(a, "_view_of", None) is not None:
+                    _refresh_view(a)
     trace = find_top_trace(args)
     if trace.main.level == 0:
         outs = trace.process_primitive(primitive, args, params)
