@@ -152,15 +152,17 @@ def _write_back_updated(leaves, updated, who):
 
 def _assign_array(x, v):
     host = x._host
-    if (x._view is None and v.aval.shape == x.aval.shape and v.aval.dtype == x.aval.dtype
+    aval = x.aval
+    if (x._view is None and v._aval == aval and v._host is None
             and (type(host) is not np.ndarray or host.flags.c_contiguous)):
-        # x owns its buffer: take v's (no copy); views of x are derived again from it
-        # (same layout) and a later write copies it first (copy-on-write)
-        aval = x.aval
-        x._rebind(v)
-        x._aval = aval
+        # x owns its buffer: it takes v's new device buffer (no copy); x's views are
+        # derived again from it (same layout), and a later write copies it first, as
+        # the buffer read back is read-only (copy-on-write)
+        x._host = None
+        x._buffer = v._buffer
+        x._device = v._device
     else:
-        x._assign(v)   # a view (or an unusual layout): write into the root's buffer
+        x._assign(v)   # a view (or an unusual layout): written into the root's buffer
 
 
 # ---------------------------------------------------------------- jit
@@ -418,14 +420,18 @@ def _direct_call(jaxpr, consts, out_tree, updated=(), who="jit"):
         # (on the fast path the arguments are the flat leaves)
         call = dispatch.uncommitted_caller(exe, consts)
         n = len(jaxpr.outs) - len(updated)
+        single = tree_util.treedef_is_leaf(out_tree)
 
         def call_and_write_back(args):
-            if len({id(a) for a in args}) != len(args):
+            if len(args) > 1 and len({id(a) for a in args}) != len(args):
                 raise _Aliased
-            _check_writable(args, updated, who)
+            for i in updated:
+                if args[i]._view is not None and _read_only_leaf(args[i]):
+                    _check_writable(args, updated, who)
             outs = call(args)
-            _write_back(args, updated, outs[n:], who)
-            return tree_util.tree_unflatten(out_tree, outs[:n])
+            for i, v in zip(updated, outs[n:]):
+                _assign_array(args[i], v)
+            return outs[0] if single else tree_util.tree_unflatten(out_tree, outs[:n])
         return call_and_write_back
     if tree_util.treedef_is_leaf(out_tree):
         return dispatch.uncommitted_caller(exe, consts, single=True)
