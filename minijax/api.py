@@ -692,8 +692,8 @@ def vmap(fun, in_axes=0, out_axes=0, axis_size=None):
     elements updating each in place would leave it (see ``jit``). An unmapped argument
     (``in_axes`` None) is not traced: an update of it by an unbatched value happens
     eagerly (once, not once per element) and one by a batched value raises
-    ``MinijaxTypeError``. One array passed for two mapped arguments is traced as two
-    values; the last update in program order wins."""
+    ``MinijaxTypeError``. One array passed for two arguments mapped along the same
+    axis is traced as one value, as NumPy sees one object."""
     if isinstance(in_axes, list):
         in_axes = tuple(in_axes)
 
@@ -734,8 +734,12 @@ def vmap(fun, in_axes=0, out_axes=0, axis_size=None):
             fake = tree_util.tree_unflatten(store[0], [0] * n)
             return _axes_for_leaves(out_axes, fake, "out_axes")
         updated = []
-        outs = batching.vmap_flat(flat_fun, size, [_as_array(x) for x in leaves], norm,
-                                  out_dims, _debug_info("vmap", fun), updated)
+        arrays = [_as_array(x) for x in leaves]
+        alias = _aliases(leaves)
+        if alias is not None:   # one NumPy array given twice stays one object
+            arrays = [arrays[j] for j in alias]
+        outs = batching.vmap_flat(flat_fun, size, arrays, norm, out_dims,
+                                  _debug_info("vmap", fun), updated)
         _write_back_updated(leaves, updated, f"vmap of `{_fun_name(fun)}`")
         return tree_util.tree_unflatten(store[0], outs)
     return vmapped

@@ -290,3 +290,31 @@ def test_tracing_only_transformations_do_not_write_back():
     minijax.eval_shape(f, x)
     minijax.jit(f).lower(x)
     same(x, onp.zeros(2))
+
+
+def test_an_array_passed_twice_to_vmap_is_one_object():
+    def f(x, y):
+        x += 1.0
+        y *= 2.0
+        return x.sum() + y.sum()
+    want = onp.ones((2, 3))
+    want_values = onp.array([f(r, r) for r in want])
+    for make in (np.ones, onp.ones):
+        a = make((2, 3))
+        same(minijax.vmap(f)(a, a), want_values)
+        same(a, want)
+    # mapped along different axes it is two values: the last update in program order wins
+    a = np.ones((3, 3))
+    minijax.vmap(f, in_axes=(0, 1))(a, a)
+    same(a, onp.full((3, 3), 2.0))
+
+
+def test_keyword_arguments_are_written_back():
+    def f(x, *, acc):
+        acc += x
+        return acc.sum()
+    acc = np.zeros(2)
+    jf = minijax.jit(f)
+    for _ in range(3):
+        jf(np.ones(2), acc=acc)
+    same(acc, onp.full(2, 3.0))

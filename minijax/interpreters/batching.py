@@ -89,12 +89,26 @@ def vmap_flat(fun, axis_size, args, in_dims, out_dims, debug_info=None, updated=
     """
     with new_main(BatchTrace, axis_size, debug_info=debug_info) as main:
         trace = main.trace
-        tracers = [BatchTracer(trace, a, d) if d is not not_mapped else a
-                   for a, d in zip(args, in_dims)]
+        # one array given for two arguments mapped alike is one traced value (so an
+        # in-place update through either is seen by both, as NumPy's one object)
+        made = {}
+        tracers = []
+        for a, d in zip(args, in_dims):
+            if d is not not_mapped:
+                t = made.get((id(a), d))
+                if t is None:
+                    t = made[(id(a), d)] = BatchTracer(trace, a, d)
+                a = t
+            tracers.append(a)
         outs = [full_raise(trace, o) for o in fun(*tracers)]
         vals, dims = [o.val for o in outs], [o.batch_dim for o in outs]
-        changed = [(i, tracers[i].val, tracers[i].batch_dim)
-                   for i in updated_args(tracers)] if updated is not None else ()
+        changed = []
+        if updated is not None:
+            seen = set()
+            for i in updated_args(tracers):
+                if id(tracers[i]) not in seen:
+                    seen.add(id(tracers[i]))
+                    changed.append((i, tracers[i].val, tracers[i].batch_dim))
     for i, v, d in changed:
         updated.append((i, move_axis_to(axis_size, v, d, in_dims[i])))
     return [move_axis_to(axis_size, v, d, dst) for v, d, dst in zip(vals, dims, out_dims(len(vals)))]
