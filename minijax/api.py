@@ -150,6 +150,19 @@ def _write_back_updated(leaves, updated, who):
         _write_back(leaves, positions, [v for _, v in updated], who)
 
 
+def _detached(x):
+    """A distinct object holding ``x``'s current value: a residual of a derivative that
+    is an argument about to be written back must keep the value it had."""
+    if type(x) is Array:
+        snapshot = object.__new__(Array)
+        snapshot._rebind(x)   # shares the buffer copy-on-write
+        return snapshot
+    if isinstance(x, Tracer):
+        from .numpy._core import new_object   # deferred: numpy imports api
+        return new_object(x)
+    return x.copy() if isinstance(x, np.ndarray) else x
+
+
 def _assign_array(x, v):
     host = x._host
     aval = x.aval
@@ -532,7 +545,7 @@ def linearize(fun, *primals):
     flat_fun, store = _flatten_fun(fun, in_tree)
     updated = []
     out, jaxpr, consts = ad.linearize_flat(flat_fun, p_flat, _debug_info("linearize", fun),
-                                           updated)
+                                           updated, _detached)
     _write_back_updated(p_flat, updated, f"linearize of `{_fun_name(fun)}`")
     out_tree = store[0]
 
@@ -574,7 +587,8 @@ def vjp(fun, *primals, has_aux=False):
     if has_aux:
         flat_fun, aux_store = _split_aux(flat_fun, store)
     updated = []
-    out, f_vjp_flat = ad.vjp_flat(flat_fun, p_flat, _debug_info("vjp", fun), updated)
+    out, f_vjp_flat = ad.vjp_flat(flat_fun, p_flat, _debug_info("vjp", fun), updated,
+                                  _detached)
     _write_back_updated(p_flat, updated, f"vjp of `{_fun_name(fun)}`")
     out_tree = store[0]
     n = out_tree.num_leaves

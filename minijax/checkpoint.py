@@ -11,7 +11,8 @@ import functools
 import inspect
 
 from . import tree_util
-from .api import _check_leaf, _debug_info, _flatten_fun, _fun_name
+from .api import (_check_leaf, _debug_info, _flatten_fun, _fun_name, _with_updated_args,
+                  _write_back_updated)
 from .core import Jaxpr, JaxprEqn, Primitive, Var, eval_jaxpr
 from .core.trace import state as trace_state
 from .interpreters import ad, batching, partial_eval as pe
@@ -248,9 +249,16 @@ def checkpoint(fun=None, *, prevent_cse=True, policy=None, static_argnums=()):
             it = iter(dyn_args)
             return fun(*[args[i] if i in static_pos else next(it) for i in range(n)], **kw)
         flat_fun, store = _flatten_fun(f, in_tree)
-        jaxpr, consts = pe.trace_to_jaxpr(flat_fun, avals, _debug_info("checkpoint", fun))
+        updated = []   # arguments updated in place: their final values are extra outputs
+        jaxpr, consts = pe.trace_to_jaxpr(_with_updated_args(flat_fun, updated), avals,
+                                          _debug_info("checkpoint", fun))
         outs = remat_p.bind(*consts, *leaves, jaxpr=jaxpr, policy=policy,
                             prevent_cse=prevent_cse)
+        if updated:
+            n = len(outs) - len(updated)
+            _write_back_updated(leaves, list(zip(updated, outs[n:])),
+                                f"checkpoint of `{_fun_name(fun)}`")
+            outs = outs[:n]
         return tree_util.tree_unflatten(store[0], outs)
     return remat_fun
 

@@ -318,3 +318,49 @@ def test_keyword_arguments_are_written_back():
     for _ in range(3):
         jf(np.ones(2), acc=acc)
     same(acc, onp.full(2, 3.0))
+
+
+def _read_then_update(x):
+    y = x * x
+    x += 1.0
+    return y.sum() + (x * x).sum()
+
+
+@pytest.mark.parametrize("make", [np.asarray, onp.array], ids=["Array", "ndarray"])
+def test_derivatives_use_the_value_before_the_write_back(make):
+    # residuals that are the argument itself keep its value when the update is written
+    # back (the gradient of y.sum() + (x + 1)²·1 is 2x + 2(x + 1))
+    x0 = onp.array([1.0, 2.0])
+    want = 2 * x0 + 2 * (x0 + 1)
+    f = _read_then_update
+    for transform in (minijax.grad, lambda g: minijax.jit(minijax.grad(g)),
+                      lambda g: minijax.grad(minijax.checkpoint(g)),
+                      lambda g: minijax.jit(minijax.grad(minijax.checkpoint(g))),
+                      minijax.jacrev):
+        x = make(x0.copy())
+        onp.testing.assert_allclose(onp.asarray(transform(f)(x)), want)
+        same(x, x0 + 1)
+    x = make(x0.copy())
+    _, f_vjp = minijax.vjp(f, x)
+    same(x, x0 + 1)
+    onp.testing.assert_allclose(onp.asarray(f_vjp(np.ones(()))[0]), want)
+    x = make(x0.copy())
+    _, f_jvp = minijax.linearize(f, x)
+    onp.testing.assert_allclose(float(f_jvp(np.ones(2))), want.sum())
+
+
+def test_checkpoint_writes_back_under_transformations():
+    def f(x):
+        x *= 2.0
+        return (x * x).sum()
+    cf = minijax.checkpoint(f)
+    for transform in (lambda g: g, minijax.jit, minijax.grad,
+                      lambda g: minijax.jit(minijax.grad(g))):
+        x = np.asarray([1.0, -1.5])
+        transform(cf)(x)
+        same(x, onp.array([2.0, -3.0]))
+    onp.testing.assert_allclose(onp.asarray(minijax.grad(cf)(np.asarray([1.0, -1.5]))),
+                                [8.0, -12.0])
+    x = np.ones((2, 2))
+    minijax.vmap(cf)(x)
+    same(x, onp.full((2, 2), 2.0))

@@ -264,10 +264,12 @@ def transpose_jaxpr(jaxpr, undef_mask):
 
 # ---------------------------------------------------------------- linearize and vjp
 
-def linearize_flat(fun, primals, debug_info=None, updated=None):
+def linearize_flat(fun, primals, debug_info=None, updated=None, detach=None):
     """Returns ``(primals_out, linear_jaxpr, consts)``; the jaxpr maps
     ``(*consts, *tangents_in)`` to the output tangents. A list ``updated`` receives
-    ``(i, primal)`` for the arguments updated in place (see ``jvp_flat``)."""
+    ``(i, primal)`` for the arguments updated in place (see ``jvp_flat``); a residual
+    that is one of those arguments is replaced by ``detach(argument)``, an object
+    keeping its value when the caller writes the update back into the argument."""
     pvals = ([pe.PartialVal.known(p) for p in primals]
              + [pe.PartialVal.unknown(tangent_aval(get_aval(p))) for p in primals])
     changed = []
@@ -289,6 +291,9 @@ def linearize_flat(fun, primals, debug_info=None, updated=None):
         # Some output tangents do not depend on the inputs (constant outputs): rebuild
         # the jaxpr so every tangent output is computed from it.
         jaxpr, consts = _instantiate_known_outputs(jaxpr, consts, tangent_pvals)
+    if changed and detach is not None:
+        written = {id(primals[i]) for i, _ in changed}
+        consts = [detach(c) if id(c) in written else c for c in consts]
     return [p.const for p in primal_pvals], jaxpr, consts
 
 
@@ -309,10 +314,10 @@ def _instantiate_known_outputs(jaxpr, consts, pvals):
     return Jaxpr(binders, jaxpr.eqns, outs), list(consts) + new_consts
 
 
-def vjp_flat(fun, primals, debug_info=None, updated=None):
+def vjp_flat(fun, primals, debug_info=None, updated=None, detach=None):
     """Returns ``(primals_out, f_vjp)`` with ``f_vjp(cts_out) -> cts_in`` (flat lists);
-    ``updated`` as in ``linearize_flat``."""
-    primals_out, jaxpr, consts = linearize_flat(fun, primals, debug_info, updated)
+    ``updated`` and ``detach`` as in ``linearize_flat``."""
+    primals_out, jaxpr, consts = linearize_flat(fun, primals, debug_info, updated, detach)
     undefs = [UndefPrimal(tangent_aval(get_aval(p))) for p in primals]
 
     def f_vjp(cts):
