@@ -612,8 +612,10 @@ def value_and_grad(fun, argnums=0, has_aux=False):
     The differentiated arguments that ``fun`` updates in place get their final (primal)
     values written back, as an eager call would leave them (see ``jit``). The other
     arguments are not traced: an update of one by a value that does not depend on the
-    differentiated arguments happens eagerly, and one by a value that does raises
-    ``MinijaxTypeError`` (an array cannot turn into a traced value in place)."""
+    differentiated arguments happens eagerly; by a value that does, ``y[key] = v`` raises
+    ``MinijaxTypeError`` (an array cannot turn into a traced value in place) and
+    ``y += v`` binds the local name to the new value, leaving the caller's array as it
+    was."""
     single = hasattr(argnums, "__index__") and not isinstance(argnums, bool)
     nums = _checks.argnums(argnums, "grad: argnums", allow_empty=False)
 
@@ -705,8 +707,8 @@ def vmap(fun, in_axes=0, out_axes=0, axis_size=None):
     written back (its batch axis at its ``in_axes`` position), as a loop over the
     elements updating each in place would leave it (see ``jit``). An unmapped argument
     (``in_axes`` None) is not traced: an update of it by an unbatched value happens
-    eagerly (once, not once per element) and one by a batched value raises
-    ``MinijaxTypeError``. One array passed for two arguments mapped along the same
+    eagerly (once, not once per element); by a batched value, ``y[key] = v`` raises
+    ``MinijaxTypeError`` and ``y += v`` binds the local name only. One array passed for two arguments mapped along the same
     axis is traced as one value, as NumPy sees one object."""
     if isinstance(in_axes, list):
         in_axes = tuple(in_axes)
