@@ -64,7 +64,7 @@ def _foreign(np_ufunc, method, inputs, kwargs):
     if kwargs.get("out") is not None:
         raise TypeError(f"{name}(out=...) on minijax arrays: minijax arrays cannot be "
                         f"written by a NumPy ufunc; use the result instead")
-    if not any(_is_traced(x) for x in inputs):
+    if not any(isinstance(x, Tracer) for x in inputs):
         result = getattr(np_ufunc, method)(*[_host(x) for x in inputs], **kwargs)
         if method == "at":
             return None
@@ -90,5 +90,6 @@ def _foreign(np_ufunc, method, inputs, kwargs):
         rs = r if isinstance(r, tuple) else (r,)
         return tuple(np.asarray(v, dtype=s.dtype) for v, s in zip(rs, result_specs))
 
+    host_call.__name__ = host_call.__qualname__ = name
     outs = pure_callback(host_call, result_specs, *arrays, vmap_method="expand_dims")
     return outs if np_ufunc.nout > 1 else outs[0]
