@@ -13,12 +13,14 @@ from . import _checks, dtypes, errors, tree_util
 from .config import config
 from .core import ClosedJaxpr, Tracer, eval_jaxpr, get_aval
 from .core.trace import state as trace_state
+from .core.trace import updated as updated_args
 from .interpreters import ad, batching
 from .interpreters import partial_eval as pe
 from .interpreters.lowering import lower_jaxpr
 from .lax.call import jit_p
+from .numpy._indexing import refresh_if_stale
 from .runtime import dispatch, xla_bridge
-from .runtime.array import Array
+from .runtime.array import Array, _overlapping
 from .util import LRUCache
 from .traceback_util import api_boundary
 
@@ -56,9 +58,114 @@ def _flatten_fun(fun, in_tree, what="output"):
         out_flat, out_tree = tree_util.tree_flatten(out)
         for x in out_flat:
             _check_leaf(x, f"{_fun_name(fun)} {what}")
+            if isinstance(x, Tracer) and getattr(x, "_view_of", None) is not None:
+                refresh_if_stale(x)   # a view returned after its base was updated
         store.append(out_tree)
         return out_flat
     return flat_fun, store
+
+
+def _with_updated_args(flat_fun, updated):
+    """``flat_fun`` that also returns the final values of the arguments it updated in
+    place; their positions (program order of the last update) go into ``updated`` (the
+    first position of a traced value given for several leaves, see ``_aliases``)."""
+    def fun(*tracers):
+        outs = flat_fun(*tracers)
+        seen = set()
+        for i in updated_args(tracers):
+            if id(tracers[i]) not in seen:
+                seen.add(id(tracers[i]))
+                updated.append(i)
+        return [*outs, *[tracers[i] for i in updated]]
+    return fun
+
+
+class _Aliased(Exception):
+    """The fast path of a function that updates its arguments met one array twice."""
+
+
+def _aliases(leaves):
+    """None if no array object is among ``leaves`` twice, else for each leaf the position
+    of the first leaf that is the same object (itself for the rest)."""
+    first, pattern, repeated = {}, [], False
+    for i, x in enumerate(leaves):
+        if isinstance(x, (Array, Tracer, np.ndarray)):
+            j = first.setdefault(id(x), i)
+            repeated |= j != i
+            pattern.append(j)
+        else:
+            pattern.append(i)
+    return tuple(pattern) if repeated else None
+
+
+def _read_only_leaf(x):
+    """Whether the argument leaf ``x`` cannot be updated in place (NumPy would raise)."""
+    if type(x) is Array:
+        view = x._view
+        if view is None:
+            return False   # it owns its buffer: writable (copied first if observed)
+        if len(view) > 2:
+            return True    # a view NumPy made read-only (a broadcast)
+        host = x._value()
+        if host.flags.writeable:
+            return False
+        # read-only because NumPy made it so (its root is writable), or overlapping
+        return view[0]._value().flags.writeable or _overlapping(host)
+    return isinstance(x, np.ndarray) and not x.flags.writeable
+
+
+def _check_writable(leaves, updated, who):
+    """Raise NumPy's error, before anything runs, when an argument the function updates
+    in place is read-only."""
+    for i in updated:
+        if _read_only_leaf(leaves[i]):
+            x = leaves[i]
+            raise ValueError(
+                f"assignment destination is read-only: {who} updates an argument of shape "
+                f"{tuple(x.shape)} in place (x[...] = v, x += y, out=x, x.sort(), ...), but "
+                f"the array passed is read-only (a read-only NumPy array or a broadcast "
+                f"view); pass a writeable copy, for example numpy.array(x)")
+
+
+def _write_back(leaves, updated, values, who):
+    """Write the final values of the arguments a transformed function updated in place
+    into the caller's arrays (DESIGN 5): a minijax Array through its in-place path (its
+    views see the update, copy-on-write holds), a NumPy array by ``x[...] = value``, a
+    traced argument (a transformation around this one) by rebinding. Python and NumPy
+    scalars are immutable: nothing is written, as in NumPy."""
+    for i, v in zip(updated, values):
+        x = leaves[i]
+        if type(x) is Array and type(v) is Array:
+            _assign_array(x, v)
+        elif isinstance(x, (Array, Tracer)):
+            from .numpy._indexing import _rebind_or_raise   # deferred: numpy imports api
+            _rebind_or_raise(x, v, who)
+        elif isinstance(x, np.ndarray):
+            x[...] = np.asarray(v)
+
+
+def _write_back_updated(leaves, updated, who):
+    """``_write_back`` for the ``(position, final value)`` pairs a transformation found
+    (``updated``); read-only targets raise before anything is written."""
+    if updated:
+        positions = [i for i, _ in updated]
+        _check_writable(leaves, positions, who)
+        _write_back(leaves, positions, [v for _, v in updated], who)
+
+
+def _assign_array(x, v):
+    host = x._host
+    aval = x.aval
+    if (x._view is None and v._aval == aval and v._host is None
+            and (type(host) is not np.ndarray or host.flags.c_contiguous)):
+        # x owns its buffer: it takes v's new device buffer (no copy); x's views are
+        # derived again from it (same layout), and a later write copies it first, as
+        # the buffer read back is read-only (copy-on-write)
+        x._host = None
+        x._buffer = v._buffer
+        x._device = v._device
+    else:
+        x._assign(v)   # a view (or an unusual layout): written into the root's buffer
 
 
 # ---------------------------------------------------------------- jit
@@ -72,7 +179,8 @@ class _JitState:
 
     def __init__(self):
         size = lambda: config.jit_cache_size   # noqa: E731
-        self.traced = LRUCache(size)   # (tree, statics, avals, x64) -> (jaxpr, consts, out tree)
+        # (tree, statics, avals, x64) -> (jaxpr, consts, out tree, updated argument leaves)
+        self.traced = LRUCache(size)
         self.fast = LRUCache(size)     # input avals -> direct executable call (see __call__)
         self.fast_ids = {}             # ids of input avals -> (direct call, input avals)
         self.fast_x64 = config.enable_x64   # the mode the fast entries were traced in
@@ -191,7 +299,10 @@ class Jitted:
                 if entry is None:
                     entry = self._fast_lookup(args, tuple(ids))
                 if entry is not None:
-                    return entry[0](args)
+                    try:
+                        return entry[0](args)
+                    except _Aliased:   # an argument passed twice: the general path
+                        pass
         return self._call(args, kwargs)
 
     def _fast_lookup(self, args, ids):
@@ -220,28 +331,60 @@ class Jitted:
             if not any(isinstance(c, Tracer) for c in entry[1]):
                 state.traced[key] = entry
                 cached = True
-        jaxpr, consts, out_tree = entry
-        outs = jit_p.bind(*consts, *leaves, jaxpr=jaxpr, name=_fun_name(self.fun))
+        alias = _aliases(leaves) if entry[3] else None
+        if alias is not None:
+            # A function that updates its arguments in place, given one array twice: it
+            # is traced again with one traced value for both, as NumPy sees one object.
+            cached = False
+            entry = state.traced.get(key + (alias,))
+            if entry is None:
+                entry = self._trace(args, kwargs, static_pos, in_tree, avals, alias)
+                if not any(isinstance(c, Tracer) for c in entry[1]):
+                    state.traced[key + (alias,)] = entry
+        jaxpr, consts, out_tree, updated = entry
+        who = f"jit-compiled `{_fun_name(self.fun)}`"
+        if updated:
+            _check_writable(leaves, updated, who)
+        inputs = leaves if alias is None else [x for i, x in enumerate(leaves) if alias[i] == i]
+        outs = jit_p.bind(*consts, *inputs, jaxpr=jaxpr, name=_fun_name(self.fun))
+        if updated:
+            n = len(outs) - len(updated)
+            _write_back(leaves, updated, outs[n:], who)
+            outs = outs[:n]
         if (cached and not kwargs and not static_pos and len(trace_state.stack) == 1
                 and all(type(a) is Array and a._device is None for a in args)):
             if state.fast_x64 is not config.enable_x64:
                 state.fast.clear()
                 state.fast_ids.clear()
                 state.fast_x64 = config.enable_x64
-            if state.fast.set(tuple(a.aval for a in args), _direct_call(jaxpr, consts, out_tree)):
+            if state.fast.set(tuple(a.aval for a in args),
+                              _direct_call(jaxpr, consts, out_tree, updated, who)):
                 state.fast_ids.clear()   # it may hold the evicted entry
         return tree_util.tree_unflatten(out_tree, outs)
 
-    def _trace(self, args, kwargs, static_pos, in_tree, avals):
+    def _trace(self, args, kwargs, static_pos, in_tree, avals, alias=None):
+        """``(jaxpr, consts, out tree, updated leaves)``; with ``alias`` (see ``_aliases``)
+        the jaxpr takes only the first of the leaves that are one object."""
         def fun(*dyn_args, **dyn_kwargs):
             it = iter(dyn_args)
             full = [args[i] if i in static_pos else next(it) for i in range(len(args))]
             kw = {k: (kwargs[k] if k in self.static_argnames else dyn_kwargs[k]) for k in kwargs}
             return self.fun(*full, **kw)
         flat_fun, store = _flatten_fun(fun, in_tree)
-        jaxpr, consts = pe.trace_to_jaxpr(flat_fun, avals, _debug_info("jit", self.fun),
-                                          self._arg_labels(args, kwargs, static_pos))
-        return jaxpr, consts, store[0]
+        updated = []
+        traced = _with_updated_args(flat_fun, updated)
+        labels = self._arg_labels(args, kwargs, static_pos)
+        if alias is not None:
+            firsts = [i for i, j in enumerate(alias) if i == j]
+            slot = {i: k for k, i in enumerate(firsts)}
+            inner = traced
+
+            def traced(*tracers):
+                return inner(*[tracers[slot[j]] for j in alias])
+            avals = [avals[i] for i in firsts]
+            labels = [labels[i] for i in firsts]
+        jaxpr, consts = pe.trace_to_jaxpr(traced, avals, _debug_info("jit", self.fun), labels)
+        return jaxpr, consts, store[0], tuple(updated)
 
     def _arg_labels(self, args, kwargs, static_pos):
         """One ``ArgLabel`` per flat dynamic input, naming its argument."""
@@ -270,12 +413,29 @@ class Jitted:
         dyn_args, dyn_kwargs, static_pos, _ = self._split(args, kwargs)
         leaves, in_tree = tree_util.tree_flatten((dyn_args, dyn_kwargs))
         avals = tuple(get_aval(x) for x in leaves)
-        jaxpr, _, _ = self._trace(args, kwargs, static_pos, in_tree, avals)
+        jaxpr = self._trace(args, kwargs, static_pos, in_tree, avals)[0]
         return lower_jaxpr(jaxpr)
 
 
-def _direct_call(jaxpr, consts, out_tree):
+def _direct_call(jaxpr, consts, out_tree, updated=(), who="jit"):
     exe = dispatch.compiled_jaxpr(jaxpr, xla_bridge.default_device(), False)
+    if updated:
+        # (on the fast path the arguments are the flat leaves)
+        call = dispatch.uncommitted_caller(exe, consts)
+        n = len(jaxpr.outs) - len(updated)
+        single = tree_util.treedef_is_leaf(out_tree)
+
+        def call_and_write_back(args):
+            if len(args) > 1 and len({id(a) for a in args}) != len(args):
+                raise _Aliased
+            for i in updated:
+                if args[i]._view is not None and _read_only_leaf(args[i]):
+                    _check_writable(args, updated, who)
+            outs = call(args)
+            for i, v in zip(updated, outs[n:]):
+                _assign_array(args[i], v)
+            return outs[0] if single else tree_util.tree_unflatten(out_tree, outs[:n])
+        return call_and_write_back
     if tree_util.treedef_is_leaf(out_tree):
         return dispatch.uncommitted_caller(exe, consts, single=True)
     call = dispatch.uncommitted_caller(exe, consts)
@@ -287,6 +447,18 @@ def jit(fun=None, *, static_argnums=(), static_argnames=()):
 
     Usable as ``jit(f)``, ``@jit`` or ``@jit(static_argnums=...)``; on a method the
     instance is a static argument (it must be hashable).
+
+    In-place updates of the arguments (``x[i] = v``, ``x += y``, ``out=x``, ``x.sort()``,
+    ``x.fill(v)``, writes through views of ``x``) reach the caller's arrays after each
+    call, as in NumPy: a minijax Array is updated through its in-place path (its views
+    see the change), a writeable NumPy array by ``x[...] = value``, a traced argument of
+    an enclosing transformation by rebinding it. A read-only argument (a read-only NumPy
+    array, a broadcast view) raises NumPy's ``ValueError`` before the program runs.
+    Python and NumPy scalars, and static arguments, are not written back (immutable).
+    One array passed for two arguments is traced as one value, as NumPy sees one object;
+    two different arrays sharing memory (a base and its view) are traced as independent
+    values, written back in the program order of their last updates. A function that
+    updates no argument pays nothing for this.
     """
     if fun is None:
         return lambda f: jit(f, static_argnums=static_argnums, static_argnames=static_argnames)
@@ -297,7 +469,9 @@ def jit(fun=None, *, static_argnums=(), static_argnames=()):
 
 @api_boundary
 def jvp(fun, primals, tangents, has_aux=False):
-    """``(fun(*primals), J·tangents)``; ``primals`` and ``tangents`` are tuples of pytrees."""
+    """``(fun(*primals), J·tangents)``; ``primals`` and ``tangents`` are tuples of pytrees.
+
+    A primal updated in place by ``fun`` gets its final value written back (see ``jit``)."""
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
         raise TypeError("jvp expects primals and tangents as tuples (or lists) of arguments, "
                         f"got {type(primals).__name__} and {type(tangents).__name__}")
@@ -315,7 +489,9 @@ def jvp(fun, primals, tangents, has_aux=False):
     flat_fun, store = _flatten_fun(fun, in_tree)
     if has_aux:
         flat_fun, aux_store = _split_aux(flat_fun, store)
-    p_out, t_out = ad.jvp_flat(flat_fun, p_flat, t_flat, _debug_info("jvp", fun))
+    updated = []
+    p_out, t_out = ad.jvp_flat(flat_fun, p_flat, t_flat, _debug_info("jvp", fun), updated)
+    _write_back_updated(p_flat, updated, f"jvp of `{_fun_name(fun)}`")
     out_tree = store[0]
     if has_aux:
         n = out_tree.num_leaves
@@ -350,12 +526,17 @@ def _split_aux(flat_fun, store):
 
 @api_boundary
 def linearize(fun, *primals):
-    """``(fun(*primals), f_jvp)`` where ``f_jvp(*tangents)`` is the linear map, staged."""
+    """``(fun(*primals), f_jvp)`` where ``f_jvp(*tangents)`` is the linear map, staged.
+
+    A primal updated in place by ``fun`` gets its final value written back (see ``jit``)."""
     p_flat, in_tree = tree_util.tree_flatten((primals, {}))
     for p in p_flat:
         _check_leaf(p, "linearize primal")
     flat_fun, store = _flatten_fun(fun, in_tree)
-    out, jaxpr, consts = ad.linearize_flat(flat_fun, p_flat, _debug_info("linearize", fun))
+    updated = []
+    out, jaxpr, consts = ad.linearize_flat(flat_fun, p_flat, _debug_info("linearize", fun),
+                                           updated)
+    _write_back_updated(p_flat, updated, f"linearize of `{_fun_name(fun)}`")
     out_tree = store[0]
 
     def f_jvp(*tangents):
@@ -387,14 +568,17 @@ def _flat_cotangent(ct, out_tree, out_avals, who):
 
 def vjp(fun, *primals, has_aux=False):
     """``(fun(*primals), f_vjp)`` where ``f_vjp(cotangent)`` returns a tuple of
-    cotangents, one per primal."""
+    cotangents, one per primal. A primal updated in place by ``fun`` gets its final
+    value written back (see ``jit``); calling ``f_vjp`` writes nothing."""
     p_flat, in_tree = tree_util.tree_flatten((primals, {}))
     for p in p_flat:
         _check_leaf(p, "vjp primal")
     flat_fun, store = _flatten_fun(fun, in_tree)
     if has_aux:
         flat_fun, aux_store = _split_aux(flat_fun, store)
-    out, f_vjp_flat = ad.vjp_flat(flat_fun, p_flat, _debug_info("vjp", fun))
+    updated = []
+    out, f_vjp_flat = ad.vjp_flat(flat_fun, p_flat, _debug_info("vjp", fun), updated)
+    _write_back_updated(p_flat, updated, f"vjp of `{_fun_name(fun)}`")
     out_tree = store[0]
     n = out_tree.num_leaves
     out_avals = [get_aval(o) for o in out[:n]]
@@ -412,7 +596,13 @@ def vjp(fun, *primals, has_aux=False):
 
 
 def value_and_grad(fun, argnums=0, has_aux=False):
-    """A function returning ``(fun(*args), gradient)``; ``fun`` must return a real scalar."""
+    """A function returning ``(fun(*args), gradient)``; ``fun`` must return a real scalar.
+
+    The differentiated arguments that ``fun`` updates in place get their final (primal)
+    values written back, as an eager call would leave them (see ``jit``). The other
+    arguments are not traced: an update of one by a value that does not depend on the
+    differentiated arguments happens eagerly, and one by a value that does raises
+    ``MinijaxTypeError`` (an array cannot turn into a traced value in place)."""
     single = hasattr(argnums, "__index__") and not isinstance(argnums, bool)
     nums = _checks.argnums(argnums, "grad: argnums", allow_empty=False)
 
@@ -464,7 +654,10 @@ def value_and_grad(fun, argnums=0, has_aux=False):
 
 
 def grad(fun, argnums=0, has_aux=False):
-    """The gradient of scalar-valued ``fun`` with respect to argument(s) ``argnums``."""
+    """The gradient of scalar-valued ``fun`` with respect to argument(s) ``argnums``.
+
+    In-place updates of the differentiated arguments are written back to the caller's
+    arrays, as in ``value_and_grad``."""
     vg = value_and_grad(fun, argnums, has_aux)
 
     @api_boundary
@@ -495,7 +688,15 @@ def _axes_for_leaves(axes, tree, what):
 
 def vmap(fun, in_axes=0, out_axes=0, axis_size=None):
     """Map ``fun`` over an array axis, vectorized: ``in_axes``/``out_axes`` are ints,
-    None, or pytree prefixes of the arguments/outputs."""
+    None, or pytree prefixes of the arguments/outputs.
+
+    A mapped argument that ``fun`` updates in place gets the batched final value
+    written back (its batch axis at its ``in_axes`` position), as a loop over the
+    elements updating each in place would leave it (see ``jit``). An unmapped argument
+    (``in_axes`` None) is not traced: an update of it by an unbatched value happens
+    eagerly (once, not once per element) and one by a batched value raises
+    ``MinijaxTypeError``. One array passed for two arguments mapped along the same
+    axis is traced as one value, as NumPy sees one object."""
     if isinstance(in_axes, list):
         in_axes = tuple(in_axes)
 
@@ -535,9 +736,14 @@ def vmap(fun, in_axes=0, out_axes=0, axis_size=None):
         def out_dims(n):
             fake = tree_util.tree_unflatten(store[0], [0] * n)
             return _axes_for_leaves(out_axes, fake, "out_axes")
-        leaves = [_as_array(x) for x in leaves]
-        outs = batching.vmap_flat(flat_fun, size, leaves, norm, out_dims,
-                                  _debug_info("vmap", fun))
+        updated = []
+        arrays = [_as_array(x) for x in leaves]
+        alias = _aliases(leaves)
+        if alias is not None:   # one NumPy array given twice stays one object
+            arrays = [arrays[j] for j in alias]
+        outs = batching.vmap_flat(flat_fun, size, arrays, norm, out_dims,
+                                  _debug_info("vmap", fun), updated)
+        _write_back_updated(leaves, updated, f"vmap of `{_fun_name(fun)}`")
         return tree_util.tree_unflatten(store[0], outs)
     return vmapped
 
@@ -552,7 +758,9 @@ def _as_array(x):
 # ---------------------------------------------------------------- make_jaxpr
 
 def make_jaxpr(fun, static_argnums=()):
-    """A function returning the ``ClosedJaxpr`` of ``fun`` at the given arguments."""
+    """A function returning the ``ClosedJaxpr`` of ``fun`` at the given arguments.
+
+    It only traces ``fun``: in-place updates of the arguments are not written back."""
     static_argnums = _checks.argnums(static_argnums, "make_jaxpr: static_argnums")
 
     @api_boundary
@@ -652,7 +860,7 @@ class ShapeDtypeStruct:
 def eval_shape(fun, *args, **kwargs):
     """The shapes and dtypes of ``fun(*args, **kwargs)`` as a pytree of
     ``ShapeDtypeStruct``, found by tracing without computing anything. Arguments may
-    be arrays or ``ShapeDtypeStruct``s."""
+    be arrays or ``ShapeDtypeStruct``s; in-place updates of them are not written back."""
     leaves, in_tree = tree_util.tree_flatten((args, kwargs))
     avals = [x.aval if isinstance(x, ShapeDtypeStruct) else _check_leaf(x, "eval_shape argument")
              for x in leaves]

@@ -93,7 +93,9 @@ def _differentiated_inputs(fun, args, kwargs, argnums, holomorphic, name):
 
 
 def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
-    """The Jacobian of ``fun`` by forward mode (one ``jvp`` per input element, vmapped)."""
+    """The Jacobian of ``fun`` by forward mode (one ``jvp`` per input element, vmapped).
+    Differentiated arguments that ``fun`` updates in place get their final (primal)
+    value written back once, as one eager call would leave them (see ``jit``)."""
     @api_boundary
     @functools.wraps(fun, updated=())
     def jacfun(*args, **kwargs):
@@ -125,7 +127,9 @@ def _unflatten_args(in_tree, leaves, argnums):
 
 
 def jacrev(fun, argnums=0, has_aux=False, holomorphic=False):
-    """The Jacobian of ``fun`` by reverse mode (one ``vjp`` per output element, vmapped)."""
+    """The Jacobian of ``fun`` by reverse mode (one ``vjp`` per output element, vmapped).
+    Differentiated arguments that ``fun`` updates in place get their final (primal)
+    value written back once, as one eager call would leave them (see ``jit``)."""
     @api_boundary
     @functools.wraps(fun, updated=())
     def jacfun(*args, **kwargs):

@@ -135,9 +135,21 @@ def test_array_api_extra_at_with_a_boolean_mask_under_jit(op, x_ndim):
     _compare(minijax.jit(lambda a, b: call(mnp, a, b))(x, m), expected)
 
 
-def test_array_api_extra_at_leaves_the_input_alone_under_jit():
-    x = mnp.asarray(A)
-    y = minijax.jit(lambda a: xpx.at(a)[0].set(1.0))(x)
+def test_array_api_extra_at_under_jit_updates_the_input_as_eagerly():
+    # xpx.at on a writeable array updates it in place (copy=None or False) as on NumPy;
+    # jit writes the update back into the argument, so both runs leave x the same
+    for kwargs in ({}, {"copy": False}):
+        want = A.copy()
+        xpx.at(want)[0].set(1.0, **kwargs)
+        eager = mnp.asarray(A.copy())
+        xpx.at(eager)[0].set(1.0, **kwargs)
+        x = mnp.asarray(A.copy())
+        y = minijax.jit(lambda a: xpx.at(a)[0].set(1.0, **kwargs))(x)
+        _compare(eager, want)
+        _compare(x, want)
+        _compare(y, want)
+    x = mnp.asarray(A.copy())
+    y = minijax.jit(lambda a: xpx.at(a)[0].set(1.0, copy=True))(x)
     _compare(x, A)
     _compare(np.asarray(y)[0], np.ones(3))
 

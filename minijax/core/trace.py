@@ -7,6 +7,7 @@ among its arguments' tracers, or to the *dynamic* trace when that is higher:
 on constants alone (omnistaging).
 """
 
+import itertools
 import threading
 from contextlib import contextmanager
 
@@ -200,6 +201,17 @@ def set_observe(fn):
     _observe = fn
 
 
+_refresh_view = None
+
+
+def set_view_refresh(fn):
+    """Install ``fn(view)``, called on each traced basic-indexing view (a tracer with a
+    ``_view_of`` link) a primitive reads: it reads the view again from its base when
+    the base was updated in place after the view was made (DESIGN 5)."""
+    global _refresh_view
+    _refresh_view = fn
+
+
 def set_eager_bind(fn):
     """Install ``fn(primitive, args, params) -> outs or None``: the runtime's fast path
     for primitives applied outside every transformation (None: take the general path)."""
@@ -213,8 +225,13 @@ def bind(primitive, *args, **params):
         outs = _eager_bind(primitive, args, params)
         if outs is not None:
             return outs if primitive.multiple_results else outs[0]
-    if _observe is not None and len(state.stack) > 1:
-        args = _observe(args)
+    if len(state.stack) > 1:
+        if _observe is not None:
+            args = _observe(args)
+        if _refresh_view is not None:
+            for a in args:
+                if isinstance(a, Tracer) and getattr(a, "_view_of", None) is not None:
+                    _refresh_view(a)
     trace = find_top_trace(args)
     if trace.main.level == 0:
         outs = trace.process_primitive(primitive, args, params)
@@ -233,8 +250,10 @@ class Tracer:
     """A value boxed by a transformation; carries an abstract value."""
 
     # ``_view_of`` (set by basic indexing, DESIGN 5): (base tracer, index key), so that
-    # an in-place update of this value is written back into its base.
-    __slots__ = ("_trace", "_view_of")
+    # an in-place update of this value is written back into its base. ``_stamp`` (unset
+    # until then) is the program-order stamp of the last in-place update (``_rebind``):
+    # the transformations find the arguments a function updated by it (``updated``).
+    __slots__ = ("_trace", "_view_of", "_stamp")
     __array_priority__ = 1000
 
     @property
@@ -376,8 +395,26 @@ class Tracer:
             raise TypeError(f"cannot rebind a {type(self).__name__} to {type(other).__name__}")
         for cls in type(self).__mro__:
             for slot in getattr(cls, "__slots__", ()):
-                if slot not in ("__weakref__", "_view_of") and hasattr(other, slot):
+                if slot not in _OWN_SLOTS and hasattr(other, slot):
                     setattr(self, slot, getattr(other, slot))
+        self._stamp = next(_update_stamps)
+
+
+# slots ``_rebind`` leaves alone: they describe the object, not the value it stands for
+_OWN_SLOTS = ("__weakref__", "_view_of", "_stamp")
+# program order of in-place updates (itertools.count is atomic under the GIL)
+_update_stamps = itertools.count(1)
+
+
+def updated(tracers):
+    """The positions of ``tracers`` (a traced function's argument tracers) that the
+    function updated in place (``x[i] = v``, ``x += y``, ``out=x``, ``x.sort()``, a write
+    through a view of ``x``), in the program order of their last update: writing their
+    final values back in this order makes the last write win when an argument was
+    passed twice (DESIGN 5)."""
+    stamped = [(getattr(t, "_stamp", 0), i) for i, t in enumerate(tracers)
+               if isinstance(t, Tracer)]
+    return [i for s, i in sorted(stamped) if s]
 
 
 def get_concrete(x):
@@ -389,4 +426,4 @@ def get_concrete(x):
 
 __all__ = ["MainTrace", "Trace", "Tracer", "bind", "find_top_trace", "full_raise",
            "full_lower", "new_main", "new_base_main", "set_eval_trace", "get_aval",
-           "get_concrete", "new_value_main", "run_rule", "state"]
+           "get_concrete", "new_value_main", "run_rule", "state", "updated"]

@@ -23,6 +23,7 @@ from ..core import (
 from ..core.avals import ShapedArray
 from ..core.primitive import missing_rule
 from ..core.trace import run_rule
+from ..core.trace import updated as updated_args
 from ..util import split_half, unzip2
 from . import partial_eval as pe
 
@@ -105,13 +106,17 @@ class JVPTrace(Trace):
         return [JVPTracer(self, p, t) for p, t in zip(primals_out, tangents_out)]
 
 
-def jvp_flat(fun, primals, tangents, debug_info=None):
-    """``fun`` takes and returns flat lists; returns (primals_out, tangents_out)."""
+def jvp_flat(fun, primals, tangents, debug_info=None, updated=None):
+    """``fun`` takes and returns flat lists; returns (primals_out, tangents_out). A list
+    ``updated`` receives ``(i, primal)`` for each argument ``fun`` updated in place, with
+    its final primal value (program order, ``core.updated``)."""
     with new_main(JVPTrace, debug_info=debug_info) as main:
         trace = main.trace
         tracers_in = [JVPTracer(trace, p, t) for p, t in zip(primals, tangents)]
         outs = [full_raise(trace, o) for o in fun(*tracers_in)]
         primals_out, tangents_out = unzip2((t.primal, t.tangent) for t in outs)
+        if updated is not None:
+            updated.extend((i, tracers_in[i].primal) for i in updated_args(tracers_in))
     return primals_out, [instantiate(t) for t in tangents_out]
 
 
@@ -259,18 +264,24 @@ def transpose_jaxpr(jaxpr, undef_mask):
 
 # ---------------------------------------------------------------- linearize and vjp
 
-def linearize_flat(fun, primals, debug_info=None):
+def linearize_flat(fun, primals, debug_info=None, updated=None):
     """Returns ``(primals_out, linear_jaxpr, consts)``; the jaxpr maps
-    ``(*consts, *tangents_in)`` to the output tangents."""
+    ``(*consts, *tangents_in)`` to the output tangents. A list ``updated`` receives
+    ``(i, primal)`` for the arguments updated in place (see ``jvp_flat``)."""
     pvals = ([pe.PartialVal.known(p) for p in primals]
              + [pe.PartialVal.unknown(tangent_aval(get_aval(p))) for p in primals])
+    changed = []
 
     def fun_jvp(*args):
         primals_in, tangents_in = split_half(args)
-        p, t = jvp_flat(fun, primals_in, tangents_in, debug_info)
-        return [*p, *t]
+        p, t = jvp_flat(fun, primals_in, tangents_in, debug_info,
+                        changed if updated is not None else None)
+        return [*p, *t, *[v for _, v in changed]]   # the updated primals: known outputs
 
     jaxpr, pvals_out, consts = pe.partial_eval_flat(fun_jvp, pvals, debug_info)
+    if changed:
+        pvals_out, extra = pvals_out[:-len(changed)], pvals_out[-len(changed):]
+        updated.extend((i, p.const) for (i, _), p in zip(changed, extra))
     primal_pvals, tangent_pvals = split_half(pvals_out)
     if not all(p.is_known for p in primal_pvals):
         raise TypeError("internal error: a primal output of linearize depends on tangents")
@@ -298,9 +309,10 @@ def _instantiate_known_outputs(jaxpr, consts, pvals):
     return Jaxpr(binders, jaxpr.eqns, outs), list(consts) + new_consts
 
 
-def vjp_flat(fun, primals, debug_info=None):
-    """Returns ``(primals_out, f_vjp)`` with ``f_vjp(cts_out) -> cts_in`` (flat lists)."""
-    primals_out, jaxpr, consts = linearize_flat(fun, primals, debug_info)
+def vjp_flat(fun, primals, debug_info=None, updated=None):
+    """Returns ``(primals_out, f_vjp)`` with ``f_vjp(cts_out) -> cts_in`` (flat lists);
+    ``updated`` as in ``linearize_flat``."""
+    primals_out, jaxpr, consts = linearize_flat(fun, primals, debug_info, updated)
     undefs = [UndefPrimal(tangent_aval(get_aval(p))) for p in primals]
 
     def f_vjp(cts):

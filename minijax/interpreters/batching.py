@@ -5,6 +5,7 @@ from functools import lru_cache
 from ..core import Trace, Tracer, bind, eval_jaxpr, full_lower, full_raise, get_aval, get_concrete, new_main
 from ..core.primitive import missing_rule
 from ..core.trace import run_rule
+from ..core.trace import updated as updated_args
 from . import partial_eval as pe
 
 not_mapped = None
@@ -78,18 +79,38 @@ class BatchTrace(Trace):
         return [BatchTracer(self, o, d) for o, d in zip(outs, out_dims)]
 
 
-def vmap_flat(fun, axis_size, args, in_dims, out_dims, debug_info=None):
+def vmap_flat(fun, axis_size, args, in_dims, out_dims, debug_info=None, updated=None):
     """Batch ``fun`` (flat lists) over ``args`` mapped along ``in_dims``.
 
     ``out_dims`` is a callable giving the output axes once the number of outputs is
-    known (None: an output that is not mapped must then really be unbatched).
+    known (None: an output that is not mapped must then really be unbatched). A list
+    ``updated`` receives ``(i, value)`` for each mapped argument ``fun`` updated in
+    place, its final value batched along ``in_dims[i]`` (program order, ``core.updated``).
     """
     with new_main(BatchTrace, axis_size, debug_info=debug_info) as main:
         trace = main.trace
-        tracers = [BatchTracer(trace, a, d) if d is not not_mapped else a
-                   for a, d in zip(args, in_dims)]
+        # one array given for two arguments mapped alike is one traced value (so an
+        # in-place update through either is seen by both, as NumPy's one object)
+        made = {}
+        tracers = []
+        for a, d in zip(args, in_dims):
+            if d is not not_mapped:
+                t = made.get((id(a), d))
+                if t is None:
+                    t = made[(id(a), d)] = BatchTracer(trace, a, d)
+                a = t
+            tracers.append(a)
         outs = [full_raise(trace, o) for o in fun(*tracers)]
         vals, dims = [o.val for o in outs], [o.batch_dim for o in outs]
+        changed = []
+        if updated is not None:
+            seen = set()
+            for i in updated_args(tracers):
+                if id(tracers[i]) not in seen:
+                    seen.add(id(tracers[i]))
+                    changed.append((i, tracers[i].val, tracers[i].batch_dim))
+    for i, v, d in changed:
+        updated.append((i, move_axis_to(axis_size, v, d, in_dims[i])))
     return [move_axis_to(axis_size, v, d, dst) for v, d, dst in zip(vals, dims, out_dims(len(vals)))]
 
 

@@ -35,7 +35,7 @@ from .. import _checks, dtypes, lax
 from ..config import config
 from ..core import Tracer, get_aval, get_concrete, state
 from ..core.avals import ShapedArray
-from ..core.trace import full_raise
+from ..core.trace import full_raise, set_view_refresh
 from ..errors import MinijaxTypeError, NonConcreteBooleanIndexError
 from ..runtime.array import Array
 from ..util import canonicalize_axis
@@ -616,8 +616,12 @@ def getitem(self, key):
     out = _getitem(self, key)
     if isinstance(self, Tracer) and not isinstance(out, Tracer) and _is_basic(key):
         out = full_raise(self._trace, out)   # a view carries its link (a constant's view too)
-    if isinstance(out, Tracer) and out is not self and _is_basic(key):
-        out._view_of = (self, key)   # a view: updates of it are written back (DESIGN 5)
+    if (isinstance(out, Tracer) and out is not self and _is_basic(key)
+            and (out.aval.shape or any(k is Ellipsis for k in _as_key_tuple(key)))):
+        # a view: its updates are written back into ``self``, and it is read again when
+        # ``self`` is updated later (its update stamp then differs; DESIGN 5). (A 0-d
+        # result without an Ellipsis is NumPy's scalar, a copy: not a view.)
+        out._view_of = (self, key, getattr(self, "_stamp", 0))
     return out
 
 
@@ -635,11 +639,38 @@ def refresh(view):
     may have been updated since the view was made (as a NumPy view would see)."""
     link = getattr(view, "_view_of", None)
     if link is not None:
-        base, key = link
+        base, key = link[0], link[1]
         refresh(base)
         current = _getitem(base, key)
+        if get_aval(current).shape != view.aval.shape:
+            view._view_of = None   # the base changed shape (resize): no longer its view
+            return
+        if not isinstance(current, Tracer) or current._trace.main.level < view._trace.main.level:
+            current = full_raise(view._trace, current)   # (a value constant to view's trace)
         if type(current) is type(view) and current._trace.main is view._trace.main:
+            # (this stamps the view too: views of it see that it changed; a view is
+            # never an argument tracer, so no argument looks updated by a re-read)
             view._rebind(current)
+            view._view_of = (base, key, getattr(base, "_stamp", 0))
+
+
+def _stale(view):
+    """Whether the base of traced view ``view`` (or of a view it is a view of) was
+    updated in place after ``view`` was last read from it."""
+    base, _, stamp = view._view_of
+    if getattr(base, "_stamp", 0) != stamp:
+        return True
+    return getattr(base, "_view_of", None) is not None and _stale(base)
+
+
+def refresh_if_stale(view):
+    """Read a traced view again if its base was updated since (a NumPy view always
+    shows its base's current values); called on every view a primitive reads."""
+    if _stale(view):
+        refresh(view)
+
+
+set_view_refresh(refresh_if_stale)
 
 
 def write_back(view, what):
@@ -648,8 +679,10 @@ def write_back(view, what):
     views)."""
     link = getattr(view, "_view_of", None)
     if link is not None:
-        base, key = link
+        base, key = link[0], link[1]
         _rebind_or_raise(base, _update(base, key, view, "set"), what)
+        if view._view_of is link:   # the view and its updated base agree
+            view._view_of = (base, key, getattr(base, "_stamp", 0))
 
 
 def _rebind_or_raise(self, result, what):
