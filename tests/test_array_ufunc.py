@@ -30,6 +30,9 @@ NUMPY_CALLS = {
     "multiply.accumulate": lambda a, b: np.multiply.accumulate(a, axis=1),
     "divmod": lambda a, b: np.divmod(a, 0.7)[1],
     "less": lambda a, b: np.less(a, b),
+    "ndarray @ array": lambda a, b: np.asarray(A) @ b,      # a generalized ufunc
+    "matmul": lambda a, b: np.matmul(a, b),
+    "vecdot": lambda a, b: np.vecdot(a, b),
 }
 SCIPY_CALLS = {
     "erf": lambda a, b: sp.erf(a),
@@ -83,6 +86,8 @@ def test_unsupported_forms_raise_named_errors():
         minijax.jit(lambda a: sp.erf(a, dtype=np.float32))(A)
     with pytest.raises(TypeError, match="cannot be written"):
         sp.erf(mnp.asarray(B), out=mnp.zeros(3))
+    with pytest.raises(TypeError, match="generalized ufunc"):
+        minijax.jit(lambda a: np.linalg._umath_linalg.det(a))(A[:3])
     with pytest.raises(TypeError, match="dtype object"):
         minijax.jit(np.frompyfunc(abs, 1, 1))(A)    # an object-dtype ufunc
     with pytest.raises(TypeError, match="erf.*cannot be differentiated"):

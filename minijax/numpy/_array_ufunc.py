@@ -21,11 +21,15 @@ from ..runtime.array import Array
 _METHODS = ("__call__", "reduce", "accumulate", "reduceat", "outer", "at")
 
 
-def _minijax_ufunc(np_ufunc):
+def _minijax_ufunc(np_ufunc, method):
+    """minijax's ufunc of that name, or its function for a plain call of a ufunc minijax
+    has as a function (``matmul`` and the other generalized ufuncs)."""
     from . import _ufunc
     import minijax.numpy as mnp
     own = getattr(mnp, np_ufunc.__name__, None)
-    return own if isinstance(own, _ufunc.ufunc) else None
+    if isinstance(own, _ufunc.ufunc) or (method == "__call__" and callable(own)):
+        return own
+    return None
 
 
 def _host(x):
@@ -47,11 +51,12 @@ def array_ufunc(self, np_ufunc, method, *inputs, **kwargs):
         args = [_host(x) for x in inputs]
         kwargs = dict(kwargs, out=tuple(_host(o) for o in out))
         return getattr(np_ufunc, method)(*args, **kwargs)
-    own = _minijax_ufunc(np_ufunc)
+    own = _minijax_ufunc(np_ufunc, method)
     if own is not None:
         if out is not None:
             kwargs = dict(kwargs, out=out[0] if len(out) == 1 else out)
-        return getattr(own, method)(*inputs, **kwargs)
+        return own(*inputs, **kwargs) if method == "__call__" else \
+            getattr(own, method)(*inputs, **kwargs)
     return _foreign(np_ufunc, method, inputs, kwargs)
 
 
@@ -70,6 +75,10 @@ def _foreign(np_ufunc, method, inputs, kwargs):
             return None
         return (tuple(to_array(r) for r in result) if isinstance(result, tuple)
                 else to_array(result))
+    if np_ufunc.signature is not None:
+        raise TypeError(f"{name} (a generalized ufunc, signature {np_ufunc.signature}) on "
+                        f"traced minijax values: minijax runs only elementwise NumPy ufuncs "
+                        f"it does not have on the host under a transformation")
     if method != "__call__" or kwargs:
         raise TypeError(f"{name}.{method} with {sorted(kwargs) or 'this method'} on "
                         f"traced minijax values: only "
