@@ -42,7 +42,7 @@ from ..util import canonicalize_axis
 from ._out import supports_out
 from ._core import broadcast_arrays, promote, result_type_of, to_array
 from ._elementwise import negative, power, reciprocal
-from ._masked_selection import MaskedSelection, spread_over_mask
+from ._masked_selection import MaskedSelection
 from ._searching import where
 
 _BAD_INDEX = ("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and "
@@ -761,15 +761,12 @@ def _masked_assignment(x, key, value):
         fits = np.broadcast_shapes(get_aval(v).shape, trailing) == trailing
     except ValueError:
         fits = False
-    if not fits:   # a value of the selection's length, spread over the true positions
-        spread = spread_over_mask(v, k, shape)
-        if spread is None:
-            raise NonConcreteBooleanIndexError(
-                f"x[mask] = value with a traced boolean mask of shape {mshape}: the value "
-                f"(shape {get_aval(v).shape}) must broadcast to the dimensions after the "
-                f"mask's ({trailing}), or have one more leading axis (the selection's "
-                f"length); use numpy.where(mask, new, x) instead")
-        v = spread
+    if not fits:
+        raise NonConcreteBooleanIndexError(
+            f"x[mask] = value with a traced boolean mask of shape {mshape}: the value (shape "
+            f"{get_aval(v).shape}) must be a scalar or broadcast to the dimensions after the "
+            f"mask's ({trailing}), so that no shape depends on the mask; use "
+            f"numpy.where(mask, new, x) instead")
     dtype = get_aval(x).dtype
     if get_aval(v).dtype != dtype:
         v = lax.convert_element_type(v, dtype, get_aval(x).weak_type)

@@ -8,12 +8,6 @@ operators and minijax ufuncs act on the whole array (with scalars, or values tha
 broadcast to one selected element), and assigning it back through the same mask is
 ``where(mask, new, x)``. Every other use (its shape, a reduction, conversion to an array)
 raises ``NonConcreteBooleanIndexError``.
-
-A value with one leading axis more than the selection's element (``x[m] = v`` with ``v``
-of the selection's length, as NumPy allows) is spread over the mask's true positions in
-order: ``v``'s length is taken as the number of selected elements. NumPy raises when they
-differ; a traced mask cannot be counted before the program runs, so positions past
-``v``'s end repeat its last element (as traced out-of-bounds indices clamp).
 """
 
 import numpy as np
@@ -35,32 +29,6 @@ def _mask_error(what, mask):
         f"assigned back through the same mask (x[mask] = f(x[mask])). Use "
         f"numpy.where(mask, new, x) instead, or make the mask static (static_argnums of "
         f"jit, or compute it outside the traced function).")
-
-
-def spread_over_mask(v, mask, full_shape):
-    """``v`` (shape ``(k,) + t``, ``t`` broadcasting to the axes after the mask) as an
-    array of ``full_shape`` holding ``v[r]`` at the mask's ``r``-th true position (row-major
-    order); None when ``v`` has not that form."""
-    mshape = get_aval(mask).shape
-    trailing = tuple(full_shape[len(mshape):])
-    shape = get_aval(v).shape
-    if len(shape) != len(trailing) + 1:
-        return None
-    try:
-        if np.broadcast_shapes(shape[1:], trailing) != trailing:
-            return None
-    except ValueError:
-        return None
-    k = shape[0]
-    n = int(np.prod(mshape, dtype=np.int64))
-    if k == 0:
-        return None
-    flat = lax.convert_element_type(lax.reshape(mask, (n,)), np.dtype(np.int64))
-    rank = lax.clamp(np.int64(0), lax.sub(lax.cumsum(flat, 0), np.int64(1)), np.int64(k - 1))
-    from ._indexing import take
-    picked = take(v, rank, axis=0)                       # (n,) + t
-    picked = lax.broadcast_to_shape(picked, (n,) + trailing)
-    return lax.reshape(picked, tuple(full_shape))
 
 
 class MaskedSelection:
@@ -138,10 +106,7 @@ class MaskedSelection:
             except ValueError:
                 fits = False
             if not fits:
-                spread = spread_over_mask(v, self.mask, full_shape)
-                if spread is None:
-                    raise _mask_error(f"{what} with an operand of shape {shape}", self.mask)
-                v = spread
+                raise _mask_error(f"{what} with an operand of shape {shape}", self.mask)
             wholes.append(v)
         result = fn(*wholes)
         if isinstance(result, tuple):
