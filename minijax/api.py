@@ -30,6 +30,9 @@ _VALID_SCALARS = (bool, int, float, complex, np.generic)
 def _check_leaf(x, what):
     if isinstance(x, (Array, Tracer, np.ndarray)) or isinstance(x, _VALID_SCALARS):
         return get_aval(x)
+    leaf_error = getattr(type(x), "leaf_error", None)   # a named error of its own
+    if leaf_error is not None:
+        raise leaf_error(x, what)
     raise TypeError(f"{what} of type {type(x).__name__} is not a valid minijax type; "
                     f"pass arrays, NumPy arrays, Python scalars or pytrees of them"
                     f"{' (or mark it static with static_argnums/static_argnames)' if 'jit' in what else ''}")

@@ -99,10 +99,9 @@ EXTRA = {
 }
 
 # Not under jit: the output size depends on the values (setdiff1d, union1d); the
-# backend-agnostic code branches on a value (nanmax: `if xp.any(mask)`) or reads
-# ``x[mask]`` before writing it (``at[mask].add``), which array-api-extra special-cases
-# only for JAX; lazy_apply calls NumPy on the host.
-NOT_JITTABLE = {"setdiff1d", "union1d", "nanmax", "at add mask", "lazy_apply"}
+# backend-agnostic code branches on a value (nanmax: `if xp.any(mask)`); lazy_apply
+# calls NumPy on the host (array-api-extra uses a callback only for JAX).
+NOT_JITTABLE = {"setdiff1d", "union1d", "nanmax", "lazy_apply"}
 
 
 @pytest.mark.parametrize("name", sorted(EXTRA))
@@ -119,6 +118,21 @@ def test_array_api_extra_under_jit(name):
     fn = EXTRA[name]
     expected = fn(np, A.copy())
     _compare(minijax.jit(lambda a: fn(mnp, a))(A), expected)
+
+
+@pytest.mark.parametrize("op", ["set", "add", "subtract", "multiply", "divide", "power",
+                                "min", "max"])
+@pytest.mark.parametrize("x_ndim", [0, 1])
+def test_array_api_extra_at_with_a_boolean_mask_under_jit(op, x_ndim):
+    # array-api-extra's own test_update_ops: for arrays it does not know, at[mask].<op>
+    # is ``x[mask] = op(x[mask], y)`` (a traced mask under jit)
+    def call(xp, x, m):
+        return getattr(xpx.at(x, m), op)(2.0, copy=True)
+
+    x = np.array([10.0, 20.0, 30.0]) if x_ndim else np.float64(20.0)
+    m = np.array([False, True, True]) if x_ndim else np.bool_(True)
+    expected = call(np, x.copy(), m)
+    _compare(minijax.jit(lambda a, b: call(mnp, a, b))(x, m), expected)
 
 
 def test_array_api_extra_at_under_jit_updates_the_input_as_eagerly():

@@ -297,7 +297,8 @@ class Tracer:
             advice = advice.split(", or mark the argument static")[0].split(
                 " or mark the argument static")[0].rstrip(".") + "."
         raise error_cls(
-            f"Attempted {kind} of a traced value of type {self.aval.str_short()}"
+            # JAX's wording, which libraries match (array-api-extra's tests do)
+            f"Attempted {kind} of traced array with shape {self.aval.str_short()}"
             f"{_describe(self)}. {reason} {advice}")
 
     def __bool__(self):

@@ -42,6 +42,7 @@ from ..util import canonicalize_axis
 from ._out import supports_out
 from ._core import broadcast_arrays, promote, result_type_of, to_array
 from ._elementwise import negative, power, reciprocal
+from ._masked_selection import MaskedSelection
 from ._searching import where
 
 _BAD_INDEX = ("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and "
@@ -609,6 +610,9 @@ def getitem(self, key):
                 else out
             return Array._from_host(out, ShapedArray(out.shape, self.aval.dtype,
                                                      self.aval.weak_type), self._device)
+    mask = _traced_leading_mask(self, key)
+    if mask is not None:
+        return MaskedSelection(self, mask)
     out = _getitem(self, key)
     if isinstance(self, Tracer) and not isinstance(out, Tracer) and _is_basic(key):
         out = full_raise(self._trace, out)   # a view carries its link (a constant's view too)
@@ -725,18 +729,32 @@ def setitem(self, key, value):
     _rebind_or_raise(self, result, "x[key] = value")
 
 
-def _masked_assignment(x, key, value):
-    """``x[mask] = value`` for a traced boolean ``mask`` as ``where(mask, value, x)``: no
-    shape depends on the mask when ``value`` broadcasts to one selected element (a scalar,
-    or the trailing dimensions the mask does not cover). None when ``key`` is not such a
-    mask."""
+def _traced_leading_mask(x, key):
+    """The mask when ``key`` is one traced boolean array covering the leading axes of
+    ``x`` (a 0-d mask covers none), else None."""
     k = key[0] if isinstance(key, tuple) and len(key) == 1 else key
     if not isinstance(k, Tracer) or get_aval(k).dtype != np.bool_ or _concrete(k) is not None:
         return None
+    mshape = get_aval(k).shape
+    return k if mshape == get_aval(x).shape[:len(mshape)] else None
+
+
+def _masked_assignment(x, key, value):
+    """``x[mask] = value`` for a traced boolean ``mask`` as ``where(mask, value, x)``: no
+    shape depends on the mask when ``value`` broadcasts to one selected element (a scalar,
+    or the trailing dimensions the mask does not cover), or is ``x[mask]`` computed on
+    elementwise (a ``MaskedSelection``). None when ``key`` is not such a mask."""
+    k = _traced_leading_mask(x, key)
+    if k is None:
+        if isinstance(value, MaskedSelection):
+            raise NonConcreteBooleanIndexError(
+                "a selection x[mask] by a traced mask can only be assigned back through "
+                "that same mask (x[mask] = f(x[mask])); use numpy.where(mask, new, x)")
+        return None   # the general path raises its named error
+    if isinstance(value, MaskedSelection):
+        return value.assigned_into(x, k)
     shape = get_aval(x).shape
     mshape = get_aval(k).shape
-    if not mshape or mshape != shape[:len(mshape)]:
-        return None   # the general path raises its named error
     trailing = shape[len(mshape):]
     v = to_array(value)
     try:

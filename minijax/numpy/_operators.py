@@ -8,7 +8,7 @@ from ..core import Tracer, get_aval
 from ..runtime import xla_bridge
 from ..runtime.array import Array
 from . import _elementwise as ew
-from . import _index_tricks, _indexing, _linear_algebra, _searching, _sorting, _utility
+from . import _array_ufunc, _index_tricks, _indexing, _linear_algebra, _searching, _sorting, _utility
 from . import _manipulation as manip
 from . import _statistical as stats
 from ._creation import full_like
@@ -133,6 +133,7 @@ _METHODS = {
     "__iter__": _indexing.iterate,
     "__getitem__": _indexing.getitem, "__setitem__": _indexing.setitem,
     "__array_namespace__": lambda self, api_version=None: __import__("minijax.numpy").numpy,
+    "__array_ufunc__": _array_ufunc.array_ufunc,
     "astype": _astype,
     "reshape": _reshape,
     "transpose": _transpose_method,

@@ -23,6 +23,8 @@ from ..runtime.array import Array
 from ..util import canonicalize_axis
 from . import _indexing
 from ._core import reduction_axes, to_array, with_kept_dims
+from ._masked_selection import MaskedSelection
+from ._masked_selection import apply_ufunc as apply_masked_selection
 from ._out import check_casting, write_out
 from ._searching import where as _where
 
@@ -107,6 +109,8 @@ class ufunc:
     def _lax_entry(self, *args, **kwargs):
         """The call on the lax path: the elementwise function itself when no keyword and
         no output is given."""
+        if any(type(a) is MaskedSelection for a in args):   # x[traced mask]: deferred
+            return apply_masked_selection(self, args, kwargs)
         if kwargs or len(args) != self.nin:
             return self._lax_call(*args, **kwargs)
         return self._lax(*args)

@@ -1,0 +1,122 @@
+"""``x[mask]`` with a traced boolean mask (minijax/numpy/_masked_selection.py): read,
+computed on elementwise and written back through the same mask, under ``jit`` and
+``vmap``, against NumPy on the same program; every other use raises
+``NonConcreteBooleanIndexError``."""
+
+import operator
+
+import numpy as np
+import pytest
+
+import minijax
+import minijax.numpy as mnp
+from minijax.errors import NonConcreteBooleanIndexError
+
+RNG = np.random.default_rng(3)
+X2 = RNG.normal(size=(4, 3))
+
+INPLACE = {
+    "iadd": operator.iadd, "isub": operator.isub, "imul": operator.imul,
+    "itruediv": operator.itruediv, "ipow": operator.ipow, "ifloordiv": operator.ifloordiv,
+    "imod": operator.imod,
+}
+
+
+def _both(program, *args):
+    """``program(np, *args)`` on NumPy copies and ``jit(program)(mnp, ...)``."""
+    want = program(np, *[np.array(a, copy=True) for a in args])
+    got = minijax.jit(lambda *xs: program(mnp, *xs))(*args)
+    return np.asarray(got), want
+
+
+@pytest.mark.parametrize("name", sorted(INPLACE))
+@pytest.mark.parametrize("mask_ndim", [1, 2])
+def test_inplace_operator_through_a_traced_mask(name, mask_ndim):
+    op = INPLACE[name]
+
+    def program(xp, x):
+        m = x > 0 if mask_ndim == 2 else x[:, 0] > 0
+        x[m] = op(x[m], 1.5)
+        return x
+
+    got, want = _both(program, np.abs(X2) + 0.5 if name == "ipow" else X2)
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+def test_augmented_assignment_and_ufuncs_through_a_traced_mask():
+    def program(xp, x, y):
+        m = x > 0
+        x[m] += 1.0                       # x.__getitem__, __iadd__, __setitem__
+        x[m] = xp.minimum(x[m], y)        # a ufunc on the selection
+        x[m] = 2.0 * x[m] - x[m] ** 2     # reflected and forward operators
+        x[m] = -abs(x[m])
+        return x
+
+    got, want = _both(program, X2, 1.25)
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+def test_value_broadcasting_to_the_trailing_axes():
+    def program(xp, x, v):
+        m = x[:, 0] > 0
+        x[m] = x[m] * v                   # v has the shape of one selected row
+        return x
+
+    got, want = _both(program, X2, np.array([1.0, 2.0, 3.0]))
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+@pytest.mark.parametrize("flag", [True, False])
+def test_zero_d_mask_on_a_zero_d_array(flag):
+    def program(xp, x, m):
+        x[m] = 7.0
+        x[m] = xp.maximum(x[m] - 1.0, 0.0)
+        return x
+
+    got, want = _both(program, np.float64(3.0), np.bool_(flag))
+    assert got.shape == want.shape == ()
+    assert got == want
+
+
+def test_under_vmap():
+    def row(r):
+        r[r > 0] *= 10.0
+        return r
+
+    out = minijax.vmap(row)(X2)
+    np.testing.assert_allclose(np.asarray(out), np.where(X2 > 0, X2 * 10.0, X2), rtol=1e-12)
+
+
+def test_inplace_casting_follows_numpy():
+    x = np.array([2, 4])
+    with pytest.raises(TypeError, match="cast"):
+        x[x > 2] /= 1.5                    # NumPy: same-kind casting of in-place results
+    with pytest.raises(TypeError, match="cast"):
+        minijax.jit(lambda a: operator.itruediv(a[a > 2], 1.5))(x)
+
+    def program(xp, a):
+        m = a > 2
+        a[m] = xp.minimum(a[m], 1.1)   # not in place: cast on assignment
+        return a
+
+    got, want = _both(program, x)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("use", [
+    lambda x, m: x[m],                         # returned from jit
+    lambda x, m: x[m].sum(),
+    lambda x, m: mnp.sum(x[m]),
+    lambda x, m: x[m].shape,
+    lambda x, m: len(x[m]),
+    lambda x, m: x[m][0],
+    lambda x, m: x[m] + mnp.ones(2),           # an operand of the selection's length
+    lambda x, m: x.__setitem__(x > 1, x[m]),   # written back through another mask
+    lambda x, m: x[m] + x[x > 1],
+    lambda x, m: mnp.add(x[m], 1.0, where=m),
+])
+def test_every_other_use_is_a_named_error(use):
+    x = np.array([1.0, 2.0, 3.0])
+    with pytest.raises(NonConcreteBooleanIndexError, match="boolean indices must be concrete"):
+        minijax.jit(use)(x, x > 1.5)
