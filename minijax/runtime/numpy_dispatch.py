@@ -31,7 +31,7 @@ from ..core import Tracer
 from ..core.avals import ShapedArray
 from ..core.trace import numpy_eager as _gate
 from ..core.trace import state
-from .array import Array, as_view_of
+from .array import Array, as_view_of, overlapping_or_read_only
 
 _ndarray = np.ndarray
 
@@ -51,8 +51,8 @@ cumulative_prod cumulative_sum deg2rad degrees diag diag_indices diag_indices_fr
 diff divide divmod dot dsplit dstack einsum empty empty_like equal exp exp2 expand_dims
 expm1 extract eye fix flatnonzero flip fliplr flipud float_power floor floor_divide fmax
 fmin fmod full full_like geomspace greater greater_equal heaviside hsplit hstack hypot
-identity imag indices inner interp intersect1d invert isclose iscomplex iscomplexobj isfinite
-isin isinf isnan isneginf isposinf isreal isrealobj ix_ kron left_shift less less_equal
+identity imag indices inner interp intersect1d invert isclose iscomplex isfinite
+isin isinf isnan isneginf isposinf isreal ix_ kron left_shift less less_equal
 linspace log log10 log1p log2 logaddexp logaddexp2 logical_and logical_not logical_or
 logical_xor logspace matmul matrix_transpose max maximum mean median meshgrid min minimum
 mod moveaxis multiply nan_to_num nanargmax nanargmin nanmax nanmean nanmedian nanmin
@@ -404,7 +404,7 @@ def wrap(r, args=()):
         elif t in _SCALARS:
             r = np.asarray(r)
         elif t is tuple or t is list:
-            return t([wrap(e, args) for e in r])
+            return t(_wrap_each(r, args))
         elif isinstance(r, tuple):   # NumPy's named tuples (unique_all, eigh, svd, ...)
             return t(*[wrap(e, args) for e in r])
         else:
@@ -419,6 +419,44 @@ def wrap(r, args=()):
     out._view = None
     if args and r.base is not None:
         as_view_of(out, args)
+    return out
+
+
+def _wrap_each(r, args):
+    """``[wrap(e, args) for e in r]``; when ``args`` hold one Array, the elements that
+    view its buffer (unstack, split, broadcast_arrays) are found once, not per element."""
+    out = []
+    arrays = 0
+    for a in args:
+        if type(a) is Array:
+            arrays += 1
+    # the last element made a view of the Array's buffer: its owner, dtype, view entries
+    owner = dtype = bounds = entry = read_only_entry = None
+    root_writeable = False
+    for e in r:
+        if (type(e) is _ndarray and e.base is owner and owner is not None
+                and e.dtype is dtype and e.size
+                and (bounds is None or np.may_share_memory(e, bounds))):
+            # as_view_of would find the same root (the only Array, whose buffer e views)
+            a = _new(Array)
+            a._aval = None
+            a._host = e
+            a._buffer = None
+            a._device = None
+            # (view entries are never changed in place: siblings share one)
+            a._view = (read_only_entry if root_writeable and overlapping_or_read_only(e)
+                       else entry)
+        else:
+            a = wrap(e, args)
+            if arrays == 1 and type(a) is Array and a._view is not None:
+                root, root_host = a._view[:2]
+                entry, read_only_entry = [root, root_host], [root, root_host, True]
+                owner = a._host.base
+                dtype = a._host.dtype
+                root_writeable = root_host.flags.writeable
+                # (as_view_of checks the bounds when the root's ndarray is itself a view)
+                bounds = None if root_host is owner or len(args) == 1 else root_host
+        out.append(a)
     return out
 
 
@@ -511,47 +549,84 @@ def numpy_call(np_fn, fallback, nin=None):
     first_operand = (0 if nin is not None or isinstance(np_fn, np.ufunc) else
                      _SCALAR_OPERANDS_FROM.get(name, -1))
 
+    def general(args, kwargs):
+        # keywords, positional outputs, or more than two arguments
+        if nin is not None and len(args) > nin:
+            if "out" in kwargs:
+                raise TypeError(f"{np_fn.__name__.lstrip('_')}() got out= both as a "
+                                f"positional and a keyword argument")
+            outs = args[nin:]
+            return call(*args[:nin], out=outs if len(outs) > 1 else outs[0], **kwargs)
+        try:
+            hargs = [_host(a) for a in args]
+            hkwargs = _host_kwargs(kwargs) if kwargs else kwargs
+        except _Fallback:
+            return fallback(*args, **kwargs)
+        try:
+            r = np_fn(*hargs, **hkwargs)
+        except Exception as e:
+            return _numpy_failed(e, fallback, args, kwargs)
+        if kwargs and kwargs.get("out") is not None:
+            return _returned_out(kwargs["out"])
+        return result(r, args, hargs[0] if hargs else None)
+
+    def result(r, args, h):
+        # ``r`` wrapped; ``h`` is the host value of ``args[0]``
+        if first_operand >= 0 and type(args[-1]) is not Array and _weak_operands(
+                args[first_operand:]):
+            return _weaken(wrap(r, args))
+        if type(r) is _ndarray and r.dtype in _canonical:
+            out = _new(Array)
+            out._aval = None
+            out._host = r
+            out._buffer = None
+            out._device = None
+            out._view = None
+            owner = r.base
+            if owner is not None:
+                # a view: of the first argument's buffer (checked as in
+                # _self_result), else of another argument's (as_view_of)
+                a = args[0] if args else None
+                if type(a) is Array and type(h) is _ndarray and (
+                        owner is h or owner is h.base):
+                    root = a if a._view is None else a._view[0]
+                    out._view = [root, root._host]
+                else:
+                    as_view_of(out, args)
+            return out
+        return wrap(r, args)
+
     # The common calls (one or two Arrays owning their buffers, no keywords) are
     # checked inline: this wrapper's cost is added to every eager call.
     @functools.wraps(fallback)
     def call(*args, **kwargs):
         if _gate[0] or (len(state.stack) == 1 and config.eager_backend == "numpy"):
-            if nin is not None and len(args) > nin:
-                if "out" in kwargs:
-                    raise TypeError(f"{np_fn.__name__.lstrip('_')}() got out= both as a positional "
-                                    f"and a keyword argument")
-                outs = args[nin:]
-                return call(*args[:nin], out=outs if len(outs) > 1 else outs[0], **kwargs)
+            n = len(args)
+            if kwargs or n > 2 or nin is not None and n > nin:
+                return general(args, kwargs)
             try:
-                if len(args) == 1:
-                    a = args[0]
-                    if (type(a) is Array and a._view is None and a._device is None
-                            and a._host is not None
-                            and (a._aval is None or not a._aval.weak_type)):
-                        hargs = (a._host,)
-                    else:
-                        hargs = (_host(a),)
-                elif len(args) == 2:
+                if n == 2:
                     a, b = args
                     ha = a._host if (type(a) is Array and a._view is None
                                      and a._aval is None and a._device is None) else _host(a)
                     hb = b._host if (type(b) is Array and b._view is None
                                      and b._aval is None and b._device is None) else _host(b)
-                    hargs = (ha, hb)
+                elif n == 1:
+                    a = args[0]
+                    if (type(a) is Array and a._view is None and a._device is None
+                            and a._host is not None
+                            and (a._aval is None or not a._aval.weak_type)):
+                        ha = a._host
+                    else:
+                        ha = _host(a)
                 else:
-                    hargs = [_host(a) for a in args]
-                if kwargs:
-                    hkwargs = _host_kwargs(kwargs)
-                else:
-                    hkwargs = kwargs
+                    ha = None
             except _Fallback:
-                return fallback(*args, **kwargs)
+                return fallback(*args)
             try:
-                r = np_fn(*hargs, **hkwargs)
+                r = np_fn(ha, hb) if n == 2 else np_fn(ha) if n == 1 else np_fn()
             except Exception as e:
                 return _numpy_failed(e, fallback, args, kwargs)
-            if kwargs and kwargs.get("out") is not None:
-                return _returned_out(kwargs["out"])
             if first_operand >= 0 and type(args[-1]) is not Array and _weak_operands(
                     args[first_operand:]):
                 return _weaken(wrap(r, args))
@@ -567,9 +642,8 @@ def numpy_call(np_fn, fallback, nin=None):
                     # a view: of the first argument's buffer (checked as in
                     # _self_result), else of another argument's (as_view_of)
                     a = args[0]
-                    h = hargs[0]
-                    if type(a) is Array and type(h) is _ndarray and (
-                            owner is h or owner is h.base):
+                    if type(a) is Array and type(ha) is _ndarray and (
+                            owner is ha or owner is ha.base):
                         root = a if a._view is None else a._view[0]
                         out._view = [root, root._host]
                     else:
