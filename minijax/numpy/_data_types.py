@@ -38,10 +38,12 @@ class _FloatInfo:
 
     def __init__(self, info):
         self._info = info
-
-    def __getattr__(self, name):
-        value = getattr(self._info, name)
-        return float(value) if name in self._AS_FLOAT else value
+        # copied once (the objects are cached): a missing attribute is then an ordinary
+        # AttributeError, not a __getattr__ call raising it
+        for name in dir(info):
+            if not name.startswith("__"):
+                value = getattr(info, name)
+                setattr(self, name, float(value) if name in self._AS_FLOAT else value)
 
     def __eq__(self, other):
         other = other._info if isinstance(other, _FloatInfo) else other

@@ -20,6 +20,7 @@ and copy first only when NumPy refuses because it is read-only (observed).
 """
 
 import functools
+import math
 import operator
 
 import numpy as np
@@ -121,7 +122,10 @@ def _floor_divide(x1, x2, /, out=None, **kwargs):
     (NumPy gives NaN for inf // 1 and -1.0 for 1 // -inf; the standard ±inf and -0)."""
     a, b = np.asarray(x1), np.asarray(x2)
     fix = None
-    if a.dtype.kind in "fc" or b.dtype.kind in "fc":
+    ka, kb = a.dtype.kind, b.dtype.kind
+    if (ka == "f" or kb == "f") and ka in "fiub" and kb in "fiub" and _finite_operands(a, b):
+        pass   # no infinity: NumPy's values are the standard's
+    elif ka in "fc" or kb in "fc":
         with np.errstate(all="ignore"):
             fix = ((np.isinf(a) & np.isfinite(b) & (b != 0))
                    | (np.isfinite(a) & np.isinf(b)))
@@ -130,6 +134,8 @@ def _floor_divide(x1, x2, /, out=None, **kwargs):
             else:
                 fix = None
     if fix is None:
+        if out is None and not kwargs:
+            return np.floor_divide(x1, x2)
         return np.floor_divide(x1, x2, out=out, **kwargs)
     with np.errstate(invalid="ignore"):
         r = np.floor_divide(x1, x2, out=out, **kwargs)
@@ -138,6 +144,19 @@ def _floor_divide(x1, x2, /, out=None, **kwargs):
         out[...] = fixed
         return out
     return fixed if np.ndim(r) else fixed[()]
+
+
+def _finite_operands(a, b):
+    """True only if no element of the real ndarrays ``a`` and ``b`` is infinite or NaN
+    (False may be wrong: the caller then checks element by element). One dot product:
+    an infinity or a NaN makes it non-finite (inf * 0 is NaN), so does an overflow."""
+    if a.shape == b.shape:
+        return math.isfinite(np.vdot(a, b))
+    if b.ndim == 0:
+        return math.isfinite(b) and math.isfinite(np.vdot(a, a))
+    if a.ndim == 0:
+        return math.isfinite(a) and math.isfinite(np.vdot(b, b))
+    return math.isfinite(np.vdot(a, a) + np.vdot(b, b))
 
 
 def _complex_parts(x):
@@ -725,12 +744,29 @@ def method_call(host_fn, fallback):
                         hargs = args
                     else:
                         hargs = [_host(a) for a in args]
-                    hkwargs = _host_kwargs(kwargs) if kwargs else kwargs
+                    if kwargs:
+                        hkwargs = _host_kwargs(kwargs)
                 except _Fallback:
                     return fallback(self, *args, **kwargs)
-                r = host_fn(host, *hargs, **hkwargs)
-                if kwargs and kwargs.get("out") is not None:
-                    return _returned_out(kwargs["out"])
+                if kwargs:
+                    r = host_fn(host, *hargs, **hkwargs)
+                    if kwargs.get("out") is not None:
+                        return _returned_out(kwargs["out"])
+                else:
+                    r = host_fn(host, *hargs)   # (a call with **{} costs more)
+                if type(r) is _ndarray and r.dtype in _canonical:   # (_self_result, inline)
+                    out = _new(Array)
+                    out._aval = None
+                    out._host = r
+                    out._buffer = None
+                    out._device = None
+                    owner = r.base
+                    if owner is not None and (owner is host or owner is host.base):
+                        root = self if self._view is None else self._view[0]
+                        out._view = [root, root._host]
+                    else:
+                        out._view = None
+                    return out
                 return _self_result(r, self, host)
         return fallback(self, *args, **kwargs)
     call.__name__ = getattr(fallback, "__name__", "method")
@@ -997,7 +1033,21 @@ def property_call(host_fn, fallback):
                 host = self._host   # (eager_host, inline)
                 if type(host) is not _ndarray or self._view is not None:
                     host = self._value()
-                return _self_result(host_fn(host), self, host)
+                r = host_fn(host)
+                if type(r) is _ndarray and r.dtype in _canonical:   # (_self_result, inline)
+                    out = _new(Array)
+                    out._aval = None
+                    out._host = r
+                    out._buffer = None
+                    out._device = None
+                    owner = r.base
+                    if owner is not None and (owner is host or owner is host.base):
+                        root = self if self._view is None else self._view[0]
+                        out._view = [root, root._host]
+                    else:
+                        out._view = None
+                    return out
+                return _self_result(r, self, host)
         return fallback(self)
     return property(get)
 
