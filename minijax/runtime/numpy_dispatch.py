@@ -72,8 +72,32 @@ fabs frexp gcd lcm ldexp modf spacing matvec vecmat
 def _argsort(a, axis=-1, kind=None, order=None, *, stable=None):
     # minijax's argsort is stable (ties keep their order) unless asked otherwise
     if kind is None and stable is None:
+        # Without ties every sort gives the stable order, and NumPy's default sort is
+        # about twice as fast as its stable one on floats: long float axes try it first
+        # (ties are rare there; checking for them costs a gather and a comparison).
+        if (type(a) is _ndarray and a.dtype.kind == "f" and type(axis) is int
+                and -a.ndim <= axis < a.ndim and a.shape[axis] >= 64 and order is None):
+            idx = np.argsort(a, axis)
+            if not _has_ties(a, idx, axis):
+                return idx
         kind = "stable"
     return np.argsort(a, axis, kind, order, stable=stable)
+
+
+def _has_ties(a, idx, axis):
+    """Whether ``a`` (real floating) has equal elements, or NaNs, along ``axis``; ``idx``
+    is an argsort of ``a`` along it."""
+    if a.ndim == 1:
+        s = a[idx]
+    elif a.ndim == 2 and axis in (-1, 1) and a.flags.c_contiguous:
+        m, n = a.shape   # (a flat gather: take_along_axis costs more for one matrix)
+        s = a.reshape(-1).take(idx + np.arange(0, m * n, n)[:, None])
+    else:
+        s = np.moveaxis(np.take_along_axis(a, idx, axis), axis, -1)
+    # NaNs sort last, in an order of the sort's choosing: they count as ties
+    if np.isnan(s[..., -1]).any():
+        return True
+    return bool(np.equal(s[..., 1:], s[..., :-1]).any())
 
 
 # NumPy-only functions of the numeric top level (polynomials, histograms, signals, ...)
@@ -86,6 +110,15 @@ vecmat
 """.split()))
 def _tile(a, reps):
     # NumPy's tile dies (a segfault) when the result's size overflows: check it first
+    if type(a) is _ndarray and type(reps) is tuple and a.size:
+        count = a.nbytes   # (fast path: positive int reps and a small enough result)
+        for r in reps:
+            if type(r) is not int or r < 1:
+                break
+            count *= r
+        else:
+            if count <= _checks.MAX_EXTENT:   # then so is every dimension
+                return np.tile(a, reps)
     reps_t = ((_checks.index(reps, "reps"),) if not hasattr(reps, "__iter__")
               else _checks.int_sequence(reps, "reps"))
     shape = np.shape(a)
