@@ -800,6 +800,14 @@ def method_call(host_fn, fallback):
                     else:
                         out._view = None
                     return out
+                if type(r) in _canonical_scalars:   # a 0-d result: the NumPy scalar
+                    out = _new(Array)
+                    out._aval = None
+                    out._host = r
+                    out._buffer = None
+                    out._device = None
+                    out._view = None
+                    return out
                 return _self_result(r, self, host)
         return fallback(self, *args, **kwargs)
     call.__name__ = getattr(fallback, "__name__", "method")
@@ -972,6 +980,9 @@ def inplace_operator_call(ufunc, fallback):
                 t = type(other)
                 if t is float or t is int:
                     ho = other
+                elif (t is Array and other._view is None and other._aval is None
+                      and other._device is None and type(other._host) is not _ndarray):
+                    ho = other._host   # a NumPy scalar (x /= x.sum())
                 else:
                     try:
                         ho = _operand(other)
@@ -981,16 +992,17 @@ def inplace_operator_call(ufunc, fallback):
                         ho = np.asarray(ho)
                     if np.ndim(ho) and not self.ndim:
                         return fallback(self, other)   # a 0-d array as a scalar: rebinds
+                # (the output is positional, the casting the ufuncs' default "same_kind")
                 if _direct_write_target(self) is not None:
                     host = self._host   # as in __setitem__: copy only if NumPy refuses
                     try:
-                        ufunc(host, ho, out=host, casting="same_kind")
+                        ufunc(host, ho, host)
                         return self
                     except ValueError:
                         if host.flags.writeable:
                             raise
                 host = self._writable()
-                ufunc(host, ho, out=host, casting="same_kind")
+                ufunc(host, ho, host)
                 return self
         return fallback(self, other)
     call.__name__ = getattr(fallback, "__name__", "method")
@@ -1047,14 +1059,14 @@ def iterate(self):
 def _rows(self, host):
     # ``host`` is in the root's current buffer (``_self_host`` derived it again if needed)
     root = self if self._view is None else self._view[0]
-    root_host = root._host
+    entry = [root, root._host]   # (view entries are never changed in place: shared)
     for r in host:
         out = _new(Array)
         out._aval = None
         out._host = r
         out._buffer = None
         out._device = None
-        out._view = [root, root_host]
+        out._view = entry
         yield out
 
 
