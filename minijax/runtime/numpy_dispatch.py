@@ -250,6 +250,26 @@ matrix_rank matrix_transpose multi_dot norm outer pinv qr slogdet solve svd svdv
 tensordot tensorinv tensorsolve trace vecdot vector_norm
 """.split())
 
+
+
+def _complex_valued(x):
+    return x.astype(np.result_type(x.dtype, np.complex64), copy=False)
+
+
+def _eigvals(a, /):
+    """NumPy's eigvals, always complex (as the lax path: the Array API's rule; NumPy's
+    dtype is real when every eigenvalue happens to be)."""
+    return _complex_valued(np.linalg.eigvals(a))
+
+
+def _eig(a, /):
+    """NumPy's eig, always complex (see ``_eigvals``)."""
+    r = np.linalg.eig(a)
+    return type(r)(_complex_valued(r.eigenvalues), _complex_valued(r.eigenvectors))
+
+
+LINALG_FUNCTIONS.update(eig=_eig, eigvals=_eigvals)
+
 # minijax.numpy.fft name -> numpy.fft function (None: the same name). Not here:
 # fftfreq and rfftfreq (the Array API's dtype= keyword, which NumPy lacks).
 FFT_FUNCTIONS = dict.fromkeys("""
