@@ -242,7 +242,9 @@ class Array:
         return None if view is None else view[0]
 
     def __array__(self, dtype=None, copy=None):
-        host = self._value()
+        host = self._host
+        if type(host) is not np.ndarray or self._view is not None:
+            host = self._value()
         if copy or (dtype is not None and np.dtype(dtype) != host.dtype):
             # a new ndarray (numpy.array(x), a dtype change): nothing is exported
             return host.copy() if dtype is None else host.astype(dtype)
@@ -330,6 +332,17 @@ class Array:
         return (_rebuild, (np.array(self._value()), self.weak_type))
 
     def copy(self):
+        aval = self._aval
+        if aval is None and self._view is None and self._host is not None:
+            # an eager Array of a strong type (ndarray.copy: C order, as NumPy's)
+            host = self._host
+            out = object.__new__(Array)
+            out._aval = None
+            out._host = host.copy() if type(host) is np.ndarray else host
+            out._buffer = None
+            out._device = None
+            out._view = None
+            return out
         return _rebuild(self._value(), self.weak_type)
 
     def __copy__(self):

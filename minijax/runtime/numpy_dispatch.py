@@ -206,8 +206,8 @@ def _make_complex(re, im, dtype):
 
 def _expm1(x, /, *args, **kwargs):
     """NumPy's expm1, with the standard's special values for complex input."""
-    r = np.expm1(x, *args, **kwargs)
-    if np.result_type(r).kind != "c":
+    r = np.expm1(x, *args, **kwargs) if args or kwargs else np.expm1(x)
+    if r.dtype.kind != "c":
         return r
     re, im = _complex_parts(x)
     dtype = np.result_type(r)
@@ -223,8 +223,8 @@ def _expm1(x, /, *args, **kwargs):
 def _tanh(x, /, *args, **kwargs):
     """NumPy's tanh, with the standard's ±1 ± 0j for complex input of infinite real part
     and finite imaginary part."""
-    r = np.tanh(x, *args, **kwargs)
-    if np.result_type(r).kind != "c":
+    r = np.tanh(x, *args, **kwargs) if args or kwargs else np.tanh(x)
+    if r.dtype.kind != "c":
         return r
     re, im = _complex_parts(x)
     dtype = np.result_type(r)
@@ -550,11 +550,17 @@ def _numpy_failed(error, fallback, args, kwargs):
 # minijax (like JAX) takes None for "not given" where NumPy's default is a sentinel and
 # None means something else (``where=None`` is a mask to NumPy's reductions).
 _NONE_IS_ABSENT = frozenset({"where", "initial"})
+_KEYWORDS_TO_CONVERT = _NONE_IS_ABSENT | {"out", "device"}
 
 
 def _host_kwargs(kwargs):
     """NumPy's keywords: host values (None dropped where it means "not given"), and
     ``out=`` as the writable buffer it names."""
+    for k, v in kwargs.items():
+        if type(v) not in _PLAIN or k in _KEYWORDS_TO_CONVERT:
+            break
+    else:
+        return kwargs   # (the common case: axis=, keepdims=, dtype= as they are)
     if kwargs.get("device") is not None:
         raise _Fallback
     hkwargs = {k: _host(v) for k, v in kwargs.items()
@@ -792,21 +798,34 @@ def method_call(host_fn, fallback):
                 host = self._host   # (eager_host, inline)
                 if type(host) is not _ndarray or self._view is not None:
                     host = self._value()
-                try:
-                    if not args or len(args) == 1 and type(args[0]) in _PLAIN:
-                        hargs = args
-                    else:
-                        hargs = [_host(a) for a in args]
-                    if kwargs:
-                        hkwargs = _host_kwargs(kwargs)
-                except _Fallback:
-                    return fallback(self, *args, **kwargs)
-                if kwargs:
+                # (host_fn is called with its arguments spelled out where it can be:
+                # a call with *args or **{} costs more)
+                n = len(args)
+                if kwargs or n > 1:
+                    try:
+                        hargs = args if n == 0 else [_host(a) for a in args]
+                        hkwargs = _host_kwargs(kwargs) if kwargs else kwargs
+                    except _Fallback:
+                        return fallback(self, *args, **kwargs)
                     r = host_fn(host, *hargs, **hkwargs)
-                    if kwargs.get("out") is not None:
+                    if kwargs and kwargs.get("out") is not None:
                         return _returned_out(kwargs["out"])
+                elif n == 0:
+                    r = host_fn(host)
                 else:
-                    r = host_fn(host, *hargs)   # (a call with **{} costs more)
+                    a = args[0]
+                    t = type(a)
+                    if t is Array and a._view is None and a._aval is None \
+                            and a._device is None:
+                        r = host_fn(host, a._host)   # (x.dot(y))
+                    elif t in _PLAIN:
+                        r = host_fn(host, a)
+                    else:
+                        try:
+                            a = _host(a)
+                        except _Fallback:
+                            return fallback(self, *args)
+                        r = host_fn(host, a)
                 if type(r) is _ndarray and r.dtype in _canonical:   # (_self_result, inline)
                     out = _new(Array)
                     out._aval = None
@@ -935,7 +954,28 @@ def getitem_call(fallback):
                         return fallback(self, idx)
                 r = host[idx]
                 if type(r) is not _ndarray:
-                    return wrap(r)   # an element: a 0-d Array holding the NumPy scalar
+                    if type(r) in _canonical_scalars:   # an element: a 0-d Array holding
+                        out = _new(Array)               # the NumPy scalar (wrap, inline)
+                        out._aval = None
+                        out._host = r
+                        out._buffer = None
+                        out._device = None
+                        out._view = None
+                        return out
+                    return wrap(r)
+                if r.dtype in _canonical:   # a view (or a copy: advanced indexing)
+                    out = _new(Array)       # (_self_result, inline)
+                    out._aval = None
+                    out._host = r
+                    out._buffer = None
+                    out._device = None
+                    owner = r.base
+                    if owner is not None and (owner is host or owner is host.base):
+                        root = self if self._view is None else self._view[0]
+                        out._view = [root, root._host]
+                    else:
+                        out._view = None
+                    return out
                 return _self_result(r, self, host)
         return fallback(self, idx)
     __getitem__.__wrapped_lax__ = fallback
@@ -1001,8 +1041,10 @@ def inplace_operator_call(ufunc, fallback):
                 if t is float or t is int:
                     ho = other
                 elif (t is Array and other._view is None and other._aval is None
-                      and other._device is None and type(other._host) is not _ndarray):
-                    ho = other._host   # a NumPy scalar (x /= x.sum())
+                      and other._device is None):
+                    ho = other._host   # an ndarray or a NumPy scalar (x /= x.sum())
+                    if type(ho) is _ndarray and ho.ndim and not self.ndim:
+                        return fallback(self, other)   # a 0-d array as a scalar: rebinds
                 else:
                     try:
                         ho = _operand(other)
