@@ -343,7 +343,8 @@ class Array:
             out._device = None
             out._view = None
             return out
-        return _rebuild(self._value(), self.weak_type)
+        host = self._value().copy()
+        return Array._from_host(host, ShapedArray(host.shape, host.dtype, self.weak_type))
 
     def __copy__(self):
         return self.copy()

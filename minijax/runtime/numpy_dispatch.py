@@ -641,7 +641,7 @@ def numpy_call(np_fn, fallback, nin=None):
         except _Fallback:
             return fallback(*args, **kwargs)
         try:
-            r = np_fn(*hargs, **hkwargs)
+            r = np_fn(*hargs, **hkwargs) if kwargs else np_fn(*hargs)
         except Exception as e:
             return _numpy_failed(e, fallback, args, kwargs)
         if kwargs and kwargs.get("out") is not None:
