@@ -38,10 +38,12 @@ class _FloatInfo:
 
     def __init__(self, info):
         self._info = info
-
-    def __getattr__(self, name):
-        value = getattr(self._info, name)
-        return float(value) if name in self._AS_FLOAT else value
+        # copied once (the objects are cached): a missing attribute is then an ordinary
+        # AttributeError, not a __getattr__ call raising it
+        for name in dir(info):
+            if not name.startswith("__"):
+                value = getattr(info, name)
+                setattr(self, name, float(value) if name in self._AS_FLOAT else value)
 
     def __eq__(self, other):
         other = other._info if isinstance(other, _FloatInfo) else other
@@ -57,9 +59,23 @@ class _FloatInfo:
         return str(self._info)
 
 
-def finfo(dtype):
-    """Machine limits of a floating (or complex) dtype, as numpy.finfo (its Array API
-    attributes as Python floats)."""
+# finfo/iinfo objects by the dtype, scalar type or dtype string that asked for them, as
+# NumPy caches its own: the info is a constant of the dtype, and building it costs ten
+# times NumPy's lookup.
+_FINFO, _IINFO = {}, {}
+_INFO_KEYS = frozenset({np.dtype, str})
+
+
+def _cached_info(cache, key, make):
+    info = cache.get(key) if type(key) in _INFO_KEYS or isinstance(key, type) else None
+    if info is None:
+        info = make(key)
+        if (type(key) in _INFO_KEYS or isinstance(key, type)) and len(cache) < 256:
+            cache[key] = info
+    return info
+
+
+def _make_finfo(dtype):
     dt = _dtype_of(dtype)
     if dt == dtypes.bfloat16:
         import ml_dtypes
@@ -67,9 +83,15 @@ def finfo(dtype):
     return _FloatInfo(np.finfo(dt))
 
 
+def finfo(dtype):
+    """Machine limits of a floating (or complex) dtype, as numpy.finfo (its Array API
+    attributes as Python floats)."""
+    return _cached_info(_FINFO, dtype, _make_finfo)
+
+
 def iinfo(dtype):
     """Machine limits of an integer dtype, as numpy.iinfo."""
-    return np.iinfo(_dtype_of(dtype))
+    return _cached_info(_IINFO, dtype, lambda d: np.iinfo(_dtype_of(d)))
 
 
 _KINDS = {
@@ -166,15 +188,28 @@ def result_type(*arrays_and_dtypes):
         found = []
         for a in arrays_and_dtypes:
             t = type(a)
-            if t is Array and not a.weak_type or t is np.ndarray:
+            if t is Array:
+                aval = a._aval
+                if aval is None:
+                    a = a._host.dtype   # (an eager result: its aval is made when asked)
+                elif aval.weak_type:
+                    break
+                else:
+                    a = aval.dtype
+            elif t is np.ndarray:
                 a = a.dtype
-            elif t is not np.dtype:
+            elif not isinstance(a, np.dtype):
                 break
             if a not in _NUMPY_PROMOTED:
                 break
             found.append(a)
         else:
-            return np.result_type(*found)
+            # (promote_types is NumPy's promotion of strong dtypes, pairwise; result_type
+            # of dtypes, rather than arrays, costs four times as much)
+            dt = found[0]
+            for other in found[1:]:
+                dt = np.promote_types(dt, other)
+            return dt
     entries = []
     for a in arrays_and_dtypes:
         if isinstance(a, (list, tuple)):

@@ -868,14 +868,20 @@ def iscomplex(x, /):
     return logical_not(isreal(x))
 
 
+def _dtype_of_object(x):
+    # the dtype an Array, tracer, ndarray or NumPy scalar carries, without converting it
+    dtype = getattr(x, "dtype", None)
+    return dtype if isinstance(dtype, np.dtype) else get_aval(to_array(x)).dtype
+
+
 def isrealobj(x):
-    """Whether ``x`` has a non-complex dtype."""
-    return not dtypes.is_complex(get_aval(to_array(x)).dtype)
+    """Whether ``x`` has a non-complex dtype (a Python bool, as NumPy's)."""
+    return _dtype_of_object(x).kind != "c"
 
 
 def iscomplexobj(x):
-    """Whether ``x`` has a complex dtype."""
-    return dtypes.is_complex(get_aval(to_array(x)).dtype)
+    """Whether ``x`` has a complex dtype (a Python bool, as NumPy's)."""
+    return _dtype_of_object(x).kind == "c"
 
 
 def conjugate(x, /):

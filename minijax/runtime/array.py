@@ -242,7 +242,9 @@ class Array:
         return None if view is None else view[0]
 
     def __array__(self, dtype=None, copy=None):
-        host = self._value()
+        host = self._host
+        if type(host) is not np.ndarray or self._view is not None:
+            host = self._value()
         if copy or (dtype is not None and np.dtype(dtype) != host.dtype):
             # a new ndarray (numpy.array(x), a dtype change): nothing is exported
             return host.copy() if dtype is None else host.astype(dtype)
@@ -330,7 +332,19 @@ class Array:
         return (_rebuild, (np.array(self._value()), self.weak_type))
 
     def copy(self):
-        return _rebuild(self._value(), self.weak_type)
+        aval = self._aval
+        if aval is None and self._view is None and self._host is not None:
+            # an eager Array of a strong type (ndarray.copy: C order, as NumPy's)
+            host = self._host
+            out = object.__new__(Array)
+            out._aval = None
+            out._host = host.copy() if type(host) is np.ndarray else host
+            out._buffer = None
+            out._device = None
+            out._view = None
+            return out
+        host = self._value().copy()
+        return Array._from_host(host, ShapedArray(host.shape, host.dtype, self.weak_type))
 
     def __copy__(self):
         return self.copy()
@@ -357,9 +371,15 @@ def array_repr(a, max_line_width=None, precision=None, suppress_small=None):
 
 def _overlapping(host):
     """Whether some elements of ``host`` share memory (a broadcast or sliding windows)."""
-    lo, hi = byte_bounds(host)
-    return hi - lo < host.nbytes or any(st == 0 and n > 1
-                                        for st, n in zip(host.strides, host.shape))
+    flags = host.flags
+    if (flags.c_contiguous or flags.f_contiguous) and host.size:
+        return False   # (contiguous: every element has bytes of its own)
+    extent = host.itemsize   # hi - lo of byte_bounds, without its Python overhead
+    for st, n in zip(host.strides, host.shape):
+        if st == 0 and n > 1:
+            return True
+        extent += (n - 1) * abs(st)
+    return extent < host.nbytes
 
 
 def _copy_same_layout(host):
@@ -396,9 +416,28 @@ def _ndarray_at(root, offset, like):
 def _read_only(host):
     # (reading the flag of an np.broadcast_arrays output warns: NumPy will make it
     # read-only; it is writable, with that warning, until then)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", FutureWarning)
-        return not host.flags.writeable
+    flags = host.flags
+    try:
+        return not flags._writeable_no_warn   # the flag without the warning
+    except AttributeError:   # (a NumPy without it)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FutureWarning)
+            return not flags.writeable
+
+
+def overlapping_or_read_only(host):
+    """A view NumPy made read-only (``diagonal``) or whose elements overlap (a broadcast):
+    it stays read-only in a view Array."""
+    flags = host.flags
+    try:
+        if not flags._writeable_no_warn:
+            return True
+    except AttributeError:
+        if _read_only(host):
+            return True
+    if (flags.c_contiguous or flags.f_contiguous) and host.size:
+        return False
+    return _overlapping(host)
 
 
 def as_view_of(out, args):
@@ -414,7 +453,7 @@ def as_view_of(out, args):
             if ((root_owner is owner or root_host is owner) and
                     (len(args) == 1 or np.may_share_memory(host, root_host))):
                 out._view = [root, root_host]
-                if root_host.flags.writeable and (_overlapping(host) or _read_only(host)):
+                if root_host.flags.writeable and overlapping_or_read_only(host):
                     out._view.append(True)   # read-only by NumPy's choice (broadcast_to)
                 return
 

@@ -20,6 +20,7 @@ and copy first only when NumPy refuses because it is read-only (observed).
 """
 
 import functools
+import math
 import operator
 
 import numpy as np
@@ -31,7 +32,7 @@ from ..core import Tracer
 from ..core.avals import ShapedArray
 from ..core.trace import numpy_eager as _gate
 from ..core.trace import state
-from .array import Array, as_view_of
+from .array import Array, as_view_of, overlapping_or_read_only
 
 _ndarray = np.ndarray
 
@@ -51,8 +52,8 @@ cumulative_prod cumulative_sum deg2rad degrees diag diag_indices diag_indices_fr
 diff divide divmod dot dsplit dstack einsum empty empty_like equal exp exp2 expand_dims
 expm1 extract eye fix flatnonzero flip fliplr flipud float_power floor floor_divide fmax
 fmin fmod full full_like geomspace greater greater_equal heaviside hsplit hstack hypot
-identity imag indices inner interp intersect1d invert isclose iscomplex iscomplexobj isfinite
-isin isinf isnan isneginf isposinf isreal isrealobj ix_ kron left_shift less less_equal
+identity imag indices inner interp intersect1d invert isclose iscomplex isfinite
+isin isinf isnan isneginf isposinf isreal ix_ kron left_shift less less_equal
 linspace log log10 log1p log2 logaddexp logaddexp2 logical_and logical_not logical_or
 logical_xor logspace matmul matrix_transpose max maximum mean median meshgrid min minimum
 mod moveaxis multiply nan_to_num nanargmax nanargmin nanmax nanmean nanmedian nanmin
@@ -71,8 +72,32 @@ fabs frexp gcd lcm ldexp modf spacing matvec vecmat
 def _argsort(a, axis=-1, kind=None, order=None, *, stable=None):
     # minijax's argsort is stable (ties keep their order) unless asked otherwise
     if kind is None and stable is None:
+        # Without ties every sort gives the stable order, and NumPy's default sort is
+        # about twice as fast as its stable one on floats: long float axes try it first
+        # (ties are rare there; checking for them costs a gather and a comparison).
+        if (type(a) is _ndarray and a.dtype.kind == "f" and type(axis) is int
+                and -a.ndim <= axis < a.ndim and a.shape[axis] >= 64 and order is None):
+            idx = np.argsort(a, axis)
+            if not _has_ties(a, idx, axis):
+                return idx
         kind = "stable"
     return np.argsort(a, axis, kind, order, stable=stable)
+
+
+def _has_ties(a, idx, axis):
+    """Whether ``a`` (real floating) has equal elements, or NaNs, along ``axis``; ``idx``
+    is an argsort of ``a`` along it."""
+    if a.ndim == 1:
+        s = a[idx]
+    elif a.ndim == 2 and axis in (-1, 1) and a.flags.c_contiguous:
+        m, n = a.shape   # (a flat gather: take_along_axis costs more for one matrix)
+        s = a.reshape(-1).take(idx + np.arange(0, m * n, n)[:, None])
+    else:
+        s = np.moveaxis(np.take_along_axis(a, idx, axis), axis, -1)
+    # NaNs sort last, in an order of the sort's choosing: they count as ties
+    if np.isnan(s[..., -1]).any():
+        return True
+    return bool(np.equal(s[..., 1:], s[..., :-1]).any())
 
 
 # NumPy-only functions of the numeric top level (polynomials, histograms, signals, ...)
@@ -85,6 +110,15 @@ vecmat
 """.split()))
 def _tile(a, reps):
     # NumPy's tile dies (a segfault) when the result's size overflows: check it first
+    if type(a) is _ndarray and type(reps) is tuple and a.size:
+        count = a.nbytes   # (fast path: positive int reps and a small enough result)
+        for r in reps:
+            if type(r) is not int or r < 1:
+                break
+            count *= r
+        else:
+            if count <= _checks.MAX_EXTENT:   # then so is every dimension
+                return np.tile(a, reps)
     reps_t = ((_checks.index(reps, "reps"),) if not hasattr(reps, "__iter__")
               else _checks.int_sequence(reps, "reps"))
     shape = np.shape(a)
@@ -121,7 +155,10 @@ def _floor_divide(x1, x2, /, out=None, **kwargs):
     (NumPy gives NaN for inf // 1 and -1.0 for 1 // -inf; the standard ±inf and -0)."""
     a, b = np.asarray(x1), np.asarray(x2)
     fix = None
-    if a.dtype.kind in "fc" or b.dtype.kind in "fc":
+    ka, kb = a.dtype.kind, b.dtype.kind
+    if (ka == "f" or kb == "f") and ka in "fiub" and kb in "fiub" and _finite_operands(a, b):
+        pass   # no infinity: NumPy's values are the standard's
+    elif ka in "fc" or kb in "fc":
         with np.errstate(all="ignore"):
             fix = ((np.isinf(a) & np.isfinite(b) & (b != 0))
                    | (np.isfinite(a) & np.isinf(b)))
@@ -130,6 +167,8 @@ def _floor_divide(x1, x2, /, out=None, **kwargs):
             else:
                 fix = None
     if fix is None:
+        if out is None and not kwargs:
+            return np.floor_divide(x1, x2)
         return np.floor_divide(x1, x2, out=out, **kwargs)
     with np.errstate(invalid="ignore"):
         r = np.floor_divide(x1, x2, out=out, **kwargs)
@@ -138,6 +177,19 @@ def _floor_divide(x1, x2, /, out=None, **kwargs):
         out[...] = fixed
         return out
     return fixed if np.ndim(r) else fixed[()]
+
+
+def _finite_operands(a, b):
+    """True only if no element of the real ndarrays ``a`` and ``b`` is infinite or NaN
+    (False may be wrong: the caller then checks element by element). One dot product:
+    an infinity or a NaN makes it non-finite (inf * 0 is NaN), so does an overflow."""
+    if a.shape == b.shape:
+        return math.isfinite(np.vdot(a, b))
+    if b.ndim == 0:
+        return math.isfinite(b) and math.isfinite(np.vdot(a, a))
+    if a.ndim == 0:
+        return math.isfinite(a) and math.isfinite(np.vdot(b, b))
+    return math.isfinite(np.vdot(a, a) + np.vdot(b, b))
 
 
 def _complex_parts(x):
@@ -154,8 +206,8 @@ def _make_complex(re, im, dtype):
 
 def _expm1(x, /, *args, **kwargs):
     """NumPy's expm1, with the standard's special values for complex input."""
-    r = np.expm1(x, *args, **kwargs)
-    if np.result_type(r).kind != "c":
+    r = np.expm1(x, *args, **kwargs) if args or kwargs else np.expm1(x)
+    if r.dtype.kind != "c":
         return r
     re, im = _complex_parts(x)
     dtype = np.result_type(r)
@@ -171,8 +223,8 @@ def _expm1(x, /, *args, **kwargs):
 def _tanh(x, /, *args, **kwargs):
     """NumPy's tanh, with the standard's ±1 ± 0j for complex input of infinite real part
     and finite imaginary part."""
-    r = np.tanh(x, *args, **kwargs)
-    if np.result_type(r).kind != "c":
+    r = np.tanh(x, *args, **kwargs) if args or kwargs else np.tanh(x)
+    if r.dtype.kind != "c":
         return r
     re, im = _complex_parts(x)
     dtype = np.result_type(r)
@@ -197,6 +249,26 @@ cholesky cond cross det diagonal eigh eigvalsh inv lstsq matmul matrix_norm matr
 matrix_rank matrix_transpose multi_dot norm outer pinv qr slogdet solve svd svdvals
 tensordot tensorinv tensorsolve trace vecdot vector_norm
 """.split())
+
+
+
+def _complex_valued(x):
+    return x.astype(np.result_type(x.dtype, np.complex64), copy=False)
+
+
+def _eigvals(a, /):
+    """NumPy's eigvals, always complex (as the lax path: the Array API's rule; NumPy's
+    dtype is real when every eigenvalue happens to be)."""
+    return _complex_valued(np.linalg.eigvals(a))
+
+
+def _eig(a, /):
+    """NumPy's eig, always complex (see ``_eigvals``)."""
+    r = np.linalg.eig(a)
+    return type(r)(_complex_valued(r.eigenvalues), _complex_valued(r.eigenvectors))
+
+
+LINALG_FUNCTIONS.update(eig=_eig, eigvals=_eigvals)
 
 # minijax.numpy.fft name -> numpy.fft function (None: the same name). Not here:
 # fftfreq and rfftfreq (the Array API's dtype= keyword, which NumPy lacks).
@@ -404,7 +476,7 @@ def wrap(r, args=()):
         elif t in _SCALARS:
             r = np.asarray(r)
         elif t is tuple or t is list:
-            return t([wrap(e, args) for e in r])
+            return t(_wrap_each(r, args))
         elif isinstance(r, tuple):   # NumPy's named tuples (unique_all, eigh, svd, ...)
             return t(*[wrap(e, args) for e in r])
         else:
@@ -419,6 +491,44 @@ def wrap(r, args=()):
     out._view = None
     if args and r.base is not None:
         as_view_of(out, args)
+    return out
+
+
+def _wrap_each(r, args):
+    """``[wrap(e, args) for e in r]``; when ``args`` hold one Array, the elements that
+    view its buffer (unstack, split, broadcast_arrays) are found once, not per element."""
+    out = []
+    arrays = 0
+    for a in args:
+        if type(a) is Array:
+            arrays += 1
+    # the last element made a view of the Array's buffer: its owner, dtype, view entries
+    owner = dtype = bounds = entry = read_only_entry = None
+    root_writeable = False
+    for e in r:
+        if (type(e) is _ndarray and e.base is owner and owner is not None
+                and e.dtype is dtype and e.size
+                and (bounds is None or np.may_share_memory(e, bounds))):
+            # as_view_of would find the same root (the only Array, whose buffer e views)
+            a = _new(Array)
+            a._aval = None
+            a._host = e
+            a._buffer = None
+            a._device = None
+            # (view entries are never changed in place: siblings share one)
+            a._view = (read_only_entry if root_writeable and overlapping_or_read_only(e)
+                       else entry)
+        else:
+            a = wrap(e, args)
+            if arrays == 1 and type(a) is Array and a._view is not None:
+                root, root_host = a._view[:2]
+                entry, read_only_entry = [root, root_host], [root, root_host, True]
+                owner = a._host.base
+                dtype = a._host.dtype
+                root_writeable = root_host.flags.writeable
+                # (as_view_of checks the bounds when the root's ndarray is itself a view)
+                bounds = None if root_host is owner or len(args) == 1 else root_host
+        out.append(a)
     return out
 
 
@@ -440,11 +550,17 @@ def _numpy_failed(error, fallback, args, kwargs):
 # minijax (like JAX) takes None for "not given" where NumPy's default is a sentinel and
 # None means something else (``where=None`` is a mask to NumPy's reductions).
 _NONE_IS_ABSENT = frozenset({"where", "initial"})
+_KEYWORDS_TO_CONVERT = _NONE_IS_ABSENT | {"out", "device"}
 
 
 def _host_kwargs(kwargs):
     """NumPy's keywords: host values (None dropped where it means "not given"), and
     ``out=`` as the writable buffer it names."""
+    for k, v in kwargs.items():
+        if type(v) not in _PLAIN or k in _KEYWORDS_TO_CONVERT:
+            break
+    else:
+        return kwargs   # (the common case: axis=, keepdims=, dtype= as they are)
     if kwargs.get("device") is not None:
         raise _Fallback
     hkwargs = {k: _host(v) for k, v in kwargs.items()
@@ -511,47 +627,84 @@ def numpy_call(np_fn, fallback, nin=None):
     first_operand = (0 if nin is not None or isinstance(np_fn, np.ufunc) else
                      _SCALAR_OPERANDS_FROM.get(name, -1))
 
+    def general(args, kwargs):
+        # keywords, positional outputs, or more than two arguments
+        if nin is not None and len(args) > nin:
+            if "out" in kwargs:
+                raise TypeError(f"{np_fn.__name__.lstrip('_')}() got out= both as a "
+                                f"positional and a keyword argument")
+            outs = args[nin:]
+            return call(*args[:nin], out=outs if len(outs) > 1 else outs[0], **kwargs)
+        try:
+            hargs = [_host(a) for a in args]
+            hkwargs = _host_kwargs(kwargs) if kwargs else kwargs
+        except _Fallback:
+            return fallback(*args, **kwargs)
+        try:
+            r = np_fn(*hargs, **hkwargs) if kwargs else np_fn(*hargs)
+        except Exception as e:
+            return _numpy_failed(e, fallback, args, kwargs)
+        if kwargs and kwargs.get("out") is not None:
+            return _returned_out(kwargs["out"])
+        return result(r, args, hargs[0] if hargs else None)
+
+    def result(r, args, h):
+        # ``r`` wrapped; ``h`` is the host value of ``args[0]``
+        if first_operand >= 0 and type(args[-1]) is not Array and _weak_operands(
+                args[first_operand:]):
+            return _weaken(wrap(r, args))
+        if type(r) is _ndarray and r.dtype in _canonical:
+            out = _new(Array)
+            out._aval = None
+            out._host = r
+            out._buffer = None
+            out._device = None
+            out._view = None
+            owner = r.base
+            if owner is not None:
+                # a view: of the first argument's buffer (checked as in
+                # _self_result), else of another argument's (as_view_of)
+                a = args[0] if args else None
+                if type(a) is Array and type(h) is _ndarray and (
+                        owner is h or owner is h.base):
+                    root = a if a._view is None else a._view[0]
+                    out._view = [root, root._host]
+                else:
+                    as_view_of(out, args)
+            return out
+        return wrap(r, args)
+
     # The common calls (one or two Arrays owning their buffers, no keywords) are
     # checked inline: this wrapper's cost is added to every eager call.
     @functools.wraps(fallback)
     def call(*args, **kwargs):
         if _gate[0] or (len(state.stack) == 1 and config.eager_backend == "numpy"):
-            if nin is not None and len(args) > nin:
-                if "out" in kwargs:
-                    raise TypeError(f"{np_fn.__name__.lstrip('_')}() got out= both as a positional "
-                                    f"and a keyword argument")
-                outs = args[nin:]
-                return call(*args[:nin], out=outs if len(outs) > 1 else outs[0], **kwargs)
+            n = len(args)
+            if kwargs or n > 2 or nin is not None and n > nin:
+                return general(args, kwargs)
             try:
-                if len(args) == 1:
-                    a = args[0]
-                    if (type(a) is Array and a._view is None and a._device is None
-                            and a._host is not None
-                            and (a._aval is None or not a._aval.weak_type)):
-                        hargs = (a._host,)
-                    else:
-                        hargs = (_host(a),)
-                elif len(args) == 2:
+                if n == 2:
                     a, b = args
                     ha = a._host if (type(a) is Array and a._view is None
                                      and a._aval is None and a._device is None) else _host(a)
                     hb = b._host if (type(b) is Array and b._view is None
                                      and b._aval is None and b._device is None) else _host(b)
-                    hargs = (ha, hb)
+                elif n == 1:
+                    a = args[0]
+                    if (type(a) is Array and a._view is None and a._device is None
+                            and a._host is not None
+                            and (a._aval is None or not a._aval.weak_type)):
+                        ha = a._host
+                    else:
+                        ha = _host(a)
                 else:
-                    hargs = [_host(a) for a in args]
-                if kwargs:
-                    hkwargs = _host_kwargs(kwargs)
-                else:
-                    hkwargs = kwargs
+                    ha = None
             except _Fallback:
-                return fallback(*args, **kwargs)
+                return fallback(*args)
             try:
-                r = np_fn(*hargs, **hkwargs)
+                r = np_fn(ha, hb) if n == 2 else np_fn(ha) if n == 1 else np_fn()
             except Exception as e:
                 return _numpy_failed(e, fallback, args, kwargs)
-            if kwargs and kwargs.get("out") is not None:
-                return _returned_out(kwargs["out"])
             if first_operand >= 0 and type(args[-1]) is not Array and _weak_operands(
                     args[first_operand:]):
                 return _weaken(wrap(r, args))
@@ -567,9 +720,8 @@ def numpy_call(np_fn, fallback, nin=None):
                     # a view: of the first argument's buffer (checked as in
                     # _self_result), else of another argument's (as_view_of)
                     a = args[0]
-                    h = hargs[0]
-                    if type(a) is Array and type(h) is _ndarray and (
-                            owner is h or owner is h.base):
+                    if type(a) is Array and type(ha) is _ndarray and (
+                            owner is ha or owner is ha.base):
                         root = a if a._view is None else a._view[0]
                         out._view = [root, root._host]
                     else:
@@ -646,17 +798,55 @@ def method_call(host_fn, fallback):
                 host = self._host   # (eager_host, inline)
                 if type(host) is not _ndarray or self._view is not None:
                     host = self._value()
-                try:
-                    if not args or len(args) == 1 and type(args[0]) in _PLAIN:
-                        hargs = args
+                # (host_fn is called with its arguments spelled out where it can be:
+                # a call with *args or **{} costs more)
+                n = len(args)
+                if kwargs or n > 1:
+                    try:
+                        hargs = args if n == 0 else [_host(a) for a in args]
+                        hkwargs = _host_kwargs(kwargs) if kwargs else kwargs
+                    except _Fallback:
+                        return fallback(self, *args, **kwargs)
+                    r = host_fn(host, *hargs, **hkwargs)
+                    if kwargs and kwargs.get("out") is not None:
+                        return _returned_out(kwargs["out"])
+                elif n == 0:
+                    r = host_fn(host)
+                else:
+                    a = args[0]
+                    t = type(a)
+                    if t is Array and a._view is None and a._aval is None \
+                            and a._device is None:
+                        r = host_fn(host, a._host)   # (x.dot(y))
+                    elif t in _PLAIN:
+                        r = host_fn(host, a)
                     else:
-                        hargs = [_host(a) for a in args]
-                    hkwargs = _host_kwargs(kwargs) if kwargs else kwargs
-                except _Fallback:
-                    return fallback(self, *args, **kwargs)
-                r = host_fn(host, *hargs, **hkwargs)
-                if kwargs and kwargs.get("out") is not None:
-                    return _returned_out(kwargs["out"])
+                        try:
+                            a = _host(a)
+                        except _Fallback:
+                            return fallback(self, *args)
+                        r = host_fn(host, a)
+                if type(r) is _ndarray and r.dtype in _canonical:   # (_self_result, inline)
+                    out = _new(Array)
+                    out._aval = None
+                    out._host = r
+                    out._buffer = None
+                    out._device = None
+                    owner = r.base
+                    if owner is not None and (owner is host or owner is host.base):
+                        root = self if self._view is None else self._view[0]
+                        out._view = [root, root._host]
+                    else:
+                        out._view = None
+                    return out
+                if type(r) in _canonical_scalars:   # a 0-d result: the NumPy scalar
+                    out = _new(Array)
+                    out._aval = None
+                    out._host = r
+                    out._buffer = None
+                    out._device = None
+                    out._view = None
+                    return out
                 return _self_result(r, self, host)
         return fallback(self, *args, **kwargs)
     call.__name__ = getattr(fallback, "__name__", "method")
@@ -764,7 +954,28 @@ def getitem_call(fallback):
                         return fallback(self, idx)
                 r = host[idx]
                 if type(r) is not _ndarray:
-                    return wrap(r)   # an element: a 0-d Array holding the NumPy scalar
+                    if type(r) in _canonical_scalars:   # an element: a 0-d Array holding
+                        out = _new(Array)               # the NumPy scalar (wrap, inline)
+                        out._aval = None
+                        out._host = r
+                        out._buffer = None
+                        out._device = None
+                        out._view = None
+                        return out
+                    return wrap(r)
+                if r.dtype in _canonical:   # a view (or a copy: advanced indexing)
+                    out = _new(Array)       # (_self_result, inline)
+                    out._aval = None
+                    out._host = r
+                    out._buffer = None
+                    out._device = None
+                    owner = r.base
+                    if owner is not None and (owner is host or owner is host.base):
+                        root = self if self._view is None else self._view[0]
+                        out._view = [root, root._host]
+                    else:
+                        out._view = None
+                    return out
                 return _self_result(r, self, host)
         return fallback(self, idx)
     __getitem__.__wrapped_lax__ = fallback
@@ -829,6 +1040,11 @@ def inplace_operator_call(ufunc, fallback):
                 t = type(other)
                 if t is float or t is int:
                     ho = other
+                elif (t is Array and other._view is None and other._aval is None
+                      and other._device is None):
+                    ho = other._host   # an ndarray or a NumPy scalar (x /= x.sum())
+                    if type(ho) is _ndarray and ho.ndim and not self.ndim:
+                        return fallback(self, other)   # a 0-d array as a scalar: rebinds
                 else:
                     try:
                         ho = _operand(other)
@@ -838,16 +1054,17 @@ def inplace_operator_call(ufunc, fallback):
                         ho = np.asarray(ho)
                     if np.ndim(ho) and not self.ndim:
                         return fallback(self, other)   # a 0-d array as a scalar: rebinds
+                # (the output is positional, the casting the ufuncs' default "same_kind")
                 if _direct_write_target(self) is not None:
                     host = self._host   # as in __setitem__: copy only if NumPy refuses
                     try:
-                        ufunc(host, ho, out=host, casting="same_kind")
+                        ufunc(host, ho, host)
                         return self
                     except ValueError:
                         if host.flags.writeable:
                             raise
                 host = self._writable()
-                ufunc(host, ho, out=host, casting="same_kind")
+                ufunc(host, ho, host)
                 return self
         return fallback(self, other)
     call.__name__ = getattr(fallback, "__name__", "method")
@@ -904,14 +1121,14 @@ def iterate(self):
 def _rows(self, host):
     # ``host`` is in the root's current buffer (``_self_host`` derived it again if needed)
     root = self if self._view is None else self._view[0]
-    root_host = root._host
+    entry = [root, root._host]   # (view entries are never changed in place: shared)
     for r in host:
         out = _new(Array)
         out._aval = None
         out._host = r
         out._buffer = None
         out._device = None
-        out._view = [root, root_host]
+        out._view = entry
         yield out
 
 
@@ -923,7 +1140,21 @@ def property_call(host_fn, fallback):
                 host = self._host   # (eager_host, inline)
                 if type(host) is not _ndarray or self._view is not None:
                     host = self._value()
-                return _self_result(host_fn(host), self, host)
+                r = host_fn(host)
+                if type(r) is _ndarray and r.dtype in _canonical:   # (_self_result, inline)
+                    out = _new(Array)
+                    out._aval = None
+                    out._host = r
+                    out._buffer = None
+                    out._device = None
+                    owner = r.base
+                    if owner is not None and (owner is host or owner is host.base):
+                        root = self if self._view is None else self._view[0]
+                        out._view = [root, root._host]
+                    else:
+                        out._view = None
+                    return out
+                return _self_result(r, self, host)
         return fallback(self)
     return property(get)
 

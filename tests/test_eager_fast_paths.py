@@ -1,0 +1,292 @@
+"""The eager fast paths (runtime/numpy_dispatch.py, runtime/array.py, the dtype helpers)
+give NumPy's answers: the shortcuts taken for speed (inline wrapping, tuple results of
+views, the argsort and floor_divide checks, cached finfo/iinfo, result_type by pairwise
+promotion) against NumPy as the oracle, and against the general paths they skip."""
+
+import itertools
+import warnings
+
+import numpy as onp
+import pytest
+from numpy.lib.array_utils import byte_bounds
+from numpy.lib.stride_tricks import as_strided, sliding_window_view
+
+import minijax
+import minijax.numpy as np
+from minijax.runtime import numpy_dispatch
+from minijax.runtime.array import _overlapping, overlapping_or_read_only
+
+_RNG = onp.random.default_rng(7)
+_PROMOTED = [onp.dtype(t) for t in (onp.bool_, onp.int8, onp.int16, onp.int32, onp.int64,
+                                     onp.uint8, onp.uint16, onp.uint32, onp.uint64,
+                                     onp.float16, onp.float32, onp.float64, onp.complex64,
+                                     onp.complex128)]
+
+
+# ------------------------------------------------------------------ dtype helpers
+
+@pytest.mark.parametrize("x", [onp.ones(2), onp.ones(2, onp.complex64), [1j, 2.0], [1, 2],
+                               3.0, 1j, onp.float32(1), onp.complex128(1)])
+def test_iscomplexobj_isrealobj_are_python_bools_as_numpy(x):
+    for arg in (x, np.asarray(x)):
+        assert np.iscomplexobj(arg) is onp.iscomplexobj(x)
+        assert np.isrealobj(arg) is onp.isrealobj(x)
+
+
+def test_iscomplexobj_under_jit_is_static():
+    out = minijax.jit(lambda z: z * 2 if np.iscomplexobj(z) else z + 1)(onp.ones(2, onp.complex64))
+    onp.testing.assert_array_equal(out, onp.full(2, 2 + 0j))
+
+
+@pytest.mark.parametrize("a,b", list(itertools.combinations_with_replacement(_PROMOTED, 2)))
+def test_result_type_of_strong_dtypes_is_numpys(a, b):
+    assert np.result_type(a, b) == onp.result_type(a, b)
+    assert np.result_type(np.zeros(2, a), np.zeros(2, b)) == onp.result_type(a, b)
+
+
+def test_result_type_of_three_and_of_weak_values():
+    assert np.result_type(onp.int8, onp.uint8, onp.float16) == onp.result_type(
+        onp.int8, onp.uint8, onp.float16)
+    assert np.result_type(np.zeros(2, onp.float32), 1.0) == onp.float32   # weak scalar
+    assert np.result_type(np.asarray(onp.ones(3, onp.int16))) == onp.int16
+
+
+def test_finfo_iinfo_are_cached_and_complete():
+    assert np.finfo(onp.float32) is np.finfo(onp.float32)
+    assert np.iinfo("int16") is np.iinfo("int16")
+    for arg in (onp.float32, onp.dtype("float64"), "float32", np.zeros(2, onp.float32)):
+        f, ref = np.finfo(arg), onp.finfo(arg.dtype if isinstance(arg, np.ndarray) else arg)
+        for name in ("eps", "max", "min", "tiny", "smallest_normal", "resolution"):
+            assert type(getattr(f, name)) is float and getattr(f, name) == float(getattr(ref, name))
+        assert (f.bits, f.dtype, f.precision) == (ref.bits, ref.dtype, ref.precision)
+    assert not hasattr(np.finfo(onp.float64), "block_until_ready")
+    with pytest.raises(AttributeError):
+        np.finfo(onp.float64).no_such_attribute   # noqa: B018
+    assert np.iinfo(np.zeros(2, onp.uint8)).max == 255
+
+
+def test_finfo_of_equal_numbers_is_not_confused():
+    # 1 == 1.0 == True hash alike: values are not cached, so each gets NumPy's answer
+    with pytest.raises((ValueError, TypeError)):
+        np.finfo(1)
+    with pytest.raises((ValueError, TypeError)):
+        np.iinfo(1.0)
+
+
+# ------------------------------------------------------------------ floor_divide
+
+_SPECIAL = onp.array([onp.inf, -onp.inf, 3.5, -2.0, 0.0, -0.0, onp.nan, 1e300])
+
+
+def _standard_floor_divide(a, b):
+    with onp.errstate(all="ignore"):
+        a, b = onp.broadcast_arrays(onp.asarray(a, float), onp.asarray(b, float))
+        one_inf = ((onp.isinf(a) & onp.isfinite(b) & (b != 0))
+                   | (onp.isfinite(a) & onp.isinf(b)))
+        return onp.where(one_inf, onp.true_divide(a, b), onp.floor_divide(a, b))
+
+
+@pytest.mark.parametrize("shapes", ["same", "scalar_right", "scalar_left", "broadcast"])
+def test_floor_divide_special_values_on_every_path(shapes):
+    a = _SPECIAL[:, None] * onp.ones((1, _SPECIAL.size))
+    b = _SPECIAL[None, :] * onp.ones((_SPECIAL.size, 1))
+    cases = {"same": [(a, b), (onp.full(3, 7.0), onp.array([2.0, onp.inf, -3.0]))],
+             "scalar_right": [(_SPECIAL, s) for s in (2.0, onp.inf, -onp.inf, 0.0)],
+             "scalar_left": [(s, _SPECIAL) for s in (2.0, onp.inf, -1.5)],
+             "broadcast": [(_SPECIAL[:, None], _SPECIAL[None, :]),
+                           (onp.array([[1.0], [onp.inf]]), onp.array([2.0, -3.0]))]}[shapes]
+    for x, y in cases:
+        expected = _standard_floor_divide(x, y)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            for got in (np.floor_divide(x, y), np.asarray(x) // y, x // np.asarray(y)):
+                onp.testing.assert_array_equal(onp.asarray(got), expected)
+                assert onp.array_equal(onp.signbit(onp.asarray(got)), onp.signbit(expected))
+
+
+def test_floor_divide_finite_and_integer_operands_are_numpys():
+    a, b = _RNG.uniform(-5, 5, (4, 5)), _RNG.uniform(0.5, 3, (4, 5))
+    onp.testing.assert_array_equal(np.floor_divide(a, b), onp.floor_divide(a, b))
+    i, j = _RNG.integers(-9, 9, 6), _RNG.integers(1, 4, 6)
+    got = np.floor_divide(i, j)
+    onp.testing.assert_array_equal(got, onp.floor_divide(i, j))
+    assert got.dtype == onp.int64
+    got = np.floor_divide(i, j.astype(float))
+    onp.testing.assert_array_equal(got, onp.floor_divide(i, j.astype(float)))
+    huge = onp.array([1e300, -1e300])   # the dot product overflows: checked element-wise
+    onp.testing.assert_array_equal(np.floor_divide(huge, huge), [1.0, 1.0])
+
+
+# ------------------------------------------------------------------ views
+
+def test_tuple_results_are_views_of_their_argument():
+    for base in (onp.arange(24.0).reshape(4, 6), onp.arange(48.0).reshape(8, 6)[::2]):
+        A = np.asarray(base.copy())
+        for parts in (np.unstack(A), np.unstack(A, axis=1), np.array_split(A, 3),
+                      np.hsplit(A, [1, 4]), np.vsplit(A, 2)):
+            for p in parts:
+                if p.size:
+                    assert p.base is A
+        rows = np.unstack(A)
+        rows[2][1] = -1.0
+        assert A[2, 1] == -1.0
+        cols = np.hsplit(A, [2])
+        cols[1][0, 0] = -2.0
+        assert A[0, 2] == -2.0
+        A[3, 5] = 99.0                 # the base's writes are seen by the views
+        assert rows[3][5] == 99.0
+
+
+def test_tuple_results_of_a_view_argument():
+    A = np.asarray(onp.arange(36.0).reshape(6, 6))
+    V = A[1:5, ::2]
+    parts = np.unstack(V)
+    assert all(p.base is A for p in parts)
+    parts[0][0] = 100.0
+    assert A[1, 0] == 100.0
+    halves = np.array_split(V, 2, axis=1)
+    halves[1][-1, -1] = 200.0
+    assert A[4, 4] == 200.0
+
+
+def test_broadcast_tuple_results_are_marked_as_numpys_read_only_views():
+    A = np.asarray(onp.ones((3, 3)))
+    row = np.asarray(onp.arange(3.0))
+    a, b = np.broadcast_arrays(A, row)
+    assert a.base is None or a.base is A
+    assert b.base is row and len(b._view) == 3   # (the third entry: read-only by NumPy)
+    onp.testing.assert_array_equal(b, onp.broadcast_to(onp.arange(3.0), (3, 3)))
+    c, d = np.broadcast_arrays(np.asarray(onp.ones((3, 1))), np.asarray(onp.ones((1, 3))))
+    assert len(c._view) == 3 and len(d._view) == 3
+
+
+def _overlapping_by_byte_bounds(host):
+    lo, hi = byte_bounds(host)
+    return hi - lo < host.nbytes or any(st == 0 and n > 1
+                                        for st, n in zip(host.strides, host.shape))
+
+
+def test_overlap_check_matches_byte_bounds():
+    a = onp.arange(60.0).reshape(3, 4, 5)
+    cases = [a, a[:, ::2], a[::-1], a.T, a[:, 1], onp.broadcast_to(a[0], (3, 4, 5)),
+             sliding_window_view(a.ravel(), 3), a[:0], a[:, :0, ::2], a[..., ::-1][:, None],
+             as_strided(a, (3, 3), (8, 8)), as_strided(a, (0, 3), (0, 0)),
+             as_strided(a, (2, 0), (0, 8)), onp.ones((0, 3))[:, ::2], onp.ones((1, 3))[:, None]]
+    for c in cases:
+        assert _overlapping(c) == _overlapping_by_byte_bounds(c), (c.shape, c.strides)
+    assert overlapping_or_read_only(a.diagonal())
+    assert not overlapping_or_read_only(a[:, ::2])
+
+
+def test_method_results_and_element_reads():
+    h = _RNG.uniform(size=(3, 4))
+    A = np.asarray(h.copy())
+    assert A.ravel().base is A and A.T.base is A and A[:, None].base is A
+    assert A[1].base is A and A[1:, ::2].base is A
+    assert A.diagonal().base is A
+    with pytest.raises(ValueError):
+        A.diagonal()[0] = 1.0          # read-only, as NumPy's
+    x = A[1, 2]
+    assert x.shape == () and x.dtype == onp.float64 and float(x) == h[1, 2]
+    assert bool(A[1, 2] > 0.5) is bool(h[1, 2] > 0.5)
+    onp.testing.assert_array_equal(A.dot(np.asarray(h.T.copy())), h.dot(h.T))
+    onp.testing.assert_array_equal(A.sum(axis=0, keepdims=True), h.sum(axis=0, keepdims=True))
+    out = np.zeros(4)
+    assert A.sum(axis=0, out=out) is out
+    onp.testing.assert_array_equal(out, h.sum(axis=0))
+    assert A.argmax() == h.argmax() and type(A.argmax()) is type(A)
+
+
+def test_copy_is_c_ordered_and_independent():
+    A = np.asarray(onp.arange(6.0).reshape(2, 3))
+    C = A.T.copy()
+    assert C.base is None and onp.asarray(C).flags.c_contiguous
+    onp.testing.assert_array_equal(C, onp.arange(6.0).reshape(2, 3).T)
+    C[0, 0] = 9.0
+    assert A[0, 0] == 0.0
+    exported = onp.asarray(A)          # an exported (read-only) buffer copies writable
+    D = A.copy()
+    D[0, 0] = 5.0
+    assert exported[0, 0] == 0.0 and A[0, 0] == 0.0
+    s = A[1, 1]
+    assert s.copy() == s and s.copy().shape == ()
+    w = np.asarray(2.0) + 1            # a weak 0-d result keeps its weak type
+    assert w.copy().weak_type == w.weak_type
+
+
+def test_inplace_operators_with_array_operands():
+    h = _RNG.uniform(0.5, 1.5, (4, 3))
+    A, ref = np.asarray(h.copy()), h.copy()
+    for r, rr in zip(A, ref):
+        r /= r.sum()
+        rr /= rr.sum()
+    onp.testing.assert_allclose(A, ref, rtol=1e-15)
+    A += np.asarray(h)
+    ref += h
+    onp.testing.assert_allclose(A, ref, rtol=1e-15)
+    i = np.asarray(onp.arange(6))
+    i //= np.asarray(onp.int64(4))
+    onp.testing.assert_array_equal(i, onp.arange(6) // 4)
+    with pytest.raises(TypeError):     # same_kind casting, as NumPy's in-place operators
+        i /= np.asarray(2.0)
+
+
+# ------------------------------------------------------------------ argsort, tile, eig
+
+@pytest.mark.parametrize("shape,axis", [((200,), -1), ((70, 80), -1), ((70, 80), 0),
+                                        ((70, 80), 1), ((3, 70, 4), 1), ((80, 90), None)])
+@pytest.mark.parametrize("variant", ["distinct", "ties", "nan", "signed_zeros", "float32"])
+def test_argsort_is_stable_on_every_path(shape, axis, variant):
+    a = _RNG.uniform(size=shape)
+    if variant == "ties":
+        a = onp.round(a, 1)
+    elif variant == "nan":
+        a.reshape(-1)[::7] = onp.nan
+    elif variant == "signed_zeros":
+        a.reshape(-1)[::2] = 0.0
+        a.reshape(-1)[1::4] = -0.0
+    elif variant == "float32":
+        a = a.astype(onp.float32)
+    expected = onp.argsort(a, axis=axis, kind="stable")
+    onp.testing.assert_array_equal(np.argsort(np.asarray(a), axis=axis), expected)
+    method_axis = -1 if axis is None else axis
+    onp.testing.assert_array_equal(np.asarray(a).argsort(axis=method_axis),
+                                   onp.argsort(a, axis=method_axis, kind="stable"))
+    onp.testing.assert_array_equal(minijax.jit(lambda x: np.argsort(x, axis=axis))(a), expected)
+
+
+def test_argsort_bad_axis_is_numpys_error():
+    with pytest.raises(onp.exceptions.AxisError):
+        np.argsort(np.zeros((100, 100)), axis=2)
+
+
+def test_tile_fast_path_and_size_check():
+    a = _RNG.uniform(size=(2, 3))
+    for reps in ((2, 1), (1, 2, 3), (3,), 2, [2, 2], (0, 2), ()):
+        onp.testing.assert_array_equal(np.tile(np.asarray(a), reps), onp.tile(a, reps))
+    with pytest.raises(ValueError, match="too big"):
+        np.tile(np.asarray(a), (2 ** 62, 2))
+    with pytest.raises(ValueError, match="too big"):
+        np.tile(np.zeros((0, 3)), (2 ** 62, 2 ** 62))
+
+
+@pytest.mark.parametrize("dtype", [onp.float32, onp.float64, onp.int64, onp.complex128])
+def test_eig_eigvals_eagerly_are_numpys_made_complex(dtype):
+    a = (_RNG.uniform(-1, 1, (2, 4, 4)) * 3).astype(dtype)
+    ref_w, ref_v = onp.linalg.eig(a)
+    complex_dtype = onp.result_type(ref_w.dtype, onp.complex64)
+    w, v = np.linalg.eig(a)
+    assert w.dtype == v.dtype == complex_dtype
+    onp.testing.assert_array_equal(w, ref_w.astype(complex_dtype))
+    onp.testing.assert_array_equal(v, ref_v.astype(complex_dtype))
+    wv = np.linalg.eigvals(a)
+    assert wv.dtype == complex_dtype
+    jw = minijax.jit(np.linalg.eigvals)(a)
+    tol = 1e-4 if complex_dtype == onp.complex64 else 1e-10
+    onp.testing.assert_allclose(onp.sort_complex(onp.asarray(jw).reshape(-1)),
+                                onp.sort_complex(onp.asarray(wv).reshape(-1)), atol=tol)
+
+
+def test_dispatch_tables_name_the_fast_wrappers():
+    assert numpy_dispatch.LINALG_FUNCTIONS["eigvals"] is numpy_dispatch._eigvals
+    assert "iscomplexobj" not in numpy_dispatch.NUMPY_FUNCTIONS
