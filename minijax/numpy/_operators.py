@@ -64,6 +64,12 @@ def _inplace(fn):
             # a 0-d array stands for NumPy's scalar (what reductions and x[i, j] give):
             # ``s -= v`` rebinds the name to the broadcast result, as for a scalar
             return result
+        if not aval.shape and r_aval.dtype != aval.dtype and (
+                isinstance(self, Tracer) or type(self._host) is not np.ndarray):
+            # as above, for the dtype: NumPy's scalar promotes (``s -= 0.5`` on an
+            # integer sum gives a float). A traced 0-d value cannot tell whether NumPy
+            # would have a scalar or a 0-d array there and is taken as a scalar.
+            return result
         if not np.can_cast(r_aval.dtype, aval.dtype, casting="same_kind") and not (
                 r_aval.dtype == dtypes.bfloat16 or aval.dtype == dtypes.bfloat16):
             raise TypeError(f"cannot cast the result of an in-place operation from "
