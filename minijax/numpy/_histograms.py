@@ -11,6 +11,7 @@ import numpy as np
 
 from .. import dtypes, lax
 from ..core import Tracer, get_aval, get_concrete
+from ..errors import ConcretizationTypeError
 from ..runtime.array import Array
 from ._core import concrete_value, to_array
 from ._creation import linspace, ones, zeros
@@ -22,15 +23,38 @@ from ._utility import diff
 
 
 def bincount(x, weights=None, minlength=0, *, length=None):
-    """Counts of each non-negative integer value (``length`` fixes the size under jit)."""
+    """Counts of each non-negative integer value. ``length`` (static) fixes the size,
+    which under ``jit`` NumPy's rule (the largest value + 1) cannot: values from
+    ``length`` on are dropped (traced values cannot be checked)."""
     x = to_array(x)
-    if not dtypes.is_integer(get_aval(x).dtype):
-        raise TypeError("bincount: x must be integers")
+    aval = get_aval(x)
+    if not dtypes.is_integer(aval.dtype):
+        raise TypeError(f"bincount: x must be integers, got {aval.dtype.name}")
+    if aval.ndim != 1:
+        raise ValueError(f"bincount: x must be 1-d (object too deep for desired array), "
+                         f"got shape {aval.shape}")
+    minlength = operator.index(0 if minlength is None else minlength)
+    if minlength < 0:
+        raise ValueError("'minlength' must not be negative")
+    if weights is not None and get_aval(to_array(weights)).shape != aval.shape:
+        raise ValueError(f"bincount: the weights and list don't have the same length "
+                         f"({get_aval(to_array(weights)).shape} and {aval.shape})")
     if length is None:
-        v = concrete_value(x, "bincount")
+        v = get_concrete(x)
+        if v is None:
+            raise ConcretizationTypeError(
+                "bincount() of a traced array: NumPy's output size (the largest value + 1) "
+                "depends on the values; pass a static length= (e.g. the number of "
+                "classes), or call it outside jit")
+        v = np.asarray(v)
         if v.size and v.min() < 0:
             raise ValueError("bincount: x must be non-negative")
-        length = max(int(minlength), int(v.max()) + 1 if v.size else 0)
+        length = max(minlength, int(v.max()) + 1 if v.size else 0)
+    else:
+        length = operator.index(length)
+        if length < 0:
+            raise ValueError(f"bincount: length must be non-negative, got {length}")
+        length = max(minlength, length)
     n = get_aval(x).shape[0]
     shape = (n, length)
     hit = lax.eq(lax.broadcast_in_dim(lax.convert_element_type(x, np.int64), shape, (0,)),
