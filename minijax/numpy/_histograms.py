@@ -123,7 +123,18 @@ def _bin_edges(a, bins, range_, weights):
         if n < 1:
             raise ValueError("`bins` must be positive, when an integer")
         first, last = _range_edges(a, range_)
-        return linspace(first, last, n + 1, endpoint=True, dtype=_edge_dtype(a, range_))
+        dt = _edge_dtype(a, range_)
+        edges = linspace(first, last, n + 1, endpoint=True, dtype=dt)
+        known = get_concrete(edges)
+        ends = [e if isinstance(e, (int, float, np.number)) else get_concrete(e)
+                for e in (first, last)]
+        if known is None and None not in ends:   # under jit, edges from a given range
+            known = np.linspace(*ends, n + 1, endpoint=True, dtype=dt)
+        if known is not None and np.any(np.asarray(known)[:-1] >= np.asarray(known)[1:]):
+            # a range too narrow (a few subnormals, or neighbouring floats) for n bins
+            raise ValueError(f"Too many bins for data range. Cannot create {n} "
+                             f"finite-sized bins.")
+        return edges
     edges = to_array(bins)
     if get_aval(edges).ndim != 1:
         raise ValueError("`bins` must be 1d, when an array")
