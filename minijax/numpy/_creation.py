@@ -82,6 +82,10 @@ def asarray(a, dtype=None, order=None, *, device=None, copy=None):
 
 @_new_array
 def _asarray(a, dtype=None, order=None, *, device=None, copy=None):
+    if copy is False and isinstance(a, np.ndarray) and not a.dtype.isnative:
+        raise ValueError(f"Unable to avoid copy while creating an array as requested: "
+                         f"minijax stores the byte-swapped dtype {a.dtype} in native "
+                         f"order (pass copy=None to allow the copy)")
     out = to_array(a, dtype=dtype, copy=True if copy is None else builtins.bool(copy),
                    weak_type=False)
     return new_object(out) if copy and out is a else out
