@@ -563,7 +563,7 @@ def numpy_call(np_fn, fallback, nin=None):
             except _Fallback:
                 return fallback(*args, **kwargs)
             try:
-                if nin is not None and "out" not in hkwargs and hkwargs.get(
+                if kwargs and nin is not None and "out" not in hkwargs and hkwargs.get(
                         "where", True) is not True:
                     r = _masked_fresh_output(np_fn, hargs, hkwargs)
                 else:
