@@ -292,6 +292,9 @@ def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
     one sign; arrays broadcast, the samples run along ``axis``)."""
     s, t = to_array(start), to_array(stop)
     s, t = promote_and_broadcast(s, t)
+    known = [get_concrete(e) for e in (s, t)]
+    if any(k is not None and np.any(np.asarray(k) == 0) for k in known):
+        raise ValueError("Geometric sequence cannot include zero")
     sgn = sign(s)
     ls, lt = log(multiply(s, sgn)), log(multiply(t, sgn))
     out = multiply(sgn, exp(linspace(ls, lt, num, endpoint)))

@@ -1050,6 +1050,8 @@ def round(a, decimals=0, out=None):
     x = to_array(a)
     aval = get_aval(x)
     decimals = _checks.index(decimals, "decimals")
+    if not -2**31 <= decimals < 2**31:   # NumPy takes a C int
+        raise OverflowError(f"round: decimals must fit a C int, got {decimals}")
     if aval.dtype == np.bool_ or dtypes.is_integer(aval.dtype):
         if decimals >= 0:
             return x
