@@ -385,6 +385,10 @@ def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
 
 def indices(dimensions, dtype=int, sparse=False):
     """An array of grid indices (one row per dimension)."""
+    if not hasattr(dimensions, "__iter__"):   # NumPy takes only a sequence here
+        raise TypeError(f"indices: dimensions must be a sequence of integers, got "
+                        f"{type(dimensions).__name__} ({dimensions!r}) - "
+                        f"'{type(dimensions).__name__}' object is not iterable")
     dims = _checks.shape(dimensions, "dimensions")
     dt = _dtypes.canonicalize(_checks.dtype(dtype))
     grids = []

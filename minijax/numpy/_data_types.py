@@ -337,6 +337,10 @@ _ABSTRACT_NUMPY_TYPES = (np.generic, np.number, np.integer, np.signedinteger,
 def issubdtype(arg1, arg2):
     """Whether ``arg1`` (a dtype or scalar type) is ``arg2`` or below it in NumPy's type
     hierarchy (``issubdtype(float32, floating)``); bfloat16 is a floating type."""
+    for arg in (arg1, arg2):
+        if isinstance(arg, (np.ndarray, Array, Tracer)):   # NumPy 2 takes no arrays here
+            raise TypeError("issubdtype: Cannot construct a dtype from an array (pass "
+                            "x.dtype)")
     a, b = _as_numpy_dtype_arg(arg1), _as_numpy_dtype_arg(arg2)
     if isinstance(a, type) and a in _ABSTRACT_NUMPY_TYPES:
         return issubclass(a, b if isinstance(b, type) else np.dtype(b).type)

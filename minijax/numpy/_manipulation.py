@@ -158,7 +158,7 @@ def squeeze(a, axis=None):
 
 def broadcast_to(array, shape):
     a = to_array(array)
-    shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+    shape = _checks.shape(shape)
     src = get_aval(a).shape
     if _broadcast_shapes(src, shape, name="input") != tuple(shape):
         raise ValueError(f"cannot broadcast an array of shape {src} to shape {tuple(shape)}")
