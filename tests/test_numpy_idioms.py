@@ -105,6 +105,26 @@ def test_a_0d_array_keeps_numpy_casting_error_under_augmented_assignment():
         z -= 0.5
 
 
+def _nan_to_num_program(m, x):
+    y = x * 1.0
+    alias = y
+    r = m.nan_to_num(y, copy=False, posinf=9.0)   # NumPy updates y in place
+    return y, alias, r
+
+
+def test_nan_to_num_copy_false_updates_in_place_eager_and_traced():
+    x = onp.array([[1.0, onp.nan], [onp.inf, -onp.inf]])
+    want = _nan_to_num_program(onp, x)
+    for run in (lambda v: _nan_to_num_program(np, v),
+                minijax.jit(lambda v: _nan_to_num_program(np, v))):
+        for g, w in zip(run(np.asarray(x)), want):
+            _check(g, w)
+    rows = minijax.vmap(lambda v: _nan_to_num_program(np, v)[0])(x)
+    _check(rows, want[0])
+    g = minijax.grad(lambda v: _nan_to_num_program(np, v)[0].sum())(np.asarray(x[:1, :1]))
+    _check(g, onp.ones((1, 1)))
+
+
 def test_in_place_on_a_0d_array_of_the_same_shape_still_updates_in_place():
     s = np.sum(np.asarray(_X))
     alias = s

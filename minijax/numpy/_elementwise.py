@@ -893,13 +893,22 @@ conj = conjugate
 
 def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     """Replace NaN by ``nan`` and infinities by ``posinf``/``neginf`` (the dtype's extremes
-    by default)."""
-    x = to_array(x)
+    by default). ``copy=False`` updates the array ``x`` in place and returns it."""
+    copy = bool(copy)   # NumPy's truth test: an array of several elements raises
+    out = _replace_non_finite(to_array(x), nan, posinf, neginf)
+    if not copy and isinstance(x, (Array, Tracer)) and out is not x:
+        from . import _indexing   # deferred: _indexing imports this module
+        _indexing._rebind_or_raise(x, out, "nan_to_num(copy=False)")
+        return x
+    return out
+
+
+def _replace_non_finite(x, nan, posinf, neginf):
     aval = get_aval(x)
     if not dtypes.is_inexact(aval.dtype):
         return x
     if dtypes.is_complex(aval.dtype):   # each part on its own, as NumPy
-        parts = [nan_to_num(part, copy, nan, posinf, neginf)
+        parts = [_replace_non_finite(part, nan, posinf, neginf)
                  for part in (lax.real(x), lax.imag(x))]
         return lax.complex(*parts)
     info = np.finfo(aval.dtype) if aval.dtype != dtypes.bfloat16 else __import__(

@@ -213,7 +213,14 @@ def histogramdd(sample, bins=10, range=None, density=None, weights=None):
     elif len(range) != d:
         raise ValueError("range argument must have one entry per dimension")
     if weights is not None:
-        weights = reshape(to_array(weights), (-1,))
+        weights = to_array(weights)
+        if get_aval(weights).ndim != 1:   # NumPy's bincount of the weights says so
+            raise ValueError(f"histogramdd: weights must be 1-d (object too "
+                             f"{'deep' if get_aval(weights).ndim > 1 else 'of too small depth'}"
+                             f" for desired array), got shape {get_aval(weights).shape}")
+        if get_aval(weights).shape[0] != n:
+            raise ValueError(f"histogramdd: the weights and list don't have the same "
+                             f"length ({get_aval(weights).shape[0]} and {n})")
     edges, indices, counts = [], [], []
     for i in builtins.range(d):
         b = per_dim[i]

@@ -38,6 +38,9 @@ def _atleast_1d(p):
 def poly(seq_of_zeros):
     """The coefficients of the monic polynomial with the given roots (or the
     characteristic polynomial of a square matrix)."""
+    if np.ndim(seq_of_zeros) == 0:   # NumPy's dispatcher iterates over the argument
+        raise TypeError(f"poly: seq_of_zeros must be a sequence of roots or a square "
+                        f"matrix, got the scalar {seq_of_zeros!r}")
     seq = _atleast_1d(seq_of_zeros)
     shape = get_aval(seq).shape
     if len(shape) == 2 and shape[0] == shape[1] and shape[0] != 0:
