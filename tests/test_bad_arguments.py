@@ -401,6 +401,8 @@ BAD = [
      ValueError, "same length"),
     ("nan_to_num copy array", lambda: np.nan_to_num((2, 3), onp.ones((2, 2))), ValueError,
      "truth value of an array"),
+    *[(f"{name} of a type", lambda name=name: getattr(np, name)(onp.float32), TypeError,
+       "expected an array") for name in ("array_str", "array2string")],
     ("split str", lambda: np.split(np.ones(4), "1"), TypeError, "expected a sequence of integers"),
     ("split zero", lambda: np.split(np.ones(4), 0), ValueError, "larger than 0"),
     ("stack set", lambda: np.stack({1, 2}), TypeError, "sequence"),
