@@ -403,6 +403,11 @@ BAD = [
      "truth value of an array"),
     *[(f"{name} of a type", lambda name=name: getattr(np, name)(onp.float32), TypeError,
        "expected an array") for name in ("array_str", "array2string")],
+    *[(f"choose index {i}", lambda i=i: np.choose(i, (0, 0)), ValueError,
+       "invalid entry in choice array") for i in (-100, -1, 2, [0, 5])],
+    *[(f"{name} of {nd}-d", lambda name=name, nd=nd: getattr(np, name)(np.ones((2,) * nd), 1),
+       ValueError, f"{name} only works on arrays of") for name, nd in
+      (("hsplit", 0), ("vsplit", 1), ("dsplit", 2))],
     ("split str", lambda: np.split(np.ones(4), "1"), TypeError, "expected a sequence of integers"),
     ("split zero", lambda: np.split(np.ones(4), 0), ValueError, "larger than 0"),
     ("stack set", lambda: np.stack({1, 2}), TypeError, "sequence"),
