@@ -401,6 +401,8 @@ BAD = [
      ValueError, "same length"),
     ("nan_to_num copy array", lambda: np.nan_to_num((2, 3), onp.ones((2, 2))), ValueError,
      "truth value of an array"),
+    ("nan_to_num copy=False of a tuple", lambda: np.nan_to_num((2.0, 3.0), 0), ValueError,
+     "Unable to avoid copy"),
     *[(f"{name} of a type", lambda name=name: getattr(np, name)(onp.float32), TypeError,
        "expected an array") for name in ("array_str", "array2string")],
     *[(f"choose index {i}", lambda i=i: np.choose(i, (0, 0)), ValueError,

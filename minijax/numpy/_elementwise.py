@@ -895,6 +895,10 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     """Replace NaN by ``nan`` and infinities by ``posinf``/``neginf`` (the dtype's extremes
     by default). ``copy=False`` updates the array ``x`` in place and returns it."""
     copy = bool(copy)   # NumPy's truth test: an array of several elements raises
+    if not copy and not isinstance(x, (Array, Tracer, np.ndarray)):
+        raise ValueError(f"nan_to_num: Unable to avoid copy while creating an array as "
+                         f"requested (copy=False needs an array to update, got "
+                         f"{type(x).__name__})")
     out = _replace_non_finite(to_array(x), nan, posinf, neginf)
     if not copy and isinstance(x, (Array, Tracer)) and out is not x:
         from . import _indexing   # deferred: _indexing imports this module
