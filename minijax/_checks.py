@@ -71,6 +71,9 @@ def shape(value, name="shape"):
                             f"integer, got {value!r}") from None
         dims = []
         for d in value:
+            if isinstance(d, (bool, np.bool_)):   # NumPy: "an integer is required"
+                raise TypeError(f"{_label(name)}expected a sequence of integers or a single "
+                                f"integer, got {value!r} (an integer is required, not a bool)")
             try:
                 dims.append(operator.index(d))
             except TypeError as e:

@@ -46,6 +46,8 @@ def default_complex():
 def canonicalize(dtype):
     """The dtype minijax stores for ``dtype`` (64-bit types narrow in 32-bit mode)."""
     dtype = np.dtype(dtype)
+    if dtype not in _SUPPORTED and not dtype.isnative:
+        dtype = dtype.newbyteorder("=")   # byte-swapped data is stored in native order
     if dtype not in _SUPPORTED:
         raise TypeError(f"minijax does not support dtype {dtype}; supported dtypes are "
                         f"{', '.join(d.name for d in SUPPORTED_DTYPES)}")

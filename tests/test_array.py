@@ -146,6 +146,36 @@ def test_asarray_copies_when_asked_or_when_the_dtype_changes():
         assert not np.shares_memory(a, src)
 
 
+@pytest.mark.parametrize("dtype", ["i2", "i4", "i8", "u2", "u4", "u8", "f2", "f4", "f8",
+                                   "c8", "c16"])
+def test_byteswapped_ndarrays_convert_to_native_order(dtype):
+    native = (onp.arange(-3, 9).reshape(3, 4) * 1.5).astype(dtype)
+    swapped = native.astype(onp.dtype(dtype).newbyteorder())
+    assert not swapped.dtype.isnative and (swapped == native).all()
+    for a in (np.asarray(swapped), np.array(swapped), np.asarray(swapped[:, ::2]),
+              np.asarray(swapped[1, 2]), np.asarray(swapped, dtype=swapped.dtype)):
+        host = onp.asarray(a)
+        assert host.dtype == onp.dtype(dtype) and host.dtype.isnative
+        onp.testing.assert_array_equal(host, native[:, ::2] if a.shape == (3, 2) else
+                                       native[1, 2] if a.shape == () else native)
+    # as an operand, eagerly and under transformations
+    onp.testing.assert_array_equal(onp.asarray(np.add(swapped, 1)), native + 1)
+    jitted = minijax.jit(lambda x: x * 2)(swapped)
+    assert jitted.dtype == onp.dtype(dtype)
+    onp.testing.assert_array_equal(onp.asarray(jitted), native * 2)
+    rows = minijax.vmap(lambda r: r.sum())(swapped)
+    onp.testing.assert_allclose(onp.asarray(rows), native.sum(axis=1), rtol=1e-3)
+    assert np.zeros(2, dtype=swapped.dtype).dtype == onp.dtype(dtype)
+    with pytest.raises(ValueError, match="copy"):
+        np.asarray(swapped, copy=False)
+
+
+def test_grad_through_a_byteswapped_input():
+    x = onp.linspace(-1.0, 1.0, 5).astype(">f8")
+    g = minijax.grad(lambda v: (np.asarray(v) ** 2).sum())(x)
+    onp.testing.assert_allclose(onp.asarray(g), 2 * x.astype("f8"), rtol=1e-12)
+
+
 def test_shared_ndarray_stays_writable_after_export_and_jit():
     src = onp.arange(4.0)
     a = np.asarray(src)

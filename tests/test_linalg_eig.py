@@ -147,7 +147,42 @@ def test_derivatives_against_finite_differences(fn, kind):
     check_grads(minijax.jit(fn), (a,), order=1)
 
 
-def test_left_eigenvector_derivative_is_a_named_error():
-    a = _matrix((3, 3), onp.float64)
-    with pytest.raises(NotImplementedError, match="left eigenvectors"):
-        minijax.jvp(lambda x: linalg.eig(x)[1], (a,), (a,))
+def _left_eigenvector_parts(x):
+    w, vl = linalg.eig(x, compute_right_eigenvectors=False)
+    return [np.real(vl), np.imag(vl), np.imag(w)]
+
+
+def _all_parts(x):
+    w, vl, vr = linalg.eig(x)
+    return [np.real(vl), np.imag(vl), np.imag(vr), np.real(w)]
+
+
+@pytest.mark.parametrize("fn", [_left_eigenvector_parts, _all_parts])
+@pytest.mark.parametrize("kind", ["real", "real with complex pair", "complex"])
+def test_left_eigenvector_derivatives_against_finite_differences(fn, kind):
+    if kind == "complex":
+        a = _matrix((3, 3), onp.complex128, seed=2)
+    elif kind == "real":
+        a = onp.array([[2.0, 0.3, 0.1], [0.2, -1.0, 0.4], [0.5, 0.1, 0.5]])
+    else:
+        a = onp.array([[0.5, -2.0, 0.1], [2.0, 0.3, 0.2], [0.1, 0.4, 3.0]])
+    check_grads(fn, (a,), order=2)
+    check_grads(minijax.jit(fn), (a,), order=1)
+
+
+@pytest.mark.parametrize("dtype", [onp.float64, onp.complex128])
+def test_left_eigenvectors_match_scipy_normalization(dtype):
+    # LAPACK's normalization: unit norm and the largest component real (the eager
+    # kernel made it real only up to a phase e^{2iθ} before)
+    scipy_linalg = pytest.importorskip("scipy.linalg")
+    a = _matrix((4, 4), dtype, seed=5)
+    w_ref, vl_ref, vr_ref = scipy_linalg.eig(a, left=True, right=True)
+    for w, vl, vr in (linalg.eig(a), minijax.jit(linalg.eig)(a)):
+        vl = onp.asarray(vl)
+        k = onp.argmax(onp.abs(vl), axis=0)
+        assert onp.allclose(vl[k, range(4)].imag, 0, atol=1e-12)
+        order = [int(onp.argmin(onp.abs(w_ref - x))) for x in onp.asarray(w)]
+        ref = vl_ref[:, order]
+        sign = onp.sign((vl * ref.conj()).sum(axis=0).real)   # real vectors: up to sign
+        onp.testing.assert_allclose(vl, ref * sign, atol=1e-10)
+        _check_decomposition(a, w, vl, vr)

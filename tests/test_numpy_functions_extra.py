@@ -691,7 +691,26 @@ def test_einsum_sublist_form_and_path():
                   elements=st.floats(-100, 100, allow_nan=False)),
        st.integers(1, 12))
 def test_histogram_matches_numpy(data, bins):
-    same(np.histogram.__wrapped_lax__(data, bins), onp.histogram(data, bins), rtol=1e-12)
+    try:
+        want = onp.histogram(data, bins)
+    except ValueError as e:   # a range too narrow for the bins (subnormal, 1 ulp wide)
+        for fn in (np.histogram, np.histogram.__wrapped_lax__):
+            with pytest.raises(ValueError, match="Too many bins") as got:
+                fn(data, bins)
+            assert str(got.value) == str(e)
+        return
+    same(np.histogram.__wrapped_lax__(data, bins), want, rtol=1e-12)
+
+
+@pytest.mark.parametrize("data", [[0.0, 5e-324], [1.0, 1.0 + 2.0 ** -52], [-1e-323, 0.0]])
+def test_histogram_too_many_bins_for_a_narrow_range_is_numpys_error(data):
+    data = onp.array(data)
+    for fn in (np.histogram, np.histogram.__wrapped_lax__, np.histogram_bin_edges):
+        with pytest.raises(ValueError, match="Cannot create 3 finite-sized bins"):
+            fn(data, 3)
+        with pytest.raises(ValueError, match="Cannot create 3 finite-sized bins"):
+            minijax.jit(lambda d, fn=fn: fn(d, 3, range=(data[0], data[-1])))(data)
+    same(np.histogram.__wrapped_lax__(data, 1), onp.histogram(data, 1))
 
 
 @given(hnp.arrays(onp.int64, hnp.array_shapes(min_dims=1, max_dims=3, max_side=5),

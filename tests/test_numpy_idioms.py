@@ -64,6 +64,67 @@ def test_reduction_result_rebinds_like_a_numpy_scalar():
             _check(g, w)
 
 
+def _promoting_program(m, x, k):
+    total = m.sum(k)          # an integer NumPy scalar
+    total -= 0.5              # NumPy rebinds it to a float
+    peak = m.max(k) * 1
+    peak /= 4                 # true division of an integer scalar: a float
+    small = m.sum(k.astype(m.float32))
+    small *= 2.5              # a weak Python float keeps float32
+    first = k[1]
+    first += 2.5              # an element, as NumPy's scalar
+    return total, peak, small, first
+
+
+def test_reduction_result_promotes_like_a_numpy_scalar_under_augmented_assignment():
+    k = onp.arange(7, dtype=onp.int64)
+    want = _promoting_program(onp, _X, k)
+    runs = (lambda x, k: _promoting_program(np, x, k),
+            minijax.jit(lambda x, k: _promoting_program(np, x, k)))
+    for run in runs:
+        got = run(np.asarray(_X), np.asarray(k))
+        for g, w in zip(got, want):
+            _check(g, w)
+    batched = minijax.vmap(lambda k: _promoting_program(np, np.asarray(_X), k)[0])(
+        onp.stack([k, k + 1]))
+    _check(batched, onp.array([_promoting_program(onp, _X, r)[0] for r in (k, k + 1)]))
+    def loss(x):
+        s = np.sum(x.astype(np.float32))
+        s *= 2.5
+        return s.astype(np.float64)
+    onp.testing.assert_allclose(onp.asarray(minijax.grad(loss)(np.asarray(_X))),
+                                onp.full(_X.shape, 2.5), rtol=1e-6)
+
+
+def test_a_0d_array_keeps_numpy_casting_error_under_augmented_assignment():
+    z = np.zeros((), np.int64)
+    with pytest.raises(TypeError, match="same_kind"):
+        z -= 0.5
+    z = onp.zeros((), onp.int64)
+    with pytest.raises(TypeError, match="same_kind"):
+        z -= 0.5
+
+
+def _nan_to_num_program(m, x):
+    y = x * 1.0
+    alias = y
+    r = m.nan_to_num(y, copy=False, posinf=9.0)   # NumPy updates y in place
+    return y, alias, r
+
+
+def test_nan_to_num_copy_false_updates_in_place_eager_and_traced():
+    x = onp.array([[1.0, onp.nan], [onp.inf, -onp.inf]])
+    want = _nan_to_num_program(onp, x)
+    for run in (lambda v: _nan_to_num_program(np, v),
+                minijax.jit(lambda v: _nan_to_num_program(np, v))):
+        for g, w in zip(run(np.asarray(x)), want):
+            _check(g, w)
+    rows = minijax.vmap(lambda v: _nan_to_num_program(np, v)[0])(x)
+    _check(rows, want[0])
+    g = minijax.grad(lambda v: _nan_to_num_program(np, v)[0].sum())(np.asarray(x[:1, :1]))
+    _check(g, onp.ones((1, 1)))
+
+
 def test_in_place_on_a_0d_array_of_the_same_shape_still_updates_in_place():
     s = np.sum(np.asarray(_X))
     alias = s

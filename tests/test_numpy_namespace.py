@@ -5,7 +5,7 @@ import pytest
 
 import minijax
 import minijax.numpy as mnp
-from minijax import lax
+from minijax import errors, lax
 from minijax.errors import ConcretizationTypeError
 from minijax.test_util import check_grads
 
@@ -632,6 +632,39 @@ def test_extras():
     xs = np.array([-1.0, 0.0, 0.5, 1.0, 2.0, 3.9, 4.0, 5.0])
     check(np.interp, mnp.interp, xs, xp, fp, rtol=1e-12)
     check(np.interp, mnp.interp, xs, xp, fp, left=-9.0, right=9.0, rtol=1e-12)
+
+
+def test_bincount_length_under_transformations_and_bad_arguments():
+    x = np.array([0, 1, 1, 3, 2, 1, 4])
+    w = np.linspace(0.5, 2.0, 7)
+    want = np.bincount(x, weights=w, minlength=6)
+    for run in (lambda x, w: mnp.bincount(x, weights=w, length=6),
+                minijax.jit(lambda x, w: mnp.bincount(x, weights=w, length=6)),
+                minijax.jit(lambda x, w: mnp.bincount(x, weights=w, minlength=6, length=3))):
+        _compare(run(x, w), want)
+    rows = np.array([[0, 2, 2], [1, 1, 4]])
+    _compare(minijax.vmap(lambda r: mnp.bincount(r, length=5))(rows),
+             np.stack([np.bincount(r, minlength=5) for r in rows]))
+    g = minijax.grad(lambda w: mnp.bincount(x, weights=w, length=5)[1])(w)
+    _compare(g, (x == 1).astype(np.float64))
+    # NumPy's output size depends on the values: a named error saying what to pass
+    with pytest.raises(errors.ConcretizationTypeError, match="length="):
+        minijax.jit(mnp.bincount)(x)
+    with pytest.raises(errors.ConcretizationTypeError, match="length="):
+        minijax.jit(lambda x: mnp.bincount(x, minlength=9))(x)
+    for fn in (mnp.bincount, minijax.jit(lambda *a: mnp.bincount(*a, length=5))):
+        with pytest.raises(ValueError, match="1-d"):
+            fn(x.reshape(1, 7))
+        with pytest.raises(ValueError, match="same length"):
+            fn(x, w[:3])
+        with pytest.raises(TypeError, match="integers"):
+            fn(w)
+    with pytest.raises(ValueError, match="minlength"):
+        mnp.bincount(x, None, -1)
+    with pytest.raises(ValueError, match="non-negative"):
+        mnp.bincount(np.array([1, -1]))
+    with pytest.raises(ValueError, match="length"):
+        mnp.bincount(x, length=-2)
 
 
 def test_method_reductions_with_positional_keepdims():

@@ -27,6 +27,11 @@ def test_scalar_type_is_numpys_dtype(name):
     assert np.dtype(ours) == np.dtype(theirs)
     assert ours == theirs and theirs == ours and not ours != theirs
     assert ours in (theirs,) and theirs in [ours] and {ours: 1}[ours] == 1
+    # one key of a dict or set with NumPy's type, either way round
+    assert hash(ours) == hash(theirs)
+    assert {theirs: 1}[ours] == 1 and {ours: 2}[theirs] == 2
+    assert ours in {theirs} and theirs in {ours} and len({ours, theirs}) == 1
+    assert ours == np.dtype(theirs) and np.dtype(theirs) == ours
     assert np.dtype(theirs).type in (ours,)
     assert issubclass(ours, theirs)
     assert mnp.zeros(2, ours).dtype == np.dtype(theirs)
@@ -46,6 +51,17 @@ def test_scalar_type_is_numpys_dtype(name):
             theirs, getattr(np, abstract)), abstract
         assert np.issubdtype(theirs, getattr(mnp, abstract)) == np.issubdtype(
             theirs, getattr(np, abstract)), abstract
+
+
+def test_abstract_scalar_types_hash_as_numpys():
+    for name in ABSTRACT:
+        ours, theirs = getattr(mnp, name), getattr(np, name)
+        assert ours == theirs and hash(ours) == hash(theirs) and {theirs: 0}[ours] == 0
+    # a table keyed by NumPy's types, as libraries build them, finds minijax's
+    table = {np.float32: "f4", np.float64: "f8", np.int64: "i8", np.bool_: "b1"}
+    assert [table[t] for t in (mnp.float32, mnp.float64, mnp.int64, mnp.bool)] == \
+        ["f4", "f8", "i8", "b1"]
+    assert table[mnp.asarray([1.0]).dtype.type] == "f8"
 
 
 def test_aliases_are_numpys_aliases():

@@ -3,6 +3,8 @@ the result is written into the given array with NumPy's casting rule for that fu
 ``out`` itself is returned, views write into their base, and under transformations an
 array made inside the function is rebound functionally. NumPy is the oracle."""
 
+import warnings
+
 import numpy as onp
 import pytest
 
@@ -185,6 +187,56 @@ def test_where_on_ufunc_calls_keeps_out_elsewhere():
     for run in (lambda a, m: np.sqrt(a, out=np.full((3, 4), -3.0), where=m),
                 minijax.jit(lambda a, m: np.sqrt(a, out=np.full((3, 4), -3.0), where=m))):
         _check(run(np.asarray(_A), np.asarray(mask)), want)
+
+
+# (label, call taking (module, a, mask), the mask as the call uses it)
+_WHERE_CALLS = [
+    ("sqrt", lambda m, a, w: m.sqrt(a, where=w), lambda w: w),
+    ("add-broadcast-mask", lambda m, a, w: m.add(a, 2.0, where=w[0]), lambda w: w[0]),
+    ("mask-widens-shape", lambda m, a, w: m.multiply(a[0], 3.0, where=w), lambda w: w),
+    ("isnan-bool", lambda m, a, w: m.isnan(a, where=w), lambda w: w),
+    ("divmod-two-outputs", lambda m, a, w: m.divmod(a, 0.7, where=w), lambda w: w),
+    ("frexp-int-output", lambda m, a, w: m.frexp(a, where=w), lambda w: w),
+    ("dtype", lambda m, a, w: m.exp(a, where=w, dtype=onp.float32), lambda w: w),
+    ("scalar-mask", lambda m, a, w: m.negative(a, where=False), lambda w: False),
+    ("list-mask", lambda m, a, w: m.abs(a[0], where=[True, False, True, False]),
+     lambda w: onp.array([True, False, True, False])),
+    ("0-d", lambda m, a, w: m.add(a[0, 1], 1.0, where=w[0, 1]), lambda w: w[0, 1]),
+]
+
+
+@pytest.mark.parametrize("label,call,used_mask", _WHERE_CALLS,
+                         ids=[c[0] for c in _WHERE_CALLS])
+def test_where_without_out_is_zero_where_masked_eager_and_traced(label, call, used_mask):
+    # NumPy leaves the unselected elements of a fresh output uninitialised; minijax
+    # defines them as zeros on every path. NumPy is the oracle for the selected
+    # elements, dtypes and shapes.
+    mask = _A > 0
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "'where' used without 'out'", UserWarning)
+        want = call(onp, _A, mask)
+    want = want if isinstance(want, tuple) else (want,)
+    a, m = np.asarray(_A), np.asarray(mask)
+    eager = call(np, a, m)
+    traced = minijax.jit(lambda a, m: call(np, a, m))(a, m)
+    eager, traced = ((r if isinstance(r, tuple) else (r,)) for r in (eager, traced))
+    assert len(eager) == len(traced) == len(want)
+    for e, t, w in zip(eager, traced, want):
+        e, t, w = onp.asarray(e), onp.asarray(t), onp.asarray(w)
+        assert e.dtype == t.dtype == w.dtype and e.shape == t.shape == w.shape
+        selected = onp.broadcast_to(used_mask(mask), w.shape)
+        onp.testing.assert_allclose(e[selected], w[selected], rtol=1e-6)
+        assert not e[~selected].any()
+        onp.testing.assert_allclose(t, e, rtol=1e-6)
+
+
+def test_where_without_out_under_vmap_and_grad():
+    mask = _A > 0
+    f = lambda a, m: np.sin(a, where=m)   # noqa: E731
+    rows = onp.stack([onp.asarray(f(np.asarray(r), np.asarray(k))) for r, k in zip(_A, mask)])
+    onp.testing.assert_allclose(onp.asarray(minijax.vmap(f)(_A, mask)), rows, rtol=1e-12)
+    g = minijax.grad(lambda a: f(a, mask).sum())(np.asarray(_A))
+    onp.testing.assert_allclose(onp.asarray(g), onp.where(mask, onp.cos(_A), 0.0), rtol=1e-12)
 
 
 @pytest.mark.parametrize("name", ["var", "std", "nanvar", "nanstd"])

@@ -199,6 +199,47 @@ def test_poly1d_class():
                 (P,), order=1)
 
 
+def _padded_like(got, want):
+    """``want``'s coefficients with leading zeros up to ``got``'s length."""
+    want = onp.asarray(want.coeffs if isinstance(want, onp.poly1d) else want)
+    return onp.concatenate([onp.zeros(len(got) - len(want), want.dtype), want])
+
+
+def test_poly1d_traced_coefficients_with_leading_zeros():
+    # traced coefficients cannot drop their leading zeros (the shape would depend on the
+    # values): they are kept, and every value computed from them is NumPy's
+    c = onp.array([0.0, 0.0, 1.5, -2.0, 3.0])
+    q = onp.array([0.0, 2.0, 1.0])
+    pw, qw = onp.poly1d(c), onp.poly1d(q)
+    calls = {
+        "call": (lambda p, q: p(onp.array([0.3, -1.2, 2.0])), pw(onp.array([0.3, -1.2, 2.0]))),
+        "deriv": (lambda p, q: p.deriv().coeffs, pw.deriv()),
+        "deriv2": (lambda p, q: p.deriv(2).coeffs, pw.deriv(2)),
+        "integ": (lambda p, q: p.integ(k=1.0).coeffs, pw.integ(k=1.0)),
+        "add": (lambda p, q: (p + q).coeffs, pw + qw),
+        "sub": (lambda p, q: (q - p).coeffs, qw - pw),
+        "mul": (lambda p, q: (p * q).coeffs, pw * qw),
+        "pow": (lambda p, q: (p ** 2).coeffs, pw ** 2),
+        "scale": (lambda p, q: (p / 4.0).coeffs, pw / 4.0),
+        "getitem": (lambda p, q: np.stack([p[k] for k in range(7)]),
+                    onp.array([pw[k] for k in range(7)])),
+    }
+    for label, (call, want) in calls.items():
+        eager = call(np.poly1d(c), np.poly1d(q))
+        traced = minijax.jit(lambda c, q, call=call: call(np.poly1d(c), np.poly1d(q)))(c, q)
+        traced = onp.asarray(traced)
+        assert_same(eager, onp.asarray(want.coeffs if isinstance(want, onp.poly1d) else want),
+                    rtol=1e-12)
+        assert_same(traced, _padded_like(traced, want), rtol=1e-12)
+    # == is a Python bool, which traced values cannot give (it was a silent False
+    # for traced coefficients of different lengths)
+    with pytest.raises(errors.TracerBoolConversionError):
+        minijax.jit(lambda c: np.poly1d(c) == np.poly1d(c[2:]))(c)
+    check_grads(lambda c: np.poly1d(c).deriv()(0.3) * np.poly1d(c)(-1.1), (c,), order=2)
+    vm = minijax.vmap(lambda c: np.poly1d(c)(0.5))(onp.stack([c, c[::-1]]))
+    assert_same(vm, onp.array([onp.poly1d(c)(0.5), onp.poly1d(c[::-1])(0.5)]), rtol=1e-12)
+
+
 @given(hnp.arrays(onp.float64, st.integers(1, 6), elements=st.floats(-10, 10)),
        hnp.arrays(onp.float64, st.integers(1, 6), elements=st.floats(-10, 10)))
 def test_poly_arithmetic_matches_numpy(a, b):

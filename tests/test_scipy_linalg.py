@@ -131,3 +131,49 @@ def test_unsupported_keywords_raise():
         ml.inv(TALL)
     with pytest.raises(ValueError, match="trans"):
         ml.solve_triangular(A, B, trans=3)
+
+
+def _matched(w_ref, w, v_ref):
+    """``v_ref``'s columns in ``w``'s order, each with the sign that best matches (real
+    eigenvectors are defined up to sign)."""
+    order = [int(np.argmin(np.abs(w_ref - x))) for x in np.asarray(w)]
+    return w_ref[order], v_ref[:, order]
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128, np.float32])
+def test_eig_left_and_right_match_scipy(dtype):
+    a = RNG.standard_normal((4, 4))
+    if np.dtype(dtype).kind == "c":
+        a = a + 1j * RNG.standard_normal((4, 4))
+    a = a.astype(dtype)
+    tol = 1e-4 if dtype == np.float32 else 1e-10
+    w_ref, vl_ref, vr_ref = sl.eig(a, left=True, right=True)
+    for fn in (ml.eig, minijax.jit(ml.eig, static_argnames=("left", "right"))):
+        w, vl, vr = fn(a, left=True, right=True)
+        assert w.dtype == w_ref.dtype and vl.dtype == vr.dtype == w_ref.dtype
+        wm, vlm = _matched(w_ref, w, vl_ref)
+        _, vrm = _matched(w_ref, w, vr_ref)
+        np.testing.assert_allclose(np.asarray(w), wm, rtol=tol, atol=tol)
+        for got, ref in ((vl, vlm), (vr, vrm)):
+            got = np.asarray(got)
+            sign = np.sign((got * ref.conj()).sum(axis=0).real)
+            np.testing.assert_allclose(got, ref * sign, atol=tol)
+        w_only, vl_only = fn(a, left=True, right=False)
+        np.testing.assert_allclose(np.asarray(vl_only), np.asarray(vl), atol=tol)
+        assert len(fn(a)) == 2 and fn(a, right=False).shape == (4,)
+    np.testing.assert_allclose(np.asarray(ml.eigvals(a)), np.asarray(ml.eig(a)[0]), atol=tol)
+    hw = ml.eig(a, homogeneous_eigvals=True)[0]
+    assert hw.shape == sl.eig(a, homogeneous_eigvals=True)[0].shape == (2, 4)
+    assert ml.eigvals(a, homogeneous_eigvals=True).shape == (2, 4)
+    with pytest.raises(NotImplementedError, match="b="):
+        ml.eig(a, b=np.eye(4))
+
+
+def test_eig_left_eigenvector_gradients():
+    a = np.array([[0.5, -2.0, 0.1], [2.0, 0.3, 0.2], [0.1, 0.4, 3.0]])
+
+    def parts(x):
+        w, vl = ml.eig(x, left=True, right=False)
+        return [jnp.real(vl), jnp.imag(vl), jnp.real(w)]
+    check_grads(parts, (a,), order=1)
+    check_grads(minijax.jit(parts), (a,), order=1)

@@ -255,6 +255,49 @@ def test_at_writes_through_a_view_into_its_base():
     _same(base, want)
 
 
+@pytest.mark.parametrize("name", _BINARY)
+def test_reduceat_with_traced_indices_matches_numpy(name):
+    u, ref = getattr(np, name), getattr(onp, name)
+    a, _ = _operands(name)
+    a = onp.concatenate([a, a[:, ::-1]], axis=1)   # (3, 8)
+    idx = onp.array([0, 5, 2, 2, 6, 7], onp.int32)   # non-increasing pairs and a repeat
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            want = ref.reduceat(a, idx, axis=1)
+        except TypeError:   # no NumPy loop: the traced form refuses too
+            with pytest.raises(TypeError):
+                minijax.jit(lambda x, i: u.reduceat(x, i, axis=1))(a, idx)
+            return
+        if ref.__name__ in _NUMPY_REDUCE_DIFFERS:   # see above: the left fold
+            want = onp.asarray(u.reduceat.__wrapped_lax__(np.asarray(a), idx, axis=1))
+        traced = minijax.jit(lambda x, i: u.reduceat(x, i, axis=1))(a, idx)
+        traced0 = minijax.jit(lambda x, i: u.reduceat(x, i))(a.T, idx)
+    _same(traced, want, rtol=1e-6)
+    _same(traced0, onp.asarray(want).T, rtol=1e-6)
+
+
+def test_reduceat_traced_indices_vmap_grad_and_bad_indices():
+    x = np.asarray(_RNG.uniform(0.5, 2.0, (3, 6)))
+    idx = onp.array([[0, 2, 5], [1, 1, 4], [3, 0, 2]])
+    for u in (np.add, np.maximum, np.subtract, np.logaddexp):
+        batched = minijax.vmap(lambda i, u=u: u.reduceat(x, i, axis=1))(idx)
+        _same(batched, onp.stack([getattr(onp, u.__name__).reduceat(onp.asarray(x), i, axis=1)
+                                  for i in idx]), rtol=1e-12)
+    i0 = np.asarray(idx[0])
+    for u in (np.add, np.multiply, np.subtract, np.divide, np.hypot):
+        check_grads(lambda a, u=u: minijax.jit(lambda a, i: u.reduceat(a, i, axis=1))(a, i0),
+                    (x,), order=1)
+    jitted = minijax.jit(lambda a, i: np.add.reduceat(a, i))
+    with pytest.raises(TypeError, match="1-d integer"):
+        jitted(_F[0], onp.array([0.0, 1.0]))
+    with pytest.raises(TypeError, match="1-d integer"):
+        jitted(_F[0], onp.array([[0, 1]]))
+    _same(jitted(_F[0], onp.array([], onp.int64)), onp.add.reduceat(_F[0], onp.array([], int)))
+    # out of bounds: NumPy raises; traced indices cannot be checked, so they clamp
+    _same(jitted(_F[0], onp.array([-3, 9])), onp.add.reduceat(_F[0], [0, 3]))
+
+
 def test_grad_of_reduce_accumulate_outer_at_vs_finite_differences():
     x = np.asarray(_F)
     idx = onp.array([0, 1, 1, 3])

@@ -967,7 +967,7 @@ def _unit_columns(v):
     v = v / np.linalg.norm(v, axis=-2, keepdims=True)
     k = np.argmax(np.abs(v), axis=-2)[..., None, :]
     big = np.take_along_axis(v, k, axis=-2)
-    return v * (np.abs(big) / np.where(big == 0, 1, big)).conj()
+    return v * (np.abs(big) / np.where(big == 0, 1, big))
 
 
 def _eig_impl(x, *, compute_left_eigenvectors, compute_right_eigenvectors):
@@ -999,26 +999,35 @@ def _eig_jvp(primals, tangents, *, compute_left_eigenvectors, compute_right_eige
                       compute_right_eigenvectors=compute_right_eigenvectors)
     if type(g) is ad.Zero:
         return outs, [ad.Zero(ad.tangent_aval(get_aval(o))) for o in outs]
-    if compute_left_eigenvectors:
-        raise NotImplementedError("the derivative of lax.linalg.eig's left eigenvectors is "
-                                  "not implemented; differentiate the eigenvalues or the "
-                                  "right eigenvectors (compute_left_eigenvectors=False)")
-    w, v = eig_p.bind(a, compute_left_eigenvectors=False, compute_right_eigenvectors=True)
+    if compute_right_eigenvectors:
+        w, v = outs[0], outs[-1]
+    else:
+        w, v = eig_p.bind(a, compute_left_eigenvectors=False, compute_right_eigenvectors=True)
     # Distinct eigenvalues: with V⁻¹ dA V = M, dw = diag(M) and dV = V (F ∘ M),
     # F_ij = 1 / (w_j - w_i) off the diagonal, 0 on it.
     ga = _as_dtype_of(g, v)
     m = _matmul(solve(v, ga), v)
-    dw = diagonal(m)
-    tangents_out = [dw]
+    tangents_out = [diagonal(m)]
+    if compute_left_eigenvectors:
+        # the left eigenvectors are the right ones of Aᴴ (eigenvalues conj(w)): the same
+        # rule with U, conj(w) and dAᴴ
+        u = outs[1]
+        m_left = _matmul(solve(u, matrix_transpose(ew.conj(ga))), u)
+        tangents_out.append(_eigenvector_tangent(u, ew.conj(w), m_left))
     if compute_right_eigenvectors:
-        vaval = get_aval(v)
-        w_row = broadcast_in_dim(w, vaval.shape, (*range(vaval.ndim - 2), vaval.ndim - 1))
-        eye = _eye_like(w_row)
-        ones = full(vaval.shape, 1, vaval.dtype)
-        F = ew.sub(ew.div(ones, ew.add(eye, ew.sub(w_row, matrix_transpose(w_row)))), eye)
-        dv = _matmul(v, ew.mul(F, m))
-        tangents_out.append(_normalized_tangent(v, dv))
+        tangents_out.append(_eigenvector_tangent(v, w, m))
     return outs, tangents_out
+
+
+def _eigenvector_tangent(v, w, m):
+    """The tangent of the unit eigenvectors ``v`` (eigenvalues ``w``) given
+    ``M = V⁻¹ dA V``: ``V (F ∘ M)``, then LAPACK's normalization."""
+    vaval = get_aval(v)
+    w_row = broadcast_in_dim(w, vaval.shape, (*range(vaval.ndim - 2), vaval.ndim - 1))
+    eye = _eye_like(w_row)
+    ones = full(vaval.shape, 1, vaval.dtype)
+    F = ew.sub(ew.div(ones, ew.add(eye, ew.sub(w_row, matrix_transpose(w_row)))), eye)
+    return _normalized_tangent(v, _matmul(v, ew.mul(F, m)))
 
 
 def _normalized_tangent(v, dv):

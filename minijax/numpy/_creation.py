@@ -82,6 +82,10 @@ def asarray(a, dtype=None, order=None, *, device=None, copy=None):
 
 @_new_array
 def _asarray(a, dtype=None, order=None, *, device=None, copy=None):
+    if copy is False and isinstance(a, np.ndarray) and not a.dtype.isnative:
+        raise ValueError(f"Unable to avoid copy while creating an array as requested: "
+                         f"minijax stores the byte-swapped dtype {a.dtype} in native "
+                         f"order (pass copy=None to allow the copy)")
     out = to_array(a, dtype=dtype, copy=True if copy is None else builtins.bool(copy),
                    weak_type=False)
     return new_object(out) if copy and out is a else out
@@ -288,6 +292,9 @@ def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
     one sign; arrays broadcast, the samples run along ``axis``)."""
     s, t = to_array(start), to_array(stop)
     s, t = promote_and_broadcast(s, t)
+    known = [get_concrete(e) for e in (s, t)]
+    if any(k is not None and np.any(np.asarray(k) == 0) for k in known):
+        raise ValueError("Geometric sequence cannot include zero")
     sgn = sign(s)
     ls, lt = log(multiply(s, sgn)), log(multiply(t, sgn))
     out = multiply(sgn, exp(linspace(ls, lt, num, endpoint)))
@@ -378,6 +385,10 @@ def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
 
 def indices(dimensions, dtype=int, sparse=False):
     """An array of grid indices (one row per dimension)."""
+    if not hasattr(dimensions, "__iter__"):   # NumPy takes only a sequence here
+        raise TypeError(f"indices: dimensions must be a sequence of integers, got "
+                        f"{type(dimensions).__name__} ({dimensions!r}) - "
+                        f"'{type(dimensions).__name__}' object is not iterable")
     dims = _checks.shape(dimensions, "dimensions")
     dt = _dtypes.canonicalize(_checks.dtype(dtype))
     grids = []

@@ -2,6 +2,7 @@
 and "Inspection"): astype, finfo, iinfo, isdtype, can_cast and
 ``__array_namespace_info__``."""
 
+import operator
 import sys
 
 import numpy as np
@@ -264,16 +265,19 @@ class _ScalarTypeMeta(type):
         return issubclass(subclass, cls._numpy_type)
 
     def __eq__(cls, other):
+        if other is cls._numpy_type:   # first: what NumPy's dict lookups ask (see below)
+            return True
         if isinstance(other, _ScalarTypeMeta):
             return cls._numpy_type is other._numpy_type
         if isinstance(other, type):
             return cls._numpy_type is other
         return NotImplemented
 
-    # Hashed as a class of its own (C speed: NumPy looks dtype arguments up in a dict, so
-    # a Python-level hash would slow every call taking dtype=float32); so sets and dicts
-    # keyed by NumPy's types do not find these, while == and list/tuple membership do.
-    __hash__ = type.__hash__
+    # Hashed as the NumPy type it stands for, so that with __eq__ the two are one key
+    # of a dict or set (``{numpy.float32: f}[np.float32]``). NumPy hashes every dtype=
+    # argument, so the hash stays in C: the property gives ``hash(numpy_type).__index__``
+    # (a C method returning that int), which Python then calls with no argument.
+    __hash__ = property(operator.attrgetter("_numpy_hash"))
 
     def __repr__(cls):
         return f"<class 'minijax.numpy.{cls.__name__}'>"
@@ -290,7 +294,8 @@ def _scalar_type(numpy_type, name=None, abstract=False):
     namespace = {"__module__": "minijax.numpy", "__qualname__": name,
                  "__doc__": f"minijax's stand-in for numpy.{name}: "
                             f"{numpy_type.__doc__.splitlines()[0] if numpy_type.__doc__ else ''}",
-                 "_numpy_type": numpy_type, "_abstract": abstract, "__slots__": ()}
+                 "_numpy_type": numpy_type, "_numpy_hash": hash(numpy_type).__index__,
+                 "_abstract": abstract, "__slots__": ()}
     if not abstract:
         namespace["dtype"] = np.dtype(numpy_type)
     try:
@@ -367,6 +372,10 @@ _ABSTRACT_NUMPY_TYPES = (np.generic, np.number, np.integer, np.signedinteger,
 def issubdtype(arg1, arg2):
     """Whether ``arg1`` (a dtype or scalar type) is ``arg2`` or below it in NumPy's type
     hierarchy (``issubdtype(float32, floating)``); bfloat16 is a floating type."""
+    for arg in (arg1, arg2):
+        if isinstance(arg, (np.ndarray, Array, Tracer)):   # NumPy 2 takes no arrays here
+            raise TypeError("issubdtype: Cannot construct a dtype from an array (pass "
+                            "x.dtype)")
     a, b = _as_numpy_dtype_arg(arg1), _as_numpy_dtype_arg(arg2)
     if isinstance(a, type) and a in _ABSTRACT_NUMPY_TYPES:
         return issubclass(a, b if isinstance(b, type) else np.dtype(b).type)

@@ -899,13 +899,26 @@ conj = conjugate
 
 def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     """Replace NaN by ``nan`` and infinities by ``posinf``/``neginf`` (the dtype's extremes
-    by default)."""
-    x = to_array(x)
+    by default). ``copy=False`` updates the array ``x`` in place and returns it."""
+    copy = bool(copy)   # NumPy's truth test: an array of several elements raises
+    if not copy and not isinstance(x, (Array, Tracer, np.ndarray)):
+        raise ValueError(f"nan_to_num: Unable to avoid copy while creating an array as "
+                         f"requested (copy=False needs an array to update, got "
+                         f"{type(x).__name__})")
+    out = _replace_non_finite(to_array(x), nan, posinf, neginf)
+    if not copy and isinstance(x, (Array, Tracer)) and out is not x:
+        from . import _indexing   # deferred: _indexing imports this module
+        _indexing._rebind_or_raise(x, out, "nan_to_num(copy=False)")
+        return x
+    return out
+
+
+def _replace_non_finite(x, nan, posinf, neginf):
     aval = get_aval(x)
     if not dtypes.is_inexact(aval.dtype):
         return x
     if dtypes.is_complex(aval.dtype):   # each part on its own, as NumPy
-        parts = [nan_to_num(part, copy, nan, posinf, neginf)
+        parts = [_replace_non_finite(part, nan, posinf, neginf)
                  for part in (lax.real(x), lax.imag(x))]
         return lax.complex(*parts)
     info = np.finfo(aval.dtype) if aval.dtype != dtypes.bfloat16 else __import__(
@@ -1056,6 +1069,8 @@ def round(a, decimals=0, out=None):
     x = to_array(a)
     aval = get_aval(x)
     decimals = _checks.index(decimals, "decimals")
+    if not -2**31 <= decimals < 2**31:   # NumPy takes a C int
+        raise OverflowError(f"round: decimals must fit a C int, got {decimals}")
     if aval.dtype == np.bool_ or dtypes.is_integer(aval.dtype):
         if decimals >= 0:
             return x

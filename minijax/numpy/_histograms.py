@@ -11,6 +11,7 @@ import numpy as np
 
 from .. import dtypes, lax
 from ..core import Tracer, get_aval, get_concrete
+from ..errors import ConcretizationTypeError
 from ..runtime.array import Array
 from ._core import concrete_value, to_array
 from ._creation import linspace, ones, zeros
@@ -22,15 +23,38 @@ from ._utility import diff
 
 
 def bincount(x, weights=None, minlength=0, *, length=None):
-    """Counts of each non-negative integer value (``length`` fixes the size under jit)."""
+    """Counts of each non-negative integer value. ``length`` (static) fixes the size,
+    which under ``jit`` NumPy's rule (the largest value + 1) cannot: values from
+    ``length`` on are dropped (traced values cannot be checked)."""
     x = to_array(x)
-    if not dtypes.is_integer(get_aval(x).dtype):
-        raise TypeError("bincount: x must be integers")
+    aval = get_aval(x)
+    if not dtypes.is_integer(aval.dtype):
+        raise TypeError(f"bincount: x must be integers, got {aval.dtype.name}")
+    if aval.ndim != 1:
+        raise ValueError(f"bincount: x must be 1-d (object too deep for desired array), "
+                         f"got shape {aval.shape}")
+    minlength = operator.index(0 if minlength is None else minlength)
+    if minlength < 0:
+        raise ValueError("'minlength' must not be negative")
+    if weights is not None and get_aval(to_array(weights)).shape != aval.shape:
+        raise ValueError(f"bincount: the weights and list don't have the same length "
+                         f"({get_aval(to_array(weights)).shape} and {aval.shape})")
     if length is None:
-        v = concrete_value(x, "bincount")
+        v = get_concrete(x)
+        if v is None:
+            raise ConcretizationTypeError(
+                "bincount() of a traced array: NumPy's output size (the largest value + 1) "
+                "depends on the values; pass a static length= (e.g. the number of "
+                "classes), or call it outside jit")
+        v = np.asarray(v)
         if v.size and v.min() < 0:
             raise ValueError("bincount: x must be non-negative")
-        length = max(int(minlength), int(v.max()) + 1 if v.size else 0)
+        length = max(minlength, int(v.max()) + 1 if v.size else 0)
+    else:
+        length = operator.index(length)
+        if length < 0:
+            raise ValueError(f"bincount: length must be non-negative, got {length}")
+        length = max(minlength, length)
     n = get_aval(x).shape[0]
     shape = (n, length)
     hit = lax.eq(lax.broadcast_in_dim(lax.convert_element_type(x, np.int64), shape, (0,)),
@@ -99,7 +123,18 @@ def _bin_edges(a, bins, range_, weights):
         if n < 1:
             raise ValueError("`bins` must be positive, when an integer")
         first, last = _range_edges(a, range_)
-        return linspace(first, last, n + 1, endpoint=True, dtype=_edge_dtype(a, range_))
+        dt = _edge_dtype(a, range_)
+        edges = linspace(first, last, n + 1, endpoint=True, dtype=dt)
+        known = get_concrete(edges)
+        ends = [e if isinstance(e, (int, float, np.number)) else get_concrete(e)
+                for e in (first, last)]
+        if known is None and None not in ends:   # under jit, edges from a given range
+            known = np.linspace(*ends, n + 1, endpoint=True, dtype=dt)
+        if known is not None and np.any(np.asarray(known)[:-1] >= np.asarray(known)[1:]):
+            # a range too narrow (a few subnormals, or neighbouring floats) for n bins
+            raise ValueError(f"Too many bins for data range. Cannot create {n} "
+                             f"finite-sized bins.")
+        return edges
     edges = to_array(bins)
     if get_aval(edges).ndim != 1:
         raise ValueError("`bins` must be 1d, when an array")
@@ -178,7 +213,14 @@ def histogramdd(sample, bins=10, range=None, density=None, weights=None):
     elif len(range) != d:
         raise ValueError("range argument must have one entry per dimension")
     if weights is not None:
-        weights = reshape(to_array(weights), (-1,))
+        weights = to_array(weights)
+        if get_aval(weights).ndim != 1:   # NumPy's bincount of the weights says so
+            raise ValueError(f"histogramdd: weights must be 1-d (object too "
+                             f"{'deep' if get_aval(weights).ndim > 1 else 'of too small depth'}"
+                             f" for desired array), got shape {get_aval(weights).shape}")
+        if get_aval(weights).shape[0] != n:
+            raise ValueError(f"histogramdd: the weights and list don't have the same "
+                             f"length ({get_aval(weights).shape[0]} and {n})")
     edges, indices, counts = [], [], []
     for i in builtins.range(d):
         b = per_dim[i]

@@ -1113,6 +1113,10 @@ def choose(a, choices, out=None, mode="raise"):
     a = to_array(a)
     if not _is_int_dtype(get_aval(a).dtype):
         raise TypeError(f"choose: the index array must be integer, got {get_aval(a).dtype}")
+    known = get_concrete(a)
+    if mode in (None, "raise") and known is not None and np.any(
+            (np.asarray(known) < 0) | (np.asarray(known) >= n)):
+        raise ValueError("invalid entry in choice array")
     a, strict = _mode_indices(a, n, mode)
     arrs = _broadcast_all(a, *choices)
     a, choices = arrs[0], arrs[1:]

@@ -158,7 +158,7 @@ def squeeze(a, axis=None):
 
 def broadcast_to(array, shape):
     a = to_array(array)
-    shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+    shape = _checks.shape(shape)
     src = get_aval(a).shape
     if _broadcast_shapes(src, shape, name="input") != tuple(shape):
         raise ValueError(f"cannot broadcast an array of shape {src} to shape {tuple(shape)}")
@@ -319,18 +319,26 @@ def split(ary, indices_or_sections, axis=0):
     return array_split(ary, indices_or_sections, axis)
 
 
+def _split_needs(name, ary, least):
+    if ndim(ary) < least:
+        raise ValueError(f"{name} only works on arrays of {least} or more dimensions")
+
+
 def hsplit(ary, indices_or_sections):
     """Split along the second axis (the first for 1-d arrays)."""
+    _split_needs("hsplit", ary, 1)
     return split(ary, indices_or_sections, axis=1 if ndim(ary) > 1 else 0)
 
 
 def vsplit(ary, indices_or_sections):
     """Split along the first axis (arrays of 2 or more dimensions)."""
+    _split_needs("vsplit", ary, 2)
     return split(ary, indices_or_sections, axis=0)
 
 
 def dsplit(ary, indices_or_sections):
     """Split along the third axis (arrays of 3 or more dimensions)."""
+    _split_needs("dsplit", ary, 3)
     return split(ary, indices_or_sections, axis=2)
 
 

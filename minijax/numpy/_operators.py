@@ -64,6 +64,13 @@ def _inplace(fn):
             # a 0-d array stands for NumPy's scalar (what reductions and x[i, j] give):
             # ``s -= v`` rebinds the name to the broadcast result, as for a scalar
             return result
+        if not aval.shape and r_aval.dtype != aval.dtype and (
+                isinstance(self, Tracer) or not isinstance(self._host, np.ndarray)):
+            # as above, for the dtype: NumPy's scalar promotes (``s -= 0.5`` on an
+            # integer sum gives a float). Only a host 0-d ndarray is known to be an
+            # array (NumPy's casting error below); a traced or device-held 0-d value
+            # cannot tell whether NumPy would have a scalar there and is taken as one.
+            return result
         if not np.can_cast(r_aval.dtype, aval.dtype, casting="same_kind") and not (
                 r_aval.dtype == dtypes.bfloat16 or aval.dtype == dtypes.bfloat16):
             raise TypeError(f"cannot cast the result of an in-place operation from "

@@ -90,10 +90,13 @@ def supports_out(fn=None, *, broadcast=False, casting="unsafe"):
 
     @functools.wraps(fn)
     def call(*args, **kwargs):
-        out = kwargs.pop("out", None)
         if position is not None and len(args) > position:
+            if "out" in kwargs:
+                raise TypeError(f"{fn.__name__}() got multiple values for argument 'out'")
             out = args[position]
             args = args[:position] + (None,) + args[position + 1:]
+        else:
+            out = kwargs.pop("out", None)
         result = fn(*args, **kwargs)
         if out is None:
             return result

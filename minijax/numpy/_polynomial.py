@@ -38,6 +38,9 @@ def _atleast_1d(p):
 def poly(seq_of_zeros):
     """The coefficients of the monic polynomial with the given roots (or the
     characteristic polynomial of a square matrix)."""
+    if np.ndim(seq_of_zeros) == 0:   # NumPy's dispatcher iterates over the argument
+        raise TypeError(f"poly: seq_of_zeros must be a sequence of roots or a square "
+                        f"matrix, got the scalar {seq_of_zeros!r}")
     seq = _atleast_1d(seq_of_zeros)
     shape = get_aval(seq).shape
     if len(shape) == 2 and shape[0] == shape[1] and shape[0] != 0:
@@ -310,7 +313,8 @@ class poly1d:
 
     @property
     def order(self):
-        """The degree of the polynomial."""
+        """The degree of the polynomial (traced coefficients: their count - 1, since
+        their leading zeros cannot be dropped)."""
         return get_aval(self._coeffs).shape[0] - 1
 
     o = order
@@ -384,9 +388,15 @@ class poly1d:
     def __eq__(self, other):
         if not isinstance(other, poly1d):
             return NotImplemented
-        if get_aval(self._coeffs).shape != get_aval(other._coeffs).shape:
+        a, b = self._coeffs, other._coeffs
+        if isinstance(a, Tracer) or isinstance(b, Tracer):
+            # traced coefficients keep their leading zeros: compare them padded
+            n = max(get_aval(a).shape[0], get_aval(b).shape[0])
+            a, b = (concatenate((zeros(n - get_aval(c).shape[0], get_aval(c).dtype), c))
+                    for c in (a, b))
+        elif get_aval(a).shape != get_aval(b).shape:
             return False
-        return bool((self._coeffs == other._coeffs).all())
+        return bool((a == b).all())
 
     def __ne__(self, other):
         if not isinstance(other, poly1d):
@@ -434,10 +444,11 @@ def _is_scalar(x):
 
 def _trim_leading_zeros(c):
     """NumPy's poly1d drops leading zero coefficients (keeping at least one)."""
-    value = get_concrete(c)
-    if value is None:
-        return c   # traced: the leading coefficients are kept as given
-    value = np.asarray(value)
+    if isinstance(c, Tracer):
+        # traced (also under grad/jvp, whose primal is known: dropping a zero
+        # coefficient there would drop its derivative): kept as given
+        return c
+    value = np.asarray(get_concrete(c))
     nz = np.flatnonzero(value)
     if len(nz) == 0:
         return to_array(np.array([0], dtype=value.dtype))

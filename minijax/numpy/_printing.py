@@ -21,6 +21,9 @@ def _host(x, name):
             f"(print it with minijax.debug.print instead)")
     if type(x) is Array:
         return x._value()
+    if np.asarray(x).dtype == object:   # a type, a function, ragged lists: not an array
+        raise TypeError(f"{name}: expected an array, got {type(x).__name__} ({x!r}); "
+                        f"object arrays are out of minijax's scope")
     return x
 
 

@@ -353,10 +353,13 @@ def hanning(M):
 def kaiser(M, beta):
     """The Kaiser window of ``M`` points with shape parameter ``beta``."""
     M = operator.index(M)
+    beta = to_array(beta)
+    if get_aval(beta).ndim != 0:   # NumPy builds array([0.0, M, beta])
+        raise ValueError(f"kaiser: beta must be a scalar, got shape {get_aval(beta).shape} "
+                         f"(setting an array element with a sequence)")
     if M <= 1:
         return _small_window(M)
     n = arange(0, M, dtype=np.float64)
     alpha = (M - 1) / 2.0
-    beta = to_array(beta)
     beta = lax.convert_element_type(beta, np.float64)
     return i0(beta * sqrt(1 - ((n - alpha) / alpha) ** 2.0)) / i0(beta)

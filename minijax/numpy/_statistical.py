@@ -527,6 +527,10 @@ def _check_q(q, top, what):
     if value is None:
         return
     v = np.asarray(value)
+    if v.size == 0 and v.ndim != 1:
+        # NumPy checks such a q with q.min(), which fails on no elements
+        raise ValueError("zero-size array to reduction operation minimum which has no "
+                         "identity")
     if v.dtype.kind in "biuf" and v.size and not (np.all(v >= 0) and np.all(v <= top)):
         raise ValueError(f"{what} must be in the range [0, {top}]")
 

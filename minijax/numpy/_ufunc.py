@@ -402,26 +402,78 @@ class ufunc:
         return res if out is None else write_out(out, res, f"{name}.reduceat", "unsafe")
 
     def _traced_reduceat(self, a, idx, axis):
-        # each output i reduces the masked range [idx[i], idx[i+1]) (or is a[idx[i]])
+        # each output i reduces the range [idx[i], stop[i]), stop[i] being
+        # max(idx[i+1], idx[i] + 1) (n for the last): a[idx[i]] where the indices do not
+        # increase. Traced indices cannot be bounds-checked: they are clamped into the
+        # axis, as traced reads clamp.
         name = self.__name__
-        reducer = _LAX_REDUCERS.get(name)
-        if reducer is None or self.identity is None and name not in ("maximum", "minimum"):
-            raise NotImplementedError(
-                f"{name}.reduceat with traced indices: only add, multiply, maximum, "
-                f"minimum and the logical/bitwise and/or have a traceable form; pass "
-                f"concrete indices")
+        iaval = get_aval(idx)
+        if iaval.ndim != 1 or not dtypes.issubdtype(iaval.dtype, np.integer):
+            raise TypeError(f"{name}.reduceat: indices must be a 1-d integer array, got "
+                            f"{iaval.dtype.name}{list(iaval.shape)}")
         aval = get_aval(a)
         dt = aval.dtype
         n = aval.shape[axis]
-        m = get_aval(idx).shape[0]
-        idx = lax.convert_element_type(idx, np.int64 if n > 2**31 - 2 else np.int32)
-        it = get_aval(idx).dtype
+        m = iaval.shape[0]
+        if n == 0:
+            raise IndexError(f"{name}.reduceat: index out of bounds for an axis of size 0")
+        moved = lax.transpose(a, (axis,) + tuple(i for i in range(aval.ndim) if i != axis))
+        if m == 0:
+            return lax.full(aval.shape[:axis] + (0,) + aval.shape[axis + 1:], 0, dt)
+        it = np.int64 if n > 2**31 - 2 else np.int32
+        idx = lax.clamp(lax.full((), 0, it), lax.convert_element_type(idx, it),
+                        lax.full((), n - 1, it))
         stops = lax.concatenate([lax.slice_in_dim(idx, 1, m), lax.full((1,), n, it)], 0)
         stops = lax.max(stops, lax.add(idx, lax.full((m,), 1, it)))
+        reducer = (_BOOL_REDUCERS.get(name) if dt == np.bool_ else None) or \
+            _LAX_REDUCERS.get(name)
+        if name in ("logical_and", "logical_or") and dt != np.bool_:
+            reducer = None
+        if reducer is None:
+            res = self._scanned_reduceat(moved, idx, stops)
+        else:
+            res = self._masked_reduceat(moved, idx, stops, reducer)
+        perm = list(range(1, aval.ndim))
+        perm.insert(axis, 0)
+        return lax.transpose(res, tuple(perm))
+
+    def _scanned_reduceat(self, moved, idx, stops):
+        """reduceat by one left fold over the axis (moved to the front), carrying every
+        output's accumulator: any binary operation, traced indices."""
+        dt = get_aval(moved).dtype
+        n = get_aval(moved).shape[0]
+        rest = get_aval(moved).shape[1:]
+        m = get_aval(idx).shape[0]
+        it = get_aval(idx).dtype
+        out_shape = (m,) + rest
+        dims = tuple(range(1, 1 + len(rest)))
+        starts_b = lax.broadcast_in_dim(idx, out_shape, (0,))
+        stops_b = lax.broadcast_in_dim(stops, out_shape, (0,))
+
+        def step(acc, xs):
+            x, j = xs
+            xb = lax.broadcast_in_dim(x, out_shape, dims)
+            jb = lax.broadcast_in_dim(j, out_shape, ())
+            first = lax.eq(jb, starts_b)
+            inside = lax.bitwise_and(lax.gt(jb, starts_b), lax.lt(jb, stops_b))
+            combined = self._retype(self._combine(acc, xb), dt)
+            return lax.select_n(first, lax.select_n(inside, acc, combined), xb), None
+
+        acc0 = lax.full(out_shape, 0, dt)
+        res, _ = lax.scan(step, acc0, (moved, lax.iota(it, n)))
+        return res
+
+    def _masked_reduceat(self, moved, idx, stops, reducer):
+        """reduceat as one masked reduction of an (outputs, axis, ...) array: the
+        operations with a lax reduction."""
+        name = self.__name__
+        dt = get_aval(moved).dtype
+        n = get_aval(moved).shape[0]
+        m = get_aval(idx).shape[0]
+        it = get_aval(idx).dtype
         pos = lax.broadcasted_iota(it, (m, n), 1)
         inside = lax.bitwise_and(lax.ge(pos, lax.broadcast_in_dim(idx, (m, n), (0,))),
                                  lax.lt(pos, lax.broadcast_in_dim(stops, (m, n), (0,))))
-        moved = lax.transpose(a, (axis,) + tuple(i for i in range(aval.ndim) if i != axis))
         rest = get_aval(moved).shape[1:]
         big = lax.broadcast_in_dim(moved, (m, n) + rest, tuple(range(1, 2 + len(rest))))
         mask = lax.broadcast_in_dim(inside, (m, n) + rest, (0, 1))
@@ -433,12 +485,7 @@ class ufunc:
             info = np.iinfo(dt) if dt != np.bool_ else None
             fill = (False if name == "maximum" else True) if info is None else (
                 info.min if name == "maximum" else info.max)
-        if dt == np.bool_ and name in _BOOL_REDUCERS:
-            reducer = _BOOL_REDUCERS[name]
-        res = reducer(lax.select_n(mask, lax.full(get_aval(big).shape, fill, dt), big), (1,))
-        perm = list(range(1, aval.ndim))
-        perm.insert(axis, 0)
-        return lax.transpose(res, tuple(perm))
+        return reducer(lax.select_n(mask, lax.full(get_aval(big).shape, fill, dt), big), (1,))
 
     def _lax_outer(self, A, B, /, **kwargs):
         """The operation on every pair ``(a, b)`` of elements, as numpy.ufunc.outer."""

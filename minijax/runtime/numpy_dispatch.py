@@ -618,6 +618,22 @@ def _weaken(out):
     return out
 
 
+def _masked_fresh_output(ufunc, hargs, hkwargs):
+    """A ufunc call with ``where=`` and no ``out=``: NumPy leaves the masked-out
+    elements uninitialised; minijax fills them with zeros, as its traced path does."""
+    nout = getattr(ufunc, "nout", 1)
+    r = ufunc(*hargs, out=(None,) * nout if nout > 1 else None, **hkwargs)
+    drop = ~np.asarray(hkwargs["where"], dtype=np.bool_)   # NumPy checked its dtype
+    filled = []
+    for res in (r if nout > 1 else (r,)):
+        if type(res) is _ndarray:
+            np.copyto(res, np.zeros((), res.dtype), where=drop)
+        elif drop:   # a NumPy scalar (0-d result)
+            res = res.dtype.type(0)
+        filled.append(res)
+    return tuple(filled) if nout > 1 else filled[0]
+
+
 def numpy_call(np_fn, fallback, nin=None):
     """``fallback`` (a minijax function) that calls ``np_fn`` on host values eagerly.
 
@@ -641,7 +657,13 @@ def numpy_call(np_fn, fallback, nin=None):
         except _Fallback:
             return fallback(*args, **kwargs)
         try:
-            r = np_fn(*hargs, **hkwargs) if kwargs else np_fn(*hargs)
+            if not kwargs:
+                r = np_fn(*hargs)
+            elif nin is not None and "out" not in hkwargs and hkwargs.get(
+                    "where", True) is not True:
+                r = _masked_fresh_output(np_fn, hargs, hkwargs)
+            else:
+                r = np_fn(*hargs, **hkwargs)
         except Exception as e:
             return _numpy_failed(e, fallback, args, kwargs)
         if kwargs and kwargs.get("out") is not None:
@@ -1054,6 +1076,13 @@ def inplace_operator_call(ufunc, fallback):
                         ho = np.asarray(ho)
                     if np.ndim(ho) and not self.ndim:
                         return fallback(self, other)   # a 0-d array as a scalar: rebinds
+                if type(self._host) in _canonical_scalars:
+                    # a 0-d result holding the NumPy scalar NumPy gave stands for that
+                    # scalar: where NumPy's scalar promotion changes the dtype
+                    # (``np.sum(ints) - 0.5`` is a float), ``s op= y`` rebinds ``s``
+                    r = ufunc(self._host, ho)
+                    if r.dtype != self._host.dtype:
+                        return wrap(r, (self, other))
                 # (the output is positional, the casting the ufuncs' default "same_kind")
                 if _direct_write_target(self) is not None:
                     host = self._host   # as in __setitem__: copy only if NumPy refuses

@@ -17,7 +17,8 @@ from .. import numpy as jnp
 from ..lax import linalg as lax_linalg
 from ._util import promote_inexact, reject
 
-__all__ = ["block_diag", "cho_factor", "cho_solve", "cholesky", "det", "eigh", "expm", "inv",
+__all__ = ["block_diag", "cho_factor", "cho_solve", "cholesky", "det", "eig", "eigh", "eigvals",
+           "expm", "inv",
            "lu", "lu_factor", "lu_solve", "qr", "schur", "solve", "solve_triangular", "sqrtm",
            "svd"]
 
@@ -162,6 +163,29 @@ def svd(a, full_matrices=True, compute_uv=True, overwrite_a=False, check_finite=
         raise ValueError(f"svd: lapack_driver must be 'gesdd' or 'gesvd', got {lapack_driver!r}")
     return jnp.linalg.svd(_matrix("svd", a, square=False), full_matrices=full_matrices,
                           compute_uv=compute_uv)
+
+
+def eig(a, b=None, left=False, right=True, overwrite_a=False, overwrite_b=False,
+        check_finite=True, homogeneous_eigvals=False):
+    """Eigenvalues ``w`` of a general square matrix and, as asked, its left eigenvectors
+    ``vl`` (``vl[:, i]ᴴ a = w[i] vl[:, i]ᴴ``) and right ones ``vr`` (``a vr[:, i] =
+    w[i] vr[:, i]``): unit columns whose largest component is real (LAPACK's ``geev``).
+    Returns ``w``, ``(w, vl)``, ``(w, vr)`` or ``(w, vl, vr)``, as SciPy. Eigenvalues
+    and eigenvectors are complex, also where SciPy gives real vectors (a real matrix
+    whose eigenvalues are all real): the dtype cannot depend on the values under ``jit``.
+    ``homogeneous_eigvals`` stacks ``(w, 1)`` on the axis before the last."""
+    reject("eig", b=b)
+    outs = lax_linalg.eig(_lapack_matrix("eig", a), compute_left_eigenvectors=bool(left),
+                          compute_right_eigenvectors=bool(right))
+    w = outs[0]
+    if homogeneous_eigvals:
+        w = jnp.stack([w, jnp.ones_like(w)], axis=-2)
+    return w if len(outs) == 1 else (w, *outs[1:])
+
+
+def eigvals(a, b=None, overwrite_a=False, check_finite=True, homogeneous_eigvals=False):
+    """The (complex) eigenvalues of a general square matrix, as ``eig(a)[0]``."""
+    return eig(a, b, left=False, right=False, homogeneous_eigvals=homogeneous_eigvals)
 
 
 def eigh(a, b=None, lower=True, eigvals_only=False, overwrite_a=False, overwrite_b=False,
