@@ -1,11 +1,33 @@
-"""The multivariate normal distribution (``x`` has the event on its last axis)."""
+"""The multivariate normal distribution (``x`` has the event on its last axis).
+
+``cdf`` and ``logcdf`` integrate the density over the box ``lower_limit < X <= x``: in one
+dimension by ``ndtr``, in two by Genz's bivariate normal algorithm (Gauss-Legendre
+quadrature of Drezner and Wesolowsky's integral over the correlation), and from three
+dimensions on by Genz's separation of variables — the box probability becomes an integral
+over the unit cube of a product of univariate normal probabilities, conditioned one
+variable at a time through a Cholesky factor whose variables are reordered so the
+narrowest conditional interval comes first — integrated by randomised quasi-Monte Carlo:
+a Richtmyer (Kronecker) sequence with the tent (baker's) transform, repeated under
+several random shifts whose spread gives the error estimate. The integrand is evaluated
+in log space, so ``logcdf`` stays finite where ``cdf`` underflows.
+"""
 
 import math
 
+import numpy as np
+
+from ... import lax
 from ... import numpy as jnp
+from ...api import vjp, vmap
+from ...core.trace import get_concrete
+from ...custom_derivatives import custom_vjp
 from ...lax import linalg as lax_linalg
+from ..special import log_ndtr, logsumexp, ndtr
 from .._util import promote_inexact, reject
 from . import norm
+from ._common import log_ndtr_diff, log_ndtri
+
+_LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)
 
 
 def logpdf(x, mean, cov, allow_singular=None):
@@ -37,3 +59,477 @@ def logpdf(x, mean, cov, allow_singular=None):
 def pdf(x, mean, cov, allow_singular=None):
     """The density."""
     return jnp.exp(logpdf(x, mean, cov, allow_singular))
+
+
+# ---------------------------------------------------------------- cdf / logcdf
+
+def cdf(x, mean=None, cov=1, allow_singular=False, maxpts=None, abseps=1e-5, releps=1e-5, *,
+        lower_limit=None, rng=None):
+    """The probability of the box ``lower_limit < X <= x`` (``lower_limit`` defaults to
+    ``-inf``), with SciPy's signature and meaning.
+
+    ``x`` has the components on its last axis (any batch shape in front); a 1-d ``x`` is
+    one point, or, for a one-dimensional distribution, a batch of points. The output is
+    squeezed as SciPy squeezes it. Where a component of ``lower_limit`` exceeds that of
+    ``x`` the two are swapped and the sign of the result flips for each swap, as in SciPy.
+
+    One and two dimensions are computed to full precision. From three on, the result is a
+    quasi-Monte Carlo estimate: lattice points are added in blocks (``10`` random shifts
+    of ``100 * dim`` points each) until three standard errors across the shifts fall
+    below ``max(abseps, releps * cdf)`` or ``maxpts`` points (default ``1000000 * dim``)
+    have been used. The points are fixed unless ``rng`` (a NumPy ``Generator``,
+    ``RandomState`` or seed) draws the shifts, so eager, ``jit`` and ``vmap`` results
+    agree, and for those points the estimate is a smooth function of ``x``, ``mean`` and
+    ``cov``: ``grad`` differentiates it exactly (reverse mode; the stopping rule runs in a
+    ``while_loop``, so forward mode is not available above two dimensions).
+
+    ``allow_singular=False`` rejects a singular ``cov`` with ``LinAlgError`` and any
+    ``cov`` that is not positive semidefinite with ``ValueError`` when its values are
+    known (outside ``jit``); a traced singular ``cov`` is integrated as with
+    ``allow_singular=True`` (the degenerate directions become indicator factors).
+    """
+    log_p, sign, squeeze = _box_log_probability("cdf", x, mean, cov, allow_singular, maxpts,
+                                                abseps, releps, lower_limit, rng)
+    return squeeze(sign * jnp.exp(log_p))
+
+
+def logcdf(x, mean=None, cov=1, allow_singular=False, maxpts=None, abseps=1e-5, releps=1e-5, *,
+           lower_limit=None, rng=None):
+    """Log of ``cdf``, with its arguments.
+
+    Accurate far in the lower tail where ``cdf`` underflows: exact in one and two
+    dimensions; from three on, the log of the quasi-Monte Carlo estimate, whose relative
+    error is controlled by ``releps`` (``abseps`` alone stops as soon as the absolute
+    error is below it, which for a tiny probability is at the first block).
+
+    A negative ``cdf`` (an odd number of swapped limits) has a complex log, as in SciPy:
+    when the limits are known the result is then complex (``log|cdf| + i pi``); under
+    ``jit`` with a traced ``lower_limit`` the dtype cannot depend on values, so such
+    entries are NaN.
+    """
+    log_p, sign, squeeze = _box_log_probability("logcdf", x, mean, cov, allow_singular, maxpts,
+                                                abseps, releps, lower_limit, rng)
+    concrete_sign = get_concrete(sign)
+    if concrete_sign is not None and np.any(np.asarray(concrete_sign) < 0):
+        complex_dtype = jnp.result_type(log_p.dtype, np.complex64)
+        return squeeze(log_p.astype(complex_dtype) + jnp.where(sign < 0, 1j * math.pi, 0.0))
+    return squeeze(jnp.where(sign < 0, jnp.nan, log_p))
+
+
+_N_SHIFTS = 10
+_SHIFT_SEED = 20_040_527   # the fixed shifts used when no rng is given
+
+
+def _first_primes(count):
+    primes, candidate = [], 2
+    while len(primes) < count:
+        if all(candidate % p for p in primes if p * p <= candidate):
+            primes.append(candidate)
+        candidate += 1
+    return primes
+
+
+def _process_arguments(name, x, mean, cov, lower_limit):
+    """``x``, ``mean``, ``cov`` and the lower limits as SciPy reads them: the dimension
+    from ``mean`` (or else ``cov``), a scalar or vector ``cov`` expanded to a matrix."""
+    where = f"multivariate_normal.{name}"
+    if mean is None:
+        cov_shape = np.shape(cov)
+        dim = 1 if len(cov_shape) < 2 else cov_shape[0]
+        mean = np.zeros(dim)
+    else:
+        dim = math.prod(np.shape(mean))
+    args = [x, mean, cov] + ([] if lower_limit is None else [lower_limit])
+    x, mean, cov, *rest = promote_inexact(*args)
+    if dim == 1:
+        if mean.size != 1 or cov.size != 1:
+            raise ValueError(f"{where}: a one-dimensional distribution needs one mean and one "
+                             f"variance, got mean {mean.shape} and cov {cov.shape}")
+        mean, cov = mean.reshape(1), cov.reshape(1, 1)
+    if mean.ndim != 1 or mean.shape[0] != dim:
+        raise ValueError(f"{where}: mean must be a vector of length {dim}, got shape "
+                         f"{mean.shape}")
+    if cov.ndim == 0:
+        cov = cov * jnp.eye(dim, dtype=cov.dtype)
+    elif cov.ndim == 1:
+        if cov.shape != (dim,):
+            raise ValueError(f"{where}: a vector cov is the diagonal and needs length {dim}, "
+                             f"got shape {cov.shape}")
+        cov = jnp.diag(cov)
+    elif cov.shape != (dim, dim):
+        raise ValueError(f"{where}: cov must be a ({dim}, {dim}) matrix for a {dim}-dimensional "
+                         f"mean, got shape {cov.shape}")
+    if x.ndim == 0:
+        x = x.reshape(1)
+    if x.ndim == 1:
+        x = x.reshape((-1, 1)) if dim == 1 else x.reshape((1, -1))
+    if x.shape[-1] != dim:
+        raise ValueError(f"{where}: x must have the {dim} components of each point on its "
+                         f"last axis, got shape {x.shape}")
+    lower = jnp.full(x.shape, -jnp.inf, dtype=x.dtype) if lower_limit is None else rest[0]
+    try:
+        shape = np.broadcast_shapes(x.shape, lower.shape)
+    except ValueError:
+        raise ValueError(f"{where}: lower_limit of shape {lower.shape} does not broadcast "
+                         f"with x of shape {x.shape}") from None
+    if shape[-1:] != (dim,):
+        raise ValueError(f"{where}: lower_limit of shape {lower.shape} does not give the {dim} "
+                         f"components of each point")
+    return jnp.broadcast_to(x, shape), mean, cov, jnp.broadcast_to(lower, shape)
+
+
+def _check_covariance(name, cov, allow_singular):
+    """SciPy's checks of a concrete ``cov``: symmetric positive semidefinite, and
+    nonsingular unless ``allow_singular`` (eigenvalues below ``1e6 * eps * max|eigenvalue|``
+    count as zero, ``1e3`` in single precision)."""
+    value = get_concrete(cov)
+    if value is None:
+        return
+    value = np.asarray(value)
+    if not np.all(np.isfinite(value)):
+        raise ValueError(f"multivariate_normal.{name}: cov must be finite")
+    spectrum = np.linalg.eigvalsh(value)
+    factor = 1e6 if value.dtype == np.float64 else 1e3
+    eps = factor * np.finfo(value.dtype).eps * np.max(np.abs(spectrum))
+    if np.min(spectrum) < -eps:
+        raise ValueError(f"multivariate_normal.{name}: cov must be symmetric positive "
+                         "semidefinite")
+    if not allow_singular and np.min(spectrum) <= eps:
+        raise np.linalg.LinAlgError(f"multivariate_normal.{name}: cov is singular; pass "
+                                    "allow_singular=True to integrate a degenerate distribution")
+
+
+def _shifts(rng, count, dim, dtype):
+    if dim == 0:
+        return np.zeros((count, 0), dtype)
+    if rng is None:
+        rng = np.random.default_rng(_SHIFT_SEED)
+    if isinstance(rng, np.random.RandomState):
+        return rng.random_sample((count, dim)).astype(dtype)
+    if not isinstance(rng, (np.random.Generator, np.random.SeedSequence, np.random.BitGenerator,
+                            int, np.integer)):
+        raise TypeError(f"multivariate_normal: rng must be a NumPy Generator, RandomState or "
+                        f"an integer seed, got {type(rng).__name__}")
+    return np.random.default_rng(rng).random((count, dim)).astype(dtype)
+
+
+def _box_log_probability(name, x, mean, cov, allow_singular, maxpts, abseps, releps,
+                         lower_limit, rng):
+    """``(log P(lower < X <= x), sign, squeeze)`` with SciPy's argument handling; ``sign``
+    is -1 where an odd number of limits were swapped."""
+    x, mean, cov, lower = _process_arguments(name, x, mean, cov, lower_limit)
+    _check_covariance(name, cov, allow_singular)
+    dim = mean.shape[0]
+    if maxpts is None or (isinstance(maxpts, (int, np.integer)) and maxpts == 0):
+        maxpts = 1_000_000 * dim
+    if not isinstance(maxpts, (int, np.integer)) or maxpts < 0:
+        raise TypeError(f"multivariate_normal.{name}: maxpts must be a positive integer, got "
+                        f"{maxpts!r}")
+    abseps, releps = _static_float(name, "abseps", abseps), _static_float(name, "releps", releps)
+
+    upper, lower = x - mean, lower - mean
+    swapped = upper < lower
+    sign = jnp.where(jnp.sum(swapped, axis=-1) % 2 == 1, -1.0, 1.0).astype(x.dtype)
+    lower, upper = jnp.minimum(lower, upper), jnp.maximum(lower, upper)
+    # correlation form: every variable scaled by its standard deviation
+    sd = jnp.sqrt(jnp.diagonal(cov))
+    sd = jnp.where(sd > 0, sd, 1.0)
+    lower, upper = _scaled_limit(lower, sd), _scaled_limit(upper, sd)
+    corr = jnp.tril(cov) / (sd[:, None] * sd[None, :])
+    corr = corr + jnp.tril(corr, -1).T   # the lower triangle is the one read, as SciPy's eigh
+
+    if dim == 1:
+        log_p = log_ndtr_diff(lower[..., 0], upper[..., 0])
+    elif dim == 2:
+        log_p = _bivariate_log_probability(lower, upper, corr[0, 1], maxpts, releps,
+                                           tail=name == "logcdf")
+    else:
+        shifts = _shifts(rng, _N_SHIFTS, dim - 1, np.dtype(x.dtype))
+        block = 100 * dim
+        max_blocks = max(1, maxpts // (_N_SHIFTS * block))
+        batch = lower.shape[:-1]
+
+        def one_box(lo, hi):
+            chol, lo, hi = _reordered_cholesky(lo, hi, corr)
+            return _qmc_log_probability(lo, hi, chol, shifts, block, max_blocks, abseps,
+                                        releps)
+        log_p = vmap(one_box)(lower.reshape((-1, dim)), upper.reshape((-1, dim))).reshape(batch)
+
+    def squeeze(value):
+        return jnp.squeeze(value)
+    return log_p, sign, squeeze
+
+
+def _static_float(name, what, value):
+    concrete = get_concrete(value)
+    if concrete is None or np.ndim(concrete) != 0:
+        raise TypeError(f"multivariate_normal.{name}: {what} must be a Python float (it sets "
+                        "how long the integration runs)")
+    value = float(concrete)
+    if not value >= 0:
+        raise ValueError(f"multivariate_normal.{name}: {what} must be nonnegative, got {value}")
+    return value
+
+
+def _scaled_limit(limit, sd):
+    """``limit / sd``, keeping infinite limits (and their derivative 0) as they are."""
+    finite = jnp.isfinite(limit)
+    return jnp.where(finite, jnp.where(finite, limit, 0.0) / sd, limit)
+
+
+def _conditional_limits(lo, hi, shift, scale):
+    """The standardized limits ``(lo - shift) / scale`` and ``(hi - shift) / scale`` of a
+    variable given the earlier ones; a variable with no conditional spread (``scale``
+    0) contributes the indicator of ``lo <= shift <= hi`` (limits ``(-inf, inf)`` or an
+    empty interval)."""
+    spread = scale > 0
+    safe_scale = jnp.where(spread, scale, 1.0)
+
+    def standardized(limit):
+        finite = jnp.isfinite(limit)
+        return jnp.where(finite, (jnp.where(finite, limit, 0.0) - shift) / safe_scale, limit)
+    inside = (lo <= shift) & (shift <= hi)
+    za = jnp.where(spread, standardized(lo), jnp.where(inside, -jnp.inf, 0.0))
+    zb = jnp.where(spread, standardized(hi), jnp.where(inside, jnp.inf, 0.0))
+    return za, zb
+
+
+def _truncated_mean(za, zb, log_mass):
+    """The mean of a standard normal truncated to ``(za, zb)``, computed from log ratios
+    so it stays finite in the tails (0 for an empty interval)."""
+    def ratio(z):
+        return jnp.exp(jnp.where(jnp.isfinite(z), -0.5 * z * z - _LOG_SQRT_2PI, -jnp.inf)
+                       - log_mass)
+    mean = ratio(za) - ratio(zb)
+    return jnp.where(jnp.isfinite(log_mass), mean, 0.0)
+
+
+def _reordered_cholesky(lo, hi, corr):
+    """Cholesky factor of ``corr`` with its variables reordered (Genz and Bretz's
+    prioritisation): each step takes, of the variables left, the one whose interval is
+    least probable given the earlier ones set to their truncated means. Returns the
+    lower-triangular factor and the limits in the new order. Variables with conditional
+    variance below ``1e-10 * step`` (singular ``corr``) get a zero column."""
+    d = corr.shape[-1]
+    tol = 1e-10 if corr.dtype == np.float64 else 1e-5
+    lo_c, hi_c = lax.stop_gradient(lo), lax.stop_gradient(hi)
+    cols, order = [], []
+    remaining = jnp.ones(d, dtype=bool)
+    var = jnp.diagonal(corr)
+    shift = jnp.zeros(d, dtype=corr.dtype)
+    for k in range(d):
+        var_c = lax.stop_gradient(var)
+        usable = remaining & (var_c > tol * (k + 1))
+        za, zb = _conditional_limits(lo_c, hi_c, shift, jnp.sqrt(jnp.where(usable, var_c, 1.0)))
+        log_mass = log_ndtr_diff(za, zb)
+        criterion = jnp.where(usable, log_mass, jnp.where(remaining, 1.0, 2.0))
+        pivot = jnp.argmin(criterion)
+        degenerate = ~jnp.any(usable)
+        scale = jnp.sqrt(jnp.where(degenerate, 1.0, jnp.take(var, pivot)))
+        col = jnp.take(corr, pivot, axis=1)
+        if cols:
+            earlier = jnp.stack(cols, axis=1)
+            col = col - earlier @ jnp.take(earlier, pivot, axis=0)
+        col = jnp.where(remaining & ~degenerate, col / scale, 0.0)
+        mean = lax.stop_gradient(_truncated_mean(jnp.take(za, pivot), jnp.take(zb, pivot),
+                                                 jnp.take(log_mass, pivot)))
+        mean = jnp.where(degenerate, 0.0, mean)
+        cols.append(col)
+        order.append(pivot)
+        remaining = remaining & (jnp.arange(d) != pivot)
+        var = var - col * col
+        shift = shift + lax.stop_gradient(col) * mean
+    order = jnp.stack(order)
+    chol = jnp.take(jnp.stack(cols, axis=1), order, axis=0)
+    return chol, jnp.take(lo, order), jnp.take(hi, order)
+
+
+def _truncated_quantile(za, zb, log_mass, w):
+    """The point ``y`` with ``ndtr(y) = ndtr(za) + w * (ndtr(zb) - ndtr(za))``, from the
+    lower or upper tail (whichever the interval is nearer) in log space."""
+    upper_side = za > -zb
+    low = jnp.logaddexp(log_ndtr(za), jnp.log(w) + log_mass)
+    high = jnp.logaddexp(log_ndtr(-zb), jnp.log1p(-w) + log_mass)
+    y = jnp.where(upper_side, -log_ndtri(jnp.where(upper_side, high, -1.0)),
+                  log_ndtri(jnp.where(upper_side, -1.0, low)))
+    return jnp.where(jnp.isfinite(log_mass) & jnp.isfinite(y), y, 0.0)
+
+
+def _log_integrand(lo, hi, chol, w):
+    """Log of Genz's integrand at the points ``w`` (shape ``(points, d - 1)``) of the unit
+    cube: the sum over variables of the log conditional interval probabilities."""
+    d = chol.shape[-1]
+    diag = jnp.diagonal(chol)
+    ys = []
+    total = jnp.zeros(w.shape[:1], dtype=chol.dtype)
+    for k in range(d):
+        shift = sum((chol[k, j] * ys[j] for j in range(k)), jnp.zeros_like(total))
+        za, zb = _conditional_limits(lo[k], hi[k], shift, diag[k])
+        log_mass = log_ndtr_diff(za, zb)
+        total = total + log_mass
+        if k < d - 1:
+            ys.append(_truncated_quantile(za, zb, log_mass, w[:, k]))
+    return total
+
+
+def _qmc_log_probability(lo, hi, chol, shifts, block, max_blocks, abseps, releps):
+    """Log of the box probability by randomised quasi-Monte Carlo (see the module
+    docstring); a ``custom_vjp`` whose backward pass differentiates the same points."""
+    d = chol.shape[-1]
+    n_shifts = shifts.shape[0]
+    dtype = np.dtype(chol.dtype)
+    alpha = np.sqrt(np.array(_first_primes(d - 1), dtype=np.float64)) % 1.0
+
+    def block_log_sums(lo, hi, chol, start):
+        index = (start + jnp.arange(1, block + 1)).astype(dtype)
+        base = (index[:, None] * jnp.asarray(alpha, dtype=dtype)) % 1.0
+        u = (base[None, :, :] + jnp.asarray(shifts)[:, None, :]) % 1.0
+        w = jnp.abs(2.0 * u - 1.0)
+        log_f = _log_integrand(lo, hi, chol, w.reshape((n_shifts * block, d - 1)))
+        return logsumexp(log_f.reshape((n_shifts, block)), axis=1)
+
+    def converged(log_sums, count):
+        log_mean = logsumexp(log_sums) - math.log(n_shifts)
+        relative = jnp.exp(log_sums - log_mean)
+        rel_error = 3.0 * jnp.std(relative, ddof=1) / math.sqrt(n_shifts)
+        log_p = log_mean - jnp.log(count * block)
+        return ((rel_error * jnp.exp(log_p) <= abseps) | (rel_error <= releps)
+                | (log_p == -jnp.inf))
+
+    def integrate(lo, hi, chol):
+        def keep_going(state):
+            count, _, done = state
+            return (~done) & (count < max_blocks)
+
+        def add_block(state):
+            count, log_sums, _ = state
+            log_sums = jnp.logaddexp(log_sums, block_log_sums(lo, hi, chol, count * block))
+            return count + 1, log_sums, converged(log_sums, count + 1)
+        start = (jnp.asarray(0), jnp.full((n_shifts,), -jnp.inf, dtype=dtype), jnp.asarray(False))
+        count, log_sums, _ = lax.while_loop(keep_going, add_block, start)
+        log_total = logsumexp(log_sums)
+        return log_total - jnp.log((count * block * n_shifts).astype(dtype)), log_total, count
+
+    @custom_vjp
+    def estimate(lo, hi, chol):
+        return integrate(lo, hi, chol)[0]
+
+    def estimate_fwd(lo, hi, chol):
+        log_p, log_total, count = integrate(lo, hi, chol)
+        return log_p, (lo, hi, chol, log_total, count)
+
+    def estimate_bwd(residuals, cotangent):
+        lo, hi, chol, log_total, count = residuals
+        # d log(sum of f) = sum over blocks of (block sum / total) * d log(block sum)
+        def add_block(i, grads):
+            def block_log_total(lo, hi, chol):
+                return logsumexp(block_log_sums(lo, hi, chol, i * block))
+            value, pullback = vjp(block_log_total, lo, hi, chol)
+            block_grads = pullback(cotangent * jnp.exp(value - log_total))
+            return tuple(g + jnp.where(jnp.isfinite(b), b, 0.0)
+                         for g, b in zip(grads, block_grads))
+        zeros = (jnp.zeros_like(lo), jnp.zeros_like(hi), jnp.zeros_like(chol))
+        return lax.fori_loop(0, count, add_block, zeros)
+
+    estimate.defvjp(estimate_fwd, estimate_bwd)
+    return estimate(lo, hi, chol)
+
+
+_GAUSS_NODES, _GAUSS_WEIGHTS = np.polynomial.legendre.leggauss(20)
+
+
+def _bivariate_upper_low(h, k, r):
+    """``P(X > h, Y > k)`` for ``|r| < 0.925``: the product of the margins plus the
+    integral of the density over the correlation, in the angle ``asin(rho)``."""
+    asr = jnp.arcsin(r)
+    sn = jnp.sin(asr[..., None] * (0.5 * (_GAUSS_NODES + 1.0)))
+    hk, hs = (h * k)[..., None], (0.5 * (h * h + k * k))[..., None]
+    terms = jnp.exp((sn * hk - hs) / (1.0 - sn * sn))
+    return (ndtr(-h) * ndtr(-k)
+            + asr / (4 * math.pi) * jnp.sum(_GAUSS_WEIGHTS * terms, axis=-1))
+
+
+def _bivariate_upper_high(h, k, r):
+    """``P(X > h, Y > k)`` for ``0.925 <= r <= 1``: Drezner and Wesolowsky's expansion
+    about ``r = 1`` with Genz's correction integral in ``sqrt(1 - rho^2)``."""
+    perfect = r >= 1.0
+    r = jnp.where(perfect, 0.95, r)
+    hk = h * k
+    one_minus = (1.0 - r) * (1.0 + r)
+    a = jnp.sqrt(one_minus)
+    bs = (h - k) ** 2
+    c = (4.0 - hk) / 8.0
+    d = (12.0 - hk) / 16.0
+    series = a * jnp.exp(-0.5 * (bs / one_minus + hk)) * (
+        1.0 - c * (bs - one_minus) * (1.0 - d * bs / 5.0) / 3.0 + c * d * one_minus ** 2 / 5.0)
+    b = jnp.abs(h - k)
+    series = series - (jnp.exp(-0.5 * hk + log_ndtr(-b / a)) * math.sqrt(2 * math.pi) * b
+                       * (1.0 - c * bs * (1.0 - d * bs / 5.0) / 3.0))
+    half = (0.5 * a)[..., None]
+    xs = (half * (_GAUSS_NODES + 1.0)) ** 2
+    rs = jnp.sqrt(1.0 - xs)
+    bs_, hk_, c_, d_ = bs[..., None], hk[..., None], c[..., None], d[..., None]
+    log_e = -0.5 * (bs_ / xs + hk_)
+    correction = (jnp.exp(-0.5 * bs_ / xs - hk_ / (1.0 + rs)) / rs
+                  - jnp.exp(log_e) * (1.0 + c_ * xs * (1.0 + d_ * xs)))
+    series = series + half[..., 0] * jnp.sum(_GAUSS_WEIGHTS * correction, axis=-1)
+    edge = ndtr(-jnp.maximum(h, k))
+    return jnp.where(perfect, edge, edge - series / (2 * math.pi))
+
+
+def _bivariate_upper(h, k, r):
+    """``P(X > h, Y > k)`` for standard normals of correlation ``r`` (Genz's algorithm);
+    ``h`` and ``k`` may be infinite."""
+    inf_h, inf_k = jnp.isinf(h), jnp.isinf(k)
+    hs, ks = jnp.where(inf_h, 0.0, h), jnp.where(inf_k, 0.0, k)
+    low = jnp.abs(r) < 0.925
+    value_low = _bivariate_upper_low(hs, ks, jnp.where(low, r, 0.0))
+    negative = r < 0
+    k_pos = jnp.where(negative, -ks, ks)
+    value_pos = _bivariate_upper_high(hs, k_pos, jnp.where(low, 0.95, jnp.abs(r)))
+    value_high = jnp.where(negative, ndtr(-hs) - value_pos, value_pos)
+    value = jnp.where(low, value_low, value_high)
+    value = jnp.where(h == -jnp.inf, ndtr(-ks), jnp.where(k == -jnp.inf, ndtr(-hs), value))
+    value = jnp.where((h == jnp.inf) | (k == jnp.inf), 0.0, value)
+    return jnp.where(inf_h & inf_k & (h == -jnp.inf) & (k == -jnp.inf), 1.0, value)
+
+
+def _bivariate_probability(lower, upper, rho):
+    """``P(lower < (X, Y) <= upper)`` for standard normals of correlation ``rho``. A side
+    with an infinite lower limit is reflected first, so the orthant probabilities need no
+    differences of near-equal terms."""
+    reflect = lower == -jnp.inf
+    lo = jnp.where(reflect, -upper, lower)
+    hi = jnp.where(reflect, jnp.inf, upper)
+    r = rho * jnp.where(reflect[..., 0] != reflect[..., 1], -1.0, 1.0)
+    h0, h1, k0, k1 = lo[..., 0], hi[..., 0], lo[..., 1], hi[..., 1]
+    p = (_bivariate_upper(h0, k0, r) - _bivariate_upper(h1, k0, r)
+         - _bivariate_upper(h0, k1, r) + _bivariate_upper(h1, k1, r))
+    return jnp.clip(p, 0.0, 1.0)
+
+
+# below this the bivariate algorithm's absolute accuracy is no longer a relative one
+_BIVARIATE_TAIL = 1e-12
+
+
+def _bivariate_log_probability(lower, upper, rho, maxpts, releps, tail):
+    """Log of the bivariate box probability; with ``tail``, probabilities below
+    ``1e-12`` come from the log-space integrator of the general case, to relative
+    accuracy ``min(releps, 1e-10)``, so the log is right where the probability underflows."""
+    p = _bivariate_probability(lower, upper, rho)
+    positive = p > 0
+    log_p = jnp.where(positive, jnp.log(jnp.where(positive, p, 1.0)), -jnp.inf)
+    if not tail:
+        return log_p
+    shifts = _shifts(None, _N_SHIFTS, 1, np.dtype(lower.dtype))
+    one = jnp.ones_like(rho)
+    corr = jnp.stack([jnp.stack([one, rho]), jnp.stack([rho, one])])
+    batch = lower.shape[:-1]
+
+    def one_box(lo, hi):
+        chol, lo, hi = _reordered_cholesky(lo, hi, corr)
+        return _qmc_log_probability(lo, hi, chol, shifts, 1000, max(1, maxpts // 10_000), 0.0,
+                                    min(releps, 1e-10))
+    log_tail = vmap(one_box)(lower.reshape((-1, 2)), upper.reshape((-1, 2))).reshape(batch)
+    small = p < _BIVARIATE_TAIL
+    return jnp.where(small, log_tail, log_p)
