@@ -13,12 +13,13 @@ in log space, so ``logcdf`` stays finite where ``cdf`` underflows.
 """
 
 import math
+from functools import partial
 
 import numpy as np
 
 from ... import lax
 from ... import numpy as jnp
-from ...api import vjp, vmap
+from ...api import jit, vjp, vmap
 from ...core.trace import get_concrete
 from ...custom_derivatives import custom_vjp
 from ...lax import linalg as lax_linalg
@@ -227,6 +228,20 @@ def _box_log_probability(name, x, mean, cov, allow_singular, maxpts, abseps, rel
                         f"{maxpts!r}")
     abseps, releps = _static_float(name, "abseps", abseps), _static_float(name, "releps", releps)
 
+    shifts = _shifts(rng, _N_SHIFTS, max(dim - 1, 1), np.dtype(x.dtype))
+    log_p, sign = _box_core(x, mean, cov, lower, shifts, maxpts=int(maxpts), abseps=abseps,
+                            releps=releps, tail=name == "logcdf")
+
+    def squeeze(value):
+        return jnp.squeeze(value)
+    return log_p, sign, squeeze
+
+
+@partial(jit, static_argnames=("maxpts", "abseps", "releps", "tail"))
+def _box_core(x, mean, cov, lower, shifts, *, maxpts, abseps, releps, tail):
+    """The box log probability and the sign of the swaps, compiled once per shape (the
+    quasi-Monte Carlo loop would otherwise run op by op)."""
+    dim = mean.shape[0]
     upper, lower = x - mean, lower - mean
     swapped = upper < lower
     sign = jnp.where(jnp.sum(swapped, axis=-1) % 2 == 1, -1.0, 1.0).astype(x.dtype)
@@ -241,10 +256,9 @@ def _box_log_probability(name, x, mean, cov, allow_singular, maxpts, abseps, rel
     if dim == 1:
         log_p = log_ndtr_diff(lower[..., 0], upper[..., 0])
     elif dim == 2:
-        log_p = _bivariate_log_probability(lower, upper, corr[0, 1], maxpts, releps,
-                                           tail=name == "logcdf")
+        log_p = _bivariate_log_probability(lower, upper, corr[0, 1], shifts, maxpts, releps,
+                                           tail=tail)
     else:
-        shifts = _shifts(rng, _N_SHIFTS, dim - 1, np.dtype(x.dtype))
         block = 100 * dim
         max_blocks = max(1, maxpts // (_N_SHIFTS * block))
         batch = lower.shape[:-1]
@@ -255,9 +269,7 @@ def _box_log_probability(name, x, mean, cov, allow_singular, maxpts, abseps, rel
                                         releps)
         log_p = vmap(one_box)(lower.reshape((-1, dim)), upper.reshape((-1, dim))).reshape(batch)
 
-    def squeeze(value):
-        return jnp.squeeze(value)
-    return log_p, sign, squeeze
+    return log_p, sign
 
 
 def _static_float(name, what, value):
@@ -357,19 +369,26 @@ def _truncated_quantile(za, zb, log_mass, w):
 
 def _log_integrand(lo, hi, chol, w):
     """Log of Genz's integrand at the points ``w`` (shape ``(points, d - 1)``) of the unit
-    cube: the sum over variables of the log conditional interval probabilities."""
+    cube: the sum over variables of the log conditional interval probabilities. A loop
+    over the variables (not unrolled, so the traced program does not grow with ``d``)."""
     d = chol.shape[-1]
-    diag = jnp.diagonal(chol)
-    ys = []
-    total = jnp.zeros(w.shape[:1], dtype=chol.dtype)
-    for k in range(d):
-        shift = sum((chol[k, j] * ys[j] for j in range(k)), jnp.zeros_like(total))
-        za, zb = _conditional_limits(lo[k], hi[k], shift, diag[k])
+    points = w.shape[0]
+    # a last column for the last variable, whose quantile is never used
+    w = jnp.concatenate([w, jnp.full((points, 1), 0.5, dtype=w.dtype)], axis=1)
+
+    def step(k, state):
+        total, ys = state
+        row = lax.dynamic_index_in_dim(chol, k, axis=0, keepdims=False)
+        za, zb = _conditional_limits(lax.dynamic_index_in_dim(lo, k, keepdims=False),
+                                     lax.dynamic_index_in_dim(hi, k, keepdims=False),
+                                     ys @ row, jnp.take(row, k))
         log_mass = log_ndtr_diff(za, zb)
-        total = total + log_mass
-        if k < d - 1:
-            ys.append(_truncated_quantile(za, zb, log_mass, w[:, k]))
-    return total
+        y = _truncated_quantile(za, zb, log_mass,
+                                lax.dynamic_index_in_dim(w, k, axis=1, keepdims=False))
+        ys = jnp.where(jnp.arange(d) == k, y[:, None], ys)
+        return total + log_mass, ys
+    start = (jnp.zeros((points,), dtype=chol.dtype), jnp.zeros((points, d), dtype=chol.dtype))
+    return lax.fori_loop(0, d, step, start)[0]
 
 
 def _qmc_log_probability(lo, hi, chol, shifts, block, max_blocks, abseps, releps):
@@ -512,7 +531,7 @@ def _bivariate_probability(lower, upper, rho):
 _BIVARIATE_TAIL = 1e-12
 
 
-def _bivariate_log_probability(lower, upper, rho, maxpts, releps, tail):
+def _bivariate_log_probability(lower, upper, rho, shifts, maxpts, releps, tail):
     """Log of the bivariate box probability; with ``tail``, probabilities below
     ``1e-12`` come from the log-space integrator of the general case, to relative
     accuracy ``min(releps, 1e-10)``, so the log is right where the probability underflows."""
@@ -521,7 +540,6 @@ def _bivariate_log_probability(lower, upper, rho, maxpts, releps, tail):
     log_p = jnp.where(positive, jnp.log(jnp.where(positive, p, 1.0)), -jnp.inf)
     if not tail:
         return log_p
-    shifts = _shifts(None, _N_SHIFTS, 1, np.dtype(lower.dtype))
     one = jnp.ones_like(rho)
     corr = jnp.stack([jnp.stack([one, rho]), jnp.stack([rho, one])])
     batch = lower.shape[:-1]
