@@ -399,9 +399,9 @@ def _qmc_log_probability(lo, hi, chol, shifts, block, max_blocks, abseps, releps
     dtype = np.dtype(chol.dtype)
     alpha = np.sqrt(np.array(_first_primes(d - 1), dtype=np.float64)) % 1.0
 
-    def block_log_sums(lo, hi, chol, start):
+    def block_log_sums(lo, hi, chol, shifts, alpha, start):
         index = (start + jnp.arange(1, block + 1)).astype(dtype)
-        base = (index[:, None] * jnp.asarray(alpha, dtype=dtype)) % 1.0
+        base = (index[:, None] * alpha) % 1.0
         u = (base[None, :, :] + jnp.asarray(shifts)[:, None, :]) % 1.0
         w = jnp.abs(2.0 * u - 1.0)
         log_f = _log_integrand(lo, hi, chol, w.reshape((n_shifts * block, d - 1)))
@@ -415,14 +415,15 @@ def _qmc_log_probability(lo, hi, chol, shifts, block, max_blocks, abseps, releps
         return ((rel_error * jnp.exp(log_p) <= abseps) | (rel_error <= releps)
                 | (log_p == -jnp.inf))
 
-    def integrate(lo, hi, chol):
+    def integrate(lo, hi, chol, shifts, alpha):
         def keep_going(state):
             count, _, done = state
             return (~done) & (count < max_blocks)
 
         def add_block(state):
             count, log_sums, _ = state
-            log_sums = jnp.logaddexp(log_sums, block_log_sums(lo, hi, chol, count * block))
+            log_sums = jnp.logaddexp(log_sums,
+                                     block_log_sums(lo, hi, chol, shifts, alpha, count * block))
             return count + 1, log_sums, converged(log_sums, count + 1)
         start = (jnp.asarray(0), jnp.full((n_shifts,), -jnp.inf, dtype=dtype), jnp.asarray(False))
         count, log_sums, _ = lax.while_loop(keep_going, add_block, start)
@@ -430,28 +431,31 @@ def _qmc_log_probability(lo, hi, chol, shifts, block, max_blocks, abseps, releps
         return log_total - jnp.log((count * block * n_shifts).astype(dtype)), log_total, count
 
     @custom_vjp
-    def estimate(lo, hi, chol):
-        return integrate(lo, hi, chol)[0]
+    def estimate(lo, hi, chol, shifts, alpha):
+        return integrate(lo, hi, chol, shifts, alpha)[0]
 
-    def estimate_fwd(lo, hi, chol):
-        log_p, log_total, count = integrate(lo, hi, chol)
-        return log_p, (lo, hi, chol, log_total, count)
+    def estimate_fwd(lo, hi, chol, shifts, alpha):
+        log_p, log_total, count = integrate(lo, hi, chol, shifts, alpha)
+        return log_p, (lo, hi, chol, shifts, alpha, log_total, count)
 
     def estimate_bwd(residuals, cotangent):
-        lo, hi, chol, log_total, count = residuals
+        lo, hi, chol, shifts, alpha, log_total, count = residuals
         # d log(sum of f) = sum over blocks of (block sum / total) * d log(block sum)
         def add_block(i, grads):
             def block_log_total(lo, hi, chol):
-                return logsumexp(block_log_sums(lo, hi, chol, i * block))
+                return logsumexp(block_log_sums(lo, hi, chol, shifts, alpha, i * block))
             value, pullback = vjp(block_log_total, lo, hi, chol)
             block_grads = pullback(cotangent * jnp.exp(value - log_total))
             return tuple(g + jnp.where(jnp.isfinite(b), b, 0.0)
                          for g, b in zip(grads, block_grads))
         zeros = (jnp.zeros_like(lo), jnp.zeros_like(hi), jnp.zeros_like(chol))
-        return lax.fori_loop(0, count, add_block, zeros)
+        return (*lax.fori_loop(0, count, add_block, zeros), jnp.zeros_like(shifts),
+                jnp.zeros_like(alpha))
 
     estimate.defvjp(estimate_fwd, estimate_bwd)
-    return estimate(lo, hi, chol)
+    # every array is an argument: a closed-over constant would reach the rule's check
+    # for closed-over differentiated values once vmap has batched it
+    return estimate(lo, hi, chol, shifts, jnp.asarray(alpha, dtype=dtype))
 
 
 _GAUSS_NODES, _GAUSS_WEIGHTS = np.polynomial.legendre.leggauss(20)
