@@ -98,10 +98,13 @@ def logcdf(x, mean=None, cov=1, allow_singular=False, maxpts=None, abseps=1e-5, 
            lower_limit=None, rng=None):
     """Log of ``cdf``, with its arguments.
 
-    Accurate far in the lower tail where ``cdf`` underflows: exact in one and two
-    dimensions; from three on, the log of the quasi-Monte Carlo estimate, whose relative
-    error is controlled by ``releps`` (``abseps`` alone stops as soon as the absolute
-    error is below it, which for a tiny probability is at the first block).
+    Accurate far in the lower tail where ``cdf`` underflows: to full precision in one and
+    two dimensions (below ``1e-12`` the bivariate probability is integrated in log space
+    by tanh-sinh quadrature); from three on it is the log of the quasi-Monte Carlo
+    estimate, and since the error of a log is the relative error of its argument, the
+    points are added until three standard errors fall below ``max(abseps, releps)``
+    times the estimate (rather than ``cdf``'s absolute ``abseps``, which a tiny
+    probability meets at once).
 
     A negative ``cdf`` (an odd number of swapped limits) has a complex log, as in SciPy:
     when the limits are known the result is then complex (``log|cdf| + i pi``); under
@@ -226,21 +229,29 @@ def _box_log_probability(name, x, mean, cov, allow_singular, maxpts, abseps, rel
     if not isinstance(maxpts, (int, np.integer)) or maxpts < 0:
         raise TypeError(f"multivariate_normal.{name}: maxpts must be a positive integer, got "
                         f"{maxpts!r}")
-    abseps, releps = _static_float(name, "abseps", abseps), _static_float(name, "releps", releps)
+    abseps, releps = _tolerance(name, "abseps", abseps), _tolerance(name, "releps", releps)
+    if name == "logcdf":   # abseps bounds the error of the log: a relative error of the cdf
+        abseps, releps = 0.0, jnp.maximum(abseps, releps)
+    budget = max(1, int(maxpts) // (_N_SHIFTS * _block_size(dim)))
+    controls = jnp.stack([jnp.asarray(v, dtype=x.dtype) for v in (budget, abseps, releps)])
 
     shifts = _shifts(rng, _N_SHIFTS, max(dim - 1, 1), np.dtype(x.dtype))
-    log_p, sign = _box_core(x, mean, cov, lower, shifts, maxpts=int(maxpts), abseps=abseps,
-                            releps=releps, tail=name == "logcdf")
+    log_p, sign = _box_core(x, mean, cov, lower, shifts, controls, tail=name == "logcdf")
 
     def squeeze(value):
         return jnp.squeeze(value)
     return log_p, sign, squeeze
 
 
-@partial(jit, static_argnames=("maxpts", "abseps", "releps", "tail"))
-def _box_core(x, mean, cov, lower, shifts, *, maxpts, abseps, releps, tail):
+def _block_size(dim):
+    return 100 * dim
+
+
+@partial(jit, static_argnames=("tail",))
+def _box_core(x, mean, cov, lower, shifts, controls, *, tail):
     """The box log probability and the sign of the swaps, compiled once per shape (the
-    quasi-Monte Carlo loop would otherwise run op by op)."""
+    quasi-Monte Carlo loop would otherwise run op by op). ``controls`` holds the number
+    of blocks allowed, ``abseps`` and ``releps``."""
     dim = mean.shape[0]
     upper, lower = x - mean, lower - mean
     swapped = upper < lower
@@ -256,30 +267,27 @@ def _box_core(x, mean, cov, lower, shifts, *, maxpts, abseps, releps, tail):
     if dim == 1:
         log_p = log_ndtr_diff(lower[..., 0], upper[..., 0])
     elif dim == 2:
-        log_p = _bivariate_log_probability(lower, upper, corr[0, 1], shifts, maxpts, releps,
-                                           tail=tail)
+        log_p = _bivariate_log_probability(lower, upper, corr[0, 1], tail=tail)
     else:
-        block = 100 * dim
-        max_blocks = max(1, maxpts // (_N_SHIFTS * block))
         batch = lower.shape[:-1]
 
         def one_box(lo, hi):
             chol, lo, hi = _reordered_cholesky(lo, hi, corr)
-            return _qmc_log_probability(lo, hi, chol, shifts, block, max_blocks, abseps,
-                                        releps)
+            return _qmc_log_probability(lo, hi, chol, shifts, _block_size(dim), controls)
         log_p = vmap(one_box)(lower.reshape((-1, dim)), upper.reshape((-1, dim))).reshape(batch)
 
     return log_p, sign
 
 
-def _static_float(name, what, value):
+def _tolerance(name, what, value):
+    """A scalar tolerance, checked to be nonnegative when its value is known."""
+    if np.ndim(value) != 0:
+        raise TypeError(f"multivariate_normal.{name}: {what} must be a scalar, got shape "
+                        f"{np.shape(value)}")
     concrete = get_concrete(value)
-    if concrete is None or np.ndim(concrete) != 0:
-        raise TypeError(f"multivariate_normal.{name}: {what} must be a Python float (it sets "
-                        "how long the integration runs)")
-    value = float(concrete)
-    if not value >= 0:
-        raise ValueError(f"multivariate_normal.{name}: {what} must be nonnegative, got {value}")
+    if concrete is not None and not float(concrete) >= 0:
+        raise ValueError(f"multivariate_normal.{name}: {what} must be nonnegative, got "
+                         f"{float(concrete)}")
     return value
 
 
@@ -391,7 +399,7 @@ def _log_integrand(lo, hi, chol, w):
     return lax.fori_loop(0, d, step, start)[0]
 
 
-def _qmc_log_probability(lo, hi, chol, shifts, block, max_blocks, abseps, releps):
+def _qmc_log_probability(lo, hi, chol, shifts, block, controls):
     """Log of the box probability by randomised quasi-Monte Carlo (see the module
     docstring); a ``custom_vjp`` whose backward pass differentiates the same points."""
     d = chol.shape[-1]
@@ -407,7 +415,8 @@ def _qmc_log_probability(lo, hi, chol, shifts, block, max_blocks, abseps, releps
         log_f = _log_integrand(lo, hi, chol, w.reshape((n_shifts * block, d - 1)))
         return logsumexp(log_f.reshape((n_shifts, block)), axis=1)
 
-    def converged(log_sums, count):
+    def converged(log_sums, count, controls):
+        abseps, releps = controls[1], controls[2]
         log_mean = logsumexp(log_sums) - math.log(n_shifts)
         relative = jnp.exp(log_sums - log_mean)
         rel_error = 3.0 * jnp.std(relative, ddof=1) / math.sqrt(n_shifts)
@@ -415,31 +424,31 @@ def _qmc_log_probability(lo, hi, chol, shifts, block, max_blocks, abseps, releps
         return ((rel_error * jnp.exp(log_p) <= abseps) | (rel_error <= releps)
                 | (log_p == -jnp.inf))
 
-    def integrate(lo, hi, chol, shifts, alpha):
+    def integrate(lo, hi, chol, shifts, alpha, controls):
         def keep_going(state):
             count, _, done = state
-            return (~done) & (count < max_blocks)
+            return (~done) & (count < controls[0])
 
         def add_block(state):
             count, log_sums, _ = state
             log_sums = jnp.logaddexp(log_sums,
                                      block_log_sums(lo, hi, chol, shifts, alpha, count * block))
-            return count + 1, log_sums, converged(log_sums, count + 1)
+            return count + 1, log_sums, converged(log_sums, count + 1, controls)
         start = (jnp.asarray(0), jnp.full((n_shifts,), -jnp.inf, dtype=dtype), jnp.asarray(False))
         count, log_sums, _ = lax.while_loop(keep_going, add_block, start)
         log_total = logsumexp(log_sums)
         return log_total - jnp.log((count * block * n_shifts).astype(dtype)), log_total, count
 
     @custom_vjp
-    def estimate(lo, hi, chol, shifts, alpha):
-        return integrate(lo, hi, chol, shifts, alpha)[0]
+    def estimate(lo, hi, chol, shifts, alpha, controls):
+        return integrate(lo, hi, chol, shifts, alpha, controls)[0]
 
-    def estimate_fwd(lo, hi, chol, shifts, alpha):
-        log_p, log_total, count = integrate(lo, hi, chol, shifts, alpha)
-        return log_p, (lo, hi, chol, shifts, alpha, log_total, count)
+    def estimate_fwd(lo, hi, chol, shifts, alpha, controls):
+        log_p, log_total, count = integrate(lo, hi, chol, shifts, alpha, controls)
+        return log_p, (lo, hi, chol, shifts, alpha, controls, log_total, count)
 
     def estimate_bwd(residuals, cotangent):
-        lo, hi, chol, shifts, alpha, log_total, count = residuals
+        lo, hi, chol, shifts, alpha, controls, log_total, count = residuals
         # d log(sum of f) = sum over blocks of (block sum / total) * d log(block sum)
         def add_block(i, grads):
             def block_log_total(lo, hi, chol):
@@ -450,12 +459,12 @@ def _qmc_log_probability(lo, hi, chol, shifts, block, max_blocks, abseps, releps
                          for g, b in zip(grads, block_grads))
         zeros = (jnp.zeros_like(lo), jnp.zeros_like(hi), jnp.zeros_like(chol))
         return (*lax.fori_loop(0, count, add_block, zeros), jnp.zeros_like(shifts),
-                jnp.zeros_like(alpha))
+                jnp.zeros_like(alpha), jnp.zeros_like(controls))
 
     estimate.defvjp(estimate_fwd, estimate_bwd)
     # every array is an argument: a closed-over constant would reach the rule's check
     # for closed-over differentiated values once vmap has batched it
-    return estimate(lo, hi, chol, shifts, jnp.asarray(alpha, dtype=dtype))
+    return estimate(lo, hi, chol, shifts, jnp.asarray(alpha, dtype=dtype), controls)
 
 
 _GAUSS_NODES, _GAUSS_WEIGHTS = np.polynomial.legendre.leggauss(20)
@@ -534,11 +543,29 @@ def _bivariate_probability(lower, upper, rho):
 # below this the bivariate algorithm's absolute accuracy is no longer a relative one
 _BIVARIATE_TAIL = 1e-12
 
+# tanh-sinh (double exponential) quadrature on (0, 1): nodes expit(pi sinh t), evenly
+# spaced t; it converges fast despite the integrand's endpoint singularities. |t| <= 3
+# keeps the nodes off 0 and 1 in float64 (1 - w >= 2e-14) and drops weights below 1e-12.
+_TANH_SINH_STEP = 0.05
+_TANH_SINH_T = np.arange(-60, 61) * _TANH_SINH_STEP
 
-def _bivariate_log_probability(lower, upper, rho, shifts, maxpts, releps, tail):
+
+def _tanh_sinh_rule(dtype):
+    """Nodes in (0, 1) and log weights of the tanh-sinh rule (log weights computed in
+    log form, as the weights underflow at the ends)."""
+    u = 0.5 * np.pi * np.sinh(_TANH_SINH_T)
+    nodes = 1.0 / (1.0 + np.exp(-2.0 * u))
+    log_cosh_u = np.abs(u) + np.log1p(np.exp(-2 * np.abs(u))) - np.log(2.0)
+    log_weights = (np.log(_TANH_SINH_STEP * np.pi / 4) + np.log(np.cosh(_TANH_SINH_T))
+                   - 2 * log_cosh_u)
+    return nodes.astype(dtype), log_weights.astype(dtype)
+
+
+def _bivariate_log_probability(lower, upper, rho, tail):
     """Log of the bivariate box probability; with ``tail``, probabilities below
-    ``1e-12`` come from the log-space integrator of the general case, to relative
-    accuracy ``min(releps, 1e-10)``, so the log is right where the probability underflows."""
+    ``1e-12`` come from a log-space integral instead: the first variable (reordered as in
+    the general case) integrated exactly and the second by tanh-sinh quadrature, so the
+    log is right where the probability underflows."""
     p = _bivariate_probability(lower, upper, rho)
     positive = p > 0
     log_p = jnp.where(positive, jnp.log(jnp.where(positive, p, 1.0)), -jnp.inf)
@@ -546,12 +573,13 @@ def _bivariate_log_probability(lower, upper, rho, shifts, maxpts, releps, tail):
         return log_p
     one = jnp.ones_like(rho)
     corr = jnp.stack([jnp.stack([one, rho]), jnp.stack([rho, one])])
+    nodes, log_weights = _tanh_sinh_rule(np.dtype(lower.dtype))
     batch = lower.shape[:-1]
 
     def one_box(lo, hi):
         chol, lo, hi = _reordered_cholesky(lo, hi, corr)
-        return _qmc_log_probability(lo, hi, chol, shifts, 1000, max(1, maxpts // 10_000), 0.0,
-                                    min(releps, 1e-10))
+        log_f = _log_integrand(lo, hi, chol, jnp.asarray(nodes)[:, None])
+        return logsumexp(log_f + log_weights)
     log_tail = vmap(one_box)(lower.reshape((-1, 2)), upper.reshape((-1, 2))).reshape(batch)
     small = p < _BIVARIATE_TAIL
     return jnp.where(small, log_tail, log_p)
