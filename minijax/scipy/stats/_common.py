@@ -5,7 +5,7 @@ import numpy as np
 from ... import lax
 from ... import numpy as jnp
 from .._util import promote_inexact
-from ..special import log_ndtr, ndtri
+from ..special import log_ndtr
 
 
 def standardize(x, loc, scale, *params):
@@ -158,10 +158,17 @@ def log_ndtr_diff(lo, hi):
 def log_ndtri(log_p):
     """The standard normal quantile of ``exp(log_p)`` (``ndtri`` of a probability given by
     its log), accurate where the probability underflows; ``log_p`` is at most 0."""
-    lower = log_p <= _LOG_HALF
-    # the lower half: Newton on log_ndtr(x) = log_p from Abramowitz & Stegun 26.2.23
-    lp = jnp.where(lower, log_p, _LOG_HALF)
-    lp = jnp.maximum(lp, -1e300)   # -inf (probability 0) is restored at the end
+    upper = log_p > _LOG_HALF
+    # the smaller of the two tails, as a log: log(1 - p) on the upper half
+    lp = jnp.where(upper, jnp.log(-jnp.expm1(jnp.where(upper, log_p, -1.0))), log_p)
+    return jnp.where(upper, -lower_tail_ndtri(lp), lower_tail_ndtri(lp))
+
+
+def lower_tail_ndtri(log_p):
+    """``ndtri(exp(log_p))`` for ``log_p <= log(1/2)`` (``-inf`` gives ``-inf``): Newton's
+    method on ``log_ndtr(x) = log_p`` from Abramowitz and Stegun's 26.2.23 (error below
+    4.5e-4), which three steps take to full precision."""
+    lp = jnp.clip(log_p, -1e300, _LOG_HALF)
     t = jnp.sqrt(-2.0 * lax.stop_gradient(lp))
     x = -(t - (2.515517 + t * (0.802853 + t * 0.010328))
           / (1.0 + t * (1.432788 + t * (0.189269 + t * 0.001308))))
@@ -170,10 +177,6 @@ def log_ndtri(log_p):
         lx = log_ndtr(x)
         return x - (lx - lp) * jnp.exp(lx + 0.5 * x * x + 0.5 * np.log(2 * np.pi))
 
-    for _ in range(4):
-        x = lax.stop_gradient(newton(x))
+    x = lax.stop_gradient(newton(x))
     x = newton(newton(x))   # differentiable steps: implicit derivative of the root
-    # the upper half has a probability near 1, where ndtri of the probability is exact enough
-    upper_x = ndtri(jnp.exp(jnp.where(lower, -0.5, log_p)))
-    x = jnp.where(lower, x, upper_x)
     return jnp.where(log_p == -jnp.inf, -jnp.inf, x)

@@ -26,7 +26,7 @@ from ...lax import linalg as lax_linalg
 from ..special import log_ndtr, logsumexp, ndtr
 from .._util import promote_inexact, reject
 from . import norm
-from ._common import log_ndtr_diff, log_ndtri
+from ._common import log_ndtr_diff, lower_tail_ndtri
 
 _LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)
 
@@ -365,13 +365,14 @@ def _reordered_cholesky(lo, hi, corr):
 
 
 def _truncated_quantile(za, zb, log_mass, w):
-    """The point ``y`` with ``ndtr(y) = ndtr(za) + w * (ndtr(zb) - ndtr(za))``, from the
-    lower or upper tail (whichever the interval is nearer) in log space."""
-    upper_side = za > -zb
+    """The point ``y`` with ``ndtr(y) = ndtr(za) + w * (ndtr(zb) - ndtr(za))``: both that
+    probability and its complement are sums of positive terms, so both logs are exact;
+    the quantile comes from the smaller."""
     low = jnp.logaddexp(log_ndtr(za), jnp.log(w) + log_mass)
     high = jnp.logaddexp(log_ndtr(-zb), jnp.log1p(-w) + log_mass)
-    y = jnp.where(upper_side, -log_ndtri(jnp.where(upper_side, high, -1.0)),
-                  log_ndtri(jnp.where(upper_side, -1.0, low)))
+    lower = low <= high
+    y = lower_tail_ndtri(jnp.minimum(low, high))
+    y = jnp.where(lower, y, -y)
     return jnp.where(jnp.isfinite(log_mass) & jnp.isfinite(y), y, 0.0)
 
 
