@@ -81,8 +81,8 @@ def cdf(x, mean=None, cov=1, allow_singular=False, maxpts=None, abseps=1e-5, rel
     have been used. The loop runs compiled, the same way eagerly and under ``jit`` (where
     ``abseps`` and ``releps`` may be traced; ``maxpts`` must be a Python int). The points
     are fixed unless ``rng`` (a NumPy ``Generator``, ``RandomState`` or seed) draws the
-    shifts (with ``rng``, SciPy's ``rng`` in one and two dimensions is not needed and
-    unused), so eager, ``jit`` and ``vmap`` results agree, and for those points the
+    shifts (one and two dimensions are exact: there ``rng`` is checked but not needed),
+    so eager, ``jit`` and ``vmap`` results agree, and for those points the
     estimate is a smooth function of ``x``, ``mean`` and ``cov``: ``grad`` differentiates
     it exactly (reverse mode; the stopping rule runs in a ``while_loop``, so forward mode
     is not available above two dimensions). Far in the tails the integrand is
