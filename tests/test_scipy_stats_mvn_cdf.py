@@ -223,6 +223,15 @@ def test_tolerances_and_budget_have_an_effect():
     assert abs(seeded[0] - exact) < 3e-5
 
 
+def test_nan_and_infinite_points():
+    cov = _equicorrelated(3, 0.5)
+    x = np.array([[np.nan, 0.0, 0.0], [np.inf, np.inf, np.inf], [-np.inf, 0.0, 1.0]])
+    got = np.asarray(mvn.cdf(x, None, cov))
+    assert np.isnan(got[0]) and got[1] == 1.0 and got[2] == 0.0
+    got = np.asarray(mvn.cdf(x[:, :2], None, cov[:2, :2]))
+    assert np.isnan(got[0]) and got[1] == 1.0 and got[2] == 0.0
+
+
 def test_output_shapes_follow_scipy():
     cov = np.array([[1.0, 0.2], [0.2, 1.0]])
     for x in (np.zeros(2), np.zeros((1, 2)), np.zeros((4, 1, 2)), np.zeros((2, 3, 2))):

@@ -258,6 +258,7 @@ def _box_core(x, mean, cov, lower, shifts, controls, *, tail):
     quasi-Monte Carlo loop would otherwise run op by op). ``controls`` holds the number
     of blocks allowed, ``abseps`` and ``releps``."""
     dim = mean.shape[0]
+    lower0 = lower
     upper, lower = x - mean, lower - mean
     swapped = upper < lower
     sign = jnp.where(jnp.sum(swapped, axis=-1) % 2 == 1, -1.0, 1.0).astype(x.dtype)
@@ -281,7 +282,8 @@ def _box_core(x, mean, cov, lower, shifts, controls, *, tail):
             return _qmc_log_probability(lo, hi, chol, shifts, _block_size(dim), controls)
         log_p = vmap(one_box)(lower.reshape((-1, dim)), upper.reshape((-1, dim))).reshape(batch)
 
-    return log_p, sign
+    unknown = jnp.any(jnp.isnan(x) | jnp.isnan(lower0), axis=-1)
+    return jnp.where(unknown, jnp.nan, log_p), sign
 
 
 def _tolerance(name, what, value):
@@ -427,8 +429,9 @@ def _qmc_log_probability(lo, hi, chol, shifts, block, controls):
         relative = jnp.exp(log_sums - log_mean)
         rel_error = 3.0 * jnp.std(relative, ddof=1) / math.sqrt(n_shifts)
         log_p = log_mean - jnp.log(count * block)
+        # an empty box, and NaN limits, need no more points
         return ((rel_error * jnp.exp(log_p) <= abseps) | (rel_error <= releps)
-                | (log_p == -jnp.inf))
+                | (log_p == -jnp.inf) | jnp.isnan(log_p))
 
     def integrate(lo, hi, chol, shifts, alpha, controls):
         def keep_going(state):
@@ -443,7 +446,8 @@ def _qmc_log_probability(lo, hi, chol, shifts, block, controls):
         start = (jnp.asarray(0), jnp.full((n_shifts,), -jnp.inf, dtype=dtype), jnp.asarray(False))
         count, log_sums, _ = lax.while_loop(keep_going, add_block, start)
         log_total = logsumexp(log_sums)
-        return log_total - jnp.log((count * block * n_shifts).astype(dtype)), log_total, count
+        log_p = log_total - jnp.log((count * block * n_shifts).astype(dtype))
+        return jnp.minimum(log_p, 0.0), log_total, count   # rounding may pass 1 by an ulp
 
     @custom_vjp
     def estimate(lo, hi, chol, shifts, alpha, controls):
