@@ -337,3 +337,6 @@ def test_t_cdf_near_zero_keeps_its_digits():
         np.testing.assert_allclose(np.asarray(ms.t.cdf(x, df)), st.t.cdf(x, df), rtol=2e-14,
                                    atol=3e-16)
     check_grads(lambda z: ms.t.cdf(z, 30.0), (jnp.asarray([-3.0, -1e-3, 1e-3, 2.0]),), order=1)
+    for fn, sign in ((ms.t.cdf, 1.0), (ms.t.sf, -1.0)):   # at 0 (was NaN)
+        np.testing.assert_allclose(float(minijax.grad(lambda z: fn(z, 3.0))(0.0)),
+                                   sign * st.t.pdf(0.0, 3.0), rtol=1e-14)

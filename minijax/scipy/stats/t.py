@@ -33,10 +33,16 @@ def _tails(z, df):
     near = z * z < df
     # each branch sees a safe argument (0.5) where the other is taken
     z_far = jnp.where(near, 1.0, z)
-    z_near = jnp.where(near, z, 1.0)
+    z_near = jnp.where(near & (z != 0), z, 1.0)
     far = 0.5 * betainc(0.5 * df, half, jnp.where(near, 0.5, df / (df + z_far * z_far)))
     central = 0.5 * betainc(half, 0.5 * df,
-                            jnp.where(near, z_near * z_near / (df + z_near * z_near), 0.5))
+                            jnp.where(near & (z != 0), z_near * z_near / (df + z_near * z_near),
+                                      0.5))
+    # at z = 0 the central probability's derivative is 0 * inf: write it as -z * pdf(0)
+    # there (z = 0 sits on the lower branch), which carries the derivative
+    density_at_0 = jnp.exp(lax.lgamma(0.5 * (df + 1.0)) - lax.lgamma(0.5 * df)
+                           - 0.5 * jnp.log(df * math.pi))
+    central = jnp.where(z == 0, -z * density_at_0, central)
     return (jnp.where(near, 0.5 - central, far), jnp.where(near, 0.5 + central, 1.0 - far))
 
 
