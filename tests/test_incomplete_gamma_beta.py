@@ -208,3 +208,21 @@ def test_vmap_matches_the_loop():
     batched = minijax.vmap(lambda v: ms.betainc(2.0, 3.0, v))(x / x.max())
     np.testing.assert_allclose(np.asarray(batched), ss.betainc(2.0, 3.0, x / x.max()),
                                rtol=1e-12)
+
+
+def test_igamma_large_shape_near_the_mean():
+    # x near a needs ~8.5 sqrt(a) series/fraction terms, and the prefactor's three terms
+    # each near a log a cancel: both were off for a >= 1e5 (poisson.cdf at mu = 1e6 by 5e-3)
+    import scipy.stats as st
+    import minijax.scipy.stats as mst
+    a = np.concatenate([[9.9, 29.0, 30.0, 31.0], np.logspace(2, 7, 11)])
+    x = a[:, None] * np.linspace(0.9, 1.1, 9)[None, :]
+    a = np.broadcast_to(a[:, None], x.shape)
+    np.testing.assert_allclose(np.asarray(lax.igammac(jnp.asarray(a), jnp.asarray(x))),
+                               ss.gammaincc(a, x), rtol=0, atol=3e-14)
+    np.testing.assert_allclose(np.asarray(minijax.jit(lax.igamma)(jnp.asarray(a), jnp.asarray(x))),
+                               ss.gammainc(a, x), rtol=0, atol=3e-14)
+    mu = np.array([1e5, 1e6, 1e7])
+    k = np.floor(mu + np.sqrt(mu))
+    np.testing.assert_allclose(np.asarray(mst.poisson.cdf(k, mu)), st.poisson.cdf(k, mu),
+                               rtol=0, atol=1e-13)

@@ -323,3 +323,20 @@ def test_discrete_cdf_gradients_match_finite_differences():
                 tol=1e-5)
     check_grads(lambda p: ms.bernoulli.logcdf(0.0, p), (jnp.asarray(0.3),), order=1, eps=1e-6,
                 tol=1e-5)
+
+
+def test_t_cdf_near_zero_keeps_its_digits():
+    # cdf was 1 - I_w(df/2, 1/2)/2 with w near 1 there: 8.5e-9 off at df = 30, 9e-7 at
+    # df = 1e6; the central probability I_{1-w}(1/2, df/2) keeps them
+    x = np.concatenate([-np.logspace(-300, 300, 121), np.logspace(-300, 300, 121), [0.0]])
+    np.testing.assert_allclose(np.asarray(ms.t.cdf(x, 1.0)), 0.5 + np.arctan(x) / np.pi,
+                               rtol=0, atol=4e-16)   # Cauchy: exact
+    np.testing.assert_allclose(np.asarray(ms.t.sf(x, 1.0)), 0.5 - np.arctan(x) / np.pi,
+                               rtol=0, atol=4e-16)
+    for df in (0.5, 3.0, 30.0):
+        np.testing.assert_allclose(np.asarray(ms.t.cdf(x, df)), st.t.cdf(x, df), rtol=2e-14,
+                                   atol=3e-16)
+    check_grads(lambda z: ms.t.cdf(z, 30.0), (jnp.asarray([-3.0, -1e-3, 1e-3, 2.0]),), order=1)
+    for fn, sign in ((ms.t.cdf, 1.0), (ms.t.sf, -1.0)):   # at 0 (was NaN)
+        np.testing.assert_allclose(float(minijax.grad(lambda z: fn(z, 3.0))(0.0)),
+                                   sign * st.t.pdf(0.0, 3.0), rtol=1e-14)

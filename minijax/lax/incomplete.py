@@ -27,6 +27,9 @@ __all__ = ["betainc", "betainc_grad_a", "betainc_grad_a_p", "betainc_grad_b", "b
            "igammac", "igammac_p", "random_gamma_grad", "random_gamma_grad_p"]
 
 _MAX_ITERATIONS = 2000
+# The gamma series and continued fraction need about 8.5 sqrt(a) terms where x is near a;
+# the loops stop when every element has converged, so the cap costs nothing below it.
+_GAMMA_MAX_ITERATIONS = 50_000
 
 
 class _NumpyOps:
@@ -49,8 +52,8 @@ class _NumpyOps:
         return 0
 
     @staticmethod
-    def keep_going(done, n):
-        return n < _MAX_ITERATIONS and not bool(np.all(done))
+    def keep_going(done, n, limit=_MAX_ITERATIONS):
+        return n < limit and not bool(np.all(done))
 
     @staticmethod
     def loop(cond, body, state):
@@ -123,10 +126,10 @@ class _LaxOps:
         return full((), 0, np.int32)
 
     @staticmethod
-    def keep_going(done, n):
+    def keep_going(done, n, limit=_MAX_ITERATIONS):
         from .elementwise import bitwise_and, bitwise_not, lt
         from .reductions import reduce_and
-        return bitwise_and(bitwise_not(reduce_and(done)), lt(n, _MAX_ITERATIONS))
+        return bitwise_and(bitwise_not(reduce_and(done)), lt(n, limit))
 
     @staticmethod
     def loop(cond, body, state):
@@ -170,7 +173,7 @@ def _gamma_series(ops, a, x, active):
                 ops.where(keep, ds, ds_new))
 
     state = (ops.counter(x), ~active, a, one, one, zero, zero)
-    state = ops.loop(lambda s: ops.keep_going(s[1], s[0]), body, state)
+    state = ops.loop(lambda s: ops.keep_going(s[1], s[0], _GAMMA_MAX_ITERATIONS), body, state)
     return state[4], state[6]
 
 
@@ -213,8 +216,29 @@ def _gamma_continued_fraction(ops, a, x, active):
         return (n + 1, done | converged) + kept
 
     state = (ops.counter(x), ~active, zero, y, z, p2, q2, p1, q1, dp2, dq2, dp1, dq1, f, df)
-    state = ops.loop(lambda s: ops.keep_going(s[1], s[0]), body, state)
+    state = ops.loop(lambda s: ops.keep_going(s[1], s[0], _GAMMA_MAX_ITERATIONS), body,
+                     state)
     return state[-2], state[-1]
+
+
+_STIRLING_FROM = 30.0   # the series below is then exact to 4e-17
+
+
+def _log_gamma_prefactor(ops, a, x):
+    """``a log x - x - lgamma(a + 1)``. For large ``a`` the three terms are each near
+    ``a log a`` and cancel to a few units, losing ``log10(a)`` digits; there it is
+    ``-a (t - log1p(t)) - log(2 pi a) / 2 - stirling(a)`` with ``t = (x - a) / a`` and the
+    Stirling series remainder of ``lgamma(a + 1)``, which keeps them."""
+    direct = a * ops.log(x) - x - ops.lgamma(a + 1.0)
+    large = a >= _STIRLING_FROM
+    a_l = ops.where(large, a, _STIRLING_FROM)
+    x_l = ops.where(large, x, _STIRLING_FROM)
+    t = (x_l - a_l) / a_l
+    inv = 1.0 / a_l
+    inv2 = inv * inv
+    stirling = inv * (1.0 / 12 - inv2 * (1.0 / 360 - inv2 * (1.0 / 1260 - inv2 / 1680)))
+    uniform = (-a_l * (t - ops.log1p(t)) - 0.5 * ops.log(2 * np.pi * a_l) - stirling)
+    return ops.where(large, uniform, direct)
 
 
 def _igamma_kernel(ops, a, x, mode):
@@ -235,9 +259,9 @@ def _igamma_kernel(ops, a, x, mode):
     a_f, x_f = ops.where(in_fraction, a, 1.0), ops.where(in_fraction, x, 2.0)
     s, ds = _gamma_series(ops, a_s, x_s, in_series)
     f, df = _gamma_continued_fraction(ops, a_f, x_f, in_fraction)
-    log_x_s, log_x_f = ops.log(x_s), ops.log(x_f)
-    series_scale = ops.exp(a_s * log_x_s - x_s - ops.lgamma(a_s + 1.0))
-    fraction_scale = ops.exp(a_f * log_x_f - x_f - ops.lgamma(a_f))
+    log_x_s, log_x_f, log_a_f = ops.log(x_s), ops.log(x_f), ops.log(a_f)
+    series_scale = ops.exp(_log_gamma_prefactor(ops, a_s, x_s))
+    fraction_scale = ops.exp(_log_gamma_prefactor(ops, a_f, x_f) + log_a_f)
     series_da = s * (log_x_s - ops.digamma(a_s + 1.0)) + ds
     fraction_da = f * (log_x_f - ops.digamma(a_f)) + df
     if mode in ("p", "q"):
