@@ -290,3 +290,23 @@ def test_eig_eigvals_eagerly_are_numpys_made_complex(dtype):
 def test_dispatch_tables_name_the_fast_wrappers():
     assert numpy_dispatch.LINALG_FUNCTIONS["eigvals"] is numpy_dispatch._eigvals
     assert "iscomplexobj" not in numpy_dispatch.NUMPY_FUNCTIONS
+
+
+@pytest.mark.parametrize("name", ["argmax", "argmin"])
+@pytest.mark.parametrize("axis", [None, 0, -1])
+def test_arg_extremum_of_an_observed_buffer_matches_numpy_and_writes_nothing(name, axis):
+    # a large buffer copy-on-write marked observed (read-only) is read through an alias
+    ref = onp.random.default_rng(0).standard_normal((300, 200))
+    x = np.asarray(ref.copy())
+    onp.asarray(x.T)   # exports a view: the root buffer is now observed
+    assert not x._host.flags.writeable
+    for got in (getattr(np, name)(x, axis=axis), getattr(x, name)(axis=axis),
+                getattr(np, name)(x, axis=axis, keepdims=True)):
+        want = getattr(onp, name)(ref, axis=axis, keepdims=got.ndim == ref.ndim)
+        onp.testing.assert_array_equal(onp.asarray(got), want)
+    if axis is not None:
+        out = np.zeros(ref.shape[1 - axis % 2], dtype=np.intp)
+        getattr(x, name)(axis=axis, out=out)
+        onp.testing.assert_array_equal(onp.asarray(out), getattr(onp, name)(ref, axis=axis))
+    assert not x._host.flags.writeable
+    onp.testing.assert_array_equal(onp.asarray(x), ref)

@@ -19,6 +19,7 @@ False); results are Arrays whose aval is made from the ndarray when first asked;
 and copy first only when NumPy refuses because it is read-only (observed).
 """
 
+import ctypes
 import functools
 import math
 import operator
@@ -108,6 +109,28 @@ mask_indices matvec packbits piecewise poly polyadd polyder polydiv polyfit poly
 polyval real_if_close resize rollaxis roots sort_complex trapezoid unpackbits unwrap vander
 vecmat
 """.split()))
+def _writeable_alias(host):
+    """A writeable ndarray over ``host``'s (C-contiguous) memory, for reading only."""
+    buffer = (ctypes.c_char * host.nbytes).from_address(host.ctypes.data)
+    return np.frombuffer(buffer, host.dtype).reshape(host.shape)
+
+
+def _arg_extremum(np_fn):
+    # NumPy's argmax/argmin copy an input that is not writeable (their contiguity check
+    # also asks for writeability), which triples their time on a large array. Buffers
+    # copy-on-write has marked observed (exported, seen by jit) are read-only: large ones
+    # are read through a writeable alias instead (argmax/argmin never write).
+    def host_fn(a, axis=None, out=None, **kwargs):
+        if (type(a) is _ndarray and a.size >= 1 << 14 and a.flags.c_contiguous
+                and not a.flags.writeable):
+            a = _writeable_alias(a)
+        return np_fn(a, axis, out, **kwargs)
+    return host_fn
+
+
+_argmax, _argmin = _arg_extremum(np.argmax), _arg_extremum(np.argmin)
+
+
 def _tile(a, reps):
     # NumPy's tile dies (a segfault) when the result's size overflows: check it first
     if type(a) is _ndarray and type(reps) is tuple and a.size:
@@ -142,6 +165,8 @@ NUMPY_FUNCTIONS.update(
     tile=_tile,
     diff=_diff,
     argsort=_argsort,
+    argmax=_argmax,
+    argmin=_argmin,
     # eager empty arrays are uninitialised, as NumPy's (under jit they hold zeros)
     empty=np.empty, empty_like=np.empty_like,
 )
@@ -306,7 +331,7 @@ ARRAY_METHODS = {
     "__invert__": operator.invert,
     "__getitem__": operator.getitem,
     **{name: _call_method(name) for name in """
-        all any argmax argmin astype clip conj conjugate cumprod cumsum diagonal dot flatten
+        all any astype clip conj conjugate cumprod cumsum diagonal dot flatten
         nonzero prod ptp ravel repeat reshape round searchsorted squeeze std swapaxes trace
         transpose var""".split()},
     # minijax's signatures: keepdims is the next positional after axis (and dtype)
@@ -320,6 +345,8 @@ ARRAY_METHODS = {
     "min": lambda h, axis=None, keepdims=False, **kw:
         h.min(axis, keepdims=keepdims, **kw) if keepdims or kw else h.min(axis),
     "argsort": _argsort,
+    "argmax": _argmax,
+    "argmin": _argmin,
     "take": _call_method("take"),
 }
 # In-place operator or method -> function writing into the (writable) host buffer.
