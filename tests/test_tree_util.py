@@ -14,6 +14,9 @@ class Box:
     def __eq__(self, other):
         return isinstance(other, Box) and (self.a, self.b, self.meta) == (other.a, other.b, other.meta)
 
+    def __repr__(self):
+        return f"Box({self.a!r}, {self.b!r}, meta={self.meta!r})"
+
 
 tu.register_pytree_node(Box, lambda b: ((b.a, b.b), b.meta), lambda meta, ch: Box(*ch, meta))
 
