@@ -125,12 +125,23 @@ def test_nan_to_num_copy_false_updates_in_place_eager_and_traced():
     _check(g, onp.ones((1, 1)))
 
 
-def test_in_place_on_a_0d_array_of_the_same_shape_still_updates_in_place():
-    s = np.sum(np.asarray(_X))
+def _in_place_on_0d(xp, make):
+    s = make(xp)
     alias = s
     s += 1.0
-    assert s is alias
-    _check(s, onp.sum(_X) + 1.0)
+    return s is alias, s, alias
+
+
+@pytest.mark.parametrize("make", [lambda xp: xp.asarray(xp.sum(xp.asarray(_X))),
+                                  lambda xp: xp.sum(xp.asarray(_X)),
+                                  lambda xp: xp.asarray(_X)[0, 1]],
+                         ids=["0-d array", "reduction (NumPy's scalar)", "element"])
+def test_in_place_on_0d_updates_an_array_and_rebinds_a_scalar(make):
+    same, s, alias = _in_place_on_0d(np, make)
+    want_same, want_s, want_alias = _in_place_on_0d(onp, make)
+    assert same == want_same
+    _check(s, want_s)
+    _check(alias, want_alias)
 
 
 def _fill_program(m, w):
@@ -177,3 +188,55 @@ def test_masked_assignment_with_a_value_that_needs_the_mask_raises_named():
         return x
     with pytest.raises(errors.NonConcreteBooleanIndexError, match="where"):
         minijax.jit(bad)(np.asarray(_X))
+
+
+_SCALAR_RESULTS = {
+    "sum": lambda xp, x: xp.sum(x),
+    "mean": lambda xp, x: xp.mean(x),
+    "element": lambda xp, x: x[1],
+    "element of ints": lambda xp, x: xp.arange(3)[2],
+    "max": lambda xp, x: x.max(),
+    "bool": lambda xp, x: xp.any(x > 1),
+    "complex": lambda xp, x: xp.sum(x * 1j),
+    "float32": lambda xp, x: x.astype(xp.float32)[0],
+}
+
+
+@pytest.mark.parametrize("name", sorted(_SCALAR_RESULTS))
+def test_scalar_results_hash_as_numpys_scalars(name):
+    make = _SCALAR_RESULTS[name]
+    x = onp.array([0.5, 2.0, 3.0])
+    got, want = make(np, np.asarray(x)), make(onp, x)
+    assert hash(got) == hash(want)
+    str(got), onp.asarray(got), float(got.real)   # reading it keeps it a scalar
+    assert hash(got) == hash(want)
+    assert {got: "v"}[want] == "v" and got in {want} and want in {got}
+
+
+def test_scalars_in_sets_dicts_and_caches():
+    import functools
+    assert set(np.arange(3)) == set(onp.arange(3)) == {0, 1, 2}
+    assert np.arange(5)[3] in {3: 1}
+
+    @functools.lru_cache(maxsize=None)
+    def double(k):
+        return 2 * k
+    assert double(np.arange(4)[3]) == 6 and double(np.sum(np.ones(4, int)) - 1) == 6
+    assert double.cache_info().hits == 1
+
+
+@pytest.mark.parametrize("make", [lambda: np.zeros(()), lambda: np.arange(3),
+                                  lambda: np.asarray(np.sum(np.ones(2))),
+                                  lambda: np.ones((2, 2))[0]],
+                         ids=["0-d array", "1-d", "asarray of a scalar", "row view"])
+def test_arrays_stay_unhashable_and_the_error_says_what_to_use(make):
+    with pytest.raises(TypeError, match=r"unhashable type.*\.item\(\)"):
+        hash(make())
+
+
+def test_scalar_augmented_assignment_keeps_it_hashable():
+    s = np.sum(np.arange(4))
+    s += 1
+    assert hash(s) == hash(onp.int64(7))
+    s -= 0.5
+    assert s.dtype == onp.float64 and hash(s) == hash(6.5)

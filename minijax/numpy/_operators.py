@@ -80,6 +80,8 @@ def _inplace(fn):
             raise ValueError(f"non-broadcastable output operand with shape {aval.shape} "
                              f"doesn't match the broadcast shape {r_aval.shape}")
         result = lax.convert_element_type(result, aval.dtype, aval.weak_type)
+        if type(self) is Array and isinstance(self._host, np.generic):
+            return result   # NumPy's scalar is immutable: ``s += 1`` rebinds the name
         if type(self) is Array and type(result) is Array:
             self._assign(result)   # writes through views into the base (DESIGN 5)
             return self

@@ -77,8 +77,8 @@ class Array:
         if type(host) is not np.ndarray:
             if host is None:
                 host = self._host = xla_bridge.to_host(self._buffer, self.aval.dtype)
-            else:   # a NumPy scalar (a 0-d result of the eager path): now an ndarray
-                host = self._host = np.asarray(host)
+            else:   # a NumPy scalar (a 0-d result of the eager path) stays one: a reader
+                return np.asarray(host)   # gets a fresh 0-d ndarray, as from NumPy's
         view = self._view
         if view is not None and view[0]._host is not view[1]:
             host = self._derive_again()
@@ -100,7 +100,8 @@ class Array:
         if view is None:
             host = self._value()
             if not host.flags.writeable:
-                host = self._host = _copy_same_layout(host)
+                host = _copy_same_layout(host)
+            self._host = host   # (a NumPy scalar written into becomes a 0-d ndarray)
             self._buffer = None
             return host
         view[0]._writable()
@@ -315,7 +316,15 @@ class Array:
             raise TypeError("len() of unsized object (a 0-d array)")
         return shape[0]
 
-    __hash__ = None
+    def __hash__(self):
+        # A 0-d result that NumPy gives as a scalar (its host is NumPy's scalar) hashes as
+        # that scalar does; arrays, as NumPy's, are mutable and unhashable.
+        host = self._host
+        if isinstance(host, np.generic) and self._view is None:
+            return hash(host)
+        raise TypeError("unhashable type: 'minijax.Array' (an array is mutable; only 0-d "
+                        "results that NumPy gives as scalars hash). For a hashable value "
+                        "use x.item() for one element or tuple(x.tolist()) for an array.")
 
     def __format__(self, spec):
         if self.ndim == 0:

@@ -1103,13 +1103,12 @@ def inplace_operator_call(ufunc, fallback):
                         ho = np.asarray(ho)
                     if np.ndim(ho) and not self.ndim:
                         return fallback(self, other)   # a 0-d array as a scalar: rebinds
-                if type(self._host) in _canonical_scalars:
+                host = self._host
+                if type(host) is not _ndarray and host is not None:
                     # a 0-d result holding the NumPy scalar NumPy gave stands for that
-                    # scalar: where NumPy's scalar promotion changes the dtype
-                    # (``np.sum(ints) - 0.5`` is a float), ``s op= y`` rebinds ``s``
-                    r = ufunc(self._host, ho)
-                    if r.dtype != self._host.dtype:
-                        return wrap(r, (self, other))
+                    # scalar, which is immutable: ``s op= y`` rebinds ``s`` to ``s op y``
+                    # (with NumPy's scalar promotion: ``np.sum(ints) - 0.5`` is a float)
+                    return wrap(ufunc(host, ho), (self, other))
                 # (the output is positional, the casting the ufuncs' default "same_kind")
                 if _direct_write_target(self) is not None:
                     host = self._host   # as in __setitem__: copy only if NumPy refuses
