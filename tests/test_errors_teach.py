@@ -67,6 +67,33 @@ def test_bool_conversion_names_the_argument_and_the_static_fix():
     assert "static_argnames=('scale',)" in str(e.value)
 
 
+_NEEDS_VALUES = {   # a numpy function that needs the value of its traced argument ``v``
+    "arange": (lambda x, v: jnp.arange(v) * x, 3),
+    "nonzero": (lambda x, v: jnp.nonzero(v), onp.arange(3)),
+    "unique": (lambda x, v: jnp.unique(v), onp.arange(3)),
+    "bincount": (lambda x, v: jnp.bincount(v), onp.arange(3)),
+    "asarray_chkfinite": (lambda x, v: jnp.asarray_chkfinite(v), onp.ones(3)),
+    "real_if_close": (lambda x, v: jnp.real_if_close(v * 1j), onp.ones(3)),
+    "min_scalar_type": (lambda x, v: jnp.zeros(2, jnp.min_scalar_type(v)), 3),
+    "delete": (lambda x, v: jnp.delete(x, v), 1),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_NEEDS_VALUES))
+def test_numpy_functions_needing_values_name_the_argument_and_the_static_fix(name):
+    fn, v = _NEEDS_VALUES[name]
+
+    def program(x, v):
+        return fn(x, v)
+    with pytest.raises(errors.ConcretizationTypeError) as e:
+        jit(program)(jnp.ones(3), v)
+    msg = str(e.value)
+    assert "argument `v` (position 1)" in msg
+    assert "static_argnums=(1,)" in msg and "static_argnames=('v',)" in msg
+    if isinstance(v, int):   # the fix it names works
+        jit(program, static_argnums=1)(jnp.ones(3), v)
+
+
 def test_integer_and_array_conversion_errors():
     with pytest.raises(errors.TracerIntegerConversionError) as e:
         jit(lambda x, n: jnp.zeros(int(n)) + x)(1.0, 3)

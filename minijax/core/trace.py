@@ -417,6 +417,15 @@ def updated(tracers):
     return [i for s, i in sorted(stamped) if s]
 
 
+def concretization_error(x, message):
+    """The named error for an operation (``message``) that needs the value of ``x`` where
+    ``x`` is traced: like the conversions' errors, it names the user's arguments the value
+    depends on and the exact ``static_argnums``/``static_argnames`` that would make it
+    concrete."""
+    reason = x._abstract_reason()[0] if isinstance(x, Tracer) else ""
+    return errors.ConcretizationTypeError(f"{message.rstrip('.')}. {reason}".rstrip())
+
+
 def get_concrete(x):
     """``x``'s concrete value if it has one (non-tracer, or a tracer that knows it)."""
     if isinstance(x, Tracer):
@@ -426,4 +435,4 @@ def get_concrete(x):
 
 __all__ = ["MainTrace", "Trace", "Tracer", "bind", "find_top_trace", "full_raise",
            "full_lower", "new_main", "new_base_main", "set_eval_trace", "get_aval",
-           "get_concrete", "new_value_main", "run_rule", "state", "updated"]
+           "get_concrete", "concretization_error", "new_value_main", "run_rule", "state", "updated"]

@@ -5,9 +5,8 @@ shape depends on the data."""
 import numpy as np
 
 from .. import _checks, dtypes, lax
-from ..core import Tracer, get_aval, get_concrete
+from ..core import Tracer, concretization_error, get_aval, get_concrete
 from ..core.avals import ShapedArray
-from ..errors import ConcretizationTypeError
 from ..runtime.array import Array
 from ..util import canonicalize_axis
 
@@ -195,10 +194,11 @@ def take_1d(a, idx):
 
 def concrete_value(x, name):
     """``x`` as a NumPy array, or a named error if it is traced (``name()`` needs values)."""
-    value = get_concrete(to_array(x))
+    x = to_array(x)
+    value = get_concrete(x)
     if value is None:
-        raise ConcretizationTypeError(
-            f"{name}() of a traced array: its output size depends on the values, so it "
+        raise concretization_error(
+            x, f"{name}() of a traced array: its output size depends on the values, so it "
             f"needs a concrete array (call it outside jit; a static size= argument is not "
             f"supported yet)")
     return np.asarray(value)

@@ -10,10 +10,9 @@ import numpy as np
 
 from .. import _checks, dtypes, lax
 from .. import dtypes as _dtypes
-from ..core import get_aval, get_concrete
+from ..core import concretization_error, get_aval, get_concrete
 from ..core.trace import full_raise, new_value_main
 from ..core.trace import state as trace_state
-from ..errors import ConcretizationTypeError
 from ..runtime import numpy_dispatch as _numpy_dispatch
 from ..runtime.array import Array
 from ._core import new_object, promote_and_broadcast, result_type_of, to_array
@@ -170,8 +169,8 @@ def _concrete_scalar(x, name):
         return x
     value = get_concrete(x)
     if value is None:
-        raise ConcretizationTypeError(f"arange() argument {name} must be concrete (its value "
-                                      f"sets the output shape); under jit mark it static")
+        raise concretization_error(x, f"arange() argument {name} must be concrete (its value "
+                                      f"sets the output shape)")
     value = np.asarray(value)
     if value.shape != ():
         raise TypeError(f"arange() argument {name} must be a scalar, got shape {value.shape}")
@@ -458,9 +457,9 @@ def asarray_chkfinite(a, dtype=None, order=None):
     out = asarray(a, dtype)
     value = get_concrete(out)
     if value is None:
-        raise ConcretizationTypeError(
-            "asarray_chkfinite() of a traced array: checking for infs and NaNs needs its "
-            "values; call it outside jit, or check with isfinite(...).all()")
+        raise concretization_error(
+            out, "asarray_chkfinite() of a traced array: checking for infs and NaNs needs "
+            "its values; call it outside jit, or check with isfinite(...).all()")
     value = np.asarray(value)
     if value.dtype.kind in "fc" and not np.isfinite(value).all():
         raise ValueError("array must not contain infs or NaNs")

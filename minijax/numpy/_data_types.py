@@ -10,9 +10,8 @@ import numpy as np
 from .. import dtypes, lax
 from .. import dtypes as _dtypes
 from ..config import config
-from ..core import Tracer
+from ..core import Tracer, concretization_error
 from ..core.avals import ShapedArray
-from ..errors import ConcretizationTypeError
 from ..core.trace import state as trace_state
 from ..interpreters.ad import JVPTrace
 from ..interpreters.partial_eval import PartialEvalTrace
@@ -406,8 +405,8 @@ def min_scalar_type(a, /):
     if isinstance(a, Tracer):
         if a.aval.shape:
             return a.aval.dtype
-        raise ConcretizationTypeError(
-            "min_scalar_type needs the value of a traced 0-d array (under jit/grad/vmap "
+        raise concretization_error(
+            a, "min_scalar_type needs the value of a traced 0-d array (under jit/grad/vmap "
             "it is not known); pass a concrete value or use x.dtype")
     if isinstance(a, Array):
         a = a._value()

@@ -10,8 +10,7 @@ import operator
 import numpy as np
 
 from .. import dtypes, lax
-from ..core import Tracer, get_aval, get_concrete
-from ..errors import ConcretizationTypeError
+from ..core import Tracer, concretization_error, get_aval, get_concrete
 from ..runtime.array import Array
 from ._core import concrete_value, to_array
 from ._creation import linspace, ones, zeros
@@ -42,8 +41,8 @@ def bincount(x, weights=None, minlength=0, *, length=None):
     if length is None:
         v = get_concrete(x)
         if v is None:
-            raise ConcretizationTypeError(
-                "bincount() of a traced array: NumPy's output size (the largest value + 1) "
+            raise concretization_error(
+                x, "bincount() of a traced array: NumPy's output size (the largest value + 1) "
                 "depends on the values; pass a static length= (e.g. the number of "
                 "classes), or call it outside jit")
         v = np.asarray(v)

@@ -12,8 +12,7 @@ import warnings
 import numpy as np
 
 from .. import dtypes
-from ..core import Tracer, get_aval, get_concrete
-from ..errors import ConcretizationTypeError
+from ..core import Tracer, concretization_error, get_aval, get_concrete
 from ..runtime.array import Array
 from . import linalg
 from ._core import concrete_value, to_array
@@ -62,8 +61,8 @@ def poly(seq_of_zeros):
     if dtypes.is_complex(dt):
         roots_ = get_concrete(seq)
         if roots_ is None:
-            raise ConcretizationTypeError(
-                "poly() of traced complex roots: whether the result is real depends on "
+            raise concretization_error(
+                seq, "poly() of traced complex roots: whether the result is real depends on "
                 "the values (conjugate pairs); call it outside jit or pass real roots")
         roots_ = np.asarray(roots_)
         if np.all(np.sort(roots_) == np.sort(roots_.conjugate())):
@@ -163,8 +162,8 @@ def polydiv(u, v):
         r = r.at[k:k + n + 1].add(-(d * v))
     rv = get_concrete(r) if isinstance(r, (Array, Tracer)) else r
     if rv is None:
-        raise ConcretizationTypeError(
-            "polydiv() of traced polynomials: the remainder's length depends on its "
+        raise concretization_error(
+            r, "polydiv() of traced polynomials: the remainder's length depends on its "
             "leading zeros; call it outside jit")
     rv = np.asarray(rv)
     start = 0

@@ -5,8 +5,7 @@ flatnonzero."""
 import numpy as np
 
 from .. import _checks, dtypes, lax
-from ..core import get_aval, get_concrete
-from ..errors import ConcretizationTypeError
+from ..core import concretization_error, get_aval, get_concrete
 from ..util import canonicalize_axis
 from ._out import supports_out
 from ._core import (
@@ -40,11 +39,12 @@ def where(condition, x=None, y=None, /):
 
 def nonzero(a):
     """Indices of the nonzero elements (needs a concrete array: the size is data-dependent)."""
-    value = get_concrete(to_array(a))
+    a = to_array(a)
+    value = get_concrete(a)
     if value is None:
-        raise ConcretizationTypeError(
-            "nonzero (and one-argument where) of a traced array: the output size depends on "
-            "the values; use the three-argument where(condition, x, y) instead")
+        raise concretization_error(
+            a, "nonzero (and one-argument where) of a traced array: the output size "
+            "depends on the values; use the three-argument where(condition, x, y) instead")
     return tuple(to_array(i) for i in np.nonzero(np.asarray(value)))
 
 

@@ -7,8 +7,7 @@ from collections import namedtuple
 import numpy as np
 
 from .. import dtypes, lax
-from ..core import Tracer, get_aval, get_concrete
-from ..errors import ConcretizationTypeError
+from ..core import Tracer, concretization_error, get_aval, get_concrete
 from ..util import canonicalize_axis
 from ._core import concrete_value, promote, to_array, wrap_host
 from ._manipulation import reshape
@@ -85,10 +84,11 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
 
 
 def _concrete(x, name):
-    value = get_concrete(to_array(x))
+    x = to_array(x)
+    value = get_concrete(x)
     if value is None:
-        raise ConcretizationTypeError(
-            f"{name}() of a traced array: its output size depends on the values; give a "
+        raise concretization_error(
+            x, f"{name}() of a traced array: its output size depends on the values; give a "
             f"static size= (and fill_value= to choose the padding), or call it outside jit")
     return np.asarray(value)
 

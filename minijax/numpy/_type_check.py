@@ -6,8 +6,7 @@ import numbers
 import numpy as np
 
 from .. import dtypes
-from ..core import Tracer, get_aval, get_concrete
-from ..errors import ConcretizationTypeError
+from ..core import Tracer, concretization_error, get_aval, get_concrete
 from ..runtime.array import Array
 from ._core import to_array
 from ._elementwise import real
@@ -40,8 +39,8 @@ def real_if_close(a, tol=100):
         tol = np.finfo(dt).eps * tol
     value = get_concrete(a)
     if value is None:
-        raise ConcretizationTypeError(
-            "real_if_close() of a traced complex array: whether the result is real "
+        raise concretization_error(
+            a, "real_if_close() of a traced complex array: whether the result is real "
             "depends on the values; call it outside jit, or use real() explicitly")
     if np.all(np.abs(np.asarray(value).imag) < tol):
         return real(a)
