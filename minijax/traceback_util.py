@@ -7,6 +7,7 @@ import functools
 import os
 import sys
 import types
+import warnings
 
 from .config import config
 
@@ -25,6 +26,15 @@ def user_frame_summary():
     if frame is None:
         return None
     return f"{os.path.basename(frame.f_code.co_filename)}:{frame.f_lineno}"
+
+
+def warn_in_user_code(message, category):
+    """``warnings.warn`` located at the innermost caller outside minijax, where the user's
+    line is (as NumPy's own warnings point at the caller's line)."""
+    frame, level = sys._getframe(1), 2
+    while frame is not None and is_internal(frame.f_code.co_filename):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, category, stacklevel=level)
 
 
 def filter_traceback(tb):

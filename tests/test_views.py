@@ -2,6 +2,8 @@
 share their base's buffer, in-place methods; values seen by transformations never
 change under them. NumPy is the oracle: each program runs on both."""
 
+import warnings
+
 import numpy as onp
 import pytest
 from hypothesis import given, strategies as st
@@ -335,3 +337,23 @@ def test_a_view_only_read_sees_later_updates_of_its_base_under_transformations()
     # the derivative of w.sum() sees x[2] overwritten and x[3] read through the view
     g = minijax.grad(lambda x: prog(np, x)[3])(np.asarray(host.copy()))
     same(g, onp.array([0.0, 0.0, 0.0, 1.0, 1.0]))
+
+
+def _write_broadcast_arrays_output(xp, write):
+    a, b = xp.broadcast_arrays(xp.ones(3), xp.ones((2, 3)))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        write(a)
+        write(a)
+    return onp.asarray(a), [(w.category, str(w.message), w.filename) for w in caught]
+
+
+@pytest.mark.parametrize("write", [lambda a: a.__setitem__((0, 0), 5.0),
+                                   lambda a: a.__iadd__(1.0)],
+                         ids=["setitem", "iadd"])
+def test_writing_a_broadcast_arrays_output_gives_numpys_one_warning_at_the_users_line(write):
+    got, got_warnings = _write_broadcast_arrays_output(np, write)
+    want, want_warnings = _write_broadcast_arrays_output(onp, write)
+    onp.testing.assert_array_equal(got, want)
+    assert [(c, m) for c, m, _ in got_warnings] == [(c, m) for c, m, _ in want_warnings]
+    assert len(got_warnings) == 1 and got_warnings[0][2] == __file__

@@ -23,6 +23,7 @@ import numpy as np
 from numpy.lib.array_utils import byte_bounds
 
 from ..core.avals import ShapedArray
+from ..traceback_util import warn_in_user_code
 from . import xla_bridge
 
 
@@ -106,8 +107,13 @@ class Array:
             return host
         view[0]._writable()
         host = self._value()
-        if not host.flags.writeable:
+        if _read_only(host):
             raise ValueError("assignment destination is read-only (a broadcast view)")
+        if len(view) > 2 and _warns_on_write(host):
+            # an np.broadcast_arrays output: NumPy's one DeprecationWarning, at the user's
+            # line (NumPy's own would point into minijax), then the write is silent
+            warn_in_user_code(_BROADCAST_WRITE_WARNING, DeprecationWarning)
+            host.flags.writeable = True
         self._buffer = None
         return host
 
@@ -249,7 +255,7 @@ class Array:
         if copy or (dtype is not None and np.dtype(dtype) != host.dtype):
             # a new ndarray (numpy.array(x), a dtype change): nothing is exported
             return host.copy() if dtype is None else host.astype(dtype)
-        if host.flags.writeable:
+        if not _read_only(host):
             self._freeze()
             host.flags.writeable = False
         return host
@@ -432,6 +438,20 @@ def _read_only(host):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", FutureWarning)
             return not flags.writeable
+
+
+_BROADCAST_WRITE_WARNING = (
+    "Numpy has detected that you (may be) writing to an array with\noverlapping memory from "
+    "np.broadcast_arrays. If this is intentional\nset the WRITEABLE flag True or make a copy "
+    "immediately before writing.")
+
+
+def _warns_on_write(host):
+    """Whether ``host`` is writable with NumPy's warning (an np.broadcast_arrays output)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        host.flags.writeable
+    return bool(caught)
 
 
 def overlapping_or_read_only(host):
