@@ -23,6 +23,9 @@ os.environ["MINIJAX_CACHE_DIR"] = os.path.join(_TEST_CACHE_DIR, "minijax")
 os.environ.setdefault("JAX_COMPILATION_CACHE_DIR", os.path.join(_TEST_CACHE_DIR, "jax"))
 os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0")
 os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES", "0")
+# Two CPU devices, so that placement is tested (tests/test_devices.py); the default
+# device stays the first.
+os.environ.setdefault("MINIJAX_CPU_DEVICE_COUNT", "2")
 
 
 @pytest.fixture(autouse=True)

@@ -215,6 +215,10 @@ def compile_module(module_text, device, host_callbacks=()):
     client = get_client()
     device_list = xla_client.DeviceList((device,))
     options = xla_client.CompileOptions()
+    # (without it the program is assigned to the client's first device, and a buffer on
+    # any other device is refused at execution)
+    options.device_assignment = xla_client.DeviceAssignment.create(
+        np.array([[device.id]], dtype=np.int32))
     if host_callbacks:
         # This overload of compile_and_load takes a parsed module, not text; parsing
         # needs the func dialect, registered through jaxlib's dialect registry.
