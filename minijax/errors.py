@@ -51,6 +51,12 @@ class HiddenStateInTransformationError(MinijaxTypeError):
     transformation, where its hidden state would be frozen into the trace."""
 
 
+class InvalidDeviceError(ValueError, TypeError):
+    """A device argument (``to_device``, ``device_put``) is not one of minijax's devices:
+    a ``ValueError`` for an unknown name, as NumPy raises for ``to_device("gpu")``, and a
+    ``TypeError`` for a value of the wrong kind, as NumPy raises for ``to_device(3)``."""
+
+
 class UnsupportedNumPyFeatureError(AttributeError):
     """A NumPy name that ``minijax.numpy`` leaves out of scope (extended precision,
     string, structured, datetime and object dtypes, masked and record arrays, ...); the
