@@ -57,6 +57,12 @@ class InvalidDeviceError(ValueError, TypeError):
     ``TypeError`` for a value of the wrong kind, as NumPy raises for ``to_device(3)``."""
 
 
+class FileArgumentError(TypeError, AttributeError):
+    """A file reader (``fromfile``, ``genfromtxt``, ``fromregex``) was given an array
+    where a path or an open file belongs. A ``TypeError``, and an ``AttributeError`` as
+    NumPy's readers raise when they call file methods on the array."""
+
+
 class UnsupportedNumPyFeatureError(AttributeError):
     """A NumPy name that ``minijax.numpy`` leaves out of scope (extended precision,
     string, structured, datetime and object dtypes, masked and record arrays, ...); the
