@@ -63,6 +63,12 @@ class FileArgumentError(TypeError, AttributeError):
     NumPy's readers raise when they call file methods on the array."""
 
 
+class RecursionLimitError(RecursionError, ValueError):
+    """An argument asks for more steps than NumPy's recursive algorithm takes (``polyder``
+    of an order beyond the recursion limit): a ``RecursionError`` as NumPy raises, and a
+    ``ValueError``, since the argument is out of range and is rejected before any work."""
+
+
 class UnsupportedNumPyFeatureError(AttributeError):
     """A NumPy name that ``minijax.numpy`` leaves out of scope (extended precision,
     string, structured, datetime and object dtypes, masked and record arrays, ...); the

@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import dtypes
 from ..core import Tracer, get_aval, get_concrete
-from ..errors import ConcretizationTypeError
+from ..errors import ConcretizationTypeError, RecursionLimitError
 from ..runtime.array import Array
 from . import linalg
 from ._core import concrete_value, to_array
@@ -183,7 +183,7 @@ def polyder(p, m=1):
     truepoly = _is_poly1d(p)
     p = to_array(_coeffs(p))
     if m > sys.getrecursionlimit():
-        raise RecursionError(
+        raise RecursionLimitError(
             f"polyder: m={m} derivatives: NumPy takes one recursive call per derivative "
             f"and exceeds the recursion limit ({sys.getrecursionlimit()}) here. Every "
             f"derivative of order len(p) or more is the empty polynomial, p[:0]")
