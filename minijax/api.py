@@ -267,6 +267,11 @@ class Jitted:
                                        tuple(sorted(self.static_argnames))))
         self._as_method = None
 
+    def __reduce__(self):
+        # Pickled as the function and its static arguments (the function by reference,
+        # as pickle stores functions); compiled programs are per process and are rebuilt.
+        return (Jitted, (self.fun, self.static_argnums, tuple(sorted(self.static_argnames))))
+
     def __get__(self, obj, objtype=None):
         if obj is None:
             return self
@@ -807,6 +812,9 @@ def devices():
 def device_put(x, device=None):
     """Copy a pytree of arrays to ``device`` (committed), or make Arrays of it on the
     default device (uncommitted) when ``device`` is None."""
+    if device is not None:
+        device = xla_bridge.resolve_device(device, "device_put")
+
     def put(leaf):
         arr = _as_array(leaf) if not isinstance(leaf, Array) else leaf
         if isinstance(arr, Tracer):

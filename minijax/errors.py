@@ -51,6 +51,24 @@ class HiddenStateInTransformationError(MinijaxTypeError):
     transformation, where its hidden state would be frozen into the trace."""
 
 
+class InvalidDeviceError(ValueError, TypeError):
+    """A device argument (``to_device``, ``device_put``) is not one of minijax's devices:
+    a ``ValueError`` for an unknown name, as NumPy raises for ``to_device("gpu")``, and a
+    ``TypeError`` for a value of the wrong kind, as NumPy raises for ``to_device(3)``."""
+
+
+class FileArgumentError(TypeError, AttributeError):
+    """A file reader (``fromfile``, ``genfromtxt``, ``fromregex``) was given an array
+    where a path or an open file belongs. A ``TypeError``, and an ``AttributeError`` as
+    NumPy's readers raise when they call file methods on the array."""
+
+
+class RecursionLimitError(RecursionError, ValueError):
+    """An argument asks for more steps than NumPy's recursive algorithm takes (``polyder``
+    of an order beyond the recursion limit): a ``RecursionError`` as NumPy raises, and a
+    ``ValueError``, since the argument is out of range and is rejected before any work."""
+
+
 class UnsupportedNumPyFeatureError(AttributeError):
     """A NumPy name that ``minijax.numpy`` leaves out of scope (extended precision,
     string, structured, datetime and object dtypes, masked and record arrays, ...); the

@@ -12,6 +12,7 @@ import functools
 import numpy as np
 
 from . import _checks, dtypes, lax, tree_util
+from .core.trace import basis_map
 from .api import _check_leaf, _fun_name, jvp, vjp, vmap
 from .runtime.array import Array
 from .traceback_util import api_boundary
@@ -104,7 +105,8 @@ def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
 
         def pushfwd(*basis_leaves):
             tangents = tree_util.tree_unflatten(in_tree, list(basis_leaves))
-            res = jvp(f_dyn, dyn, tangents, has_aux=has_aux)
+            with basis_map():   # this vmap batches tangents only; primals stay concrete
+                res = jvp(f_dyn, dyn, tangents, has_aux=has_aux)
             return (res[1], res[2]) if has_aux else res[1]
         basis = _basis(in_avals)
         if has_aux:

@@ -48,6 +48,54 @@ def test_devices_and_device_put():
     assert minijax.block_until_ready(tree) is tree
 
 
+def _raised(fn):
+    try:
+        fn()
+    except Exception as e:   # noqa: BLE001 - the class is what is compared
+        return e
+    return None
+
+
+def test_to_device_takes_a_device_and_numpys_name():
+    x = np.arange(3.0)
+    for device in (x.device, minijax.devices()[-1], "cpu"):
+        y = x.to_device(device)
+        assert y.committed() and y.device in minijax.devices()
+        onp.testing.assert_array_equal(onp.asarray(y), onp.asarray(x))
+    assert x.to_device(minijax.devices()[-1]).device == minijax.devices()[-1]
+    assert minijax.jit(lambda a: a.to_device(a.device) * 2)(x).shape == (3,)
+    h = onp.arange(3.0)
+    # NumPy's classes for bad devices: ValueError for an unknown name, TypeError otherwise
+    for bad in ("gpu", 3, None, 1.5):
+        theirs = _raised(lambda: h.to_device(bad))
+        for call in (lambda: x.to_device(bad),
+                     lambda: minijax.jit(lambda a: a.to_device(bad))(x)):
+            ours = _raised(call)
+            assert isinstance(ours, minijax.errors.InvalidDeviceError)
+            assert isinstance(ours, type(theirs)), (bad, ours, theirs)
+            assert "minijax.devices()" in str(ours)
+    with pytest.raises(minijax.errors.InvalidDeviceError, match="'gpu'"):
+        minijax.device_put(x, "gpu")
+    assert type(_raised(lambda: h.to_device("cpu", stream=1))) is ValueError
+    with pytest.raises(ValueError, match="stream"):
+        x.to_device("cpu", stream=1)
+
+
+def test_array_namespace_versions():
+    x, h = np.ones(2), onp.ones(2)
+    for version in (None, "2021.12", "2022.12", "2023.12", "2024.12", np.__array_api_version__):
+        assert x.__array_namespace__(api_version=version) is np
+    assert h.__array_namespace__(api_version="2023.12") is onp   # NumPy supports it too
+    for bad in ("2099.01", "2020.10", "", 2023):
+        theirs = _raised(lambda: h.__array_namespace__(api_version=bad))
+        assert type(theirs) is ValueError
+        with pytest.raises(ValueError, match="api_version|not supported"):
+            x.__array_namespace__(api_version=bad)
+    assert type(_raised(lambda: h.__array_namespace__("2023.12"))) is TypeError
+    with pytest.raises(TypeError):
+        x.__array_namespace__("2023.12")
+
+
 def test_pickle_and_copy():
     x = np.arange(4.0)
     for y in (pickle.loads(pickle.dumps(x)), copy.copy(x), copy.deepcopy(x), x.copy()):

@@ -72,7 +72,34 @@ _CRASH_CASES = [
      "Maximum allowed dimension exceeded"),
     ("jit zeros 2**40", "jit(lambda: np.zeros((2**40,)))()", "MemoryError",
      "Unable to allocate"),
+    # issue 24: these ran forever (NumPy raises at once; see test_numpy_raises_these_at_once)
+    ("eager polyder m=2**63", "np.polyder(np.asarray([1.0, 2.0, 3.0]), m=2**63)",
+     "RecursionError", "recursion limit"),
+    ("jit polyder m=2**63", "jit(lambda: np.polyder(np.asarray([1.0, 2.0, 3.0]), m=2**63))()",
+     "RecursionError", "recursion limit"),
+    ("eager vander N=2**63", "np.vander(np.asarray([1.0, 2.0]), N=2**63)", "ValueError",
+     "Maximum allowed dimension exceeded"),
+    ("jit vander N=2**63", "jit(lambda: np.vander(np.asarray([1.0, 2.0]), N=2**63))()",
+     "ValueError", "Maximum allowed dimension exceeded"),
+    ("eager vander N=2**62", "np.vander(np.asarray([1.0, 2.0]), N=2**62)", "ValueError",
+     "array is too big"),
 ]
+
+
+def test_numpy_raises_these_at_once():
+    with pytest.raises(RecursionError):
+        onp.polyder(onp.array([1.0, 2.0, 3.0]), m=2 ** 63)
+    with pytest.raises(ValueError, match="Maximum allowed dimension exceeded"):
+        onp.vander(onp.array([1.0, 2.0]), N=2 ** 63)
+    with pytest.raises(ValueError, match="array is too big"):
+        onp.vander(onp.array([1.0, 2.0]), N=2 ** 62)
+    # below the recursion limit minijax gives NumPy's answer, empty past order len(p)
+    for m in (2, 3, 5, 50):
+        assert_same(np.polyder(np.asarray([1.0, 2.0, 3.0]), m=m),
+                    onp.polyder(onp.array([1.0, 2.0, 3.0]), m=m))
+        assert_same(jit(lambda p, m=m: np.polyder(p, m=m))(np.asarray([1.0, 2.0, 3.0])),
+                    onp.polyder(onp.array([1.0, 2.0, 3.0]), m=m))
+    assert_same(np.vander(np.zeros(0), N=2 ** 40), onp.vander(onp.zeros(0), N=2 ** 40))
 
 _RUNNER = textwrap.dedent("""
     import json, resource, sys
@@ -463,6 +490,85 @@ BAD = [
        "not supported for the input types") for name in ("deg2rad", "rad2deg", "radians",
                                                          "degrees")],
 ]
+
+
+# Issue 24: (id, call of a module m, message fragment). NumPy (m = numpy) is the oracle:
+# minijax (m = minijax.numpy) raises NumPy's class or a subclass, eagerly and under jit
+# (the arguments are closed over: their shapes, dtypes and ints are concrete).
+_IO = __import__("io")
+NUMPY_BAD = [
+    ("digitize complex bins", lambda m: m.digitize(m.asarray([1.0, 2.0]), m.asarray([1j, 2j])),
+     "bins may not be complex"),
+    ("cond of an empty matrix", lambda m: m.linalg.cond(m.zeros((0, 0))), "empty arrays"),
+    ("cond of a stack of empty matrices", lambda m: m.linalg.cond(m.zeros((2, 0, 3))),
+     "empty arrays"),
+    ("trace offset 2**63", lambda m: m.trace(m.ones((2, 2)), offset=2 ** 63), "too large"),
+    ("diagonal offset 2**63", lambda m: m.diagonal(m.ones((2, 2)), offset=2 ** 63), "too large"),
+    ("place 0-d mask", lambda m: m.place(m.ones(3), m.asarray(True), [5.0]),
+     "mask and data must be the same size"),
+    ("place short mask", lambda m: m.place(m.ones(3), [True, False], [5.0]),
+     "mask and data must be the same size"),
+    ("fromfile of an array", lambda m: m.fromfile(m.ones(3)), "must be a path"),
+    ("genfromtxt of an array", lambda m: m.genfromtxt(m.ones(3)), "must be a path"),
+    ("fromregex of an array", lambda m: m.fromregex(m.ones(3), r"(\d)", [("a", m.int64)]),
+     "must be a path"),
+    ("fromregex regexp an array",
+     lambda m: m.fromregex(_IO.StringIO("1 2"), m.ones(3), [("a", m.int64)]),
+     "regexp must be"),
+    ("isneginf out twice", lambda m: m.isneginf(m.ones(2), None, out=None),
+     "multiple values for argument 'out'"),
+    ("isposinf out twice", lambda m: m.isposinf(m.ones(2), m.zeros(2, bool), out=None),
+     "multiple values for argument 'out'"),
+]
+
+
+def _raised(fn):
+    try:
+        fn()
+    except Exception as e:   # noqa: BLE001 - the class is what is compared
+        return e
+    return None
+
+
+@pytest.mark.parametrize("call,fragment", [c[1:] for c in NUMPY_BAD],
+                         ids=[c[0] for c in NUMPY_BAD])
+def test_bad_argument_raises_numpys_class(call, fragment):
+    theirs = _raised(lambda: call(onp))
+    assert theirs is not None, "NumPy accepts this call: not a bad argument"
+    for mode, run in (("eager", lambda: call(np)), ("jit", jit(lambda: call(np)))):
+        ours = _raised(run)
+        assert isinstance(ours, type(theirs)), (mode, repr(ours), repr(theirs))
+        assert fragment in str(ours), (mode, str(ours))
+        for text in ("mlir", "jaxlib", "Tracer' object has no attribute"):
+            assert text not in str(ours)
+
+
+def test_lax_reduce_window_huge_window():
+    # no NumPy oracle: eager and jit raise the same ValueError before NumPy's kernel or XLA
+    for window, fragment in (((2 ** 64,), "window_dimensions"), ((2 ** 63 - 1,), None)):
+        f = lambda: lax.reduce_window(np.ones(3), 0.0, lax.add, window, (1,), "VALID")  # noqa: E731
+        if fragment is None:   # a window that fits int64 and is larger than the operand
+            assert f().shape == jit(f)().shape == (0,)
+            continue
+        for run in (f, jit(f)):
+            with pytest.raises(ValueError, match="Maximum allowed dimension exceeded"):
+                run()
+    with pytest.raises(ValueError, match="window_dilation"):
+        lax.reduce_window_max(np.ones(3), (2,), (1,), "VALID", window_dilation=(2 ** 63,))
+
+
+def test_nan_to_num_copy_false_returns_its_input():
+    h = onp.array([onp.nan, onp.inf, 1.0])
+    assert onp.nan_to_num(h, copy=False) is h
+    x = np.asarray([onp.nan, onp.inf, 1.0])
+    view = x[1:]
+    assert np.nan_to_num(x, copy=False) is x
+    assert_same(x, onp.nan_to_num(onp.array([onp.nan, onp.inf, 1.0])))
+    assert_same(view, onp.nan_to_num(onp.array([onp.inf, 1.0])))
+    y = np.asarray([onp.nan, 2.0])
+    assert np.nan_to_num(y) is not y and onp.isnan(onp.asarray(y)[0])   # copy=True
+    i = np.arange(3)
+    assert np.nan_to_num(i, copy=False) is i
 
 
 @pytest.mark.parametrize("fn,cls,fragment", [c[1:] for c in BAD], ids=[c[0] for c in BAD])

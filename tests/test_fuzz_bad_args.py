@@ -271,6 +271,37 @@ def test_bad_arguments_raise_named_errors(cases):
     assert not problems, "\n".join(problems)
 
 
+# Issue 24: calls the fuzzer found (or could find) that crashed, hung, or raised foreign
+# text; each must now raise NumPy's class (or a subclass), eagerly and under jit.
+REGRESSIONS = [
+    ["numpy", "digitize", ["onp.array([1.0, 2.0])", "onp.array([1j, 2j])"], {}],
+    ["numpy.linalg", "cond", ["onp.zeros((0, 0))"], {}],
+    ["numpy", "trace", ["onp.ones((2, 2))"], {"offset": "2**63"}],
+    ["numpy", "diagonal", ["onp.ones((2, 2))"], {"offset": "2**63"}],
+    ["numpy", "place", ["onp.ones(3)", "onp.array(True)", "[5.0]"], {}],
+    ["numpy", "fromfile", ["onp.ones(3)"], {}],
+    ["numpy", "genfromtxt", ["onp.ones(3)"], {}],
+    ["numpy", "fromregex", ["onp.ones(3)", "'(1)'", "[('a', onp.int64)]"], {}],
+    ["numpy", "polyder", ["onp.array([1.0, 2.0, 3.0])"], {"m": "2**63"}],
+    ["numpy", "vander", ["onp.array([1.0, 2.0])"], {"N": "2**63"}],
+    ["numpy", "isneginf", ["onp.ones(2)", "None"], {"out": "None"}],
+    ["lax", "reduce_window", ["onp.ones(3)", "0.0", "lax.add", "(2**64,)", "(1,)", "'VALID'"],
+     {}],
+]
+
+
+def test_regressions_raise_numpys_class():
+    outcomes, problems = run_batch(REGRESSIONS)
+    assert not problems, "\n".join(problems)
+    for i, case in enumerate(REGRESSIONS):
+        out = outcomes[i]
+        for mode in ("eager", "jit"):
+            assert out[mode][0] == "raised", (_describe(case), mode, out[mode])
+            if "numpy" in out:
+                assert out["numpy"][0] == "raised"
+                assert out["numpy"][1][0] in out[mode][1], (_describe(case), mode, out)
+
+
 def test_fuzzer_sees_every_module():
     modules = {m for m, _ in FUNCTIONS}
     assert modules == set(MODULES)

@@ -18,6 +18,26 @@ def counting(fn):
     return wrapped
 
 
+def _module_level(x, n):
+    return x * n + 1
+
+
+def test_pickle_a_jitted_function():
+    import pickle
+    for jf in (jit(_module_level, static_argnums=1), jit(_module_level, static_argnames="n")):
+        expected = jf(np.arange(3.0), n=2) if jf.static_argnames == {"n"} else None
+        loaded = pickle.loads(pickle.dumps(jf))
+        assert isinstance(loaded, minijax.api.Jitted)
+        assert loaded.static_argnums == jf.static_argnums
+        assert loaded.static_argnames == jf.static_argnames
+        onp.testing.assert_array_equal(onp.asarray(loaded(np.arange(3.0), 2)), [1.0, 3.0, 5.0])
+        if expected is not None:
+            onp.testing.assert_array_equal(onp.asarray(loaded(np.arange(3.0), n=2)),
+                                           onp.asarray(expected))
+    loaded = pickle.loads(pickle.dumps(jit(np.sin)))
+    onp.testing.assert_allclose(onp.asarray(loaded(np.ones(2))), onp.sin(onp.ones(2)))
+
+
 def test_no_retrace_for_same_shapes_and_dtypes():
     f = counting(lambda x, y: x * y + 1)
     jf = jit(f)

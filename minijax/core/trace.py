@@ -37,6 +37,10 @@ class Trace:
     """An interpreter: boxes values into its tracers and applies primitive rules."""
 
     __slots__ = ("main",)
+    # True for an interpreter that runs the user's function once on concrete values and
+    # only adds derivative information to them (JVP, linearize's partial evaluation):
+    # host-side effects such as NumPy's hidden-state random draws happen once per call.
+    runs_eagerly = False
 
     def __init__(self, main):
         self.main = main
@@ -64,6 +68,9 @@ class _TraceState(threading.local):
         # While a transformation's rule runs, arrays it creates belong below that
         # transformation (see ``new_value_main`` and ``rule_of``).
         self.new_value_cap = None
+        # Mains of ``vmap``s that only map a derivative basis (jacfwd): see
+        # ``basis_map`` and ``runs_eagerly``.
+        self.basis_mains = []
 
 
 _eval_trace_type = None
@@ -118,6 +125,27 @@ def new_main(trace_type, payload=None, dynamic=False, debug_info=None):
         _count_mains(-1)
         state.dynamic = prev_dynamic
         state.new_value_cap = prev_cap
+
+
+@contextmanager
+def basis_map():
+    """Mark the innermost transformation (a ``vmap`` over the standard basis of the
+    tangents, as ``jacfwd`` makes) as one that maps derivatives only: the primal values
+    under it stay concrete and unbatched."""
+    main = state.stack[-1]
+    state.basis_mains.append(main)
+    try:
+        yield
+    finally:
+        state.basis_mains.pop()
+
+
+def runs_eagerly():
+    """True when every active transformation of this thread only differentiates concrete
+    values (``grad``, ``jvp``, ``vjp``, the jacobians): the function runs once per call
+    on concrete primal values, so a host side effect happens once per call too."""
+    return all(main.level == 0 or main.trace.runs_eagerly
+               or any(main is m for m in state.basis_mains) for main in state.stack)
 
 
 def new_value_main():

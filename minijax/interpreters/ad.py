@@ -90,6 +90,7 @@ class JVPTracer(Tracer):
 
 class JVPTrace(Trace):
     __slots__ = ()
+    runs_eagerly = True
 
     def pure(self, val):
         return JVPTracer(self, val, Zero(tangent_aval(get_aval(val))))

@@ -273,6 +273,7 @@ class PartialEvalTracer(Tracer):
 
 class PartialEvalTrace(Trace):
     __slots__ = ()
+    runs_eagerly = True   # linearize: the known (primal) values are computed eagerly
 
     def new_arg(self, pval):
         return PartialEvalTracer(self, pval, LambdaBindingRecipe())

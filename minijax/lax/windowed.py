@@ -68,6 +68,22 @@ def _check_window(name, x, window_dimensions, window_strides, padding, base_dila
                     ("window_dilation", window_dilation)):
         if any(i < 1 for i in v):
             raise ValueError(f"lax.{name}: {what} {v} must be positive")
+    for what, v in (("window_dimensions", window_dimensions),
+                    ("window_strides", window_strides), ("padding", padding),
+                    ("base_dilation", base_dilation), ("window_dilation", window_dilation)):
+        if any(abs(i) > _checks.MAX_EXTENT for i in itertools.chain(
+                *(e if isinstance(e, tuple) else (e,) for e in v))):
+            raise ValueError(f"lax.{name}: Maximum allowed dimension exceeded: {what} {v} "
+                             f"has an entry beyond 2**63 - 1, the largest extent XLA "
+                             f"takes; use sizes that fit in int64")
+    for n, w, (lo, hi), b, d in zip(x.shape, window_dimensions, padding, base_dilation,
+                                    window_dilation):
+        if max(_dilate_dim(w, d), _dilate_dim(n, b) + lo + hi) > _checks.MAX_EXTENT:
+            raise ValueError(f"lax.{name}: Maximum allowed dimension exceeded: the dilated "
+                             f"window or padded operand along an axis is larger than "
+                             f"2**63 - 1 (window_dimensions {window_dimensions}, "
+                             f"window_dilation {window_dilation}, padding {padding}, "
+                             f"base_dilation {base_dilation})")
     for n, (lo, hi), b in zip(x.shape, padding, base_dilation):
         if _dilate_dim(n, b) + lo + hi < 0:
             raise ValueError(f"lax.{name}: padding {padding} crops more than the (dilated) "
@@ -76,7 +92,9 @@ def _check_window(name, x, window_dimensions, window_strides, padding, base_dila
 
 def _windows(x, init, window_dimensions, window_strides, padding, base_dilation,
              window_dilation):
-    """An array of shape ``out_shape + window_dimensions``: every window's elements."""
+    """An array of shape ``out_shape + window_dimensions``: every window's elements (when
+    there are no windows, size-1 window axes holding ``init``: a window may be too large
+    to allocate even with no windows)."""
     if any(b > 1 for b in base_dilation):
         dilated = np.full(tuple(_dilate_dim(n, b) for n, b in zip(x.shape, base_dilation)),
                           init, x.dtype)
@@ -90,7 +108,7 @@ def _windows(x, init, window_dimensions, window_strides, padding, base_dilation,
     out_shape = _window_out_shape(x.shape, window_dimensions, window_strides,
                                   [(0, 0)] * x.ndim, [1] * x.ndim, window_dilation)
     if any(s == 0 for s in out_shape):
-        return np.full(out_shape + tuple(window_dimensions), init, x.dtype)
+        return np.full(out_shape + (1,) * len(window_dimensions), init, x.dtype)
     dws = [_dilate_dim(w, d) for w, d in zip(window_dimensions, window_dilation)]
     view = np.lib.stride_tricks.sliding_window_view(x, dws)
     index = (tuple(slice(None, None, s) for s in window_strides)
@@ -197,8 +215,10 @@ def _normalize(name, x, window_dimensions, window_strides, padding, base_dilatio
         padding = padtype_to_pads(dilated, windows, window_strides, padding, name)
     else:
         padding = tuple((_checks.index(lo), _checks.index(hi)) for lo, hi in padding)
-    return dict(window_dimensions=window_dimensions, window_strides=window_strides,
-                padding=padding, base_dilation=base_dilation, window_dilation=window_dilation)
+    params = dict(window_dimensions=window_dimensions, window_strides=window_strides,
+                  padding=padding, base_dilation=base_dilation, window_dilation=window_dilation)
+    _check_window(name, get_aval(x), **params)   # eagerly too, before NumPy's kernel
+    return params
 
 
 def reduce_window_sum(operand, window_dimensions, window_strides=None, padding="VALID",

@@ -678,12 +678,14 @@ __all__ += ["fft"]
 import numpy as _numpy  # noqa: E402
 
 from ..runtime import numpy_dispatch as _numpy_dispatch  # noqa: E402
+from ._elementwise import returning_the_updated_array as _returning_the_updated_array  # noqa: E402
 
 _numpy_dispatch.install_functions(globals(), _numpy_dispatch.NUMPY_FUNCTIONS, _numpy)
 _numpy_dispatch.install_functions(globals(), _numpy_dispatch.NUMPY_INPLACE_FUNCTIONS, _numpy)
 _numpy_dispatch.install_functions(vars(linalg), _numpy_dispatch.LINALG_FUNCTIONS, _numpy.linalg)
 _numpy_dispatch.install_functions(vars(fft), _numpy_dispatch.FFT_FUNCTIONS, _numpy.fft)
 _numpy_dispatch.install_methods(ndarray)
+nan_to_num = _returning_the_updated_array(nan_to_num)
 
 # NumPy's ufunc objects (over the dispatching functions): add.reduce, add.at, ...
 from ._ufunc import install_ufuncs as _install_ufuncs  # noqa: E402

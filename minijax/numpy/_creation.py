@@ -535,8 +535,12 @@ def vander(x, N=None, increasing=False):
     N = n if N is None else _checks.index(N, "N")
     if N < 0:
         raise ValueError(f"vander: N must be non-negative, got {N}")
-    dt = np.promote_types(get_aval(x).dtype, dtypes.default_int())
-    x = lax.convert_element_type(x, dtypes.canonicalize(dt))
+    dt = dtypes.canonicalize(np.promote_types(get_aval(x).dtype, dtypes.default_int()))
+    _checks.shape((n, N), "vander")
+    _checks.allocatable((n, N), dt, "vander")
+    x = lax.convert_element_type(x, dt)
+    if n == 0:
+        return lax.full((0, N), 0, dt)
     cols = []
     power_ = None
     for k in range(N):

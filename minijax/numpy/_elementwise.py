@@ -3,6 +3,8 @@ ufuncs): arithmetic, comparison, exponential and logarithmic, trigonometric and
 hyperbolic, rounding, floating-point classification, bitwise, complex parts, and the
 elementwise logic functions isclose/allclose/array_equal."""
 
+import functools
+
 import numpy as np
 
 from .. import _checks, dtypes, lax
@@ -911,6 +913,19 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
         _indexing._rebind_or_raise(x, out, "nan_to_num(copy=False)")
         return x
     return out
+
+
+def returning_the_updated_array(dispatched):
+    """``nan_to_num`` as installed over its NumPy-dispatching version: eagerly,
+    ``copy=False`` on an Array writes the result into that Array and returns the Array
+    itself, as NumPy returns its input (the dispatch would wrap NumPy's ndarray anew)."""
+    @functools.wraps(dispatched)
+    def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
+        if type(x) is Array and not bool(copy) and len(_trace_state.stack) == 1:
+            x._assign(dispatched(x, True, nan, posinf, neginf))
+            return x
+        return dispatched(x, copy, nan, posinf, neginf)
+    return nan_to_num
 
 
 def _replace_non_finite(x, nan, posinf, neginf):

@@ -294,6 +294,10 @@ def digitize(x, bins, right=False):
     x, bins = to_array(x), to_array(bins)
     if dtypes.is_complex(get_aval(x).dtype):
         raise TypeError("x may not be complex")
+    if dtypes.is_complex(get_aval(bins).dtype):
+        raise TypeError(f"digitize: bins may not be complex (NumPy: Cannot cast array data "
+                        f"from dtype('{get_aval(bins).dtype}') to dtype('float64') according "
+                        f"to the rule 'safe'); pass real bin edges, for example bins.real")
     if get_aval(bins).ndim != 1:
         raise ValueError("object too deep for desired array" if get_aval(bins).ndim > 1
                          else "object of too small depth for desired array")

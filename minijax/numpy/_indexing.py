@@ -1069,9 +1069,14 @@ def place(arr, mask, vals, inplace=True):
     """Write ``vals`` (repeated as needed) where ``mask`` (concrete) is true; a minijax
     ``arr`` is rebound to the result, which is also returned (NumPy mutates ``arr``)."""
     _check_updatable("place", arr, inplace)
-    m = _concrete_bool(mask, "place").astype(bool)
     x = to_array(arr)
     aval = get_aval(x)
+    mask_size = get_aval(to_array(mask)).size
+    if mask_size != aval.size:
+        raise ValueError(f"place: mask and data must be the same size (mask has "
+                         f"{mask_size} elements, arr has {aval.size}); NumPy does not "
+                         f"broadcast the mask")
+    m = _concrete_bool(mask, "place").astype(bool)
     positions = np.nonzero(np.broadcast_to(m, aval.shape).reshape(-1))[0]
     vals = to_array(vals, dtype=aval.dtype)
     vals = lax.reshape(vals, (get_aval(vals).size,))

@@ -17,7 +17,7 @@ from numpy.lib import recfunctions
 
 from .. import dtypes
 from ..core import Tracer
-from ..errors import TracerArrayConversionError
+from ..errors import FileArgumentError, TracerArrayConversionError
 from ..runtime.array import Array, array_from_host
 
 
@@ -53,6 +53,19 @@ def _to_minijax(result, name):
     return array_from_host(result)
 
 
+def _file(file, name, what="file"):
+    """``file`` unless it is an array of numbers (minijax, traced or NumPy): a reader
+    needs a path or an open file (``genfromtxt`` also takes lines of text), and NumPy's
+    would fail on a file method of the array."""
+    if isinstance(file, (Array, Tracer)) or (isinstance(file, np.ndarray)
+                                             and file.dtype.kind not in "USO"):
+        raise FileArgumentError(
+            f"{name}(): {what} must be a path (str, bytes or os.PathLike) or an open file "
+            f"object, got an array ({type(file).__name__}). To read numbers from memory use "
+            f"minijax.numpy.asarray, frombuffer or fromstring; to read a file, pass its name")
+    return file
+
+
 def _like(kwargs, name):
     like = kwargs.pop("like", None)
     if like is not None and not isinstance(like, (Array, np.ndarray)):
@@ -70,6 +83,7 @@ def genfromtxt(fname, *args, **kwargs):
     """An array read from a text file with missing values filled, as
     ``numpy.genfromtxt`` reads it (``usemask=True`` and named fields are out of scope)."""
     _like(kwargs, "genfromtxt")
+    _file(fname, "genfromtxt", "fname")
     return _to_minijax(np.genfromtxt(fname, *args, **kwargs), "genfromtxt")
 
 
@@ -150,6 +164,7 @@ def load(file, mmap_mode=None, allow_pickle=False, fix_imports=True, encoding="A
 def fromfile(file, dtype=float, count=-1, sep="", offset=0, *, like=None):
     """An array read from a binary (``sep=""``) or text file, as ``numpy.fromfile``."""
     _like({"like": like}, "fromfile")
+    _file(file, "fromfile")
     return _to_minijax(np.fromfile(file, dtype, count, sep, offset), "fromfile")
 
 
@@ -168,6 +183,10 @@ def fromregex(file, regexp, dtype, encoding=None):
     """The numbers matched by the groups of ``regexp`` in a text file: a 1-d array for a
     pattern with at most one group, else one row per match and one column per group.
     ``dtype`` is one numeric dtype (NumPy's structured results are out of scope)."""
+    _file(file, "fromregex")
+    if not isinstance(regexp, (str, bytes)) and not hasattr(regexp, "match"):
+        raise TypeError(f"fromregex(): regexp must be a str, bytes or a compiled regular "
+                        f"expression (re.compile), got {type(regexp).__name__}")
     dtype = np.dtype(dtype)
     if dtype.names is not None:
         raise TypeError("fromregex() with a structured dtype: structured dtypes are out of "
@@ -175,7 +194,7 @@ def fromregex(file, regexp, dtype, encoding=None):
                         "column)")
     dtypes.canonicalize(dtype)
     if not hasattr(regexp, "match"):
-        regexp = re.compile(regexp if isinstance(regexp, (str, bytes)) else str(regexp))
+        regexp = re.compile(regexp)
     ngroups = max(regexp.groups, 1)
     fields = np.dtype([(f"f{i}", dtype) for i in range(ngroups)])
     out = recfunctions.structured_to_unstructured(np.fromregex(file, regexp, fields,

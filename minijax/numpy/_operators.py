@@ -1,6 +1,8 @@
 """Operators, methods and properties of ``Array`` and of every tracer (installed on both
 when ``minijax.numpy`` is imported)."""
 
+import sys
+
 import numpy as np
 
 from .. import dtypes, lax
@@ -125,6 +127,25 @@ def _transpose_method(self, *axes):
     return manip.transpose(self, axes or None)
 
 
+# The Array API versions minijax.numpy answers for (its own, __array_api_version__,
+# and the earlier ones it is a superset of).
+_API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
+
+
+def _array_namespace(self, *, api_version=None):
+    """``minijax.numpy``, the array's namespace; ``api_version`` (None for the newest)
+    must be a version of the Array API standard that it implements."""
+    if api_version is not None and not isinstance(api_version, str):
+        raise ValueError(f"__array_namespace__: api_version must be None or a string "
+                         f"such as {_API_VERSIONS[-1]!r}, got {api_version!r}")
+    if api_version is not None and api_version not in _API_VERSIONS:
+        raise ValueError(f"__array_namespace__: version {api_version!r} of the Array API "
+                         f"standard is not supported; minijax.numpy implements "
+                         f"{', '.join(_API_VERSIONS)} (pass one of them, or None for the "
+                         f"newest)")
+    return sys.modules["minijax.numpy"]
+
+
 _METHODS = {
     **_binary("add", ew.add), **_binary("sub", ew.subtract), **_binary("mul", ew.multiply),
     **_binary("truediv", ew.divide), **_binary("floordiv", ew.floor_divide),
@@ -141,7 +162,7 @@ _METHODS = {
     "__round__": lambda self, ndigits=None: ew.round(self, 0 if ndigits is None else ndigits),
     "__iter__": _indexing.iterate,
     "__getitem__": _indexing.getitem, "__setitem__": _indexing.setitem,
-    "__array_namespace__": lambda self, api_version=None: __import__("minijax.numpy").numpy,
+    "__array_namespace__": _array_namespace,
     "__array_ufunc__": _array_ufunc.array_ufunc,
     "astype": _astype,
     "reshape": _reshape,
@@ -256,6 +277,7 @@ def _tracer_to_device(self, device, /, *, stream=None):
     if stream is not None:
         raise ValueError("to_device: stream= is not supported (minijax runs on the host "
                          "client's default stream)")
+    xla_bridge.resolve_device(device, "to_device")
     return self   # as device_put under a transformation: the staged value stays put
 
 

@@ -7,12 +7,14 @@ operations and traces; ``roots`` and the trimmed remainder of ``polydiv`` depend
 values and need concrete inputs.
 """
 
+import sys
 import warnings
 
 import numpy as np
 
 from .. import dtypes
 from ..core import Tracer, concretization_error, get_aval, get_concrete
+from ..errors import RecursionLimitError
 from ..runtime.array import Array
 from . import linalg
 from ._core import concrete_value, to_array
@@ -180,7 +182,13 @@ def polyder(p, m=1):
     m = _order(m, "derivative")
     truepoly = _is_poly1d(p)
     p = to_array(_coeffs(p))
-    for _ in range(m):
+    if m > sys.getrecursionlimit():
+        raise RecursionLimitError(
+            f"polyder: m={m} derivatives: NumPy takes one recursive call per derivative "
+            f"and exceeds the recursion limit ({sys.getrecursionlimit()}) here. Every "
+            f"derivative of order len(p) or more is the empty polynomial, p[:0]")
+    # past order len(p) the coefficients stay empty
+    for _ in range(min(m, get_aval(p).shape[0] + 1)):
         n = get_aval(p).shape[0] - 1
         p = p[:-1] * arange(n, 0, -1)
     return poly1d(p) if truepoly else p

@@ -432,6 +432,10 @@ def cond(x, p=None):
     else ``norm(x, p) * norm(inv(x), p)``."""
     x = _float("cond", x)
     _at_least_2d("cond", x)
+    if 0 in get_aval(x).shape[-2:]:
+        raise LinAlgError(f"cond is not defined on empty arrays (got shape "
+                          f"{get_aval(x).shape}): a condition number needs at least one "
+                          f"row and one column")
     if p is None or p in (2, -2):
         s = svdvals(x)
         nd = get_aval(s).ndim

@@ -7,17 +7,21 @@ draw from a ``RandomState`` of this module's own (seeding it does not touch
 ``numpy.random``'s global state). ``default_rng()`` returns a ``Generator`` with every
 method of NumPy's.
 
-These functions keep hidden state, so they refuse to run inside ``jit``, ``grad`` or
-``vmap``: a traced function runs once, and its draws would be frozen into the compiled
-program as constants. Use ``minijax.random`` with explicit keys there.
+These functions keep hidden state. Inside the derivative transformations (``grad``,
+``jvp``, ``vjp``, ``linearize``, the jacobians) the function runs once per call on
+concrete values, so a draw is fresh per call, NumPy's numbers for the seed, and a
+constant for differentiation. Inside ``jit``, ``vmap``, ``make_jaxpr`` or any other
+staging they raise ``HiddenStateInTransformationError``: a traced function runs once,
+and its draws would be frozen into the compiled program as constants. Use
+``minijax.random`` with explicit keys there.
 """
 
 import numpy as _np
 
 from .. import errors
-from ..core.trace import Tracer, state as _trace_state
+from ..core.trace import Tracer, runs_eagerly
 from ..runtime.array import Array, array_from_host
-from ..tree_util import tree_map
+from ..tree_util import tree_leaves, tree_map
 from ._creation import asarray as _asarray
 
 # NumPy's bit generators and seeding carry no arrays: they are NumPy's own classes.
@@ -34,8 +38,7 @@ _PASS_THROUGH = frozenset({"get_state", "set_state", "seed", "bytes", "spawn"})
 
 
 def _refuse_under_transformation(name, args, kwargs):
-    traced = any(isinstance(x, Tracer) for x in (*args, *kwargs.values()))
-    if traced or len(_trace_state.stack) > 1:
+    if not runs_eagerly():
         raise errors.HiddenStateInTransformationError(
             f"minijax.numpy.random.{name} was called inside a transformation (jit, grad or "
             f"vmap). It draws from hidden generator state on the host, which a traced "
@@ -43,6 +46,13 @@ def _refuse_under_transformation(name, args, kwargs):
             f"compiled function would return the same numbers. Pass an explicit key "
             f"instead: key = minijax.random.key(0); key, sub = minijax.random.split(key); "
             f"minijax.random.normal(sub, shape).")
+    if any(isinstance(x, Tracer) for x in tree_leaves((args, kwargs))):
+        raise errors.HiddenStateInTransformationError(
+            f"minijax.numpy.random.{name} was given a value being differentiated (a "
+            f"tracer) inside grad/jvp/vjp. Its draws are constants for differentiation, "
+            f"so the derivative through this argument would be silently zero. Draw "
+            f"standard variates and transform them yourself (loc + scale * "
+            f"minijax.numpy.random.standard_normal(shape)).")
 
 
 def _to_host(x):

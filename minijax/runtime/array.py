@@ -230,8 +230,13 @@ class Array:
         return self._device is not None
 
     def to_device(self, device, /, *, stream=None):
+        """A copy of this array on ``device`` (a device object, such as ``x.device`` or
+        one of ``minijax.devices()``, or ``"cpu"``); ``stream`` is not supported."""
         from ..api import device_put   # deferred: api imports this module
-        return device_put(self, device)
+        if stream is not None:
+            raise ValueError("to_device: the stream argument is not supported (minijax "
+                             "copies on the host client's default stream); leave it None")
+        return device_put(self, xla_bridge.resolve_device(device, "to_device"))
 
     def block_until_ready(self):
         if self._buffer is not None:

@@ -592,9 +592,9 @@ def _host_kwargs(kwargs):
         raise _Fallback
     hkwargs = {k: _host(v) for k, v in kwargs.items()
                if k != "out" and (v is not None or k not in _NONE_IS_ABSENT)}
-    out = kwargs.get("out")
-    if out is not None:
-        hkwargs["out"] = _host_out(out)
+    if "out" in kwargs:   # out=None too: NumPy sees out given twice as the caller did
+        out = kwargs["out"]
+        hkwargs["out"] = None if out is None else _host_out(out)
     return hkwargs
 
 

@@ -21,12 +21,12 @@ import numpy as np
 from .. import dtypes
 from ..config import config
 from ..core.avals import ShapedArray
-from ..errors import OutOfMemoryError
+from ..errors import InvalidDeviceError, OutOfMemoryError
 from ..util import LRUCache
 from . import compile_cache
 
 __all__ = ["ir", "hlo", "chlo", "func_dialect", "get_client", "devices", "default_device",
-           "compile_module", "to_device", "to_host", "execute", "jaxlib_version",
+           "resolve_device", "compile_module", "to_device", "to_host", "execute", "jaxlib_version",
            "lapack_target"]
 
 _JAXLIB_MODULES = {"_jax": "jaxlib._jax", "xla_client": "jaxlib.xla_client",
@@ -196,6 +196,25 @@ def devices():
 
 def default_device():
     return _default_device if _default_device is not None else get_client().devices()[0]
+
+
+def resolve_device(device, what):
+    """``device`` as one of the client's devices: a device object (what ``x.device`` and
+    ``minijax.devices()`` return), or ``"cpu"`` (NumPy's device name), meaning the
+    default device. Anything else raises ``InvalidDeviceError`` naming what to pass."""
+    if isinstance(device, str):
+        if device == "cpu":
+            return default_device()
+        raise InvalidDeviceError(
+            f"{what}: unsupported device {device!r}. minijax runs on the CPU: pass a device "
+            f"object (x.device, or one of minijax.devices()) or NumPy's device name 'cpu'")
+    known = devices()
+    if any(device is d or (type(device) is type(d) and device == d) for d in known):
+        return device
+    raise InvalidDeviceError(
+        f"{what}: {device!r} (of type {type(device).__name__}) is not one of minijax's "
+        f"devices {list(known)}; pass a device object (x.device, or one of "
+        f"minijax.devices()) or 'cpu'")
 
 
 def new_context():
