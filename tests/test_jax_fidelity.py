@@ -1,0 +1,158 @@
+"""JAX programs run unchanged: the same program, written once against a namespace that is
+either ``jax`` or ``minijax``, gives the same values and raises the same error classes.
+JAX (test-only) is the oracle; it computes in float32, minijax in float64, so values are
+compared to float32 precision."""
+
+import jax
+import jax.numpy as jnp
+import numpy as onp
+import pytest
+
+import minijax
+import minijax.numpy as mnp
+
+BOTH = [pytest.param((jax, jnp), id="jax"), pytest.param((minijax, mnp), id="minijax")]
+
+
+def run_both(program, *args):
+    """``program(jx, jnp, *args)`` on JAX and on minijax: the minijax values, checked
+    against JAX's (a list of numbers/arrays, or an error class name per entry)."""
+    want = program(jax, jnp, *args)
+    got = program(minijax, mnp, *args)
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        if isinstance(w, str):
+            assert g == w
+        else:
+            onp.testing.assert_allclose(onp.asarray(g), onp.asarray(w), rtol=2e-6, atol=1e-6)
+    return got
+
+
+def error_name(fn, *args):
+    """The name of the exception class ``fn(*args)`` raises (JAX's and minijax's named
+    tracer errors have the same names)."""
+    try:
+        fn(*args)
+    except Exception as e:   # noqa: BLE001  (the class is what is compared)
+        return type(e).__name__
+    return "no error"
+
+
+# ---------------------------------------------------------------- custom_jvp / custom_vjp
+# JAX's documentation: "Python control flow works with custom_jvp (and custom_vjp) because
+# the rule is called on concrete primal values under grad/jvp/vjp"; under jit the same
+# branch raises the tracer-to-bool error.
+
+def _branching_rule(jx, jnp):
+    @jx.custom_jvp
+    def f(x):
+        return x
+
+    @f.defjvp
+    def f_jvp(primals, tangents):
+        x, = primals
+        x_dot, = tangents
+        if x >= 0:
+            return f(x), x_dot
+        return f(x), 2 * x_dot
+    return f
+
+
+def _branching_primal(jx, jnp):
+    @jx.custom_jvp
+    def g(x):
+        if x > 0:
+            return jnp.sin(x)
+        return jnp.cos(x)
+
+    @g.defjvp
+    def g_jvp(primals, tangents):
+        x, = primals
+        t, = tangents
+        if x > 0:
+            return g(x), jnp.cos(x) * t
+        return g(x), -jnp.sin(x) * t
+    return g
+
+
+def _branching_vjp(jx, jnp):
+    @jx.custom_vjp
+    def h(x, y):
+        return jnp.sin(x) * y if x > 0 else x * y
+
+    def fwd(x, y):
+        if x > 0:
+            return h(x, y), (jnp.cos(x), jnp.sin(x), y, True)
+        return h(x, y), (y, x, y, False)
+
+    def bwd(res, g):
+        a, b, y, positive = res
+        if positive:
+            return a * g * y, b * g
+        return a * g, b * g
+    h.defvjp(fwd, bwd)
+    return h
+
+
+def _custom_rule_program(jx, jnp):
+    f = _branching_rule(jx, jnp)
+    g = _branching_primal(jx, jnp)
+    h = _branching_vjp(jx, jnp)
+    out = [f(3.0), jx.grad(f)(-1.0), jx.grad(f)(1.0)]
+    out += list(jx.jvp(f, (-2.0,), (1.0,)))
+    out += [g(1.0), g(-1.0), jx.grad(g)(1.0), jx.grad(g)(-1.0)]
+    out += list(jx.value_and_grad(g)(0.5))
+    out += [jx.grad(jx.grad(g))(1.0), jx.grad(jx.grad(g))(-1.0)]   # the rule, differentiated
+    _, pull = jx.vjp(g, 2.0)
+    out += list(pull(1.0))
+    out += [h(1.0, 2.0), h(-1.0, 2.0)]
+    out += list(jx.grad(h, argnums=(0, 1))(1.0, 2.0))
+    out += list(jx.grad(h, argnums=(0, 1))(-1.0, 2.0))
+    out += [jx.grad(lambda x: h(x, 3.0) * h(x, x))(0.7)]
+    # under a transformation that does not stage, concrete constants stay concrete
+    out += [jx.grad(lambda x: g(-2.0) * x)(3.0)]
+    return out
+
+
+def test_custom_rules_run_on_concrete_values_as_jax():
+    run_both(_custom_rule_program)
+
+
+def _staged_branch_errors(jx, jnp):
+    f = _branching_rule(jx, jnp)
+    g = _branching_primal(jx, jnp)
+    h = _branching_vjp(jx, jnp)
+    xs = jnp.array([1.0, -1.0])
+    return [error_name(jx.jit(jx.grad(f)), 1.0),
+            error_name(jx.jit(g), 1.0),
+            error_name(jx.jit(jx.grad(g)), 1.0),
+            error_name(jx.make_jaxpr(g), 1.0),
+            error_name(jx.vmap(g), xs),
+            error_name(jx.vmap(jx.grad(g)), xs),
+            error_name(jx.jit(lambda x: jx.grad(h)(x, 2.0)), 1.0),
+            error_name(lambda x: jx.lax.cond(True, g, g, x), 1.0),
+            error_name(jx.jit(lambda x: jx.jvp(f, (x,), (1.0,))), 1.0)]
+
+
+def test_python_branching_on_staged_values_raises_jax_errors():
+    names = run_both(_staged_branch_errors)
+    assert set(names) == {"TracerBoolConversionError"}
+
+
+def test_staged_custom_rules_still_differentiate_as_jax():
+    def program(jx, jnp):
+        @jx.custom_jvp
+        def softplus(x):
+            return jnp.log1p(jnp.exp(x))
+        softplus.defjvp(lambda p, t: (softplus(p[0]), t[0] / (1 + jnp.exp(-p[0]))))
+
+        @jx.custom_vjp
+        def clip_grad(x):
+            return x
+        clip_grad.defvjp(lambda x: (x, None), lambda _, g: (jnp.clip(g, -0.5, 0.5),))
+        xs = jnp.array([-1.0, 0.5, 2.0])
+        loss = lambda x: (softplus(x) * clip_grad(3.0 * x)).sum()   # noqa: E731
+        return [jx.jit(jx.grad(loss))(xs), jx.vmap(jx.grad(softplus))(xs),
+                jx.grad(jx.jit(loss))(xs), jx.jacfwd(softplus)(xs), jx.jacrev(loss)(xs),
+                jx.hessian(lambda x: softplus(x).sum())(xs)]
+    run_both(program)
