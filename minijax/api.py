@@ -609,8 +609,10 @@ def vjp(fun, *primals, has_aux=False):
     return primal_out, f_vjp
 
 
-def value_and_grad(fun, argnums=0, has_aux=False):
-    """A function returning ``(fun(*args), gradient)``; ``fun`` must return a real scalar.
+def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False):
+    """A function returning ``(fun(*args), gradient)``; ``fun`` must return a real scalar
+    (with ``holomorphic=True``: complex inputs and a complex scalar, whose complex
+    derivative is returned).
 
     The differentiated arguments that ``fun`` updates in place get their final (primal)
     values written back, as an eager call would leave them (see ``jit``). The other
@@ -621,6 +623,7 @@ def value_and_grad(fun, argnums=0, has_aux=False):
     was."""
     single = hasattr(argnums, "__index__") and not isinstance(argnums, bool)
     nums = _checks.argnums(argnums, "grad: argnums", allow_empty=False)
+    holomorphic = _checks.flag(holomorphic, "holomorphic")
 
     @api_boundary
     @functools.wraps(fun, updated=())
@@ -635,6 +638,9 @@ def value_and_grad(fun, argnums=0, has_aux=False):
         for i in idx:
             for leaf in tree_util.tree_leaves(args[i]):
                 aval = _check_leaf(leaf, "grad argument")
+                if holomorphic and not dtypes.is_complex(aval.dtype):
+                    raise TypeError(f"grad with holomorphic=True requires inputs with complex "
+                                    f"dtype, but argument {i} has dtype {aval.dtype.name}")
                 if not dtypes.is_inexact(aval.dtype):
                     raise TypeError(f"grad requires floating-point (or complex) inputs, but "
                                     f"argument {i} has dtype {aval.dtype.name}; convert it, "
@@ -659,8 +665,14 @@ def value_and_grad(fun, argnums=0, has_aux=False):
                 f"{aval.str_short()}: a boolean or integer value (a comparison, "
                 f"allclose, argmax, ...) has no derivative. Return a float (for example the "
                 f"quantity you compared), or use stop_gradient where a constant is meant.")
-        if dtypes.is_complex(aval.dtype):
-            raise TypeError("grad requires a real-valued scalar output, got complex; use vjp")
+        if holomorphic and not dtypes.is_complex(aval.dtype):
+            raise TypeError(f"grad with holomorphic=True requires outputs with complex dtype, "
+                            f"but {_fun_name(fun)} returned {aval.str_short()}")
+        if dtypes.is_complex(aval.dtype) and not holomorphic:
+            raise TypeError(f"grad requires real-valued outputs, but {_fun_name(fun)} "
+                            f"returned {aval.str_short()}. For holomorphic differentiation, "
+                            f"pass holomorphic=True; for a non-holomorphic function with "
+                            f"complex outputs, use vjp directly.")
         g = f_vjp(Array._from_host(np.ones((), aval.dtype), aval.strip_weak_type()))
         g = g[0] if single else tuple(g[idx.index(i)] for i in requested)
         if has_aux:
@@ -669,12 +681,13 @@ def value_and_grad(fun, argnums=0, has_aux=False):
     return value_and_grad_fun
 
 
-def grad(fun, argnums=0, has_aux=False):
-    """The gradient of scalar-valued ``fun`` with respect to argument(s) ``argnums``.
+def grad(fun, argnums=0, has_aux=False, holomorphic=False):
+    """The gradient of scalar-valued ``fun`` with respect to argument(s) ``argnums``
+    (``holomorphic=True``: the complex derivative of a holomorphic ``fun``).
 
     In-place updates of the differentiated arguments are written back to the caller's
     arrays, as in ``value_and_grad``."""
-    vg = value_and_grad(fun, argnums, has_aux)
+    vg = value_and_grad(fun, argnums, has_aux, holomorphic)
 
     @api_boundary
     @functools.wraps(fun, updated=())

@@ -156,3 +156,35 @@ def test_staged_custom_rules_still_differentiate_as_jax():
                 jx.grad(jx.jit(loss))(xs), jx.jacfwd(softplus)(xs), jx.jacrev(loss)(xs),
                 jx.hessian(lambda x: softplus(x).sum())(xs)]
     run_both(program)
+
+
+# ---------------------------------------------------------------- holomorphic=
+
+def _holomorphic_program(jx, jnp):
+    z = jnp.array(1.5 - 0.5j, dtype=jnp.complex64)
+    zs = jnp.array([1 + 2j, -0.5 + 0.25j, 3 - 1j], dtype=jnp.complex64)
+    out = [jx.grad(lambda z: z ** 2, holomorphic=True)(z),
+           jx.grad(jnp.sin, holomorphic=True)(z),
+           jx.grad(lambda z: jnp.exp(z) * z, holomorphic=True)(z)]
+    out += list(jx.value_and_grad(lambda z: (jnp.sin(z) * z).sum(), holomorphic=True)(zs))
+    out += list(jx.grad(lambda a, b: (a * b ** 2).sum(), argnums=(0, 1),
+                        holomorphic=True)(zs, 2 * zs))
+    (v, aux), g = jx.value_and_grad(lambda z: (z ** 3, z.real), has_aux=True,
+                                    holomorphic=True)(z)
+    out += [v, aux, g, jx.grad(jx.grad(lambda z: z ** 3, holomorphic=True), holomorphic=True)(z)]
+    out += [jx.jit(jx.grad(lambda z: jnp.cos(z), holomorphic=True))(z),
+            jx.vmap(jx.grad(lambda z: jnp.tan(z), holomorphic=True))(zs),
+            jx.jacrev(lambda z: z ** 2, holomorphic=True)(zs),
+            jx.jacfwd(lambda z: z ** 2, holomorphic=True)(zs)]
+    # a real-valued function of complex inputs needs no flag (the conjugate convention)
+    out += [jx.grad(lambda z: (jnp.abs(z) ** 2).sum())(zs)]
+    out += [error_name(jx.grad(lambda x: x ** 2, holomorphic=True), 1.5),
+            error_name(jx.grad(lambda z: jnp.abs(z), holomorphic=True), z),
+            error_name(jx.grad(lambda z: z ** 2), z),
+            error_name(jx.value_and_grad(lambda z: z.real, holomorphic=True), z)]
+    return out
+
+
+def test_holomorphic_grad_as_jax():
+    names = run_both(_holomorphic_program)[-4:]
+    assert names == ["TypeError"] * 4
