@@ -288,7 +288,7 @@ class Jitted:
             try:
                 hash(value)
             except TypeError:
-                raise TypeError(f"static argument {key!r} of jit-compiled "
+                raise errors.ArgumentMismatchError(f"static argument {key!r} of jit-compiled "
                                 f"`{_fun_name(self.fun)}` has unhashable type "
                                 f"{type(value).__name__}; static arguments must be hashable "
                                 f"(use a tuple instead of a list)") from None
@@ -490,14 +490,19 @@ def jvp(fun, primals, tangents, has_aux=False):
                         f"got {type(primals).__name__} and {type(tangents).__name__}")
     p_flat, in_tree = tree_util.tree_flatten((tuple(primals), {}))
     t_flat, t_tree = tree_util.tree_flatten((tuple(tangents), {}))
-    if in_tree != t_tree:
-        raise TypeError(f"jvp: primals and tangents must have the same tree structure, got "
-                        f"{in_tree} and {t_tree}")
+    if tree_util.tree_structure(primals) != tree_util.tree_structure(tangents):
+        raise errors.PyTreeStructureError(
+            f"jvp: primals and tangents must have the same tree structure, got "
+            f"{tree_util.tree_structure(primals)} and {tree_util.tree_structure(tangents)}")
     for p, t in zip(p_flat, t_flat):
         pa, ta = _check_leaf(p, "jvp primal"), _check_leaf(t, "jvp tangent")
-        if pa.shape != ta.shape or (pa.dtype != ta.dtype and not isinstance(t, _VALID_SCALARS)):
+        if pa.shape != ta.shape:
             raise ValueError(f"jvp: primal {pa.str_short()} and tangent {ta.str_short()} must "
                              f"have the same shape and dtype")
+        if pa.dtype != ta.dtype and not isinstance(t, _VALID_SCALARS):
+            raise errors.ArgumentMismatchError(
+                f"jvp: primal {pa.str_short()} and tangent {ta.str_short()} must have the "
+                f"same shape and dtype")
     t_flat = [_as_dtype(t, get_aval(p).dtype) for p, t in zip(p_flat, t_flat)]
     flat_fun, store = _flatten_fun(fun, in_tree)
     if has_aux:
@@ -569,7 +574,7 @@ def _flat_cotangent(ct, out_tree, out_avals, who):
     to its dtypes."""
     ct_flat, ct_tree = tree_util.tree_flatten(ct)
     if ct_tree != out_tree:
-        raise TypeError(f"{who}: the cotangent has structure {ct_tree}, the function's "
+        raise errors.PyTreeStructureError(f"{who}: the cotangent has structure {ct_tree}, the function's "
                         f"output has {out_tree}")
     for c, a in zip(ct_flat, out_avals):
         ca = _check_leaf(c, "cotangent")
@@ -630,7 +635,7 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False):
     def value_and_grad_fun(*args, **kwargs):
         for i in nums:
             if not -len(args) <= i < len(args):
-                raise ValueError(f"argnums {argnums} refers to argument {i}, but "
+                raise errors.ArgumentMismatchError(f"argnums {argnums} refers to argument {i}, but "
                                  f"{_fun_name(fun)} was called with {len(args)} positional "
                                  f"arguments")
         requested = [i % len(args) for i in nums]

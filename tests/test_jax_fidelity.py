@@ -188,3 +188,81 @@ def _holomorphic_program(jx, jnp):
 def test_holomorphic_grad_as_jax():
     names = run_both(_holomorphic_program)[-4:]
     assert names == ["TypeError"] * 4
+
+
+# ---------------------------------------------------------------- error classes
+
+def _error_cases(jx, jnp):
+    """Bad calls of JAX's API; each entry: the classes among TypeError/ValueError/
+    IndexError that the raised error is an instance of."""
+    tu, lax = jx.tree_util, jx.lax
+    x = jnp.ones(3)
+
+    @jx.custom_jvp
+    def bad_jvp(x):
+        return x
+    bad_jvp.defjvp(lambda p, t: ((p[0], p[0]), t[0]))
+
+    @jx.custom_vjp
+    def bad_vjp(x):
+        return x
+    bad_vjp.defvjp(lambda x: (x, None), lambda r, g: (g, g))
+    cases = [
+        lambda: tu.tree_map(lambda a, b: a, (1, 2), [1, 2]),
+        lambda: tu.tree_map(lambda a, b: a, {"a": 1}, {"b": 1}),
+        lambda: tu.tree_unflatten(tu.tree_structure((1, 2)), [1]),
+        lambda: tu.tree_unflatten(tu.tree_structure((1, 2)), [1, 2, 3]),
+        lambda: tu.tree_structure((1, 2)).flatten_up_to([1, 2]),
+        lambda: tu.tree_transpose(tu.tree_structure([0, 0]), tu.tree_structure((0, 0)),
+                                  [(1, 2), (3,)]),
+        lambda: jx.tree.map(lambda a, b: a, (1, (2,)), (1, 2)),
+        lambda: jx.vmap(lambda a, b: a, in_axes=(0, 0, 0))(x, x),
+        lambda: jx.vmap(lambda a: a[0], in_axes=([0, 0],))((x, x)),
+        lambda: jx.vmap(lambda a: a, in_axes=1)(x),
+        lambda: jx.vmap(lambda a, b: a + b)(x, jnp.ones(4)),
+        lambda: jx.vmap(lambda a: (a, a), out_axes=(0, 0, 0))(x),
+        lambda: jx.vmap(lambda a: a, in_axes="a")(x),
+        lambda: jx.jvp(lambda a: a, (x,), [x]),
+        lambda: jx.jvp(lambda a: a, ((x, x),), ([x, x],)),
+        lambda: jx.jvp(lambda a: a, (x,), (jnp.ones(4),)),
+        lambda: jx.jvp(lambda a: a, (x,), (jnp.ones(3, dtype=jnp.float16),)),
+        lambda: jx.vjp(lambda a: (a, a), x)[1]([x, x]),
+        lambda: jx.vjp(lambda a: a, x)[1](jnp.ones(4)),
+        lambda: jx.grad(lambda a: a.sum(), argnums=2)(x),
+        lambda: jx.grad(lambda a: a)(x),
+        lambda: jx.grad(lambda a: a)(1),
+        lambda: jx.jit(lambda a: a, static_argnums=3)(x),
+        lambda: jx.jit(lambda a, b: a, static_argnums=1)(x, [1]),
+        lambda: lax.scan(lambda c, a: ((c, c), a), 0.0, x),
+        lambda: lax.scan(lambda c, a: (c, a), 0.0, (x, jnp.ones(4))),
+        lambda: lax.cond(True, lambda a: a, lambda a: (a, a), 1.0),
+        lambda: lax.cond(True, lambda a: a, lambda a: a.astype(jnp.int32), 1.0),
+        lambda: lax.switch(0, [lambda a: a, lambda a: (a,)], 1.0),
+        lambda: lax.while_loop(lambda c: False, lambda c: (c, c), 1.0),
+        lambda: lax.fori_loop(0, 3, lambda i, c: c.astype(jnp.int32), 1.0),
+        lambda: jx.jvp(bad_jvp, (1.0,), (1.0,)),
+        lambda: jx.grad(bad_vjp)(1.0),
+        lambda: lax.add(jnp.ones(3), jnp.ones(4)),
+        lambda: lax.add(jnp.ones(3, jnp.float32), jnp.ones(3, jnp.int32)),
+        lambda: lax.concatenate([x, jnp.ones((3, 1))], 0),
+        lambda: lax.slice(x, (0,), (5,)),
+        lambda: lax.dynamic_slice(x, (0, 0), (1,)),
+        lambda: lax.index_in_dim(x, 5),
+        lambda: jx.linear_transpose(lambda a: a, x)([x]),
+    ]
+    out = []
+    for case in cases:
+        try:
+            case()
+            out.append("no error")
+        except Exception as e:   # noqa: BLE001  (the class is what is compared)
+            out.append(" ".join(c.__name__ for c in (TypeError, ValueError, IndexError)
+                                if isinstance(e, c)))
+    return out
+
+
+def test_error_classes_include_jaxs():
+    want = _error_cases(jax, jnp)
+    got = _error_cases(minijax, mnp)
+    for i, (g, w) in enumerate(zip(got, want)):
+        assert set(w.split()) <= set(g.split()), (i, g, w)

@@ -8,6 +8,7 @@ lowering; JVP and transpose rules are added next to the definition.
 import numpy as np
 
 from .. import _checks, dtypes
+from ..errors import ShapeMismatchError
 from ..core import Primitive, get_aval
 from ..core.avals import ShapedArray
 from ..interpreters import batching
@@ -42,7 +43,7 @@ def check_same(name, avals, allow_scalars=False):
                             f"lax.convert_element_type (minijax.numpy functions promote)")
     shapes = {a.shape for a in avals if not (allow_scalars and a.shape == ())}
     if len(shapes) > 1:
-        raise ValueError(f"lax.{name} requires operands of one shape"
+        raise ShapeMismatchError(f"lax.{name} requires operands of one shape"
                          f"{' (or rank 0)' if allow_scalars else ''}, got "
                          f"{', '.join(str(x.shape) for x in avals)}; lax does not "
                          f"broadcast (minijax.numpy functions do)")
