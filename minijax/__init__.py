@@ -29,13 +29,15 @@ from . import custom_derivatives
 from .custom_derivatives import closure_convert, custom_jvp, custom_vjp
 from .jacobians import hessian, jacfwd, jacobian, jacrev
 from .checkpoint import checkpoint, checkpoint_policies, remat
+from . import ad_checkpoint
 from . import scipy
 
 __version__ = "0.1.0"
 
 __all__ = [
     # modules
-    "custom_derivatives", "debug", "errors", "lax", "nn", "numpy", "random", "scipy", "tree",
+    "ad_checkpoint", "custom_derivatives", "debug", "errors", "lax", "nn", "numpy", "random",
+    "scipy", "tree",
     "tree_util",
     # configuration, arrays, jaxprs
     "Array", "ClosedJaxpr", "Primitive", "ShapeDtypeStruct", "ShapedArray", "config",
