@@ -266,3 +266,67 @@ def test_error_classes_include_jaxs():
     got = _error_cases(minijax, mnp)
     for i, (g, w) in enumerate(zip(got, want)):
         assert set(w.split()) <= set(g.split()), (i, g, w)
+
+
+# ---------------------------------------------------------------- lax operands
+
+def _lax_operand_cases(jx, jnp):
+    lax = jx.lax
+    xi = jnp.arange(4, dtype=jnp.int32)
+    xf = jnp.arange(4, dtype=jnp.float32)
+    cases = [
+        lambda: lax.shift_left(xi, onp.int32(2)),
+        lambda: lax.shift_right_logical(xi, jnp.array(1, jnp.int32)),
+        lambda: lax.shift_left(xi, 2),
+        lambda: lax.add(xf, 2.0),
+        lambda: lax.add(2.0, xf),
+        lambda: lax.max(xi, 0),
+        lambda: lax.min(0, xi),
+        lambda: lax.add(xf, onp.float32(2)),
+        lambda: lax.add(xf, jnp.array(2, jnp.float32)),
+        lambda: lax.add(xf, onp.array(2, onp.float32)),
+        lambda: lax.add(xf, jnp.ones(1, jnp.float32)),
+        lambda: lax.add(xf.reshape(4, 1), jnp.ones((1, 3), jnp.float32)),
+        lambda: lax.mul(xf.astype(jnp.complex64), 1j),
+        lambda: lax.div(xi, 2),
+        lambda: lax.rem(xi, 3),
+        lambda: lax.pow(xf, 2.0),
+        lambda: lax.atan2(xf, 1.0),
+        lambda: lax.bitwise_and(xi, 1),
+        lambda: lax.bitwise_and(xi > 1, True),
+        lambda: lax.eq(xi, 2),
+        lambda: lax.lt(xf, 1.5),
+        lambda: lax.nextafter(xf, jnp.float32(1.0)),
+        lambda: jx.jit(lambda a: lax.shift_left(a, onp.int32(1)))(xi),
+        lambda: jx.jit(lambda a: lax.add(a, jnp.ones(1, jnp.float32)))(xf),
+        lambda: jx.vmap(lambda a: lax.max(a, 0))(xi),
+        lambda: jx.vmap(lambda a: lax.shift_left(a, onp.int32(1)))(xi.reshape(2, 2)),
+        lambda: jx.grad(lambda a: lax.mul(a, jnp.ones(1, jnp.float32)).sum())(xf),
+        lambda: jx.grad(lambda a: lax.mul(jnp.float32(3), a).sum())(xf),
+        # errors: lossy Python scalars, different dtypes, ranks and shapes
+        lambda: lax.add(xi, 2.0),
+        lambda: lax.mul(xf, 1j),
+        lambda: lax.add(xf, jnp.ones(3, jnp.float32)),
+        lambda: lax.add(xf, jnp.ones((2, 1), jnp.float32)),
+        lambda: lax.add(xf, xi),
+    ]
+    out = []
+    for case in cases:
+        try:
+            r = case()
+            out.append((onp.asarray(r), str(r.dtype)))
+        except Exception as e:   # noqa: BLE001  (the class is what is compared)
+            out.append(" ".join(c.__name__ for c in (TypeError, ValueError) if isinstance(e, c)))
+    return out
+
+
+def test_lax_binary_operands_as_jax():
+    want = _lax_operand_cases(jax, jnp)
+    got = _lax_operand_cases(minijax, mnp)
+    for i, (g, w) in enumerate(zip(got, want)):
+        if isinstance(w, str):
+            assert isinstance(g, str) and set(w.split()) <= set(g.split()), (i, g, w)
+        else:
+            assert not isinstance(g, str), (i, g)
+            assert g[1] == w[1], (i, g[1], w[1])
+            onp.testing.assert_allclose(g[0], w[0], rtol=1e-6)
