@@ -2,8 +2,11 @@
 make_jaxpr, plus device placement. They flatten user pytrees and call the
 interpreters on flat lists."""
 
+import contextlib
 import functools
 import inspect
+import platform
+import sys
 import threading
 import weakref
 
@@ -204,6 +207,57 @@ class _JitState:
         self.fast_ids.clear()
 
 
+# True inside ``disable_jit()``: jitted functions run as plain Python
+_jit_disabled = [False]
+
+
+@contextlib.contextmanager
+def disable_jit(disable=True):
+    """Inside this context, ``jit``-compiled functions run as plain Python, operation by
+    operation on concrete values (for debugging with prints and breakpoints)."""
+    disable = _checks.flag(disable, "disable_jit: disable")
+    prev = _jit_disabled[0]
+    _jit_disabled[0] = disable
+    try:
+        yield
+    finally:
+        _jit_disabled[0] = prev
+
+
+@contextlib.contextmanager
+def ensure_compile_time_eval():
+    """Inside this context, operations on concrete values run now, even while a function
+    is traced under ``jit`` (operations on traced values are still staged): Python can
+    then branch on values computed from constants."""
+    prev = trace_state.dynamic, trace_state.new_value_cap
+    trace_state.dynamic = trace_state.eval_main
+    trace_state.new_value_cap = 0   # new arrays are concrete, not constants of the trace
+    try:
+        yield
+    finally:
+        trace_state.dynamic, trace_state.new_value_cap = prev
+
+
+def clear_caches():
+    """Drop every traced and compiled program minijax keeps in memory (jitted functions'
+    programs, transformed jaxprs, eager executables); the on-disk compilation cache is
+    kept."""
+    with _jit_states_lock:
+        states = [st for per_fun in _jit_states.values() for st in per_fun.values()]
+    for st in states:
+        st.clear()
+    for cached in (ad.jvp_jaxpr, ad.transpose_jaxpr, ad.jvp_jaxpr_nonzeros,
+                   batching.vmap_jaxpr, batching.batch_jaxpr):
+        cached.cache_clear()
+    dispatch.clear_eager_cache()
+
+
+def typeof(x):
+    """The abstract value (``ShapedArray``: shape, dtype, weak type) of an array, scalar or
+    traced value."""
+    return _check_leaf(x, "typeof argument")
+
+
 # function -> {(static_argnums, static_argnames): _JitState}; a function's entries go
 # when it does. ``jit(f)`` called anew each time on the same ``f`` reuses its programs.
 _jit_states = weakref.WeakKeyDictionary()
@@ -297,6 +351,8 @@ class Jitted:
         return dyn_args, dyn_kwargs, static_pos, statics
 
     def __call__(self, *args, **kwargs):
+        if _jit_disabled[0]:
+            return self.fun(*args, **kwargs)
         # Fast path: positional uncommitted Arrays, no transformation active. It skips
         # pytree flattening and bind, and calls the cached executable directly.
         # Input avals are looked up by identity first (see _fast_lookup).
@@ -820,6 +876,57 @@ def make_jaxpr(fun, static_argnums=()):
 def devices():
     """The devices minijax can run on (the CPU client's devices)."""
     return xla_bridge.devices()
+
+
+def local_devices():
+    """The devices of this process (minijax runs in one process: all of them)."""
+    return xla_bridge.devices()
+
+
+def device_count():
+    """The number of devices."""
+    return len(xla_bridge.devices())
+
+
+local_device_count = device_count
+
+
+def default_backend():
+    """The platform name of the default device (``"cpu"``)."""
+    return xla_bridge.default_device().platform
+
+
+def process_count():
+    """The number of processes of the computation (minijax runs in one)."""
+    return 1
+
+
+def process_index():
+    """This process's index among ``process_count()`` processes."""
+    return 0
+
+
+def process_indices():
+    """The indices of all processes."""
+    return list(range(process_count()))
+
+
+def print_environment_info(return_string=False):
+    """Print (or return) the versions of minijax, jaxlib, NumPy and Python, and the
+    platform and devices, for bug reports."""
+    from . import __version__   # deferred: the package imports this module
+    devs = xla_bridge.devices()
+    text = (f"minijax:    {__version__}\n"
+            f"jaxlib:     {xla_bridge.jaxlib_version}\n"
+            f"numpy:      {np.__version__}\n"
+            f"python:     {sys.version.replace(chr(10), ' ')}\n"
+            f"device info: {default_backend()}-{len(devs)}, {len(devs)} local devices\n"
+            f"process_count: {process_count()}\n"
+            f"platform: {platform.uname()}\n")
+    if return_string:
+        return text
+    print(text, end="")
+    return None
 
 
 def device_put(x, device=None):

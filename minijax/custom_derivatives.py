@@ -25,7 +25,7 @@ from .interpreters.lowering import jaxpr_subcomp
 from .lax.elementwise import convert_element_type
 from .util import NamedCallable, split_half, split_list
 
-__all__ = ["custom_jvp", "custom_vjp", "SymbolicZero", "closure_convert",
+__all__ = ["custom_jvp", "custom_vjp", "custom_gradient", "SymbolicZero", "closure_convert",
            "custom_jvp_call_p", "custom_vjp_call_p", "custom_lin_p"]
 
 
@@ -654,6 +654,59 @@ class custom_vjp:  # noqa: N801  (JAX's name)
                 return out
             return flat_bwd
         return flat_fwd
+
+
+class _GradientResiduals:
+    """``custom_gradient``'s backward function, closure-converted: its jaxpr and output
+    tree (static) and the values it closes over (the residuals, pytree children)."""
+
+    __slots__ = ("jaxpr", "out_tree", "consts")
+
+    def __init__(self, jaxpr, out_tree, consts):
+        self.jaxpr, self.out_tree, self.consts = jaxpr, out_tree, list(consts)
+
+
+tree_util.register_pytree_node(
+    _GradientResiduals, lambda r: (r.consts, (r.jaxpr, r.out_tree)),
+    lambda aux, consts: _GradientResiduals(aux[0], aux[1], consts))
+
+
+def custom_gradient(fun):
+    """A function with its gradient given alongside its value (TensorFlow's style):
+    ``fun(*args) -> (out, vjp)`` with ``vjp(out_cotangent)`` returning one cotangent per
+    argument (a tuple; a single one may be returned bare). ``vjp`` may close over values
+    of the forward computation; it is traced once on abstract cotangents."""
+    @functools.wraps(fun)
+    def value_only(*args):
+        return fun(*args)[0]
+
+    def fwd(*args):
+        res_pair = fun(*args)
+        if not isinstance(res_pair, (tuple, list)) or len(res_pair) != 2:
+            raise CustomRuleError(f"custom_gradient function `{_name(fun)}` must return a "
+                                  f"pair (output, vjp function)")
+        ans, rule = res_pair
+        ans_flat, ans_tree = tree_util.tree_flatten(ans)
+        trees = []
+
+        def flat_rule(*cts):
+            out_leaves, out_tree = tree_util.tree_flatten(
+                rule(tree_util.tree_unflatten(ans_tree, cts)))
+            trees.append(out_tree)
+            return out_leaves
+        jaxpr, consts = pe.trace_to_jaxpr(
+            flat_rule, [ad.tangent_aval(get_aval(a)) for a in ans_flat],
+            debug_info=f"the vjp function of custom_gradient `{_name(fun)}`")
+        return ans, _GradientResiduals(jaxpr, trees[0], consts)
+
+    def bwd(res, ct):
+        outs = eval_jaxpr(res.jaxpr, [*res.consts, *tree_util.tree_leaves(ct)])
+        cts = tree_util.tree_unflatten(res.out_tree, outs)
+        return (cts,) if tree_util.treedef_is_leaf(res.out_tree) else cts
+
+    wrapped = custom_vjp(value_only)
+    wrapped.defvjp(fwd, bwd)
+    return wrapped
 
 
 def closure_convert(fun, *example_args):

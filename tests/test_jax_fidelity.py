@@ -330,3 +330,88 @@ def test_lax_binary_operands_as_jax():
             assert not isinstance(g, str), (i, g)
             assert g[1] == w[1], (i, g[1], w[1])
             onp.testing.assert_allclose(g[0], w[0], rtol=1e-6)
+
+
+# ---------------------------------------------------------------- top-level names
+
+def _toplevel_program(jx, jnp):
+    traces = []
+
+    @jx.jit
+    def f(x):
+        traces.append(1)
+        if x > 0:
+            return x * 2
+        return -x
+
+    out = [error_name(f, 3.0)]
+    with jx.disable_jit():
+        out += [f(3.0), f(-2.0)]
+    out.append(error_name(f, 3.0))   # compiled again outside the context
+
+    @jx.jit
+    def g(x):
+        with jx.ensure_compile_time_eval():
+            y = jnp.sin(3.0)
+            z = jnp.zeros(2) + 1.0
+            if y > 0 and z[0] == 1:   # concrete: Python may branch
+                scale = 2.0
+            else:
+                scale = 3.0
+        return x * scale + z
+    out.append(g(jnp.ones(2, jnp.float32)))
+
+    h = jx.jit(lambda x: (traces.append(1), x + 1)[1])
+    before = len(traces)
+    h(1.0)
+    h(1.0)
+    jx.clear_caches()
+    out += [h(1.0), len(traces) - before]   # traced again after clear_caches
+    t = jx.typeof(jnp.ones((2, 3), jnp.float32))
+    out += [t.shape, str(t.dtype), jx.typeof(1.0).weak_type, jx.typeof(jnp.float32(1)).weak_type]
+    out += [jx.default_backend(), jx.device_count(), jx.local_device_count(),
+            len(jx.local_devices()), jx.process_count(), jx.process_index(),
+            jx.process_indices()]
+    with jx.enable_x64(False):
+        out.append(str(jnp.ones(2).dtype))
+    with jx.enable_x64(True):
+        out.append(str(jnp.ones(2).dtype))
+    return out
+
+
+def test_toplevel_names_as_jax():
+    want = _toplevel_program(jax, jnp)
+    got = _toplevel_program(minijax, mnp)
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        if isinstance(w, (str, bool, int, tuple, list)):
+            assert g == w
+        else:
+            onp.testing.assert_allclose(onp.asarray(g), onp.asarray(w), rtol=1e-6)
+    info = minijax.print_environment_info(return_string=True)
+    assert "minijax" in info and "jaxlib" in info and "numpy" in info
+
+
+def _custom_gradient_program(jx, jnp):
+    @jx.custom_gradient
+    def f(x):
+        return x ** 2, lambda g: (g * x,)
+
+    @jx.custom_gradient
+    def h(x, y):
+        s = jnp.sin(x)
+        return s * y, lambda g: (g * jnp.cos(x) * y * 10.0, g * s)
+
+    @jx.custom_gradient
+    def clip(x):
+        return x, lambda g: jnp.clip(g, -1.0, 1.0)   # a bare cotangent for one argument
+    xs = jnp.array([0.5, 2.0, -3.0])
+    return [f(3.0), jx.grad(f)(3.0), *jx.grad(h, argnums=(0, 1))(0.3, 2.0),
+            jx.jit(jx.grad(lambda x: h(x, 3.0)))(0.7),
+            jx.vmap(jx.grad(lambda x: (clip(x) * 5.0)))(xs),
+            jx.grad(lambda x: jnp.sum(clip(x * 4.0)))(xs),
+            jx.grad(jx.grad(lambda x: h(x, 2.0)))(0.4)]
+
+
+def test_custom_gradient_as_jax():
+    run_both(_custom_gradient_program)
