@@ -23,6 +23,7 @@ from .errors import CustomRuleError
 from .interpreters import ad, batching, partial_eval as pe
 from .interpreters.lowering import jaxpr_subcomp
 from .lax.elementwise import convert_element_type
+from .runtime.array import Array
 from .util import NamedCallable, split_half, split_list
 
 __all__ = ["custom_jvp", "custom_vjp", "custom_gradient", "SymbolicZero", "closure_convert",
@@ -127,8 +128,17 @@ def _where_to_run(diff_leaves, static_leaves):
             if not all(x.pval.is_known for x, m in zip(leaves, mine) if m):
                 return "stage", main, leaves
             leaves = [x.pval.const if m else x for x, m in zip(leaves, mine)]
-        leaves = [full_lower(x) for x in leaves]
+        leaves = [_as_array(full_lower(x)) if m else x for x, m in zip(leaves, mine)]
     return "eager", None, leaves
+
+
+def _as_array(x):
+    """A value lowered out of a tracer: a Python scalar one becomes a (weak) 0-d Array, so
+    a rule sees arrays (``x.shape``, ``x.dtype``) as it does under a staging trace."""
+    if isinstance(x, (bool, int, float, complex)):
+        aval = get_aval(x)
+        return Array._from_host(np.asarray(x, aval.dtype), aval)
+    return x
 
 
 def _closure_error(fun, kind, aval):
@@ -389,7 +399,7 @@ class custom_jvp:  # noqa: N801  (JAX's name)
         ``process_custom_jvp_call``): the primal function is not traced."""
         trace = main.trace
         tracers = [full_raise(trace, x) for x in leaves]
-        primals = [t.primal for t in tracers]
+        primals = [_as_array(t.primal) for t in tracers]
         tangents = [t.tangent for t in tracers]
         fun = self.fun
 
@@ -577,7 +587,7 @@ class custom_vjp:  # noqa: N801  (JAX's name)
         runs on the residuals when the derivative is transposed."""
         trace = main.trace
         tracers = [full_raise(trace, x) for x in leaves]
-        primals = [t.primal for t in tracers]
+        primals = [_as_array(t.primal) for t in tracers]
         tangents = [t.tangent for t in tracers]
         flat_fwd = self._flat_fwd(nondiff, static_args, diff_args, primals, in_tree, n)
 
