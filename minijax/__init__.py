@@ -34,14 +34,15 @@ from .custom_derivatives import closure_convert, custom_gradient, custom_jvp, cu
 from .jacobians import hessian, jacfwd, jacobian, jacrev
 from .checkpoint import checkpoint, checkpoint_policies, remat
 from . import ad_checkpoint
+from . import dlpack
 from . import scipy
 
 __version__ = "0.1.0"
 
 __all__ = [
     # modules
-    "ad_checkpoint", "custom_derivatives", "debug", "errors", "lax", "nn", "numpy", "random",
-    "scipy", "tree",
+    "ad_checkpoint", "custom_derivatives", "debug", "dlpack", "errors", "lax", "nn", "numpy",
+    "random", "scipy", "tree",
     "tree_util",
     # configuration, arrays, jaxprs
     "Array", "ClosedJaxpr", "Primitive", "ShapeDtypeStruct", "ShapedArray", "config",

@@ -5,6 +5,7 @@ compared to float32 precision."""
 
 import jax
 import jax.numpy as jnp
+import ml_dtypes
 import numpy as onp
 import pytest
 
@@ -415,3 +416,17 @@ def _custom_gradient_program(jx, jnp):
 
 def test_custom_gradient_as_jax():
     run_both(_custom_gradient_program)
+
+
+def test_dlpack_module_exchanges_the_dtypes_it_reports():
+    for dt in [onp.bool_, onp.int8, onp.uint16, onp.int64, onp.float16, onp.float32,
+               onp.float64, onp.complex64, onp.complex128, ml_dtypes.bfloat16]:
+        supported = minijax.dlpack.is_supported_dtype(dt)
+        assert supported == (jax.dlpack.is_supported_dtype(dt) and dt is not ml_dtypes.bfloat16)
+        host = onp.arange(3).astype(dt)
+        if supported:
+            back = onp.from_dlpack(minijax.dlpack.from_dlpack(host))
+            onp.testing.assert_array_equal(back, host)
+        else:
+            with pytest.raises(BufferError):
+                minijax.dlpack.from_dlpack(host)
