@@ -23,19 +23,26 @@ from .callbacks import pure_callback
 from .api import (block_until_ready, device_put, devices, grad, jit, jvp, linearize, make_jaxpr,
                   value_and_grad, vjp, vmap)
 from .api import ShapeDtypeStruct, device_get, eval_shape, linear_transpose
+from .api import (clear_caches, default_backend, device_count, disable_jit,
+                  ensure_compile_time_eval, local_device_count, local_devices,
+                  print_environment_info, process_count, process_index, process_indices, typeof)
+from .config import enable_x64
 from .lax import stop_gradient
 from .core import ClosedJaxpr, Primitive, ShapedArray
 from . import custom_derivatives
-from .custom_derivatives import closure_convert, custom_jvp, custom_vjp
+from .custom_derivatives import closure_convert, custom_gradient, custom_jvp, custom_vjp
 from .jacobians import hessian, jacfwd, jacobian, jacrev
 from .checkpoint import checkpoint, checkpoint_policies, remat
+from . import ad_checkpoint
+from . import dlpack
 from . import scipy
 
 __version__ = "0.1.0"
 
 __all__ = [
     # modules
-    "custom_derivatives", "debug", "errors", "lax", "nn", "numpy", "random", "scipy", "tree",
+    "ad_checkpoint", "custom_derivatives", "debug", "dlpack", "errors", "lax", "nn", "numpy",
+    "random", "scipy", "tree",
     "tree_util",
     # configuration, arrays, jaxprs
     "Array", "ClosedJaxpr", "Primitive", "ShapeDtypeStruct", "ShapedArray", "config",
@@ -43,10 +50,15 @@ __all__ = [
     "grad", "jit", "jvp", "linearize", "make_jaxpr", "value_and_grad", "vjp", "vmap",
     "hessian", "jacfwd", "jacobian", "jacrev", "linear_transpose",
     # custom derivative rules, rematerialisation
-    "checkpoint", "checkpoint_policies", "closure_convert", "custom_jvp", "custom_vjp", "remat",
+    "checkpoint", "checkpoint_policies", "closure_convert", "custom_gradient", "custom_jvp",
+    "custom_vjp", "remat",
     "stop_gradient",
     # shapes, devices
     "block_until_ready", "device_get", "device_put", "devices", "eval_shape",
     # host callbacks
     "pure_callback",
+    # debugging and environment
+    "clear_caches", "default_backend", "device_count", "disable_jit", "enable_x64",
+    "ensure_compile_time_eval", "local_device_count", "local_devices",
+    "print_environment_info", "process_count", "process_index", "process_indices", "typeof",
 ]

@@ -2,8 +2,11 @@
 make_jaxpr, plus device placement. They flatten user pytrees and call the
 interpreters on flat lists."""
 
+import contextlib
 import functools
 import inspect
+import platform
+import sys
 import threading
 import weakref
 
@@ -204,6 +207,57 @@ class _JitState:
         self.fast_ids.clear()
 
 
+# True inside ``disable_jit()``: jitted functions run as plain Python
+_jit_disabled = [False]
+
+
+@contextlib.contextmanager
+def disable_jit(disable=True):
+    """Inside this context, ``jit``-compiled functions run as plain Python, operation by
+    operation on concrete values (for debugging with prints and breakpoints)."""
+    disable = _checks.flag(disable, "disable_jit: disable")
+    prev = _jit_disabled[0]
+    _jit_disabled[0] = disable
+    try:
+        yield
+    finally:
+        _jit_disabled[0] = prev
+
+
+@contextlib.contextmanager
+def ensure_compile_time_eval():
+    """Inside this context, operations on concrete values run now, even while a function
+    is traced under ``jit`` (operations on traced values are still staged): Python can
+    then branch on values computed from constants."""
+    prev = trace_state.dynamic, trace_state.new_value_cap
+    trace_state.dynamic = trace_state.eval_main
+    trace_state.new_value_cap = 0   # new arrays are concrete, not constants of the trace
+    try:
+        yield
+    finally:
+        trace_state.dynamic, trace_state.new_value_cap = prev
+
+
+def clear_caches():
+    """Drop every traced and compiled program minijax keeps in memory (jitted functions'
+    programs, transformed jaxprs, eager executables); the on-disk compilation cache is
+    kept."""
+    with _jit_states_lock:
+        states = [st for per_fun in _jit_states.values() for st in per_fun.values()]
+    for st in states:
+        st.clear()
+    for cached in (ad.jvp_jaxpr, ad.transpose_jaxpr, ad.jvp_jaxpr_nonzeros,
+                   batching.vmap_jaxpr, batching.batch_jaxpr):
+        cached.cache_clear()
+    dispatch.clear_eager_cache()
+
+
+def typeof(x):
+    """The abstract value (``ShapedArray``: shape, dtype, weak type) of an array, scalar or
+    traced value."""
+    return _check_leaf(x, "typeof argument")
+
+
 # function -> {(static_argnums, static_argnames): _JitState}; a function's entries go
 # when it does. ``jit(f)`` called anew each time on the same ``f`` reuses its programs.
 _jit_states = weakref.WeakKeyDictionary()
@@ -293,7 +347,7 @@ class Jitted:
             try:
                 hash(value)
             except TypeError:
-                raise TypeError(f"static argument {key!r} of jit-compiled "
+                raise errors.ArgumentMismatchError(f"static argument {key!r} of jit-compiled "
                                 f"`{_fun_name(self.fun)}` has unhashable type "
                                 f"{type(value).__name__}; static arguments must be hashable "
                                 f"(use a tuple instead of a list)") from None
@@ -302,6 +356,8 @@ class Jitted:
         return dyn_args, dyn_kwargs, static_pos, statics
 
     def __call__(self, *args, **kwargs):
+        if _jit_disabled[0]:
+            return self.fun(*args, **kwargs)
         # Fast path: positional uncommitted Arrays, no transformation active. It skips
         # pytree flattening and bind, and calls the cached executable directly.
         # Input avals are looked up by identity first (see _fast_lookup).
@@ -495,14 +551,19 @@ def jvp(fun, primals, tangents, has_aux=False):
                         f"got {type(primals).__name__} and {type(tangents).__name__}")
     p_flat, in_tree = tree_util.tree_flatten((tuple(primals), {}))
     t_flat, t_tree = tree_util.tree_flatten((tuple(tangents), {}))
-    if in_tree != t_tree:
-        raise TypeError(f"jvp: primals and tangents must have the same tree structure, got "
-                        f"{in_tree} and {t_tree}")
+    if tree_util.tree_structure(primals) != tree_util.tree_structure(tangents):
+        raise errors.PyTreeStructureError(
+            f"jvp: primals and tangents must have the same tree structure, got "
+            f"{tree_util.tree_structure(primals)} and {tree_util.tree_structure(tangents)}")
     for p, t in zip(p_flat, t_flat):
         pa, ta = _check_leaf(p, "jvp primal"), _check_leaf(t, "jvp tangent")
-        if pa.shape != ta.shape or (pa.dtype != ta.dtype and not isinstance(t, _VALID_SCALARS)):
+        if pa.shape != ta.shape:
             raise ValueError(f"jvp: primal {pa.str_short()} and tangent {ta.str_short()} must "
                              f"have the same shape and dtype")
+        if pa.dtype != ta.dtype and not isinstance(t, _VALID_SCALARS):
+            raise errors.ArgumentMismatchError(
+                f"jvp: primal {pa.str_short()} and tangent {ta.str_short()} must have the "
+                f"same shape and dtype")
     t_flat = [_as_dtype(t, get_aval(p).dtype) for p, t in zip(p_flat, t_flat)]
     flat_fun, store = _flatten_fun(fun, in_tree)
     if has_aux:
@@ -574,7 +635,7 @@ def _flat_cotangent(ct, out_tree, out_avals, who):
     to its dtypes."""
     ct_flat, ct_tree = tree_util.tree_flatten(ct)
     if ct_tree != out_tree:
-        raise TypeError(f"{who}: the cotangent has structure {ct_tree}, the function's "
+        raise errors.PyTreeStructureError(f"{who}: the cotangent has structure {ct_tree}, the function's "
                         f"output has {out_tree}")
     for c, a in zip(ct_flat, out_avals):
         ca = _check_leaf(c, "cotangent")
@@ -614,8 +675,10 @@ def vjp(fun, *primals, has_aux=False):
     return primal_out, f_vjp
 
 
-def value_and_grad(fun, argnums=0, has_aux=False):
-    """A function returning ``(fun(*args), gradient)``; ``fun`` must return a real scalar.
+def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False):
+    """A function returning ``(fun(*args), gradient)``; ``fun`` must return a real scalar
+    (with ``holomorphic=True``: complex inputs and a complex scalar, whose complex
+    derivative is returned).
 
     The differentiated arguments that ``fun`` updates in place get their final (primal)
     values written back, as an eager call would leave them (see ``jit``). The other
@@ -626,13 +689,14 @@ def value_and_grad(fun, argnums=0, has_aux=False):
     was."""
     single = hasattr(argnums, "__index__") and not isinstance(argnums, bool)
     nums = _checks.argnums(argnums, "grad: argnums", allow_empty=False)
+    holomorphic = _checks.flag(holomorphic, "holomorphic")
 
     @api_boundary
     @functools.wraps(fun, updated=())
     def value_and_grad_fun(*args, **kwargs):
         for i in nums:
             if not -len(args) <= i < len(args):
-                raise ValueError(f"argnums {argnums} refers to argument {i}, but "
+                raise errors.ArgumentMismatchError(f"argnums {argnums} refers to argument {i}, but "
                                  f"{_fun_name(fun)} was called with {len(args)} positional "
                                  f"arguments")
         requested = [i % len(args) for i in nums]
@@ -640,6 +704,9 @@ def value_and_grad(fun, argnums=0, has_aux=False):
         for i in idx:
             for leaf in tree_util.tree_leaves(args[i]):
                 aval = _check_leaf(leaf, "grad argument")
+                if holomorphic and not dtypes.is_complex(aval.dtype):
+                    raise TypeError(f"grad with holomorphic=True requires inputs with complex "
+                                    f"dtype, but argument {i} has dtype {aval.dtype.name}")
                 if not dtypes.is_inexact(aval.dtype):
                     raise TypeError(f"grad requires floating-point (or complex) inputs, but "
                                     f"argument {i} has dtype {aval.dtype.name}; convert it, "
@@ -664,8 +731,14 @@ def value_and_grad(fun, argnums=0, has_aux=False):
                 f"{aval.str_short()}: a boolean or integer value (a comparison, "
                 f"allclose, argmax, ...) has no derivative. Return a float (for example the "
                 f"quantity you compared), or use stop_gradient where a constant is meant.")
-        if dtypes.is_complex(aval.dtype):
-            raise TypeError("grad requires a real-valued scalar output, got complex; use vjp")
+        if holomorphic and not dtypes.is_complex(aval.dtype):
+            raise TypeError(f"grad with holomorphic=True requires outputs with complex dtype, "
+                            f"but {_fun_name(fun)} returned {aval.str_short()}")
+        if dtypes.is_complex(aval.dtype) and not holomorphic:
+            raise TypeError(f"grad requires real-valued outputs, but {_fun_name(fun)} "
+                            f"returned {aval.str_short()}. For holomorphic differentiation, "
+                            f"pass holomorphic=True; for a non-holomorphic function with "
+                            f"complex outputs, use vjp directly.")
         g = f_vjp(Array._from_host(np.ones((), aval.dtype), aval.strip_weak_type()))
         g = g[0] if single else tuple(g[idx.index(i)] for i in requested)
         if has_aux:
@@ -674,12 +747,13 @@ def value_and_grad(fun, argnums=0, has_aux=False):
     return value_and_grad_fun
 
 
-def grad(fun, argnums=0, has_aux=False):
-    """The gradient of scalar-valued ``fun`` with respect to argument(s) ``argnums``.
+def grad(fun, argnums=0, has_aux=False, holomorphic=False):
+    """The gradient of scalar-valued ``fun`` with respect to argument(s) ``argnums``
+    (``holomorphic=True``: the complex derivative of a holomorphic ``fun``).
 
     In-place updates of the differentiated arguments are written back to the caller's
     arrays, as in ``value_and_grad``."""
-    vg = value_and_grad(fun, argnums, has_aux)
+    vg = value_and_grad(fun, argnums, has_aux, holomorphic)
 
     @api_boundary
     @functools.wraps(fun, updated=())
@@ -807,6 +881,57 @@ def make_jaxpr(fun, static_argnums=()):
 def devices():
     """The devices minijax can run on (the CPU client's devices)."""
     return xla_bridge.devices()
+
+
+def local_devices():
+    """The devices of this process (minijax runs in one process: all of them)."""
+    return xla_bridge.devices()
+
+
+def device_count():
+    """The number of devices."""
+    return len(xla_bridge.devices())
+
+
+local_device_count = device_count
+
+
+def default_backend():
+    """The platform name of the default device (``"cpu"``)."""
+    return xla_bridge.default_device().platform
+
+
+def process_count():
+    """The number of processes of the computation (minijax runs in one)."""
+    return 1
+
+
+def process_index():
+    """This process's index among ``process_count()`` processes."""
+    return 0
+
+
+def process_indices():
+    """The indices of all processes."""
+    return list(range(process_count()))
+
+
+def print_environment_info(return_string=False):
+    """Print (or return) the versions of minijax, jaxlib, NumPy and Python, and the
+    platform and devices, for bug reports."""
+    from . import __version__   # deferred: the package imports this module
+    devs = xla_bridge.devices()
+    text = (f"minijax:    {__version__}\n"
+            f"jaxlib:     {xla_bridge.jaxlib_version}\n"
+            f"numpy:      {np.__version__}\n"
+            f"python:     {sys.version.replace(chr(10), ' ')}\n"
+            f"device info: {default_backend()}-{len(devs)}, {len(devs)} local devices\n"
+            f"process_count: {process_count()}\n"
+            f"platform: {platform.uname()}\n")
+    if return_string:
+        return text
+    print(text, end="")
+    return None
 
 
 def device_put(x, device=None):

@@ -22,6 +22,7 @@ from .util import NamedCallable, merge_lists, partition_list
 
 remat_p = Primitive("remat", multiple_results=True)
 optimization_barrier_p = Primitive("optimization_barrier", multiple_results=True)
+name_p = Primitive("name")
 
 
 # ---------------------------------------------------------------- optimization barrier
@@ -48,7 +49,56 @@ optimization_barrier_p.lower = lambda ctx, *args: list(
     hlo.OptimizationBarrierOp(list(args)).results)
 
 
+# ---------------------------------------------------------------- checkpoint_name
+#
+# The identity, recorded as an equation with a ``name`` parameter, so a policy can
+# choose to save the value by its name.
+
+name_p.impl = lambda x, *, name: [x]
+name_p.abstract_eval = lambda aval, *, name: [aval]
+ad.deflinear(name_p, lambda cts, x, *, name: cts)
+name_p.batch = lambda axis_size, args, dims, *, name: ([name_p.bind(args[0], name=name)],
+                                                       list(dims))
+name_p.lower = lambda ctx, x, *, name: [x]
+
+
+def checkpoint_name(x, name):
+    """``x`` (any pytree), with each leaf named ``name`` for ``checkpoint`` policies such
+    as ``checkpoint_policies.save_only_these_names``."""
+    if not isinstance(name, str):
+        raise TypeError(f"checkpoint_name: name must be a str, got {type(name).__name__}")
+    return tree_util.tree_map(lambda leaf: name_p.bind(leaf, name=name), x)
+
+
 # ---------------------------------------------------------------- policies
+
+class _NamePolicy:
+    """Save the values named by ``checkpoint_name`` that ``keep(name)`` accepts (and, with
+    ``others``, every unnamed value too); equal policies compare equal, so a
+    checkpointed function is not re-traced for a new but identical policy."""
+
+    __slots__ = ("kind", "names", "others")
+
+    def __init__(self, kind, names, others=False):
+        for n in names:
+            if not isinstance(n, str):
+                raise TypeError(f"checkpoint_policies.{kind}: names must be str, got {n!r}")
+        self.kind, self.names, self.others = kind, frozenset(names), others
+
+    def __call__(self, prim, *avals, **params):
+        if prim is not name_p:
+            return self.others
+        return (params["name"] in self.names) == (self.kind == "save_only_these_names")
+
+    def __eq__(self, other):
+        return (type(other) is _NamePolicy and (self.kind, self.names, self.others)
+                == (other.kind, other.names, other.others))
+
+    def __hash__(self):
+        return hash((self.kind, self.names, self.others))
+
+    def __repr__(self):
+        return f"{self.kind}({', '.join(map(repr, sorted(self.names)))})"
 
 class checkpoint_policies:  # noqa: N801  (JAX's name)
     """Which intermediates a checkpointed function may save for the backward pass.
@@ -77,6 +127,34 @@ class checkpoint_policies:  # noqa: N801  (JAX's name)
             return False
         (_, _), (lhs_batch, _) = params["dimension_numbers"]
         return not lhs_batch
+
+    checkpoint_dots_with_no_batch_dims = dots_with_no_batch_dims_saveable
+
+    @staticmethod
+    def save_only_these_names(*names):
+        """Save only the values named (``checkpoint_name``) with one of ``names``."""
+        return _NamePolicy("save_only_these_names", names)
+
+    @staticmethod
+    def save_any_names_but_these(*names):
+        """Save every named value except those named with one of ``names``."""
+        return _NamePolicy("save_any_names_but_these", names)
+
+    @staticmethod
+    def save_anything_except_these_names(*names):
+        """Save every value except those named with one of ``names``."""
+        return _NamePolicy("save_anything_except_these_names", names, others=True)
+
+    @staticmethod
+    def save_from_both_policies(policy_1, policy_2):
+        """Save a value when either policy would."""
+        def policy(prim, *avals, **params):
+            out1, out2 = policy_1(prim, *avals, **params), policy_2(prim, *avals, **params)
+            if not (isinstance(out1, bool) and isinstance(out2, bool)):
+                raise ValueError(f"save_from_both_policies: policies must return booleans, "
+                                 f"got {out1!r} and {out2!r}")
+            return out1 or out2
+        return policy
 
 
 # ---------------------------------------------------------------- the primitive's rules
@@ -264,3 +342,67 @@ def checkpoint(fun=None, *, prevent_cse=True, policy=None, static_argnums=()):
 
 
 remat = checkpoint
+
+
+# ---------------------------------------------------------------- saved residuals
+
+def saved_residuals(fun, *args, **kwargs):
+    """What reverse-mode differentiation of ``fun`` at ``args`` keeps for the backward
+    pass: a list of ``(aval, description)``, one per residual (an argument, a constant,
+    a named value or the output of a primitive)."""
+    leaves, in_tree = tree_util.tree_flatten((args, kwargs))
+    avals = [_check_leaf(x, "saved_residuals argument") for x in leaves]
+    names = _arg_names(fun, args, kwargs)
+    flat_fun, _ = _flatten_fun(fun, in_tree)
+    jaxpr, consts = pe.trace_to_jaxpr(flat_fun, avals, _debug_info("saved_residuals", fun))
+    n_consts = len(consts)
+    nonzeros = (False,) * n_consts + (True,) * len(avals)
+    jvp, jvp_consts, _ = ad.jvp_jaxpr_nonzeros(jaxpr, nonzeros, (True,) * len(jaxpr.outs))
+    n_known = len(jvp_consts) + n_consts + len(avals)
+    unknowns = [False] * n_known + [True] * (len(jvp.in_binders) - n_known)
+    known, _, _, num_res = pe.partial_eval_jaxpr(jvp, unknowns)
+    residuals = known.outs[len(known.outs) - num_res:]
+    binders = {v: i for i, v in enumerate(known.in_binders)}
+    first_arg = len(jvp_consts) + n_consts
+    out = []
+    for v in residuals:
+        i = binders.get(v)
+        if i is None:
+            out.append((v.aval, _produced_by(v, known.eqns)))
+        elif i < first_arg:
+            out.append((v.aval, "from a constant"))
+        else:
+            out.append((v.aval, f"from the argument {names[i - first_arg]}"))
+    return out
+
+
+def _produced_by(var, eqns):
+    for eqn in eqns:
+        if var in eqn.out_binders:
+            if eqn.primitive is name_p:
+                return f"named '{eqn.params['name']}'"
+            if eqn.primitive is remat_p:   # a value the checkpoint's policy saved
+                inner = eqn.params["jaxpr"]
+                return _produced_by(inner.outs[eqn.out_binders.index(var)], inner.eqns)
+            if eqn.primitive.name == "jit":
+                return f"output of jitted function '{eqn.params['name']}'"
+            return f"output of {eqn.primitive.name}"
+    return "from an argument of a checkpointed function"
+
+
+def _arg_names(fun, args, kwargs):
+    """A name per flattened argument leaf: ``x``, ``x[0]``, ``params['w']``."""
+    n = tree_util.tree_structure((args, kwargs)).num_leaves
+    try:
+        pairs = list(inspect.signature(fun).bind(*args, **kwargs).arguments.items())
+    except (TypeError, ValueError):
+        return [f"at flattened index {i}" for i in range(n)]
+    names = [name + tree_util.keystr(path) for name, value in pairs
+             for path, _ in tree_util.tree_flatten_with_path(value)[0]]
+    return names if len(names) == n else [f"at flattened index {i}" for i in range(n)]
+
+
+def print_saved_residuals(fun, *args, **kwargs):
+    """Print ``saved_residuals(fun, *args, **kwargs)``, one residual a line."""
+    for aval, src in saved_residuals(fun, *args, **kwargs):
+        print(f"{aval.str_short()} {src}")

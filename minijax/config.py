@@ -28,6 +28,7 @@ of the expected form is ignored with a RuntimeWarning naming it, and the default
   leaving a transformation show only the user's frames; ``"off"`` shows minijax's too.
 """
 
+import contextlib
 import os
 import warnings
 
@@ -128,3 +129,17 @@ class Config:
 
 
 config = Config()
+
+
+@contextlib.contextmanager
+def enable_x64(new_val=True):
+    """Within the context, ``config.enable_x64`` is ``new_val``: 64-bit (NumPy's) or
+    32-bit (JAX's) default dtypes (as ``jax.enable_x64``)."""
+    if not isinstance(new_val, bool):
+        raise TypeError(f"enable_x64: new_val must be a bool, got {new_val!r}")
+    prev = config.enable_x64
+    config.update("enable_x64", new_val)
+    try:
+        yield
+    finally:
+        config.update("enable_x64", prev)

@@ -15,16 +15,18 @@ import inspect
 import numpy as np
 
 from . import dtypes, tree_util
-from .core import Primitive, eval_jaxpr, get_aval
+from .core import Primitive, Tracer, eval_jaxpr, find_top_trace, full_lower, full_raise, get_aval
 from .core.avals import same_type
+from .core.trace import new_value_main, run_rule
 from .core.trace import state as trace_state
 from .errors import CustomRuleError
 from .interpreters import ad, batching, partial_eval as pe
 from .interpreters.lowering import jaxpr_subcomp
 from .lax.elementwise import convert_element_type
+from .runtime.array import Array
 from .util import NamedCallable, split_half, split_list
 
-__all__ = ["custom_jvp", "custom_vjp", "SymbolicZero", "closure_convert",
+__all__ = ["custom_jvp", "custom_vjp", "custom_gradient", "SymbolicZero", "closure_convert",
            "custom_jvp_call_p", "custom_vjp_call_p", "custom_lin_p"]
 
 
@@ -92,15 +94,75 @@ def _no_transformation():
     return len(trace_state.stack) == 1
 
 
+def _where_to_run(diff_leaves, static_leaves):
+    """Where a custom-derivative call runs, decided as JAX does: from the innermost
+    transformation down, a differentiation level whose values all pass through unchanged
+    (zero tangents, known partial values) is skipped with its values lowered; a JVP
+    level with a nonzero tangent runs the user's rule on the primal values (concrete
+    when the primals are); a staging level (jit, make_jaxpr, control-flow bodies), a
+    vmap level or an unknown partial value stages the function into a jaxpr; below
+    every level the function is called on the values themselves.
+
+    Returns ``(kind, main, leaves)``: kind ``"eager"``, ``"jvp"`` or ``"stage"``."""
+    tracers = [x for x in (*diff_leaves, *static_leaves) if isinstance(x, Tracer)]
+    find_top_trace(tracers)   # raises for a tracer that escaped its transformation
+    start = max([new_value_main().level] + [x._trace.main.level for x in tracers])
+    leaves = list(diff_leaves)
+    for level in range(start, 0, -1):
+        main = trace_state.stack[level]
+        trace = main.trace
+        # A vmap level stages even when the arguments are not batched: the function may
+        # close over batched values, which a lower level cannot hold.
+        if not isinstance(trace, (ad.JVPTrace, pe.PartialEvalTrace)):
+            return "stage", main, leaves
+        if any(x._trace.main is main for x in static_leaves if isinstance(x, Tracer)):
+            return "stage", main, leaves
+        mine = [isinstance(x, Tracer) and x._trace.main is main for x in leaves]
+        if not any(mine):
+            continue
+        if isinstance(trace, ad.JVPTrace):
+            if any(type(x.tangent) is not ad.Zero for x, m in zip(leaves, mine) if m):
+                return "jvp", main, leaves
+            leaves = [x.primal if m else x for x, m in zip(leaves, mine)]
+        else:
+            if not all(x.pval.is_known for x, m in zip(leaves, mine) if m):
+                return "stage", main, leaves
+            leaves = [x.pval.const if m else x for x, m in zip(leaves, mine)]
+        leaves = [_as_array(full_lower(x)) if m else x for x, m in zip(leaves, mine)]
+    return "eager", None, leaves
+
+
+def _as_array(x):
+    """A value lowered out of a tracer: a Python scalar one becomes a (weak) 0-d Array, so
+    a rule sees arrays (``x.shape``, ``x.dtype``) as it does under a staging trace."""
+    if isinstance(x, (bool, int, float, complex)):
+        aval = get_aval(x)
+        return Array._from_host(np.asarray(x, aval.dtype), aval)
+    return x
+
+
+def _closure_error(fun, kind, aval):
+    return CustomRuleError(
+        f"a {kind} function `{_name(fun)}` closes over a value that is being "
+        f"differentiated ({aval.str_short()}); its rule only says how to "
+        f"differentiate with respect to the explicit arguments. Pass the value as an "
+        f"argument, or use minijax.closure_convert to make closed-over values explicit.")
+
+
+def _check_no_closure(outs, level, fun, kind):
+    """Outputs computed below the JVP levels above ``level`` must not carry those levels'
+    tangents: that happens only when the function closes over a differentiated value."""
+    for o in outs:
+        if (isinstance(o, ad.JVPTracer) and o._trace.main.level > level
+                and type(o.tangent) is not ad.Zero):
+            raise _closure_error(fun, kind, o.aval)
+
+
 def _check_closed_over(consts, tangents, fun, kind):
     for c, t in zip(consts, tangents):
         # integer and boolean values (a PRNG key's bits) have no derivative to lose
         if type(t) is not ad.Zero and dtypes.issubdtype(get_aval(c).dtype, np.inexact):
-            raise CustomRuleError(
-                f"a {kind} function `{_name(fun)}` closes over a value that is being "
-                f"differentiated ({get_aval(c).str_short()}); its rule only says how to "
-                f"differentiate with respect to the explicit arguments. Pass the value as an "
-                f"argument, or use minijax.closure_convert to make closed-over values explicit.")
+            raise _closure_error(fun, kind, get_aval(c))
 
 
 def _match_tangent(t, primal_aval, fun):
@@ -300,30 +362,26 @@ class custom_jvp:  # noqa: N801  (JAX's name)
         args = _resolve_args(self.fun, args, kwargs)
         if _no_transformation():
             return self.fun(*args)
+        n = len(args)
+        nondiff = _normalize_argnums(self.nondiff_argnums, n, "nondiff_argnums")
+        static_args, diff_args = _split_nondiff(args, nondiff)
+        leaves, in_tree = tree_util.tree_flatten(tuple(diff_args))
+        kind, main, low = _where_to_run(leaves, tree_util.tree_leaves(static_args))
+        if kind == "eager":
+            out = self.fun(*_merge(nondiff, iter(static_args),
+                                   iter(tree_util.tree_unflatten(in_tree, low)), n))
+            _check_no_closure(tree_util.tree_leaves(out), 0, self.fun, "custom_jvp")
+            return out
+        if kind == "jvp":
+            return self._jvp_at(main, static_args, low, in_tree)
         (nondiff, static_args, diff_args, leaves, in_tree, n, jaxpr, consts,
          out_tree) = _trace_primal(self.fun, self.nondiff_argnums, args, "custom_jvp")
         out_avals = jaxpr.out_avals
         rule, fun, symbolic = self.jvp, self.fun, self.symbolic_zeros
 
         def flat_jvp(primals, tangents):
-            if symbolic:
-                tangents = [SymbolicZero(t.aval) if type(t) is ad.Zero else t for t in tangents]
-            else:
-                tangents = [ad.instantiate(t) for t in tangents]
-            p_args = tree_util.tree_unflatten(in_tree, primals)
-            t_args = tree_util.tree_unflatten(in_tree, tangents)
-            res = rule(*static_args, tuple(p_args), tuple(t_args))
-            if not isinstance(res, (tuple, list)) or len(res) != 2:
-                raise CustomRuleError(f"the custom JVP rule of `{_name(fun)}` must return a "
-                                      f"pair (primal_out, tangent_out)")
-            p_out, p_tree = tree_util.tree_flatten(res[0])
-            t_out, t_tree = tree_util.tree_flatten(
-                res[1], is_leaf=lambda x: isinstance(x, SymbolicZero) or x is None)
-            if p_tree != out_tree or len(t_out) != len(p_out):
-                raise CustomRuleError(
-                    f"the custom JVP rule of `{_name(fun)}` returned a primal output of "
-                    f"structure {p_tree} and a tangent of structure {t_tree}; both must have "
-                    f"the structure of the function's output, {out_tree}")
+            p_out, t_out, p_tree = _run_jvp_rule(rule, fun, symbolic, static_args, in_tree,
+                                                 primals, tangents, out_tree)
             for p, a in zip(p_out, out_avals):
                 if not same_type(get_aval(p), a):
                     raise CustomRuleError(
@@ -335,6 +393,51 @@ class custom_jvp:  # noqa: N801  (JAX's name)
                                       jvp=NamedCallable(flat_jvp, _name(rule)),
                                       num_consts=len(consts), symbolic_zeros=symbolic)
         return tree_util.tree_unflatten(out_tree, outs)
+
+    def _jvp_at(self, main, static_args, leaves, in_tree):
+        """The rule run on the primal values below JVP level ``main`` (JAX's
+        ``process_custom_jvp_call``): the primal function is not traced."""
+        trace = main.trace
+        tracers = [full_raise(trace, x) for x in leaves]
+        primals = [_as_array(t.primal) for t in tracers]
+        tangents = [t.tangent for t in tracers]
+        fun = self.fun
+
+        def rule(primals, tangents):
+            p_out, t_out, p_tree = _run_jvp_rule(self.jvp, fun, self.symbolic_zeros,
+                                                 static_args, in_tree, primals, tangents)
+            t_out = [_match_tangent(t, get_aval(p), fun) for t, p in zip(t_out, p_out)]
+            return p_out, t_out, p_tree
+        p_out, t_out, p_tree = run_rule(main, rule, primals, tangents)
+        _check_no_closure([*p_out, *t_out], main.level - 1, fun, "custom_jvp")
+        outs = [full_lower(ad.JVPTracer(trace, p, t)) for p, t in zip(p_out, t_out)]
+        return tree_util.tree_unflatten(p_tree, outs)
+
+
+def _run_jvp_rule(rule, fun, symbolic, static_args, in_tree, primals, tangents,
+                  out_tree=None):
+    """Call a ``custom_jvp`` rule on flat primals and tangents; returns the flat primal
+    and tangent outputs and the output tree, checked against ``out_tree`` if given."""
+    if symbolic:
+        tangents = [SymbolicZero(t.aval) if type(t) is ad.Zero else t for t in tangents]
+    else:
+        tangents = [ad.instantiate(t) for t in tangents]
+    p_args = tree_util.tree_unflatten(in_tree, primals)
+    t_args = tree_util.tree_unflatten(in_tree, tangents)
+    res = rule(*static_args, tuple(p_args), tuple(t_args))
+    if not isinstance(res, (tuple, list)) or len(res) != 2:
+        raise CustomRuleError(f"the custom JVP rule of `{_name(fun)}` must return a "
+                              f"pair (primal_out, tangent_out)")
+    p_out, p_tree = tree_util.tree_flatten(res[0])
+    t_out, t_tree = tree_util.tree_flatten(
+        res[1], is_leaf=lambda x: isinstance(x, SymbolicZero) or x is None)
+    expect = p_tree if out_tree is None else out_tree
+    if p_tree != expect or len(t_out) != len(p_out):
+        raise CustomRuleError(
+            f"the custom JVP rule of `{_name(fun)}` returned a primal output of "
+            f"structure {p_tree} and a tangent of structure {t_tree}; both must have "
+            f"the structure of the function's output, {expect}")
+    return p_out, t_out, p_tree
 
 
 # ---------------------------------------------------------------- custom_vjp
@@ -456,9 +559,53 @@ class custom_vjp:  # noqa: N801  (JAX's name)
         args = _resolve_args(self.fun, args, kwargs)
         if _no_transformation():
             return self.fun(*args)
+        n = len(args)
+        nondiff = _normalize_argnums(self.nondiff_argnums, n, "nondiff_argnums")
+        static_args, diff_args = _split_nondiff(args, nondiff)
+        leaves, in_tree = tree_util.tree_flatten(tuple(diff_args))
+        kind, main, low = _where_to_run(leaves, tree_util.tree_leaves(static_args))
+        if kind == "eager":
+            out = self.fun(*_merge(nondiff, iter(static_args),
+                                   iter(tree_util.tree_unflatten(in_tree, low)), n))
+            _check_no_closure(tree_util.tree_leaves(out), 0, self.fun, "custom_vjp")
+            return out
+        if kind == "jvp":
+            return self._jvp_at(main, nondiff, static_args, diff_args, low, in_tree, n)
         (nondiff, static_args, diff_args, leaves, in_tree, n, jaxpr, consts,
          out_tree) = _trace_primal(self.fun, self.nondiff_argnums, args, "custom_vjp")
-        out_avals = jaxpr.out_avals
+        flat_fwd = self._flat_fwd(nondiff, static_args, diff_args, leaves, in_tree, n,
+                                  out_tree, jaxpr.out_avals)
+        outs = custom_vjp_call_p.bind(*consts, *leaves, call_jaxpr=jaxpr,
+                                      fwd=NamedCallable(lambda *p: flat_fwd(*p)[:3],
+                                                        _name(self.fwd)),
+                                      num_consts=len(consts))
+        return tree_util.tree_unflatten(out_tree, outs)
+
+    def _jvp_at(self, main, nondiff, static_args, diff_args, leaves, in_tree, n):
+        """``fwd`` run on the primal values below JVP level ``main`` (JAX's
+        ``process_custom_vjp_call``): the primal function is not traced, and ``bwd``
+        runs on the residuals when the derivative is transposed."""
+        trace = main.trace
+        tracers = [full_raise(trace, x) for x in leaves]
+        primals = [_as_array(t.primal) for t in tracers]
+        tangents = [t.tangent for t in tracers]
+        flat_fwd = self._flat_fwd(nondiff, static_args, diff_args, primals, in_tree, n)
+
+        def rule(primals, tangents):
+            outs, res, bwd, out_tree = flat_fwd(*primals)
+            out_tans = tuple(ad.tangent_aval(get_aval(o)) for o in outs)
+            t_out = custom_lin_p.bind(*res, *[ad.instantiate(t) for t in tangents],
+                                      num_res=len(res), bwd=bwd, out_avals=out_tans)
+            return outs, t_out, out_tree
+        outs, t_out, out_tree = run_rule(main, rule, primals, tangents)
+        _check_no_closure(outs, main.level - 1, self.fun, "custom_vjp")
+        outs = [full_lower(ad.JVPTracer(trace, p, t)) for p, t in zip(outs, t_out)]
+        return tree_util.tree_unflatten(out_tree, outs)
+
+    def _flat_fwd(self, nondiff, static_args, diff_args, leaves, in_tree, n, out_tree=None,
+                  out_avals=None):
+        """``fwd`` on flat primals: ``(outputs, residuals, bwd, output tree)``, checked
+        against the function's ``out_tree`` and ``out_avals`` when it was traced."""
         in_avals = [get_aval(x) for x in leaves]
         fwd_user, bwd_user, fun = self.fwd, self.bwd, self.fun
 
@@ -471,20 +618,20 @@ class custom_vjp:  # noqa: N801  (JAX's name)
                                       f"return a pair (output, residuals)")
             out, res = res_pair
             out_flat, tree = tree_util.tree_flatten(out)
-            if tree != out_tree:
+            if out_tree is not None and tree != out_tree:
                 raise CustomRuleError(f"the fwd function of custom_vjp `{_name(fun)}` returned "
                                       f"an output of structure {tree}; the function returns "
                                       f"{out_tree}")
-            for o, a in zip(out_flat, out_avals):
+            for o, a in zip(out_flat, out_avals or ()):
                 if not same_type(get_aval(o), a):
                     raise CustomRuleError(
                         f"the fwd function of custom_vjp `{_name(fun)}` returned an output of "
                         f"type {get_aval(o).str_short()} where the function returns "
                         f"{a.str_short()}")
             res_flat, res_tree = tree_util.tree_flatten(res)
-            return out_flat, res_flat, _make_bwd(res_tree)
+            return out_flat, res_flat, _make_bwd(res_tree, tree), tree
 
-        def _make_bwd(res_tree):
+        def _make_bwd(res_tree, out_tree):
             def flat_bwd(res, cts):
                 ct = tree_util.tree_unflatten(out_tree, cts)
                 cts_in = bwd_user(*static_args, tree_util.tree_unflatten(res_tree, res), ct)
@@ -516,10 +663,60 @@ class custom_vjp:  # noqa: N801  (JAX's name)
                         out.append(_match_tangent(c, a, fun))
                 return out
             return flat_bwd
-        outs = custom_vjp_call_p.bind(*consts, *leaves, call_jaxpr=jaxpr,
-                                      fwd=NamedCallable(flat_fwd, _name(fwd_user)),
-                                      num_consts=len(consts))
-        return tree_util.tree_unflatten(out_tree, outs)
+        return flat_fwd
+
+
+class _GradientResiduals:
+    """``custom_gradient``'s backward function, closure-converted: its jaxpr and output
+    tree (static) and the values it closes over (the residuals, pytree children)."""
+
+    __slots__ = ("jaxpr", "out_tree", "consts")
+
+    def __init__(self, jaxpr, out_tree, consts):
+        self.jaxpr, self.out_tree, self.consts = jaxpr, out_tree, list(consts)
+
+
+tree_util.register_pytree_node(
+    _GradientResiduals, lambda r: (r.consts, (r.jaxpr, r.out_tree)),
+    lambda aux, consts: _GradientResiduals(aux[0], aux[1], consts))
+
+
+def custom_gradient(fun):
+    """A function with its gradient given alongside its value (TensorFlow's style):
+    ``fun(*args) -> (out, vjp)`` with ``vjp(out_cotangent)`` returning one cotangent per
+    argument (a tuple; a single one may be returned bare). ``vjp`` may close over values
+    of the forward computation; it is traced once on abstract cotangents."""
+    @functools.wraps(fun)
+    def value_only(*args):
+        return fun(*args)[0]
+
+    def fwd(*args):
+        res_pair = fun(*args)
+        if not isinstance(res_pair, (tuple, list)) or len(res_pair) != 2:
+            raise CustomRuleError(f"custom_gradient function `{_name(fun)}` must return a "
+                                  f"pair (output, vjp function)")
+        ans, rule = res_pair
+        ans_flat, ans_tree = tree_util.tree_flatten(ans)
+        trees = []
+
+        def flat_rule(*cts):
+            out_leaves, out_tree = tree_util.tree_flatten(
+                rule(tree_util.tree_unflatten(ans_tree, cts)))
+            trees.append(out_tree)
+            return out_leaves
+        jaxpr, consts = pe.trace_to_jaxpr(
+            flat_rule, [ad.tangent_aval(get_aval(a)) for a in ans_flat],
+            debug_info=f"the vjp function of custom_gradient `{_name(fun)}`")
+        return ans, _GradientResiduals(jaxpr, trees[0], consts)
+
+    def bwd(res, ct):
+        outs = eval_jaxpr(res.jaxpr, [*res.consts, *tree_util.tree_leaves(ct)])
+        cts = tree_util.tree_unflatten(res.out_tree, outs)
+        return (cts,) if tree_util.treedef_is_leaf(res.out_tree) else cts
+
+    wrapped = custom_vjp(value_only)
+    wrapped.defvjp(fwd, bwd)
+    return wrapped
 
 
 def closure_convert(fun, *example_args):

@@ -46,6 +46,18 @@ class ShapeMismatchError(ValueError, TypeError):
     a ``ValueError`` as in NumPy and a ``TypeError`` as in JAX."""
 
 
+class PyTreeStructureError(ValueError, TypeError):
+    """A pytree does not have the structure an operation needs (a ``vjp`` cotangent,
+    ``jvp`` tangents, ``tree_transpose``'s input): JAX raises ``ValueError`` for some of
+    these and ``TypeError`` for others, so this is both."""
+
+
+class ArgumentMismatchError(ValueError, TypeError):
+    """Arguments that do not fit a transformation (``argnums`` beyond the arguments
+    passed, an unhashable static argument, a tangent of another dtype than its primal):
+    a ``ValueError`` or ``TypeError`` in JAX depending on the case, so this is both."""
+
+
 class HiddenStateInTransformationError(MinijaxTypeError):
     """A stateful host function (``minijax.numpy.random``) was called inside a
     transformation, where its hidden state would be frozen into the trace."""

@@ -9,6 +9,8 @@ import dataclasses
 import functools
 from typing import Callable, NamedTuple
 
+from .errors import PyTreeStructureError
+
 
 class _NodeType(NamedTuple):
     name: str
@@ -120,6 +122,10 @@ class PyTreeDef:
 
     def unflatten(self, leaves):
         return tree_unflatten(self, leaves)
+
+    def flatten_up_to(self, tree):
+        """The subtrees of ``tree`` at this structure's leaves (see ``flatten_up_to``)."""
+        return flatten_up_to(self, tree)
 
 
 _LEAF = PyTreeDef(None, None, ())
@@ -315,13 +321,16 @@ def tree_all(tree, is_leaf=None):
 def tree_transpose(outer_treedef, inner_treedef, pytree_to_transpose):
     """Turn a tree of structure outer-of-inner into one of inner-of-outer
     (``inner_treedef=None`` takes the inner structure from the first subtree)."""
-    subtrees = flatten_up_to(outer_treedef, pytree_to_transpose)
-    if inner_treedef is None:
-        if not subtrees:
-            raise ValueError("tree_transpose cannot infer the inner structure of an "
-                             "outer tree with no leaves; pass inner_treedef")
-        inner_treedef = tree_structure(subtrees[0])
-    rows = [flatten_up_to(inner_treedef, s) for s in subtrees]
+    try:
+        subtrees = flatten_up_to(outer_treedef, pytree_to_transpose)
+        if inner_treedef is None:
+            if not subtrees:
+                raise ValueError("tree_transpose cannot infer the inner structure of an "
+                                 "outer tree with no leaves; pass inner_treedef")
+            inner_treedef = tree_structure(subtrees[0])
+        rows = [flatten_up_to(inner_treedef, s) for s in subtrees]
+    except ValueError as e:   # JAX raises TypeError here
+        raise PyTreeStructureError(f"tree_transpose: {e}") from None
     columns = [tree_unflatten(outer_treedef, col) for col in zip(*rows)] if rows else \
         [tree_unflatten(outer_treedef, []) for _ in range(inner_treedef.num_leaves)]
     return tree_unflatten(inner_treedef, columns)

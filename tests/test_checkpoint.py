@@ -2,13 +2,23 @@
 jaxpr), policies choose what is saved, and values match the unchecked function under
 jit, vmap, scan and grad of grad."""
 
+import contextlib
+import io
+import re
+
+import jax
+import jax.ad_checkpoint
+import jax.numpy as jnp
 import numpy as onp
 import pytest
 
 import minijax
+import minijax.ad_checkpoint
 import minijax.numpy as np
 from minijax import checkpoint, checkpoint_policies, grad, jit, lax, make_jaxpr, remat, vmap
+from minijax.checkpoint import name_p
 from minijax.core import ClosedJaxpr, Jaxpr
+from minijax.tree_util import tree_leaves
 from minijax.test_util import check_grads
 
 
@@ -127,3 +137,57 @@ def test_prevent_cse_puts_an_optimization_barrier_before_the_recomputation():
     from minijax.checkpoint import optimization_barrier_p
     check_grads(lambda v: optimization_barrier_p.bind(v * 2.0)[0] ** 2, (0.3,), order=2)
     onp.testing.assert_allclose(vmap(lambda v: optimization_barrier_p.bind(v)[0])(x), x)
+
+
+# ---------------------------------------------------------------- names (jax.ad_checkpoint)
+
+def _named_program(jx, jnp, ckpt):
+    def f(x, w):
+        a = ckpt.checkpoint_name(jnp.sin(x * w), "a")
+        b = ckpt.checkpoint_name(jnp.cos(a) * x, "b")
+        return jnp.sum(jnp.tanh(b) * a)
+    pol = jx.checkpoint_policies
+    x, w = jnp.arange(1.0, 4.0), jnp.array(0.5)
+    grads, listings = [], []
+    for p in [pol.save_only_these_names("a"), pol.save_any_names_but_these("a"),
+              pol.save_only_these_names("a", "b"), pol.save_any_names_but_these()]:
+        g = jx.checkpoint(f, policy=p)
+        grads.append(jx.grad(g, argnums=(0, 1))(x, w))
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            ckpt.print_saved_residuals(g, x, w)
+        # JAX computes in float32 and adds the source line of each equation
+        listings.append(sorted(
+            re.sub(r" from (?!the argument|a constant).*$", "", line).replace("f32", "f64")
+            for line in out.getvalue().splitlines()))
+    grads.append(jx.jit(jx.vmap(jx.grad(f), in_axes=(0, None)))(jnp.ones((2, 3)), w))
+    return grads, listings
+
+
+def test_checkpoint_names_and_saved_residuals_as_jax():
+    want_g, want_l = _named_program(jax, jnp, jax.ad_checkpoint)
+    got_g, got_l = _named_program(minijax, np, minijax.ad_checkpoint)
+    assert got_l == want_l
+    assert ["f64[3] named 'a'"] == [s for s in got_l[0] if "named" in s]
+    for g, w in zip(got_g, want_g):
+        for a, b in zip(tree_leaves(g), tree_leaves(w)):
+            onp.testing.assert_allclose(a, b, rtol=2e-6)
+
+
+def test_checkpoint_name_is_the_identity_everywhere():
+    ck = minijax.ad_checkpoint
+    x = np.arange(3.0)
+    onp.testing.assert_array_equal(ck.checkpoint_name(x, "x"), x)
+    tree = ck.checkpoint_name({"a": x, "b": (x * 2,)}, "t")
+    onp.testing.assert_array_equal(tree["b"][0], x * 2)
+    onp.testing.assert_array_equal(minijax.jit(lambda v: ck.checkpoint_name(v, "v") * 2)(x),
+                                   x * 2)
+    onp.testing.assert_array_equal(minijax.vmap(lambda v: ck.checkpoint_name(v, "v") + 1)(x),
+                                   x + 1)
+    assert "name" in str(minijax.make_jaxpr(lambda v: ck.checkpoint_name(v, "v"))(x))
+    with pytest.raises(TypeError, match="name must be a str"):
+        ck.checkpoint_name(x, 3)
+    pol = minijax.checkpoint_policies
+    assert pol.save_only_these_names("a") == pol.save_only_these_names("a")
+    both = pol.save_from_both_policies(pol.dots_saveable, pol.save_only_these_names("a"))
+    assert both(name_p, name="a") and not both(name_p, name="b")

@@ -4,12 +4,16 @@ errors for missing rules, and JAX's jaxpr attribute names for custom interpreter
 import importlib.util
 import pathlib
 
+import jaxlib.mlir.dialects.stablehlo as jaxlib_stablehlo
 import numpy as onp
 import pytest
 
 import minijax
+import minijax.extend.mlir.dialects.stablehlo as stablehlo_module
 import minijax.numpy as np
 from minijax.extend import ad, batching, core, mlir
+from minijax.extend.mlir import dialects
+from minijax.extend.mlir.dialects import chlo, func, hlo, ir, stablehlo
 
 _EXAMPLE = pathlib.Path(__file__).parent.parent / "examples" / "multiply_add_primitive.py"
 _spec = importlib.util.spec_from_file_location("multiply_add_primitive", _EXAMPLE)
@@ -122,3 +126,29 @@ def test_custom_interpreter_with_jax_names():
     names = [e.primitive.name for e in closed.jaxpr.eqns]
     assert names[:2] == ["tanh", "exp"]
     assert all(isinstance(e.params, dict) for e in closed.jaxpr.eqns)
+
+
+def test_seed_lowering_with_jax_dialect_imports():
+    # seed 003's lowering rule, with `from jax._src.lib.mlir.dialects import hlo` /
+    # `jax.extend.mlir.dialects` replaced by minijax's package of the same layout
+    p = core.Primitive("multiply_add_seed")
+    p.def_impl(lambda x, y, z: onp.add(onp.multiply(x, y), z))
+
+    def abstract_eval(xs, ys, zs):
+        assert xs.shape == ys.shape == zs.shape
+        return core.ShapedArray(xs.shape, xs.dtype)
+    p.def_abstract_eval(abstract_eval)
+
+    def lowering(ctx, xc, yc, zc):
+        return [hlo.AddOp(hlo.MulOp(xc, yc), zc).result]
+    mlir.register_lowering(p, lowering, platform="cpu")
+    sq = lambda a, b: p.bind(a, a, b)   # noqa: E731
+    assert float(minijax.jit(sq)(2.0, 10.0)) == 14.0
+    assert float(minijax.jit(sq, static_argnums=1)(2.0, 10.0)) == 14.0
+    # the same objects as jaxlib's bindings, which minijax's own lowering uses
+    assert stablehlo.AddOp is hlo.AddOp is jaxlib_stablehlo.AddOp
+    assert stablehlo_module.MulOp is jaxlib_stablehlo.MulOp
+    assert func.FuncOp.__module__.startswith("jaxlib.mlir")
+    assert chlo.ErfInvOp is not None and ir.RankedTensorType is not None
+    assert set(dialects.__all__) >= {"stablehlo", "hlo", "chlo", "func", "ir"}
+    assert mlir.dialects is dialects and mlir.hlo.AddOp is hlo.AddOp

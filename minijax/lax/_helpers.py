@@ -8,6 +8,7 @@ lowering; JVP and transpose rules are added next to the definition.
 import numpy as np
 
 from .. import _checks, dtypes
+from ..errors import ShapeMismatchError
 from ..core import Primitive, get_aval
 from ..core.avals import ShapedArray
 from ..interpreters import batching
@@ -42,7 +43,7 @@ def check_same(name, avals, allow_scalars=False):
                             f"lax.convert_element_type (minijax.numpy functions promote)")
     shapes = {a.shape for a in avals if not (allow_scalars and a.shape == ())}
     if len(shapes) > 1:
-        raise ValueError(f"lax.{name} requires operands of one shape"
+        raise ShapeMismatchError(f"lax.{name} requires operands of one shape"
                          f"{' (or rank 0)' if allow_scalars else ''}, got "
                          f"{', '.join(str(x.shape) for x in avals)}; lax does not "
                          f"broadcast (minijax.numpy functions do)")
@@ -107,6 +108,8 @@ def naryop(name, np_fn, hlo_op=None, kinds=NUMBER, result_dtype=None, nargs=2, s
     p.abstract_eval = abstract_eval
     p.lower = _lowering(name, hlo_op, lower)
     batching.defbroadcasting(p)
+    if scalars:
+        _TAKES_RANK0.add(p)
     return p
 
 
@@ -124,17 +127,61 @@ def as_operand(x, like=None):
     return x
 
 
-def scalar_operands(x, y):
-    """Coerce a Python scalar operand to the other operand's dtype and shape."""
-    x_scalar, y_scalar = dtypes.is_python_scalar(x), dtypes.is_python_scalar(y)
-    if x_scalar == y_scalar:
-        return x, y
-    from .shapes import broadcast_to_shape   # deferred: shapes imports _helpers
-    if x_scalar:
-        x = broadcast_to_shape(as_operand(x, y), get_aval(y).shape)
+# primitives built with ``scalars=True``: their rules take rank-0 operands as they are
+_TAKES_RANK0 = set()
+
+
+def _check_scalar_kind(name, scalar, like):
+    """A Python scalar operand takes the other operand's dtype, as in JAX, only when
+    that loses nothing of its kind: a float needs an inexact dtype, a complex a complex
+    one, an int (not a bool) needs a non-bool dtype."""
+    dtype = get_aval(like).dtype
+    if isinstance(scalar, complex):
+        ok = dtypes.is_complex(dtype)
+    elif isinstance(scalar, float):
+        ok = dtypes.is_inexact(dtype)
+    elif isinstance(scalar, bool):
+        ok = True
     else:
-        y = broadcast_to_shape(as_operand(y, x), get_aval(x).shape)
-    return x, y
+        ok = dtype != np.bool_
+    if not ok:
+        raise TypeError(f"lax.{name} requires arguments to have the same dtypes, got "
+                        f"{dtype.name} and a Python {type(scalar).__name__}; convert with "
+                        f"lax.convert_element_type (minijax.numpy functions promote)")
+
+
+def scalar_operands(x, y, prim=None):
+    """The operands of a binary ``lax`` operation, as JAX's ``lax`` takes them: a Python
+    scalar takes the other operand's dtype (weakly) and shape; a rank-0 array (a NumPy
+    scalar, a 0-d array) broadcasts to the other operand's shape, and so do size-1 axes
+    of operands of one rank. Dtypes are not promoted (``prim``'s rules check them)."""
+    name = prim.name if prim is not None else "binary operation"
+    x_scalar, y_scalar = dtypes.is_python_scalar(x), dtypes.is_python_scalar(y)
+    from .shapes import broadcast_in_dim, broadcast_to_shape   # deferred: shapes imports _helpers
+    if x_scalar != y_scalar:
+        if x_scalar:
+            _check_scalar_kind(name, x, y)
+            return broadcast_to_shape(as_operand(x, y), get_aval(y).shape), y
+        _check_scalar_kind(name, y, x)
+        return x, broadcast_to_shape(as_operand(y, x), get_aval(x).shape)
+    if x_scalar:
+        return x, y
+    sx, sy = get_aval(x).shape, get_aval(y).shape
+    if sx == sy or (prim in _TAKES_RANK0 and (sx == () or sy == ())):
+        return x, y
+    if sx and sy and len(sx) != len(sy):
+        raise ShapeMismatchError(f"lax.{name}: operands must have the same number of "
+                                 f"dimensions (or rank 0), got shapes {sx}, {sy}; lax "
+                                 f"broadcasts only rank-0 operands and size-1 axes")
+    if not sx or not sy:
+        shape = sx or sy
+    elif all(a == b or a == 1 or b == 1 for a, b in zip(sx, sy)):
+        shape = tuple(b if a == 1 else a for a, b in zip(sx, sy))
+    else:
+        return x, y   # the primitive's shape check names the mismatch
+    bx = x if sx == shape else broadcast_in_dim(x, shape, tuple(range(len(sx))))
+    by = y if sy == shape else broadcast_in_dim(y, shape, tuple(range(len(sy))))
+    return bx, by
 
 
 def constant(value, dtype, weak_type=False):

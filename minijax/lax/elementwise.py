@@ -218,31 +218,31 @@ min_p = binop("min", np.minimum, lowering.minimum, ANY, scalars=True)
 
 
 def add(x, y):
-    return add_p.bind(*scalar_operands(x, y))
+    return add_p.bind(*scalar_operands(x, y, add_p))
 
 
 def sub(x, y):
-    return sub_p.bind(*scalar_operands(x, y))
+    return sub_p.bind(*scalar_operands(x, y, sub_p))
 
 
 def mul(x, y):
-    return mul_p.bind(*scalar_operands(x, y))
+    return mul_p.bind(*scalar_operands(x, y, mul_p))
 
 
 def div(x, y):
-    return div_p.bind(*scalar_operands(x, y))
+    return div_p.bind(*scalar_operands(x, y, div_p))
 
 
 def pow(x, y):
-    return pow_p.bind(*scalar_operands(x, y))
+    return pow_p.bind(*scalar_operands(x, y, pow_p))
 
 
 def max(x, y):
-    return max_p.bind(*scalar_operands(x, y))
+    return max_p.bind(*scalar_operands(x, y, max_p))
 
 
 def min(x, y):
-    return min_p.bind(*scalar_operands(x, y))
+    return min_p.bind(*scalar_operands(x, y, min_p))
 
 
 def _add_transpose(cts, x, y):
@@ -355,7 +355,7 @@ rem_p = binop("rem", _rem, hlo.remainder, INT + FLOAT)
 
 def rem(x, y):
     """Elementwise remainder of ``x / y`` with the sign of ``x`` (C ``fmod``)."""
-    return rem_p.bind(*scalar_operands(x, y))
+    return rem_p.bind(*scalar_operands(x, y, rem_p))
 
 
 ad.defjvp(rem_p, lambda g, x, y: g,
@@ -471,7 +471,7 @@ ad.defjvp_zero(nextafter_p)
 
 def nextafter(x1, x2):
     """Elementwise next representable value after ``x1`` in the direction of ``x2``."""
-    return nextafter_p.bind(*scalar_operands(x1, x2))
+    return nextafter_p.bind(*scalar_operands(x1, x2, nextafter_p))
 
 
 # -------------------- comparison and selection
@@ -492,27 +492,27 @@ ge_p = _compare("ge", np.greater_equal, "GE")
 
 
 def eq(x, y):
-    return eq_p.bind(*scalar_operands(x, y))
+    return eq_p.bind(*scalar_operands(x, y, eq_p))
 
 
 def ne(x, y):
-    return ne_p.bind(*scalar_operands(x, y))
+    return ne_p.bind(*scalar_operands(x, y, ne_p))
 
 
 def lt(x, y):
-    return lt_p.bind(*scalar_operands(x, y))
+    return lt_p.bind(*scalar_operands(x, y, lt_p))
 
 
 def le(x, y):
-    return le_p.bind(*scalar_operands(x, y))
+    return le_p.bind(*scalar_operands(x, y, le_p))
 
 
 def gt(x, y):
-    return gt_p.bind(*scalar_operands(x, y))
+    return gt_p.bind(*scalar_operands(x, y, gt_p))
 
 
 def ge(x, y):
-    return ge_p.bind(*scalar_operands(x, y))
+    return ge_p.bind(*scalar_operands(x, y, ge_p))
 
 
 select_n_p = Primitive("select_n")
@@ -848,7 +848,7 @@ atan2_p = binop("atan2", _ignore_fp_errors(np.arctan2), hlo.atan2, FLOAT)
 
 def atan2(x, y):
     """Elementwise four-quadrant arctangent of ``x / y``."""
-    return atan2_p.bind(*scalar_operands(x, y))
+    return atan2_p.bind(*scalar_operands(x, y, atan2_p))
 
 
 ad.defjvp(atan2_p, lambda g, x, y: div(mul(g, y), add(mul(x, x), mul(y, y))),
@@ -1019,13 +1019,13 @@ polygamma_p = binop("polygamma", _via_float64_2(polygamma64), kinds=FLOAT, lower
 
 def zeta(x, q):
     """Elementwise Hurwitz zeta function ``sum_k (q + k) ** -x``."""
-    return zeta_p.bind(*scalar_operands(x, q))
+    return zeta_p.bind(*scalar_operands(x, q, zeta_p))
 
 
 def polygamma(m, x):
     """Elementwise ``m``-th derivative of the digamma function (``m`` a non-negative
     integer value of ``x``'s dtype)."""
-    return polygamma_p.bind(*scalar_operands(m, x))
+    return polygamma_p.bind(*scalar_operands(m, x, polygamma_p))
 
 
 def _not_differentiable(name, operand):
@@ -1081,17 +1081,17 @@ def bitwise_not(x):
 
 def bitwise_and(x, y):
     """Elementwise bitwise AND (logical AND for bool)."""
-    return and_p.bind(*scalar_operands(x, y))
+    return and_p.bind(*scalar_operands(x, y, and_p))
 
 
 def bitwise_or(x, y):
     """Elementwise bitwise OR (logical OR for bool)."""
-    return or_p.bind(*scalar_operands(x, y))
+    return or_p.bind(*scalar_operands(x, y, or_p))
 
 
 def bitwise_xor(x, y):
     """Elementwise bitwise XOR (logical XOR for bool)."""
-    return xor_p.bind(*scalar_operands(x, y))
+    return xor_p.bind(*scalar_operands(x, y, xor_p))
 
 
 def population_count(x):
@@ -1140,17 +1140,17 @@ shift_right_arithmetic_p = binop("shift_right_arithmetic", _shift_right_arithmet
 
 def shift_left(x, y):
     """Elementwise ``x << y`` (0 where ``y`` is at least the bit width)."""
-    return shift_left_p.bind(*scalar_operands(x, y))
+    return shift_left_p.bind(*scalar_operands(x, y, shift_left_p))
 
 
 def shift_right_logical(x, y):
     """Elementwise logical right shift (0 where ``y`` is at least the bit width)."""
-    return shift_right_logical_p.bind(*scalar_operands(x, y))
+    return shift_right_logical_p.bind(*scalar_operands(x, y, shift_right_logical_p))
 
 
 def shift_right_arithmetic(x, y):
     """Elementwise arithmetic right shift (sign fill where ``y`` is at least the bit width)."""
-    return shift_right_arithmetic_p.bind(*scalar_operands(x, y))
+    return shift_right_arithmetic_p.bind(*scalar_operands(x, y, shift_right_arithmetic_p))
 
 
 for _p in (not_p, and_p, or_p, xor_p, population_count_p, clz_p, shift_left_p,
@@ -1357,7 +1357,7 @@ def imag(x):
 
 def complex(x, y):
     """Elementwise ``x + i y`` (float32 -> complex64, float64 -> complex128)."""
-    return complex_p.bind(*scalar_operands(x, y))
+    return complex_p.bind(*scalar_operands(x, y, complex_p))
 
 
 def conj(x):

@@ -15,6 +15,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .. import _checks, dtypes
+from ..errors import ShapeMismatchError
 from ..core import Primitive, get_aval
 from ..core.avals import ShapedArray
 from ..interpreters import ad, batching
@@ -204,11 +205,11 @@ def _concatenate_abstract_eval(*xs, dimension):
                         f"{', '.join(x.dtype.name for x in xs)}")
     shapes = ", ".join(str(x.shape) for x in xs)
     if any(x.ndim != first.ndim for x in xs) or not 0 <= dimension < first.ndim:
-        raise ValueError(f"lax.concatenate: dimension {dimension} must be an axis of operands "
+        raise ShapeMismatchError(f"lax.concatenate: dimension {dimension} must be an axis of operands "
                          f"of one rank, got shapes {shapes}")
     rest = lambda s: s[:dimension] + s[dimension + 1:]
     if any(rest(x.shape) != rest(first.shape) for x in xs):
-        raise ValueError(f"lax.concatenate: operand shapes must agree except along dimension "
+        raise ShapeMismatchError(f"lax.concatenate: operand shapes must agree except along dimension "
                          f"{dimension}, got {shapes}")
     shape = list(first.shape)
     shape[dimension] = sum(x.shape[dimension] for x in xs)
@@ -261,7 +262,7 @@ def _slice_abstract_eval(x, *, start_indices, limit_indices, strides):
                          f"{limit_indices} and strides {strides} need one entry per axis of "
                          f"the operand of shape {x.shape}")
     if any(not 0 <= s <= l <= n for s, l, n in zip(start_indices, limit_indices, x.shape)):
-        raise ValueError(f"lax.slice: start_indices {start_indices} and limit_indices "
+        raise ShapeMismatchError(f"lax.slice: start_indices {start_indices} and limit_indices "
                          f"{limit_indices} are out of range for an operand of shape {x.shape} "
                          f"(0 <= start <= limit <= size is required)")
     if any(s < 1 for s in strides_):

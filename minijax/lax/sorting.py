@@ -17,6 +17,7 @@ import operator
 import numpy as np
 
 from .. import dtypes
+from ..errors import ShapeMismatchError
 from ..core import Primitive, get_aval
 from ..core.avals import ShapedArray
 from ..interpreters import ad, batching
@@ -80,7 +81,7 @@ def _sort_abstract_eval(*operands, dimension, is_stable, num_keys):
     for i, a in enumerate(operands):
         check_kinds("sort", a, ANY, f"operand {i}")
         if a.shape != shape:
-            raise ValueError(f"lax.sort requires operands of one shape, got "
+            raise ShapeMismatchError(f"lax.sort requires operands of one shape, got "
                              f"{', '.join(str(x.shape) for x in operands)}")
     if not 0 <= dimension < len(shape):
         raise ValueError(f"lax.sort: dimension {dimension} is out of range for operands of "

@@ -306,6 +306,11 @@ def result_device(args):
 _eager_cache = LRUCache(lambda: config.eager_cache_size)   # bounded: config.eager_cache_size
 
 
+def clear_eager_cache():
+    """Drop the one-primitive executables kept for eager evaluation on the XLA path."""
+    _eager_cache.clear()
+
+
 def _eager_xla(primitive, args, avals_in, params, device):
     target = device if device is not None else xla_bridge.default_device()
     try:

@@ -3,17 +3,19 @@
 ``register_lowering(p, rule)`` with ``rule(ctx, *operands, **params) -> [values]``:
 ``ctx.avals_in``/``ctx.avals_out`` give the abstract values, the operands are MLIR
 values, and ``hlo`` builds StableHLO operations. ``lower_fun`` turns a function
-written with ``minijax.lax`` into such a rule.
+written with ``minijax.lax`` into such a rule. ``dialects`` holds the MLIR dialect
+modules (``stablehlo``/``hlo``, ``chlo``, ``func``) as ``jax.extend.mlir.dialects``.
 """
 
-from ..core import get_aval
-from ..interpreters import partial_eval as pe
-from ..interpreters.lowering import (ir_constant, ir_element_type, ir_type, jaxpr_subcomp,
+from ...core import get_aval
+from ...interpreters import partial_eval as pe
+from ...interpreters.lowering import (ir_constant, ir_element_type, ir_type, jaxpr_subcomp,
                                      lower_jaxpr)
-from ..runtime.xla_bridge import hlo, ir
+from ...runtime.xla_bridge import hlo, ir
+from . import dialects
 
-__all__ = ["aval_to_ir_type", "dtype_to_ir_type", "hlo", "ir", "ir_constant", "lower_fun",
-           "lower_jaxpr", "register_lowering"]
+__all__ = ["aval_to_ir_type", "dialects", "dtype_to_ir_type", "hlo", "ir", "ir_constant",
+           "lower_fun", "lower_jaxpr", "register_lowering"]
 
 aval_to_ir_type = ir_type
 dtype_to_ir_type = ir_element_type

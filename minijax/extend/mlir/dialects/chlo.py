@@ -1,0 +1,9 @@
+"""The CHLO (client HLO) dialect: jaxlib's MLIR bindings, the module minijax's lowering uses
+(``jax.extend.mlir.dialects.chlo``). Attributes are read from it on use, so importing
+this module does not import jaxlib."""
+
+from ....runtime import xla_bridge as _xla_bridge
+
+
+def __getattr__(name):
+    return getattr(_xla_bridge.chlo, name)
