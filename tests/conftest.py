@@ -24,8 +24,9 @@ os.environ.setdefault("JAX_COMPILATION_CACHE_DIR", os.path.join(_TEST_CACHE_DIR,
 os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0")
 os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES", "0")
 # Two CPU devices, so that placement is tested (tests/test_devices.py); the default
-# device stays the first.
+# device stays the first. The JAX oracle gets the same devices.
 os.environ.setdefault("MINIJAX_CPU_DEVICE_COUNT", "2")
+os.environ.setdefault("JAX_NUM_CPU_DEVICES", os.environ["MINIJAX_CPU_DEVICE_COUNT"])
 
 
 @pytest.fixture(autouse=True)
