@@ -76,16 +76,19 @@ class NonNumericDtypeError(TypeError):
         what = operation or ("an operation that takes numeric arrays only (a transformation "
                              "such as jit, grad or vmap, a device transfer, "
                              "eager_backend='xla', or a lax primitive)")
+        got = ("computes with dates, strings, records or objects" if dtype is None
+               else f"got an array of dtype {dtype}")
         super().__init__(
-            f"{what} got an array of dtype {dtype}: minijax computes with dates, strings, "
+            f"{what} {got}: minijax computes with dates, strings, "
             f"records and objects only eagerly through NumPy, outside every transformation, "
             f"on the host and with eager_backend='numpy'. Do that part eagerly, or convert "
             f"the data to numbers first and pass those (x.astype('int64') gives the counts "
             f"of datetime64/timedelta64 units; a structured array's numeric fields are "
             f"x['name'])")
 
-    def named(self, operation):
-        """This error with ``operation`` filled in if it had none (else itself)."""
-        if self.operation is not None:
+    def named(self, operation, replace=False):
+        """This error with ``operation`` filled in if it had none, or ``replace``d (the
+        user's call names it better than the primitive it reached)."""
+        if self.operation is not None and not replace:
             return self
         return NonNumericDtypeError(self.dtype, operation)

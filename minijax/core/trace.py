@@ -221,6 +221,22 @@ def set_eager_bind(fn):
 
 def bind(primitive, *args, **params):
     """Apply ``primitive`` to ``args`` under the current transformations."""
+    try:
+        return _bind(primitive, args, params)
+    except errors.NonNumericDtypeError as e:   # a date, string, ... array reached lax
+        raise e.named(f"lax.{primitive.name}{non_numeric_context()}") from None
+
+
+def non_numeric_context():
+    """Why a non-numeric array cannot be used here, for ``NonNumericDtypeError``."""
+    if len(state.stack) > 1:
+        return " inside a transformation"
+    if config.eager_backend != "numpy":
+        return " with eager_backend='xla'"
+    return ""
+
+
+def _bind(primitive, args, params):
     if len(state.stack) == 1 and _eager_bind is not None:
         outs = _eager_bind(primitive, args, params)
         if outs is not None:

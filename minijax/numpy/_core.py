@@ -7,7 +7,7 @@ import numpy as np
 from .. import _checks, dtypes, lax
 from ..core import Tracer, concretization_error, get_aval, get_concrete
 from ..core.avals import ShapedArray
-from ..config import config
+from ..core.trace import non_numeric_context
 from ..errors import NonNumericDtypeError
 from ..runtime import numpy_dispatch
 from ..runtime.array import Array
@@ -60,9 +60,7 @@ def non_numeric_array(host, what):
     dtype, DESIGN 3), or ``NonNumericDtypeError`` where eager NumPy does not compute."""
     if numpy_dispatch.eager():
         return Array._from_host(host, None)
-    where = ("with eager_backend='xla'" if config.eager_backend != "numpy"
-             else "inside a transformation")
-    raise NonNumericDtypeError(host.dtype, f"minijax.numpy.{what} {where}")
+    raise NonNumericDtypeError(host.dtype, f"minijax.numpy.{what}{non_numeric_context()}")
 
 
 def _contains_tracer(x):

@@ -29,10 +29,11 @@ import numpy as np
 
 from .. import _checks, dtypes
 from ..dtypes import NON_NUMERIC_KINDS
-from ..errors import TracerArrayConversionError
+from ..errors import NonNumericDtypeError, TracerArrayConversionError
 from ..config import config
 from ..core import Tracer
 from ..core.avals import ShapedArray
+from ..core.trace import non_numeric_context
 from ..core.trace import numpy_eager as _gate
 from ..core.trace import state
 from .array import Array, as_view_of, overlapping_or_read_only
@@ -734,6 +735,17 @@ def _masked_fresh_output(ufunc, hargs, hkwargs):
     return tuple(filled) if nout > 1 else filled[0]
 
 
+def _named(error, fallback, np_fn=None):
+    """``error`` (a NonNumericDtypeError) naming the minijax function or Array method
+    the user called, which names it better than the lax primitive it reached."""
+    name = getattr(fallback, "__name__", "")
+    if name.startswith("_") and not name.startswith("__"):
+        name = getattr(np_fn, "__name__", name).lstrip("_")   # (a helper: NumPy's name)
+    where = f"Array.{name}" if name.startswith("__") or np_fn is None else \
+        f"minijax.numpy.{name}"
+    return error.named(f"{where}{non_numeric_context()}", True)
+
+
 def numpy_call(np_fn, fallback, nin=None):
     """``fallback`` (a minijax function) that calls ``np_fn`` on host values eagerly.
 
@@ -853,7 +865,10 @@ def numpy_call(np_fn, fallback, nin=None):
                         as_view_of(out, args)
                 return out
             return wrap(r, args)
-        return fallback(*args, **kwargs)
+        try:
+            return fallback(*args, **kwargs)
+        except NonNumericDtypeError as e:   # (the user's call names it best)
+            raise _named(e, fallback, np_fn) from None
     call.__wrapped_lax__ = fallback
     return call
 
@@ -973,7 +988,10 @@ def method_call(host_fn, fallback):
                     out._view = None
                     return out
                 return _self_result(r, self, host)
-        return fallback(self, *args, **kwargs)
+        try:
+            return fallback(self, *args, **kwargs)
+        except NonNumericDtypeError as e:
+            raise _named(e, call) from None
     call.__name__ = getattr(fallback, "__name__", "method")
     call.__wrapped_lax__ = fallback
     return call
@@ -1023,7 +1041,10 @@ def binary_operator_call(host_fn, fallback):
                     out._view = None
                     return out
                 return _self_result(r, self, host)
-        return fallback(self, other)
+        try:
+            return fallback(self, other)
+        except NonNumericDtypeError as e:
+            raise _named(e, call) from None
     call.__name__ = getattr(fallback, "__name__", "method")
     call.__wrapped_lax__ = fallback
     return call
@@ -1036,7 +1057,10 @@ def unary_operator_call(host_fn, fallback):
             host = eager_host(self)
             if host is not None:
                 return _self_result(host_fn(host), self, host)
-        return fallback(self)
+        try:
+            return fallback(self)
+        except NonNumericDtypeError as e:
+            raise _named(e, call) from None
     call.__name__ = getattr(fallback, "__name__", "method")
     call.__wrapped_lax__ = fallback
     return call
@@ -1105,7 +1129,10 @@ def getitem_call(fallback):
                         out._view = None
                     return out
                 return _self_result(r, self, host)
-        return fallback(self, idx)
+        try:
+            return fallback(self, idx)
+        except NonNumericDtypeError as e:
+            raise _named(e, __getitem__) from None
     __getitem__.__wrapped_lax__ = fallback
     return __getitem__
 
@@ -1324,6 +1351,7 @@ def install_methods(cls):
                 make = binary_operator_call(host_fn, fallback)
             else:
                 make = method_call(host_fn, fallback)
+            make.__name__ = name
             setattr(cls, name, make)
     for name, host_fn in ARRAY_INPLACE.items():
         fallback = getattr(cls, name)
