@@ -19,7 +19,7 @@ from .interpreters import partial_eval as pe
 from .interpreters.lowering import lower_jaxpr
 from .lax.call import jit_p
 from .numpy._indexing import refresh_if_stale
-from .dtypes import NON_NUMERIC_KINDS
+from .dtypes import is_non_numeric
 from .runtime import dispatch, numpy_dispatch, xla_bridge
 from .runtime.array import Array, _overlapping
 from .util import LRUCache
@@ -816,7 +816,7 @@ def device_put(x, device=None):
     default device (uncommitted) when ``device`` is None."""
     def put(leaf):
         if device is None and isinstance(leaf, (Array, np.ndarray, np.generic)) and \
-                leaf.dtype.kind in NON_NUMERIC_KINDS:
+                is_non_numeric(leaf.dtype):
             return leaf if type(leaf) is Array else numpy_dispatch.wrap(np.array(leaf))
         try:
             arr = _as_array(leaf) if not isinstance(leaf, Array) else leaf

@@ -30,12 +30,14 @@ _NARROW_64 = {np.dtype(np.int64): np.dtype(np.int32), np.dtype(np.uint64): np.dt
 
 # NumPy's dtype kinds that are not numbers: datetime64, timedelta64, str_, bytes_, void
 # (structured) and object. Eager Arrays hold them (NumPy computes); nothing else does.
-NON_NUMERIC_KINDS = frozenset("MmUSVO")
+# (ml_dtypes' bfloat16 and float8 types are of kind 'V' too, but not numpy.void.)
+NON_NUMERIC_KINDS = frozenset("MmUSO")
 
 
 def is_non_numeric(dtype):
-    """``dtype`` is a date, string, structured or object dtype (not a number or bool)."""
-    return dtype.kind in NON_NUMERIC_KINDS
+    """``dtype`` is a date, string, structured (void) or object dtype: not a number."""
+    kind = dtype.kind
+    return kind in NON_NUMERIC_KINDS or kind == "V" and issubclass(dtype.type, np.void)
 
 
 # A representative Python value of each weak kind, for np.result_type's NEP 50 rules.
@@ -60,7 +62,7 @@ def canonicalize(dtype):
     if dtype not in _SUPPORTED and not dtype.isnative:
         dtype = dtype.newbyteorder("=")   # byte-swapped data is stored in native order
     if dtype not in _SUPPORTED:
-        if dtype.kind in NON_NUMERIC_KINDS:
+        if is_non_numeric(dtype):
             raise NonNumericDtypeError(dtype)
         raise TypeError(f"minijax does not support dtype {dtype}; supported dtypes are "
                         f"{', '.join(d.name for d in SUPPORTED_DTYPES)}")

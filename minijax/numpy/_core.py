@@ -34,8 +34,8 @@ def to_array(x, dtype=None, copy=True, weak_type=None):
     """``x`` as an Array or tracer; NumPy inputs are copied (Arrays are immutable)."""
     if isinstance(x, (Array, Tracer)):
         if dtype is not None:
-            if type(x) is Array and (x.dtype.kind in dtypes.NON_NUMERIC_KINDS
-                                     or np.dtype(dtype).kind in dtypes.NON_NUMERIC_KINDS):
+            if type(x) is Array and (dtypes.is_non_numeric(x.dtype)
+                                     or dtypes.is_non_numeric(np.dtype(dtype))):
                 # NumPy's conversion to or from dates, strings, records or objects
                 return non_numeric_array(x._value().astype(dtype), "astype")
             return lax.convert_element_type(x, dtypes.canonicalize(dtype))
@@ -47,7 +47,7 @@ def to_array(x, dtype=None, copy=True, weak_type=None):
     if isinstance(x, (list, tuple)) and _contains_tracer(x):
         return _stack_traced(x, dtype)
     host = np.array(x, copy=copy) if dtype is None else np.array(x, dtype=dtype, copy=copy)
-    if host.dtype.kind in dtypes.NON_NUMERIC_KINDS:
+    if dtypes.is_non_numeric(host.dtype):
         return non_numeric_array(host if host is not x else host.view(), "array")
     target = dtypes.canonicalize(host.dtype if dtype is None else dtype)
     if host.dtype != target:

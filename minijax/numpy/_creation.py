@@ -48,7 +48,7 @@ def array(object, dtype=None, *, copy=True, order="K", ndmin=0, device=None):
             and order == "K" and _numpy_dispatch.eager()):
         host = object if t is np.ndarray else _numpy_dispatch.eager_host(object)
         if host is not None and (_numpy_dispatch.is_canonical(host.dtype)
-                                 or host.dtype.kind in dtypes.NON_NUMERIC_KINDS):
+                                 or dtypes.is_non_numeric(host.dtype)):
             return _numpy_dispatch.copy_ndarray(host)
     return _array(object, dtype, copy=copy, order=order, ndmin=ndmin, device=device)
 
@@ -61,7 +61,7 @@ def _array(object, dtype=None, *, copy=True, order="K", ndmin=0, device=None):
     nd = out.ndim
     if ndmin > nd:
         shape = (1,) * (ndmin - nd) + out.shape
-        if type(out) is Array and out.dtype.kind in dtypes.NON_NUMERIC_KINDS:
+        if type(out) is Array and dtypes.is_non_numeric(out.dtype):
             return _numpy_dispatch.wrap(out._value().reshape(shape))
         out = lax.reshape(out, shape)
     return out
@@ -80,7 +80,7 @@ def asarray(a, dtype=None, order=None, *, device=None, copy=None):
                 return _numpy_dispatch.share_ndarray(np.asarray(a._host))
             return a
         if (t is np.ndarray and (a.dtype in _canonical_dtypes
-                                 or a.dtype.kind in dtypes.NON_NUMERIC_KINDS)
+                                 or dtypes.is_non_numeric(a.dtype))
                 and order in (None, "K") and (_eager_gate[0] or _numpy_dispatch.eager())):
             return _numpy_dispatch.share_ndarray(a)
     return _asarray(a, dtype, order, device=device, copy=copy)

@@ -394,6 +394,8 @@ def promote_types(type1, type2):
     """The smallest dtype both ``type1`` and ``type2`` cast to safely (bfloat16 too)."""
     d1 = np.dtype(_as_numpy_dtype_arg(type1))
     d2 = np.dtype(_as_numpy_dtype_arg(type2))
+    if dtypes.is_non_numeric(d1) or dtypes.is_non_numeric(d2):
+        return np.promote_types(d1, d2)   # dates, strings, records: NumPy's rule
     for d in (d1, d2):
         if d not in dtypes.SUPPORTED_DTYPES:
             dtypes.canonicalize(d)   # raises the named error for an unsupported dtype

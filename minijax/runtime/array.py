@@ -23,7 +23,7 @@ import numpy as np
 from numpy.lib.array_utils import byte_bounds
 
 from ..core.avals import ShapedArray
-from ..dtypes import NON_NUMERIC_KINDS
+from ..dtypes import is_non_numeric
 from ..errors import NonNumericDtypeError
 from ..traceback_util import warn_in_user_code
 from . import xla_bridge
@@ -38,7 +38,7 @@ def shaped_array(shape, dtype):
     key = (shape, dtype)
     aval = _interned.get(key)
     if aval is None:
-        if dtype.kind in NON_NUMERIC_KINDS:
+        if is_non_numeric(dtype):
             # (an eager Array may hold one, DESIGN 3; asking for its aval means a
             # transformation, a device or lax is about to use it)
             raise NonNumericDtypeError(dtype)
@@ -382,7 +382,7 @@ def array_repr(a, max_line_width=None, precision=None, suppress_small=None):
     if override is not None:
         return override(host)
     dtype = a.dtype
-    name = dtype.name if dtype.kind not in NON_NUMERIC_KINDS else _dtype_repr(dtype)
+    name = dtype.name if not is_non_numeric(dtype) else _dtype_repr(dtype)
     extra = f", dtype={name}" + (", weak_type=True" if a.weak_type else "")
     if host.size == 0:
         body = f"[], shape={host.shape}" if host.ndim != 1 else "[]"

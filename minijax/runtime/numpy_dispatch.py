@@ -28,7 +28,7 @@ import operator
 import numpy as np
 
 from .. import _checks, dtypes
-from ..dtypes import NON_NUMERIC_KINDS
+from ..dtypes import is_non_numeric
 from ..errors import NonNumericDtypeError, TracerArrayConversionError
 from ..config import config
 from ..core import Tracer
@@ -441,7 +441,7 @@ def _is_non_numeric(h):
     """``h`` (a host value) is or holds an array or scalar of a non-numeric dtype."""
     t = type(h)
     if t is _ndarray or isinstance(h, _generic):
-        return h.dtype.kind in NON_NUMERIC_KINDS
+        return is_non_numeric(h.dtype)
     if t is list or t is tuple:
         for e in h:
             if _is_non_numeric(e):
@@ -471,7 +471,7 @@ _OPERANDS = frozenset({Array, _ndarray, int, float, complex, bool, list, tuple})
 def _loose_operand(host, other):
     """``other`` as NumPy takes it next to ``host`` when that is a date, string, record or
     object array (strings, dates, any object); else ``_Fallback``."""
-    if host.dtype.kind in NON_NUMERIC_KINDS:
+    if is_non_numeric(host.dtype):
         return _host_loose(other)
     raise _Fallback
 
@@ -557,7 +557,7 @@ def wrap(r, args=()):
             out._view = None
             return out
         if isinstance(r, _generic):
-            if r.dtype in _canonical or r.dtype.kind in NON_NUMERIC_KINDS:
+            if r.dtype in _canonical or is_non_numeric(r.dtype):
                 return _new_array(r)   # a 0-d Array holding the NumPy scalar
             r = np.asarray(r)
         elif t in _SCALARS:
@@ -568,7 +568,7 @@ def wrap(r, args=()):
             return t(*[wrap(e, args) for e in r])
         else:
             return r
-    if r.dtype not in _canonical and r.dtype.kind not in NON_NUMERIC_KINDS:
+    if r.dtype not in _canonical and not is_non_numeric(r.dtype):
         # 32-bit mode: narrowed on the way out (dates, strings, records and objects stay
         # as NumPy gives them: DESIGN 3)
         r = r.astype(dtypes.canonicalize(r.dtype))
@@ -624,7 +624,7 @@ def _wrap_each(r, args):
 def _involves_non_numeric(args, kwargs):
     for a in (*args, *kwargs.values()):
         if type(a) is Array:
-            if a.dtype.kind in NON_NUMERIC_KINDS:
+            if is_non_numeric(a.dtype):
                 return True
         elif _is_non_numeric(a):
             return True
