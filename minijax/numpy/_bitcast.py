@@ -37,12 +37,11 @@ def view(self, dtype=None, type=None):
     ``dtype``, a new Array object viewing the same buffer."""
     dtype = _target(dtype, type)
     if dtype is not None:
-        if not isinstance(self, Tracer) and (dtypes.is_non_numeric(dtype)
-                                             or dtypes.is_non_numeric(self.dtype)):
-            return wrap(self._value().view(dtype), (self,))   # NumPy's bytes as strings, ...
         try:
             dtype = dtypes.canonicalize(dtype)   # a TypeError naming an unsupported dtype
         except NonNumericDtypeError as e:
+            if not isinstance(self, Tracer):   # eagerly, NumPy's bytes as strings, ...
+                return wrap(self._value().view(dtype), (self,))
             raise e.named(f"Array.view{non_numeric_context()}") from None
     if isinstance(self, Tracer):
         return self if dtype is None else _bitcast(self, dtype)

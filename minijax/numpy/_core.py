@@ -34,11 +34,13 @@ def to_array(x, dtype=None, copy=True, weak_type=None):
     """``x`` as an Array or tracer; NumPy inputs are copied (Arrays are immutable)."""
     if isinstance(x, (Array, Tracer)):
         if dtype is not None:
-            if type(x) is Array and (dtypes.is_non_numeric(x.dtype)
-                                     or dtypes.is_non_numeric(np.dtype(dtype))):
+            try:
+                return lax.convert_element_type(x, dtypes.canonicalize(dtype))
+            except NonNumericDtypeError:
+                if type(x) is not Array or not numpy_dispatch.eager():
+                    raise
                 # NumPy's conversion to or from dates, strings, records or objects
-                return non_numeric_array(x._value().astype(dtype), "astype")
-            return lax.convert_element_type(x, dtypes.canonicalize(dtype))
+                return numpy_dispatch.wrap(x._value().astype(dtype))
         return x
     if dtypes.is_python_scalar(x) and dtype is None:
         aval = get_aval(x)
