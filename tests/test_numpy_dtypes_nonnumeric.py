@@ -161,6 +161,8 @@ PROGRAMS = {
                                                              names="a,b"))["b"],
     "rec.array": lambda m: _plain(m, m.rec.array([(1, "x")], dtype=[("a", "i4"),
                                                                    ("b", "U1")])),
+    "result_type": lambda m: (m.result_type(_strings(m), "U9"), m.result_type("M8[D]", "m8[h]"),
+                              m.can_cast(_dates(m), "M8[s]")),
     "dtype names": lambda m: (m.dtype(m.str_) == np.str_, m.void is np.void,
                               m.object_ is np.object_, m.bytes_ is np.bytes_,
                               m.timedelta64 is np.timedelta64),
