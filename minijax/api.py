@@ -22,7 +22,8 @@ from .interpreters import partial_eval as pe
 from .interpreters.lowering import lower_jaxpr
 from .lax.call import jit_p
 from .numpy._indexing import refresh_if_stale
-from .runtime import dispatch, xla_bridge
+from .dtypes import is_non_numeric
+from .runtime import dispatch, numpy_dispatch, xla_bridge
 from .runtime.array import Array, _overlapping
 from .util import LRUCache
 from .traceback_util import api_boundary
@@ -32,7 +33,10 @@ _VALID_SCALARS = (bool, int, float, complex, np.generic)
 
 def _check_leaf(x, what):
     if isinstance(x, (Array, Tracer, np.ndarray)) or isinstance(x, _VALID_SCALARS):
-        return get_aval(x)
+        try:
+            return get_aval(x)
+        except errors.NonNumericDtypeError as e:   # a date, string, record or object
+            raise e.named(what) from None
     leaf_error = getattr(type(x), "leaf_error", None)   # a named error of its own
     if leaf_error is not None:
         raise leaf_error(x, what)
@@ -364,19 +368,22 @@ class Jitted:
         state = self._state
         if not kwargs and len(trace_state.stack) == 1 and config.enable_x64 is state.fast_x64:
             ids = []
-            for a in args:
-                if type(a) is not Array or a._device is not None:
-                    break
-                ids.append(id(a.aval))
-            else:
-                entry = state.fast_ids.get(tuple(ids))
-                if entry is None:
-                    entry = self._fast_lookup(args, tuple(ids))
-                if entry is not None:
-                    try:
-                        return entry[0](args)
-                    except _Aliased:   # an argument passed twice: the general path
-                        pass
+            try:
+                for a in args:
+                    if type(a) is not Array or a._device is not None:
+                        break
+                    ids.append(id(a.aval))
+                else:
+                    entry = state.fast_ids.get(tuple(ids))
+                    if entry is None:
+                        entry = self._fast_lookup(args, tuple(ids))
+                    if entry is not None:
+                        try:
+                            return entry[0](args)
+                        except _Aliased:   # an argument passed twice: the general path
+                            pass
+            except errors.NonNumericDtypeError:   # a date, string, ...: _call names it
+                pass
         return self._call(args, kwargs)
 
     def _fast_lookup(self, args, ids):
@@ -941,12 +948,18 @@ def device_put(x, device=None):
         device = xla_bridge.resolve_device(device, "device_put")
 
     def put(leaf):
-        arr = _as_array(leaf) if not isinstance(leaf, Array) else leaf
-        if isinstance(arr, Tracer):
-            return arr
-        if device is None:
-            return arr
-        return Array._from_buffer(arr._device_buffer(device), arr.aval, device)
+        if device is None and isinstance(leaf, (Array, np.ndarray, np.generic)) and \
+                is_non_numeric(leaf.dtype):
+            return leaf if type(leaf) is Array else numpy_dispatch.wrap(np.array(leaf))
+        try:
+            arr = _as_array(leaf) if not isinstance(leaf, Array) else leaf
+            if isinstance(arr, Tracer):
+                return arr
+            if device is None:
+                return arr
+            return Array._from_buffer(arr._device_buffer(device), arr.aval, device)
+        except errors.NonNumericDtypeError as e:
+            raise e.named(f"device_put to {device}") from None
     return tree_util.tree_map(put, x)
 
 

@@ -13,6 +13,7 @@ import ml_dtypes
 import numpy as np
 
 from .config import config
+from .errors import NonNumericDtypeError
 
 bfloat16 = np.dtype(ml_dtypes.bfloat16)
 bool_ = np.dtype(np.bool_)
@@ -26,6 +27,18 @@ _SUPPORTED = frozenset(SUPPORTED_DTYPES)
 _NARROW_64 = {np.dtype(np.int64): np.dtype(np.int32), np.dtype(np.uint64): np.dtype(np.uint32),
               np.dtype(np.float64): np.dtype(np.float32),
               np.dtype(np.complex128): np.dtype(np.complex64)}
+
+# NumPy's dtype kinds that are not numbers: datetime64, timedelta64, str_, bytes_, void
+# (structured) and object. Eager Arrays hold them (NumPy computes); nothing else does.
+# (ml_dtypes' bfloat16 and float8 types are of kind 'V' too, but not numpy.void.)
+NON_NUMERIC_KINDS = frozenset("MmUSO")
+
+
+def is_non_numeric(dtype):
+    """``dtype`` is a date, string, structured (void) or object dtype: not a number."""
+    kind = dtype.kind
+    return kind in NON_NUMERIC_KINDS or kind == "V" and issubclass(dtype.type, np.void)
+
 
 # A representative Python value of each weak kind, for np.result_type's NEP 50 rules.
 _WEAK_SAMPLE = {"b": False, "i": 0, "u": 0, "f": 0.0, "c": 0j}
@@ -49,6 +62,8 @@ def canonicalize(dtype):
     if dtype not in _SUPPORTED and not dtype.isnative:
         dtype = dtype.newbyteorder("=")   # byte-swapped data is stored in native order
     if dtype not in _SUPPORTED:
+        if is_non_numeric(dtype):
+            raise NonNumericDtypeError(dtype)
         raise TypeError(f"minijax does not support dtype {dtype}; supported dtypes are "
                         f"{', '.join(d.name for d in SUPPORTED_DTYPES)}")
     if not config.enable_x64:

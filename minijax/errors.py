@@ -83,9 +83,42 @@ class RecursionLimitError(RecursionError, ValueError):
 
 class UnsupportedNumPyFeatureError(AttributeError):
     """A NumPy name that ``minijax.numpy`` leaves out of scope (extended precision,
-    string, structured, datetime and object dtypes, masked and record arrays, ...); the
+    masked arrays, the recarray and matrix classes, ...); the
     message says why and what to use. An ``AttributeError``, so ``hasattr`` is False as
     for any name a module does not have."""
 class OutOfMemoryError(MemoryError):
     """An array cannot be allocated: it is larger than the machine's memory, or XLA ran
     out of memory running a program (a ``MemoryError``, as NumPy raises)."""
+
+
+class NonNumericDtypeError(TypeError):
+    """An array of a non-numeric dtype (datetime64, timedelta64, str_, bytes_, a structured
+    ``void`` or object) reached a transformation (``jit``, ``grad``, ``vmap``), a device
+    transfer, ``eager_backend="xla"`` or a ``lax`` operation. Such arrays live only in
+    eager computation, which is NumPy's (DESIGN 3); nothing converts them silently.
+
+    ``dtype`` and ``operation`` are kept as attributes (``operation`` may be None when
+    the error is raised below the entry point, which then names it)."""
+
+    def __init__(self, dtype, operation=None):
+        self.dtype = dtype
+        self.operation = operation
+        what = operation or ("an operation that takes numeric arrays only (a transformation "
+                             "such as jit, grad or vmap, a device transfer, "
+                             "eager_backend='xla', or a lax primitive)")
+        got = ("computes with dates, strings, records or objects" if dtype is None
+               else f"got an array of dtype {dtype}")
+        super().__init__(
+            f"{what} {got}: minijax computes with dates, strings, "
+            f"records and objects only eagerly through NumPy, outside every transformation, "
+            f"on the host and with eager_backend='numpy'. Do that part eagerly, or convert "
+            f"the data to numbers first and pass those (x.astype('int64') gives the counts "
+            f"of datetime64/timedelta64 units; a structured array's numeric fields are "
+            f"x['name'])")
+
+    def named(self, operation, replace=False):
+        """This error with ``operation`` filled in if it had none, or ``replace``d (the
+        user's call names it better than the primitive it reached)."""
+        if self.operation is not None and not replace:
+            return self
+        return NonNumericDtypeError(self.dtype, operation)

@@ -137,8 +137,8 @@ def test_creation():
     check_same(np.zeros_like(onp.ones((2, 2), onp.int16)), onp.zeros((2, 2), onp.int16), 0)
     for args in [(5,), (1, 7, 2), (10, 0, -3), (0.0, 1.0, 0.25), (2.5,), (onp.int8(3),)]:
         check_same(np.arange(*args), onp.arange(*args), 1e-15)
-    with pytest.raises(TypeError):
-        np.array(["a", "b"])
+    strings = np.array(["a", "b"])   # an eager Array of NumPy's strings (DESIGN 3)
+    assert strings.dtype == onp.dtype("<U1") and strings.tolist() == ["a", "b"]
     with pytest.raises(ValueError):   # ragged, as NumPy says
         np.array([[1, 2], [3]])
 

@@ -166,8 +166,10 @@ def test_dtype_helpers_against_numpy():
     for a, b in pairs:
         assert mnp.promote_types(a, b) == np.promote_types(np.dtype(a), np.dtype(b)), (a, b)
     assert mnp.promote_types(mnp.bfloat16, "float16") == np.float32
+    for a, b in [("U3", "float32"), ("M8[D]", "M8[s]"), ("S2", "U1")]:
+        assert mnp.promote_types(a, b) == np.promote_types(a, b)
     with pytest.raises(TypeError, match="does not support dtype"):
-        mnp.promote_types("U3", "float32")
+        mnp.promote_types("longdouble", "float32")
     for v in [3, -3, 300, 70000, 1.5, 1e300, 1 + 2j, True, np.float32(1), np.arange(3)]:
         assert mnp.min_scalar_type(v) == np.min_scalar_type(v), v
         if not isinstance(v, np.ndarray) and not isinstance(v, complex):
@@ -192,10 +194,7 @@ def test_dtype_helpers_against_numpy():
 
 
 @pytest.mark.parametrize("name", ["longdouble", "clongdouble", "float128", "complex256",
-                                  "bytes_", "str_", "void", "object_", "datetime64",
-                                  "timedelta64", "busday_count", "is_busday", "isnat",
-                                  "datetime_as_string", "datetime_data", "char", "strings",
-                                  "rec", "ma", "ctypeslib", "f2py", "matrix", "asmatrix",
+                                  "ma", "ctypeslib", "f2py", "matrix", "asmatrix",
                                   "bmat", "memmap", "recarray", "record", "polynomial"])
 def test_out_of_scope_names_raise_a_named_error(name):
     with pytest.raises(UnsupportedNumPyFeatureError, match=f"minijax.numpy.{name} is not "
@@ -288,7 +287,9 @@ def test_view_errors():
     with pytest.raises(ValueError, match="0-d"):
         minijax.jit(lambda a: a.view(mnp.int32))(mnp.ones((), mnp.float64))
     with pytest.raises(TypeError, match="does not support dtype"):
-        mnp.ones(3).view("U2")
+        mnp.ones(3).view("longdouble")
+    # eagerly, NumPy reads the bytes as strings (an eager Array holds them, DESIGN 3)
+    assert mnp.ones(3).view("U2").tolist() == np.ones(3).view("U2").tolist()
     with pytest.raises(TypeError, match="one array class"):
         mnp.ones(3).view(type=np.ma.MaskedArray)
 

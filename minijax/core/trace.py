@@ -249,24 +249,36 @@ def set_eager_bind(fn):
 
 def bind(primitive, *args, **params):
     """Apply ``primitive`` to ``args`` under the current transformations."""
-    if len(state.stack) == 1 and _eager_bind is not None:
-        outs = _eager_bind(primitive, args, params)
-        if outs is not None:
-            return outs if primitive.multiple_results else outs[0]
-    if len(state.stack) > 1:
-        if _observe is not None:
-            args = _observe(args)
-        if _refresh_view is not None:
-            for a in args:
-                if isinstance(a, Tracer) and getattr(a, "_view_of", None) is not None:
-                    _refresh_view(a)
-    trace = find_top_trace(args)
-    if trace.main.level == 0:
-        outs = trace.process_primitive(primitive, args, params)
-    else:
-        tracers = [full_raise(trace, a) for a in args]
-        outs = [full_lower(o) for o in trace.process_primitive(primitive, tracers, params)]
+    try:
+        if len(state.stack) == 1 and _eager_bind is not None:
+            outs = _eager_bind(primitive, args, params)
+            if outs is not None:
+                return outs if primitive.multiple_results else outs[0]
+        if len(state.stack) > 1:
+            if _observe is not None:
+                args = _observe(args)
+            if _refresh_view is not None:
+                for a in args:
+                    if isinstance(a, Tracer) and getattr(a, "_view_of", None) is not None:
+                        _refresh_view(a)
+        trace = find_top_trace(args)
+        if trace.main.level == 0:
+            outs = trace.process_primitive(primitive, args, params)
+        else:
+            tracers = [full_raise(trace, a) for a in args]
+            outs = [full_lower(o) for o in trace.process_primitive(primitive, tracers, params)]
+    except errors.NonNumericDtypeError as e:   # a date, string, ... array reached lax
+        raise e.named(f"lax.{primitive.name}{non_numeric_context()}") from None
     return outs if primitive.multiple_results else outs[0]
+
+
+def non_numeric_context():
+    """Why a non-numeric array cannot be used here, for ``NonNumericDtypeError``."""
+    if len(state.stack) > 1:
+        return " inside a transformation"
+    if config.eager_backend != "numpy":
+        return " with eager_backend='xla'"
+    return ""
 
 
 def _describe(tracer):

@@ -652,6 +652,35 @@ __all__ += [
 ]
 
 
+# Dates, strings, records and objects: eager Arrays hold them, NumPy computes (DESIGN 3)
+import numpy as _numpy  # noqa: E402
+
+from . import char, rec  # noqa: E402
+from ._nonnumeric import (  # noqa: E402
+    busday_count,
+    busday_offset,
+    busdaycalendar,
+    bytes_,
+    datetime64,
+    datetime_as_string,
+    datetime_data,
+    is_busday,
+    isnat,
+    object_,
+    str_,
+    timedelta64,
+    void,
+)
+
+__all__ += [
+    "char", "rec", "busday_count", "busday_offset", "busdaycalendar", "bytes_", "datetime64",
+    "datetime_as_string", "datetime_data", "is_busday", "isnat", "object_", "str_",
+    "timedelta64", "void",
+]
+if hasattr(_numpy, "strings"):   # NumPy 2.0+
+    from . import strings  # noqa: E402,F401
+    __all__ += ["strings"]
+
 # Array.view (a bitcast under a transformation), tobytes and tofile, on Array and tracers
 from ..core import Tracer as _Tracer  # noqa: E402
 from . import _bitcast, _io  # noqa: E402
@@ -675,8 +704,6 @@ __all__ += ["fft"]
 
 # DESIGN 3: eagerly, each function and Array method named in the runtime's dispatch
 # tables calls NumPy once on the host buffers (installed last, over the lax versions).
-import numpy as _numpy  # noqa: E402
-
 from ..runtime import numpy_dispatch as _numpy_dispatch  # noqa: E402
 from ._elementwise import returning_the_updated_array as _returning_the_updated_array  # noqa: E402
 

@@ -14,6 +14,8 @@ import numpy as np
 
 from .. import dtypes, lax
 from ..core import Tracer
+from ..core.trace import non_numeric_context
+from ..errors import NonNumericDtypeError
 from ..runtime.array import Array
 from ..runtime.numpy_dispatch import wrap
 
@@ -35,7 +37,12 @@ def view(self, dtype=None, type=None):
     ``dtype``, a new Array object viewing the same buffer."""
     dtype = _target(dtype, type)
     if dtype is not None:
-        dtype = dtypes.canonicalize(dtype)   # a TypeError naming an unsupported dtype
+        try:
+            dtype = dtypes.canonicalize(dtype)   # a TypeError naming an unsupported dtype
+        except NonNumericDtypeError as e:
+            if not isinstance(self, Tracer):   # eagerly, NumPy's bytes as strings, ...
+                return wrap(self._value().view(dtype), (self,))
+            raise e.named(f"Array.view{non_numeric_context()}") from None
     if isinstance(self, Tracer):
         return self if dtype is None else _bitcast(self, dtype)
     host = self._value()

@@ -7,6 +7,9 @@ import numpy as np
 from .. import _checks, dtypes, lax
 from ..core import Tracer, concretization_error, get_aval, get_concrete
 from ..core.avals import ShapedArray
+from ..core.trace import non_numeric_context
+from ..errors import NonNumericDtypeError
+from ..runtime import numpy_dispatch
 from ..runtime.array import Array
 from ..util import canonicalize_axis
 
@@ -31,7 +34,13 @@ def to_array(x, dtype=None, copy=True, weak_type=None):
     """``x`` as an Array or tracer; NumPy inputs are copied (Arrays are immutable)."""
     if isinstance(x, (Array, Tracer)):
         if dtype is not None:
-            return lax.convert_element_type(x, dtypes.canonicalize(dtype))
+            try:
+                return lax.convert_element_type(x, dtypes.canonicalize(dtype))
+            except NonNumericDtypeError:
+                if type(x) is not Array or not numpy_dispatch.eager():
+                    raise
+                # NumPy's conversion to or from dates, strings, records or objects
+                return numpy_dispatch.wrap(x._value().astype(dtype))
         return x
     if dtypes.is_python_scalar(x) and dtype is None:
         aval = get_aval(x)
@@ -40,15 +49,20 @@ def to_array(x, dtype=None, copy=True, weak_type=None):
     if isinstance(x, (list, tuple)) and _contains_tracer(x):
         return _stack_traced(x, dtype)
     host = np.array(x, copy=copy) if dtype is None else np.array(x, dtype=dtype, copy=copy)
-    if host.dtype == object:
-        raise TypeError(f"cannot convert {type(x).__name__} to a minijax array: its elements "
-                        f"are not numbers (or the nested sequences are ragged)")
-    if host.dtype.kind in "US":
-        raise TypeError(f"minijax arrays hold numbers, not strings (got dtype {host.dtype})")
+    if dtypes.is_non_numeric(host.dtype):
+        return non_numeric_array(host if host is not x else host.view(), "array")
     target = dtypes.canonicalize(host.dtype if dtype is None else dtype)
     if host.dtype != target:
         host = host.astype(target)
     return Array._from_host(host, None)   # its aval (strong) is made from host when asked
+
+
+def non_numeric_array(host, what):
+    """An eager Array holding ``host`` (an ndarray of a date, string, structured or object
+    dtype, DESIGN 3), or ``NonNumericDtypeError`` where eager NumPy does not compute."""
+    if numpy_dispatch.eager():
+        return Array._from_host(host, None)
+    raise NonNumericDtypeError(host.dtype, f"minijax.numpy.{what}{non_numeric_context()}")
 
 
 def _contains_tracer(x):

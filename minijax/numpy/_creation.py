@@ -47,7 +47,8 @@ def array(object, dtype=None, *, copy=True, order="K", ndmin=0, device=None):
     if ((t is np.ndarray or t is Array) and dtype is None and ndmin == 0 and device is None
             and order == "K" and _numpy_dispatch.eager()):
         host = object if t is np.ndarray else _numpy_dispatch.eager_host(object)
-        if host is not None and _numpy_dispatch.is_canonical(host.dtype):
+        if host is not None and (_numpy_dispatch.is_canonical(host.dtype)
+                                 or dtypes.is_non_numeric(host.dtype)):
             return _numpy_dispatch.copy_ndarray(host)
     return _array(object, dtype, copy=copy, order=order, ndmin=ndmin, device=device)
 
@@ -57,9 +58,12 @@ def _array(object, dtype=None, *, copy=True, order="K", ndmin=0, device=None):
     out = to_array(object, dtype=dtype, copy=True, weak_type=False)
     if out is object:
         out = new_object(out)
-    nd = get_aval(out).ndim
+    nd = out.ndim
     if ndmin > nd:
-        out = lax.reshape(out, (1,) * (ndmin - nd) + get_aval(out).shape)
+        shape = (1,) * (ndmin - nd) + out.shape
+        if type(out) is Array and dtypes.is_non_numeric(out.dtype):
+            return _numpy_dispatch.wrap(out._value().reshape(shape))
+        out = lax.reshape(out, shape)
     return out
 
 
@@ -75,8 +79,9 @@ def asarray(a, dtype=None, order=None, *, device=None, copy=None):
             if isinstance(a._host, np.generic):   # NumPy's scalar: a new 0-d array
                 return _numpy_dispatch.share_ndarray(np.asarray(a._host))
             return a
-        if (t is np.ndarray and a.dtype in _canonical_dtypes and order in (None, "K")
-                and (_eager_gate[0] or _numpy_dispatch.eager())):
+        if (t is np.ndarray and (a.dtype in _canonical_dtypes
+                                 or dtypes.is_non_numeric(a.dtype))
+                and order in (None, "K") and (_eager_gate[0] or _numpy_dispatch.eager())):
             return _numpy_dispatch.share_ndarray(a)
     return _asarray(a, dtype, order, device=device, copy=copy)
 

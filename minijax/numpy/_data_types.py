@@ -12,6 +12,7 @@ from .. import dtypes as _dtypes
 from ..config import config
 from ..core import Tracer, concretization_error
 from ..core.avals import ShapedArray
+from ..errors import NonNumericDtypeError
 from ..core.trace import state as trace_state
 from ..interpreters.ad import JVPTrace
 from ..interpreters.partial_eval import PartialEvalTrace
@@ -183,6 +184,17 @@ _NUMPY_PROMOTED = frozenset(np.dtype(t) for t in (
 
 def result_type(*arrays_and_dtypes):
     """The dtype NumPy's promotion gives for these arrays, scalars or dtypes."""
+    try:
+        return _result_type(arrays_and_dtypes)
+    except NonNumericDtypeError:
+        # dates, strings, records: NumPy's rule, on eager values only (DESIGN 3)
+        if any(isinstance(a, Tracer) for a in arrays_and_dtypes):
+            raise
+        return np.result_type(*[a._value() if type(a) is Array else a
+                                for a in arrays_and_dtypes])
+
+
+def _result_type(arrays_and_dtypes):
     if config.enable_x64 and arrays_and_dtypes:
         # strong NumPy dtypes only: minijax promotes them as NumPy does, so ask NumPy
         found = []
@@ -394,6 +406,8 @@ def promote_types(type1, type2):
     """The smallest dtype both ``type1`` and ``type2`` cast to safely (bfloat16 too)."""
     d1 = np.dtype(_as_numpy_dtype_arg(type1))
     d2 = np.dtype(_as_numpy_dtype_arg(type2))
+    if dtypes.is_non_numeric(d1) or dtypes.is_non_numeric(d2):
+        return np.promote_types(d1, d2)   # dates, strings, records: NumPy's rule
     for d in (d1, d2):
         if d not in dtypes.SUPPORTED_DTYPES:
             dtypes.canonicalize(d)   # raises the named error for an unsupported dtype

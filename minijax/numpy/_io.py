@@ -19,6 +19,7 @@ from .. import dtypes
 from ..core import Tracer
 from ..errors import FileArgumentError, TracerArrayConversionError
 from ..runtime.array import Array, array_from_host
+from ._core import non_numeric_array
 
 
 def _host(x, name):
@@ -43,11 +44,9 @@ def _to_minijax(result, name):
                         f"arrays (numpy.ma) are out of scope in minijax; fill the missing "
                         f"values instead (filling_values=)")
     result = np.asarray(result)
-    if result.dtype.names is not None:
-        raise TypeError(f"{name}() read a structured array (fields {result.dtype.names}); "
-                        f"structured dtypes are out of scope in minijax: give one numeric "
-                        f"dtype (and names=None) to read a plain array")
-    target = dtypes.canonicalize(result.dtype)   # a TypeError for strings and objects
+    if dtypes.is_non_numeric(result.dtype):   # strings, records, dates, objects: as NumPy's
+        return non_numeric_array(result, name)
+    target = dtypes.canonicalize(result.dtype)   # a TypeError for extended precision
     if target != result.dtype or not result.flags.writeable:
         result = result.astype(target)
     return array_from_host(result)

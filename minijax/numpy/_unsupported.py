@@ -9,23 +9,17 @@ try:   # NumPy's own advice for the names NumPy 2 removed (np.float_, np.Inf, ..
 except ImportError:   # a private module: without it those names get the plain message
     _REMOVED_IN_NUMPY_2 = {}
 
-_DTYPES = ("minijax arrays hold bool, integer, floating (float16, bfloat16, float32, "
-           "float64) and complex (complex64, complex128) numbers")
+_DTYPES = ("minijax's numeric dtypes are bool, integer, floating (float16, bfloat16, "
+           "float32, float64) and complex (complex64, complex128)")
 _PRECISION = (f"extended precision is out of scope: {_DTYPES}; use float64/complex128")
-_NOT_NUMBERS = f"{{what}} dtypes are out of scope: {_DTYPES}; keep such data in NumPy"
-_DATETIME = _NOT_NUMBERS.format(what="datetime and timedelta")
-_STRINGS = _NOT_NUMBERS.format(what="string")
+_RECORD_CLASSES = ("minijax has one array class: the record classes are out of scope; "
+                   "minijax.numpy.rec.array/fromarrays/fromrecords give Arrays of the "
+                   "structured dtype, whose fields are read as a['name']")
 
 OUT_OF_SCOPE = {
     **dict.fromkeys(["longdouble", "clongdouble", "float128", "complex256", "float96",
                      "complex192"], _PRECISION),
-    **dict.fromkeys(["bytes_", "str_", "char", "strings"], _STRINGS),
-    **dict.fromkeys(["void", "record", "recarray", "rec"],
-                    _NOT_NUMBERS.format(what="structured (record)")),
-    "object_": _NOT_NUMBERS.format(what="object"),
-    **dict.fromkeys(["datetime64", "timedelta64", "busday_count", "busday_offset",
-                     "busdaycalendar", "is_busday", "isnat", "datetime_as_string",
-                     "datetime_data"], _DATETIME),
+    **dict.fromkeys(["record", "recarray"], _RECORD_CLASSES),
     "ma": "masked arrays (numpy.ma) are out of scope; use a boolean mask with "
           "minijax.numpy.where, or the nan* reductions",
     **dict.fromkeys(["matrix", "asmatrix", "bmat"],

@@ -23,6 +23,8 @@ import numpy as np
 from numpy.lib.array_utils import byte_bounds
 
 from ..core.avals import ShapedArray
+from ..dtypes import is_non_numeric
+from ..errors import NonNumericDtypeError
 from ..traceback_util import warn_in_user_code
 from . import xla_bridge
 
@@ -36,6 +38,10 @@ def shaped_array(shape, dtype):
     key = (shape, dtype)
     aval = _interned.get(key)
     if aval is None:
+        if is_non_numeric(dtype):
+            # (an eager Array may hold one, DESIGN 3; asking for its aval means a
+            # transformation, a device or lax is about to use it)
+            raise NonNumericDtypeError(dtype)
         if len(_interned) > 10_000:
             _interned.clear()
         aval = _interned[key] = ShapedArray(shape, dtype)
@@ -142,9 +148,9 @@ class Array:
     def _assign(self, other):
         """Write ``other``'s value into this Array's buffer (in-place update)."""
         value = other._value() if type(other) is Array else np.asarray(other)
-        if value.shape != self.aval.shape:
+        if value.shape != self.shape:
             raise ValueError(f"could not assign a value of shape {value.shape} to an array "
-                             f"of shape {self.aval.shape}")
+                             f"of shape {self.shape}")
         self._writable()[...] = value
 
     def _device_buffer(self, device):
@@ -167,7 +173,7 @@ class Array:
         host = other._host if other._view is None else other._value()
         if type(host) is np.ndarray:
             host.flags.writeable = False   # a view's own ndarray too, as in __array__
-        self._aval = other.aval
+        self._aval = other._aval   # (None: made from the host when asked, as other's)
         self._host = host
         self._buffer = other._buffer
         self._device = other._device
@@ -380,13 +386,26 @@ def array_repr(a, max_line_width=None, precision=None, suppress_small=None):
     override = np.get_printoptions().get("override_repr")
     if override is not None:
         return override(host)
-    extra = f", dtype={a.dtype.name}" + (", weak_type=True" if a.weak_type else "")
+    dtype = a.dtype
+    name = dtype.name if not is_non_numeric(dtype) else _dtype_repr(dtype)
+    extra = f", dtype={name}" + (", weak_type=True" if a.weak_type else "")
     if host.size == 0:
         body = f"[], shape={host.shape}" if host.ndim != 1 else "[]"
     else:
         body = np.array2string(host, max_line_width, precision, suppress_small,
                                separator=", ", prefix="Array(")
     return f"Array({body}{extra})"
+
+
+def _dtype_repr(dtype):
+    """A non-numeric dtype as NumPy's array repr spells it: ``'<U3'``,
+    ``'datetime64[D]'``, ``[('x', '<f8'), ('y', '<i4')]``, ``object``."""
+    if dtype.names is not None:
+        return str(dtype)
+    if dtype.kind in "USV" or not dtype.isnative:
+        return repr(str(dtype))
+    name = dtype.name
+    return name if name.isalnum() else repr(name)
 
 
 def _overlapping(host):

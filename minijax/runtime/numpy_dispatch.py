@@ -20,6 +20,7 @@ and copy first only when NumPy refuses because it is read-only (observed).
 """
 
 import ctypes
+import datetime
 import functools
 import math
 import operator
@@ -27,10 +28,12 @@ import operator
 import numpy as np
 
 from .. import _checks, dtypes
-from ..errors import TracerArrayConversionError
+from ..dtypes import is_non_numeric
+from ..errors import NonNumericDtypeError, TracerArrayConversionError
 from ..config import config
 from ..core import Tracer
 from ..core.avals import ShapedArray
+from ..core.trace import non_numeric_context
 from ..core.trace import numpy_eager as _gate
 from ..core.trace import state
 from .array import Array, as_view_of, overlapping_or_read_only
@@ -410,10 +413,67 @@ def _host(a):
         return a
     if isinstance(a, (_generic, np.dtype, type)):   # NumPy scalars, dtypes, numpy.float32
         return a
+    if isinstance(a, _HOST_OBJECTS):
+        return a
     raise _Fallback
 
 
+# Python values NumPy reads as dates, durations and byte strings
+_HOST_OBJECTS = (bytes, datetime.date, datetime.timedelta)
+
+
+def _host_loose(a):
+    """``_host`` for a call that involves a non-numeric array: any other object (a
+    ``Fraction`` for an object array, ...) goes to NumPy as it is; tracers and Arrays
+    NumPy must not see still fall back."""
+    try:
+        return _host(a)
+    except _Fallback:
+        t = type(a)
+        if t is Array or isinstance(a, Tracer):
+            raise
+        if t is list or t is tuple:
+            return t([_host_loose(e) for e in a])
+        return a
+
+
+def _is_non_numeric(h):
+    """``h`` (a host value) is or holds an array or scalar of a non-numeric dtype."""
+    t = type(h)
+    if t is _ndarray or isinstance(h, _generic):
+        return is_non_numeric(h.dtype)
+    if t is list or t is tuple:
+        for e in h:
+            if _is_non_numeric(e):
+                return True
+    return False
+
+
+def _loose_call(args, kwargs):
+    """The host arguments of a call NumPy must make because it involves a non-numeric
+    array, else None (the lax path takes it: a tracer, a device, or numbers only)."""
+    try:
+        hargs = [_host_loose(a) for a in args]
+        hkwargs = {k: _host_loose(v) for k, v in kwargs.items()
+                   if v is not None or k not in _NONE_IS_ABSENT}
+    except _Fallback:
+        return None
+    if "out" in kwargs and kwargs["out"] is not None:
+        return None
+    if _is_non_numeric(hargs) or _is_non_numeric(list(hkwargs.values())):
+        return hargs, hkwargs
+    return None
+
+
 _OPERANDS = frozenset({Array, _ndarray, int, float, complex, bool, list, tuple})
+
+
+def _loose_operand(host, other):
+    """``other`` as NumPy takes it next to ``host`` when that is a date, string, record or
+    object array (strings, dates, any object); else ``_Fallback``."""
+    if is_non_numeric(host.dtype):
+        return _host_loose(other)
+    raise _Fallback
 
 
 def _operand(a):
@@ -497,7 +557,7 @@ def wrap(r, args=()):
             out._view = None
             return out
         if isinstance(r, _generic):
-            if r.dtype in _canonical:
+            if r.dtype in _canonical or is_non_numeric(r.dtype):
                 return _new_array(r)   # a 0-d Array holding the NumPy scalar
             r = np.asarray(r)
         elif t in _SCALARS:
@@ -508,8 +568,10 @@ def wrap(r, args=()):
             return t(*[wrap(e, args) for e in r])
         else:
             return r
-    if r.dtype not in _canonical:
-        r = r.astype(dtypes.canonicalize(r.dtype))   # 32-bit mode: narrowed on the way out
+    if r.dtype not in _canonical and not is_non_numeric(r.dtype):
+        # 32-bit mode: narrowed on the way out (dates, strings, records and objects stay
+        # as NumPy gives them: DESIGN 3)
+        r = r.astype(dtypes.canonicalize(r.dtype))
     out = _new(Array)
     out._aval = None
     out._host = r
@@ -559,6 +621,16 @@ def _wrap_each(r, args):
     return out
 
 
+def _involves_non_numeric(args, kwargs):
+    for a in (*args, *kwargs.values()):
+        if type(a) is Array:
+            if is_non_numeric(a.dtype):
+                return True
+        elif _is_non_numeric(a):
+            return True
+    return False
+
+
 def _numpy_failed(error, fallback, args, kwargs):
     """NumPy raised: the lax path's named error (which says what to do) if it raises
     one, else NumPy's exception as NumPy raised it (e.g. LinAlgError on a singular
@@ -566,6 +638,8 @@ def _numpy_failed(error, fallback, args, kwargs):
     if isinstance(error, TypeError) and ("keyword argument" in str(error)
                                          or "positional argument" in str(error)):
         return fallback(*args, **kwargs)   # a call NumPy's signature does not take
+    if _involves_non_numeric(args, kwargs):
+        raise error   # NumPy's answer on dates, strings, records and objects is final
     result = fallback(*args, **kwargs)
     if isinstance(error, AttributeError):
         # NumPy assumed an ndarray where the caller gave a list (hsplit, unstack): its
@@ -661,6 +735,17 @@ def _masked_fresh_output(ufunc, hargs, hkwargs):
     return tuple(filled) if nout > 1 else filled[0]
 
 
+def _named(error, fallback, np_fn=None):
+    """``error`` (a NonNumericDtypeError) naming the minijax function or Array method
+    the user called, which names it better than the lax primitive it reached."""
+    name = getattr(fallback, "__name__", "")
+    if name.startswith("_") and not name.startswith("__"):
+        name = getattr(np_fn, "__name__", name).lstrip("_")   # (a helper: NumPy's name)
+    where = f"Array.{name}" if name.startswith("__") or np_fn is None else \
+        f"minijax.numpy.{name}"
+    return error.named(f"{where}{non_numeric_context()}", True)
+
+
 def numpy_call(np_fn, fallback, nin=None):
     """``fallback`` (a minijax function) that calls ``np_fn`` on host values eagerly.
 
@@ -682,7 +767,10 @@ def numpy_call(np_fn, fallback, nin=None):
             hargs = [_host(a) for a in args]
             hkwargs = _host_kwargs(kwargs) if kwargs else kwargs
         except _Fallback:
-            return fallback(*args, **kwargs)
+            loose = _loose_call(args, kwargs)
+            if loose is None:
+                return fallback(*args, **kwargs)
+            hargs, hkwargs = loose
         try:
             if not kwargs:
                 r = np_fn(*hargs)
@@ -749,7 +837,7 @@ def numpy_call(np_fn, fallback, nin=None):
                 else:
                     ha = None
             except _Fallback:
-                return fallback(*args)
+                return general(args, kwargs)   # (NumPy's call if a date, string, ... is in it)
             try:
                 r = np_fn(ha, hb) if n == 2 else np_fn(ha) if n == 1 else np_fn()
             except Exception as e:
@@ -777,7 +865,10 @@ def numpy_call(np_fn, fallback, nin=None):
                         as_view_of(out, args)
                 return out
             return wrap(r, args)
-        return fallback(*args, **kwargs)
+        try:
+            return fallback(*args, **kwargs)
+        except NonNumericDtypeError as e:   # (the user's call names it best)
+            raise _named(e, fallback, np_fn) from None
     call.__wrapped_lax__ = fallback
     return call
 
@@ -897,7 +988,10 @@ def method_call(host_fn, fallback):
                     out._view = None
                     return out
                 return _self_result(r, self, host)
-        return fallback(self, *args, **kwargs)
+        try:
+            return fallback(self, *args, **kwargs)
+        except NonNumericDtypeError as e:
+            raise _named(e, call) from None
     call.__name__ = getattr(fallback, "__name__", "method")
     call.__wrapped_lax__ = fallback
     return call
@@ -923,7 +1017,10 @@ def binary_operator_call(host_fn, fallback):
                     try:
                         ho = _operand(other)
                     except _Fallback:
-                        return fallback(self, other)
+                        try:
+                            ho = _loose_operand(host, other)
+                        except _Fallback:
+                            return fallback(self, other)
                 r = host_fn(host, ho)
                 if r is NotImplemented:
                     return r
@@ -944,7 +1041,10 @@ def binary_operator_call(host_fn, fallback):
                     out._view = None
                     return out
                 return _self_result(r, self, host)
-        return fallback(self, other)
+        try:
+            return fallback(self, other)
+        except NonNumericDtypeError as e:
+            raise _named(e, call) from None
     call.__name__ = getattr(fallback, "__name__", "method")
     call.__wrapped_lax__ = fallback
     return call
@@ -957,7 +1057,10 @@ def unary_operator_call(host_fn, fallback):
             host = eager_host(self)
             if host is not None:
                 return _self_result(host_fn(host), self, host)
-        return fallback(self)
+        try:
+            return fallback(self)
+        except NonNumericDtypeError as e:
+            raise _named(e, call) from None
     call.__name__ = getattr(fallback, "__name__", "method")
     call.__wrapped_lax__ = fallback
     return call
@@ -1026,7 +1129,10 @@ def getitem_call(fallback):
                         out._view = None
                     return out
                 return _self_result(r, self, host)
-        return fallback(self, idx)
+        try:
+            return fallback(self, idx)
+        except NonNumericDtypeError as e:
+            raise _named(e, __getitem__) from None
     __getitem__.__wrapped_lax__ = fallback
     return __getitem__
 
@@ -1098,7 +1204,10 @@ def inplace_operator_call(ufunc, fallback):
                     try:
                         ho = _operand(other)
                     except _Fallback:
-                        return fallback(self, other)
+                        try:
+                            ho = _loose_operand(self._value(), other)
+                        except _Fallback:
+                            return fallback(self, other)
                     if type(ho) is list:
                         ho = np.asarray(ho)
                     if np.ndim(ho) and not self.ndim:
@@ -1143,7 +1252,10 @@ def setitem_call(fallback):
                     else:
                         hvalue = _host(value)
                 except _Fallback:
-                    return fallback(self, idx, value)
+                    try:
+                        hvalue = _loose_operand(self._value(), value)
+                    except _Fallback:
+                        return fallback(self, idx, value)
                 host = _direct_write_target(self)
                 if host is not None:
                     # write, and copy first only if NumPy refuses (a read-only buffer
@@ -1239,6 +1351,7 @@ def install_methods(cls):
                 make = binary_operator_call(host_fn, fallback)
             else:
                 make = method_call(host_fn, fallback)
+            make.__name__ = name
             setattr(cls, name, make)
     for name, host_fn in ARRAY_INPLACE.items():
         fallback = getattr(cls, name)
