@@ -8,8 +8,9 @@ lowering; JVP and transpose rules are added next to the definition.
 import numpy as np
 
 from .. import _checks, dtypes
-from ..errors import ShapeMismatchError
+from ..errors import NonNumericDtypeError, ShapeMismatchError
 from ..core import Primitive, get_aval
+from ..core.trace import non_numeric_context
 from ..core.avals import ShapedArray
 from ..interpreters import batching
 from ..interpreters.lowering import lower_elementwise
@@ -156,6 +157,13 @@ def scalar_operands(x, y, prim=None):
     scalar, a 0-d array) broadcasts to the other operand's shape, and so do size-1 axes
     of operands of one rank. Dtypes are not promoted (``prim``'s rules check them)."""
     name = prim.name if prim is not None else "binary operation"
+    try:
+        return _scalar_operands(x, y, prim, name)
+    except NonNumericDtypeError as e:   # a date, string, ... array reached lax
+        raise e.named(f"lax.{name}{non_numeric_context()}") from None
+
+
+def _scalar_operands(x, y, prim, name):
     x_scalar, y_scalar = dtypes.is_python_scalar(x), dtypes.is_python_scalar(y)
     from .shapes import broadcast_in_dim, broadcast_to_shape   # deferred: shapes imports _helpers
     if x_scalar != y_scalar:
