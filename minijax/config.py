@@ -24,6 +24,10 @@ of the expected form is ignored with a RuntimeWarning naming it, and the default
 - ``eager_cache_size`` (``MINIJAX_EAGER_CACHE_SIZE``, default 4096): one-primitive XLA
   executables kept for eager evaluation on the XLA path (``eager_backend="xla"``,
   non-CPU devices), least recently used dropped first.
+- ``default_prng_impl`` (``MINIJAX_DEFAULT_PRNG_IMPL``, default ``"threefry2x32"``): the
+  PRNG implementation of ``minijax.random.key``/``PRNGKey`` without ``impl=``, and of
+  legacy raw keys: ``"threefry2x32"``, ``"rbg"`` or ``"unsafe_rbg"``. JAX's name
+  ``jax_default_prng_impl`` is accepted by ``update``.
 - ``traceback_filtering`` (``MINIJAX_TRACEBACK_FILTERING``, default ``"auto"``): errors
   leaving a transformation show only the user's frames; ``"off"`` shows minijax's too.
 """
@@ -32,7 +36,10 @@ import contextlib
 import os
 import warnings
 
-_CHOICES = {"eager_backend": ("numpy", "xla"), "traceback_filtering": ("auto", "off")}
+_CHOICES = {"eager_backend": ("numpy", "xla"), "traceback_filtering": ("auto", "off"),
+            "default_prng_impl": ("threefry2x32", "rbg", "unsafe_rbg")}
+# JAX's names for options minijax has under its own name.
+_ALIASES = {"jax_default_prng_impl": "default_prng_impl"}
 _POSITIVE_INTS = ("jit_cache_size", "eager_cache_size", "cpu_device_count")
 _NON_NEGATIVE_INTS = ("compilation_cache_max_bytes",)
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off", "")
@@ -96,10 +103,13 @@ class Config:
         self.eager_cache_size = _env_int("MINIJAX_EAGER_CACHE_SIZE", 4096, 1)
         self.traceback_filtering = _env_choice("MINIJAX_TRACEBACK_FILTERING", "auto",
                                                _CHOICES["traceback_filtering"])
+        self.default_prng_impl = _env_choice("MINIJAX_DEFAULT_PRNG_IMPL", "threefry2x32",
+                                             _CHOICES["default_prng_impl"])
         self._listeners = []
 
     def update(self, name, value):
         """Set option ``name``; raises ValueError for an unknown name or value."""
+        name = _ALIASES.get(name, name)
         if name not in vars(self) or name.startswith("_"):
             raise ValueError(f"unknown minijax config option {name!r}; options are "
                              f"{sorted(k for k in vars(self) if not k.startswith('_'))}")
@@ -125,7 +135,7 @@ class Config:
         self._listeners.append(listener)
 
     def read(self, name):
-        return getattr(self, name)
+        return getattr(self, _ALIASES.get(name, name))
 
 
 config = Config()

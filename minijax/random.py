@@ -1,20 +1,35 @@
 """``minijax.random``: JAX's counter-based PRNG API, giving JAX's bits.
 
 Keys are explicit values. ``key(seed)`` makes a typed key (a :class:`KeyArray` of shape
-``()`` and dtype ``key<fry>``); ``PRNGKey(seed)`` makes a legacy raw key, a
-``uint32[2]`` array. Every function accepts both and returns keys of the kind it was
-given. The generator is threefry2x32 written in ``lax`` operations, with JAX's default
-("partitionable") counter layout, so the same seed, shape and dtype give the same
-numbers as JAX's default implementation, eagerly, under ``jit`` and under ``vmap``.
+``()`` and a key dtype such as ``key<fry>``); ``PRNGKey(seed)`` makes a legacy raw key,
+the bare key data. Every function accepts both and returns keys of the kind it was
+given. Three PRNG implementations, JAX's, give JAX's bits eagerly, under ``jit`` and
+under ``vmap``:
 
-A :class:`KeyArray` is a pytree node whose one child is its ``uint32[..., 2]`` key data,
-so keys pass through ``jit`` arguments and results, ``vmap`` (along leading key axes)
-and ``scan``/``fori_loop``/``while_loop`` carries with no special rules in the
-transformations. Arithmetic, comparisons and NumPy conversion of a typed key raise a
-``TypeError``; ``key_data`` and ``wrap_key_data`` convert explicitly.
+- ``"threefry2x32"`` (the default; dtype ``key<fry>``, key data ``uint32[2]``):
+  threefry2x32 written in ``lax`` operations, with JAX's default ("partitionable")
+  counter layout.
+- ``"rbg"`` (``key<rbg>``, ``uint32[4]``): bits from XLA's ``rng_bit_generator``
+  (``lax.rng_bit_generator``), ``split`` and ``fold_in`` by threefry on each half of the
+  key data.
+- ``"unsafe_rbg"`` (``key<urbg>``, ``uint32[4]``): ``split`` and ``fold_in`` by
+  ``rng_bit_generator`` too (faster, weaker key derivation).
 
-Each sampler is a ``jit``-compiled function of the raw key data and its static shape
-and dtype (as in JAX), so eager calls run the same XLA computation as traced ones.
+``key(seed, impl=...)``, ``PRNGKey``, ``wrap_key_data`` take an implementation's name;
+the default (also how legacy raw keys are read) is the config option
+``default_prng_impl`` (JAX's name ``jax_default_prng_impl`` is accepted).
+``rng_bit_generator``'s bits are XLA's own and, as JAX warns, may change between XLA
+versions and backends.
+
+A :class:`KeyArray` is a pytree node whose one child is its key data (the
+implementation is its static aux data), so keys pass through ``jit`` arguments and
+results, ``vmap`` (along leading key axes) and ``scan``/``fori_loop``/``while_loop``
+carries with no special rules in the transformations. Arithmetic, comparisons and NumPy
+conversion of a typed key raise a ``TypeError``; ``key_data`` and ``wrap_key_data``
+convert explicitly.
+
+Each sampler is a ``jit``-compiled function of a key array and its static shape and
+dtype (as in JAX), so eager calls run the same XLA computation as traced ones.
 """
 
 import math
@@ -27,8 +42,11 @@ from . import dtypes, lax
 from . import numpy as jnp
 from .api import jit, vmap
 from .config import config
-from .core import Tracer
+from .core import Primitive, Tracer
+from .core.avals import ShapedArray
 from .custom_derivatives import custom_jvp
+from .interpreters import batching
+from .interpreters.lowering import lower_via
 from .runtime.array import Array
 from .tree_util import register_pytree_node
 
@@ -41,7 +59,6 @@ __all__ = [
     "split", "t", "truncated_normal", "uniform", "weibull_min", "wrap_key_data",
 ]
 
-_IMPL = "threefry2x32"
 _UINT = {8: np.dtype(np.uint8), 16: np.dtype(np.uint16), 32: np.dtype(np.uint32),
          64: np.dtype(np.uint64)}
 _U32 = np.dtype(np.uint32)
@@ -50,13 +67,18 @@ _U32 = np.dtype(np.uint32)
 # ------------------------------------------------------------------ the key type
 
 class KeyDtype:
-    """The element type of typed key arrays; prints as ``key<fry>`` (threefry2x32)."""
+    """The element type of typed key arrays of one PRNG implementation; prints as
+    ``key<fry>`` (threefry2x32), ``key<rbg>`` (rbg) or ``key<urbg>`` (unsafe_rbg)."""
 
-    name = "key<fry>"
     type = dtypes.prng_key     # issubdtype(k.dtype, dtypes.prng_key) (and dtypes.extended)
-    impl = _IMPL
-    key_shape = (2,)
     kind = "V"
+
+    def __init__(self, impl):
+        self._impl = impl
+        self.name = f"key<{impl.tag}>"
+
+    impl = property(lambda self: self._impl.name)
+    key_shape = property(lambda self: self._impl.key_shape)
 
     def __repr__(self):
         return self.name
@@ -64,19 +86,32 @@ class KeyDtype:
     __str__ = __repr__
 
     def __eq__(self, other):
-        return isinstance(other, KeyDtype) or other == self.name
+        if isinstance(other, KeyDtype):
+            return other.name == self.name
+        return isinstance(other, str) and other == self.name
 
     def __hash__(self):
         return hash(self.name)
 
 
-key_dtype = KeyDtype()
+class PRNGImpl:
+    """A PRNG implementation: its key data shape and its functions of raw key data
+    (``seed`` from the two threefry seed words, ``split``, ``fold_in``,
+    ``random_bits``)."""
+
+    def __init__(self, name, tag, key_shape, seed, split, fold_in, random_bits):
+        self.name, self.tag, self.key_shape = name, tag, key_shape
+        self.seed, self.split, self.fold_in, self.random_bits = seed, split, fold_in, random_bits
+        self.dtype = KeyDtype(self)
+
+    def __repr__(self):
+        return f"PRNGImpl({self.name!r})"
 
 
 def _unsupported(opname):
     def method(self, *args, **kwargs):
         others = ", ".join(str(getattr(a, "dtype", type(a).__name__)) for a in args)
-        raise TypeError(f"{opname} does not accept dtypes {key_dtype}{', ' if others else ''}"
+        raise TypeError(f"{opname} does not accept dtypes {self.dtype}{', ' if others else ''}"
                         f"{others}: PRNG keys support only key derivation (split, fold_in) "
                         f"and sampling; use minijax.random.key_data(key) for the raw bits")
     method.__name__ = opname
@@ -84,23 +119,26 @@ def _unsupported(opname):
 
 
 class KeyArray:
-    """An array of threefry2x32 PRNG keys, of dtype ``key<fry>``.
+    """An array of PRNG keys of one implementation, of dtype ``key<fry>``, ``key<rbg>``
+    or ``key<urbg>``.
 
-    Its shape leaves out the key data's trailing axis of 2 ``uint32`` words. Indexing,
-    ``reshape``, ``len`` and iteration act on keys; arithmetic raises ``TypeError``.
+    Its shape leaves out the key data's trailing axis (2 or 4 ``uint32`` words).
+    Indexing, ``reshape``, ``len`` and iteration act on keys; arithmetic raises
+    ``TypeError``.
     """
 
-    __slots__ = ("_base",)
+    __slots__ = ("_base", "_impl")
     __array_priority__ = 100
 
-    def __init__(self, base):
+    def __init__(self, base, impl=None):
         self._base = base
+        self._impl = _THREEFRY if impl is None else impl
 
     # The array protocol a key supports.
     shape = property(lambda self: tuple(self._base.shape[:-1]))
     ndim = property(lambda self: len(self._base.shape) - 1)
     size = property(lambda self: math.prod(self.shape))
-    dtype = property(lambda self: key_dtype)
+    dtype = property(lambda self: self._impl.dtype)
     T = property(lambda self: self.transpose())
 
     def __len__(self):
@@ -111,17 +149,18 @@ class KeyArray:
     def __iter__(self):
         if not self.shape:
             raise TypeError("iteration over a scalar PRNG key array")
-        return (KeyArray(self._base[i]) for i in range(self.shape[0]))
+        return (KeyArray(self._base[i], self._impl) for i in range(self.shape[0]))
 
     def __getitem__(self, index):
         if not isinstance(index, tuple):
             index = (index,)
-        return KeyArray(self._base[index + (slice(None),)])
+        return KeyArray(self._base[index + (slice(None),)], self._impl)
 
     def reshape(self, *shape):
         if len(shape) == 1 and not isinstance(shape[0], int):
             shape = tuple(shape[0])
-        return KeyArray(jnp.reshape(self._base, tuple(shape) + (2,)))
+        return KeyArray(jnp.reshape(self._base, tuple(shape) + self._impl.key_shape),
+                        self._impl)
 
     def ravel(self):
         return self.reshape(-1)
@@ -133,7 +172,7 @@ class KeyArray:
             axes[0], int) else axes
         axes = axes or tuple(reversed(range(self.ndim)))
         return KeyArray(jnp.transpose(self._base, tuple(a % self.ndim for a in axes)
-                                      + (self.ndim,)))
+                                      + (self.ndim,)), self._impl)
 
     def block_until_ready(self):
         if hasattr(self._base, "block_until_ready"):
@@ -141,29 +180,36 @@ class KeyArray:
         return self
 
     def __array__(self, dtype=None, copy=None):
-        raise TypeError(f"a PRNG key array of dtype {key_dtype} cannot be converted to a "
+        raise TypeError(f"a PRNG key array of dtype {self.dtype} cannot be converted to a "
                         f"NumPy array; use np.asarray(minijax.random.key_data(key))")
 
     def __bool__(self):
-        raise TypeError(f"the truth value of a PRNG key array (dtype {key_dtype}) is "
+        raise TypeError(f"the truth value of a PRNG key array (dtype {self.dtype}) is "
                         f"undefined")
+
+    def _same_impl(self, opname, other):
+        if other._impl is not self._impl:
+            raise TypeError(f"{opname} does not accept dtypes {self.dtype}, {other.dtype}: "
+                            f"keys of different PRNG implementations cannot be compared")
 
     def __eq__(self, other):
         if not isinstance(other, KeyArray):
             return NotImplemented
+        self._same_impl("equal", other)
         return jnp.all(jnp.equal(self._base, other._base), axis=-1)
 
     def __ne__(self, other):
         if not isinstance(other, KeyArray):
             return NotImplemented
+        self._same_impl("not_equal", other)
         return jnp.any(jnp.not_equal(self._base, other._base), axis=-1)
 
     __hash__ = None
 
     def __repr__(self):
         if isinstance(self._base, Tracer):
-            return f"KeyArray({self.shape}, dtype={key_dtype}) overlaying {self._base!r}"
-        return (f"Array({self.shape}, dtype={key_dtype}) overlaying:\n"
+            return f"KeyArray({self.shape}, dtype={self.dtype}) overlaying {self._base!r}"
+        return (f"Array({self.shape}, dtype={self.dtype}) overlaying:\n"
                 f"{np.asarray(self._base)}")
 
     for _name in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul",
@@ -175,8 +221,9 @@ class KeyArray:
     del _name
 
 
-register_pytree_node(KeyArray, lambda k: ((k._base,), None),
-                     lambda _, children: KeyArray(children[0]))
+# The implementation is static aux data: jit caches and retraces per implementation.
+register_pytree_node(KeyArray, lambda k: ((k._base,), k._impl),
+                     lambda impl, children: KeyArray(children[0], impl))
 
 
 def _is_array(x):
@@ -184,27 +231,31 @@ def _is_array(x):
 
 
 def _key_base(name, key, allow_batched=False):
-    """(raw uint32[..., 2] key data, was_typed) for a typed or legacy key."""
+    """(a key array, was_typed) for a typed key or a legacy key (raw key data of the
+    default implementation)."""
     if isinstance(key, KeyArray):
-        base, typed = key._base, True
+        keys, typed = key, True
     elif _is_array(key):
-        if key.dtype != _U32 or not key.shape or key.shape[-1] != 2:
+        impl = _default_impl()
+        k = len(impl.key_shape)
+        if key.dtype != _U32 or key.ndim < k or tuple(key.shape[-k:]) != impl.key_shape:
             raise TypeError(f"{name}: expected a PRNG key (from minijax.random.key or "
                             f"PRNGKey), got an array of dtype {key.dtype} and shape "
-                            f"{tuple(key.shape)}; a legacy key is a uint32 array of "
-                            f"trailing shape (2,)")
-        base, typed = key, False
+                            f"{tuple(key.shape)}; a legacy key of the default PRNG "
+                            f"implementation ({impl.name}) is a uint32 array of trailing "
+                            f"shape {impl.key_shape}")
+        keys, typed = KeyArray(jnp.asarray(key), impl), False
     else:
         raise TypeError(f"{name}: expected a PRNG key (from minijax.random.key or "
                         f"PRNGKey), got {type(key).__name__}")
-    if not allow_batched and len(base.shape) != 1:
+    if not allow_batched and keys.ndim != 0:
         raise TypeError(f"{name} accepts a single key, but was given a key array of shape "
-                        f"{tuple(base.shape[:-1])} != (); use minijax.vmap for batching")
-    return jnp.asarray(base), typed
+                        f"{keys.shape} != (); use minijax.vmap for batching")
+    return keys, typed
 
 
-def _wrap(base, typed):
-    return KeyArray(base) if typed else base
+def _wrap(keys, typed):
+    return keys if typed else keys._base
 
 
 # ------------------------------------------------------------------ threefry2x32
@@ -257,11 +308,8 @@ def _hash_counters(key, shape):
     return threefry2x32(key[0], key[1], hi, lo)
 
 
-def _random_bits(key, bit_width, shape):
-    """Unsigned ``bit_width``-bit random integers of ``shape`` from raw key data."""
+def _threefry_bits(key, bit_width, shape):
     dtype = _UINT[bit_width]
-    if math.prod(shape) == 0:
-        return lax.full(shape, 0, dtype)
     b1, b2 = _hash_counters(key, shape)
     if bit_width == 64:
         hi = lax.convert_element_type(b1, dtype)
@@ -270,9 +318,14 @@ def _random_bits(key, bit_width, shape):
     return bits if bit_width == 32 else lax.convert_element_type(bits, dtype)
 
 
-def _split_raw(key, shape):
+def _threefry_split(key, shape):
     b1, b2 = _hash_counters(key, shape)
     return jnp.stack([b1, b2], axis=len(shape))
+
+
+def _threefry_fold_in(key, data):
+    b1, b2 = threefry2x32(key[0], key[1], jnp.zeros((1,), _U32), jnp.reshape(data, (1,)))
+    return jnp.concatenate([b1, b2])
 
 
 def _seed_raw(seed):
@@ -282,21 +335,105 @@ def _seed_raw(seed):
     return jnp.stack([hi, lo])
 
 
-def _fold_in_raw(key, data):
-    b1, b2 = threefry2x32(key[0], key[1], jnp.zeros((1,), _U32), jnp.reshape(data, (1,)))
-    return jnp.concatenate([b1, b2])
+# ------------------------------------------------------------------ rbg and unsafe_rbg
+#
+# Key data uint32[4]: XLA's uint64[2] generator state. A seed's key data is its two
+# threefry words twice.
+
+def _rbg_seed(words):
+    return jnp.concatenate([words, words])
 
 
-_split_jit = jit(_split_raw, static_argnums=1)
+def _rbg_split(key, shape):
+    # Each half is split as a threefry key; each new key joins the two halves' keys.
+    return jnp.concatenate([_threefry_split(key[:2], shape), _threefry_split(key[2:], shape)],
+                           axis=-1)
+
+
+def _rbg_fold_in(key, data):
+    return jnp.concatenate([_threefry_fold_in(key[:2], data), _threefry_fold_in(key[2:], data)])
+
+
+def _rbg_bits(key, bit_width, shape):
+    return lax.rng_bit_generator(key, shape, _UINT[bit_width])[1]
+
+
+def _unsafe_rbg_split(key, shape):
+    # Every 10th row of 10 * n rows of generator output is a new key.
+    n = math.prod(shape)
+    rows = lax.rng_bit_generator(key, (10 * n, 4), _U32)[1]
+    return jnp.reshape(lax.slice_in_dim(rows, 0, 10 * n, 10, 0), (*shape, 4))
+
+
+def _unsafe_rbg_fold_in(key, data):
+    seed = jnp.stack([jnp.zeros((), _U32), data])
+    rows = lax.rng_bit_generator(_rbg_seed(seed), (10, 4), _U32)[1]
+    return lax.bitwise_xor(key, rows[-1])
+
+
+_THREEFRY = PRNGImpl("threefry2x32", "fry", (2,), lambda words: words, _threefry_split,
+                     _threefry_fold_in, _threefry_bits)
+_RBG = PRNGImpl("rbg", "rbg", (4,), _rbg_seed, _rbg_split, _rbg_fold_in, _rbg_bits)
+_UNSAFE_RBG = PRNGImpl("unsafe_rbg", "urbg", (4,), _rbg_seed, _unsafe_rbg_split,
+                       _unsafe_rbg_fold_in, _rbg_bits)
+_IMPLS = {impl.name: impl for impl in (_THREEFRY, _RBG, _UNSAFE_RBG)}
+PRNG_IMPLS = tuple(_IMPLS)
+"""The names of the PRNG implementations (``impl=`` arguments)."""
+# JAX's implementations that minijax does not have.
+_JAX_ONLY = ("threefry4x32", "philox2x32", "philox4x32")
+
+
+def _get_impl(impl):
+    """The implementation named ``impl`` (None: the default)."""
+    if impl is None:
+        return _default_impl()
+    if isinstance(impl, PRNGImpl):
+        return impl
+    if impl == "threefry":          # minijax's earlier spelling
+        return _THREEFRY
+    if isinstance(impl, str) and impl in _IMPLS:
+        return _IMPLS[impl]
+    if impl in _JAX_ONLY:
+        raise NotImplementedError(f"the PRNG implementation {impl!r} is not implemented in "
+                                  f"minijax; use one of {', '.join(PRNG_IMPLS)}")
+    raise ValueError(f"unrecognized PRNG implementation {impl!r}; the implementations are "
+                     f"{', '.join(PRNG_IMPLS)}")
+
+
+def _default_impl():
+    return _IMPLS[config.default_prng_impl]
+
+
+# ------------------------------------------------------------------ on key arrays
+#
+# The samplers below take key arrays (of shape ()) and call these three.
+
+def _random_bits(key, bit_width, shape):
+    """Unsigned ``bit_width``-bit random integers of ``shape`` from a key."""
+    if math.prod(shape) == 0:
+        return lax.full(shape, 0, _UINT[bit_width])
+    return key._impl.random_bits(key._base, bit_width, shape)
+
+
+def _split_key(key, shape):
+    """A key array of ``shape`` derived from ``key``."""
+    return KeyArray(key._impl.split(key._base, shape), key._impl)
+
+
+def _fold_in_key(key, data):
+    return KeyArray(key._impl.fold_in(key._base, data), key._impl)
+
+
+_split_jit = jit(_split_key, static_argnums=1)
 _seed_jit = jit(_seed_raw)
-_fold_in_jit = jit(_fold_in_raw)
+_fold_in_jit = jit(_fold_in_key)
 
 
 # ------------------------------------------------------------------ keys
 
 def _seed_data(name, seed):
-    """The key data of a seed: [high, low] 32-bit words of the seed (in 32-bit mode a
-    Python int seed keeps only its low word, as in JAX)."""
+    """The threefry key data of a seed: [high, low] 32-bit words of the seed (in 32-bit
+    mode a Python int seed keeps only its low word, as in JAX)."""
     if isinstance(seed, KeyArray):
         raise TypeError(f"{name} accepts a scalar seed, but was given a PRNG key")
     if np.ndim(seed) if not _is_array(seed) else seed.ndim:
@@ -314,43 +451,44 @@ def _seed_data(name, seed):
 
 
 def key(seed, *, impl=None):
-    """A typed PRNG key (shape ``()``, dtype ``key<fry>``) from an integer seed."""
-    _check_impl(impl)
-    return KeyArray(_seed_data("key", seed))
+    """A typed PRNG key (shape ``()``) from an integer seed; ``impl`` names the PRNG
+    implementation (``"threefry2x32"``, ``"rbg"``, ``"unsafe_rbg"``; default: the config
+    option ``default_prng_impl``)."""
+    impl = _get_impl(impl)
+    return KeyArray(impl.seed(_seed_data("key", seed)), impl)
 
 
 def PRNGKey(seed, *, impl=None):  # noqa: N802  (JAX's name)
-    """A legacy PRNG key: the ``uint32[2]`` key data for an integer seed."""
-    _check_impl(impl)
-    return _seed_data("PRNGKey", seed)
-
-
-def _check_impl(impl):
-    if impl not in (None, _IMPL, "threefry"):
-        raise NotImplementedError(f"minijax.random supports only the threefry2x32 PRNG "
-                                  f"implementation, not {impl!r}")
+    """A legacy PRNG key: the raw key data (``uint32[2]`` for threefry2x32, ``uint32[4]``
+    for rbg and unsafe_rbg) for an integer seed."""
+    impl = _get_impl(impl)
+    return impl.seed(_seed_data("PRNGKey", seed))
 
 
 def key_data(keys):
-    """The ``uint32[..., 2]`` key data under a key array (a legacy key is returned as is)."""
-    base, _ = _key_base("key_data", keys, allow_batched=True)
-    return base
+    """The ``uint32`` key data under a key array, with the implementation's trailing
+    axis (a legacy key is returned as is)."""
+    keys, _ = _key_base("key_data", keys, allow_batched=True)
+    return keys._base
 
 
 def wrap_key_data(key_bits_array, *, impl=None):
-    """A typed key array over ``uint32[..., 2]`` key data."""
-    _check_impl(impl)
+    """A typed key array over ``uint32`` key data of trailing shape ``(2,)``
+    (threefry2x32) or ``(4,)`` (rbg, unsafe_rbg)."""
+    impl = _get_impl(impl)
     data = jnp.asarray(key_bits_array)
-    if data.dtype != _U32 or not data.shape or data.shape[-1] != 2:
-        raise TypeError(f"wrap_key_data: key data must be a uint32 array of trailing shape "
-                        f"(2,), got dtype {data.dtype} and shape {tuple(data.shape)}")
-    return KeyArray(data)
+    k = len(impl.key_shape)
+    if data.dtype != _U32 or data.ndim < k or tuple(data.shape[-k:]) != impl.key_shape:
+        raise TypeError(f"wrap_key_data: key data of the PRNG implementation {impl.name} "
+                        f"must be a uint32 array of trailing shape {impl.key_shape}, got "
+                        f"dtype {data.dtype} and shape {tuple(data.shape)}")
+    return KeyArray(data, impl)
 
 
 def key_impl(keys):
-    """The name of the keys' PRNG implementation (always ``'threefry2x32'``)."""
-    _key_base("key_impl", keys, allow_batched=True)
-    return _IMPL
+    """The name of the keys' PRNG implementation (a legacy key's is the default's)."""
+    keys, _ = _key_base("key_impl", keys, allow_batched=True)
+    return keys._impl.name
 
 
 def clone(key):
@@ -361,21 +499,21 @@ def clone(key):
 
 def split(key, num=2):
     """``num`` (an int or a shape) new keys derived from ``key``, along new leading axes."""
-    base, typed = _key_base("split", key)
+    keys, typed = _key_base("split", key)
     shape = tuple(operator.index(n) for n in num) if isinstance(num, (tuple, list)) else (
         operator.index(num),)
-    return _wrap(_split_jit(base, shape), typed)
+    return _wrap(_split_jit(keys, shape), typed)
 
 
 def fold_in(key, data):
     """A new key from ``key`` and a 32-bit integer ``data``."""
-    base, typed = _key_base("fold_in", key)
+    keys, typed = _key_base("fold_in", key)
     if jnp.ndim(data):
         raise TypeError(f"fold_in accepts a scalar, but was given an array of shape "
                         f"{jnp.shape(data)} != (); use minijax.vmap for batching")
     if isinstance(data, (int, np.integer)):
         data = np.uint32(int(data) % 2 ** 32)
-    return _wrap(_fold_in_jit(base, jnp.asarray(data).astype(_U32)), typed)
+    return _wrap(_fold_in_jit(keys, jnp.asarray(data).astype(_U32)), typed)
 
 
 # ------------------------------------------------------------------ argument checks
@@ -428,7 +566,7 @@ def _cast(x, dtype):
     return lax.convert_element_type(jnp.asarray(x), dtype)
 
 
-# ------------------------------------------------------------------ samplers (raw keys)
+# ------------------------------------------------------------------ samplers (on key arrays)
 
 def _bits(key, shape, dtype):
     return _random_bits(key, np.iinfo(dtype).bits, shape)
@@ -459,7 +597,7 @@ def _normal_real(key, shape, dtype):
 def _normal(key, shape, dtype):
     if dtypes.is_complex(dtype):
         real = dtypes.real_dtype(dtype)
-        k_re, k_im = _split_raw(key, (2,))
+        k_re, k_im = _split_key(key, (2,))
         re = _normal_real(k_re, shape, real)
         im = _normal_real(k_im, shape, real)
         z = lax.complex(re, im)
@@ -490,7 +628,7 @@ def _randint(key, minval, maxval, shape, dtype):
     maxval = jnp.broadcast_to(_convert_and_clip(maxval, dtype), shape)
     maxval_out_of_range = jnp.broadcast_to(maxval_out_of_range, shape)
     nbits = np.iinfo(dtype).bits
-    k1, k2 = _split_raw(key, (2,))
+    k1, k2 = _split_key(key, (2,))
     higher, lower = _random_bits(k1, nbits, shape), _random_bits(k2, nbits, shape)
     uint = _UINT[nbits]
     span = lax.convert_element_type(lax.sub(maxval, minval), uint)
@@ -507,7 +645,7 @@ def _randint(key, minval, maxval, shape, dtype):
 def _shuffle(key, x, axis):
     rounds = int(np.ceil(3 * np.log(max(1, x.size)) / np.log(np.iinfo(np.uint32).max)))
     for _ in range(rounds):
-        key, subkey = _split_raw(key, (2,))
+        key, subkey = _split_key(key, (2,))
         sort_keys = _random_bits(subkey, 32, x.shape)
         _, x = lax.sort_key_val(sort_keys, x, axis)
     return x
@@ -542,19 +680,19 @@ def _gamma_one(key, alpha, log_space):
 
     def next_xv(state):
         k, _, _ = state
-        k, sub = _split_raw(k, (2,))
+        k, sub = _split_key(k, (2,))
         x = _normal_real(sub, (), dtype)
         return k, x, lax.add(one, lax.mul(x, c))
 
     def body(state):
         k = state[0]
-        k, x_key, u_key = _split_raw(k, (3,))
+        k, x_key, u_key = _split_key(k, (3,))
         _, x, v = lax.while_loop(lambda s: lax.le(s[2], zero), next_xv,
                                  (x_key, zero, -one))
         u = _uniform(u_key, (), dtype, 0.0, 1.0)
         return k, lax.mul(x, x), lax.mul(lax.mul(v, v), v), u
 
-    key, subkey = _split_raw(key, (2,))
+    key, subkey = _split_key(key, (2,))
     _, _, v, _ = lax.while_loop(cond, body, (key, zero, one, jnp.full((), 2.0, dtype)))
     if log_space:
         log_samples = lax.neg(_exponential(subkey, (), dtype))
@@ -566,9 +704,46 @@ def _gamma_one(key, alpha, log_space):
     return lax.mul(lax.mul(d, v), boost)
 
 
+def _gamma_samples(data, a, *, impl, log_space):
+    """Gamma samples for ``a`` from key data whose leading axes ``data.shape[:-1]`` also
+    lead ``a``'s shape (a batch of keys, each for its slice of ``a``), as JAX's
+    ``random_gamma`` computes them: each key is split into one key per entry of its
+    slice; the samples are a vmap over all the keys (threefry2x32) or a loop (the
+    others, whose batched bits through rng_bit_generator are not each key's own)."""
+    n_batch = data.ndim - len(impl.key_shape)
+    flat = jnp.reshape(data, (-1, *impl.key_shape))
+    per_key = math.prod(a.shape[n_batch:])
+    keys = vmap(lambda d: impl.split(d, (per_key,)))(flat)
+    keys = KeyArray(jnp.reshape(keys, (-1, *impl.key_shape)), impl)
+    alphas = jnp.reshape(a, (-1,))
+    if impl is _THREEFRY:
+        samples = vmap(lambda k, al: _gamma_one(k, al, log_space))(keys, alphas)
+    else:
+        samples = lax.map(lambda k_al: _gamma_one(*k_al, log_space), (keys, alphas))
+    return jnp.reshape(samples, a.shape)
+
+
+def _random_gamma_abstract_eval(data, a, *, impl, log_space):
+    return [ShapedArray(a.shape, a.dtype)]
+
+
+def _random_gamma_batch(axis_size, args, dims, *, impl, log_space):
+    # JAX's rule: the batch axis leads the key data and ``a``; the loop (rbg keys) then
+    # runs over every key of the batch, each drawing its own bits.
+    data, a = (batching.move_axis_to(axis_size, x, d, 0) for x, d in zip(args, dims))
+    return [random_gamma_p.bind(data, a, impl=impl, log_space=log_space)], [0]
+
+
+# A primitive only for its batching rule (the samples under vmap are JAX's); no kernel:
+# it lowers to the lax program above, eagerly too. Derivatives: _gamma_flat_rule.
+random_gamma_p = Primitive("random_gamma")
+random_gamma_p.abstract_eval = _random_gamma_abstract_eval
+random_gamma_p.lower = lower_via(_gamma_samples)
+random_gamma_p.batch = _random_gamma_batch
+
+
 def _gamma_flat(log_space, key, a):
-    keys = _split_raw(key, a.shape)
-    return vmap(lambda k, al: _gamma_one(k, al, log_space))(keys, a)
+    return random_gamma_p.bind(key._base, a, impl=key._impl, log_space=log_space)
 
 
 def _gamma_flat_jvp(log_space, primals, tangents):
@@ -603,7 +778,7 @@ def _gamma(key, a, shape, dtype, log_space=False):
 def _poisson_knuth(key, lam, shape, dtype):
     def body(state):
         i, k, rng, log_prod = state
-        rng, sub = _split_raw(rng, (2,))
+        rng, sub = _split_key(rng, (2,))
         k = lax.select(log_prod > -lam, k + 1, k)
         u = _uniform(sub, shape, np.dtype(np.float32), 0.0, 1.0)
         return i + 1, k, rng, log_prod + jnp.log(u)
@@ -627,7 +802,7 @@ def _poisson_rejection(key, lam, shape, dtype):
 
     def body(state):
         i, k_out, accepted, rng = state
-        rng, sub0, sub1 = _split_raw(rng, (3,))
+        rng, sub0, sub1 = _split_key(rng, (3,))
         u = _uniform(sub0, shape, f32, 0.0, 1.0) - 0.5
         v = _uniform(sub1, shape, f32, 0.0, 1.0)
         u_shifted = 0.5 - abs(u)
@@ -675,7 +850,7 @@ def _binomial_inversion(key, count, prob, shape, dtype):
 
     def body(state):
         i, num_geom, geom_sum, rng = state
-        sub, rng = _split_raw(rng, (2,))
+        sub, rng = _split_key(rng, (2,))
         num_geom = lax.select(geom_sum <= count, num_geom + 1, num_geom)
         u = _uniform(sub, shape, prob.dtype, 0.0, 1.0)
         return i + 1, num_geom, geom_sum + jnp.ceil(jnp.log(u) / log1mp), rng
@@ -700,7 +875,7 @@ def _btrs(key, count, prob, shape, dtype):
 
     def body(state):
         i, k_out, accepted, rng = state
-        rng, sub0, sub1 = _split_raw(rng, (3,))
+        rng, sub0, sub1 = _split_key(rng, (3,))
         u = _uniform(sub0, shape, prob.dtype, 0.0, 1.0)
         v = _uniform(sub1, shape, prob.dtype, 0.0, 1.0)
         u = u - 0.5
@@ -760,7 +935,7 @@ def _maxwell(key, shape, dtype):
 
 
 def _generalized_normal(key, p, shape, dtype):
-    k1, k2 = _split_raw(key, (2,))
+    k1, k2 = _split_key(key, (2,))
     g = _gamma(k1, 1 / p, shape, dtype)
     r = _rademacher(k2, shape, dtype)
     return r * g ** (1 / p)
@@ -821,7 +996,7 @@ def _bernoulli_c(key, p, shape, mode):
 
 @_jit(("shape", "dtype"))
 def _beta_c(key, a, b, shape, dtype):
-    key_a, key_b = _split_raw(key, (2,))
+    key_a, key_b = _split_key(key, (2,))
     log_a = _gamma(key_a, a, shape, dtype, True)
     log_b = _gamma(key_b, b, shape, dtype, True)
     log_max = lax.max(log_a, log_b)
@@ -854,7 +1029,7 @@ def _multivariate_normal_c(key, mean, cov, shape, dtype, method):
 @_jit(("shape", "dtype"))
 def _t_c(key, df, shape, dtype):
     df = _cast(df, dtype)
-    key_n, key_g = _split_raw(key, (2,))
+    key_n, key_g = _split_key(key, (2,))
     n = _normal_real(key_n, shape, dtype)
     half_df = df / 2
     g = _gamma(key_g, half_df, shape, dtype)
@@ -869,7 +1044,7 @@ def _chisquare_c(key, df, shape, dtype):
 
 @_jit(("shape", "dtype"))
 def _double_sided_maxwell_c(key, loc, scale, shape, dtype):
-    k1, k2 = _split_raw(key, (2,))
+    k1, k2 = _split_key(key, (2,))
     m = _maxwell(k1, shape, dtype)
     sign = _rademacher(k2, shape, dtype)
     return sign * m * scale + loc
@@ -892,7 +1067,7 @@ def _orthogonal_c(key, n, m, shape, dtype):
 
 @_jit(("d", "shape", "dtype"))
 def _ball_c(key, p, d, shape, dtype):
-    k1, k2 = _split_raw(key, (2,))
+    k1, k2 = _split_key(key, (2,))
     g = _generalized_normal(k1, p, (*shape, d), dtype)
     e = _exponential(k2, shape, dtype)
     return g / (((jnp.abs(g) ** p).sum(-1) + e) ** (1 / p))[..., None]
@@ -1187,6 +1362,9 @@ def dirichlet(key, alpha, shape=None, dtype=None):
 def poisson(key, lam, shape=None, dtype=None):
     """Poisson(lam) samples (Knuth's method below 10, rejection above)."""
     base, _ = _key_base("poisson", key)
+    if base._impl is not _THREEFRY:
+        raise NotImplementedError(f"poisson is implemented for the threefry2x32 PRNG only "
+                                  f"(as in JAX), not {base._impl.name}")
     dtype = _int_dtype("poisson", dtype)
     shape = _broadcast_shape("poisson", shape, lam)
     lam = jnp.broadcast_to(jnp.asarray(lam), shape).astype(np.float32)
@@ -1312,7 +1490,7 @@ def wald(key, mean, shape=None, dtype=None):
 
 @_jit(("shape", "dtype"))
 def _wald_c(key, mean, shape, dtype):
-    key_n, key_u = _split_raw(key, (2,))
+    key_n, key_u = _split_key(key, (2,))
     mean = jnp.broadcast_to(_cast(mean, dtype), shape)
     y = lax.integer_pow(_normal(key_n, shape, dtype), 2)
     u = _uniform(key_u, shape, dtype, 0.0, 1.0)
@@ -1390,7 +1568,7 @@ def f(key, dfnum, dfden, shape=None, dtype=None):
 @_jit(("shape", "dtype"))
 def _f_c(key, dfnum, dfden, shape, dtype):
     dfnum, dfden = _cast(dfnum, dtype), _cast(dfden, dtype)
-    key_den, key_num = _split_raw(key, (2,))
+    key_den, key_num = _split_key(key, (2,))
     num = lax.div(_chisquare_c(key_num, dfnum, shape=shape, dtype=dtype), dfnum)
     den = lax.div(_chisquare_c(key_den, dfden, shape=shape, dtype=dtype), dfden)
     return lax.div(num, den)
@@ -1427,7 +1605,7 @@ def _multinomial_c(key, n, p, dtype, unroll):
                           remaining.dtype)
         return remaining - count, count
 
-    keys = _split_raw(key, (ratios.shape[0],))
+    keys = _split_key(key, (ratios.shape[0],))
     _, counts = lax.scan(step, n, (ratios, keys), unroll=unroll)
     return jnp.moveaxis(counts, 0, -1).astype(dtype)
 

@@ -42,6 +42,7 @@ class Row:
     vmap_axes: list = None
     grad_order: int = 2
     finite: bool = False       # sample without NaN and ±inf
+    loop_vmap: bool = True     # vmap agrees with a loop (rng_bit_generator's does not)
     rtol_factor: float = 1     # XLA's own error for hard special functions
 
     def __str__(self):
@@ -260,6 +261,13 @@ ROWS = [
         ((3, 3),), FLOAT, (-2.0, 2.0), finite=True),
     # no derivative (JAX has none) and no NumPy kernel: eager runs the LAPACK lowering too
     Row("schur", lambda x: lax.linalg.schur(x), ((4, 4),), FLOAT, finite=True),
+    # XLA's bits, no NumPy kernel (eager compiles the lowering); its vmap is JAX's (the
+    # first key draws the batch's bits), checked against JAX in test_random_impls.py
+    Row("rng_bit_generator", lambda k: lax.rng_bit_generator(k, (3, 5), np.uint8),
+        ((4,),), [np.uint32], loop_vmap=False),
+    Row("rng_bit_generator", lambda k: lax.rng_bit_generator(
+        k, (4,), np.uint64, lax.RandomAlgorithm.RNG_THREE_FRY), ((2,),), [np.uint64],
+        loop_vmap=False),
     # Fourier transforms, on complex operands built from two real ones
     Row("fft", lambda x, y: _parts(lax.fft(lax.complex(x, y), "FFT", (4,))), ((3, 4),) * 2,
         FLOAT, (-2.0, 2.0), finite=True),
@@ -298,7 +306,8 @@ def test_kernels_agree(row, dtype):
     args = [sample(dtype, s, seed=i, finite=row.finite) for i, s in enumerate(row.shapes)]
     rtol = RTOL.get(dtype, 0) * row.rtol_factor
     with np.errstate(all="ignore"):
-        check_primitive(row.fn, args, rtol=rtol, atol=rtol * 1e-3, vmap_axes=row.vmap_axes)
+        check_primitive(row.fn, args, rtol=rtol, atol=rtol * 1e-3, vmap_axes=row.vmap_axes,
+                        batch_size=3 if row.loop_vmap else 0)
 
 
 @pytest.mark.parametrize("row", [r for r in ROWS if r.grad], ids=str)

@@ -181,7 +181,7 @@ def test_key_arithmetic_raises_type_error(bad):
     (lambda: mr.key(np.arange(2)), TypeError, "scalar seed"),
     (lambda: mr.key(1.5), TypeError, "integer"),
     (lambda: mr.key(mr.key(0)), TypeError, "PRNG key"),
-    (lambda: mr.key(0, impl="rbg"), NotImplementedError, "threefry"),
+    (lambda: mr.key(0, impl="philox"), ValueError, "threefry2x32, rbg, unsafe_rbg"),
     (lambda: mr.fold_in(mr.key(0), np.arange(2)), TypeError, "scalar"),
     (lambda: mr.choice(mr.key(0), 3, (5,), replace=False), ValueError, "larger sample"),
     (lambda: mr.choice(mr.key(0), 4, (2,), p=np.ones(3) / 3), ValueError, "p must"),

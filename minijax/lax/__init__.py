@@ -361,6 +361,7 @@ __all__ = [
     "cond_p", "switch", "fori_loop", "map", "scan", "scan_p", "while_loop", "while_p", "jit_p",
     "padtype_to_pads", "linalg",
     "fft", "fft_p", "FftType",
+    "RandomAlgorithm", "rng_bit_generator", "rng_bit_generator_p",
     "betainc", "betainc_grad_a", "betainc_grad_a_p", "betainc_grad_b", "betainc_grad_b_p",
     "betainc_p", "igamma", "igamma_grad_a", "igamma_grad_a_p", "igamma_p", "igammac",
     "igammac_p", "random_gamma_grad", "random_gamma_grad_p",
@@ -387,3 +388,6 @@ from .incomplete import (
     random_gamma_grad,
     random_gamma_grad_p,
 )
+
+# XLA's bit generator
+from .rng import RandomAlgorithm, rng_bit_generator, rng_bit_generator_p  # noqa: E402
