@@ -277,7 +277,6 @@ from ._manipulation import (
     reshape,
     roll,
     rot90,
-    row_stack,
     shape,
     size,
     split,
@@ -675,6 +674,8 @@ __all__ += ["fft"]
 
 # DESIGN 3: eagerly, each function and Array method named in the runtime's dispatch
 # tables calls NumPy once on the host buffers (installed last, over the lax versions).
+import warnings as _warnings  # noqa: E402
+
 import numpy as _numpy  # noqa: E402
 
 from ..runtime import numpy_dispatch as _numpy_dispatch  # noqa: E402
@@ -691,3 +692,11 @@ from ._ufunc import ufunc  # noqa: E402
 
 _install_ufuncs(globals())
 __all__ += ["ufunc", "matvec", "vecmat", "fabs", "frexp", "gcd", "lcm", "ldexp", "modf", "spacing"]
+
+
+def row_stack(tup, *, dtype=None):
+    """Deprecated alias of ``vstack``: NumPy deprecated ``row_stack`` in 2.0 and removed
+    it in 2.5; minijax keeps it (warning) whatever NumPy is installed."""
+    _warnings.warn("minijax.numpy.row_stack is deprecated (NumPy 2.5 removed row_stack): "
+                  "use minijax.numpy.vstack", DeprecationWarning, stacklevel=2)
+    return vstack(tup, dtype=dtype)
