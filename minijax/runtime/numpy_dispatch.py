@@ -1277,3 +1277,19 @@ def _unique_values(x):
 
 
 NUMPY_FUNCTIONS["unique_values"] = _unique_values
+
+
+def _rounding_keeps_integers(np_fn):
+    # NumPy 2.0 rounds bool and integer inputs to floats; 2.1+ (and minijax under a
+    # transformation) return them unchanged, in their dtype
+    def host(x, *args, **kwargs):
+        h = np.asarray(x)
+        if args or kwargs or h.dtype.kind not in "biu":
+            return np_fn(x, *args, **kwargs)
+        return h.copy() if h.ndim else h[()]
+    return host
+
+
+if np.lib.NumpyVersion(np.__version__) < "2.1.0":
+    for _name in ("ceil", "floor", "trunc", "fix"):
+        NUMPY_FUNCTIONS[_name] = _rounding_keeps_integers(getattr(np, _name))
