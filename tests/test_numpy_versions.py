@@ -8,6 +8,8 @@ before minijax is imported, in a subprocess."""
 import json
 import subprocess
 import sys
+import warnings
+
 import numpy as np
 import pytest
 
@@ -93,6 +95,25 @@ def test_row_stack_is_a_deprecated_vstack():
         got = minijax.jit(lambda a: mnp.row_stack((a, a), dtype=np.float32))(x)
     assert got.dtype == np.float32
     np.testing.assert_array_equal(got, np.vstack((x, x)).astype(np.float32))
+
+
+def test_fix_and_typename_are_deprecated_as_in_numpy_2_5():
+    x = np.array([-2.5, -0.5, 0.5, 2.5, np.inf, np.nan])
+    for arg in (x, x.astype(np.float32), np.arange(-3, 3, dtype=np.int8), np.array([True])):
+        with pytest.warns(DeprecationWarning, match="use minijax.numpy.trunc"):
+            got = mnp.fix(arg)
+        with pytest.warns(DeprecationWarning, match="use minijax.numpy.trunc"):
+            jitted = minijax.jit(mnp.fix)(arg)
+        want = np.trunc(arg)
+        for result in (got, jitted):
+            assert result.dtype == want.dtype
+            np.testing.assert_array_equal(result, want)
+    with pytest.warns(DeprecationWarning, match="dtype"):
+        assert mnp.typename("d") == "double precision"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)   # NumPy 2.5's own
+        for char in ["S1", *"?bBhHiIlLqQfdgFDGSUVO"]:
+            assert mnp.typename(char) == np.typename(char), char
 
 
 def test_removed_numpy_names_stay_absent():

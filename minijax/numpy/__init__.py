@@ -674,6 +674,7 @@ __all__ += ["fft"]
 
 # DESIGN 3: eagerly, each function and Array method named in the runtime's dispatch
 # tables calls NumPy once on the host buffers (installed last, over the lax versions).
+import functools as _functools  # noqa: E402
 import warnings as _warnings  # noqa: E402
 
 import numpy as _numpy  # noqa: E402
@@ -694,9 +695,23 @@ _install_ufuncs(globals())
 __all__ += ["ufunc", "matvec", "vecmat", "fabs", "frexp", "gcd", "lcm", "ldexp", "modf", "spacing"]
 
 
+# Deprecated names: minijax follows the newest NumPy it supports, whatever NumPy is
+# installed, and warns eagerly and under a transformation alike.
+def _deprecated(fn, name, since, use):
+    @_functools.wraps(fn)
+    def call(*args, **kwargs):
+        _warnings.warn(f"minijax.numpy.{name} is deprecated (as in NumPy {since}): use {use}",
+                       DeprecationWarning, stacklevel=2)
+        return fn(*args, **kwargs)
+    call.__doc__ = f"Deprecated (as in NumPy {since}): use {use}. {fn.__doc__}"
+    return call
+
+
 def row_stack(tup, *, dtype=None):
-    """Deprecated alias of ``vstack``: NumPy deprecated ``row_stack`` in 2.0 and removed
-    it in 2.5; minijax keeps it (warning) whatever NumPy is installed."""
-    _warnings.warn("minijax.numpy.row_stack is deprecated (NumPy 2.5 removed row_stack): "
-                  "use minijax.numpy.vstack", DeprecationWarning, stacklevel=2)
+    """Stack arrays vertically (``vstack``; NumPy 2.5 removed ``row_stack``)."""
     return vstack(tup, dtype=dtype)
+
+
+row_stack = _deprecated(row_stack, "row_stack", "2.0; removed in 2.5", "minijax.numpy.vstack")
+fix = _deprecated(fix, "fix", "2.5", "minijax.numpy.trunc")
+typename = _deprecated(typename, "typename", "2.5", "minijax.numpy.dtype(char).name")

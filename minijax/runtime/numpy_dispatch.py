@@ -1290,6 +1290,9 @@ def _rounding_keeps_integers(np_fn):
     return host
 
 
+# numpy.fix is trunc under another name (NumPy 2.5 deprecates it: minijax warns itself)
+NUMPY_FUNCTIONS["fix"] = np.trunc
 if np.lib.NumpyVersion(np.__version__) < "2.1.0":
     for _name in ("ceil", "floor", "trunc", "fix"):
-        NUMPY_FUNCTIONS[_name] = _rounding_keeps_integers(getattr(np, _name))
+        NUMPY_FUNCTIONS[_name] = _rounding_keeps_integers(NUMPY_FUNCTIONS[_name] or
+                                                          getattr(np, _name))
