@@ -277,7 +277,6 @@ from ._manipulation import (
     reshape,
     roll,
     rot90,
-    row_stack,
     shape,
     size,
     split,
@@ -704,6 +703,9 @@ __all__ += ["fft"]
 
 # DESIGN 3: eagerly, each function and Array method named in the runtime's dispatch
 # tables calls NumPy once on the host buffers (installed last, over the lax versions).
+import functools as _functools  # noqa: E402
+import warnings as _warnings  # noqa: E402
+
 from ..runtime import numpy_dispatch as _numpy_dispatch  # noqa: E402
 from ._elementwise import returning_the_updated_array as _returning_the_updated_array  # noqa: E402
 
@@ -720,3 +722,25 @@ from ._ufunc import ufunc  # noqa: E402
 
 _install_ufuncs(globals())
 __all__ += ["ufunc", "matvec", "vecmat", "fabs", "frexp", "gcd", "lcm", "ldexp", "modf", "spacing"]
+
+
+# Deprecated names: minijax follows the newest NumPy it supports, whatever NumPy is
+# installed, and warns eagerly and under a transformation alike.
+def _deprecated(fn, name, since, use):
+    @_functools.wraps(fn)
+    def call(*args, **kwargs):
+        _warnings.warn(f"minijax.numpy.{name} is deprecated (as in NumPy {since}): use {use}",
+                       DeprecationWarning, stacklevel=2)
+        return fn(*args, **kwargs)
+    call.__doc__ = f"Deprecated (as in NumPy {since}): use {use}. {fn.__doc__}"
+    return call
+
+
+def row_stack(tup, *, dtype=None):
+    """Stack arrays vertically (``vstack``; NumPy 2.5 removed ``row_stack``)."""
+    return vstack(tup, dtype=dtype)
+
+
+row_stack = _deprecated(row_stack, "row_stack", "2.0; removed in 2.5", "minijax.numpy.vstack")
+fix = _deprecated(fix, "fix", "2.5", "minijax.numpy.trunc")
+typename = _deprecated(typename, "typename", "2.5", "minijax.numpy.dtype(char).name")

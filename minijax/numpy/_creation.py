@@ -14,7 +14,7 @@ from ..core import concretization_error, get_aval, get_concrete
 from ..core.trace import full_raise, new_value_main
 from ..core.trace import state as trace_state
 from ..runtime import numpy_dispatch as _numpy_dispatch
-from ..runtime.array import Array
+from ..runtime.array import Array, ndarray_from_dlpack
 from ._core import new_object, promote_and_broadcast, result_type_of, to_array
 from ._elementwise import exp, log, multiply, power, sign
 from ._manipulation import expand_dims, moveaxis, reshape
@@ -268,7 +268,7 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
 def from_dlpack(x, /, *, device=None, copy=None):
     """An array from an object exporting DLPack: its memory is shared unless ``copy``
     is True or minijax stores its dtype differently (as ``asarray`` of a NumPy array)."""
-    host = np.from_dlpack(x, copy=copy)
+    host = ndarray_from_dlpack(x, copy=copy)
     if _numpy_dispatch.is_canonical(host.dtype) and not copy and _numpy_dispatch.eager():
         return _numpy_dispatch.share_ndarray(host)
     return to_array(host, copy=True, weak_type=False)

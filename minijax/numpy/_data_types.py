@@ -393,10 +393,22 @@ def issubdtype(arg1, arg2):
     return dtypes.issubdtype(a, b)
 
 
+# NumPy's descriptions of its type characters (numpy.typename, deprecated in NumPy 2.5)
+_TYPE_NAMES = {
+    "S1": "character", "?": "bool", "b": "signed char", "B": "unsigned char", "h": "short",
+    "H": "unsigned short", "i": "integer", "I": "unsigned integer", "l": "long integer",
+    "L": "unsigned long integer", "q": "long long integer", "Q": "unsigned long long integer",
+    "f": "single precision", "d": "double precision", "g": "long precision",
+    "F": "complex single precision", "D": "complex double precision",
+    "G": "complex long double precision", "S": "string", "U": "unicode", "V": "void",
+    "O": "object",
+}
+
+
 def typename(char):
     """NumPy's description of the type character ``char`` (``typename('d')``)."""
     try:
-        return np.typename(char)
+        return _TYPE_NAMES[char]
     except (KeyError, TypeError):
         raise ValueError(f"typename: {char!r} is not a NumPy type character; see "
                          f"numpy.typecodes['All'] for the valid ones") from None

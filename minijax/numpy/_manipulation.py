@@ -249,8 +249,6 @@ def vstack(tup, *, dtype=None):
     return concatenate([atleast_2d(a) for a in _stack_sequence(tup)], 0, dtype=dtype)
 
 
-row_stack = vstack
-
 
 def hstack(tup, *, dtype=None):
     """Stack arrays horizontally (along the second axis; the first for 1-d arrays)."""

@@ -29,6 +29,19 @@ from ..traceback_util import warn_in_user_code
 from . import xla_bridge
 
 
+# NumPy 2.1 added DLPack 1.0 (``max_version``, ``dl_device``, ``copy``) to
+# ``ndarray.__dlpack__`` and ``device``/``copy`` to ``numpy.from_dlpack``; 2.0 has neither.
+_NUMPY_DLPACK_1 = np.lib.NumpyVersion(np.__version__) >= "2.1.0"
+
+
+def ndarray_from_dlpack(x, copy=None):
+    """``numpy.from_dlpack(x, copy=copy)`` on every supported NumPy."""
+    if _NUMPY_DLPACK_1:
+        return np.from_dlpack(x, copy=copy)
+    host = np.from_dlpack(x)
+    return host.copy() if copy else host
+
+
 _interned = {}
 
 
@@ -273,6 +286,9 @@ class Array:
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
         host = self.__array__()
+        if not _NUMPY_DLPACK_1:
+            # NumPy 2.0 exports DLPack 0.x only, which cannot mark a buffer read-only
+            return (host.copy() if copy or not host.flags.writeable else host).__dlpack__()
         try:
             return host.__dlpack__(max_version=max_version, dl_device=dl_device, copy=copy)
         except BufferError:

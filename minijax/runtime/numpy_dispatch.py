@@ -64,7 +64,7 @@ mod moveaxis multiply nan_to_num nanargmax nanargmin nanmax nanmean nanmedian na
 nancumprod nancumsum nanpercentile nanprod nanquantile nanstd nansum nanvar negative nextafter nonzero not_equal
 ones ones_like outer pad partition percentile permute_dims positive pow power prod ptp
 quantile rad2deg radians ravel ravel_multi_index real reciprocal remainder repeat reshape
-right_shift rint roll rot90 round row_stack searchsorted select setdiff1d setxor1d sign
+right_shift rint roll rot90 round searchsorted select setdiff1d setxor1d sign
 signbit sin sinc sinh sort split sqrt square squeeze stack std subtract sum swapaxes take
 take_along_axis tan tanh tensordot tile trace transpose tri tril tril_indices
 tril_indices_from triu triu_indices triu_indices_from true_divide trunc union1d unique
@@ -1328,13 +1328,20 @@ def property_call(host_fn, fallback):
 
 def install_functions(namespace, table, numpy_module):
     """Replace each function named in ``table`` in ``namespace`` (a module's globals) by
-    its NumPy-dispatching wrapper."""
+    its NumPy-dispatching wrapper.
+
+    The NumPy functions are read from the installed NumPy: a name it lacks (added after
+    NumPy 2.0, or removed since) keeps minijax's own (lax) function, eager calls included."""
     for name, np_fn in table.items():
         fallback = namespace[name]
         if getattr(fallback, "__wrapped_lax__", None) is not None:
             continue
+        if np_fn is None:
+            np_fn = getattr(numpy_module, name, None)
+            if np_fn is None:
+                continue
         make = inplace_function_call if table is NUMPY_INPLACE_FUNCTIONS else numpy_call
-        namespace[name] = make(np_fn or getattr(numpy_module, name), fallback)
+        namespace[name] = make(np_fn, fallback)
 
 
 def install_methods(cls):
@@ -1382,3 +1389,22 @@ def _unique_values(x):
 
 
 NUMPY_FUNCTIONS["unique_values"] = _unique_values
+
+
+def _rounding_keeps_integers(np_fn):
+    # NumPy 2.0 rounds bool and integer inputs to floats; 2.1+ (and minijax under a
+    # transformation) return them unchanged, in their dtype
+    def host(x, *args, **kwargs):
+        h = np.asarray(x)
+        if args or kwargs or h.dtype.kind not in "biu":
+            return np_fn(x, *args, **kwargs)
+        return h.copy() if h.ndim else h[()]
+    return host
+
+
+# numpy.fix is trunc under another name (NumPy 2.5 deprecates it: minijax warns itself)
+NUMPY_FUNCTIONS["fix"] = np.trunc
+if np.lib.NumpyVersion(np.__version__) < "2.1.0":
+    for _name in ("ceil", "floor", "trunc", "fix"):
+        NUMPY_FUNCTIONS[_name] = _rounding_keeps_integers(NUMPY_FUNCTIONS[_name] or
+                                                          getattr(np, _name))

@@ -40,7 +40,7 @@ _load_lock = threading.RLock()
 
 def _load():
     """Import jaxlib; module globals then name the real modules."""
-    global _loaded, jaxlib_version, BufferType, _ZERO_COPY
+    global _loaded, jaxlib_version, BufferType, _ZERO_COPY, _HANDLER_OPTIONS
     if _loaded:
         return
     with _load_lock:
@@ -52,6 +52,10 @@ def _load():
         jaxlib_version = getattr(g["xla_client"], "_version", None)
         BufferType = g["_jax"].ArrayImpl
         _ZERO_COPY = g["xla_client"].HostBufferSemantics.ZERO_COPY
+        # jaxlib 0.10 result handlers run JAX's Python checks unless told to skip them;
+        # jaxlib 0.11 dropped the keyword (and the checks). Read from the signature.
+        signature = g["_jax"].array_result_handler.__doc__ or ""
+        _HANDLER_OPTIONS = {"_skip_checks": True} if "_skip_checks" in signature else {}
         _loaded = True
 
 
@@ -320,7 +324,7 @@ def result_handlers(avals, device):
     """Prepared output builders for ``execute``, one per output aval: they make
     jaxlib's array objects with the sharding given here."""
     sharding = device_sharding(device)
-    return [_jax.array_result_handler(aval, sharding, False, _skip_checks=True)
+    return [_jax.array_result_handler(aval, sharding, False, **_HANDLER_OPTIONS)
             for aval in avals]
 
 
