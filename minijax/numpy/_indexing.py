@@ -1180,14 +1180,23 @@ def triu_indices(n, k=0, m=None):
     return tuple(to_array(i) for i in np.triu_indices(operator.index(n), operator.index(k), m))
 
 
-def tril_indices_from(arr, k=0):
+def _matrix_shape(arr):
     shape = get_aval(to_array(arr)).shape
-    return tril_indices(shape[-2], k, shape[-1])
+    if len(shape) != 2:
+        raise ValueError(f"input array must be 2-d, got shape {shape}")
+    return shape
+
+
+def tril_indices_from(arr, k=0):
+    """The indices of the lower triangle of the 2-d ``arr`` (at and below diagonal k)."""
+    n, m = _matrix_shape(arr)
+    return tril_indices(n, k, m)
 
 
 def triu_indices_from(arr, k=0):
-    shape = get_aval(to_array(arr)).shape
-    return triu_indices(shape[-2], k, shape[-1])
+    """The indices of the upper triangle of the 2-d ``arr`` (at and above diagonal k)."""
+    n, m = _matrix_shape(arr)
+    return triu_indices(n, k, m)
 
 
 def ix_(*args):

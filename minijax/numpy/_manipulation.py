@@ -809,9 +809,7 @@ def trim_zeros(filt, trim="fb", axis=None):
     mode = _trim_mode(trim)
     value = concrete_value(filt, "trim_zeros")
     nd = value.ndim
-    axes = tuple(range(nd)) if axis is None else tuple(
-        canonicalize_axis(ax, nd) for ax in (axis if isinstance(axis, (tuple, list))
-                                              else (axis,)))
+    axes = tuple(range(nd)) if axis is None else _checks.axes(axis, nd)
     nonzero = np.nonzero(value)
     key = [slice(None)] * nd
     for ax in axes:
