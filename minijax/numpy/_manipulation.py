@@ -807,9 +807,9 @@ def trim_zeros(filt, trim="fb", axis=None):
     (every axis if None: the bounding box of the nonzero entries). The result's shape
     depends on the values, so ``filt`` must be concrete."""
     mode = _trim_mode(trim)
-    value = concrete_value(filt, "trim_zeros")
-    nd = value.ndim
+    nd = get_aval(to_array(filt)).ndim
     axes = tuple(range(nd)) if axis is None else _checks.axes(axis, nd)
+    value = concrete_value(filt, "trim_zeros")
     nonzero = np.nonzero(value)
     key = [slice(None)] * nd
     for ax in axes:
