@@ -11,11 +11,16 @@ import numpy as np
 
 from .. import lax
 from .. import numpy as jnp
+from ..custom_derivatives import custom_jvp
+from ._bessel import iv, ive, j0, j1, jn, jv, y0, y1, yn, yv
 from ._util import promote_inexact
 
-__all__ = ["betainc", "betaln", "digamma", "entr", "erf", "erfc", "erfinv", "expit", "gamma",
-           "gammainc", "gammaincc", "gammaln", "i0", "i0e", "i1", "i1e", "log_ndtr", "log_softmax", "logit", "logsumexp",
-           "multigammaln", "ndtr", "ndtri", "polygamma", "softmax", "xlog1py", "xlogy", "zeta"]
+__all__ = ["bessel_jn", "beta", "betainc", "betaln", "boxcox", "boxcox1p", "digamma", "entr",
+           "erf", "erfc", "erfcinv", "erfinv", "expit", "factorial", "gamma", "gammainc",
+           "gammaincc", "gammaln", "gammasgn", "i0", "i0e", "i1", "i1e", "iv", "ive", "j0", "j1",
+           "jn", "jv", "kl_div", "log_ndtr", "log_softmax", "loggamma", "logit", "logsumexp",
+           "multigammaln", "ndtr", "ndtri", "poch", "polygamma", "psi", "rel_entr", "rgamma",
+           "softmax", "xlog1py", "xlogy", "y0", "y1", "yn", "yv", "zeta"]
 
 _SQRT2 = math.sqrt(2.0)
 _LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
@@ -96,6 +101,44 @@ def xlog1py(x, y):
     return _xlog_fn(x, y, jnp.log1p, -1.0)
 
 
+def boxcox(x, lmbda):
+    """The Box-Cox transform ``(x**lmbda - 1) / lmbda`` (``log(x)`` at ``lmbda == 0``)."""
+    x, lmbda = jnp.broadcast_arrays(*promote_inexact(x, lmbda))
+    return _boxcox_of_log(jnp.log(x), lmbda)
+
+
+def boxcox1p(x, lmbda):
+    """``boxcox(1 + x, lmbda)``, accurate for small ``x``."""
+    x, lmbda = jnp.broadcast_arrays(*promote_inexact(x, lmbda))
+    return _boxcox_of_log(jnp.log1p(x), lmbda)
+
+
+def _boxcox_of_log(log_x, lmbda):
+    zero = lmbda == 0
+    safe = jnp.where(zero, 1.0, lmbda)
+    return jnp.where(zero, log_x, jnp.expm1(safe * log_x) / safe)
+
+
+def rel_entr(x, y):
+    """``x log(x / y)`` for positive ``x, y``; 0 at ``x == 0, y >= 0``; ``inf`` otherwise."""
+    x, y = jnp.broadcast_arrays(*promote_inexact(x, y))
+    both = (x > 0) & (y > 0)
+    sx, sy = jnp.where(both, x, 1.0), jnp.where(both, y, 1.0)
+    out = jnp.where(both, sx * jnp.log(sx / sy),
+                    jnp.where((x == 0) & (y >= 0), 0.0, jnp.inf))
+    return jnp.where(jnp.isnan(x) | jnp.isnan(y), jnp.nan, out)
+
+
+def kl_div(x, y):
+    """``x log(x / y) - x + y`` for positive ``x, y``; ``y`` at ``x == 0``; ``inf`` otherwise."""
+    x, y = jnp.broadcast_arrays(*promote_inexact(x, y))
+    both = (x > 0) & (y > 0)
+    sx, sy = jnp.where(both, x, 1.0), jnp.where(both, y, 1.0)
+    out = jnp.where(both, sx * jnp.log(sx / sy) - sx + sy,
+                    jnp.where((x == 0) & (y >= 0), y, jnp.inf))
+    return jnp.where(jnp.isnan(x) | jnp.isnan(y), jnp.nan, out)
+
+
 def entr(x):
     """Elementwise entropy ``-x log x`` (0 at 0, ``-inf`` for negative ``x``)."""
     x, = promote_inexact(x)
@@ -129,6 +172,104 @@ def digamma(x):
     x, = promote_inexact(x)
     out = lax.digamma(x)
     return jnp.where(x == 0, jnp.copysign(jnp.inf, -x), out)
+
+
+psi = digamma
+
+
+def _is_pole(x):
+    return (x <= 0) & (x == jnp.floor(x))
+
+
+def gammasgn(x):
+    """The sign of the gamma function (NaN at its poles, ``copysign(1, x)`` at zero)."""
+    x, = promote_inexact(x)
+    negative_odd = (x < 0) & (jnp.remainder(jnp.floor(x), 2.0) == 1.0)
+    out = jnp.where(negative_odd, -1.0, 1.0)
+    out = jnp.where(x == 0, jnp.copysign(jnp.ones_like(x), x), out)
+    return jnp.where((_is_pole(x) & (x != 0)) | jnp.isnan(x) | (x == -jnp.inf), jnp.nan, out)
+
+
+@custom_jvp
+def rgamma(x):
+    """``1 / gamma(x)``, an entire function: 0 at the poles of gamma."""
+    x, = promote_inexact(x)
+    pole = _is_pole(x) | (x == -jnp.inf)
+    safe = jnp.where(pole, 1.0, x)
+    zero = jnp.where(x == 0, jnp.copysign(jnp.zeros_like(x), x), 0.0)  # 1 / (+-inf)
+    return jnp.where(pole, zero, gammasgn(safe) * jnp.exp(-lax.lgamma(safe)))
+
+
+@rgamma.defjvp
+def _rgamma_jvp(primals, tangents):
+    (x,), (dx,) = primals, tangents
+    out = rgamma(x)
+    # at x = -n the derivative of 1/gamma is (-1)^n n!
+    pole = _is_pole(x)
+    n = jnp.where(pole, -x, 0.0)
+    at_pole = jnp.where(jnp.remainder(n, 2.0) == 1.0, -1.0, 1.0) * jnp.exp(lax.lgamma(n + 1.0))
+    safe = jnp.where(pole, 1.0, x)
+    return out, jnp.where(pole, at_pole, -lax.digamma(safe) * out) * dx
+
+
+def loggamma(x):
+    """The principal branch of ``log(gamma(x))`` for real ``x`` (NaN where gamma < 0)."""
+    x, = promote_inexact(x)
+    if jnp.iscomplexobj(x):
+        raise NotImplementedError("minijax.scipy.special.loggamma: complex input is not "
+                                  "supported")
+    out = lax.lgamma(x)
+    return jnp.where((x < 0) & ~(gammasgn(x) > 0), jnp.nan, out)
+
+
+def factorial(n, exact=False):
+    """``gamma(n + 1)``, 0 for negative ``n`` (``exact=True`` is not supported)."""
+    if exact:
+        raise NotImplementedError("minijax.scipy.special.factorial: exact=True (Python "
+                                  "integers) is not supported; use exact=False")
+    n, = promote_inexact(n)
+    return jnp.where(n < 0, 0.0, gamma(jnp.where(n < 0, 0.0, n) + 1.0))
+
+
+def poch(z, m):
+    """The rising factorial ``gamma(z + m) / gamma(z)``."""
+    z, m = jnp.broadcast_arrays(*promote_inexact(z, m))
+    zm = z + m
+    top, bottom = _is_pole(zm), _is_pole(z)
+    both = top & bottom
+    sz = jnp.where(top | bottom, 0.5, z)
+    szm = jnp.where(top | bottom, 0.5, zm)
+    out = gammasgn(szm) * gammasgn(sz) * jnp.exp(lax.lgamma(szm) - lax.lgamma(sz))
+    # both poles: the ratio of residues, (-1)^m (-z)! / (-z-m)!
+    a, b = jnp.where(both, -z, 0.0), jnp.where(both, -zm, 0.0)
+    ratio = jnp.where(jnp.remainder(m, 2.0) == 0.0, 1.0, -1.0) * jnp.exp(
+        lax.lgamma(a + 1.0) - lax.lgamma(b + 1.0))
+    out = jnp.where(both, ratio, jnp.where(bottom, 0.0, jnp.where(top, jnp.inf, out)))
+    # z -> inf with integer m: z^m
+    out = jnp.where((z == jnp.inf) & (m == jnp.round(m)), jnp.where(m > 0, jnp.inf, 0.0), out)
+    return jnp.where(m == 0, 1.0, out)
+
+
+def beta(a, b):
+    """The beta function ``gamma(a) gamma(b) / gamma(a + b)``."""
+    a, b = jnp.broadcast_arrays(*promote_inexact(a, b))
+    pole = _is_pole(a) | _is_pole(b)
+    sa = jnp.where(pole, 1.0, a)
+    sb = jnp.where(pole, 1.0, b)
+    ab = sa + sb
+    sign = gammasgn(sa) * gammasgn(sb) * jnp.where(_is_pole(ab), 1.0, gammasgn(ab))
+    out = sign * jnp.exp(lax.lgamma(sa) + lax.lgamma(sb) - lax.lgamma(ab))
+    # one argument and a + b at poles: gamma(other) / poch(pole, other), both finite
+    a_pole, b_pole = _is_pole(a), _is_pole(b)
+    both = (a_pole ^ b_pole) & _is_pole(a + b)
+    other = jnp.where(both, jnp.where(a_pole, b, a), 1.0)
+    at_pole = jnp.where(both, jnp.where(a_pole, a, b), 0.0)
+    ratio = gamma(other) / poch(at_pole, other)
+    out = jnp.where(both, ratio, jnp.where(pole, jnp.inf, out))
+    # gamma(inf) / gamma(inf): the limit is 0 for a finite positive other argument
+    infinite = ((a == jnp.inf) & (b > 0) & (b < jnp.inf)) | (
+        (b == jnp.inf) & (a > 0) & (a < jnp.inf))
+    return jnp.where(infinite, 0.0, out)
 
 
 def betaln(a, b):
@@ -204,6 +345,12 @@ def erfinv(x):
     return lax.erf_inv(x)
 
 
+def erfcinv(y):
+    """The inverse of ``erfc`` on ``[0, 2]``, accurate for small ``y``."""
+    y, = promote_inexact(y)
+    return -ndtri(0.5 * y) / _SQRT2
+
+
 def ndtr(x):
     """The standard normal CDF."""
     x, = promote_inexact(x)
@@ -268,6 +415,21 @@ def ndtri(p):
     x = jnp.where(upper_half, -x, x)
     x = jnp.where(p == 0, -jnp.inf, jnp.where(p == 1, jnp.inf, x))
     return jnp.where((p < 0) | (p > 1) | jnp.isnan(p), jnp.nan, x)
+
+
+# ---------------------------------------------------------------- Bessel functions
+
+def bessel_jn(z, *, v, n_iter=50):
+    """Bessel functions of the first kind of orders ``0..v``, stacked on a new first axis
+    (JAX's ``jax.scipy.special.bessel_jn``). ``n_iter`` is accepted for JAX compatibility
+    and must be a positive int; minijax's recurrence sets its own length."""
+    if not isinstance(v, (int, np.integer)) or isinstance(v, bool) or v < 0:
+        raise TypeError(f"bessel_jn: v must be a non-negative Python int, got {v!r}")
+    if not isinstance(n_iter, (int, np.integer)) or n_iter < 1:
+        raise TypeError(f"bessel_jn: n_iter must be a positive int, got {n_iter!r}")
+    z, = promote_inexact(z)
+    orders = np.arange(int(v) + 1).reshape((-1,) + (1,) * z.ndim)
+    return jn(orders, z[None])
 
 
 # ---------------------------------------------------------------- modified Bessel functions
