@@ -15,6 +15,7 @@ import numpy as np
 
 from .. import lax
 from .. import numpy as jnp
+from ..api import jit
 from ..core import Tracer
 from ..custom_derivatives import SymbolicZero, custom_jvp
 from ._util import promote_inexact
@@ -27,23 +28,28 @@ _HANKEL_TERMS = 30
 _SERIES_TERMS = 40
 
 
+def _as(x, value):
+    return lax.convert_element_type(value, x.dtype)
+
+
 def _series_jy01(x):
     """J0, J1, Y0, Y1 by their power series (x in (0, _SERIES_MAX])."""
     y = 0.25 * x * x
     half = 0.5 * x
-    t0 = jnp.ones_like(x)   # (-y)^k / k!^2
-    t1 = jnp.ones_like(x)   # (-y)^k / (k! (k+1)!)
-    j0, s1, h0, g1 = t0, t1, jnp.zeros_like(x), (1.0 - 2 * _EULER) * t1
-    harmonic = 0.0
-    for k in range(1, _SERIES_TERMS):
-        t0 = t0 * (-y) / (k * k)
-        t1 = t1 * (-y) / (k * (k + 1))
-        harmonic += 1.0 / k
-        j0 = j0 + t0
-        s1 = s1 + t1
-        h0 = h0 - harmonic * t0
+
+    def body(i, carry):
+        t0, t1, j0, s1, h0, g1, harmonic = carry
+        k = _as(x, i)
+        t0 = t0 * (-y) / (k * k)             # (-y)^k / k!^2
+        t1 = t1 * (-y) / (k * (k + 1.0))     # (-y)^k / (k! (k+1)!)
+        harmonic = harmonic + 1.0 / k
         # psi(k+1) + psi(k+2) = 2 H_k + 1/(k+1) - 2 gamma
-        g1 = g1 + (2 * harmonic + 1.0 / (k + 1) - 2 * _EULER) * t1
+        return (t0, t1, j0 + t0, s1 + t1, h0 - harmonic * t0,
+                g1 + (2.0 * harmonic + 1.0 / (k + 1.0) - 2 * _EULER) * t1, harmonic)
+
+    one, zero = jnp.ones_like(x), jnp.zeros_like(x)
+    init = (one, one, one, one, zero, (1.0 - 2 * _EULER) * one, zero)
+    _, _, j0, s1, h0, g1, _ = lax.fori_loop(1, _SERIES_TERMS, body, init)
     j1 = half * s1
     log_half = jnp.log(half)
     y0 = (2 / math.pi) * ((log_half + _EULER) * j0 + h0)
@@ -53,22 +59,25 @@ def _series_jy01(x):
 
 def _miller_jy01(x):
     """J0, J1, Y0, Y1 by backward recurrence (x in [_SERIES_MAX, _HANKEL_MIN])."""
-    upper, cur = jnp.zeros_like(x), jnp.full_like(x, 1e-30)  # J_{N+1}, J_N (unnormalised)
-    norm = jnp.zeros_like(x)  # J0 + 2 sum_k J_2k
-    t0 = jnp.zeros_like(x)    # sum_k (-1)^k J_2k / k
-    t1 = jnp.zeros_like(x)    # sum_k (-1)^k (J_{2k-1} - J_{2k+1}) / k
     inv_x = 1.0 / x
-    for n in range(_MILLER_START, 0, -1):
-        lower = 2.0 * n * inv_x * cur - upper  # J_{n-1}
-        if n % 2 == 0:
-            k = n // 2
-            sign = 1.0 if k % 2 == 0 else -1.0
-            norm = norm + 2.0 * cur
-            t0 = t0 + (sign / k) * cur
-            t1 = t1 + (sign / k) * (lower - upper)
-        upper, cur = cur, lower
-    norm = norm + cur
-    j0, j1 = cur / norm, upper / norm
+
+    def body(i, carry):
+        # upper, cur: J_{n+1}, J_n unnormalised; norm: J0 + 2 sum_k J_2k;
+        # t0: sum_k (-1)^k J_2k / k; t1: sum_k (-1)^k (J_{2k-1} - J_{2k+1}) / k
+        upper, cur, norm, t0, t1 = carry
+        n = _as(x, _MILLER_START - i)
+        lower = 2.0 * n * inv_x * cur - upper
+        even = jnp.remainder(n, 2.0) == 0.0
+        k = 0.5 * n
+        coef = jnp.where(even, jnp.where(jnp.remainder(k, 2.0) == 0.0, 1.0, -1.0) / k, 0.0)
+        return (cur, lower, norm + jnp.where(even, 2.0, 0.0) * cur, t0 + coef * cur,
+                t1 + coef * (lower - upper))
+
+    zero = jnp.zeros_like(x)
+    init = (zero, jnp.full_like(x, 1e-30), zero, zero, zero)
+    j1u, j0u, norm, t0, t1 = lax.fori_loop(0, _MILLER_START, body, init)
+    norm = norm + j0u
+    j0, j1 = j0u / norm, j1u / norm
     log_term = jnp.log(0.5 * x) + _EULER
     y0 = (2 / math.pi) * (log_term * j0 - 2.0 * t0 / norm)
     y1 = (2 / math.pi) * (log_term * j1 - j0 * inv_x + t1 / norm)
@@ -76,17 +85,21 @@ def _miller_jy01(x):
 
 
 def _hankel_pq(x, order):
-    """Hankel's P and Q for integer or real ``order`` (large x)."""
+    """Hankel's P and Q of ``order`` (a float or an array like x) for large x."""
     mu = 4.0 * order * order
     inv8x = 1.0 / (8.0 * x)
-    p, q = jnp.ones_like(x), jnp.zeros_like(x)
-    term = jnp.ones_like(x) if not isinstance(order, (int, float)) else 1.0
-    for k in range(1, 2 * _HANKEL_TERMS):
-        term = term * (mu - (2 * k - 1) ** 2) * inv8x / k
-        if k % 2:
-            q = q + (term if (k // 2) % 2 == 0 else -term)
-        else:
-            p = p + (term if (k // 2) % 2 == 0 else -term)
+
+    def body(i, carry):
+        term, p, q = carry
+        k = _as(x, i)
+        term = term * (mu - (2.0 * k - 1.0) ** 2) * inv8x / k
+        # term k carries the sign (-1)^floor(k/2); odd k go to Q, even k to P
+        signed = jnp.where(jnp.remainder(jnp.floor(0.5 * k), 2.0) == 0.0, term, -term)
+        odd = jnp.remainder(k, 2.0) == 1.0
+        return term, p + jnp.where(odd, 0.0, signed), q + jnp.where(odd, signed, 0.0)
+
+    one = jnp.ones_like(x)
+    _, p, q = lax.fori_loop(1, 2 * _HANKEL_TERMS, body, (one, one, jnp.zeros_like(x)))
     return p, q
 
 
@@ -123,6 +136,10 @@ def _jy01(ax):
     return j0, j1, y0, y1
 
 
+# compiled once, so that eager calls (and finite differences) run one program
+_jy01_compiled = jit(_jy01)
+
+
 def _odd(x, v):
     return jnp.where(x < 0, -v, v)
 
@@ -131,21 +148,21 @@ def _odd(x, v):
 def j0(x):
     """The Bessel function of the first kind of order 0."""
     x, = promote_inexact(x)
-    return _jy01(jnp.abs(x))[0]
+    return _jy01_compiled(jnp.abs(x))[0]
 
 
 @custom_jvp
 def j1(x):
     """The Bessel function of the first kind of order 1."""
     x, = promote_inexact(x)
-    return _odd(x, _jy01(jnp.abs(x))[1])
+    return _odd(x, _jy01_compiled(jnp.abs(x))[1])
 
 
 @custom_jvp
 def y0(x):
     """The Bessel function of the second kind of order 0 (NaN for negative ``x``)."""
     x, = promote_inexact(x)
-    out = _jy01(jnp.abs(x))[2]
+    out = _jy01_compiled(jnp.abs(x))[2]
     return jnp.where(x < 0, jnp.nan, out)
 
 
@@ -153,7 +170,7 @@ def y0(x):
 def y1(x):
     """The Bessel function of the second kind of order 1 (NaN for negative ``x``)."""
     x, = promote_inexact(x)
-    out = _jy01(jnp.abs(x))[3]
+    out = _jy01_compiled(jnp.abs(x))[3]
     return jnp.where(x < 0, jnp.nan, out)
 
 
@@ -207,48 +224,58 @@ def _static_orders(n, name):
 
 
 def _jn_values(ax, nmax):
-    """J_0..J_nmax at ``ax >= 0``: forward recurrence for k <= ax, ratios above."""
+    """J_0..J_nmax at ``ax >= 0``, stacked: forward recurrence for k <= ax, and above it
+    ratios r_k = J_k / J_{k-1} from the backward continued fraction, anchored at the last
+    forward value (J_floor(x) has no zero before x)."""
     j0v, j1v, _, _ = _jy01(ax)
-    vals = [j0v, j1v][:nmax + 1]
     if nmax < 2:
-        return vals
+        return jnp.stack([j0v, j1v][:nmax + 1], axis=0)
     safe = jnp.where(ax == 0, 1.0, ax)
-    # backward continued fraction for r_k = J_k / J_{k-1}
     start = nmax + 40 + int(6 * math.sqrt(nmax))
-    r = ax / (2.0 * start)
-    ratios = {}
-    for k in range(start, 1, -1):
-        r = ax / (2.0 * k - ax * r)
-        if k <= nmax:
-            ratios[k] = r
-    prev, cur = j0v, j1v
-    for k in range(2, nmax + 1):
-        forward = 2.0 * (k - 1) / safe * cur - prev
-        nxt = jnp.where(k <= ax, forward, cur * ratios[k])
-        prev, cur = cur, nxt
-        vals.append(cur)
-    return vals
+
+    def ratio(r, k):
+        r = ax / (2.0 * _as(ax, k) - ax * r)
+        return r, r
+
+    ks = np.arange(start, 1, -1)
+    _, ratios = lax.scan(ratio, ax / (2.0 * start), ks)
+    ratios = ratios[start - nmax:][::-1]  # r_2 .. r_nmax
+
+    def forward(carry, xs):
+        prev, cur = carry
+        k, r = xs
+        k = _as(ax, k)
+        nxt = jnp.where(k <= ax, 2.0 * (k - 1.0) / safe * cur - prev, cur * r)
+        return (cur, nxt), nxt
+
+    _, rest = lax.scan(forward, (j0v, j1v), (np.arange(2, nmax + 1), ratios))
+    return jnp.concatenate([j0v[None], j1v[None], rest], axis=0)
 
 
 def _yn_values(ax, nmax):
-    """Y_0..Y_nmax at ``ax >= 0`` by forward recurrence (stable for Y)."""
+    """Y_0..Y_nmax at ``ax >= 0``, stacked, by forward recurrence (stable for Y)."""
     _, _, y0v, y1v = _jy01(ax)
-    vals = [y0v, y1v][:nmax + 1]
-    prev, cur = y0v, y1v
-    for k in range(2, nmax + 1):
-        nxt = 2.0 * (k - 1) / ax * cur - prev
+    if nmax < 2:
+        return jnp.stack([y0v, y1v][:nmax + 1], axis=0)
+
+    def forward(carry, k):
+        prev, cur = carry
+        nxt = 2.0 * (_as(ax, k) - 1.0) / ax * cur - prev
         # past overflow the recurrence gives -inf - (-inf); the value is -inf
         nxt = jnp.where(jnp.isneginf(cur), -jnp.inf, nxt)
-        prev, cur = cur, nxt
-        vals.append(cur)
-    return vals
+        return (cur, nxt), nxt
+
+    _, rest = lax.scan(forward, (y0v, y1v), np.arange(2, nmax + 1))
+    return jnp.concatenate([y0v[None], y1v[None], rest], axis=0)
 
 
 def _make_table(values_fn):
     """Orders 0..nmax of ``values_fn`` stacked on a new first axis, differentiable in x."""
+    stack = jit(values_fn, static_argnums=1)
+
     @partial(custom_jvp, nondiff_argnums=(1,))
     def table(x, nmax):
-        return jnp.stack(values_fn(x, nmax), axis=0)
+        return stack(x, nmax)
 
     @table.defjvp
     def _table_jvp(nmax, primals, tangents):
@@ -326,19 +353,26 @@ def _iv_scaled(v, ax):
     small = ax < _I_SWITCH
     xs = jnp.where(small, ax, 1.0)
     y = 0.25 * xs * xs
+
     # sum_k y^k / (k! Gamma(k + v + 1)) with the first term 1/Gamma(v+1) factored out
-    s = jnp.ones_like(xs)
-    for k in range(_I_SERIES_TERMS, 0, -1):
-        s = 1.0 + y / (k * (k + v)) * s
+    def series_step(i, acc):
+        k = _as(xs, _I_SERIES_TERMS - i)
+        return 1.0 + y / (k * (k + v)) * acc
+
+    s = lax.fori_loop(0, _I_SERIES_TERMS, series_step, jnp.ones_like(xs))
     log_pref = v * jnp.log(0.5 * xs) - xs
     series = _rgamma_sign(v + 1.0) * jnp.exp(log_pref - lax.lgamma(v + 1.0)) * s
-    series = jnp.where(xs == 0, jnp.where(v == 0, 1.0, 0.0), series)
+    at_zero = jnp.where(v == 0, 1.0, jnp.where((v < 0) & (v != jnp.round(v)), jnp.inf, 0.0))
+    series = jnp.where(ax == 0, at_zero, series)
     xl = jnp.where(small, _I_SWITCH, ax)
     mu = 4.0 * v * v
     inv = 1.0 / (8.0 * xl)
-    a = jnp.ones_like(xl)
-    for k in range(2 * _HANKEL_TERMS, 0, -1):
-        a = 1.0 - (mu - (2 * k - 1) ** 2) * inv / k * a
+
+    def asym_step(i, acc):
+        k = _as(xl, 2 * _HANKEL_TERMS - i)
+        return 1.0 - (mu - (2.0 * k - 1.0) ** 2) * inv / k * acc
+
+    a = lax.fori_loop(0, 2 * _HANKEL_TERMS, asym_step, jnp.ones_like(xl))
     asym = a / jnp.sqrt(2.0 * math.pi * xl)
     asym = jnp.where(jnp.isinf(xl), 0.0, asym)
     return jnp.where(small, series, asym)
@@ -349,9 +383,8 @@ def _rgamma_sign(x):
     return jnp.where(negative_odd, -1.0, 1.0)
 
 
-def _iv_core(v, x, scaled):
-    v, x = promote_inexact(v, x)
-    v, x = jnp.broadcast_arrays(v, x)
+@partial(jit, static_argnums=2)
+def _iv_compiled(v, x, scaled):
     integer = v == jnp.round(v)
     # I_{-n} = I_n for integer n
     vv = jnp.where(integer & (v < 0), -v, v)
@@ -363,6 +396,12 @@ def _iv_core(v, x, scaled):
     out = jnp.where((x < 0) & odd, -out, out)
     out = jnp.where((x < 0) & ~integer, jnp.nan, out)
     return jnp.where(jnp.isnan(x) | jnp.isnan(v), jnp.nan, out)
+
+
+def _iv_core(v, x, scaled):
+    v, x = promote_inexact(v, x)
+    v, x = jnp.broadcast_arrays(v, x)
+    return _iv_compiled(v, x, scaled)
 
 
 def _order_tangent_unsupported(dv, name):

@@ -213,13 +213,13 @@ def _rgamma_jvp(primals, tangents):
 
 
 def loggamma(x):
-    """The principal branch of ``log(gamma(x))`` for real ``x`` (NaN where gamma < 0)."""
+    """``log(gamma(x))`` for real ``x``: NaN for negative ``x``, as SciPy's real loop."""
     x, = promote_inexact(x)
     if jnp.iscomplexobj(x):
         raise NotImplementedError("minijax.scipy.special.loggamma: complex input is not "
                                   "supported")
     out = lax.lgamma(x)
-    return jnp.where((x < 0) & ~(gammasgn(x) > 0), jnp.nan, out)
+    return jnp.where(x < 0, jnp.nan, out)
 
 
 def factorial(n, exact=False):
