@@ -141,7 +141,7 @@ _jy01_compiled = jit(_jy01)
 
 
 def _odd(x, v):
-    return jnp.where(x < 0, -v, v)
+    return jnp.where(jnp.signbit(x), -v, v)
 
 
 @custom_jvp
@@ -223,7 +223,14 @@ def _static_orders(n, name):
     return arr
 
 
-def _jn_values(ax, nmax):
+def _jn_values(x, nmax):
+    """J_0..J_nmax at ``x``, stacked (J_k(-x) = (-1)^k J_k(x))."""
+    values = _jn_values_nonnegative(jnp.abs(x), nmax)
+    odd = (np.arange(nmax + 1) % 2 == 1).reshape((-1,) + (1,) * x.ndim)
+    return jnp.where(odd & jnp.signbit(x), -values, values)
+
+
+def _jn_values_nonnegative(ax, nmax):
     """J_0..J_nmax at ``ax >= 0``, stacked: forward recurrence for k <= ax, and above it
     ratios r_k = J_k / J_{k-1} from the backward continued fraction, anchored at the last
     forward value (J_floor(x) has no zero before x)."""
@@ -308,11 +315,9 @@ def jn(n, x):
     x = jnp.broadcast_to(x, shape)
     n_abs = np.abs(orders)
     nmax = int(n_abs.max()) if n_abs.size else 0
-    table = _jn_table(jnp.abs(x), nmax)
-    out = _pick(table, n_abs)
-    # J_{-n} = (-1)^n J_n and J_n(-x) = (-1)^n J_n(x)
-    odd = (n_abs % 2 == 1)
-    flip = (jnp.asarray(orders < 0) ^ (x < 0)) & jnp.asarray(odd)
+    out = _pick(_jn_table(x, nmax), n_abs)
+    # J_{-n} = (-1)^n J_n
+    flip = jnp.asarray((orders < 0) & (n_abs % 2 == 1))
     return jnp.where(flip, -out, out)
 
 

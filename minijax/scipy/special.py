@@ -204,10 +204,12 @@ def rgamma(x):
 def _rgamma_jvp(primals, tangents):
     (x,), (dx,) = primals, tangents
     out = rgamma(x)
-    # at x = -n the derivative of 1/gamma is (-1)^n n!
+    # at the poles of gamma differentiate the reflection 1/gamma(x) = gamma(1-x) sin(pi x)/pi
+    # ((-1)^n n! at x = -n, and its own derivatives right at every order)
     pole = _is_pole(x)
-    n = jnp.where(pole, -x, 0.0)
-    at_pole = jnp.where(jnp.remainder(n, 2.0) == 1.0, -1.0, 1.0) * jnp.exp(lax.lgamma(n + 1.0))
+    px = jnp.where(pole, x, 0.0)
+    at_pole = jnp.exp(lax.lgamma(1.0 - px)) * (
+        jnp.cos(np.pi * px) - lax.digamma(1.0 - px) * jnp.sin(np.pi * px) / np.pi)
     safe = jnp.where(pole, 1.0, x)
     return out, jnp.where(pole, at_pole, -lax.digamma(safe) * out) * dx
 
