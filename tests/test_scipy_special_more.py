@@ -270,3 +270,57 @@ def test_iv_has_no_derivative_in_the_order():
 def test_factorial_exact_is_rejected():
     with pytest.raises(NotImplementedError, match="exact"):
         ms.factorial(3, exact=True)
+
+
+# ---------------------------------------------------------------- complex error functions
+
+def complex_grid():
+    x, y = np.meshgrid(np.linspace(-6, 6, 49), np.linspace(-6, 6, 49))
+    extra = [0j, 1e-20 + 1e-20j, 1j, -1j, 1.5, 1.5j, 1.49 + 0.1j, 30 + 30j, 1e3j, -1e3j,
+             1e3 + 0j, -1e3 + 2j, complex(np.inf, 0), complex(-np.inf, 0), complex(np.nan, 0)]
+    return np.concatenate([(x + 1j * y).ravel(), extra])
+
+
+@pytest.mark.parametrize("name", ["erf", "erfc", "wofz"])
+def test_complex_error_functions_match_scipy(name):
+    z = complex_grid()
+    if name == "wofz":  # SciPy: wofz(+-inf) = 0 and wofz(-1e3j) = inf - 0j; minijax NaN
+        z = z[np.isfinite(z) & (np.abs(z) < 1e3)]
+    f = getattr(ms, name)
+    want = getattr(ss, name)(z)
+    for got in (f(z), minijax.jit(f)(z), minijax.vmap(f)(z)):
+        got = np.asarray(got)
+        assert got.dtype == np.complex128
+        finite = np.isfinite(want)
+        np.testing.assert_allclose(got[finite], want[finite], rtol=5e-14, atol=0)
+        np.testing.assert_array_equal(got[~finite], want[~finite])
+    # complex64 follows the input
+    z32 = np.array([0.3 + 0.2j, 2.0 - 1.0j, -3.0 + 0.5j], np.complex64)
+    got = f(z32)
+    assert got.dtype == np.complex64
+    np.testing.assert_allclose(np.asarray(got), getattr(ss, name)(z32.astype(complex)),
+                               rtol=2e-5)
+
+
+def test_complex_error_function_derivatives():
+    z = jnp.asarray([0.3 + 0.2j, 1.4 - 0.3j, 2.0 + 1.0j, -3.0 + 0.5j, 0.5 - 4.0j])
+    for name in ("erf", "erfc", "wofz"):
+        check_grads(getattr(ms, name), (z,), order=2)
+    # holomorphic: d erf / dz = 2/sqrt(pi) exp(-z^2)
+    _, d = minijax.jvp(ms.erf, (z,), (jnp.ones_like(z),))
+    np.testing.assert_allclose(np.asarray(d), 2 / np.sqrt(np.pi) * np.exp(-np.asarray(z) ** 2),
+                               rtol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["erfcx", "dawsn"])
+def test_scaled_erfc_and_dawson_match_scipy(name):
+    x = np.concatenate([np.linspace(-30, 30, 601), [0.0, -0.0, np.inf, -np.inf, np.nan,
+                                                    1e10, -1e-300, 1e300, -27.0]])
+    f = getattr(ms, name)
+    want = getattr(ss, name)(x)
+    same(f(x), want, 1e-13)
+    same(minijax.jit(f)(x), want, 1e-13)
+    check_grads(f, (jnp.asarray([-2.0, -0.3, 0.4, 3.0, 20.0]),), order=2)
+    out = f(np.float32([0.5, 2.0]))
+    assert out.dtype == np.float32
+    np.testing.assert_allclose(np.asarray(out), getattr(ss, name)([0.5, 2.0]), rtol=2e-6)

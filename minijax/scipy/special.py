@@ -12,15 +12,16 @@ import numpy as np
 from .. import lax
 from .. import numpy as jnp
 from ..custom_derivatives import custom_jvp
+from . import _faddeeva
 from ._bessel import iv, ive, j0, j1, jn, jv, y0, y1, yn, yv
 from ._util import promote_inexact
 
-__all__ = ["bessel_jn", "beta", "betainc", "betaln", "boxcox", "boxcox1p", "digamma", "entr",
-           "erf", "erfc", "erfcinv", "erfinv", "expit", "factorial", "gamma", "gammainc",
+__all__ = ["bessel_jn", "beta", "betainc", "betaln", "boxcox", "boxcox1p", "dawsn", "digamma",
+           "entr", "erf", "erfc", "erfcinv", "erfcx", "erfinv", "expit", "factorial", "gamma", "gammainc",
            "gammaincc", "gammaln", "gammasgn", "i0", "i0e", "i1", "i1e", "iv", "ive", "j0", "j1",
            "jn", "jv", "kl_div", "log_ndtr", "log_softmax", "loggamma", "logit", "logsumexp",
            "multigammaln", "ndtr", "ndtri", "poch", "polygamma", "psi", "rel_entr", "rgamma",
-           "softmax", "xlog1py", "xlogy", "y0", "y1", "yn", "yv", "zeta"]
+           "softmax", "wofz", "xlog1py", "xlogy", "y0", "y1", "yn", "yv", "zeta"]
 
 _SQRT2 = math.sqrt(2.0)
 _LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
@@ -329,16 +330,58 @@ def multigammaln(a, d):
 
 # ---------------------------------------------------------------- error function family
 
-def erf(x):
-    """The error function."""
-    x, = promote_inexact(x)
-    return lax.erf(x)
+def erf(z):
+    """The error function (real or complex ``z``)."""
+    z, = promote_inexact(z)
+    return _faddeeva.erf_complex(z) if jnp.iscomplexobj(z) else lax.erf(z)
 
 
 def erfc(x):
-    """``1 - erf(x)``, accurate where it is small."""
+    """``1 - erf(x)``, accurate where it is small (real or complex ``x``)."""
     x, = promote_inexact(x)
-    return lax.erfc(x)
+    return _faddeeva.erfc_complex(x) if jnp.iscomplexobj(x) else lax.erfc(x)
+
+
+def wofz(z):
+    """The Faddeeva function ``exp(-z**2) erfc(-1j z)`` (complex output)."""
+    z, = promote_inexact(z)
+    if not jnp.iscomplexobj(z):
+        z = z.astype(np.result_type(z.dtype, np.complex64))
+    return _faddeeva.wofz(z)
+
+
+def erfcx(x):
+    """The scaled complementary error function ``exp(x**2) erfc(x)`` (real ``x``)."""
+    x, = promote_inexact(x)
+    if jnp.iscomplexobj(x):
+        raise NotImplementedError("minijax.scipy.special.erfcx: complex input is not "
+                                  "supported; use wofz(1j * z)")
+    ax = jnp.abs(x)
+    # erfcx(|x|) = w(i|x|) (real); erfcx(-x) = 2 exp(x^2) - erfcx(x)
+    right = jnp.real(wofz(lax.complex(jnp.zeros_like(ax), jnp.where(jnp.isinf(ax), 0.0, ax))))
+    right = jnp.where(jnp.isinf(ax), 0.0, right)
+    return jnp.where(x < 0, 2.0 * jnp.exp(x * x) - right, right)
+
+
+def dawsn(x):
+    """Dawson's integral ``exp(-x**2) * integral_0^x exp(t**2) dt`` (real ``x``)."""
+    x, = promote_inexact(x)
+    if jnp.iscomplexobj(x):
+        raise NotImplementedError("minijax.scipy.special.dawsn: complex input is not "
+                                  "supported")
+    # dawsn(x) = sqrt(pi)/2 Im w(x) for real x; below 1 the Taylor series
+    # sum_n (-2)^n x^(2n+1) / (2n+1)!!, which keeps the relative precision of tiny x
+    small = jnp.abs(x) < 1.0
+    finite = jnp.where(jnp.isinf(x) | small, 2.0, x)
+    out = 0.5 * math.sqrt(math.pi) * jnp.imag(wofz(lax.complex(finite, jnp.zeros_like(x))))
+    xs = jnp.where(small, x, 0.0)
+    term, series = xs, xs
+    for n in range(1, 26):
+        term = term * (-2.0 * xs * xs) / (2 * n + 1)
+        series = series + term
+    out = jnp.where(small, series, out)
+    return jnp.where(jnp.isinf(x), jnp.copysign(jnp.zeros_like(x), x),
+                     jnp.where(x == 0, x, out))
 
 
 def erfinv(x):
