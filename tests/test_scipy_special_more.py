@@ -324,3 +324,65 @@ def test_scaled_erfc_and_dawson_match_scipy(name):
     out = f(np.float32([0.5, 2.0]))
     assert out.dtype == np.float32
     np.testing.assert_allclose(np.asarray(out), getattr(ss, name)([0.5, 2.0]), rtol=2e-6)
+
+
+# ---------------------------------------------------------------- exponential integrals, comb
+
+def test_exponential_integrals_match_scipy():
+    x = np.concatenate([[0.0, -0.0, -1.0, 1e-300, 0.5, 1.0, 2.0, 40.0, 40.5, 50.0, 800.0,
+                         np.inf, -np.inf, np.nan, -800.0], np.logspace(-8, 2.8, 200),
+                        -np.logspace(-8, 2.8, 40)])
+    for name in ("exp1", "expi"):
+        f, want = getattr(ms, name), getattr(ss, name)(x)
+        # expi crosses zero at 0.3725: absolute error there, relative elsewhere (its
+        # series of up to 160 positive terms carries ~3e-14 near the switch at 40)
+        atol, rtol = (1e-16, 5e-14) if name == "expi" else (0.0, 2e-14)
+        same(f(x), want, rtol, atol)
+        same(minijax.jit(f)(x), want, rtol, atol)
+        same(minijax.vmap(f)(x), want, rtol, atol)
+    n = np.arange(-1, 30)[:, None]
+    x = np.concatenate([[0.0, 1e-300, 0.5, 1.0, 2.0, 50.0, np.inf, -1.0, np.nan],
+                        np.logspace(-6, 2.5, 60)])[None]
+    want = ss.expn(n, x)
+    same(ms.expn(n, x), want, 2e-14)
+    same(minijax.jit(ms.expn)(n, x), want, 2e-14)
+    # a non-integer order: SciPy truncates it, minijax gives NaN
+    assert np.isnan(np.asarray(ms.expn(2.5, 1.0)))
+
+
+def test_exponential_integral_derivatives_and_float32():
+    x = jnp.asarray([0.1, 0.9, 1.1, 3.0, 30.0])
+    check_grads(ms.exp1, (x,), order=2)
+    check_grads(ms.expi, (jnp.asarray([-3.0, -0.5, 0.5, 39.0, 41.0]),), order=2)
+    check_grads(lambda t: ms.expn(np.array([0, 1, 2, 3, 7.0]), t), (x,), order=2)
+    # d/dx E_n = -E_{n-1}
+    d = minijax.vmap(minijax.grad(lambda t: ms.expn(3, t)))(x)
+    np.testing.assert_allclose(np.asarray(d), -ss.expn(2, np.asarray(x)), rtol=1e-12)
+    for name in ("exp1", "expi"):
+        out = getattr(ms, name)(np.float32([0.5, 3.0]))
+        assert out.dtype == np.float32
+        np.testing.assert_allclose(np.asarray(out), getattr(ss, name)([0.5, 3.0]), rtol=2e-6)
+
+
+def test_comb_and_bernoulli():
+    grid = np.array([-1.0, 0.0, 1.0, 2.0, 3.5, 5.0, 10.0, 60.0, np.nan])
+    n, k = (g.ravel() for g in np.meshgrid(grid, grid))
+    for rep in (False, True):
+        if rep:  # SciPy gives 0 or NaN for negative N or k with repetition (minijax: NaN)
+            keep = (n >= 0) & (k >= 0)
+            n, k = n[keep], k[keep]
+        want = ss.comb(n, k, repetition=rep)
+        same(ms.comb(n, k, repetition=rep), want, 1e-12)
+        same(minijax.jit(lambda a, b, r=rep: ms.comb(a, b, repetition=r))(n, k), want, 1e-12)
+    check_grads(ms.comb, (jnp.asarray([5.0, 7.5]), jnp.asarray([2.0, 1.5])), order=2)
+    with pytest.raises(NotImplementedError, match="exact"):
+        ms.comb(5, 2, exact=True)
+    got = ms.bernoulli(30)
+    # exact rationals, rounded once (SciPy's float recurrence drifts by ~1e-12)
+    exact = [1, -1 / 2, 1 / 6, 0, -1 / 30, 0, 1 / 42, 0, -1 / 30, 0, 5 / 66, 0, -691 / 2730]
+    np.testing.assert_array_equal(np.asarray(got)[:13], exact)
+    np.testing.assert_allclose(np.asarray(got), ss.bernoulli(30), rtol=1e-11)
+    with jax.enable_x64(True):  # JAX's values drift further (2e-6 at B_4): its shape only
+        assert got.shape == jss.bernoulli(30).shape
+    with pytest.raises(TypeError, match="non-negative"):
+        ms.bernoulli(-1)

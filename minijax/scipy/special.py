@@ -6,24 +6,27 @@ branch, so the derivative of the branch not taken is never NaN.
 """
 
 import math
+from fractions import Fraction
 
 import numpy as np
 
 from .. import lax
 from .. import numpy as jnp
+from ..core import Tracer
 from ..custom_derivatives import custom_jvp
 from . import _faddeeva
 from ._bessel import iv, ive, j0, j1, jn, jv, y0, y1, yn, yv
 from ._util import promote_inexact
 
-__all__ = ["bessel_jn", "beta", "betainc", "betaln", "boxcox", "boxcox1p", "dawsn", "digamma",
-           "entr", "erf", "erfc", "erfcinv", "erfcx", "erfinv", "expit", "factorial", "gamma", "gammainc",
+__all__ = ["bernoulli", "bessel_jn", "beta", "betainc", "betaln", "boxcox", "boxcox1p", "comb", "dawsn", "digamma",
+           "entr", "erf", "erfc", "erfcinv", "erfcx", "erfinv", "exp1", "expi", "expn", "expit", "factorial", "gamma", "gammainc",
            "gammaincc", "gammaln", "gammasgn", "i0", "i0e", "i1", "i1e", "iv", "ive", "j0", "j1",
            "jn", "jv", "kl_div", "log_ndtr", "log_softmax", "loggamma", "logit", "logsumexp",
            "multigammaln", "ndtr", "ndtri", "poch", "polygamma", "psi", "rel_entr", "rgamma",
            "softmax", "wofz", "xlog1py", "xlogy", "y0", "y1", "yn", "yv", "zeta"]
 
 _SQRT2 = math.sqrt(2.0)
+_EULER = 0.5772156649015329
 _LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
 
 
@@ -253,6 +256,37 @@ def poch(z, m):
     return jnp.where(m == 0, 1.0, out)
 
 
+def comb(N, k, *, exact=False, repetition=False):  # noqa: N803  (SciPy's name)
+    """The number of combinations of ``N`` things taken ``k`` at a time (0 outside
+    ``0 <= k <= N``); with ``repetition``, ``comb(N + k - 1, k)``."""
+    if exact:
+        raise NotImplementedError("minijax.scipy.special.comb: exact=True (Python "
+                                  "integers) is not supported; use exact=False")
+    n, k = jnp.broadcast_arrays(*promote_inexact(N, k))
+    undefined = None
+    if repetition:
+        # SciPy: NaN for negative (or NaN) N or k; comb(0, 0) = 1
+        undefined = ~((n >= 0) & (k >= 0))
+        n = jnp.where(k == 0, jnp.maximum(n + k - 1.0, 0.0), n + k - 1.0)
+    valid = (k <= n) & (n >= 0) & (k >= 0)
+    sn, sk = jnp.where(valid, n, 1.0), jnp.where(valid, k, 0.0)
+    out = jnp.exp(lax.lgamma(sn + 1.0) - lax.lgamma(sk + 1.0) - lax.lgamma(sn - sk + 1.0))
+    out = jnp.where(valid, out, 0.0)
+    return out if undefined is None else jnp.where(undefined, jnp.nan, out)
+
+
+def bernoulli(n):
+    """The Bernoulli numbers ``B_0 .. B_n`` (``B_1 = -1/2``) for a non-negative int ``n``."""
+    if isinstance(n, Tracer) or isinstance(n, bool) or not isinstance(n, (int, np.integer)) \
+            or n < 0:
+        raise TypeError(f"bernoulli: n must be a non-negative Python int, got {n!r}")
+    numbers = [Fraction(1)]
+    for m in range(1, int(n) + 1):
+        # sum_{j<=m} C(m+1, j) B_j = 0
+        numbers.append(-sum(math.comb(m + 1, j) * numbers[j] for j in range(m)) / (m + 1))
+    return jnp.asarray([float(b) for b in numbers])
+
+
 def beta(a, b):
     """The beta function ``gamma(a) gamma(b) / gamma(a + b)``."""
     a, b = jnp.broadcast_arrays(*promote_inexact(a, b))
@@ -394,6 +428,95 @@ def erfcinv(y):
     """The inverse of ``erfc`` on ``[0, 2]``, accurate for small ``y``."""
     y, = promote_inexact(y)
     return -ndtri(0.5 * y) / _SQRT2
+
+
+# ---------------------------------------------------------------- exponential integrals
+
+_EXP_INT_CF_TERMS = 80
+_EXPI_SERIES_TERMS = 160
+_EXPI_SWITCH = 40.0
+
+
+def _expn_cf(n, x):
+    """E_n(x) e^x by the even continued fraction
+    1 / (x + n - 1 n / (x + n + 2 - 2 (n + 1) / (x + n + 4 - ...))), for x > 1."""
+    def body(i, tail):
+        k = lax.convert_element_type(_EXP_INT_CF_TERMS - i, x.dtype)
+        return k * (n + k - 1.0) / (x + n + 2.0 * k - tail)
+
+    tail = lax.fori_loop(0, _EXP_INT_CF_TERMS, body, jnp.zeros_like(x))
+    return 1.0 / (x + n - tail)
+
+
+def _expn_series(n, x):
+    """E_n(x) for 0 < x <= 1 and integer n >= 1: the power series with its log term
+    (-x)^(n-1) / (n-1)! (psi(n) - log x) and sum_{k != n-1} -(-x)^k / ((k - n + 1) k!)."""
+    def body(k, carry):
+        term, total = carry  # term = (-x)^k / k!
+        kf = lax.convert_element_type(k, x.dtype)
+        contrib = jnp.where(kf == n - 1.0, 0.0, -term / jnp.where(kf == n - 1.0, 1.0,
+                                                                   kf - n + 1.0))
+        return -term * x / (kf + 1.0), total + contrib
+
+    _, total = lax.fori_loop(0, 40, body, (jnp.ones_like(x), jnp.zeros_like(x)))
+    log_part = (-x) ** (n - 1.0) * jnp.exp(-lax.lgamma(n)) * (lax.digamma(n) - jnp.log(x))
+    return total + log_part
+
+
+def expn(n, x):
+    """The generalized exponential integral ``E_n(x) = int_1^inf exp(-x t) / t^n dt``
+    for integer ``n >= 0`` (NaN for negative or non-integer ``n`` and negative ``x``)."""
+    n, x = jnp.broadcast_arrays(*promote_inexact(n, x))
+    good_n = (n >= 0) & (n == jnp.floor(n))
+    small = (x <= 1.0) & (x > 0)
+    nn = jnp.where(good_n, jnp.maximum(n, 1.0), 1.0)
+    xs = jnp.where(small, x, 0.5)
+    xl = jnp.where(small | ~(x > 0), 2.0, x)
+    large = jnp.exp(-xl) * _expn_cf(nn, jnp.where(jnp.isinf(xl), 2.0, xl))
+    large = jnp.where(jnp.isinf(xl), 0.0, large)
+    out = jnp.where(small, _expn_series(nn, xs), large)
+    # E_0(x) = exp(-x) / x
+    x0 = jnp.where(x > 0, x, 1.0)
+    out = jnp.where(n == 0, jnp.exp(-x0) / x0, out)
+    at_zero = jnp.where(n <= 1, jnp.inf, 1.0 / jnp.where(n <= 1, 1.0, n - 1.0))
+    out = jnp.where(x == 0, at_zero, out)
+    return jnp.where(~good_n | (x < 0) | jnp.isnan(x) | jnp.isnan(n), jnp.nan, out)
+
+
+def exp1(x):
+    """The exponential integral ``E_1(x) = int_x^inf exp(-t) / t dt`` (NaN for x < 0)."""
+    x, = promote_inexact(x)
+    return expn(1.0, x)
+
+
+def expi(x):
+    """The exponential integral ``Ei(x)`` (``-E_1(-x)`` for negative ``x``)."""
+    x, = promote_inexact(x)
+    positive = x > 0
+    mid = positive & (x <= _EXPI_SWITCH)
+    xm = jnp.where(mid, x, 1.0)
+
+    # gamma + log x + sum_k x^k / (k k!)
+    def body(k, carry):
+        term, total = carry
+        kf = lax.convert_element_type(k, x.dtype)
+        term = term * xm / kf
+        return term, total + term / kf
+
+    _, series = lax.fori_loop(1, _EXPI_SERIES_TERMS, body, (jnp.ones_like(xm),
+                                                            jnp.zeros_like(xm)))
+    series = _EULER + jnp.log(xm) + series
+    # e^x / x sum_k k! / x^k beyond the switch
+    xl = jnp.where(positive & ~mid, x, 2.0 * _EXPI_SWITCH)
+    asym = jnp.ones_like(xl)
+    term = jnp.ones_like(xl)
+    for k in range(1, 41):
+        term = term * k / xl
+        asym = asym + term
+    asym = jnp.where(jnp.isinf(xl), jnp.inf, jnp.exp(xl) / xl * asym)
+    negative = -exp1(jnp.where(positive, 1.0, -x))
+    out = jnp.where(mid, series, jnp.where(positive, asym, negative))
+    return jnp.where(x == 0, -jnp.inf, out)
 
 
 def ndtr(x):
