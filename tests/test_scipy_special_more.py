@@ -172,6 +172,7 @@ def test_binary_values_match_scipy(name):
     expected = getattr(ss, name)(a, b)
     same(f(a, b), expected, rtol, atol=1e-300)
     same(minijax.jit(f)(a, b), expected, rtol, atol=1e-300)
+    same(minijax.vmap(f)(a, b), expected, rtol, atol=1e-300)
 
 
 FLOAT32 = {
@@ -386,3 +387,21 @@ def test_comb_and_bernoulli():
         assert got.shape == jss.bernoulli(30).shape
     with pytest.raises(TypeError, match="non-negative"):
         ms.bernoulli(-1)
+
+
+def test_spence_matches_scipy():
+    x = np.concatenate([[0.0, -0.0, -1.0, 1e-300, 0.5, 1.0, 2.0, 50.0, 800.0, np.inf, np.nan,
+                         1e300, 1e-10, 1 - 1e-10, 1 + 1e-10], np.logspace(-8, 8, 200),
+                        np.linspace(0, 3, 121)])
+    want = ss.spence(x)
+    same(ms.spence(x), want, 5e-15)
+    same(minijax.jit(ms.spence)(x), want, 5e-15)
+    same(minijax.vmap(ms.spence)(x), want, 5e-15)
+    check_grads(ms.spence, (jnp.asarray([0.2, 0.6, 1.5, 2.5, 30.0]),), order=2)
+    # d/dz spence(z) = log(z) / (1 - z)
+    z = jnp.asarray([0.2, 3.0])
+    np.testing.assert_allclose(np.asarray(minijax.vmap(minijax.grad(ms.spence))(z)),
+                               np.log([0.2, 3.0]) / (1 - np.array([0.2, 3.0])), rtol=1e-13)
+    out = ms.spence(np.float32([0.5, 2.0]))
+    assert out.dtype == np.float32
+    np.testing.assert_allclose(np.asarray(out), ss.spence([0.5, 2.0]), rtol=2e-6)

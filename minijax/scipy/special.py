@@ -23,7 +23,7 @@ __all__ = ["bernoulli", "bessel_jn", "beta", "betainc", "betaln", "boxcox", "box
            "gammaincc", "gammaln", "gammasgn", "i0", "i0e", "i1", "i1e", "iv", "ive", "j0", "j1",
            "jn", "jv", "kl_div", "log_ndtr", "log_softmax", "loggamma", "logit", "logsumexp",
            "multigammaln", "ndtr", "ndtri", "poch", "polygamma", "psi", "rel_entr", "rgamma",
-           "softmax", "wofz", "xlog1py", "xlogy", "y0", "y1", "yn", "yv", "zeta"]
+           "softmax", "spence", "wofz", "xlog1py", "xlogy", "y0", "y1", "yn", "yv", "zeta"]
 
 _SQRT2 = math.sqrt(2.0)
 _EULER = 0.5772156649015329
@@ -517,6 +517,46 @@ def expi(x):
     negative = -exp1(jnp.where(positive, 1.0, -x))
     out = jnp.where(mid, series, jnp.where(positive, asym, negative))
     return jnp.where(x == 0, -jnp.inf, out)
+
+
+def _dilog_small(y):
+    """Li2(y) = sum_k y^k / k^2 for |y| <= 1/2."""
+    def body(i, carry):
+        power, total = carry
+        k = lax.convert_element_type(i, y.dtype)
+        power = power * y
+        return power, total + power / (k * k)
+
+    return lax.fori_loop(1, 56, body, (jnp.ones_like(y), jnp.zeros_like(y)))[1]
+
+
+def _dilog_unit(y):
+    """Li2(y) for 0 <= y <= 1: the series, or Euler's reflection above 1/2."""
+    low = y <= 0.5
+    yl = jnp.where(low, y, 0.0)
+    yh = jnp.where(low, 0.75, y)
+    one_minus = 1.0 - yh
+    reflected = (math.pi ** 2 / 6) - jnp.log(yh) * jnp.where(
+        one_minus == 0, 0.0, jnp.log(jnp.where(one_minus == 0, 1.0, one_minus))) \
+        - _dilog_small(one_minus)
+    return jnp.where(low, _dilog_small(yl), reflected)
+
+
+def spence(z):
+    """Spence's function ``int_1^z log(t) / (1 - t) dt = Li2(1 - z)`` for real ``z >= 0``
+    (NaN below 0 and, as in SciPy, at ``inf``)."""
+    z, = promote_inexact(z)
+    if jnp.iscomplexobj(z):
+        raise NotImplementedError("minijax.scipy.special.spence: complex input is not "
+                                  "supported")
+    y = 1.0 - z
+    # y in [0, 1]: direct; y < 0 (z > 1): Landen's Li2(y) = -Li2(y / (y - 1)) - log(1-y)^2/2
+    inside = y >= 0
+    yi = jnp.where(inside, y, 0.0)
+    zo = jnp.where(inside | jnp.isinf(z), 2.0, z)  # 1 - y
+    landen = -_dilog_unit((zo - 1.0) / zo) - 0.5 * jnp.log(zo) ** 2
+    out = jnp.where(inside, _dilog_unit(yi), landen)
+    return jnp.where((z < 0) | jnp.isnan(z) | (z == jnp.inf), jnp.nan, out)  # as SciPy
 
 
 def ndtr(x):
