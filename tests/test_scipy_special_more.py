@@ -405,3 +405,24 @@ def test_spence_matches_scipy():
     out = ms.spence(np.float32([0.5, 2.0]))
     assert out.dtype == np.float32
     np.testing.assert_allclose(np.asarray(out), ss.spence([0.5, 2.0]), rtol=2e-6)
+
+
+@pytest.mark.parametrize("name", ["sici", "fresnel"])
+def test_sine_cosine_and_fresnel_integrals_match_scipy(name):
+    x = np.concatenate([[0.0, -0.0, -1.0, 1e-300, 0.5, 1.0, 1.5, 1.51, 4.0, 4.01, 50.0, 800.0,
+                         np.inf, -np.inf, np.nan, 1e-10, -30.0], np.logspace(-8, 4, 200),
+                        np.linspace(0, 10, 201)])
+    f = getattr(ms, name)
+    # absolute error near the zeros of Ci; for large |x| the phase of sin(pi x^2 / 2)
+    # (Fresnel) is ill-conditioned in both implementations
+    atol = np.where(np.abs(x) > 100, 1e-11, 2e-15)
+    for got in (f(x), minijax.jit(f)(x), minijax.vmap(f)(x)):
+        for g, w in zip(got, getattr(ss, name)(x)):
+            same(g, w, 1e-13, atol)
+    check_grads(lambda t: f(t)[0], (jnp.asarray([-2.0, 0.3, 1.4, 1.6, 3.9, 4.1, 20.0]),),
+                order=2)
+    check_grads(lambda t: f(t)[1], (jnp.asarray([0.3, 1.4, 1.6, 3.9, 4.1, 20.0]),), order=2)
+    out = f(np.float32([0.5, 2.0, 6.0]))
+    assert all(o.dtype == np.float32 for o in out)
+    for o, w in zip(out, getattr(ss, name)([0.5, 2.0, 6.0])):
+        np.testing.assert_allclose(np.asarray(o), w, rtol=2e-5, atol=1e-6)

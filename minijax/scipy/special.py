@@ -519,6 +519,83 @@ def expi(x):
     return jnp.where(x == 0, -jnp.inf, out)
 
 
+def sici(x):
+    """The sine and cosine integrals ``(Si(x), Ci(x))``; ``Ci`` of negative ``x`` is
+    ``Ci(|x|)`` (the real part), as SciPy."""
+    x, = promote_inexact(x)
+    if jnp.iscomplexobj(x):
+        raise NotImplementedError("minijax.scipy.special.sici: complex input is not "
+                                  "supported")
+    ax = jnp.abs(x)
+    small = ax <= 4.0
+    xs = jnp.where(small, ax, 1.0)
+
+    # Si = sum (-1)^k x^(2k+1) / ((2k+1) (2k+1)!), Ci = gamma + log x + sum_{k>=1}
+    # (-1)^k x^(2k) / (2k (2k)!)
+    def body(i, carry):
+        even, odd, si, ci = carry  # (-1)^k x^(2k) / (2k)!, (-1)^k x^(2k+1) / (2k+1)!
+        k = lax.convert_element_type(i, x.dtype)
+        even = -odd * xs / (2.0 * k)
+        odd = even * xs / (2.0 * k + 1.0)
+        return even, odd, si + odd / (2.0 * k + 1.0), ci + even / (2.0 * k)
+
+    _, _, si_s, ci_s = lax.fori_loop(1, 30, body, (jnp.ones_like(xs), xs, xs,
+                                                    jnp.zeros_like(xs)))
+    ci_s = _EULER + jnp.log(xs) + ci_s
+    # E1(ix) = -Ci(x) + i (Si(x) - pi/2), E1 by its continued fraction
+    xl = jnp.where(small | jnp.isinf(ax), 5.0, ax)
+    z = lax.complex(jnp.zeros_like(xl), xl)
+    e1 = lax.complex(jnp.cos(xl), -jnp.sin(xl)) * _expn_cf(jnp.ones_like(z), z)
+    si_l, ci_l = jnp.imag(e1) + 0.5 * math.pi, -jnp.real(e1)
+    si_l = jnp.where(jnp.isinf(ax), 0.5 * math.pi, si_l)
+    ci_l = jnp.where(ax == jnp.inf, jnp.where(x > 0, 0.0, jnp.nan), ci_l)
+    si = jnp.where(small, si_s, si_l)
+    ci = jnp.where(small, ci_s, ci_l)
+    si = jnp.where(x < 0, -si, si)
+    ci = jnp.where(ax == 0, -jnp.inf, ci)
+    return si, ci
+
+
+def fresnel(z):
+    """The Fresnel integrals ``(S(z), C(z))`` of ``sin`` and ``cos(pi t**2 / 2)``."""
+    z, = promote_inexact(z)
+    if jnp.iscomplexobj(z):
+        raise NotImplementedError("minijax.scipy.special.fresnel: complex input is not "
+                                  "supported")
+    az = jnp.abs(z)
+    small = az <= 1.5
+    zs = jnp.where(small, az, 1.0)
+    half_pi = 0.5 * math.pi
+
+    # S = sum (-1)^k (pi/2)^(2k+1) z^(4k+3) / ((2k+1)! (4k+3)),
+    # C = sum (-1)^k (pi/2)^(2k) z^(4k+1) / ((2k)! (4k+1))
+    def body(i, carry):
+        c_term, s_term, c_sum, s_sum = carry  # (pi/2 z^2)^(2k) / (2k)! z, next odd power
+        k = lax.convert_element_type(i, z.dtype)
+        w = half_pi * zs * zs
+        c_term = -s_term * w / (2.0 * k)
+        s_term = c_term * w / (2.0 * k + 1.0)
+        return (c_term, s_term, c_sum + c_term / (4.0 * k + 1.0),
+                s_sum + s_term / (4.0 * k + 3.0))
+
+    c0 = zs
+    s0 = zs * half_pi * zs * zs
+    _, _, c_s, s_s = lax.fori_loop(1, 30, body, (c0, s0, c0, s0 / 3.0))
+    # C + iS = (1 + i)/2 erf(sqrt(pi)/2 (1 - i) z)
+    zl = jnp.where(small | jnp.isinf(az), 2.0, az)
+    scale = 0.5 * math.sqrt(math.pi)
+    w = lax.complex(scale * zl, -scale * zl)
+    e = _faddeeva.erf_complex(w)
+    c_l = 0.5 * (jnp.real(e) - jnp.imag(e))
+    s_l = 0.5 * (jnp.real(e) + jnp.imag(e))
+    c_l = jnp.where(jnp.isinf(az), 0.5, c_l)
+    s_l = jnp.where(jnp.isinf(az), 0.5, s_l)
+    s_out = jnp.where(small, s_s, s_l)
+    c_out = jnp.where(small, c_s, c_l)
+    neg = z < 0
+    return jnp.where(neg, -s_out, s_out), jnp.where(neg, -c_out, c_out)
+
+
 def _dilog_small(y):
     """Li2(y) = sum_k y^k / k^2 for |y| <= 1/2."""
     def body(i, carry):
