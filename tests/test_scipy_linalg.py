@@ -177,3 +177,49 @@ def test_eig_left_eigenvector_gradients():
         return [jnp.real(vl), jnp.imag(vl), jnp.real(w)]
     check_grads(parts, (a,), order=1)
     check_grads(minijax.jit(parts), (a,), order=1)
+
+
+def test_solve_sylvester():
+    rng = np.random.default_rng(3)
+    a, b, q = rng.standard_normal((4, 4)), rng.standard_normal((3, 3)), rng.standard_normal((4, 3))
+    x = ml.solve_sylvester(a, b, q)
+    assert x.dtype == np.float64
+    close(x, sl.solve_sylvester(a, b, q), rtol=1e-12)
+    close(minijax.jit(ml.solve_sylvester)(a, b, q), sl.solve_sylvester(a, b, q), rtol=1e-12)
+    # complex; SciPy mixes up complex a with real b, so it gets complex b and q
+    ac = a + 1j * rng.standard_normal((4, 4))
+    x = np.asarray(ml.solve_sylvester(ac, b, q))
+    close(x, sl.solve_sylvester(ac, b + 0j, q + 0j), rtol=1e-12)
+    np.testing.assert_allclose(ac @ x + x @ b, q, atol=1e-13)
+    x32 = ml.solve_sylvester(a.astype(np.float32), b.astype(np.float32), q.astype(np.float32))
+    assert x32.dtype == np.float32
+    np.testing.assert_allclose(np.asarray(x32), sl.solve_sylvester(a, b, q), rtol=1e-4, atol=1e-5)
+    # first-order derivatives in every argument, both modes
+    check_grads(ml.solve_sylvester, (a, b, q), order=1)
+    check_grads(ml.solve_sylvester, (ac, b + 0j, q + 0j), order=1)
+    # vmap over a batch of right-hand sides
+    qs = rng.standard_normal((2, 4, 3))
+    close(minijax.vmap(ml.solve_sylvester, in_axes=(None, None, 0))(a, b, qs),
+          np.stack([sl.solve_sylvester(a, b, qi) for qi in qs]), rtol=1e-12)
+    with pytest.raises(ValueError, match="shape"):
+        ml.solve_sylvester(a, b, q.T)
+
+
+def test_solve_banded():
+    rng = np.random.default_rng(4)
+    for (lo, up), n in (((1, 1), 6), ((1, 2), 5), ((0, 0), 3), ((2, 0), 4)):
+        ab = rng.standard_normal((lo + up + 1, n)) + 3.0 * (np.arange(lo + up + 1) == up)[:, None]
+        for b in (rng.standard_normal(n), rng.standard_normal((n, 2))):
+            close(ml.solve_banded((lo, up), ab, b), sl.solve_banded((lo, up), ab, b),
+                  rtol=1e-12)
+    ab, b = rng.standard_normal((4, 6)) + 3.0 * (np.arange(4) == 2)[:, None], rng.standard_normal(6)
+    close(minijax.jit(lambda m, v: ml.solve_banded((1, 2), m, v))(ab, b),
+          sl.solve_banded((1, 2), ab, b), rtol=1e-12)
+    close(minijax.vmap(lambda v: ml.solve_banded((1, 2), ab, v))(np.stack([b, 2 * b])),
+          np.stack([sl.solve_banded((1, 2), ab, b), 2 * sl.solve_banded((1, 2), ab, b)]),
+          rtol=1e-12)
+    check_grads(lambda m, v: ml.solve_banded((1, 2), m, v), (ab, b), order=2)
+    with pytest.raises(ValueError, match="l \\+ u \\+ 1"):
+        ml.solve_banded((1, 1), ab, b)
+    with pytest.raises(ValueError, match="rows"):
+        ml.solve_banded((1, 2), ab, b[:3])

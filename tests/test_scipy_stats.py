@@ -183,10 +183,60 @@ def test_multivariate_normal_matches_scipy():
     np.testing.assert_allclose(np.asarray(jitted), expected, rtol=1e-12)
     check_grads(lambda xx, m, c: ms.multivariate_normal.logpdf(xx, m, c @ c.T),
                 (jnp.asarray(x[0]), jnp.asarray(mean), jnp.asarray(a + 2 * np.eye(3))), order=2)
-    with pytest.raises(NotImplementedError, match="allow_singular"):
-        ms.multivariate_normal.logpdf(x, mean, cov, allow_singular=True)
     with pytest.raises(ValueError, match="3-dimensional"):
         ms.multivariate_normal.logpdf(x[..., :2], mean, cov)
+
+
+def test_multivariate_normal_singular_covariance():
+    rng = np.random.default_rng(1)
+    low = rng.standard_normal((4, 2))
+    cov = low @ low.T  # rank 2
+    mean = rng.standard_normal(4)
+    on = mean + (low @ rng.standard_normal((2, 5))).T
+    points = np.concatenate([on, mean + rng.standard_normal((2, 4))])  # the last two: off
+    mvn = ms.multivariate_normal
+    for fn in ("logpdf", "pdf"):
+        expected = getattr(st.multivariate_normal, fn)(points, mean, cov, allow_singular=True)
+        np.testing.assert_allclose(np.asarray(getattr(mvn, fn)(points, mean, cov,
+                                                               allow_singular=True)),
+                                   expected, rtol=1e-12, atol=1e-300)
+        jitted = minijax.jit(lambda p, m, c, f=getattr(mvn, fn): f(p, m, c, allow_singular=True))
+        np.testing.assert_allclose(np.asarray(jitted(points, mean, cov)), expected, rtol=1e-12,
+                                   atol=1e-300)
+    # nonsingular cov: allow_singular=True agrees with the Cholesky path, derivatives too
+    full = cov + np.eye(4)
+    np.testing.assert_allclose(np.asarray(mvn.logpdf(points, mean, full, allow_singular=True)),
+                               st.multivariate_normal.logpdf(points, mean, full), rtol=1e-12)
+    check_grads(lambda p, m, c: mvn.logpdf(p, m, c @ c.T, allow_singular=True),
+                (jnp.asarray(points[:3]), jnp.asarray(mean), jnp.asarray(low @ low.T
+                                                                         + np.diag([1, 2, 3, 4.0]))),
+                order=2)
+    # on a singular cov, derivatives along the support (in x and mean)
+    check_grads(lambda t: mvn.logpdf(mean + t @ low.T, mean, cov, allow_singular=True),
+                (jnp.asarray(rng.standard_normal((3, 2))),), order=2)
+    with pytest.raises(np.linalg.LinAlgError, match="allow_singular"):
+        mvn.logpdf(points, mean, cov)
+
+
+def test_multivariate_normal_entropy():
+    rng = np.random.default_rng(2)
+    low = rng.standard_normal((4, 2))
+    mvn = ms.multivariate_normal
+    cases = [(None, 1), (None, 2.5), (np.zeros(3), 2.0), (np.zeros(3), np.array([1.0, 2.0, 3.0])),
+             (np.ones(4), low @ low.T + np.eye(4)), (np.ones(4), low @ low.T)]
+    for mean, cov in cases:
+        np.testing.assert_allclose(float(mvn.entropy(mean, cov)),
+                                   st.multivariate_normal.entropy(mean, cov), rtol=1e-13)
+    full = jnp.asarray(low @ low.T + np.eye(4))
+    np.testing.assert_allclose(float(minijax.jit(mvn.entropy)(None, full)),
+                               st.multivariate_normal.entropy(None, np.asarray(full)), rtol=1e-13)
+    check_grads(lambda c: mvn.entropy(None, c @ c.T), (full,), order=2)
+    # d/dcov of the log pseudo-determinant of a singular cov: its pseudo-inverse
+    g = minijax.grad(lambda c: mvn.entropy(None, c))(jnp.asarray(low @ low.T))
+    np.testing.assert_allclose(np.asarray(g), 0.5 * np.linalg.pinv(low @ low.T), rtol=1e-9,
+                               atol=1e-12)
+    out = mvn.entropy(None, np.eye(2, dtype=np.float32))
+    assert out.dtype == np.float32
 
 
 def test_dirichlet_matches_scipy():

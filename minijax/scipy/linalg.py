@@ -19,8 +19,8 @@ from ._util import promote_inexact, reject
 
 __all__ = ["block_diag", "cho_factor", "cho_solve", "cholesky", "det", "eig", "eigh", "eigvals",
            "expm", "inv",
-           "lu", "lu_factor", "lu_solve", "qr", "schur", "solve", "solve_triangular", "sqrtm",
-           "svd"]
+           "lu", "lu_factor", "lu_solve", "qr", "schur", "solve", "solve_banded",
+           "solve_sylvester", "solve_triangular", "sqrtm", "svd"]
 
 
 def _matrix(name, a, square=True):
@@ -349,21 +349,21 @@ def _sqrt_upper_triangular(t):
     return r + d[..., None] * eye
 
 
-def _sylvester_upper(r, c):
-    """``y`` with ``r @ y + y @ r = c`` for upper-triangular ``r``, column by column:
-    ``(r + r[j, j] I) y[:, j] = c[:, j] - y[:, :j] @ r[:j, j]`` (linear in ``c``, and
-    transposable: a ``lax.scan``)."""
-    n = r.shape[-1]
-    if n == 0:
+def _sylvester_upper(r, c, s=None):
+    """``y`` with ``r @ y + y @ s = c`` for upper-triangular ``r`` and ``s`` (``s = r`` by
+    default), column by column: ``(r + s[j, j] I) y[:, j] = c[:, j] - y[:, :j] @ s[:j, j]``
+    (linear in ``c``, and transposable: a ``lax.scan``)."""
+    s = r if s is None else s
+    if c.shape[-1] == 0 or c.shape[-2] == 0:
         return c
-    eye = jnp.eye(n, dtype=r.dtype)
-    d = _diag(r)
-    idx, onehot = _column_steps(r)
+    eye = jnp.eye(r.shape[-1], dtype=r.dtype)
+    d = _diag(s)
+    idx, onehot = _column_steps(s)
 
     def column(y, j):
         e = onehot(j)
         # the columns >= j of y are still zero
-        rhs = jnp.sum(c * e, axis=-1) - jnp.sum(y * jnp.sum(r * e, axis=-1)[..., None, :], axis=-1)
+        rhs = jnp.sum(c * e, axis=-1) - jnp.sum(y * jnp.sum(s * e, axis=-1)[..., None, :], axis=-1)
         m = r + jnp.sum(d * e, axis=-1)[..., None, None] * eye
         x = lax_linalg.triangular_solve(m, rhs[..., None], left_side=True)
         return y + x * e, None
@@ -441,3 +441,79 @@ def sqrtm(A, disp=True, blocksize=1):
         return x
     err = jnp.sum(jnp.abs(x @ x - a) ** 2, axis=(-2, -1)) / jnp.linalg.norm(a, axis=(-2, -1))
     return x, err
+
+
+# ---------------------------------------------------------------- Sylvester, banded
+
+def _sylvester_solve(a, b, q):
+    """``x`` with ``a x + x b = q`` (complex) by Bartels and Stewart: with the complex Schur
+    forms ``a = u r uᴴ`` and ``b = v s vᴴ``, ``y = uᴴ x v`` solves ``r y + y s = uᴴ q v``."""
+    r, u = lax_linalg.schur(a)
+    t, v = lax_linalg.schur(b)
+    y = _sylvester_upper(r, _h(u) @ q @ v, t)
+    return u @ y @ _h(v)
+
+
+@custom_jvp
+def _sylvester(a, b, q):
+    return _sylvester_compiled(a, b, q)
+
+
+@_sylvester.defjvp
+def _sylvester_jvp(primals, tangents):
+    # a dx + dx b = dq - da x - x db: the same equation, another right-hand side
+    # (through the compiled solver, linear in its last argument and so transposable;
+    # its Schur factorizations have no derivative: first order only)
+    (a, b, q), (da, db, dq) = primals, tangents
+    x = _sylvester(a, b, q)
+    return x, _sylvester_compiled(a, b, dq - da @ x - x @ db)
+
+
+# compiled: eagerly, op by op, the scan over columns is far slower than SciPy
+_sylvester_compiled = jit(_sylvester_solve)
+
+
+def solve_sylvester(a, b, q):
+    """``x`` with ``a @ x + x @ b = q`` (Bartels-Stewart). Real input gives a real result.
+    Where ``a`` and ``-b`` share an eigenvalue there is no unique solution (inf or NaN).
+    Differentiable to first order (the tangent solves ``a dx + dx b = dq - da x - x db``)."""
+    a, b, q = promote_inexact(a, b, q)
+    if a.dtype.itemsize == 2:
+        a, b, q = (m.astype(np.float32) for m in (a, b, q))
+    if a.ndim != 2 or b.ndim != 2 or a.shape[0] != a.shape[1] or b.shape[0] != b.shape[1]:
+        raise ValueError(f"scipy.linalg.solve_sylvester: a and b must be square matrices, "
+                         f"got shapes {a.shape} and {b.shape}")
+    if q.shape != (a.shape[0], b.shape[0]):
+        raise ValueError(f"scipy.linalg.solve_sylvester: q must have shape "
+                         f"{(a.shape[0], b.shape[0])}, got {q.shape}")
+    real = not jnp.iscomplexobj(a)
+    ctype = _complex_dtype(a.dtype)
+    x = _sylvester(a.astype(ctype), b.astype(ctype), q.astype(ctype))
+    return jnp.real(x) if real else x
+
+
+def solve_banded(l_and_u, ab, b, overwrite_ab=False, overwrite_b=False, check_finite=True):
+    """Solve ``a x = b`` for the banded ``a`` stored as SciPy's ``ab``
+    (``a[i, j] = ab[u + i - j, j]``). minijax expands the band to a dense matrix and
+    solves by LU: exact as SciPy and differentiable, but O(n^3) time and O(n^2) memory."""
+    try:
+        lower, upper = (int(v) for v in l_and_u)
+    except (TypeError, ValueError):
+        raise ValueError("scipy.linalg.solve_banded: l_and_u must be a pair of integers "
+                         f"(l, u), got {l_and_u!r}") from None
+    ab, b = promote_inexact(ab, b)
+    if ab.ndim != 2 or ab.shape[0] != lower + upper + 1 or lower < 0 or upper < 0:
+        raise ValueError(f"scipy.linalg.solve_banded: ab must have shape (l + u + 1, n) = "
+                         f"({lower + upper + 1}, n) for (l, u) = {(lower, upper)}, got "
+                         f"{ab.shape}")
+    n = ab.shape[1]
+    if b.ndim == 0 or b.shape[0] != n:
+        raise ValueError(f"scipy.linalg.solve_banded: b must have {n} rows, got shape "
+                         f"{b.shape}")
+    rows = upper + np.arange(n)[:, None] - np.arange(n)[None, :]
+    inside = (rows >= 0) & (rows <= lower + upper)
+    dense = jnp.where(inside, ab[np.clip(rows, 0, lower + upper), np.arange(n)[None, :]], 0)
+    if b.ndim == 1:
+        return jnp.linalg.solve(dense, b[:, None])[:, 0]
+    flat = b.reshape((n, -1))
+    return jnp.linalg.solve(dense, flat).reshape(b.shape)

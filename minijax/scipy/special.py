@@ -6,18 +6,27 @@ branch, so the derivative of the branch not taken is never NaN.
 """
 
 import math
+from fractions import Fraction
 
 import numpy as np
 
 from .. import lax
 from .. import numpy as jnp
+from ..core import Tracer
+from ..custom_derivatives import custom_jvp
+from . import _faddeeva
+from ._bessel import iv, ive, j0, j1, jn, jv, y0, y1, yn, yv
 from ._util import promote_inexact
 
-__all__ = ["betainc", "betaln", "digamma", "entr", "erf", "erfc", "erfinv", "expit", "gamma",
-           "gammainc", "gammaincc", "gammaln", "i0", "i0e", "i1", "i1e", "log_ndtr", "log_softmax", "logit", "logsumexp",
-           "multigammaln", "ndtr", "ndtri", "polygamma", "softmax", "xlog1py", "xlogy", "zeta"]
+__all__ = ["bernoulli", "bessel_jn", "beta", "betainc", "betaln", "boxcox", "boxcox1p", "comb", "dawsn", "digamma",
+           "entr", "erf", "erfc", "erfcinv", "erfcx", "erfinv", "exp1", "expi", "expn", "expit", "factorial", "gamma", "gammainc",
+           "gammaincc", "gammaln", "gammasgn", "i0", "i0e", "i1", "i1e", "iv", "ive", "j0", "j1",
+           "jn", "jv", "kl_div", "log_ndtr", "log_softmax", "loggamma", "logit", "logsumexp",
+           "multigammaln", "ndtr", "ndtri", "poch", "polygamma", "psi", "rel_entr", "rgamma",
+           "softmax", "spence", "wofz", "xlog1py", "xlogy", "y0", "y1", "yn", "yv", "zeta"]
 
 _SQRT2 = math.sqrt(2.0)
+_EULER = 0.5772156649015329
 _LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
 
 
@@ -96,6 +105,44 @@ def xlog1py(x, y):
     return _xlog_fn(x, y, jnp.log1p, -1.0)
 
 
+def boxcox(x, lmbda):
+    """The Box-Cox transform ``(x**lmbda - 1) / lmbda`` (``log(x)`` at ``lmbda == 0``)."""
+    x, lmbda = jnp.broadcast_arrays(*promote_inexact(x, lmbda))
+    return _boxcox_of_log(jnp.log(x), lmbda)
+
+
+def boxcox1p(x, lmbda):
+    """``boxcox(1 + x, lmbda)``, accurate for small ``x``."""
+    x, lmbda = jnp.broadcast_arrays(*promote_inexact(x, lmbda))
+    return _boxcox_of_log(jnp.log1p(x), lmbda)
+
+
+def _boxcox_of_log(log_x, lmbda):
+    zero = lmbda == 0
+    safe = jnp.where(zero, 1.0, lmbda)
+    return jnp.where(zero, log_x, jnp.expm1(safe * log_x) / safe)
+
+
+def rel_entr(x, y):
+    """``x log(x / y)`` for positive ``x, y``; 0 at ``x == 0, y >= 0``; ``inf`` otherwise."""
+    x, y = jnp.broadcast_arrays(*promote_inexact(x, y))
+    both = (x > 0) & (y > 0)
+    sx, sy = jnp.where(both, x, 1.0), jnp.where(both, y, 1.0)
+    out = jnp.where(both, sx * jnp.log(sx / sy),
+                    jnp.where((x == 0) & (y >= 0), 0.0, jnp.inf))
+    return jnp.where(jnp.isnan(x) | jnp.isnan(y), jnp.nan, out)
+
+
+def kl_div(x, y):
+    """``x log(x / y) - x + y`` for positive ``x, y``; ``y`` at ``x == 0``; ``inf`` otherwise."""
+    x, y = jnp.broadcast_arrays(*promote_inexact(x, y))
+    both = (x > 0) & (y > 0)
+    sx, sy = jnp.where(both, x, 1.0), jnp.where(both, y, 1.0)
+    out = jnp.where(both, sx * jnp.log(sx / sy) - sx + sy,
+                    jnp.where((x == 0) & (y >= 0), y, jnp.inf))
+    return jnp.where(jnp.isnan(x) | jnp.isnan(y), jnp.nan, out)
+
+
 def entr(x):
     """Elementwise entropy ``-x log x`` (0 at 0, ``-inf`` for negative ``x``)."""
     x, = promote_inexact(x)
@@ -129,6 +176,137 @@ def digamma(x):
     x, = promote_inexact(x)
     out = lax.digamma(x)
     return jnp.where(x == 0, jnp.copysign(jnp.inf, -x), out)
+
+
+psi = digamma
+
+
+def _is_pole(x):
+    return (x <= 0) & (x == jnp.floor(x))
+
+
+def gammasgn(x):
+    """The sign of the gamma function (NaN at its poles, ``copysign(1, x)`` at zero)."""
+    x, = promote_inexact(x)
+    negative_odd = (x < 0) & (jnp.remainder(jnp.floor(x), 2.0) == 1.0)
+    out = jnp.where(negative_odd, -1.0, 1.0)
+    out = jnp.where(x == 0, jnp.copysign(jnp.ones_like(x), x), out)
+    return jnp.where((_is_pole(x) & (x != 0)) | jnp.isnan(x) | (x == -jnp.inf), jnp.nan, out)
+
+
+@custom_jvp
+def rgamma(x):
+    """``1 / gamma(x)``, an entire function: 0 at the poles of gamma."""
+    x, = promote_inexact(x)
+    pole = _is_pole(x) | (x == -jnp.inf)
+    safe = jnp.where(pole, 1.0, x)
+    zero = jnp.where(x == 0, jnp.copysign(jnp.zeros_like(x), x), 0.0)  # 1 / (+-inf)
+    return jnp.where(pole, zero, gammasgn(safe) * jnp.exp(-lax.lgamma(safe)))
+
+
+@rgamma.defjvp
+def _rgamma_jvp(primals, tangents):
+    (x,), (dx,) = primals, tangents
+    out = rgamma(x)
+    # at the poles of gamma differentiate the reflection 1/gamma(x) = gamma(1-x) sin(pi x)/pi
+    # ((-1)^n n! at x = -n, and its own derivatives right at every order)
+    pole = _is_pole(x)
+    px = jnp.where(pole, x, 0.0)
+    at_pole = jnp.exp(lax.lgamma(1.0 - px)) * (
+        jnp.cos(np.pi * px) - lax.digamma(1.0 - px) * jnp.sin(np.pi * px) / np.pi)
+    safe = jnp.where(pole, 1.0, x)
+    return out, jnp.where(pole, at_pole, -lax.digamma(safe) * out) * dx
+
+
+def loggamma(x):
+    """``log(gamma(x))`` for real ``x``: NaN for negative ``x``, as SciPy's real loop."""
+    x, = promote_inexact(x)
+    if jnp.iscomplexobj(x):
+        raise NotImplementedError("minijax.scipy.special.loggamma: complex input is not "
+                                  "supported")
+    out = lax.lgamma(x)
+    return jnp.where(x < 0, jnp.nan, out)
+
+
+def factorial(n, exact=False):
+    """``gamma(n + 1)``, 0 for negative ``n`` (``exact=True`` is not supported)."""
+    if exact:
+        raise NotImplementedError("minijax.scipy.special.factorial: exact=True (Python "
+                                  "integers) is not supported; use exact=False")
+    n, = promote_inexact(n)
+    return jnp.where(n < 0, 0.0, gamma(jnp.where(n < 0, 0.0, n) + 1.0))
+
+
+def poch(z, m):
+    """The rising factorial ``gamma(z + m) / gamma(z)``."""
+    z, m = jnp.broadcast_arrays(*promote_inexact(z, m))
+    zm = z + m
+    top, bottom = _is_pole(zm), _is_pole(z)
+    both = top & bottom
+    sz = jnp.where(top | bottom, 0.5, z)
+    szm = jnp.where(top | bottom, 0.5, zm)
+    out = gammasgn(szm) * gammasgn(sz) * jnp.exp(lax.lgamma(szm) - lax.lgamma(sz))
+    # both poles: the ratio of residues, (-1)^m (-z)! / (-z-m)!
+    a, b = jnp.where(both, -z, 0.0), jnp.where(both, -zm, 0.0)
+    ratio = jnp.where(jnp.remainder(m, 2.0) == 0.0, 1.0, -1.0) * jnp.exp(
+        lax.lgamma(a + 1.0) - lax.lgamma(b + 1.0))
+    out = jnp.where(both, ratio, jnp.where(bottom, 0.0, jnp.where(top, jnp.inf, out)))
+    # z -> inf with integer m: z^m
+    out = jnp.where((z == jnp.inf) & (m == jnp.round(m)), jnp.where(m > 0, jnp.inf, 0.0), out)
+    return jnp.where(m == 0, 1.0, out)
+
+
+def comb(N, k, *, exact=False, repetition=False):  # noqa: N803  (SciPy's name)
+    """The number of combinations of ``N`` things taken ``k`` at a time (0 outside
+    ``0 <= k <= N``); with ``repetition``, ``comb(N + k - 1, k)``."""
+    if exact:
+        raise NotImplementedError("minijax.scipy.special.comb: exact=True (Python "
+                                  "integers) is not supported; use exact=False")
+    n, k = jnp.broadcast_arrays(*promote_inexact(N, k))
+    undefined = None
+    if repetition:
+        # SciPy: NaN for negative (or NaN) N or k; comb(0, 0) = 1
+        undefined = ~((n >= 0) & (k >= 0))
+        n = jnp.where(k == 0, jnp.maximum(n + k - 1.0, 0.0), n + k - 1.0)
+    valid = (k <= n) & (n >= 0) & (k >= 0)
+    sn, sk = jnp.where(valid, n, 1.0), jnp.where(valid, k, 0.0)
+    out = jnp.exp(lax.lgamma(sn + 1.0) - lax.lgamma(sk + 1.0) - lax.lgamma(sn - sk + 1.0))
+    out = jnp.where(valid, out, 0.0)
+    return out if undefined is None else jnp.where(undefined, jnp.nan, out)
+
+
+def bernoulli(n):
+    """The Bernoulli numbers ``B_0 .. B_n`` (``B_1 = -1/2``) for a non-negative int ``n``."""
+    if isinstance(n, Tracer) or isinstance(n, bool) or not isinstance(n, (int, np.integer)) \
+            or n < 0:
+        raise TypeError(f"bernoulli: n must be a non-negative Python int, got {n!r}")
+    numbers = [Fraction(1)]
+    for m in range(1, int(n) + 1):
+        # sum_{j<=m} C(m+1, j) B_j = 0
+        numbers.append(-sum(math.comb(m + 1, j) * numbers[j] for j in range(m)) / (m + 1))
+    return jnp.asarray([float(b) for b in numbers])
+
+
+def beta(a, b):
+    """The beta function ``gamma(a) gamma(b) / gamma(a + b)``."""
+    a, b = jnp.broadcast_arrays(*promote_inexact(a, b))
+    pole = _is_pole(a) | _is_pole(b)
+    sa = jnp.where(pole, 1.0, a)
+    sb = jnp.where(pole, 1.0, b)
+    ab = sa + sb
+    sign = gammasgn(sa) * gammasgn(sb) * jnp.where(_is_pole(ab), 1.0, gammasgn(ab))
+    out = sign * jnp.exp(lax.lgamma(sa) + lax.lgamma(sb) - lax.lgamma(ab))
+    # one argument and a + b at poles: gamma(other) / poch(pole, other), both finite
+    a_pole, b_pole = _is_pole(a), _is_pole(b)
+    both = (a_pole ^ b_pole) & _is_pole(a + b)
+    other = jnp.where(both, jnp.where(a_pole, b, a), 1.0)
+    at_pole = jnp.where(both, jnp.where(a_pole, a, b), 0.0)
+    ratio = gamma(other) / poch(at_pole, other)
+    out = jnp.where(both, ratio, jnp.where(pole, jnp.inf, out))
+    # gamma(inf) / gamma(inf): the limit is 0 for a finite positive other argument
+    infinite = ((a == jnp.inf) & (b > 0) & (b < jnp.inf)) | (
+        (b == jnp.inf) & (a > 0) & (a < jnp.inf))
+    return jnp.where(infinite, 0.0, out)
 
 
 def betaln(a, b):
@@ -186,22 +364,276 @@ def multigammaln(a, d):
 
 # ---------------------------------------------------------------- error function family
 
-def erf(x):
-    """The error function."""
-    x, = promote_inexact(x)
-    return lax.erf(x)
+def erf(z):
+    """The error function (real or complex ``z``)."""
+    z, = promote_inexact(z)
+    return _faddeeva.erf_complex(z) if jnp.iscomplexobj(z) else lax.erf(z)
 
 
 def erfc(x):
-    """``1 - erf(x)``, accurate where it is small."""
+    """``1 - erf(x)``, accurate where it is small (real or complex ``x``)."""
     x, = promote_inexact(x)
-    return lax.erfc(x)
+    return _faddeeva.erfc_complex(x) if jnp.iscomplexobj(x) else lax.erfc(x)
+
+
+def wofz(z):
+    """The Faddeeva function ``exp(-z**2) erfc(-1j z)`` (complex output)."""
+    z, = promote_inexact(z)
+    if not jnp.iscomplexobj(z):
+        z = z.astype(np.result_type(z.dtype, np.complex64))
+    return _faddeeva.wofz(z)
+
+
+def erfcx(x):
+    """The scaled complementary error function ``exp(x**2) erfc(x)`` (real ``x``)."""
+    x, = promote_inexact(x)
+    if jnp.iscomplexobj(x):
+        raise NotImplementedError("minijax.scipy.special.erfcx: complex input is not "
+                                  "supported; use wofz(1j * z)")
+    ax = jnp.abs(x)
+    # erfcx(|x|) = w(i|x|) (real); erfcx(-x) = 2 exp(x^2) - erfcx(x)
+    right = jnp.real(wofz(lax.complex(jnp.zeros_like(ax), jnp.where(jnp.isinf(ax), 0.0, ax))))
+    right = jnp.where(jnp.isinf(ax), 0.0, right)
+    return jnp.where(x < 0, 2.0 * jnp.exp(x * x) - right, right)
+
+
+def dawsn(x):
+    """Dawson's integral ``exp(-x**2) * integral_0^x exp(t**2) dt`` (real ``x``)."""
+    x, = promote_inexact(x)
+    if jnp.iscomplexobj(x):
+        raise NotImplementedError("minijax.scipy.special.dawsn: complex input is not "
+                                  "supported")
+    # dawsn(x) = sqrt(pi)/2 Im w(x) for real x; below 1 the Taylor series
+    # sum_n (-2)^n x^(2n+1) / (2n+1)!!, which keeps the relative precision of tiny x
+    small = jnp.abs(x) < 1.0
+    finite = jnp.where(jnp.isinf(x) | small, 2.0, x)
+    out = 0.5 * math.sqrt(math.pi) * jnp.imag(wofz(lax.complex(finite, jnp.zeros_like(x))))
+    xs = jnp.where(small, x, 0.0)
+    term, series = xs, xs
+    for n in range(1, 26):
+        term = term * (-2.0 * xs * xs) / (2 * n + 1)
+        series = series + term
+    out = jnp.where(small, series, out)
+    return jnp.where(jnp.isinf(x), jnp.copysign(jnp.zeros_like(x), x),
+                     jnp.where(x == 0, x, out))
 
 
 def erfinv(x):
     """The inverse of ``erf`` on ``[-1, 1]``."""
     x, = promote_inexact(x)
     return lax.erf_inv(x)
+
+
+def erfcinv(y):
+    """The inverse of ``erfc`` on ``[0, 2]``, accurate for small ``y``."""
+    y, = promote_inexact(y)
+    return -ndtri(0.5 * y) / _SQRT2
+
+
+# ---------------------------------------------------------------- exponential integrals
+
+_EXP_INT_CF_TERMS = 80
+_EXPI_SERIES_TERMS = 160
+_EXPI_SWITCH = 40.0
+
+
+def _expn_cf(n, x):
+    """E_n(x) e^x by the even continued fraction
+    1 / (x + n - 1 n / (x + n + 2 - 2 (n + 1) / (x + n + 4 - ...))), for x > 1."""
+    def body(i, tail):
+        k = lax.convert_element_type(_EXP_INT_CF_TERMS - i, x.dtype)
+        return k * (n + k - 1.0) / (x + n + 2.0 * k - tail)
+
+    tail = lax.fori_loop(0, _EXP_INT_CF_TERMS, body, jnp.zeros_like(x))
+    return 1.0 / (x + n - tail)
+
+
+def _expn_series(n, x):
+    """E_n(x) for 0 < x <= 1 and integer n >= 1: the power series with its log term
+    (-x)^(n-1) / (n-1)! (psi(n) - log x) and sum_{k != n-1} -(-x)^k / ((k - n + 1) k!)."""
+    def body(k, carry):
+        term, total = carry  # term = (-x)^k / k!
+        kf = lax.convert_element_type(k, x.dtype)
+        contrib = jnp.where(kf == n - 1.0, 0.0, -term / jnp.where(kf == n - 1.0, 1.0,
+                                                                   kf - n + 1.0))
+        return -term * x / (kf + 1.0), total + contrib
+
+    _, total = lax.fori_loop(0, 40, body, (jnp.ones_like(x), jnp.zeros_like(x)))
+    log_part = (-x) ** (n - 1.0) * jnp.exp(-lax.lgamma(n)) * (lax.digamma(n) - jnp.log(x))
+    return total + log_part
+
+
+def expn(n, x):
+    """The generalized exponential integral ``E_n(x) = int_1^inf exp(-x t) / t^n dt``
+    for integer ``n >= 0`` (NaN for negative or non-integer ``n`` and negative ``x``)."""
+    n, x = jnp.broadcast_arrays(*promote_inexact(n, x))
+    good_n = (n >= 0) & (n == jnp.floor(n))
+    small = (x <= 1.0) & (x > 0)
+    nn = jnp.where(good_n, jnp.maximum(n, 1.0), 1.0)
+    xs = jnp.where(small, x, 0.5)
+    xl = jnp.where(small | ~(x > 0), 2.0, x)
+    large = jnp.exp(-xl) * _expn_cf(nn, jnp.where(jnp.isinf(xl), 2.0, xl))
+    large = jnp.where(jnp.isinf(xl), 0.0, large)
+    out = jnp.where(small, _expn_series(nn, xs), large)
+    # E_0(x) = exp(-x) / x
+    x0 = jnp.where(x > 0, x, 1.0)
+    out = jnp.where(n == 0, jnp.exp(-x0) / x0, out)
+    at_zero = jnp.where(n <= 1, jnp.inf, 1.0 / jnp.where(n <= 1, 1.0, n - 1.0))
+    out = jnp.where(x == 0, at_zero, out)
+    return jnp.where(~good_n | (x < 0) | jnp.isnan(x) | jnp.isnan(n), jnp.nan, out)
+
+
+def exp1(x):
+    """The exponential integral ``E_1(x) = int_x^inf exp(-t) / t dt`` (NaN for x < 0)."""
+    x, = promote_inexact(x)
+    return expn(1.0, x)
+
+
+def expi(x):
+    """The exponential integral ``Ei(x)`` (``-E_1(-x)`` for negative ``x``)."""
+    x, = promote_inexact(x)
+    positive = x > 0
+    mid = positive & (x <= _EXPI_SWITCH)
+    xm = jnp.where(mid, x, 1.0)
+
+    # gamma + log x + sum_k x^k / (k k!)
+    def body(k, carry):
+        term, total = carry
+        kf = lax.convert_element_type(k, x.dtype)
+        term = term * xm / kf
+        return term, total + term / kf
+
+    _, series = lax.fori_loop(1, _EXPI_SERIES_TERMS, body, (jnp.ones_like(xm),
+                                                            jnp.zeros_like(xm)))
+    series = _EULER + jnp.log(xm) + series
+    # e^x / x sum_k k! / x^k beyond the switch
+    xl = jnp.where(positive & ~mid, x, 2.0 * _EXPI_SWITCH)
+    asym = jnp.ones_like(xl)
+    term = jnp.ones_like(xl)
+    for k in range(1, 41):
+        term = term * k / xl
+        asym = asym + term
+    asym = jnp.where(jnp.isinf(xl), jnp.inf, jnp.exp(xl) / xl * asym)
+    negative = -exp1(jnp.where(positive, 1.0, -x))
+    out = jnp.where(mid, series, jnp.where(positive, asym, negative))
+    return jnp.where(x == 0, -jnp.inf, out)
+
+
+def sici(x):
+    """The sine and cosine integrals ``(Si(x), Ci(x))``; ``Ci`` of negative ``x`` is
+    ``Ci(|x|)`` (the real part), as SciPy."""
+    x, = promote_inexact(x)
+    if jnp.iscomplexobj(x):
+        raise NotImplementedError("minijax.scipy.special.sici: complex input is not "
+                                  "supported")
+    ax = jnp.abs(x)
+    small = ax <= 4.0
+    xs = jnp.where(small, ax, 1.0)
+
+    # Si = sum (-1)^k x^(2k+1) / ((2k+1) (2k+1)!), Ci = gamma + log x + sum_{k>=1}
+    # (-1)^k x^(2k) / (2k (2k)!)
+    def body(i, carry):
+        even, odd, si, ci = carry  # (-1)^k x^(2k) / (2k)!, (-1)^k x^(2k+1) / (2k+1)!
+        k = lax.convert_element_type(i, x.dtype)
+        even = -odd * xs / (2.0 * k)
+        odd = even * xs / (2.0 * k + 1.0)
+        return even, odd, si + odd / (2.0 * k + 1.0), ci + even / (2.0 * k)
+
+    _, _, si_s, ci_s = lax.fori_loop(1, 30, body, (jnp.ones_like(xs), xs, xs,
+                                                    jnp.zeros_like(xs)))
+    ci_s = _EULER + jnp.log(xs) + ci_s
+    # E1(ix) = -Ci(x) + i (Si(x) - pi/2), E1 by its continued fraction
+    xl = jnp.where(small | jnp.isinf(ax), 5.0, ax)
+    z = lax.complex(jnp.zeros_like(xl), xl)
+    e1 = lax.complex(jnp.cos(xl), -jnp.sin(xl)) * _expn_cf(jnp.ones_like(z), z)
+    si_l, ci_l = jnp.imag(e1) + 0.5 * math.pi, -jnp.real(e1)
+    si_l = jnp.where(jnp.isinf(ax), 0.5 * math.pi, si_l)
+    ci_l = jnp.where(ax == jnp.inf, jnp.where(x > 0, 0.0, jnp.nan), ci_l)
+    si = jnp.where(small, si_s, si_l)
+    ci = jnp.where(small, ci_s, ci_l)
+    si = jnp.where(x < 0, -si, si)
+    ci = jnp.where(ax == 0, -jnp.inf, ci)
+    return si, ci
+
+
+def fresnel(z):
+    """The Fresnel integrals ``(S(z), C(z))`` of ``sin`` and ``cos(pi t**2 / 2)``."""
+    z, = promote_inexact(z)
+    if jnp.iscomplexobj(z):
+        raise NotImplementedError("minijax.scipy.special.fresnel: complex input is not "
+                                  "supported")
+    az = jnp.abs(z)
+    small = az <= 1.5
+    zs = jnp.where(small, az, 1.0)
+    half_pi = 0.5 * math.pi
+
+    # S = sum (-1)^k (pi/2)^(2k+1) z^(4k+3) / ((2k+1)! (4k+3)),
+    # C = sum (-1)^k (pi/2)^(2k) z^(4k+1) / ((2k)! (4k+1))
+    def body(i, carry):
+        c_term, s_term, c_sum, s_sum = carry  # (pi/2 z^2)^(2k) / (2k)! z, next odd power
+        k = lax.convert_element_type(i, z.dtype)
+        w = half_pi * zs * zs
+        c_term = -s_term * w / (2.0 * k)
+        s_term = c_term * w / (2.0 * k + 1.0)
+        return (c_term, s_term, c_sum + c_term / (4.0 * k + 1.0),
+                s_sum + s_term / (4.0 * k + 3.0))
+
+    c0 = zs
+    s0 = zs * half_pi * zs * zs
+    _, _, c_s, s_s = lax.fori_loop(1, 30, body, (c0, s0, c0, s0 / 3.0))
+    # C + iS = (1 + i)/2 erf(sqrt(pi)/2 (1 - i) z)
+    zl = jnp.where(small | jnp.isinf(az), 2.0, az)
+    scale = 0.5 * math.sqrt(math.pi)
+    w = lax.complex(scale * zl, -scale * zl)
+    e = _faddeeva.erf_complex(w)
+    c_l = 0.5 * (jnp.real(e) - jnp.imag(e))
+    s_l = 0.5 * (jnp.real(e) + jnp.imag(e))
+    c_l = jnp.where(jnp.isinf(az), 0.5, c_l)
+    s_l = jnp.where(jnp.isinf(az), 0.5, s_l)
+    s_out = jnp.where(small, s_s, s_l)
+    c_out = jnp.where(small, c_s, c_l)
+    neg = z < 0
+    return jnp.where(neg, -s_out, s_out), jnp.where(neg, -c_out, c_out)
+
+
+def _dilog_small(y):
+    """Li2(y) = sum_k y^k / k^2 for |y| <= 1/2."""
+    def body(i, carry):
+        power, total = carry
+        k = lax.convert_element_type(i, y.dtype)
+        power = power * y
+        return power, total + power / (k * k)
+
+    return lax.fori_loop(1, 56, body, (jnp.ones_like(y), jnp.zeros_like(y)))[1]
+
+
+def _dilog_unit(y):
+    """Li2(y) for 0 <= y <= 1: the series, or Euler's reflection above 1/2."""
+    low = y <= 0.5
+    yl = jnp.where(low, y, 0.0)
+    yh = jnp.where(low, 0.75, y)
+    one_minus = 1.0 - yh
+    reflected = (math.pi ** 2 / 6) - jnp.log(yh) * jnp.where(
+        one_minus == 0, 0.0, jnp.log(jnp.where(one_minus == 0, 1.0, one_minus))) \
+        - _dilog_small(one_minus)
+    return jnp.where(low, _dilog_small(yl), reflected)
+
+
+def spence(z):
+    """Spence's function ``int_1^z log(t) / (1 - t) dt = Li2(1 - z)`` for real ``z >= 0``
+    (NaN below 0 and, as in SciPy, at ``inf``)."""
+    z, = promote_inexact(z)
+    if jnp.iscomplexobj(z):
+        raise NotImplementedError("minijax.scipy.special.spence: complex input is not "
+                                  "supported")
+    y = 1.0 - z
+    # y in [0, 1]: direct; y < 0 (z > 1): Landen's Li2(y) = -Li2(y / (y - 1)) - log(1-y)^2/2
+    inside = y >= 0
+    yi = jnp.where(inside, y, 0.0)
+    zo = jnp.where(inside | jnp.isinf(z), 2.0, z)  # 1 - y
+    landen = -_dilog_unit((zo - 1.0) / zo) - 0.5 * jnp.log(zo) ** 2
+    out = jnp.where(inside, _dilog_unit(yi), landen)
+    return jnp.where((z < 0) | jnp.isnan(z) | (z == jnp.inf), jnp.nan, out)  # as SciPy
 
 
 def ndtr(x):
@@ -268,6 +700,21 @@ def ndtri(p):
     x = jnp.where(upper_half, -x, x)
     x = jnp.where(p == 0, -jnp.inf, jnp.where(p == 1, jnp.inf, x))
     return jnp.where((p < 0) | (p > 1) | jnp.isnan(p), jnp.nan, x)
+
+
+# ---------------------------------------------------------------- Bessel functions
+
+def bessel_jn(z, *, v, n_iter=50):
+    """Bessel functions of the first kind of orders ``0..v``, stacked on a new first axis
+    (JAX's ``jax.scipy.special.bessel_jn``). ``n_iter`` is accepted for JAX compatibility
+    and must be a positive int; minijax's recurrence sets its own length."""
+    if not isinstance(v, (int, np.integer)) or isinstance(v, bool) or v < 0:
+        raise TypeError(f"bessel_jn: v must be a non-negative Python int, got {v!r}")
+    if not isinstance(n_iter, (int, np.integer)) or n_iter < 1:
+        raise TypeError(f"bessel_jn: n_iter must be a positive int, got {n_iter!r}")
+    z, = promote_inexact(z)
+    orders = np.arange(int(v) + 1).reshape((-1,) + (1,) * z.ndim)
+    return jn(orders, z[None])
 
 
 # ---------------------------------------------------------------- modified Bessel functions

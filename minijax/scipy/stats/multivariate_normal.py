@@ -21,33 +21,74 @@ from ... import lax
 from ... import numpy as jnp
 from ...api import jit, vjp, vmap
 from ...core.trace import get_concrete
-from ...custom_derivatives import custom_vjp
+from ...custom_derivatives import custom_jvp, custom_vjp
 from ...lax import linalg as lax_linalg
 from ..special import log_ndtr, logsumexp, ndtr
-from .._util import promote_inexact, reject
+from .._util import promote_inexact
 from . import norm
 from ._common import log_ndtr_diff, lower_tail_ndtri
 
 _LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)
 
 
-def logpdf(x, mean, cov, allow_singular=None):
-    """Log of the density; ``cov`` is a matrix, a vector (diagonal) or a scalar."""
-    reject("multivariate_normal.logpdf", allow_singular=allow_singular)
+def _event_arrays(name, x, mean, cov):
+    """``x, mean, cov`` promoted, with ``cov`` a full ``(n, n)`` matrix."""
     x, mean, cov = promote_inexact(x, mean, cov)
-    if mean.ndim == 0:
-        if cov.ndim != 0:
-            raise ValueError("multivariate_normal: a scalar mean needs a scalar cov")
-        return norm.logpdf(x, mean, jnp.sqrt(cov))
     n = mean.shape[-1]
     if cov.ndim == 0:
         cov = cov * jnp.eye(n, dtype=cov.dtype)
     elif cov.ndim == 1:
         cov = jnp.diag(cov)
     if cov.shape != (n, n) or mean.ndim != 1 or x.shape[-1:] != (n,):
-        raise ValueError(f"multivariate_normal: shapes x {x.shape}, mean {mean.shape}, "
+        raise ValueError(f"multivariate_normal.{name}: shapes x {x.shape}, mean {mean.shape}, "
                          f"cov {cov.shape} do not describe {n}-dimensional events (batches of "
                          "means or covariances are not supported)")
+    return x, mean, cov
+
+
+def _spectrum_cutoff(spectrum):
+    """SciPy's threshold below which an eigenvalue of ``cov`` counts as zero."""
+    factor = 1e6 if spectrum.dtype == np.float64 else 1e3
+    return factor * np.finfo(spectrum.dtype).eps * jnp.max(jnp.abs(spectrum))
+
+
+def _singular_logpdf(x, mean, cov):
+    """The density on the support of a possibly singular ``cov`` (its range around
+    ``mean``), from the eigendecomposition: the pseudo-determinant and the pseudo-inverse
+    over the eigenvalues above the cutoff; ``-inf`` off the support, as SciPy."""
+    n = mean.shape[-1]
+    vectors, spectrum = lax_linalg.eigh(cov)
+    eps = _spectrum_cutoff(spectrum)
+    kept = spectrum > eps
+    safe = jnp.where(kept, spectrum, 1.0)
+    rank = jnp.sum(kept.astype(spectrum.dtype))
+    log_pdet = jnp.sum(jnp.where(kept, jnp.log(safe), 0.0))
+    batch = x.shape[:-1]
+    coords = (x - mean).reshape((-1, n)) @ vectors
+    maha = jnp.sum(jnp.where(kept, coords * coords / safe, 0.0), axis=-1).reshape(batch)
+    residual = jnp.sqrt(jnp.sum(jnp.where(kept, 0.0, coords * coords), axis=-1)).reshape(batch)
+    out = -0.5 * (rank * math.log(2 * math.pi) + log_pdet + maha)
+    return jnp.where(residual < eps, out, -jnp.inf)
+
+
+def logpdf(x, mean, cov, allow_singular=False):
+    """Log of the density; ``cov`` is a matrix, a vector (diagonal) or a scalar.
+
+    A concrete singular ``cov`` raises ``LinAlgError`` unless ``allow_singular=True``,
+    which gives SciPy's degenerate density: normalised on the range of ``cov`` (through
+    its eigendecomposition), ``-inf`` off it."""
+    x, mean, cov = promote_inexact(x, mean, cov)
+    if mean.ndim == 0:
+        if cov.ndim != 0:
+            raise ValueError("multivariate_normal: a scalar mean needs a scalar cov")
+        if allow_singular:
+            return logpdf(x[..., None], mean[None], cov, allow_singular)
+        return norm.logpdf(x, mean, jnp.sqrt(cov))
+    x, mean, cov = _event_arrays("logpdf", x, mean, cov)
+    _check_covariance("logpdf", cov, allow_singular)
+    if allow_singular:
+        return _singular_logpdf(x, mean, cov)
+    n = mean.shape[-1]
     batch = x.shape[:-1]
     centered = (x - mean).reshape((-1, n)).T
     chol = lax_linalg.cholesky(cov)
@@ -57,9 +98,64 @@ def logpdf(x, mean, cov, allow_singular=None):
     return -0.5 * maha - log_det - 0.5 * n * math.log(2 * math.pi)
 
 
-def pdf(x, mean, cov, allow_singular=None):
-    """The density."""
+def pdf(x, mean, cov, allow_singular=False):
+    """The density (``allow_singular`` as in ``logpdf``)."""
     return jnp.exp(logpdf(x, mean, cov, allow_singular))
+
+
+@custom_jvp
+def _rank_and_log_pdet(cov):
+    """The numerical rank of ``cov`` and the log of its pseudo-determinant."""
+    spectrum = lax_linalg.eigh(cov)[1]
+    kept = spectrum > _spectrum_cutoff(spectrum)
+    rank = jnp.sum(kept.astype(spectrum.dtype))
+    return rank, jnp.sum(jnp.where(kept, jnp.log(jnp.where(kept, spectrum, 1.0)), 0.0))
+
+
+@_rank_and_log_pdet.defjvp
+def _rank_and_log_pdet_jvp(primals, tangents):
+    # d log pdet = tr(pinv(cov) dcov), without the eigenvectors' derivatives (which are
+    # undefined where eigenvalues repeat, as the zero ones of a singular cov do)
+    (cov,), (dcov,) = primals, tangents
+    rank, log_pdet = _rank_and_log_pdet(cov)
+    return (rank, log_pdet), (jnp.zeros_like(rank), jnp.sum(_pinvh(cov) * dcov))
+
+
+@custom_jvp
+def _pinvh(cov):
+    """The pseudo-inverse of symmetric ``cov`` over its eigenvalues above the cutoff."""
+    vectors, spectrum = lax_linalg.eigh(cov)
+    kept = spectrum > _spectrum_cutoff(spectrum)
+    inv = jnp.where(kept, 1.0 / jnp.where(kept, spectrum, 1.0), 0.0)
+    return (vectors * inv) @ vectors.T
+
+
+@_pinvh.defjvp
+def _pinvh_jvp(primals, tangents):
+    # the derivative of the pseudo-inverse at constant rank (Golub and Pereyra), written
+    # with the pseudo-inverse itself so that every order is defined
+    (cov,), (dcov,) = primals, tangents
+    dcov = 0.5 * (dcov + dcov.T)
+    pinv = _pinvh(cov)
+    eye = jnp.eye(cov.shape[-1], dtype=cov.dtype)
+    null = eye - pinv @ cov
+    sq = pinv @ pinv
+    return pinv, -pinv @ dcov @ pinv + sq @ dcov @ null.T + null @ dcov @ sq
+
+
+def entropy(mean=None, cov=1):
+    """The differential entropy ``(rank (1 + log 2 pi) + log pdet(cov)) / 2``; a singular
+    ``cov`` counts its range only, as SciPy."""
+    if mean is None:
+        cov, = promote_inexact(cov)
+        mean = jnp.zeros((), cov.dtype)
+    mean, cov = promote_inexact(mean, cov)
+    if mean.ndim == 0:
+        mean = jnp.zeros(cov.shape[-1] if cov.ndim else 1, mean.dtype) + mean
+    _, mean, cov = _event_arrays("entropy", mean, mean, cov)
+    _check_covariance("entropy", cov, True)
+    rank, log_pdet = _rank_and_log_pdet(cov)
+    return 0.5 * (rank * (1.0 + math.log(2 * math.pi)) + log_pdet)
 
 
 # ---------------------------------------------------------------- cdf / logcdf
@@ -205,7 +301,7 @@ def _check_covariance(name, cov, allow_singular):
                          "semidefinite")
     if not allow_singular and np.min(spectrum) <= eps:
         raise np.linalg.LinAlgError(f"multivariate_normal.{name}: cov is singular; pass "
-                                    "allow_singular=True to integrate a degenerate distribution")
+                                    "allow_singular=True for the degenerate distribution")
 
 
 def _shifts(rng, count, dim, dtype):

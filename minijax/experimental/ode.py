@@ -1,0 +1,5 @@
+"""``minijax.experimental.ode``: JAX's ``jax.experimental.ode.odeint``."""
+
+from ..scipy.integrate import odeint
+
+__all__ = ["odeint"]
