@@ -25,6 +25,9 @@ import warnings
 
 import numpy as onp
 
+# The checkout's minijax, not an installed copy of another one.
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
 SIZES = {"small": 3, "medium": 100, "large": 1000}
 SEED = 0
 

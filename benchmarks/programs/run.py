@@ -20,7 +20,8 @@ import time
 import numpy as onp
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.dirname(HERE))      # benchmarks/, for ``import programs``
+# benchmarks/ for ``import programs``, and the checkout's minijax before an installed one
+sys.path[:0] = [os.path.dirname(HERE), os.path.dirname(os.path.dirname(HERE))]
 
 import programs  # noqa: E402
 
