@@ -25,6 +25,9 @@ import warnings
 
 import numpy as onp
 
+# The checkout's minijax, not an installed copy of another one.
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
 SIZES = {"small": 3, "medium": 100, "large": 1000}
 SEED = 0
 
@@ -42,39 +45,34 @@ def block(out):
 
 
 def best_time(fn, target, repeats, budget):
-    """Minimum seconds per call of ``block(fn())`` over ``repeats`` batches.
+    """Minimum seconds per call of ``fn()`` over ``repeats`` batches.
 
     The batch size is chosen so that a batch takes about ``target`` seconds; a call
     slower than ``target`` is timed alone, and no more than ``budget`` seconds are
-    spent on the repeats.
+    spent on the repeats. Every library goes through the same loop: a batch keeps its
+    results and blocks on them once, at its end, before the clock stops (``block`` is
+    a no-op for NumPy's arrays).
     """
-    start = time.perf_counter()
-    block(fn())
-    first = time.perf_counter() - start
+
+    def batch(number):
+        start = time.perf_counter()
+        block([fn() for _ in range(number)])
+        return time.perf_counter() - start
+
+    first = batch(1)
     if first >= target:
         count = max(1, min(repeats, int(budget / first)))
-        best = first
-        for _ in range(count - 1):
-            start = time.perf_counter()
-            block(fn())
-            best = min(best, time.perf_counter() - start)
-        return best
+        return min([first] + [batch(1) for _ in range(count - 1)])
     number = max(1, int(target / max(first, 1e-7)))
     # Calibrate on a batch: the first call of a row is often slower than the rest.
     while True:
-        start = time.perf_counter()
-        for _ in range(number):
-            block(fn())
-        t = time.perf_counter() - start
+        t = batch(number)
         if t >= target / 2 or number >= 1 << 22:
             break
         number = max(number * 2, int(number * target / max(t, 1e-9)))
     best = t / number
     for _ in range(repeats - 1):
-        start = time.perf_counter()
-        for _ in range(number):
-            block(fn())
-        best = min(best, (time.perf_counter() - start) / number)
+        best = min(best, batch(number) / number)
     return best
 
 
