@@ -144,8 +144,11 @@ def runs_eagerly():
     """True when every active transformation of this thread only differentiates concrete
     values (``grad``, ``jvp``, ``vjp``, the jacobians): the function runs once per call
     on concrete primal values, so a host side effect happens once per call too."""
+    stack = state.stack
+    if len(stack) == 1:   # no transformation
+        return True
     return all(main.level == 0 or main.trace.runs_eagerly
-               or any(main is m for m in state.basis_mains) for main in state.stack)
+               or any(main is m for m in state.basis_mains) for main in stack)
 
 
 def new_value_main():

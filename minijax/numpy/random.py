@@ -21,6 +21,7 @@ import numpy as _np
 from .. import errors
 from ..core.trace import Tracer, runs_eagerly
 from ..runtime.array import Array, array_from_host
+from ..runtime.numpy_dispatch import wrap as _wrap
 from ..tree_util import tree_leaves, tree_map
 from ._creation import asarray as _asarray
 
@@ -63,9 +64,30 @@ def _from_host(x):
     return _asarray(x) if isinstance(x, _np.ndarray) else x
 
 
+_PLAIN_TYPES = frozenset({int, float, bool, str, type(None)})
+
+
+def _plain(values):
+    """Whether ``values`` hold no arrays (Python numbers, strings, None, shape tuples):
+    such a call goes to NumPy as it is."""
+    for v in values:
+        t = type(v)
+        if t not in _PLAIN_TYPES and not (t is tuple and all(type(e) is int for e in v)):
+            return False
+    return True
+
+
 def _host_call(name, numpy_method, args, kwargs):
     """Call NumPy's ``numpy_method`` on host copies of minijax arrays; a minijax
     array given as ``out=`` receives the result in place."""
+    if (not args or _plain(args)) and (not kwargs or _plain(kwargs.values())):
+        # the common call (rng.normal(), rng.random(500), rng.integers(0, 5, size=3))
+        if not runs_eagerly():
+            _refuse_under_transformation(name, args, kwargs)
+        result = numpy_method(*args, **kwargs)
+        if name in _PASS_THROUGH:
+            return result
+        return _wrap(result) if type(result) is _np.ndarray else result
     _refuse_under_transformation(name, args, kwargs)
     out = kwargs.get("out")
     args = tree_map(_to_host, args)
