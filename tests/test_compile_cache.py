@@ -66,7 +66,7 @@ def _entries(d):
 
 def _key(text):
     client = xla_bridge.get_client()
-    options = xla_bridge.xla_client.CompileOptions().SerializeAsString()
+    options = xla_bridge.compile_options(xla_bridge.default_device()).SerializeAsString()
     return compile_cache.make_key(text, client, xla_bridge.default_device(), options)
 
 
@@ -272,13 +272,15 @@ def test_key_covers_program_and_options():
     _, a = _program()
     _, b = _program()
     client, device = xla_bridge.get_client(), xla_bridge.default_device()
-    opts = xla_bridge.xla_client.CompileOptions().SerializeAsString()
-    assert opts == xla_bridge.xla_client.CompileOptions().SerializeAsString()
+    opts = xla_bridge.compile_options(device).SerializeAsString()
+    assert opts == xla_bridge.compile_options(device).SerializeAsString()
     assert compile_cache.make_key(a, client, device, opts) == _key(a)
     assert compile_cache.make_key(a, client, device, opts) != _key(b)
-    other = xla_bridge.xla_client.CompileOptions()
+    other = xla_bridge.compile_options(device)
     other.num_replicas = 2
     assert compile_cache.make_key(a, client, device, other.SerializeAsString()) != _key(a)
+    second = xla_bridge.devices()[1]   # another device's assignment is another program
+    assert (xla_bridge.compile_options(second).SerializeAsString() != opts)
 
 
 def test_key_covers_xla_flags(monkeypatch):

@@ -229,6 +229,16 @@ def new_context():
     return ctx
 
 
+def compile_options(device):
+    """XLA's options for a program that runs on ``device``: its device assignment names
+    that device (without it the program is assigned to the client's first device, and a
+    buffer on any other device is refused at execution)."""
+    options = xla_client.CompileOptions()
+    options.device_assignment = xla_client.DeviceAssignment.create(
+        np.array([[device.id]], dtype=np.int32))
+    return options
+
+
 def compile_module(module_text, device, host_callbacks=()):
     """Compile StableHLO text for one device; returns a loaded executable.
 
@@ -237,11 +247,7 @@ def compile_module(module_text, device, host_callbacks=()):
     ``xla_ffi_python_cpu_callback`` name by index): those live only in this process."""
     client = get_client()
     device_list = xla_client.DeviceList((device,))
-    options = xla_client.CompileOptions()
-    # (without it the program is assigned to the client's first device, and a buffer on
-    # any other device is refused at execution)
-    options.device_assignment = xla_client.DeviceAssignment.create(
-        np.array([[device.id]], dtype=np.int32))
+    options = compile_options(device)
     if host_callbacks:
         # This overload of compile_and_load takes a parsed module, not text; parsing
         # needs the func dialect, registered through jaxlib's dialect registry.
