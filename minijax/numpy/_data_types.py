@@ -120,6 +120,8 @@ def isdtype(dtype, kind):
 
 def can_cast(from_, to, casting="safe"):
     """Whether ``from_`` (a dtype or array) casts to ``to`` under NumPy's ``casting`` rule."""
+    if from_ is None or to is None:   # (np.dtype(None) would be float64)
+        raise TypeError("did not understand one of the types; 'None' not accepted")
     return np.can_cast(_dtype_of(from_), np.dtype(to), casting=casting)
 
 

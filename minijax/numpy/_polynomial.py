@@ -104,6 +104,11 @@ def polyval(p, x):
 def _aligned(a1, a2):
     a1, a2 = _atleast_1d(a1), _atleast_1d(a2)
     n1, n2 = get_aval(a1).shape[0], get_aval(a2).shape[0]
+    shorter = a1 if n1 < n2 else a2
+    if n1 != n2 and get_aval(shorter).ndim != 1:   # NumPy prepends zeros by concatenating
+        raise ValueError(f"all the input arrays must have same number of dimensions, but "
+                         f"the shorter polynomial has {get_aval(shorter).ndim} dimensions "
+                         f"and the zeros that pad it have 1")
     if n1 < n2:
         a1 = pad(a1, (n2 - n1, 0))
     elif n2 < n1:
