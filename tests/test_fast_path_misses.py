@@ -55,6 +55,11 @@ OPERATORS = [
     "r = x @ x.T", "r = x32 + x", "r = y + True", "r = x ** 2", "r = 2 ** y",
     "r = x // 0.7", "r = x % 2", "r = y & 1", "r = y << 1", "r = x == [1, 2, 3, 4]",
     "r = x.sum() * x", "r = x.sum() - 0.5", "r = -x[1:]", "r = ~y",
+    # a weakly typed array (np.where of Python scalars) next to its own dtype or scalars
+    "m = np.where(x > 0, 1.0, 0.0); r = x * m", "m = np.where(x > 0, 1.0, 0.0); r = m * x",
+    "m = np.where(x > 0, 1.0, 0.0); r = m * 2 - m", "m = np.where(x > 0, 1.0, 0.0); r = -m",
+    "m = np.where(y > 0, 1, 0); r = m * 2.5", "m = np.where(x > 0, 1.0, 0.0); r = m < x",
+    "m = np.where(x > 0, 1.0, 0.0); x *= m; r = x",
 ]
 FUNCTIONS = [
     "r = np.log(2 * np.pi)", "r = np.add(w, x)", "r = np.exp(-w * x)",

@@ -481,7 +481,12 @@ _OPERANDS = frozenset({Array, _ndarray, int, float, complex, bool, list, tuple})
 
 def _loose_operand(host, other):
     """``other`` as NumPy takes it next to ``host`` when that is a date, string, record or
-    object array (strings, dates, any object); else ``_Fallback``."""
+    object array (strings, dates, any object), or when ``other`` is a weakly typed Array
+    of ``host``'s dtype (``np.where(c, 1.0, 0.0)``: then NumPy's result is JAX's); else
+    ``_Fallback``."""
+    if (type(other) is Array and other._device is None and other.weak_type
+            and other.dtype == host.dtype):
+        return other._value()
     if is_non_numeric(host.dtype):
         return _host_loose(other)
     raise _Fallback
@@ -507,22 +512,33 @@ def _index_ranges(idx):
 
 def _weak_scalar_op(fn, self, other):
     """``fn(self, other)`` (a binary operator or ufunc) on the host where ``self`` is a
-    weakly typed 0-d Array (a Python scalar made an Array, e.g. ``np.log(2 * np.pi)``),
-    else None (the lax path decides). With a Python scalar or another weak Array the
-    result is weak, of NumPy's dtype for ``self``'s NumPy scalar and that Python scalar
-    (JAX's weak promotion); with a strong operand ``self`` is the Python scalar to NumPy
-    (NEP 50: the operand's dtype wins, as JAX's)."""
+    weakly typed Array (a Python scalar made an Array, e.g. ``np.log(2 * np.pi)``, or
+    ``np.where(c, 1.0, 0.0)``), else None (the lax path decides). With a Python scalar or
+    another weak Array the result is weak, of NumPy's dtype for ``self``'s NumPy value
+    and that Python scalar (JAX's weak promotion). With a strong operand, a 0-d ``self``
+    is the Python scalar to NumPy (NEP 50: the operand's dtype wins, as JAX's); an array
+    ``self`` only next to one of its dtype (the result then is the same)."""
+    shaped = bool(self._aval.shape)
     try:
         ho = _operand(other)
     except _Fallback:
-        return None
-    t = type(ho)
+        if not (type(other) is Array and other._device is None and other.weak_type):
+            return None
+        ho = other._value()   # (weak, shaped)
+        if ho.dtype != self.dtype:
+            return None
+        t = float
+    else:
+        t = type(ho)
     weak = t in _SCALARS
-    hs = _weak_scalar(self)
+    hs = self._value() if shaped else _weak_scalar(self)
     if not weak:
-        hs = hs.item()
         if t is list or t is tuple:
             ho = np.asarray(ho)   # (not Python's sequence arithmetic)
+        if not shaped:
+            hs = hs.item()
+        elif getattr(ho, "dtype", None) != hs.dtype:
+            return None
     try:
         r = fn(hs, ho)
     except Exception:
@@ -1113,7 +1129,7 @@ def binary_operator_call(host_fn, fallback):
                     out._view = None
                     return out
                 return _self_result(r, self, host)
-            if self._device is None and not aval.shape:   # (weakly typed)
+            if self._device is None:   # (weakly typed)
                 r = _weak_scalar_op(host_fn, self, other)
                 if r is not None:
                     return r
@@ -1134,9 +1150,10 @@ def unary_operator_call(host_fn, fallback):
             host = eager_host(self)
             if host is not None:
                 return _self_result(host_fn(host), self, host)
-            if self._device is None and not self._aval.shape:   # weakly typed 0-d
+            if self._device is None:   # weakly typed
                 try:
-                    return _weak_result(host_fn(_weak_scalar(self)))
+                    return _weak_result(host_fn(self._value() if self._aval.shape
+                                                else _weak_scalar(self)))
                 except Exception:
                     pass   # (the lax path's error names the operator)
         try:
