@@ -28,6 +28,7 @@ ROWS = {
     "-0.5 * c  (c = np.log(2 * np.pi))": ("c = np.log(2 * np.pi)", "-0.5 * c"),
     "c * x - c": ("c = np.log(2 * np.pi)", "c * x - c"),
     "-c": ("c = np.log(2 * np.pi)", "-c"),
+    "g * m  (m = np.where(x > 0.5, 1.0, 0.0))": ("m = np.where(x > 0.5, 1.0, 0.0)", "x * m"),
 }
 
 
