@@ -30,6 +30,9 @@ of the expected form is ignored with a RuntimeWarning naming it, and the default
   ``jax_default_prng_impl`` is accepted by ``update``.
 - ``traceback_filtering`` (``MINIJAX_TRACEBACK_FILTERING``, default ``"auto"``): errors
   leaving a transformation show only the user's frames; ``"off"`` shows minijax's too.
+- ``debug_dispatch_paths`` (``MINIJAX_DEBUG_DISPATCH_PATHS``, default False): count the
+  eager calls that miss the NumPy host path (DESIGN 3) and take the slower ``lax``
+  path, by name, in ``minijax.runtime.numpy_dispatch.fallback_counts``.
 """
 
 import contextlib
@@ -105,6 +108,7 @@ class Config:
                                                _CHOICES["traceback_filtering"])
         self.default_prng_impl = _env_choice("MINIJAX_DEFAULT_PRNG_IMPL", "threefry2x32",
                                              _CHOICES["default_prng_impl"])
+        self.debug_dispatch_paths = _env_bool("MINIJAX_DEBUG_DISPATCH_PATHS", False)
         self._listeners = []
 
     def update(self, name, value):

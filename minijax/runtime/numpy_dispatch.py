@@ -390,6 +390,17 @@ def eager():
     return _gate[0] or (len(state.stack) == 1 and config.eager_backend == "numpy")
 
 
+# With the option debug_dispatch_paths: the eager calls that missed the NumPy path and
+# took the lax one, by name. Counted on that slow path only (the host path pays nothing).
+fallback_counts = {}
+
+
+def _count_fallback(fn):
+    if config.debug_dispatch_paths and eager():
+        name = getattr(fn, "__name__", repr(fn))
+        fallback_counts[name] = fallback_counts.get(name, 0) + 1
+
+
 def _host(a):
     t = type(a)
     if t is Array:
@@ -470,7 +481,12 @@ _OPERANDS = frozenset({Array, _ndarray, int, float, complex, bool, list, tuple})
 
 def _loose_operand(host, other):
     """``other`` as NumPy takes it next to ``host`` when that is a date, string, record or
-    object array (strings, dates, any object); else ``_Fallback``."""
+    object array (strings, dates, any object), or when ``other`` is a weakly typed Array
+    of ``host``'s dtype (``np.where(c, 1.0, 0.0)``: then NumPy's result is JAX's); else
+    ``_Fallback``."""
+    if (type(other) is Array and other._device is None and other.weak_type
+            and other.dtype == host.dtype):
+        return other._value()
     if is_non_numeric(host.dtype):
         return _host_loose(other)
     raise _Fallback
@@ -481,6 +497,70 @@ def _operand(a):
     if type(a) in _OPERANDS or isinstance(a, _generic):
         return _host(a)
     raise _Fallback
+
+
+def _index_ranges(idx):
+    """An index ``_host`` refused, as NumPy takes it when ranges are what it refused
+    (NumPy reads a range as an index array, as a list); else ``_Fallback``."""
+    t = type(idx)
+    if t is range:
+        return idx
+    if t is tuple or t is list:
+        return t([_index_ranges(e) for e in idx])
+    return _host(idx)
+
+
+def _weak_scalar_op(fn, self, other):
+    """``fn(self, other)`` (a binary operator or ufunc) on the host where ``self`` is a
+    weakly typed Array (a Python scalar made an Array, e.g. ``np.log(2 * np.pi)``, or
+    ``np.where(c, 1.0, 0.0)``), else None (the lax path decides). With a Python scalar or
+    another weak Array the result is weak, of NumPy's dtype for ``self``'s NumPy value
+    and that Python scalar (JAX's weak promotion). With a strong operand, a 0-d ``self``
+    is the Python scalar to NumPy (NEP 50: the operand's dtype wins, as JAX's); an array
+    ``self`` only next to one of its dtype (the result then is the same)."""
+    shaped = bool(self._aval.shape)
+    try:
+        ho = _operand(other)
+    except _Fallback:
+        if not (type(other) is Array and other._device is None and other.weak_type):
+            return None
+        ho = other._value()   # (weak, shaped)
+        if ho.dtype != self.dtype:
+            return None
+        t = float
+    else:
+        t = type(ho)
+    weak = t in _SCALARS
+    hs = self._value() if shaped else _weak_scalar(self)
+    if not weak:
+        if t is list or t is tuple:
+            ho = np.asarray(ho)   # (not Python's sequence arithmetic)
+        if not shaped:
+            hs = hs.item()
+        elif getattr(ho, "dtype", None) != hs.dtype:
+            return None
+    try:
+        r = fn(hs, ho)
+    except Exception:
+        return None   # (the lax path's error names the operator)
+    if r is NotImplemented:
+        return None
+    return _weak_result(r) if weak else wrap(r)
+
+
+def _weak_scalar(a):
+    """The NumPy scalar a weakly typed 0-d Array holds."""
+    host = a._host
+    return host if type(host) in _canonical_scalars else a._value()[()]
+
+
+def _weak_result(r):
+    """``r`` (NumPy's result from weak operands only) as a weakly typed Array."""
+    if type(r) in _canonical_scalars and r.dtype.kind in "iufc":
+        out = _new_array(r)   # (holding the NumPy scalar, as a strong 0-d result)
+        out._aval = ShapedArray((), r.dtype, True)
+        return out
+    return _weaken(wrap(r))
 
 
 # Result dtypes kept as NumPy gives them (the supported dtypes the current mode stores);
@@ -637,6 +717,7 @@ def _numpy_failed(error, fallback, args, kwargs):
     matrix, where compiled code gives non-finite values)."""
     if isinstance(error, TypeError) and ("keyword argument" in str(error)
                                          or "positional argument" in str(error)):
+        _count_fallback(fallback)
         return fallback(*args, **kwargs)   # a call NumPy's signature does not take
     if _involves_non_numeric(args, kwargs):
         raise error   # NumPy's answer on dates, strings, records and objects is final
@@ -769,6 +850,7 @@ def numpy_call(np_fn, fallback, nin=None):
         except _Fallback:
             loose = _loose_call(args, kwargs)
             if loose is None:
+                _count_fallback(call)
                 return fallback(*args, **kwargs)
             hargs, hkwargs = loose
         try:
@@ -884,12 +966,14 @@ def inplace_function_call(np_fn, fallback):
                 hargs = [_host(x) for x in args]
                 kwargs = {k: _host(v) for k, v in kwargs.items()}
             except _Fallback:
+                _count_fallback(call)
                 return fallback(a, *args, **kwargs)
             try:
                 np_fn(a._writable() if type(a) is Array else a, *hargs, **kwargs)
             except Exception as e:
                 return _numpy_failed(e, fallback, (a, *args), kwargs)
             return None
+        _count_fallback(call)
         return fallback(a, *args, **kwargs)
     call.__wrapped_lax__ = fallback
     return call
@@ -946,6 +1030,7 @@ def method_call(host_fn, fallback):
                         hargs = args if n == 0 else [_host(a) for a in args]
                         hkwargs = _host_kwargs(kwargs) if kwargs else kwargs
                     except _Fallback:
+                        _count_fallback(call)
                         return fallback(self, *args, **kwargs)
                     r = host_fn(host, *hargs, **hkwargs)
                     if kwargs and kwargs.get("out") is not None:
@@ -964,6 +1049,7 @@ def method_call(host_fn, fallback):
                         try:
                             a = _host(a)
                         except _Fallback:
+                            _count_fallback(call)
                             return fallback(self, *args)
                         r = host_fn(host, a)
                 if type(r) is _ndarray and r.dtype in _canonical:   # (_self_result, inline)
@@ -989,6 +1075,7 @@ def method_call(host_fn, fallback):
                     return out
                 return _self_result(r, self, host)
         try:
+            _count_fallback(call)
             return fallback(self, *args, **kwargs)
         except NonNumericDtypeError as e:
             raise _named(e, call) from None
@@ -1020,6 +1107,7 @@ def binary_operator_call(host_fn, fallback):
                         try:
                             ho = _loose_operand(host, other)
                         except _Fallback:
+                            _count_fallback(call)
                             return fallback(self, other)
                 r = host_fn(host, ho)
                 if r is NotImplemented:
@@ -1041,7 +1129,12 @@ def binary_operator_call(host_fn, fallback):
                     out._view = None
                     return out
                 return _self_result(r, self, host)
+            if self._device is None:   # (weakly typed)
+                r = _weak_scalar_op(host_fn, self, other)
+                if r is not None:
+                    return r
         try:
+            _count_fallback(call)
             return fallback(self, other)
         except NonNumericDtypeError as e:
             raise _named(e, call) from None
@@ -1057,7 +1150,14 @@ def unary_operator_call(host_fn, fallback):
             host = eager_host(self)
             if host is not None:
                 return _self_result(host_fn(host), self, host)
+            if self._device is None:   # weakly typed
+                try:
+                    return _weak_result(host_fn(self._value() if self._aval.shape
+                                                else _weak_scalar(self)))
+                except Exception:
+                    pass   # (the lax path's error names the operator)
         try:
+            _count_fallback(call)
             return fallback(self)
         except NonNumericDtypeError as e:
             raise _named(e, call) from None
@@ -1103,7 +1203,11 @@ def getitem_call(fallback):
                     try:
                         idx = _host(idx)
                     except _Fallback:
-                        return fallback(self, idx)
+                        try:
+                            idx = _index_ranges(idx)
+                        except _Fallback:
+                            _count_fallback(__getitem__)
+                            return fallback(self, idx)
                 r = host[idx]
                 if type(r) is not _ndarray:
                     if type(r) in _canonical_scalars:   # an element: a 0-d Array holding
@@ -1130,6 +1234,7 @@ def getitem_call(fallback):
                     return out
                 return _self_result(r, self, host)
         try:
+            _count_fallback(__getitem__)
             return fallback(self, idx)
         except NonNumericDtypeError as e:
             raise _named(e, __getitem__) from None
@@ -1154,9 +1259,11 @@ def inplace_call(host_fn, fallback):
                     if kwargs:
                         kwargs = {k: _host(v) for k, v in kwargs.items()}
                 except _Fallback:
+                    _count_fallback(call)
                     return fallback(self, *args, **kwargs)
                 host_fn(self._writable(), *hargs, **kwargs)
                 return None
+        _count_fallback(call)
         return fallback(self, *args, **kwargs)
     call.__name__ = getattr(fallback, "__name__", "method")
     call.__wrapped_lax__ = fallback
@@ -1199,6 +1306,7 @@ def inplace_operator_call(ufunc, fallback):
                       and other._device is None):
                     ho = other._host   # an ndarray or a NumPy scalar (x /= x.sum())
                     if type(ho) is _ndarray and ho.ndim and not self.ndim:
+                        _count_fallback(call)
                         return fallback(self, other)   # a 0-d array as a scalar: rebinds
                 else:
                     try:
@@ -1207,10 +1315,12 @@ def inplace_operator_call(ufunc, fallback):
                         try:
                             ho = _loose_operand(self._value(), other)
                         except _Fallback:
+                            _count_fallback(call)
                             return fallback(self, other)
                     if type(ho) is list:
                         ho = np.asarray(ho)
                     if np.ndim(ho) and not self.ndim:
+                        _count_fallback(call)
                         return fallback(self, other)   # a 0-d array as a scalar: rebinds
                 host = self._host
                 if type(host) is not _ndarray and host is not None:
@@ -1230,10 +1340,29 @@ def inplace_operator_call(ufunc, fallback):
                 host = self._writable()
                 ufunc(host, ho, host)
                 return self
+            if self._device is None and not aval.shape:
+                # a weakly typed 0-d Array stands for a Python scalar: rebinds
+                r = _weak_scalar_op(ufunc, self, other)
+                if r is not None:
+                    return r
+        _count_fallback(call)
         return fallback(self, other)
     call.__name__ = getattr(fallback, "__name__", "method")
     call.__wrapped_lax__ = fallback
     return call
+
+
+def _setitem_loose(self, idx, value):
+    """The host index and value of ``x[idx] = value`` where the inline conversion
+    refused one of them: ranges (NumPy reads them as index arrays, a value as an array),
+    or a value NumPy takes next to a date, string, record or object array."""
+    hidx = idx if type(idx) is int else _index_ranges(idx)
+    t = type(value)
+    try:
+        hvalue = np.asarray(_host(value)) if t is list else _host(value)
+    except _Fallback:
+        hvalue = value if t is range else _loose_operand(self._value(), value)
+    return hidx, hvalue
 
 
 def setitem_call(fallback):
@@ -1253,8 +1382,9 @@ def setitem_call(fallback):
                         hvalue = _host(value)
                 except _Fallback:
                     try:
-                        hvalue = _loose_operand(self._value(), value)
+                        hidx, hvalue = _setitem_loose(self, idx, value)
                     except _Fallback:
+                        _count_fallback(__setitem__)
                         return fallback(self, idx, value)
                 host = _direct_write_target(self)
                 if host is not None:
@@ -1268,6 +1398,7 @@ def setitem_call(fallback):
                             raise
                 self._writable()[hidx] = hvalue
                 return None
+        _count_fallback(__setitem__)
         return fallback(self, idx, value)
     __setitem__.__wrapped_lax__ = fallback
     return __setitem__
@@ -1278,10 +1409,10 @@ def iterate(self):
     shape = self.shape
     if not shape:
         raise TypeError("iteration over a 0-d array")
-    if len(shape) > 1 and eager():
+    if eager():
         host = eager_host(self)
         if host is not None:
-            return _rows(self, host)
+            return _rows(self, host) if len(shape) > 1 else _elements(host)
     return (self[i] for i in range(shape[0]))
 
 
@@ -1297,6 +1428,23 @@ def _rows(self, host):
         out._device = None
         out._view = entry
         yield out
+
+
+def _elements(host):
+    # a 1-d ``host``'s elements, as ``self[i]`` gives them: 0-d Arrays holding NumPy's
+    # scalars (copies)
+    scalars = _canonical_scalars
+    for r in host:
+        if type(r) in scalars:
+            out = _new(Array)
+            out._aval = None
+            out._host = r
+            out._buffer = None
+            out._device = None
+            out._view = None
+            yield out
+        else:
+            yield wrap(r)
 
 
 def property_call(host_fn, fallback):
@@ -1322,6 +1470,7 @@ def property_call(host_fn, fallback):
                         out._view = None
                     return out
                 return _self_result(r, self, host)
+        _count_fallback(fallback)
         return fallback(self)
     return property(get)
 
