@@ -7,6 +7,7 @@ work that depends on an unknown is recorded, as ``linearize`` and ``vjp`` need.
 ``partial_eval_jaxpr`` does the same split on a jaxpr.
 """
 
+import contextlib
 from typing import Any, NamedTuple
 from weakref import ref
 
@@ -27,6 +28,7 @@ from ..core import (
 )
 from ..core.avals import ShapedArray
 from ..core.primitive import missing_rule
+from ..core.trace import set_current_values
 from ..errors import UnexpectedTracerError
 from ..traceback_util import user_frame_summary
 from ..util import partition_list
@@ -240,8 +242,8 @@ def trace_to_jaxpr(fun, in_avals, debug_info=None, arg_labels=None, updated_oute
     after ``fun``'s (DESIGN 5)."""
     builder = JaxprBuilder()
     builder.capture = updated_outer is not None
-    with new_base_main(JaxprTrace, builder, debug_info) as main:
-        trace = main.trace
+    with new_base_main(JaxprTrace, builder, debug_info) as main, _capturing(builder):
+        trace = builder.trace = main.trace
         labels = arg_labels if arg_labels is not None else [None] * len(in_avals)
         tracers_in = [trace.new_arg(a, lab) for a, lab in zip(in_avals, labels)]
         outs = fun(*tracers_in)
@@ -251,6 +253,43 @@ def trace_to_jaxpr(fun, in_avals, debug_info=None, arg_labels=None, updated_oute
             tracers_out += [builder.overrides[id(v)][1] for v in builder.updated_outer]
         jaxpr, consts = builder.build(tracers_out)
     return jaxpr, consts
+
+
+_capturing_builders = []   # builders tracing with ``updated_outer``, innermost last
+
+
+@contextlib.contextmanager
+def _capturing(builder):
+    if not builder.capture:
+        yield
+        return
+    _capturing_builders.append(builder)
+    set_current_values(_current_args)
+    try:
+        yield
+    finally:
+        _capturing_builders.pop()
+        if not _capturing_builders:
+            set_current_values(None)
+
+
+def _current_args(args):
+    """``args`` with the outside values updated in a body being traced replaced by their
+    current values there (the innermost body that updated them): a primitive must not
+    see the value from before the update (nor a snapshot of it)."""
+    out = None
+    for i, a in enumerate(args):
+        if isinstance(a, (int, float, complex, bool)):
+            continue
+        for b in reversed(_capturing_builders):
+            if b.overrides:
+                t = b._current(b.trace, a)
+                if t is not None:
+                    if out is None:
+                        out = list(args)
+                    out[i] = t
+                    break
+    return args if out is None else out
 
 
 _view_reader = None

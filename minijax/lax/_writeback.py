@@ -31,7 +31,7 @@ def trace_body(fun, in_avals, what, updates, n_carry=0):
     def noting(*args):
         outs = fun(*args)
         updates.args.update(updated(args))
-        updates.kept.update(k for k in range(n_carry) if outs[k] is args[k])
+        updates.kept.update(k for k in range(min(n_carry, len(outs))) if outs[k] is args[k])
         return outs
     outer = []
     jaxpr, consts = pe.trace_to_jaxpr(noting, in_avals, debug_info=what, updated_outer=outer)

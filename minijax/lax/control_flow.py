@@ -23,7 +23,7 @@ from . import _writeback
 cond_p = Primitive("cond", multiple_results=True)
 
 
-def _trace_branches(funs, operands, what, updates):
+def _trace_branches(funs, operands, what, updates, rerun=False):
     ops_flat, in_tree = tree_util.tree_flatten(operands)
     avals = [get_aval(x) for x in ops_flat]
     jaxprs, consts, out_trees = [], [], []
@@ -40,7 +40,7 @@ def _trace_branches(funs, operands, what, updates):
         jaxprs.append(jaxpr)
         consts.append(c)
         out_trees.append(store[0])
-    if updates:
+    if updates.outer or (updates.args and not rerun):
         return None, None, ops_flat, None
     for i, (j, t) in enumerate(zip(jaxprs[1:], out_trees[1:]), 1):
         if t != out_trees[0]:
@@ -122,8 +122,9 @@ def _cond_writing_back(index, funs, operands, what, updates, ops_flat):
         return branch
     inner = _writeback.BodyUpdates()
     jaxprs, consts, flat, out_tree = _trace_branches([wrap(f) for f in funs],
-                                                     (operands, list(objs)), what, inner)
-    if inner:
+                                                     (operands, list(objs)), what, inner,
+                                                     rerun=True)
+    if inner.outer:
         raise _writeback.unsupported(f"lax.{what}:", "a branch updates an array in place in "
                                      "a way minijax cannot write back; return the updated "
                                      "array from the branch instead.")
