@@ -185,6 +185,8 @@ class JaxprBuilder:
     def _current(self, trace, val):
         """The inner tracer standing for outside value ``val`` after in-place updates in
         this trace (a view of an updated base is read again from it), else None."""
+        if isinstance(val, Tracer) and val._trace.main.level >= trace.main.level:
+            return None   # a value of this trace (or deeper): not from outside
         entry = self.overrides.get(id(val))
         link = getattr(val, "_view_of", None) if isinstance(val, Tracer) else None
         if link is not None and _view_reader is not None:
