@@ -522,3 +522,43 @@ def test_control_flow_updates_that_cannot_be_written_back_raise():
         return minijax.lax.while_loop(cond, lambda i: i + 1, 0)
     with pytest.raises(minijax.errors.UnsupportedInPlaceUpdateError, match="body_fun"):
         in_cond_fun(np.zeros(3))
+
+
+# ---------------------------------------------------------------- custom derivatives
+
+@minijax.custom_jvp
+def _cjvp_updates(x):
+    x[0] = 5.0
+    return x.sum()
+
+
+_cjvp_updates.defjvp(lambda p, t: (_cjvp_updates(p[0]), t[0].sum()))
+
+
+@minijax.custom_vjp
+def _cvjp_updates(x):
+    x *= 2.0
+    return x.sum()
+
+
+_cvjp_updates.defvjp(lambda x: (_cvjp_updates(x), None), lambda _, ct: (ct * np.ones(3),))
+
+
+@pytest.mark.parametrize("fn,update", [(_cjvp_updates, lambda a: a.__setitem__(0, 5.0)),
+                                       (_cvjp_updates, lambda a: a.__imul__(2.0))],
+                         ids=["custom_jvp", "custom_vjp"])
+def test_custom_derivative_function_updates_are_written_back(fn, update):
+    start = onp.array([1.0, 2.0, 3.0])
+    want_x = start.copy()
+    update(want_x)
+    for name, run in [("eager", fn), ("jit", minijax.jit(fn)), ("grad", minijax.grad(fn))]:
+        x = np.array(start)
+        run(x)
+        same(x, want_x)
+    xb = np.array(onp.stack([start, start + 1]))
+    wb = onp.stack([start, start + 1])
+    for row in wb:
+        update(row)
+    out = minijax.vmap(fn)(xb)
+    same(xb, wb)
+    onp.testing.assert_allclose(onp.asarray(out), wb.sum(1))
