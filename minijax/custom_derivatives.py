@@ -17,7 +17,7 @@ import numpy as np
 from . import dtypes, tree_util
 from .core import Primitive, Tracer, eval_jaxpr, find_top_trace, full_lower, full_raise, get_aval
 from .core.avals import same_type
-from .core.trace import new_value_main, run_rule
+from .core.trace import new_value_main, run_rule, updated
 from .core.trace import state as trace_state
 from .errors import CustomRuleError
 from .interpreters import ad, batching, partial_eval as pe
@@ -298,15 +298,35 @@ def _trace_primal(fun, nondiff_argnums, args, kind):
     leaves, in_tree = tree_util.tree_flatten(tuple(diff_args))
     out_store = []
 
+    changed, outer = [], []
+
     def flat_fun(*flat):
         out = fun(*_merge(nondiff, iter(static_args),
                           iter(tree_util.tree_unflatten(in_tree, flat)), n))
         out_leaves, out_tree = tree_util.tree_flatten(out)
         out_store.append(out_tree)
-        return out_leaves
-    jaxpr, consts = _trace_flat(flat_fun, leaves, f"{kind} function {_name(fun)}")
+        changed[:] = updated(flat)
+        return out_leaves + [flat[i] for i in changed]
+    jaxpr, consts = pe.trace_to_jaxpr(flat_fun, [get_aval(x) for x in leaves],
+                                      debug_info=f"{kind} function {_name(fun)}",
+                                      updated_outer=outer)
+    write_back = None
+    if changed or outer:
+        # The function updates its arguments or arrays it closes over in place (DESIGN
+        # 5): the call keeps its declared outputs, and the updated values are computed
+        # by the function's own operations (differentiated as usual), then written back.
+        n_out = len(jaxpr.outs) - len(changed) - len(outer)
+        keep = [True] * n_out + [False] * (len(changed) + len(outer))
+        new_values = eval_jaxpr(pe.dce_jaxpr(jaxpr, [not k for k in keep]), [*consts, *leaves])
+        jaxpr = pe.dce_jaxpr(jaxpr, keep)
+        targets = [leaves[i] for i in changed] + outer
+
+        def write_back():
+            # deferred: minijax.api imports this module
+            from .api import _write_back_updated
+            _write_back_updated(targets, list(enumerate(new_values)), f"{kind} `{_name(fun)}`")
     return (nondiff, static_args, diff_args, leaves, in_tree, n, jaxpr, consts,
-            out_store[0])
+            out_store[0], write_back)
 
 class custom_jvp:  # noqa: N801  (JAX's name)
     """A function with a user-defined forward-mode derivative rule.
@@ -375,7 +395,8 @@ class custom_jvp:  # noqa: N801  (JAX's name)
         if kind == "jvp":
             return self._jvp_at(main, static_args, low, in_tree)
         (nondiff, static_args, diff_args, leaves, in_tree, n, jaxpr, consts,
-         out_tree) = _trace_primal(self.fun, self.nondiff_argnums, args, "custom_jvp")
+         out_tree, write_back) = _trace_primal(self.fun, self.nondiff_argnums, args,
+                                               "custom_jvp")
         out_avals = jaxpr.out_avals
         rule, fun, symbolic = self.jvp, self.fun, self.symbolic_zeros
 
@@ -392,6 +413,8 @@ class custom_jvp:  # noqa: N801  (JAX's name)
         outs = custom_jvp_call_p.bind(*consts, *leaves, call_jaxpr=jaxpr,
                                       jvp=NamedCallable(flat_jvp, _name(rule)),
                                       num_consts=len(consts), symbolic_zeros=symbolic)
+        if write_back is not None:
+            write_back()
         return tree_util.tree_unflatten(out_tree, outs)
 
     def _jvp_at(self, main, static_args, leaves, in_tree):
@@ -572,13 +595,16 @@ class custom_vjp:  # noqa: N801  (JAX's name)
         if kind == "jvp":
             return self._jvp_at(main, nondiff, static_args, diff_args, low, in_tree, n)
         (nondiff, static_args, diff_args, leaves, in_tree, n, jaxpr, consts,
-         out_tree) = _trace_primal(self.fun, self.nondiff_argnums, args, "custom_vjp")
+         out_tree, write_back) = _trace_primal(self.fun, self.nondiff_argnums, args,
+                                               "custom_vjp")
         flat_fwd = self._flat_fwd(nondiff, static_args, diff_args, leaves, in_tree, n,
                                   out_tree, jaxpr.out_avals)
         outs = custom_vjp_call_p.bind(*consts, *leaves, call_jaxpr=jaxpr,
                                       fwd=NamedCallable(lambda *p: flat_fwd(*p)[:3],
                                                         _name(self.fwd)),
                                       num_consts=len(consts))
+        if write_back is not None:
+            write_back()
         return tree_util.tree_unflatten(out_tree, outs)
 
     def _jvp_at(self, main, nondiff, static_args, diff_args, leaves, in_tree, n):

@@ -63,6 +63,12 @@ class HiddenStateInTransformationError(MinijaxTypeError):
     transformation, where its hidden state would be frozen into the trace."""
 
 
+class UnsupportedInPlaceUpdateError(MinijaxTypeError):
+    """An in-place update inside a control-flow body or a custom-derivative function
+    that minijax cannot write back to the caller's array (DESIGN 5); the message says
+    what to return from the body instead."""
+
+
 class InvalidDeviceError(ValueError, TypeError):
     """A device argument (``to_device``, ``device_put``) is not one of minijax's devices:
     a ``ValueError`` for an unknown name, as NumPy raises for ``to_device("gpu")``, and a

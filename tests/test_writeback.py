@@ -364,3 +364,201 @@ def test_checkpoint_writes_back_under_transformations():
     x = np.ones((2, 2))
     minijax.vmap(cf)(x)
     same(x, onp.full((2, 2), 2.0))
+
+
+# ---------------------------------------------------------------- control-flow bodies
+# Each program updates an array in place inside a lax control-flow body; the oracle is
+# the same loop written in Python on NumPy arrays (``py``), and eager minijax, jit,
+# vmap and grad must agree with it.
+
+def _cf_fori(x):
+    def body(i, c):
+        x[i] = c          # a closed-over array, updated on every iteration
+        return c + x[i] * 0 + 1
+    return minijax.lax.fori_loop(0, 3, body, x[3] * 0 + 10.0)
+
+
+def _py_fori(x):
+    c = x[3] * 0 + 10.0
+    for i in range(3):
+        x[i] = c
+        c = c + 1
+    return c
+
+
+def _cf_cond(x):
+    def yes(y):
+        x[0] = y          # only the taken branch updates x
+        x[1:] += 1.0
+        return y * 2
+    return minijax.lax.cond(x[3] > 0, yes, lambda y: y, x[2] + 1)
+
+
+def _py_cond(x):
+    y = x[2] + 1
+    if x[3] > 0:
+        x[0] = y
+        x[1:] += 1.0
+        return y * 2
+    return y
+
+
+def _cf_scan_x(x):
+    def body(c, e):
+        e[...] = e * c    # an updated x slice is written into xs, as through a view
+        return c + 1.0, e * 2
+    c, ys = minijax.lax.scan(body, 1.0 + x[0] * 0, x)
+    return c + ys.sum()
+
+
+def _py_scan_x(x):
+    c, ys = 1.0 + x[0] * 0, []
+    for i in range(len(x)):
+        e = x[i:i + 1].reshape(())   # NumPy's view of the slice
+        e[...] = e * c
+        c, y = c + 1.0, e * 2
+        ys.append(y)
+    return c + sum(ys)
+
+
+def _cf_while(x):
+    def body(i):
+        x[i] = x[i] * 2.0
+        return i + 1
+    minijax.lax.while_loop(lambda i: i < 2, body, 0)
+    return x.sum()
+
+
+def _py_while(x):
+    i = 0
+    while i < 2:
+        x[i] = x[i] * 2.0
+        i += 1
+    return x.sum()
+
+
+CONTROL_FLOW = [(_cf_fori, _py_fori), (_cf_cond, _py_cond), (_cf_scan_x, _py_scan_x),
+                (_cf_while, _py_while)]
+
+
+@pytest.mark.parametrize("prog,py", CONTROL_FLOW, ids=lambda f: f.__name__)
+def test_control_flow_body_updates_are_written_back(prog, py):
+    for start in ([1.0, 2.0, 3.0, 4.0], [1.0, 2.0, 3.0, -4.0]):
+        want_x = onp.array(start)
+        want = py(want_x)
+        for name, run in [("eager", prog), ("jit", minijax.jit(prog))]:
+            x = np.array(start)
+            got = run(x)
+            same(x, want_x)
+            onp.testing.assert_allclose(onp.asarray(got), want, err_msg=name)
+    # vmap: every row is updated as its own eager run would update it
+    rows = onp.array([[1.0, 2.0, 3.0, 4.0], [1.0, 2.0, 3.0, -4.0]])
+    want_rows = rows.copy()
+    want = [py(r) for r in want_rows]
+    xb = np.array(rows)
+    got = minijax.vmap(prog)(xb)
+    same(xb, want_rows)
+    onp.testing.assert_allclose(onp.asarray(got), want)
+
+
+@pytest.mark.parametrize("prog,py", [(_cf_fori, _py_fori), (_cf_cond, _py_cond),
+                                     (_cf_scan_x, _py_scan_x)], ids=lambda f: f.__name__)
+def test_control_flow_body_updates_under_grad(prog, py):
+    def loss(x):
+        prog(x)
+        return (x * x).sum()   # reads the updated x
+    start = [1.0, 2.0, 3.0, 4.0]
+    x = np.array(start)
+    g = minijax.grad(loss)(x)
+    want_x = onp.array(start)
+    py(want_x)
+    same(x, want_x)   # the primal update is written back
+    eps = 1e-6
+    num = []
+    for i in range(4):
+        d = onp.zeros(4)
+        d[i] = eps
+        up, down = onp.array(start) + d, onp.array(start) - d
+        py(up), py(down)
+        num.append(((up * up).sum() - (down * down).sum()) / (2 * eps))
+    onp.testing.assert_allclose(onp.asarray(g), num, rtol=1e-5, atol=1e-6)
+
+
+def test_control_flow_carry_updated_in_place_reaches_init():
+    def prog(x):
+        def body(i, c):
+            c[i] = i * 2.0
+            return c
+        return minijax.lax.fori_loop(0, 3, body, x)
+    for run in (prog, minijax.jit(prog)):
+        x = np.zeros(4)
+        out = run(x)
+        same(x, onp.array([0.0, 2.0, 4.0, 0.0]))
+        same(out, onp.array([0.0, 2.0, 4.0, 0.0]))
+
+
+def test_control_flow_updates_that_cannot_be_written_back_raise():
+    def other_carry(x):
+        def body(i, c):
+            c[i] = 1.0
+            return c * 2
+        return minijax.lax.fori_loop(0, 2, body, x)
+    with pytest.raises(minijax.errors.UnsupportedInPlaceUpdateError, match="return the updated"):
+        other_carry(np.zeros(3))
+
+    def through_eager_view(x):
+        v = x[1]
+        def body(i, c):
+            v[i] = c
+            return c
+        return minijax.lax.fori_loop(0, 2, body, 1.0)
+    with pytest.raises(minijax.errors.UnsupportedInPlaceUpdateError, match="base array"):
+        through_eager_view(np.zeros((2, 3)))
+
+    def in_cond_fun(x):
+        def cond(i):
+            x[0] = 1.0
+            return i < 2
+        return minijax.lax.while_loop(cond, lambda i: i + 1, 0)
+    with pytest.raises(minijax.errors.UnsupportedInPlaceUpdateError, match="body_fun"):
+        in_cond_fun(np.zeros(3))
+
+
+# ---------------------------------------------------------------- custom derivatives
+
+@minijax.custom_jvp
+def _cjvp_updates(x):
+    x[0] = 5.0
+    return x.sum()
+
+
+_cjvp_updates.defjvp(lambda p, t: (_cjvp_updates(p[0]), t[0].sum()))
+
+
+@minijax.custom_vjp
+def _cvjp_updates(x):
+    x *= 2.0
+    return x.sum()
+
+
+_cvjp_updates.defvjp(lambda x: (_cvjp_updates(x), None), lambda _, ct: (ct * np.ones(3),))
+
+
+@pytest.mark.parametrize("fn,update", [(_cjvp_updates, lambda a: a.__setitem__(0, 5.0)),
+                                       (_cvjp_updates, lambda a: a.__imul__(2.0))],
+                         ids=["custom_jvp", "custom_vjp"])
+def test_custom_derivative_function_updates_are_written_back(fn, update):
+    start = onp.array([1.0, 2.0, 3.0])
+    want_x = start.copy()
+    update(want_x)
+    for name, run in [("eager", fn), ("jit", minijax.jit(fn)), ("grad", minijax.grad(fn))]:
+        x = np.array(start)
+        run(x)
+        same(x, want_x)
+    xb = np.array(onp.stack([start, start + 1]))
+    wb = onp.stack([start, start + 1])
+    for row in wb:
+        update(row)
+    out = minijax.vmap(fn)(xb)
+    same(xb, wb)
+    onp.testing.assert_allclose(onp.asarray(out), wb.sum(1))

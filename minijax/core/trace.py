@@ -233,6 +233,15 @@ def set_observe(fn):
 
 
 _refresh_view = None
+_current_values = None
+
+
+def set_current_values(fn):
+    """Install ``fn(args) -> args`` (or None: uninstall), applied to the operands of every
+    primitive while a control-flow body is traced: values from outside it that it
+    updated in place are replaced by their current (traced) values (DESIGN 5)."""
+    global _current_values
+    _current_values = fn
 
 
 def set_view_refresh(fn):
@@ -258,6 +267,8 @@ def bind(primitive, *args, **params):
             if outs is not None:
                 return outs if primitive.multiple_results else outs[0]
         if len(state.stack) > 1:
+            if _current_values is not None:
+                args = _current_values(args)
             if _observe is not None:
                 args = _observe(args)
             if _refresh_view is not None:

@@ -7,6 +7,7 @@ work that depends on an unknown is recorded, as ``linearize`` and ``vjp`` need.
 ``partial_eval_jaxpr`` does the same split on a jaxpr.
 """
 
+import contextlib
 from typing import Any, NamedTuple
 from weakref import ref
 
@@ -27,6 +28,7 @@ from ..core import (
 )
 from ..core.avals import ShapedArray
 from ..core.primitive import missing_rule
+from ..core.trace import set_current_values
 from ..errors import UnexpectedTracerError
 from ..traceback_util import user_frame_summary
 from ..util import partition_list
@@ -137,6 +139,14 @@ class JaxprBuilder:
         self.const_tracers = {}   # id(constant) -> tracer
         self.constvals = {}       # Var -> constant
         self.keep_alive = []      # tracers and constants whose ids key the dicts above
+        # in-place updates of values from outside (closed over) a control-flow body or a
+        # custom-derivative function while it is traced (``capture_update``): id(value)
+        # -> [value, inner tracer standing for its current value, generation]
+        self.capture = False
+        self.overrides = {}
+        self.generation = 0
+        self.updated_outer = []   # the outside values updated, in order of first update
+        self.substituted = set()  # ids given an inner value by ``substitute`` (carried)
 
     def add_var(self, tracer):
         var = Var(tracer.aval)
@@ -153,6 +163,10 @@ class JaxprBuilder:
         return var
 
     def const_tracer(self, trace, val):
+        if self.overrides:
+            tracer = self._current(trace, val)
+            if tracer is not None:
+                return tracer
         tracer = self.const_tracers.get(id(val))
         if tracer is None:
             tracer = JaxprTracer(trace, get_aval(val))
@@ -160,6 +174,28 @@ class JaxprBuilder:
             self.constvals[self.add_var(tracer)] = val
             self.keep_alive.append(val)
         return tracer
+
+    def _generation(self, val):
+        """The generation of the last update of ``val`` or of a base it is a view of."""
+        entry = self.overrides.get(id(val))
+        gen = entry[2] if entry is not None else 0
+        link = getattr(val, "_view_of", None) if isinstance(val, Tracer) else None
+        return max(gen, self._generation(link[0])) if link is not None else gen
+
+    def _current(self, trace, val):
+        """The inner tracer standing for outside value ``val`` after in-place updates in
+        this trace (a view of an updated base is read again from it), else None."""
+        if isinstance(val, Tracer) and val._trace.main.level >= trace.main.level:
+            return None   # a value of this trace (or deeper): not from outside
+        entry = self.overrides.get(id(val))
+        link = getattr(val, "_view_of", None) if isinstance(val, Tracer) else None
+        if link is not None and _view_reader is not None:
+            base_gen = self._generation(link[0])
+            if base_gen and (entry is None or entry[2] < base_gen):
+                base = self.const_tracer(trace, link[0])
+                entry = [val, full_raise(trace, _view_reader(base, link[1])), base_gen]
+                self.overrides[id(val)] = entry
+        return None if entry is None else entry[1]
 
     def add_eqn(self, primitive, tracers, params, out_tracers):
         inputs = [self.get_var(t) for t in tracers]
@@ -171,17 +207,20 @@ class JaxprBuilder:
         constvals = [self.constvals[v] for v in constvars]
         in_binders = constvars + self.arg_vars
         outs = [self.get_var(t) for t in out_tracers]
-        return inline_literals(Jaxpr(in_binders, self.eqns, outs), constvals)
+        # a value updated in place stays an input: the caller may carry it
+        keep = {id(v) for v, _, _ in self.overrides.values()}
+        return inline_literals(Jaxpr(in_binders, self.eqns, outs), constvals, keep)
 
 
-def inline_literals(jaxpr, consts):
-    """Replace scalar non-tracer constants by ``Literal``s in the equations."""
+def inline_literals(jaxpr, consts, keep=()):
+    """Replace scalar non-tracer constants (but those whose ids are in ``keep``) by
+    ``Literal``s in the equations."""
     num = len(consts)
     constvars, other = jaxpr.in_binders[:num], jaxpr.in_binders[num:]
     literals = {}
     kept_vars, kept_vals = [], []
     for v, c in zip(constvars, consts):
-        if not isinstance(c, Tracer) and v.aval.shape == ():
+        if not isinstance(c, Tracer) and v.aval.shape == () and id(c) not in keep:
             literals[v] = Literal(c, v.aval)
         else:
             kept_vars.append(v)
@@ -194,20 +233,113 @@ def inline_literals(jaxpr, consts):
     return Jaxpr(kept_vars + other, eqns, [sub(x) for x in jaxpr.outs]), kept_vals
 
 
-def trace_to_jaxpr(fun, in_avals, debug_info=None, arg_labels=None):
+def trace_to_jaxpr(fun, in_avals, debug_info=None, arg_labels=None, updated_outer=None):
     """Stage ``fun`` (flat list in, flat list out) into ``(jaxpr, consts)``.
 
     ``arg_labels`` (``ArgLabel`` per input) let error messages name the argument a
-    traced value depends on."""
+    traced value depends on. With a list ``updated_outer`` (a control-flow body or a
+    custom-derivative function), values from outside that ``fun`` updates in place
+    (``x[i] = v`` on a closed-over ``x``) are not rebound but recorded: the list gets
+    them (in order of first update) and the jaxpr their final values as extra outputs
+    after ``fun``'s (DESIGN 5)."""
     builder = JaxprBuilder()
-    with new_base_main(JaxprTrace, builder, debug_info) as main:
-        trace = main.trace
+    builder.capture = updated_outer is not None
+    with new_base_main(JaxprTrace, builder, debug_info) as main, _capturing(builder):
+        trace = builder.trace = main.trace
         labels = arg_labels if arg_labels is not None else [None] * len(in_avals)
         tracers_in = [trace.new_arg(a, lab) for a, lab in zip(in_avals, labels)]
         outs = fun(*tracers_in)
         tracers_out = [full_raise(trace, o) for o in outs]
+        if builder.updated_outer:
+            updated_outer.extend(builder.updated_outer)
+            tracers_out += [builder.overrides[id(v)][1] for v in builder.updated_outer]
         jaxpr, consts = builder.build(tracers_out)
     return jaxpr, consts
+
+
+_capturing_builders = []   # builders tracing with ``updated_outer``, innermost last
+
+
+@contextlib.contextmanager
+def _capturing(builder):
+    if not builder.capture:
+        yield
+        return
+    _capturing_builders.append(builder)
+    set_current_values(_current_args)
+    try:
+        yield
+    finally:
+        _capturing_builders.pop()
+        if not _capturing_builders:
+            set_current_values(None)
+
+
+def _current_args(args):
+    """``args`` with the outside values updated in a body being traced replaced by their
+    current values there (the innermost body that updated them): a primitive must not
+    see the value from before the update (nor a snapshot of it)."""
+    out = None
+    for i, a in enumerate(args):
+        if isinstance(a, (int, float, complex, bool)):
+            continue
+        for b in reversed(_capturing_builders):
+            if b.overrides:
+                t = b._current(b.trace, a)
+                if t is not None:
+                    if out is None:
+                        out = list(args)
+                    out[i] = t
+                    break
+    return args if out is None else out
+
+
+_view_reader = None
+
+
+def set_view_reader(fn):
+    """``fn(base, key)`` reads a basic-indexing view again from its base (installed by
+    minijax.numpy, which this module cannot import)."""
+    global _view_reader
+    _view_reader = fn
+
+
+def capture_update(target, value):
+    """Record the in-place update of ``target``, a value from outside the control-flow
+    body or custom-derivative function being traced, to ``value`` (traced there): later
+    reads of ``target`` in that trace see ``value``, and the caller writes the final
+    value back (``trace_to_jaxpr(updated_outer=...)``). False if ``value`` is not from
+    such a trace or ``target`` is not from outside it."""
+    if type(value) is not JaxprTracer:
+        return False
+    builder = value._trace.main.payload
+    if not builder.capture or (isinstance(target, Tracer)
+                               and target._trace.main.level >= value._trace.main.level):
+        return False
+    if id(target) not in builder.overrides and id(target) not in builder.substituted:
+        builder.updated_outer.append(target)
+        builder.keep_alive.append(target)
+    builder.generation += 1
+    builder.overrides[id(target)] = [target, value, builder.generation]
+    return True
+
+
+def substitute(trace, targets, values):
+    """In the body being traced by ``trace``, reads of outside values ``targets`` see
+    ``values`` (inner tracers the caller carries); their updates are not recorded
+    as ``updated_outer``: the caller reads them back with ``current_values``."""
+    builder = trace.main.payload
+    for t, v in zip(targets, values):
+        builder.generation += 1
+        builder.overrides[id(t)] = [t, full_raise(trace, v), builder.generation]
+        builder.substituted.add(id(t))
+        builder.keep_alive.append(t)
+
+
+def current_values(trace, targets):
+    """The inner tracers standing for outside values ``targets`` now (see ``substitute``)."""
+    builder = trace.main.payload
+    return [builder.overrides[id(t)][1] for t in targets]
 
 
 # ---------------------------------------------------------------- partial evaluation

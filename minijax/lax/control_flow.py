@@ -18,11 +18,12 @@ from .elementwise import convert_element_type, ne, select_n
 from .elementwise import max as lax_max
 from .elementwise import min as lax_min
 from .shapes import broadcast_in_dim
+from . import _writeback
 
 cond_p = Primitive("cond", multiple_results=True)
 
 
-def _trace_branches(funs, operands, what):
+def _trace_branches(funs, operands, what, updates, rerun=False):
     ops_flat, in_tree = tree_util.tree_flatten(operands)
     avals = [get_aval(x) for x in ops_flat]
     jaxprs, consts, out_trees = [], [], []
@@ -34,11 +35,13 @@ def _trace_branches(funs, operands, what):
             out_flat, out_tree = tree_util.tree_flatten(out)
             store.append(out_tree)
             return out_flat
-        jaxpr, c = pe.trace_to_jaxpr(flat_fun, avals, debug_info=f"{what} branch "
-                                     f"{getattr(f, '__name__', repr(f))}")
+        jaxpr, c = _writeback.trace_body(flat_fun, avals, f"{what} branch "
+                                         f"{getattr(f, '__name__', repr(f))}", updates)
         jaxprs.append(jaxpr)
         consts.append(c)
         out_trees.append(store[0])
+    if updates.outer or (updates.args and not rerun):
+        return None, None, ops_flat, None
     for i, (j, t) in enumerate(zip(jaxprs[1:], out_trees[1:]), 1):
         if t != out_trees[0]:
             raise TypeError(f"{what} branches must return the same tree structure; branch 0 "
@@ -96,9 +99,40 @@ def switch(index, branches, *operands):
 
 
 def _bind_cond(index, funs, operands, what):
-    jaxprs, consts, ops_flat, out_tree = _trace_branches(funs, operands, what)
+    updates = _writeback.BodyUpdates()
+    jaxprs, consts, ops_flat, out_tree = _trace_branches(funs, operands, what, updates)
+    if updates:
+        return _cond_writing_back(index, funs, operands, what, updates, ops_flat)
     outs = cond_p.bind(index, *consts, *ops_flat, branches=jaxprs)
     return tree_util.tree_unflatten(out_tree, outs)
+
+
+def _cond_writing_back(index, funs, operands, what, updates, ops_flat):
+    """A ``cond`` whose branches update operands or outside arrays in place: staged again
+    with the outside arrays as extra operands and the updated values as extra outputs,
+    which are written back (DESIGN 5)."""
+    objs, changed = updates.outer, sorted(updates.args)
+
+    def wrap(f):
+        def branch(ops, vals):
+            _writeback.substitute(objs, vals)
+            out = f(*ops)
+            leaves = tree_util.tree_leaves(ops)
+            return out, [leaves[i] for i in changed], _writeback.current(objs, vals)
+        return branch
+    inner = _writeback.BodyUpdates()
+    jaxprs, consts, flat, out_tree = _trace_branches([wrap(f) for f in funs],
+                                                     (operands, list(objs)), what, inner,
+                                                     rerun=True)
+    if inner.outer:
+        raise _writeback.unsupported(f"lax.{what}:", "a branch updates an array in place in "
+                                     "a way minijax cannot write back; return the updated "
+                                     "array from the branch instead.")
+    outs = cond_p.bind(index, *consts, *flat, branches=jaxprs)
+    out, new_ops, new_objs = tree_util.tree_unflatten(out_tree, outs)
+    _writeback.write_back([ops_flat[i] for i in changed] + list(objs), [*new_ops, *new_objs],
+                          f"lax.{what}")
+    return out
 
 
 def _cond_eager(index, *args, branches):

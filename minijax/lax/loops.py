@@ -32,6 +32,7 @@ from ..util import merge_lists, partition_list, split_list
 from .elementwise import add, convert_element_type, lt, select_n
 from .reductions import reduce_or
 from .shapes import broadcast_in_dim
+from . import _writeback
 
 while_p = Primitive("while", multiple_results=True)
 scan_p = Primitive("scan", multiple_results=True)
@@ -81,9 +82,33 @@ def _as_array(x, aval, device=None):
     return Array._from_host(host, ShapedArray(host.shape, host.dtype, aval.weak_type), device)
 
 
-def _trace_body(fun, in_avals, what):
-    """Trace ``fun`` (flat list in, flat list out) to ``(jaxpr, consts)``."""
-    return pe.trace_to_jaxpr(fun, in_avals, debug_info=what)
+def _trace_body(fun, in_avals, what, updates, n_carry=0):
+    """Trace ``fun`` (flat list in, flat list out) to ``(jaxpr, consts)``, noting its
+    in-place updates in ``updates`` (``_writeback``)."""
+    return _writeback.trace_body(fun, in_avals, what, updates, n_carry)
+
+
+def _must_write_back(updates, writeback, what):
+    """Whether a loop body's in-place updates need the loop staged again with them as
+    carries; on that second staging (``writeback`` false) every update is carried."""
+    if writeback:
+        return bool(updates)
+    if updates.outer:
+        raise _writeback.unsupported(f"{what} updates an array in place in a way minijax "
+                                     f"cannot write back;", "return the updated array "
+                                     "from the body instead.")
+    return False
+
+
+def _carry_not_kept(updates, n_carry, what):
+    """The error for a body that updates its carry argument in place but returns another
+    array for that carry (NumPy would see the update in ``init`` after one step only)."""
+    if any(k < n_carry and k not in updates.kept for k in updates.args):
+        return _writeback.unsupported(
+            f"{what} updates its carry argument in place (x[i] = v, x += y, ...) but returns "
+            f"another array for that carry:", "minijax cannot write that back to the initial "
+            "value; return the updated carry itself, or copy it first (x = x.copy()).")
+    return None
 
 
 def _fixup_weak_outs(outs, avals):
@@ -117,6 +142,33 @@ def _carry_mismatch(init_avals, out_avals):
 
 # ---------------------------------------------------------------- while_loop
 
+def _while_writing_back(cond_fun, body_fun, init_val, updates, init_flat, name):
+    """A ``while_loop`` whose body updates arrays from outside it in place (they join the
+    carry) or its carry argument returned as that carry (its final value is written
+    into ``init_val``), DESIGN 5."""
+    err = _carry_not_kept(updates, len(init_flat), f"lax.while_loop: body_fun `{name}`")
+    if err is not None:
+        raise err
+    objs = updates.outer
+
+    def cond2(carry):
+        c, vals = carry
+        _writeback.substitute(objs, vals)
+        return cond_fun(c)
+
+    def body2(carry):
+        c, vals = carry
+        _writeback.substitute(objs, vals)
+        out = body_fun(c)
+        return out, _writeback.current(objs, vals)
+    out, vals = _while_loop(cond2, body2, (init_val, list(objs)), False)
+    changed = sorted(updates.args)
+    out_flat = tree_util.tree_leaves(out)
+    _writeback.write_back([init_flat[i] for i in changed] + list(objs),
+                          [out_flat[i] for i in changed] + list(vals), "lax.while_loop")
+    return out
+
+
 def while_loop(cond_fun, body_fun, init_val):
     """Repeat ``val = body_fun(val)`` while ``cond_fun(val)`` is true; returns ``val``.
 
@@ -124,8 +176,13 @@ def while_loop(cond_fun, body_fun, init_val):
     ``cond_fun`` a boolean scalar. Forward-mode differentiable only: for reverse mode
     use ``scan`` or ``fori_loop`` with static bounds.
     """
+    return _while_loop(cond_fun, body_fun, init_val, True)
+
+
+def _while_loop(cond_fun, body_fun, init_val, writeback):
     init_flat, in_tree = tree_util.tree_flatten(init_val)
     body_name, cond_name = _fun_name(body_fun), _fun_name(cond_fun)
+    updates = _writeback.BodyUpdates()
     for _ in range(2):
         init_avals = [get_aval(x) for x in init_flat]
         store = []
@@ -138,7 +195,10 @@ def while_loop(cond_fun, body_fun, init_val):
                 out_flat = _fixup_weak_outs(out_flat, init_avals)
             return out_flat
         body_jaxpr, body_consts = _trace_body(body_flat, init_avals,
-                                              f"while_loop body_fun `{body_name}`")
+                                              f"while_loop body_fun `{body_name}`", updates,
+                                              len(init_avals))
+        if _must_write_back(updates, writeback, f"lax.while_loop: body_fun `{body_name}`"):
+            break
         if store[0] != in_tree:
             raise TypeError(f"lax.while_loop: body_fun `{body_name}` must return a value of the "
                             f"same tree structure as init_val; init_val is {in_tree} but "
@@ -148,16 +208,23 @@ def while_loop(cond_fun, body_fun, init_val):
         init_flat, changed = _promote_weak_inits(init_flat, init_avals, body_jaxpr.out_avals)
         if not changed:
             break
+    cond_updates = _writeback.BodyUpdates()
+
+    def cond_flat(*args):
+        return tree_util.tree_leaves(cond_fun(tree_util.tree_unflatten(in_tree, args)))
+    cond_jaxpr, cond_consts = _trace_body(cond_flat, init_avals,
+                                          f"while_loop cond_fun `{cond_name}`", cond_updates)
+    if cond_updates:
+        raise _writeback.unsupported(f"lax.while_loop: cond_fun `{cond_name}` updates an array "
+                                     f"in place;", "a loop condition cannot: do the update "
+                                     "in body_fun.")
+    if writeback and updates:
+        return _while_writing_back(cond_fun, body_fun, init_val, updates, init_flat, body_name)
     if _carry_mismatch(init_avals, body_jaxpr.out_avals):
         raise TypeError(f"lax.while_loop: body_fun `{body_name}` must return a carry of the "
                         f"same types as init_val; init_val has types "
                         f"{_types_str(init_avals)} but body_fun returns "
                         f"{_types_str(body_jaxpr.out_avals)}")
-
-    def cond_flat(*args):
-        return tree_util.tree_leaves(cond_fun(tree_util.tree_unflatten(in_tree, args)))
-    cond_jaxpr, cond_consts = _trace_body(cond_flat, init_avals,
-                                          f"while_loop cond_fun `{cond_name}`")
     outs = cond_jaxpr.out_avals
     if len(outs) != 1 or outs[0].shape != () or outs[0].dtype != np.bool_:
         raise TypeError(f"lax.while_loop: cond_fun `{cond_name}` must return a boolean "
@@ -407,7 +474,6 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
     """
     xs_flat, xs_tree = tree_util.tree_flatten(xs)
     init_flat, init_tree = tree_util.tree_flatten(init)
-    name = _fun_name(f)
     x_avals_full = [get_aval(x) for x in xs_flat]
     for a in x_avals_full:
         if a.ndim == 0:
@@ -431,8 +497,16 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
         length = lengths[0]
     else:
         raise ValueError("lax.scan: give xs to scan over or an explicit length")
+    return _scan(f, init, xs, length, reverse, unroll, init_flat, init_tree, xs_flat, xs_tree,
+                 x_avals_full, True)
+
+
+def _scan(f, init, xs, length, reverse, unroll, init_flat, init_tree, xs_flat, xs_tree,
+          x_avals_full, writeback):
+    name = _fun_name(f)
     x_avals = [ShapedArray(a.shape[1:], a.dtype, a.weak_type) for a in x_avals_full]
     nk = len(init_flat)
+    updates = _writeback.BodyUpdates()
     for _ in range(2):
         init_avals = [get_aval(c) for c in init_flat]
         store = []
@@ -451,7 +525,10 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
                 c_flat = _fixup_weak_outs(c_flat, init_avals)
             return c_flat + y_flat
         jaxpr, consts = _trace_body(body_flat, init_avals + x_avals,
-                                    f"scan body function `{name}`")
+                                    f"scan body function `{name}`", updates, nk)
+        if _must_write_back(updates, writeback, f"lax.scan: body function `{name}`"):
+            return _scan_writing_back(f, init, xs, length, reverse, unroll, updates,
+                                      init_flat, xs_flat, name)
         c_tree, y_tree = store[0]
         if c_tree != init_tree:
             raise TypeError(f"lax.scan: body function `{name}` must return a carry of the same "
@@ -825,6 +902,38 @@ scan_p.lower = _scan_lower
 
 
 # ---------------------------------------------------------------- fori_loop and map
+
+def _scan_writing_back(f, init, xs, length, reverse, unroll, updates, init_flat, xs_flat,
+                       name):
+    """A ``scan`` whose body updates arrays from outside it in place (they join the
+    carry), its carry argument returned as that carry (the final carry is written into
+    ``init``) or its ``x`` slice (the updated slices are stacked and written into
+    ``xs``, as through a NumPy view), DESIGN 5."""
+    nk = len(init_flat)
+    err = _carry_not_kept(updates, nk, f"lax.scan: body function `{name}`")
+    if err is not None:
+        raise err
+    objs = updates.outer
+    carried = sorted(k for k in updates.args if k < nk)
+    sliced = sorted(k - nk for k in updates.args if k >= nk)
+
+    def body2(carry, x):
+        c, vals = carry
+        _writeback.substitute(objs, vals)
+        c_out, y = f(c, x)
+        x_leaves = tree_util.tree_leaves(x)
+        return (c_out, _writeback.current(objs, vals)), (y, [x_leaves[j] for j in sliced])
+    init2 = (init, list(objs))
+    init2_flat, init2_tree = tree_util.tree_flatten(init2)
+    (c, vals), (ys, new_xs) = _scan(body2, init2, xs, length, reverse, unroll, init2_flat,
+                                    init2_tree, xs_flat, tree_util.tree_structure(xs),
+                                    [get_aval(x) for x in xs_flat], False)
+    c_flat = tree_util.tree_leaves(c)
+    _writeback.write_back([init_flat[i] for i in carried] + list(objs)
+                          + [xs_flat[j] for j in sliced],
+                          [c_flat[i] for i in carried] + list(vals) + list(new_xs), "lax.scan")
+    return c, ys
+
 
 def _static_int(x):
     """``x`` as a Python int if it is a concrete integer scalar, else None."""

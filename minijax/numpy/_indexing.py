@@ -36,7 +36,8 @@ from ..config import config
 from ..core import Tracer, get_aval, get_concrete, state
 from ..core.avals import ShapedArray
 from ..core.trace import full_raise, set_view_refresh
-from ..errors import MinijaxTypeError, NonConcreteBooleanIndexError
+from ..errors import MinijaxTypeError, NonConcreteBooleanIndexError, UnsupportedInPlaceUpdateError
+from ..interpreters import partial_eval as pe
 from ..runtime.array import Array
 from ..util import canonicalize_axis
 from ._out import supports_out
@@ -671,6 +672,7 @@ def refresh_if_stale(view):
 
 
 set_view_refresh(refresh_if_stale)
+pe.set_view_reader(lambda base, key: _getitem(base, key))
 
 
 def write_back(view, what):
@@ -685,10 +687,33 @@ def write_back(view, what):
             view._view_of = (base, key, getattr(base, "_stamp", 0))
 
 
+def capture_in_body(self, result, what):
+    """When ``self`` comes from outside the control-flow body or custom-derivative
+    function being traced and ``result`` is its updated value there, record the update
+    for the caller to write back (DESIGN 5; a traced view's base is updated too)."""
+    if type(self) is Array and self._view is not None and type(result) is not Array:
+        if isinstance(result, pe.JaxprTracer) and result._trace.main.payload.capture:
+            raise UnsupportedInPlaceUpdateError(
+                f"{what}: a view of an array from outside a lax control-flow body or a "
+                f"custom_jvp/custom_vjp function is updated in place inside it; minijax "
+                f"writes back updates of whole arrays only. Update the base array "
+                f"itself (base[i, j] = v) or return the updated values from the body.")
+        return False
+    if not pe.capture_update(self, result):
+        return False
+    link = getattr(self, "_view_of", None) if isinstance(self, Tracer) else None
+    if link is not None:
+        base, key = link[0], link[1]
+        _rebind_or_raise(base, _update(base, key, result, "set"), what)
+    return True
+
+
 def _rebind_or_raise(self, result, what):
     """Rebind ``self`` to ``result`` (in-place update sugar, DESIGN 5) when it can hold it."""
     if type(self) is Array and type(result) is Array:
         self._assign(result)   # writes through views into the base (DESIGN 5)
+        return
+    if capture_in_body(self, result, what):
         return
     if isinstance(self, Tracer) and (not isinstance(result, Tracer) or
                                      result._trace.main.level < self._trace.main.level):

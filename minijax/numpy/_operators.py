@@ -92,6 +92,8 @@ def _inplace(fn):
             self._rebind(result)
             _indexing.write_back(self, "an in-place operator")
             return self
+        if _indexing.capture_in_body(self, result, "an in-place operator"):
+            return self
         return result
     return op
 
