@@ -8,6 +8,7 @@ work that depends on an unknown is recorded, as ``linearize`` and ``vjp`` need.
 """
 
 import contextlib
+import threading
 from typing import Any, NamedTuple
 from weakref import ref
 
@@ -257,7 +258,14 @@ def trace_to_jaxpr(fun, in_avals, debug_info=None, arg_labels=None, updated_oute
     return jaxpr, consts
 
 
-_capturing_builders = []   # builders tracing with ``updated_outer``, innermost last
+class _Capturing(threading.local):
+    def __init__(self):
+        self.builders = []   # this thread's builders tracing with ``updated_outer``
+
+
+_capturing_builders = _Capturing()
+_capturing_threads = [0]   # threads with a body being traced: the hook is on while any
+_capturing_lock = threading.Lock()
 
 
 @contextlib.contextmanager
@@ -265,25 +273,35 @@ def _capturing(builder):
     if not builder.capture:
         yield
         return
-    _capturing_builders.append(builder)
-    set_current_values(_current_args)
+    builders = _capturing_builders.builders
+    builders.append(builder)
+    if len(builders) == 1:
+        with _capturing_lock:
+            _capturing_threads[0] += 1
+            set_current_values(_current_args)
     try:
         yield
     finally:
-        _capturing_builders.pop()
-        if not _capturing_builders:
-            set_current_values(None)
+        builders.pop()
+        if not builders:
+            with _capturing_lock:
+                _capturing_threads[0] -= 1
+                if not _capturing_threads[0]:
+                    set_current_values(None)
 
 
 def _current_args(args):
-    """``args`` with the outside values updated in a body being traced replaced by their
-    current values there (the innermost body that updated them): a primitive must not
-    see the value from before the update (nor a snapshot of it)."""
+    """``args`` with the outside values updated in a body this thread is tracing replaced
+    by their current values there (the innermost body that updated them): a primitive
+    must not see the value from before the update (nor a snapshot of it)."""
+    builders = _capturing_builders.builders
+    if not builders:   # (another thread is tracing a body)
+        return args
     out = None
     for i, a in enumerate(args):
         if isinstance(a, (int, float, complex, bool)):
             continue
-        for b in reversed(_capturing_builders):
+        for b in reversed(builders):
             if b.overrides:
                 t = b._current(b.trace, a)
                 if t is not None:
