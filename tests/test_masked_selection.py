@@ -120,3 +120,42 @@ def test_every_other_use_is_a_named_error(use):
     x = np.array([1.0, 2.0, 3.0])
     with pytest.raises(NonConcreteBooleanIndexError, match="boolean indices must be concrete"):
         minijax.jit(use)(x, x > 1.5)
+
+
+def _recomputed_masks(xp, x, y):
+    x = x.copy()
+    x[x > 0] = xp.sqrt(x[x > 0])               # the same mask, computed twice
+    x[(y < 0.5) & (x < 1)] *= 2
+    x[(y < 0.5) & (x < 1)] = -x[(y < 0.5) & (x < 1)] + 1.0
+    return x
+
+
+def test_a_mask_computed_again_the_same_way_is_the_same_mask():
+    x, y = RNG.normal(size=(5, 3)), RNG.uniform(size=(5, 3))
+    want = _recomputed_masks(np, x, y)
+    eager = _recomputed_masks(mnp, mnp.asarray(x), mnp.asarray(y))
+    jitted = minijax.jit(lambda a, b: _recomputed_masks(mnp, a, b))(x, y)
+    rows = minijax.vmap(lambda a, b: _recomputed_masks(mnp, a, b))(x, y)
+    for got in (eager, jitted, rows):
+        np.testing.assert_allclose(np.asarray(got), want, rtol=1e-13)
+    g = minijax.grad(lambda a: minijax.jit(
+        lambda v: _recomputed_masks(mnp, v, mnp.asarray(y)).sum())(a))(np.abs(x) + 0.1)
+    eps = 1e-6
+    num = [(_recomputed_masks(np, np.abs(x) + 0.1 + eps * e, y).sum()
+            - _recomputed_masks(np, np.abs(x) + 0.1 - eps * e, y).sum()) / (2 * eps)
+           for e in np.eye(x.size).reshape(x.size, *x.shape)]
+    np.testing.assert_allclose(np.asarray(g).ravel(), num, rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("program", [
+    lambda x: x.__setitem__(x > 0, mnp.sqrt(x[x > 1])),                 # another threshold
+    lambda x: x.__setitem__(x > 0, x[mnp.abs(x) > 0]),                 # another operand
+    lambda x: (lambda m: (x.__iadd__(1.0), x.__setitem__(x > 0, x[m])))(x > 0),   # x changed
+], ids=["threshold", "operand", "updated between"])
+def test_masks_that_differ_still_raise(program):
+    def run(x):
+        x = x.copy()
+        program(x)
+        return x
+    with pytest.raises(NonConcreteBooleanIndexError):
+        minijax.jit(run)(X2)

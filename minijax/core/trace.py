@@ -11,6 +11,8 @@ import itertools
 import threading
 from contextlib import contextmanager
 
+import numpy as np
+
 from .. import errors
 from ..config import config
 from .avals import get_aval
@@ -337,6 +339,11 @@ class Tracer:
         return ("The value depends on the traced function's arguments, so it is not known "
                 "until the function runs.", False)
 
+    def _same_value(self, other):
+        """Whether ``other`` (a tracer of this one's type) certainly holds the same values
+        (a transformation that can tell two equal computations apart overrides it)."""
+        return self is other
+
     def abstract_reason_text(self):
         return self._abstract_reason()[0]
 
@@ -471,6 +478,18 @@ def updated(tracers):
     return [i for s, i in sorted(stamped) if s]
 
 
+def same_value(a, b):
+    """Whether ``a`` and ``b`` certainly hold the same values: one object, equal concrete
+    arrays, or traced values that are the same computation on the same inputs (two
+    evaluations of ``x > 0`` under ``jit``). False when that cannot be told."""
+    if a is b:
+        return True
+    if isinstance(a, Tracer) or isinstance(b, Tracer):
+        return type(a) is type(b) and a._trace.main is b._trace.main and a._same_value(b)
+    a, b = np.asarray(a), np.asarray(b)
+    return a.dtype == b.dtype and a.shape == b.shape and bool(np.array_equal(a, b))
+
+
 def concretization_error(x, message):
     """The named error for an operation (``message``) that needs the value of ``x`` where
     ``x`` is traced: like the conversions' errors, it names the user's arguments the value
@@ -489,4 +508,4 @@ def get_concrete(x):
 
 __all__ = ["MainTrace", "Trace", "Tracer", "bind", "find_top_trace", "full_raise",
            "full_lower", "new_main", "new_base_main", "set_eval_trace", "get_aval",
-           "get_concrete", "concretization_error", "new_value_main", "run_rule", "state", "updated"]
+           "get_concrete", "concretization_error", "new_value_main", "same_value", "run_rule", "state", "updated"]

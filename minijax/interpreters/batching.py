@@ -4,7 +4,7 @@ from functools import lru_cache
 
 from ..core import Trace, Tracer, bind, eval_jaxpr, full_lower, full_raise, get_aval, get_concrete, new_main
 from ..core.primitive import missing_rule
-from ..core.trace import run_rule
+from ..core.trace import run_rule, same_value
 from ..core.trace import updated as updated_args
 from . import partial_eval as pe
 
@@ -37,6 +37,9 @@ class BatchTracer(Tracer):
     def aval(self):
         aval = get_aval(self.val)
         return aval if self.batch_dim is not_mapped else mapped_aval(aval, self.batch_dim)
+
+    def _same_value(self, other):
+        return self.batch_dim == other.batch_dim and same_value(self.val, other.val)
 
     def full_lower(self):
         return full_lower(self.val) if self.batch_dim is not_mapped else self

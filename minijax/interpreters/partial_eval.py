@@ -29,7 +29,7 @@ from ..core import (
 )
 from ..core.avals import ShapedArray
 from ..core.primitive import missing_rule
-from ..core.trace import set_current_values
+from ..core.trace import same_value, set_current_values
 from ..errors import UnexpectedTracerError
 from ..traceback_util import user_frame_summary
 from ..util import partition_list
@@ -59,6 +59,9 @@ class JaxprTracer(Tracer):
         self._trace = trace
         self.aval = aval
         self.origin = origin   # an Origin, or None for a constant (error messages only)
+
+    def _same_value(self, other):
+        return self._trace.main.payload.same_computation(self, other)
 
     def _abstract_reason(self):
         args = self.origin.args if self.origin is not None else frozenset()
@@ -197,6 +200,43 @@ class JaxprBuilder:
                 entry = [val, full_raise(trace, _view_reader(base, link[1])), base_gen]
                 self.overrides[id(val)] = entry
         return None if entry is None else entry[1]
+
+    def same_computation(self, a, b):
+        """Whether tracers ``a`` and ``b`` of this trace hold the same values: their
+        current variables are made by equal equations (one primitive, equal parameters,
+        the same output) from variables that are the same in turn, or are equal
+        constants. Variables, not tracers, are compared: a tracer updated in place
+        stands for a new variable, while its earlier uses keep the old one."""
+        va, vb = self.tracer_to_var.get(id(a)), self.tracer_to_var.get(id(b))
+        return va is not None and vb is not None and self._same_var(va, vb, [64])
+
+    def _same_var(self, va, vb, budget):
+        if va is vb:
+            return True
+        budget[0] -= 1
+        if budget[0] < 0 or va.aval != vb.aval:
+            return False
+        if va in self.constvals or vb in self.constvals:
+            return (va in self.constvals and vb in self.constvals
+                    and same_value(self.constvals[va], self.constvals[vb]))
+        ea, eb = self._producer(va), self._producer(vb)
+        if ea is None or eb is None or ea.primitive is not eb.primitive:
+            return False
+        if (ea.out_binders.index(va) != eb.out_binders.index(vb)
+                or len(ea.inputs) != len(eb.inputs)):
+            return False
+        try:
+            if ea.params != eb.params:
+                return False
+        except Exception:   # (parameters that do not compare, such as arrays)
+            return False
+        return all(self._same_var(x, y, budget) for x, y in zip(ea.inputs, eb.inputs))
+
+    def _producer(self, var):
+        for eqn in reversed(self.eqns):
+            if any(v is var for v in eqn.out_binders):
+                return eqn
+        return None
 
     def add_eqn(self, primitive, tracers, params, out_tracers):
         inputs = [self.get_var(t) for t in tracers]

@@ -6,7 +6,8 @@ same mask: ``x[m] += 1``, ``x[m] = np.minimum(x[m], y)``, array-api-extra's
 ``at(x)[m].add(y)``. A ``MaskedSelection`` keeps the whole array and the mask; elementwise
 operators and minijax ufuncs act on the whole array (with scalars, or values that
 broadcast to one selected element), and assigning it back through the same mask is
-``where(mask, new, x)``. Every other use (its shape, a reduction, conversion to an array)
+``where(mask, new, x)``; the mask may be recomputed the same way (``x[x > 0] =
+np.sqrt(x[x > 0])``: ``core.trace.same_value``). Every other use (its shape, a reduction, conversion to an array)
 raises ``NonConcreteBooleanIndexError``.
 """
 
@@ -14,6 +15,7 @@ import numpy as np
 
 from .. import dtypes, lax
 from ..core import Tracer, get_aval
+from ..core.trace import same_value
 from ..errors import NonConcreteBooleanIndexError
 from . import _elementwise as ew
 from ._core import to_array
@@ -95,7 +97,8 @@ class MaskedSelection:
         wholes = []
         for o in operands:
             if isinstance(o, MaskedSelection):
-                if o.mask is not self.mask or get_aval(o.full).shape != full_shape:
+                if (not same_value(o.mask, self.mask)
+                        or get_aval(o.full).shape != full_shape):
                     raise _mask_error(f"{what} of selections by different masks", self.mask)
                 wholes.append(o.full)
                 continue
@@ -115,7 +118,7 @@ class MaskedSelection:
 
     def assigned_into(self, x, mask):
         """``x[mask] = self``: the new whole array, ``where(mask, self, x)``."""
-        if mask is not self.mask or get_aval(x).shape != get_aval(self.full).shape:
+        if not same_value(mask, self.mask) or get_aval(x).shape != get_aval(self.full).shape:
             raise _mask_error("assigning a selection through another mask or into "
                               "another array", mask)
         aval = get_aval(x)
