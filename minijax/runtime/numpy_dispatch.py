@@ -118,20 +118,23 @@ def _writeable_alias(host):
     return np.frombuffer(buffer, host.dtype).reshape(host.shape)
 
 
-def _arg_extremum(np_fn):
+def _arg_extremum(np_fn, method):
     # NumPy's argmax/argmin copy an input that is not writeable (their contiguity check
     # also asks for writeability), which triples their time on a large array. Buffers
     # copy-on-write has marked observed (exported, seen by jit) are read-only: large ones
-    # are read through a writeable alias instead (argmax/argmin never write).
+    # are read through a writeable alias instead (argmax/argmin never write). An ndarray
+    # goes to the method, a C call (the function is a Python wrapper around it).
     def host_fn(a, axis=None, out=None, **kwargs):
-        if (type(a) is _ndarray and a.size >= 1 << 14 and a.flags.c_contiguous
-                and not a.flags.writeable):
+        if type(a) is not _ndarray:
+            return np_fn(a, axis, out, **kwargs)
+        if a.size >= 1 << 14 and a.flags.c_contiguous and not a.flags.writeable:
             a = _writeable_alias(a)
-        return np_fn(a, axis, out, **kwargs)
+        return method(a, axis, out, **kwargs)
     return host_fn
 
 
-_argmax, _argmin = _arg_extremum(np.argmax), _arg_extremum(np.argmin)
+_argmax = _arg_extremum(np.argmax, _ndarray.argmax)
+_argmin = _arg_extremum(np.argmin, _ndarray.argmin)
 
 
 def _tile(a, reps):
