@@ -11,6 +11,7 @@ user's backward function.
 
 import functools
 import inspect
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -328,6 +329,33 @@ def _trace_primal(fun, nondiff_argnums, args, kind):
     return (nondiff, static_args, diff_args, leaves, in_tree, n, jaxpr, consts,
             out_store[0], write_back)
 
+
+class _Route(NamedTuple):
+    kind: str        # "eager" (``out`` is the result), "jvp" (run the rule at ``main``),
+    out: Any         # or "stage" (trace the function into a jaxpr)
+    main: Any
+    low: list        # the differentiable leaves as seen below ``main``
+    nondiff: tuple
+    static_args: list
+    diff_args: list
+    in_tree: Any
+
+
+def _route(fun, nondiff_argnums, args, what):
+    """Where a custom-rule function called on ``args`` runs (``_where_to_run``); an eager
+    call has run already."""
+    n = len(args)
+    nondiff = _normalize_argnums(nondiff_argnums, n, "nondiff_argnums")
+    static_args, diff_args = _split_nondiff(args, nondiff)
+    leaves, in_tree = tree_util.tree_flatten(tuple(diff_args))
+    kind, main, low = _where_to_run(leaves, tree_util.tree_leaves(static_args))
+    out = None
+    if kind == "eager":
+        out = fun(*_merge(nondiff, iter(static_args),
+                          iter(tree_util.tree_unflatten(in_tree, low)), n))
+        _check_no_closure(tree_util.tree_leaves(out), 0, fun, what)
+    return _Route(kind, out, main, low, nondiff, static_args, diff_args, in_tree)
+
 class custom_jvp:  # noqa: N801  (JAX's name)
     """A function with a user-defined forward-mode derivative rule.
 
@@ -382,18 +410,11 @@ class custom_jvp:  # noqa: N801  (JAX's name)
         args = _resolve_args(self.fun, args, kwargs)
         if _no_transformation():
             return self.fun(*args)
-        n = len(args)
-        nondiff = _normalize_argnums(self.nondiff_argnums, n, "nondiff_argnums")
-        static_args, diff_args = _split_nondiff(args, nondiff)
-        leaves, in_tree = tree_util.tree_flatten(tuple(diff_args))
-        kind, main, low = _where_to_run(leaves, tree_util.tree_leaves(static_args))
-        if kind == "eager":
-            out = self.fun(*_merge(nondiff, iter(static_args),
-                                   iter(tree_util.tree_unflatten(in_tree, low)), n))
-            _check_no_closure(tree_util.tree_leaves(out), 0, self.fun, "custom_jvp")
-            return out
-        if kind == "jvp":
-            return self._jvp_at(main, static_args, low, in_tree)
+        r = _route(self.fun, self.nondiff_argnums, args, "custom_jvp")
+        if r.kind == "eager":
+            return r.out
+        if r.kind == "jvp":
+            return self._jvp_at(r.main, r.static_args, r.low, r.in_tree)
         (nondiff, static_args, diff_args, leaves, in_tree, n, jaxpr, consts,
          out_tree, write_back) = _trace_primal(self.fun, self.nondiff_argnums, args,
                                                "custom_jvp")
@@ -582,18 +603,12 @@ class custom_vjp:  # noqa: N801  (JAX's name)
         args = _resolve_args(self.fun, args, kwargs)
         if _no_transformation():
             return self.fun(*args)
-        n = len(args)
-        nondiff = _normalize_argnums(self.nondiff_argnums, n, "nondiff_argnums")
-        static_args, diff_args = _split_nondiff(args, nondiff)
-        leaves, in_tree = tree_util.tree_flatten(tuple(diff_args))
-        kind, main, low = _where_to_run(leaves, tree_util.tree_leaves(static_args))
-        if kind == "eager":
-            out = self.fun(*_merge(nondiff, iter(static_args),
-                                   iter(tree_util.tree_unflatten(in_tree, low)), n))
-            _check_no_closure(tree_util.tree_leaves(out), 0, self.fun, "custom_vjp")
-            return out
-        if kind == "jvp":
-            return self._jvp_at(main, nondiff, static_args, diff_args, low, in_tree, n)
+        r = _route(self.fun, self.nondiff_argnums, args, "custom_vjp")
+        if r.kind == "eager":
+            return r.out
+        if r.kind == "jvp":
+            return self._jvp_at(r.main, r.nondiff, r.static_args, r.diff_args, r.low,
+                                r.in_tree, len(args))
         (nondiff, static_args, diff_args, leaves, in_tree, n, jaxpr, consts,
          out_tree, write_back) = _trace_primal(self.fun, self.nondiff_argnums, args,
                                                "custom_vjp")
