@@ -23,7 +23,7 @@ __all__ = ["bernoulli", "bessel_jn", "beta", "betainc", "betaln", "boxcox", "box
            "gammaincc", "gammaln", "gammasgn", "i0", "i0e", "i1", "i1e", "iv", "ive", "j0", "j1",
            "jn", "jv", "kl_div", "log_ndtr", "log_softmax", "loggamma", "logit", "logsumexp",
            "multigammaln", "ndtr", "ndtri", "owens_t", "poch", "polygamma", "psi", "rel_entr", "rgamma",
-           "softmax", "spence", "wofz", "xlog1py", "xlogy", "y0", "y1", "yn", "yv", "zeta"]
+           "softmax", "sph_harm_y", "spence", "wofz", "xlog1py", "xlogy", "y0", "y1", "yn", "yv", "zeta"]
 
 _SQRT2 = math.sqrt(2.0)
 _EULER = 0.5772156649015329
@@ -848,3 +848,79 @@ def owens_t(h, a):
     if jnp.iscomplexobj(h):
         raise TypeError("minijax.scipy.special.owens_t: h and a must be real, got complex")
     return _owens_t(h, a)
+
+
+# ---------------------------------------------------------------- spherical harmonics
+
+def _static_n_max(n, n_max):
+    if n_max is None:
+        if isinstance(n, Tracer):
+            raise TypeError("minijax.scipy.special.sph_harm_y: n is traced, so its largest "
+                            "value is unknown; pass n_max=<int> (it sets the length of the "
+                            "recurrence) when calling under jit/vmap")
+        arr = np.asarray(n)
+        return int(arr.max()) if arr.size else 0
+    if isinstance(n_max, Tracer) or isinstance(n_max, bool) or not isinstance(
+            n_max, (int, np.integer)):
+        raise TypeError("minijax.scipy.special.sph_harm_y: n_max must be a Python int (the "
+                        f"largest degree, fixed when tracing), got {n_max!r}")
+    return int(n_max)
+
+
+def sph_harm_y(n, m, theta, phi, diff_n=None, n_max=None):
+    """The spherical harmonic ``Y_n^m(theta, phi)`` as ``scipy.special.sph_harm_y``: degree
+    ``n``, order ``m``, polar angle ``theta``, azimuth ``phi``, Condon-Shortley phase.
+
+    ``n_max`` (JAX's extra argument) is the largest degree; it must be static and is taken
+    from ``n`` when not given. Degrees above ``n_max`` are clipped to it, as in JAX. Like
+    JAX, ``diff_n`` is not supported.
+    """
+    if diff_n is not None:
+        raise NotImplementedError("minijax.scipy.special.sph_harm_y: the diff_n argument is "
+                                  "not supported (as in JAX); differentiate with grad/jvp")
+    for name, v in (("n", n), ("m", m)):
+        if not jnp.issubdtype(jnp.result_type(v), jnp.integer):
+            raise TypeError(f"minijax.scipy.special.sph_harm_y: {name} must be an integer "
+                            f"array, got dtype {jnp.result_type(v)}")
+    top = _static_n_max(n, n_max)
+    theta, phi = promote_inexact(theta, phi)
+    if jnp.iscomplexobj(theta):
+        raise TypeError("minijax.scipy.special.sph_harm_y: theta and phi must be real")
+    n, m, theta, phi = jnp.broadcast_arrays(jnp.asarray(n), jnp.asarray(m), theta, phi)
+    n = jnp.minimum(n, top)
+    order = jnp.abs(m)
+    dtype = theta.dtype
+    s, c = jnp.sin(theta), jnp.cos(theta)
+
+    # Orthonormal P_k^k(cos theta) sqrt((2k+1)/(4 pi) (0)!/(2k)!) up to k = |m|:
+    # P_k^k = -sqrt((2k+1) / (2k)) sin(theta) P_{k-1}^{k-1}.
+    def diagonal(k, p):
+        kf = k.astype(dtype)
+        step = -jnp.sqrt((2.0 * kf + 1.0) / (2.0 * kf)) * s
+        return jnp.where(k <= order, p * step, p)
+
+    p_mm = lax.fori_loop(1, top + 1, diagonal, jnp.full(theta.shape, 0.5 / math.sqrt(math.pi),
+                                                         dtype))
+
+    # Up the degree at fixed order: P_l = a_l (cos P_{l-1} - b_l P_{l-2}) for l = |m|+1 .. n,
+    # with a_l = sqrt((4l^2 - 1) / (l^2 - m^2)), b_l = sqrt(((l-1)^2 - m^2) / (4(l-1)^2 - 1)).
+    def degree(j, carry):
+        prev, cur = carry
+        l_deg = (order + j).astype(dtype)
+        mf = order.astype(dtype)
+        lm1 = l_deg - 1.0
+        a_l = jnp.sqrt((4.0 * l_deg * l_deg - 1.0) / (l_deg * l_deg - mf * mf))
+        b_l = jnp.sqrt((lm1 * lm1 - mf * mf) / (4.0 * lm1 * lm1 - 1.0))
+        nxt = a_l * (c * cur - b_l * prev)
+        live = order + j <= n
+        return jnp.where(live, cur, prev), jnp.where(live, nxt, cur)
+
+    _, p_nm = lax.fori_loop(1, top + 1, degree, (jnp.zeros_like(p_mm), p_mm))
+    # sin(theta) < 0 (theta outside [0, pi]): SciPy uses sqrt(1 - cos^2), i.e. |sin|
+    flip = (s < 0) & (order % 2 == 1)
+    # Y_n^{-m} = (-1)^m conj(Y_n^m)
+    flip = flip ^ ((m < 0) & (order % 2 == 1))
+    p_nm = jnp.where(flip, -p_nm, p_nm)
+    p_nm = jnp.where((order > n) | (n < 0), 0.0, p_nm)
+    angle = m.astype(dtype) * phi
+    return lax.complex(p_nm * jnp.cos(angle), p_nm * jnp.sin(angle))
