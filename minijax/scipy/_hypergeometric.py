@@ -1,0 +1,224 @@
+"""The confluent (1F1) and Gauss (2F1) hypergeometric functions for real arguments.
+
+Both are summed from their power series, moved by exact transformations to where the series'
+terms are (almost all) of one sign and decay fast:
+
+- 1F1: Kummer's ``1F1(a; b; x) = e^x 1F1(b - a; b; -x)`` for ``x < 0``, the large-argument
+  expansion for ``x < -_KUMMER_ASYMPTOTIC``.
+- 2F1: Pfaff's ``(1 - x)^-a 2F1(a, c - b; c; x / (x - 1))`` for ``x < 0``, Euler's
+  ``(1 - x)^(c - a - b) 2F1(c - a, c - b; c; x)`` when ``c - a - b < 0``, and the connection
+  formula in ``1 - z`` (A&S 15.3.6) for ``z > _GAUSS_NEAR_ONE`` when ``c - a - b`` is not
+  near an integer.
+
+Derivatives in ``x`` come from ``custom_jvp`` with the contiguous-parameter identities; the
+parameters' derivatives are not implemented (a clear ``NotImplementedError``).
+"""
+
+from functools import partial
+
+import numpy as np
+
+from .. import lax
+from .. import numpy as jnp
+from ..custom_derivatives import SymbolicZero, custom_jvp
+from ._util import promote_inexact
+
+_MAX_TERMS = 4000
+_KUMMER_ASYMPTOTIC = 650.0   # e^|x| beyond this would overflow the Kummer-transformed sum
+_GAUSS_NEAR_ONE = 0.9
+_NEAR_INTEGER = 0.02         # |c - a - b - round| below this keeps the (slow) series near 1
+
+
+def _series(nums, dens, x):
+    """``sum_k prod (n)_k / prod (d)_k x^k / k!`` until the terms are below ``eps`` of the sum."""
+    eps = float(np.finfo(x.dtype).eps)
+
+    def live(s, t):
+        return jnp.abs(t) > eps * jnp.abs(s)
+
+    def cond(carry):
+        k, s, t = carry
+        return (k < _MAX_TERMS) & jnp.any(live(s, t))
+
+    def body(carry):
+        k, s, t = carry
+        kf = lax.convert_element_type(k, x.dtype)
+        ratio = x / (kf + 1.0)
+        for n in nums:
+            ratio = ratio * (n + kf)
+        for d in dens:
+            ratio = ratio / (d + kf)
+        t = jnp.where(live(s, t), t * ratio, 0.0)
+        return k + 1, s + t, t
+
+    one = jnp.ones_like(x)
+    return lax.while_loop(cond, body, (0, one, one))[1]
+
+
+def _is_nonpositive_integer(v):
+    return (v <= 0) & (v == jnp.floor(v))
+
+
+def _gamma(v):
+    """gamma(v) with its sign, for the real line off the poles."""
+    negative_odd = (v < 0) & (jnp.remainder(jnp.floor(v), 2.0) == 1.0)
+    return jnp.where(negative_odd, -1.0, 1.0) * jnp.exp(lax.lgamma(v))
+
+
+def _rgamma(v):
+    """1 / gamma(v), 0 at the poles."""
+    pole = _is_nonpositive_integer(v)
+    safe = jnp.where(pole, 0.5, v)
+    return jnp.where(pole, 0.0, 1.0 / _gamma(safe))
+
+
+# ----------------------------------------------------------------------------- 1F1
+
+def _hyp1f1_value(a, b, x):
+    pos = x >= 0
+    # x >= 0: the direct series; x < 0: Kummer's transformation (terms of one sign after
+    # the first ~(a - b) of them).
+    a1 = jnp.where(pos, a, b - a)
+    xs = jnp.abs(x)
+    near = jnp.where(xs <= _KUMMER_ASYMPTOTIC, xs, 0.0)
+    s = _series([a1], [b], near)
+    out = jnp.where(pos, s, jnp.exp(-near) * s)
+    # x -> -inf: Gamma(b)/Gamma(b-a) (-x)^-a sum_k (a)_k (a-b+1)_k / k! (-x)^-k, the
+    # exponentially small part below float64's range.
+    far = jnp.where(xs > _KUMMER_ASYMPTOTIC, -1.0 / jnp.maximum(xs, 1.0), 0.0)
+    tail = _asymptotic_sum(a, a - b + 1.0, far)
+    asym = _gamma(b) * _rgamma(b - a) * jnp.maximum(xs, 1.0) ** (-a) * tail
+    out = jnp.where(~pos & (xs > _KUMMER_ASYMPTOTIC), asym, out)
+    out = jnp.where(_is_nonpositive_integer(b) & ~(_is_nonpositive_integer(a) & (a > b)),
+                    jnp.inf, out)
+    return jnp.where(jnp.isnan(a) | jnp.isnan(b) | jnp.isnan(x), jnp.nan, out)
+
+
+def _asymptotic_sum(p, q, w):
+    """``sum_k (p)_k (q)_k w^k / k!`` stopped at its smallest term (|w| small)."""
+    eps = float(np.finfo(w.dtype).eps)
+
+    def cond(carry):
+        k, s, t, _ = carry
+        return (k < 200) & jnp.any(jnp.abs(t) > eps * jnp.abs(s))
+
+    def body(carry):
+        k, s, t, done = carry
+        kf = lax.convert_element_type(k, w.dtype)
+        nxt = t * (p + kf) * (q + kf) * w / (kf + 1.0)
+        done = done | (jnp.abs(nxt) >= jnp.abs(t)) | (jnp.abs(t) <= eps * jnp.abs(s))
+        nxt = jnp.where(done, 0.0, nxt)
+        return k + 1, s + nxt, nxt, done
+
+    one = jnp.ones_like(w)
+    return lax.while_loop(cond, body, (0, one, one, jnp.zeros(w.shape, bool)))[1]
+
+
+@partial(custom_jvp, symbolic_zeros=True)
+def _hyp1f1(a, b, x):
+    return _hyp1f1_value(a, b, x)
+
+
+@_hyp1f1.defjvp
+def _hyp1f1_jvp(primals, tangents):
+    (a, b, x), (da, db, dx) = primals, tangents
+    _parameter_tangent_unsupported("hyp1f1", a=da, b=db)
+    out = _hyp1f1(a, b, x)
+    if isinstance(dx, SymbolicZero):
+        return out, jnp.zeros_like(out)
+    return out, a / b * _hyp1f1(a + 1.0, b + 1.0, x) * dx
+
+
+def _parameter_tangent_unsupported(name, **tangents):
+    for key, t in tangents.items():
+        if not isinstance(t, SymbolicZero):
+            raise NotImplementedError(
+                f"minijax.scipy.special.{name}: the derivative with respect to the parameter "
+                f"{key} is not implemented (only with respect to x); pass {key} as a constant "
+                "(e.g. close over it) when differentiating")
+
+
+def _check_real(name, *args):
+    if any(jnp.iscomplexobj(v) for v in args):
+        raise NotImplementedError(f"minijax.scipy.special.{name}: complex input is not "
+                                  "supported; pass real arrays")
+
+
+def hyp1f1(a, b, x):
+    """Kummer's confluent hypergeometric function ``1F1(a; b; x)`` for real arguments."""
+    a, b, x = promote_inexact(a, b, x)
+    _check_real("hyp1f1", a, b, x)
+    a, b, x = jnp.broadcast_arrays(a, b, x)
+    return _hyp1f1(a, b, x)
+
+
+# ----------------------------------------------------------------------------- 2F1
+
+def _gauss_unit(a, b, c, z):
+    """2F1(a, b; c; z) for 0 <= z < 1."""
+    d = c - a - b
+    euler = d < 0
+    # Euler's transformation when c - a - b < 0 (the direct series' terms grow like k^-d)
+    ea = jnp.where(euler, c - a, a)
+    eb = jnp.where(euler, c - b, b)
+    near_one = (z > _GAUSS_NEAR_ONE) & (jnp.abs(d - jnp.round(d)) > _NEAR_INTEGER)
+    zs = jnp.where(near_one, 0.0, z)
+    direct = _series([ea, eb], [c], zs)
+    direct = jnp.where(euler, (1.0 - zs) ** d * direct, direct)
+    # A&S 15.3.6 in w = 1 - z, the two series at |w| < 0.1
+    w = jnp.where(near_one, 1.0 - z, 0.0)
+    dd = jnp.where(near_one, d, 0.5)
+    first = _series([a, b], [1.0 - dd], w)
+    second = _series([c - a, c - b], [1.0 + dd], w)
+    gc = _gamma(c)
+    conn = (gc * _gamma(dd) * _rgamma(c - a) * _rgamma(c - b) * first
+            + w ** dd * gc * _gamma(-dd) * _rgamma(a) * _rgamma(b) * second)
+    return jnp.where(near_one, conn, direct)
+
+
+def _hyp2f1_value(a, b, c, x):
+    neg = x < 0
+    # Pfaff: (1-x)^-a 2F1(a, c-b; c; x/(x-1)); of the two forms take the one whose new
+    # series has the smaller excess a - b (fewer terms of growing size)
+    swap = a > b
+    p = jnp.where(swap, b, a)
+    q = jnp.where(swap, a, b)
+    xn = jnp.where(neg, x, 0.0)
+    z = jnp.where(neg, xn / (xn - 1.0), jnp.where(x < 1, x, 0.0))
+    pa = jnp.where(neg, p, a)
+    pb = jnp.where(neg, c - q, b)
+    out = _gauss_unit(pa, pb, c, z)
+    out = jnp.where(neg, (1.0 - xn) ** (-p) * out, out)
+    d = c - a - b
+    at_one = jnp.where(d > 0, _gamma(c) * _gamma(jnp.where(d > 0, d, 1.0))
+                       * _rgamma(c - a) * _rgamma(c - b), jnp.inf)
+    out = jnp.where(x == 1, at_one, out)
+    out = jnp.where(x > 1, jnp.inf, out)
+    terminates = (_is_nonpositive_integer(a) & (a > c)) | (_is_nonpositive_integer(b) & (b > c))
+    out = jnp.where(_is_nonpositive_integer(c) & ~terminates, jnp.inf, out)
+    out = jnp.where((x == 0) | (a == 0) | (b == 0), 1.0, out)
+    bad = jnp.isnan(a) | jnp.isnan(b) | jnp.isnan(c) | jnp.isnan(x)
+    return jnp.where(bad, jnp.nan, out)
+
+
+@partial(custom_jvp, symbolic_zeros=True)
+def _hyp2f1(a, b, c, x):
+    return _hyp2f1_value(a, b, c, x)
+
+
+@_hyp2f1.defjvp
+def _hyp2f1_jvp(primals, tangents):
+    (a, b, c, x), (da, db, dc, dx) = primals, tangents
+    _parameter_tangent_unsupported("hyp2f1", a=da, b=db, c=dc)
+    out = _hyp2f1(a, b, c, x)
+    if isinstance(dx, SymbolicZero):
+        return out, jnp.zeros_like(out)
+    return out, a * b / c * _hyp2f1(a + 1.0, b + 1.0, c + 1.0, x) * dx
+
+
+def hyp2f1(a, b, c, x):
+    """Gauss's hypergeometric function ``2F1(a, b; c; x)`` for real arguments (``x <= 1``)."""
+    a, b, c, x = promote_inexact(a, b, c, x)
+    _check_real("hyp2f1", a, b, c, x)
+    a, b, c, x = jnp.broadcast_arrays(a, b, c, x)
+    return _hyp2f1(a, b, c, x)
