@@ -83,9 +83,9 @@ def _hyp1f1_value(a, b, x):
     near = jnp.where(xs <= _KUMMER_ASYMPTOTIC, xs, 0.0)
     s = _series([a1], [b], near)
     out = jnp.where(pos, s, jnp.exp(-near) * s)
-    # x -> -inf: Gamma(b)/Gamma(b-a) (-x)^-a sum_k (a)_k (a-b+1)_k / k! (-x)^-k, the
+    # x -> -inf: Gamma(b)/Gamma(b-a) (-x)^-a sum_k (a)_k (a-b+1)_k / k! (-x)^-k (DLMF 13.7.2), the
     # exponentially small part below float64's range.
-    far = jnp.where(xs > _KUMMER_ASYMPTOTIC, -1.0 / jnp.maximum(xs, 1.0), 0.0)
+    far = jnp.where(xs > _KUMMER_ASYMPTOTIC, 1.0 / jnp.maximum(xs, 1.0), 0.0)
     tail = _asymptotic_sum(a, a - b + 1.0, far)
     asym = _gamma(b) * _rgamma(b - a) * jnp.maximum(xs, 1.0) ** (-a) * tail
     out = jnp.where(~pos & (xs > _KUMMER_ASYMPTOTIC), asym, out)
