@@ -68,6 +68,22 @@ def test_special_points():
                                rtol=1e-13)
 
 
+def test_polynomials_past_a_pole():
+    # a non-positive integer a (or b) ends the series before the pole in b (or c): SciPy
+    # sums the polynomial, at every x (transformations do not hold there)
+    a = np.array([-2.0, -2.0, -3.0, -3.0, -1.0])
+    b = np.array([-4.0, -4.0, 2.5, -2.0, 0.5])
+    x = np.array([1.5, -1.5, -800.0, 1.0, -20.0])
+    np.testing.assert_allclose(np.asarray(ms.hyp1f1(a, b, x)), ss.hyp1f1(a, b, x),
+                               rtol=1e-13)
+    a = np.array([-2.0, -2.0, 1.5, -3.0, -3.0, -3.0, -3.0])
+    b = np.array([1.5, 1.5, -2.0, 1.5, 1.5, 1.5, 1.5])
+    c = np.array([-4.0, -4.0, -4.0, -2.0, 2.0, 2.0, 2.0])
+    x = np.array([0.3, -3.0, 0.95, 0.3, 1.0, 3.0, -30.0])
+    np.testing.assert_allclose(np.asarray(ms.hyp2f1(a, b, c, x)), ss.hyp2f1(a, b, c, x),
+                               rtol=1e-13)
+
+
 def test_hyp1f1_large_negative_x():
     # past the Kummer sum's range: the algebraic large-|x| expansion
     a = np.array([0.5, 1.0, 2.5, 4.0])

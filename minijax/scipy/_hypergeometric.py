@@ -75,22 +75,29 @@ def _rgamma(v):
 # ----------------------------------------------------------------------------- 1F1
 
 def _hyp1f1_value(a, b, x):
-    pos = x >= 0
+    # a pole in b is inf unless a terminates the series first
+    b_pole = _is_nonpositive_integer(b) & ~(_is_nonpositive_integer(a) & (a > b))
+    b = jnp.where(b_pole, 1.0, b)   # keeps the masked-off series finite
+    # a polynomial (a a non-positive integer) is summed as it is, as SciPy does even where
+    # b is a pole beyond its degree (where Kummer's transformation does not hold)
+    poly = _is_nonpositive_integer(a)
+    pos = (x >= 0) | poly
     # x >= 0: the direct series; x < 0: Kummer's transformation (terms of one sign after
     # the first ~(a - b) of them).
     a1 = jnp.where(pos, a, b - a)
     xs = jnp.abs(x)
     near = jnp.where(xs <= _KUMMER_ASYMPTOTIC, xs, 0.0)
-    s = _series([a1], [b], near)
+    s = _series([a1], [b], jnp.where(poly, x, near))
     out = jnp.where(pos, s, jnp.exp(-near) * s)
     # x -> -inf: Gamma(b)/Gamma(b-a) (-x)^-a sum_k (a)_k (a-b+1)_k / k! (-x)^-k (DLMF 13.7.2), the
     # exponentially small part below float64's range.
-    far = jnp.where(xs > _KUMMER_ASYMPTOTIC, 1.0 / jnp.maximum(xs, 1.0), 0.0)
-    tail = _asymptotic_sum(a, a - b + 1.0, far)
-    asym = _gamma(b) * _rgamma(b - a) * jnp.maximum(xs, 1.0) ** (-a) * tail
-    out = jnp.where(~pos & (xs > _KUMMER_ASYMPTOTIC), asym, out)
-    out = jnp.where(_is_nonpositive_integer(b) & ~(_is_nonpositive_integer(a) & (a > b)),
-                    jnp.inf, out)
+    use_far = ~pos & (xs > _KUMMER_ASYMPTOTIC)
+    fa, fb = jnp.where(use_far, a, 0.5), jnp.where(use_far, b, 1.5)
+    far = jnp.where(use_far, 1.0 / jnp.where(use_far, xs, 1.0), 0.0)
+    tail = _asymptotic_sum(fa, fa - fb + 1.0, far)
+    asym = _gamma(fb) * _rgamma(fb - fa) * jnp.where(use_far, xs, 1.0) ** (-fa) * tail
+    out = jnp.where(use_far, asym, out)
+    out = jnp.where(b_pole, jnp.inf, out)
     return jnp.where(jnp.isnan(a) | jnp.isnan(b) | jnp.isnan(x), jnp.nan, out)
 
 
@@ -177,25 +184,35 @@ def _gauss_unit(a, b, c, z):
 
 
 def _hyp2f1_value(a, b, c, x):
-    neg = x < 0
+    # a pole in c is inf unless a or b terminates the series first
+    terminates = (_is_nonpositive_integer(a) & (a > c)) | (_is_nonpositive_integer(b) & (b > c))
+    c_pole = _is_nonpositive_integer(c) & ~terminates
+    c = jnp.where(c_pole, 1.0, c)   # keeps the masked-off series finite
+    # a polynomial (a or b a non-positive integer) is summed as it is, as SciPy does
+    poly = _is_nonpositive_integer(a) | _is_nonpositive_integer(b)
+    neg = (x < 0) & ~poly
     # Pfaff: (1-x)^-a 2F1(a, c-b; c; x/(x-1)); of the two forms take the one whose new
     # series has the smaller excess a - b (fewer terms of growing size)
     swap = a > b
     p = jnp.where(swap, b, a)
     q = jnp.where(swap, a, b)
     xn = jnp.where(neg, x, 0.0)
-    z = jnp.where(neg, xn / (xn - 1.0), jnp.where(x < 1, x, 0.0))
+    z = jnp.where(neg, xn / (xn - 1.0), jnp.where((x < 1) & ~poly, x, 0.0))
     pa = jnp.where(neg, p, a)
     pb = jnp.where(neg, c - q, b)
-    out = _gauss_unit(pa, pb, c, z)
+    # (the polynomials are summed below; keep their masked-off general path finite)
+    out = _gauss_unit(jnp.where(poly, 0.5, pa), jnp.where(poly, 0.5, pb),
+                      jnp.where(poly, 1.5, c), z)
     out = jnp.where(neg, (1.0 - xn) ** (-p) * out, out)
-    d = c - a - b
-    at_one = jnp.where(d > 0, _gamma(c) * _gamma(jnp.where(d > 0, d, 1.0))
-                       * _rgamma(c - a) * _rgamma(c - b), jnp.inf)
+    # x == 1: Gauss's sum when c - a - b > 0, else inf; x > 1: inf (SciPy's real function)
+    gauss = (x == 1) & (c - a - b > 0) & ~c_pole
+    oa, ob, oc = jnp.where(gauss, a, 0.5), jnp.where(gauss, b, 0.5), jnp.where(gauss, c, 2.0)
+    at_one = jnp.where(gauss, _gamma(oc) * _gamma(oc - oa - ob) * _rgamma(oc - oa)
+                       * _rgamma(oc - ob), jnp.inf)
     out = jnp.where(x == 1, at_one, out)
     out = jnp.where(x > 1, jnp.inf, out)
-    terminates = (_is_nonpositive_integer(a) & (a > c)) | (_is_nonpositive_integer(b) & (b > c))
-    out = jnp.where(_is_nonpositive_integer(c) & ~terminates, jnp.inf, out)
+    out = jnp.where(poly, _series([a, b], [c], jnp.where(poly, x, 0.0)), out)
+    out = jnp.where(c_pole, jnp.inf, out)
     out = jnp.where((x == 0) | (a == 0) | (b == 0), 1.0, out)
     bad = jnp.isnan(a) | jnp.isnan(b) | jnp.isnan(c) | jnp.isnan(x)
     return jnp.where(bad, jnp.nan, out)
