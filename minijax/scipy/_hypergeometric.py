@@ -10,8 +10,8 @@ terms are (almost all) of one sign and decay fast:
   formula in ``1 - z`` (A&S 15.3.6) for ``z > _GAUSS_NEAR_ONE`` when ``c - a - b`` is not
   near an integer.
 
-Derivatives in ``x`` come from ``custom_jvp`` with the contiguous-parameter identities; the
-parameters' derivatives are not implemented (a clear ``NotImplementedError``).
+Derivatives in ``x`` come from ``custom_jvp`` with the contiguous-parameter identities; those
+in the parameters from forward mode through the same summation, evaluated as primal values.
 """
 
 from functools import partial
@@ -20,6 +20,7 @@ import numpy as np
 
 from .. import lax
 from .. import numpy as jnp
+from ..api import jvp
 from ..custom_derivatives import SymbolicZero, custom_jvp
 from ._util import promote_inexact
 
@@ -128,21 +129,32 @@ def _hyp1f1(a, b, x):
 
 @_hyp1f1.defjvp
 def _hyp1f1_jvp(primals, tangents):
-    (a, b, x), (da, db, dx) = primals, tangents
-    _parameter_tangent_unsupported("hyp1f1", a=da, b=db)
+    (a, b, x), dx = primals, tangents[2]
     out = _hyp1f1(a, b, x)
-    if isinstance(dx, SymbolicZero):
-        return out, jnp.zeros_like(out)
-    return out, a / b * _hyp1f1(a + 1.0, b + 1.0, x) * dx
+    tangent = jnp.zeros_like(out)
+    if not isinstance(dx, SymbolicZero):
+        tangent = tangent + a / b * _hyp1f1(a + 1.0, b + 1.0, x) * dx
+    return out, tangent + _parameter_tangent(_hyp1f1_value, primals, tangents, 2)
 
 
-def _parameter_tangent_unsupported(name, **tangents):
-    for key, t in tangents.items():
-        if not isinstance(t, SymbolicZero):
-            raise NotImplementedError(
-                f"minijax.scipy.special.{name}: the derivative with respect to the parameter "
-                f"{key} is not implemented (only with respect to x); pass {key} as a constant "
-                "(e.g. close over it) when differentiating")
+def _parameter_tangent(value_fn, primals, tangents, n_params):
+    """sum_i dF/dp_i * dp_i over the parameters with a tangent.
+
+    Each partial is itself a primal value here: forward mode through the summation (the
+    loops stop on the value's convergence, so the differentiated sums converge with it),
+    seeded with ones so that the result stays linear in the outer tangents (and so
+    transposable for reverse mode, which the loops are not).
+    """
+    total = 0.0
+    for i in range(n_params):
+        dp = tangents[i]
+        if isinstance(dp, SymbolicZero):
+            continue
+        seeds = [jnp.zeros_like(p) for p in primals]
+        seeds[i] = jnp.ones_like(primals[i])
+        _, partial_i = jvp(value_fn, tuple(primals), tuple(seeds))
+        total = total + partial_i * dp
+    return total
 
 
 def _check_real(name, *args):
@@ -179,7 +191,7 @@ def _gauss_unit(a, b, c, z):
     second = _series([c - a, c - b], [1.0 + dd], w)
     gc = _gamma(c)
     conn = (gc * _gamma(dd) * _rgamma(c - a) * _rgamma(c - b) * first
-            + w ** dd * gc * _gamma(-dd) * _rgamma(a) * _rgamma(b) * second)
+            + jnp.where(near_one, w, 1.0) ** dd * gc * _gamma(-dd) * _rgamma(a) * _rgamma(b) * second)
     return jnp.where(near_one, conn, direct)
 
 
@@ -225,12 +237,12 @@ def _hyp2f1(a, b, c, x):
 
 @_hyp2f1.defjvp
 def _hyp2f1_jvp(primals, tangents):
-    (a, b, c, x), (da, db, dc, dx) = primals, tangents
-    _parameter_tangent_unsupported("hyp2f1", a=da, b=db, c=dc)
+    (a, b, c, x), dx = primals, tangents[3]
     out = _hyp2f1(a, b, c, x)
-    if isinstance(dx, SymbolicZero):
-        return out, jnp.zeros_like(out)
-    return out, a * b / c * _hyp2f1(a + 1.0, b + 1.0, c + 1.0, x) * dx
+    tangent = jnp.zeros_like(out)
+    if not isinstance(dx, SymbolicZero):
+        tangent = tangent + a * b / c * _hyp2f1(a + 1.0, b + 1.0, c + 1.0, x) * dx
+    return out, tangent + _parameter_tangent(_hyp2f1_value, primals, tangents, 3)
 
 
 def hyp2f1(a, b, c, x):
