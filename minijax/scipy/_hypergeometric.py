@@ -4,7 +4,7 @@ Both are summed from their power series, moved by exact transformations to where
 terms are (almost all) of one sign and decay fast:
 
 - 1F1: Kummer's ``1F1(a; b; x) = e^x 1F1(b - a; b; -x)`` for ``x < 0``, the large-argument
-  expansion for ``x < -_KUMMER_ASYMPTOTIC``.
+  expansion for ``x`` below about ``-log(finfo.max)``.
 - 2F1: Pfaff's ``(1 - x)^-a 2F1(a, c - b; c; x / (x - 1))`` for ``x < 0``, Euler's
   ``(1 - x)^(c - a - b) 2F1(c - a, c - b; c; x)`` when ``c - a - b < 0``, and the connection
   formula in ``1 - z`` (A&S 15.3.6) for ``z > _GAUSS_NEAR_ONE`` when ``c - a - b`` is not
@@ -25,9 +25,8 @@ from ..custom_derivatives import SymbolicZero, custom_jvp
 from ._util import promote_inexact
 
 _MAX_TERMS = 4000
-_KUMMER_ASYMPTOTIC = 650.0   # e^|x| beyond this would overflow the Kummer-transformed sum
 _GAUSS_NEAR_ONE = 0.9
-_NEAR_INTEGER = 0.02         # |c - a - b - round| below this keeps the (slow) series near 1
+_INTEGER_EXCESS = 1e-9       # |c - a - b - round| below this takes the integer formula
 
 
 def _series(nums, dens, x):
@@ -87,12 +86,14 @@ def _hyp1f1_value(a, b, x):
     # the first ~(a - b) of them).
     a1 = jnp.where(pos, a, b - a)
     xs = jnp.abs(x)
-    near = jnp.where(xs <= _KUMMER_ASYMPTOTIC, xs, 0.0)
+    # beyond this e^|x| would overflow the Kummer-transformed sum (650 in float64, 79 in float32)
+    kummer_max = 0.92 * float(np.log(np.finfo(x.dtype).max))
+    near = jnp.where(xs <= kummer_max, xs, 0.0)
     s = _series([a1], [b], jnp.where(poly, x, near))
     out = jnp.where(pos, s, jnp.exp(-near) * s)
     # x -> -inf: Gamma(b)/Gamma(b-a) (-x)^-a sum_k (a)_k (a-b+1)_k / k! (-x)^-k (DLMF 13.7.2), the
     # exponentially small part below float64's range.
-    use_far = ~pos & (xs > _KUMMER_ASYMPTOTIC)
+    use_far = ~pos & (xs > kummer_max)
     fa, fb = jnp.where(use_far, a, 0.5), jnp.where(use_far, b, 1.5)
     far = jnp.where(use_far, 1.0 / jnp.where(use_far, xs, 1.0), 0.0)
     tail = _asymptotic_sum(fa, fa - fb + 1.0, far)
@@ -180,8 +181,12 @@ def _gauss_unit(a, b, c, z):
     # Euler's transformation when c - a - b < 0 (the direct series' terms grow like k^-d)
     ea = jnp.where(euler, c - a, a)
     eb = jnp.where(euler, c - b, b)
-    near_one = (z > _GAUSS_NEAR_ONE) & (jnp.abs(d - jnp.round(d)) > _NEAR_INTEGER)
-    zs = jnp.where(near_one, 0.0, z)
+    m = jnp.round(d)
+    gap = jnp.abs(d - m)
+    high = z > _GAUSS_NEAR_ONE
+    near_one = high & (gap > _INTEGER_EXCESS)
+    integer = high & (gap <= _INTEGER_EXCESS)
+    zs = jnp.where(high, 0.0, z)
     direct = _series([ea, eb], [c], zs)
     direct = jnp.where(euler, (1.0 - zs) ** d * direct, direct)
     # A&S 15.3.6 in w = 1 - z, the two series at |w| < 0.1
@@ -191,8 +196,64 @@ def _gauss_unit(a, b, c, z):
     second = _series([c - a, c - b], [1.0 + dd], w)
     gc = _gamma(c)
     conn = (gc * _gamma(dd) * _rgamma(c - a) * _rgamma(c - b) * first
-            + jnp.where(near_one, w, 1.0) ** dd * gc * _gamma(-dd) * _rgamma(a) * _rgamma(b) * second)
-    return jnp.where(near_one, conn, direct)
+            + jnp.where(near_one, w, 1.0) ** dd * gc * _gamma(-dd) * _rgamma(a) * _rgamma(b)
+            * second)
+    # c - a - b an integer: the logarithmic limit of 15.3.6 (DLMF 15.8.10), on the Euler-
+    # transformed parameters so that the integer m = |c - a - b| is >= 0
+    ia, ib = jnp.where(integer, ea, 0.5), jnp.where(integer, eb, 0.5)
+    im = jnp.where(integer, jnp.abs(m), 0.0)
+    iw = jnp.where(integer, 1.0 - z, 0.5)
+    log_limit = _gauss_integer_excess(ia, ib, im, iw)
+    log_limit = jnp.where(euler, iw ** d * log_limit, log_limit)
+    return jnp.where(near_one, conn, jnp.where(integer, log_limit, direct))
+
+
+def _gauss_integer_excess(a, b, m, w):
+    """2F1(a, b; a + b + m; 1 - w) for an integer m >= 0 and small w (DLMF 15.8.10)."""
+    c = a + b + m
+    eps = float(np.finfo(w.dtype).eps)
+
+    # the finite sum over k < m
+    def finite_cond(carry):
+        k, _, t = carry
+        return jnp.any(lax.convert_element_type(k, w.dtype) < m)
+
+    def finite_body(carry):
+        k, s, t = carry
+        kf = lax.convert_element_type(k, w.dtype)
+        s = s + jnp.where(kf < m, t, 0.0)
+        safe = jnp.where(kf + 1.0 < m, 1.0 - m + kf, 1.0)
+        t = t * (a + kf) * (b + kf) / ((kf + 1.0) * safe) * w
+        return k + 1, s, t
+
+    zero = jnp.zeros_like(w)
+    _, finite, _ = lax.while_loop(finite_cond, finite_body, (0, zero, jnp.ones_like(w)))
+    m_pos = jnp.where(m > 0, m, 1.0)
+    finite = jnp.where(m > 0, _gamma(m_pos) * _gamma(c) * _rgamma(a + m) * _rgamma(b + m)
+                       * finite, 0.0)
+
+    # the logarithmic series; the digammas advance by psi(y + 1) = psi(y) + 1/y
+    log_w = jnp.log(w)
+    am, bm = a + m, b + m
+
+    def cond(carry):
+        k, s, t, *_ = carry
+        return (k < 500) & jnp.any(jnp.abs(t) > eps * jnp.abs(s))
+
+    def body(carry):
+        k, s, t, p1, pm, pa, pb = carry
+        s = s + t * (log_w - p1 - pm + pa + pb)
+        kf = lax.convert_element_type(k, w.dtype)
+        t = t * (am + kf) * (bm + kf) / ((kf + 1.0) * (kf + m + 1.0)) * w
+        return (k + 1, s, t, p1 + 1.0 / (kf + 1.0), pm + 1.0 / (kf + m + 1.0),
+                pa + 1.0 / (am + kf), pb + 1.0 / (bm + kf))
+
+    t0 = jnp.exp(-lax.lgamma(m + 1.0))   # 1 / m!
+    init = (0, zero, t0, lax.digamma(jnp.ones_like(w)), lax.digamma(m + 1.0),
+            lax.digamma(am), lax.digamma(bm))
+    log_sum = lax.while_loop(cond, body, init)[1]
+    sign = jnp.where(jnp.remainder(m, 2.0) == 1.0, -1.0, 1.0)
+    return finite - sign * w ** m * _gamma(c) * _rgamma(a) * _rgamma(b) * log_sum
 
 
 def _hyp2f1_value(a, b, c, x):
