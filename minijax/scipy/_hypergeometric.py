@@ -7,8 +7,9 @@ terms are (almost all) of one sign and decay fast:
   expansion for ``x`` below about ``-log(finfo.max)``.
 - 2F1: Pfaff's ``(1 - x)^-a 2F1(a, c - b; c; x / (x - 1))`` for ``x < 0``, Euler's
   ``(1 - x)^(c - a - b) 2F1(c - a, c - b; c; x)`` when ``c - a - b < 0``, and the connection
-  formula in ``1 - z`` (A&S 15.3.6) for ``z > _GAUSS_NEAR_ONE`` when ``c - a - b`` is not
-  near an integer.
+  formula in ``1 - z`` (A&S 15.3.6) for ``z > _GAUSS_NEAR_ONE``, or its logarithmic limit
+  (DLMF 15.8.10) when ``c - a - b`` is an integer. Polynomials (a non-positive integer
+  ``a`` or ``b``) are summed as they are, as SciPy does.
 
 Derivatives in ``x`` come from ``custom_jvp`` with the contiguous-parameter identities; those
 in the parameters from forward mode through the same summation, evaluated as primal values.
