@@ -22,6 +22,7 @@ import numpy as np
 from .. import lax
 from .. import numpy as jnp
 from ..api import jvp
+from ..config import config
 from ..custom_derivatives import SymbolicZero, custom_jvp
 from ._util import promote_inexact
 
@@ -159,6 +160,14 @@ def _parameter_tangent(value_fn, primals, tangents, n_params):
     return total
 
 
+def _working(*args):
+    """The arguments in float64 when that is enabled: the sums' cancellation and the
+    transformations' exponentials cost float32 several digits and much of its range."""
+    if args[0].dtype.itemsize < 8 and config.enable_x64:
+        return [v.astype(np.float64) for v in args]
+    return args
+
+
 def _check_real(name, *args):
     if any(jnp.iscomplexobj(v) for v in args):
         raise NotImplementedError(f"minijax.scipy.special.{name}: complex input is not "
@@ -169,8 +178,9 @@ def hyp1f1(a, b, x):
     """Kummer's confluent hypergeometric function ``1F1(a; b; x)`` for real arguments."""
     a, b, x = promote_inexact(a, b, x)
     _check_real("hyp1f1", a, b, x)
-    a, b, x = jnp.broadcast_arrays(a, b, x)
-    return _hyp1f1(a, b, x)
+    dtype = x.dtype
+    a, b, x = jnp.broadcast_arrays(*_working(a, b, x))
+    return _hyp1f1(a, b, x).astype(dtype)
 
 
 # ----------------------------------------------------------------------------- 2F1
@@ -311,5 +321,6 @@ def hyp2f1(a, b, c, x):
     """Gauss's hypergeometric function ``2F1(a, b; c; x)`` for real arguments (``x <= 1``)."""
     a, b, c, x = promote_inexact(a, b, c, x)
     _check_real("hyp2f1", a, b, c, x)
-    a, b, c, x = jnp.broadcast_arrays(a, b, c, x)
-    return _hyp2f1(a, b, c, x)
+    dtype = x.dtype
+    a, b, c, x = jnp.broadcast_arrays(*_working(a, b, c, x))
+    return _hyp2f1(a, b, c, x).astype(dtype)
