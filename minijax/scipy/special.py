@@ -16,11 +16,12 @@ from ..core import Tracer
 from ..custom_derivatives import custom_jvp
 from . import _faddeeva
 from ._bessel import iv, ive, j0, j1, jn, jv, y0, y1, yn, yv
+from ._hypergeometric import hyp1f1, hyp2f1
 from ._util import promote_inexact
 
 __all__ = ["bernoulli", "bessel_jn", "beta", "betainc", "betaln", "boxcox", "boxcox1p", "comb", "dawsn", "digamma",
            "entr", "erf", "erfc", "erfcinv", "erfcx", "erfinv", "exp1", "expi", "expn", "expit", "factorial", "gamma", "gammainc",
-           "gammaincc", "gammaln", "gammasgn", "i0", "i0e", "i1", "i1e", "iv", "ive", "j0", "j1",
+           "gammaincc", "gammaln", "gammasgn", "hyp1f1", "hyp2f1", "i0", "i0e", "i1", "i1e", "iv", "ive", "j0", "j1",
            "jn", "jv", "kl_div", "log_ndtr", "log_softmax", "loggamma", "logit", "logsumexp",
            "multigammaln", "ndtr", "ndtri", "owens_t", "poch", "polygamma", "psi", "rel_entr", "rgamma",
            "softmax", "sph_harm_y", "spence", "wofz", "xlog1py", "xlogy", "y0", "y1", "yn", "yv", "zeta"]
