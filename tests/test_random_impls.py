@@ -17,6 +17,7 @@ import minijax
 import minijax.random as mr
 from minijax import lax
 from minijax.config import config
+from test_random import assert_same   # (the same element-for-element comparison)
 
 IMPLS = ["rbg", "unsafe_rbg"]
 ALL_IMPLS = ["threefry2x32", *IMPLS]
@@ -93,15 +94,6 @@ def few(r, k):
             "normal": r.normal(k2, (2,)), "randint": r.randint(k2, (3,), 0, 9),
             "permutation": r.permutation(k2, 4), "gamma": r.gamma(k2, np.array([0.5, 2.0])),
             "beta": r.beta(k1, 2.0, 0.5, (2,))}
-
-
-def assert_same(ours, theirs):
-    assert set(ours) == set(theirs)
-    for name in ours:
-        a, b = np.asarray(ours[name]), np.asarray(theirs[name])
-        assert a.dtype == b.dtype, (name, a.dtype, b.dtype)
-        assert a.shape == b.shape, (name, a.shape, b.shape)
-        np.testing.assert_array_equal(a, b, err_msg=name)
 
 
 @pytest.mark.parametrize("impl", IMPLS)

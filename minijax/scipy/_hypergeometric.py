@@ -24,7 +24,7 @@ from .. import numpy as jnp
 from ..api import jvp
 from ..config import config
 from ..custom_derivatives import SymbolicZero, custom_jvp
-from ._util import promote_inexact
+from ._util import check_real, promote_inexact
 
 _MAX_TERMS = 4000
 _GAUSS_NEAR_ONE = 0.9
@@ -168,16 +168,10 @@ def _working(*args):
     return args
 
 
-def _check_real(name, *args):
-    if any(jnp.iscomplexobj(v) for v in args):
-        raise NotImplementedError(f"minijax.scipy.special.{name}: complex input is not "
-                                  "supported; pass real arrays")
-
-
 def hyp1f1(a, b, x):
     """Kummer's confluent hypergeometric function ``1F1(a; b; x)`` for real arguments."""
     a, b, x = promote_inexact(a, b, x)
-    _check_real("hyp1f1", a, b, x)
+    check_real("hyp1f1", a, b, x, hint="pass real arrays")
     dtype = x.dtype
     a, b, x = jnp.broadcast_arrays(*_working(a, b, x))
     return _hyp1f1(a, b, x).astype(dtype)
@@ -320,7 +314,7 @@ def _hyp2f1_jvp(primals, tangents):
 def hyp2f1(a, b, c, x):
     """Gauss's hypergeometric function ``2F1(a, b; c; x)`` for real arguments (``x <= 1``)."""
     a, b, c, x = promote_inexact(a, b, c, x)
-    _check_real("hyp2f1", a, b, c, x)
+    check_real("hyp2f1", a, b, c, x, hint="pass real arrays")
     dtype = x.dtype
     a, b, c, x = jnp.broadcast_arrays(*_working(a, b, c, x))
     return _hyp2f1(a, b, c, x).astype(dtype)

@@ -15,6 +15,14 @@ def promote_inexact(*args):
     return [jnp.asarray(a, dtype=dtype) for a in args]
 
 
+def check_real(name, *args, hint=""):
+    """Raise ``NotImplementedError`` when a function with a real algorithm only is given
+    complex input (``hint``: what to use instead)."""
+    if any(jnp.iscomplexobj(a) for a in args):
+        raise NotImplementedError(f"minijax.scipy.special.{name}: complex input is not "
+                                  f"supported{'; ' + hint if hint else ''}")
+
+
 def reject(name, **given):
     """Raise ``NotImplementedError`` for keywords given a value minijax does not support."""
     for key, value in given.items():

@@ -17,7 +17,7 @@ from ..custom_derivatives import custom_jvp
 from . import _faddeeva
 from ._bessel import iv, ive, j0, j1, jn, jv, y0, y1, yn, yv
 from ._hypergeometric import hyp1f1, hyp2f1
-from ._util import promote_inexact
+from ._util import check_real, promote_inexact
 
 __all__ = ["bernoulli", "bessel_jn", "beta", "betainc", "betaln", "boxcox", "boxcox1p", "comb", "dawsn", "digamma",
            "entr", "erf", "erfc", "erfcinv", "erfcx", "erfinv", "exp1", "expi", "expn", "expit", "factorial", "gamma", "gammainc",
@@ -222,9 +222,7 @@ def _rgamma_jvp(primals, tangents):
 def loggamma(x):
     """``log(gamma(x))`` for real ``x``: NaN for negative ``x``, as SciPy's real loop."""
     x, = promote_inexact(x)
-    if jnp.iscomplexobj(x):
-        raise NotImplementedError("minijax.scipy.special.loggamma: complex input is not "
-                                  "supported")
+    check_real("loggamma", x)
     out = lax.lgamma(x)
     return jnp.where(x < 0, jnp.nan, out)
 
@@ -388,9 +386,7 @@ def wofz(z):
 def erfcx(x):
     """The scaled complementary error function ``exp(x**2) erfc(x)`` (real ``x``)."""
     x, = promote_inexact(x)
-    if jnp.iscomplexobj(x):
-        raise NotImplementedError("minijax.scipy.special.erfcx: complex input is not "
-                                  "supported; use wofz(1j * z)")
+    check_real("erfcx", x, hint="use wofz(1j * z)")
     ax = jnp.abs(x)
     # erfcx(|x|) = w(i|x|) (real); erfcx(-x) = 2 exp(x^2) - erfcx(x)
     right = jnp.real(wofz(lax.complex(jnp.zeros_like(ax), jnp.where(jnp.isinf(ax), 0.0, ax))))
@@ -401,9 +397,7 @@ def erfcx(x):
 def dawsn(x):
     """Dawson's integral ``exp(-x**2) * integral_0^x exp(t**2) dt`` (real ``x``)."""
     x, = promote_inexact(x)
-    if jnp.iscomplexobj(x):
-        raise NotImplementedError("minijax.scipy.special.dawsn: complex input is not "
-                                  "supported")
+    check_real("dawsn", x)
     # dawsn(x) = sqrt(pi)/2 Im w(x) for real x; below 1 the Taylor series
     # sum_n (-2)^n x^(2n+1) / (2n+1)!!, which keeps the relative precision of tiny x
     small = jnp.abs(x) < 1.0
@@ -524,9 +518,7 @@ def sici(x):
     """The sine and cosine integrals ``(Si(x), Ci(x))``; ``Ci`` of negative ``x`` is
     ``Ci(|x|)`` (the real part), as SciPy."""
     x, = promote_inexact(x)
-    if jnp.iscomplexobj(x):
-        raise NotImplementedError("minijax.scipy.special.sici: complex input is not "
-                                  "supported")
+    check_real("sici", x)
     ax = jnp.abs(x)
     small = ax <= 4.0
     xs = jnp.where(small, ax, 1.0)
@@ -560,9 +552,7 @@ def sici(x):
 def fresnel(z):
     """The Fresnel integrals ``(S(z), C(z))`` of ``sin`` and ``cos(pi t**2 / 2)``."""
     z, = promote_inexact(z)
-    if jnp.iscomplexobj(z):
-        raise NotImplementedError("minijax.scipy.special.fresnel: complex input is not "
-                                  "supported")
+    check_real("fresnel", z)
     az = jnp.abs(z)
     small = az <= 1.5
     zs = jnp.where(small, az, 1.0)
@@ -624,9 +614,7 @@ def spence(z):
     """Spence's function ``int_1^z log(t) / (1 - t) dt = Li2(1 - z)`` for real ``z >= 0``
     (NaN below 0 and, as in SciPy, at ``inf``)."""
     z, = promote_inexact(z)
-    if jnp.iscomplexobj(z):
-        raise NotImplementedError("minijax.scipy.special.spence: complex input is not "
-                                  "supported")
+    check_real("spence", z)
     y = 1.0 - z
     # y in [0, 1]: direct; y < 0 (z > 1): Landen's Li2(y) = -Li2(y / (y - 1)) - log(1-y)^2/2
     inside = y >= 0
