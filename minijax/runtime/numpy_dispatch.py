@@ -1012,14 +1012,11 @@ def method_call(host_fn, fallback):
                             return fallback(self, *args)
                         r = host_fn(host, a)
                 if type(r) is _ndarray and r.dtype in _canonical:   # (_self_result, inline)
-                    out = _make(None, r)
                     owner = r.base
                     if owner is not None and (owner is host or owner is host.base):
                         root = self if self._view is None else self._view[0]
-                        out._view = [root, root._host]
-                    else:
-                        out._view = None
-                    return out
+                        return _make(None, r, None, None, [root, root._host])
+                    return _make(None, r)
                 if type(r) in _canonical_scalars:   # a 0-d result: the NumPy scalar
                     out = _make(None, r)
                     return out
@@ -1156,14 +1153,11 @@ def getitem_call(fallback):
                         return _make(None, r, None, placement)   # the NumPy scalar
                     return wrap(r)
                 if r.dtype in _canonical:   # a view (or a copy: advanced indexing)
-                    out = _make(None, r, None, placement)   # (_self_result, inline)
-                    owner = r.base
+                    owner = r.base   # (_self_result, inline)
                     if owner is not None and (owner is host or owner is host.base):
                         root = self if self._view is None else self._view[0]
-                        out._view = [root, root._host]
-                    else:
-                        out._view = None
-                    return out
+                        return _make(None, r, None, placement, [root, root._host])
+                    return _make(None, r, None, placement)
                 return _self_result(r, self, host)
         try:
             _count_fallback(__getitem__)
@@ -1355,8 +1349,7 @@ def _rows(self, host):
     root = self if self._view is None else self._view[0]
     entry = [root, root._host]   # (view entries are never changed in place: shared)
     for r in host:
-        out = _make(None, r)
-        out._view = entry
+        out = _make(None, r, None, None, entry)
         yield out
 
 
@@ -1382,14 +1375,11 @@ def property_call(host_fn, fallback):
                     host = self._value()
                 r = host_fn(host)
                 if type(r) is _ndarray and r.dtype in _canonical:   # (_self_result, inline)
-                    out = _make(None, r)
                     owner = r.base
                     if owner is not None and (owner is host or owner is host.base):
                         root = self if self._view is None else self._view[0]
-                        out._view = [root, root._host]
-                    else:
-                        out._view = None
-                    return out
+                        return _make(None, r, None, None, [root, root._host])
+                    return _make(None, r)
                 return _self_result(r, self, host)
         _count_fallback(fallback)
         return fallback(self)

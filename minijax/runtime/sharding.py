@@ -16,10 +16,10 @@ class SingleDeviceSharding:
     __slots__ = ("_device", "_host_eager")
 
     def __new__(cls, device, *, memory_kind=None):
-        if memory_kind is not None:
-            raise NotImplementedError("SingleDeviceSharding: memory kinds are not "
-                                      "supported (minijax uses each device's default "
-                                      "memory); leave memory_kind None")
+        if memory_kind not in (None, "device"):
+            raise NotImplementedError(f"SingleDeviceSharding: memory_kind={memory_kind!r} "
+                                      f"is not supported (minijax uses each device's "
+                                      f"default memory, 'device'); leave it None")
         sharding = _interned.get(device)
         if sharding is None:
             sharding = object.__new__(cls)
@@ -39,7 +39,7 @@ class SingleDeviceSharding:
 
     @property
     def memory_kind(self):
-        return None
+        return "device"
 
     @property
     def is_fully_replicated(self):
