@@ -8,7 +8,8 @@ import numpy as np
 from .. import dtypes, lax
 from ..core import Tracer, get_aval
 from ..runtime import xla_bridge
-from ..runtime.array import Array
+from ..runtime.array import Array, resolve_placement
+from ..runtime.sharding import placement_on
 from . import _elementwise as ew
 from . import _array_ufunc, _index_tricks, _indexing, _linear_algebra, _searching, _sorting, _utility
 from . import _manipulation as manip
@@ -279,7 +280,7 @@ def _tracer_to_device(self, device, /, *, stream=None):
     if stream is not None:
         raise ValueError("to_device: stream= is not supported (minijax runs on the host "
                          "client's default stream)")
-    xla_bridge.resolve_device(device, "to_device")
+    resolve_placement(device, "to_device")
     return self   # as device_put under a transformation: the staged value stays put
 
 
@@ -293,7 +294,8 @@ _TRACER_METHODS = {
     "to_device": _tracer_to_device,
 }
 
-_TRACER_PROPERTIES = {"device": _tracer_device}
+_TRACER_PROPERTIES = {"device": _tracer_device,
+                      "sharding": lambda self: placement_on(_tracer_device(self))}
 def _compare_none(op, result):
     """``op`` where ``x == None`` (``!=``) is an array of False (True), as in NumPy,
     not Python's identity answer."""

@@ -319,8 +319,6 @@ class Array:
     def committed(self):
         return self._placement is not None
 
-    is_committed = property(committed)
-
     def to_device(self, device, /, *, stream=None):
         """A copy of this array on ``device`` (a device object, such as ``x.device`` or
         one of ``minijax.devices()``, a ``SingleDeviceSharding``, or ``"cpu"``);
