@@ -36,13 +36,14 @@ from .checkpoint import checkpoint, checkpoint_policies, remat
 from . import ad_checkpoint
 from . import dlpack
 from . import scipy
+from . import sharding
 
 __version__ = "0.1.0"
 
 __all__ = [
     # modules
     "ad_checkpoint", "custom_derivatives", "debug", "dlpack", "errors", "lax", "nn", "numpy",
-    "random", "scipy", "tree",
+    "random", "scipy", "sharding", "tree",
     "tree_util",
     # configuration, arrays, jaxprs
     "Array", "ClosedJaxpr", "Primitive", "ShapeDtypeStruct", "ShapedArray", "config",

@@ -24,7 +24,7 @@ from .lax.call import jit_p
 from .numpy._indexing import refresh_if_stale
 from .dtypes import is_non_numeric
 from .runtime import dispatch, numpy_dispatch, xla_bridge
-from .runtime.array import Array, _overlapping
+from .runtime.array import Array, resolve_placement, snapshot
 from .util import LRUCache
 from .traceback_util import api_boundary
 
@@ -108,16 +108,7 @@ def _aliases(leaves):
 def _read_only_leaf(x):
     """Whether the argument leaf ``x`` cannot be updated in place (NumPy would raise)."""
     if type(x) is Array:
-        view = x._view
-        if view is None:
-            return False   # it owns its buffer: writable (copied first if observed)
-        if len(view) > 2:
-            return True    # a view NumPy made read-only (a broadcast)
-        host = x._value()
-        if host.flags.writeable:
-            return False
-        # read-only because NumPy made it so (its root is writable), or overlapping
-        return view[0]._value().flags.writeable or _overlapping(host)
+        return x._view_is_read_only()   # (an Array owning its buffer is writable)
     return isinstance(x, np.ndarray) and not x.flags.writeable
 
 
@@ -143,7 +134,7 @@ def _write_back(leaves, updated, values, who):
     for i, v in zip(updated, values):
         x = leaves[i]
         if type(x) is Array and type(v) is Array:
-            _assign_array(x, v)
+            x._replace_storage(v)
         elif isinstance(x, (Array, Tracer)):
             from .numpy._indexing import _rebind_or_raise   # deferred: numpy imports api
             _rebind_or_raise(x, v, who)
@@ -164,28 +155,11 @@ def _detached(x):
     """A distinct object holding ``x``'s current value: a residual of a derivative that
     is an argument about to be written back must keep the value it had."""
     if type(x) is Array:
-        snapshot = object.__new__(Array)
-        snapshot._rebind(x)   # shares the buffer copy-on-write
-        return snapshot
+        return snapshot(x)   # shares the buffer copy-on-write
     if isinstance(x, Tracer):
         from .numpy._core import new_object   # deferred: numpy imports api
         return new_object(x)
     return x.copy() if isinstance(x, np.ndarray) else x
-
-
-def _assign_array(x, v):
-    host = x._host
-    aval = x.aval
-    if (x._view is None and v._aval == aval and v._host is None
-            and (type(host) is not np.ndarray or host.flags.c_contiguous)):
-        # x owns its buffer: it takes v's new device buffer (no copy); x's views are
-        # derived again from it (same layout), and a later write copies it first, as
-        # the buffer read back is read-only (copy-on-write)
-        x._host = None
-        x._buffer = v._buffer
-        x._device = v._device
-    else:
-        x._assign(v)   # a view (or an unusual layout): written into the root's buffer
 
 
 # ---------------------------------------------------------------- jit
@@ -370,7 +344,7 @@ class Jitted:
             ids = []
             try:
                 for a in args:
-                    if type(a) is not Array or a._device is not None:
+                    if type(a) is not Array or a.committed():
                         break
                     ids.append(id(a.aval))
                 else:
@@ -433,7 +407,7 @@ class Jitted:
             _write_back(leaves, updated, outs[n:], who)
             outs = outs[:n]
         if (cached and not kwargs and not static_pos and len(trace_state.stack) == 1
-                and all(type(a) is Array and a._device is None for a in args)):
+                and all(type(a) is Array and not a.committed() for a in args)):
             if state.fast_x64 is not config.enable_x64:
                 state.fast.clear()
                 state.fast_ids.clear()
@@ -510,11 +484,11 @@ def _direct_call(jaxpr, consts, out_tree, updated=(), who="jit"):
             if len(args) > 1 and len({id(a) for a in args}) != len(args):
                 raise _Aliased
             for i in updated:
-                if args[i]._view is not None and _read_only_leaf(args[i]):
+                if _read_only_leaf(args[i]):
                     _check_writable(args, updated, who)
             outs = call(args)
             for i, v in zip(updated, outs[n:]):
-                _assign_array(args[i], v)
+                args[i]._replace_storage(v)
             return outs[0] if single else tree_util.tree_unflatten(out_tree, outs[:n])
         return call_and_write_back
     if tree_util.treedef_is_leaf(out_tree):
@@ -590,7 +564,7 @@ def jvp(fun, primals, tangents, has_aux=False):
 
 def _as_dtype(x, dtype):
     if isinstance(x, _VALID_SCALARS) or isinstance(x, np.ndarray):
-        return Array._from_host(np.asarray(x, dtype), get_aval(np.asarray(x, dtype)))
+        return Array._make(get_aval(np.asarray(x, dtype)), np.asarray(x, dtype))
     return x
 
 
@@ -746,7 +720,7 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False):
                             f"returned {aval.str_short()}. For holomorphic differentiation, "
                             f"pass holomorphic=True; for a non-holomorphic function with "
                             f"complex outputs, use vjp directly.")
-        g = f_vjp(Array._from_host(np.ones((), aval.dtype), aval.strip_weak_type()))
+        g = f_vjp(Array._make(aval.strip_weak_type(), np.ones((), aval.dtype)))
         g = g[0] if single else tuple(g[idx.index(i)] for i in requested)
         if has_aux:
             return (ans, res[2]), g
@@ -854,7 +828,7 @@ def _as_array(x):
     if isinstance(x, (Array, Tracer)):
         return x
     aval = get_aval(x)
-    return Array._from_host(np.array(x, aval.dtype), aval)
+    return Array._make(aval, np.array(x, aval.dtype))
 
 
 # ---------------------------------------------------------------- make_jaxpr
@@ -944,8 +918,7 @@ def print_environment_info(return_string=False):
 def device_put(x, device=None):
     """Copy a pytree of arrays to ``device`` (committed), or make Arrays of it on the
     default device (uncommitted) when ``device`` is None."""
-    if device is not None:
-        device = xla_bridge.resolve_device(device, "device_put")
+    placement = None if device is None else resolve_placement(device, "device_put")
 
     def put(leaf):
         if device is None and isinstance(leaf, (Array, np.ndarray, np.generic)) and \
@@ -955,11 +928,11 @@ def device_put(x, device=None):
             arr = _as_array(leaf) if not isinstance(leaf, Array) else leaf
             if isinstance(arr, Tracer):
                 return arr
-            if device is None:
+            if placement is None:
                 return arr
-            return Array._from_buffer(arr._device_buffer(device), arr.aval, device)
+            return arr._put(placement, "device_put")
         except errors.NonNumericDtypeError as e:
-            raise e.named(f"device_put to {device}") from None
+            raise e.named(f"device_put to {placement._device}") from None
     return tree_util.tree_map(put, x)
 
 

@@ -138,7 +138,7 @@ def _as_array(x):
     a rule sees arrays (``x.shape``, ``x.dtype``) as it does under a staging trace."""
     if isinstance(x, (bool, int, float, complex)):
         aval = get_aval(x)
-        return Array._from_host(np.asarray(x, aval.dtype), aval)
+        return Array._make(aval, np.asarray(x, aval.dtype))
     return x
 
 

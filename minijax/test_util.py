@@ -206,7 +206,7 @@ def check_primitive(fn, args, batch_size=3, rtol=1e-7, atol=0, check_dtype=True,
 
     NaN positions must agree. Returns the NumPy-eager result.
     """
-    args = [Array._from_host(np.asarray(a), get_aval(np.asarray(a))) if not isinstance(a, Array)
+    args = [Array._make(get_aval(np.asarray(a)), np.asarray(a)) if not isinstance(a, Array)
             else a for a in args]
     eager = fn(*args)
     via_xla = with_eager_backend("xla", fn, *args)

@@ -68,3 +68,111 @@ def test_inputs_committed_to_two_devices_are_refused(second):
     for run in (lambda: x + y, lambda: minijax.jit(lambda a, b: a * b)(x, y)):
         with pytest.raises(ValueError, match="committed to different devices"):
             run()
+
+
+# ---------------------------------------------------------------- placement and views
+
+def _committed_views(xp, put):
+    """Views of a committed array and in-place updates in sequence; returns every array
+    made, to compare with NumPy's."""
+    y = put(xp.arange(12.0))
+    w = y[1:7]          # a view
+    v = w[::2]          # a view of a view
+    e = y[5]            # an element (a copy)
+    y[2] = 100.0        # seen by w and v
+    w[0] = -1.0         # written into y
+    v[1:] = v[:2]       # overlapping, through two views
+    y += 1.0
+    m = y[4:8][::-1]    # a reversed view of a view
+    m[1:3] = xp.arange(2.0)
+    return [y, w, v, e, m]
+
+
+@pytest.mark.parametrize("index", [0, 1])
+def test_views_of_committed_arrays_see_updates_as_numpys(index):
+    device = minijax.devices()[index]
+    outs = _committed_views(np, lambda a: minijax.device_put(a, device))
+    expected = _committed_views(onp, lambda a: a)
+    for out, want in zip(outs, expected):
+        onp.testing.assert_array_equal(onp.asarray(out), want)
+        assert out.device == device and out.committed()
+    y, w = outs[:2]
+    assert w.base is y and (w * 2).device == device and np.sin(w[1:]).device == device
+
+
+def test_committed_views_on_the_xla_backend_and_under_jit(second):
+    y = minijax.device_put(onp.arange(6.0), second)
+    w = y[1:4]
+
+    def update(x):
+        x[2] = 100.0
+        return x[1:3].sum()
+
+    s = minijax.jit(update)(y)   # the write-back reaches w, a view of y
+    assert s.device == second and float(s) == 101.0
+    onp.testing.assert_array_equal(onp.asarray(w), [1.0, 100.0, 3.0])
+    assert y.device == second and w.device == second
+
+    config.update("eager_backend", "xla")
+    z = y[::2] * 3.0
+    z[0] = 7.0
+    assert z.device == second and y[1:2].device == second
+    onp.testing.assert_array_equal(onp.asarray(z), [7.0, 300.0, 12.0])
+
+
+def test_committed_arrays_on_two_devices_are_refused_in_indexed_updates(second):
+    y = minijax.device_put(onp.arange(6.0), minijax.devices()[0])
+    x = minijax.device_put(onp.arange(2.0), second)
+    with pytest.raises(ValueError, match="committed to different devices"):
+        y[1:3] = x
+    with pytest.raises(ValueError, match="committed to different devices"):
+        y[1:3] + x
+    y[1:3] = np.ones(2)   # an uncommitted value joins y's device
+    onp.testing.assert_array_equal(onp.asarray(y), [0, 1, 1, 3, 4, 5])
+
+
+def test_sharding_devices_and_device_as_jaxs(second):
+    jax = pytest.importorskip("jax")
+    first = minijax.devices()[0]
+    for put, jput in [(lambda a: minijax.device_put(a, second),
+                       lambda a: jax.device_put(a, jax.devices()[1])),
+                      (lambda a: minijax.device_put(a, first),
+                       lambda a: jax.device_put(a, jax.devices()[0])),
+                      (np.asarray, jax.numpy.asarray)]:
+        x, jx = put(onp.arange(3.0)), jput(onp.arange(3.0))
+        s, js = x.sharding, jx.sharding
+        assert type(s).__name__ == type(js).__name__ == "SingleDeviceSharding"
+        assert [d.id for d in s.device_set] == [d.id for d in js.device_set]
+        assert (s.num_devices, s.is_fully_replicated, s.is_fully_addressable,
+                s.memory_kind) == (js.num_devices, js.is_fully_replicated,
+                                   js.is_fully_addressable, js.memory_kind)
+        assert [d.id for d in x.devices()] == [d.id for d in jx.devices()]
+        assert x.device.id == jx.device.id and x.committed() == jx.committed
+        assert x.devices() == s.device_set and {x.device} == s.device_set
+    assert minijax.sharding.SingleDeviceSharding(second) == second_put(second).sharding
+    assert hash(minijax.sharding.SingleDeviceSharding(second)) == hash(
+        second_put(second).sharding)
+    assert minijax.sharding.SingleDeviceSharding(first) != second_put(second).sharding
+
+
+def second_put(device):
+    return minijax.device_put(onp.zeros(2), device)
+
+
+def test_to_device_and_device_put_with_a_sharding(second):
+    first = minijax.devices()[0]
+    x = np.arange(4.0)
+    assert not x.committed() and x.device == first
+    y = x.to_device(second)
+    assert y.device == second and y.committed()
+    z = y.to_device(minijax.sharding.SingleDeviceSharding(first))
+    assert z.device == first and z.committed()
+    c = y.to_device(second)   # a copy even on its own device
+    c[0] = 9.0
+    onp.testing.assert_array_equal(onp.asarray(y), [0.0, 1.0, 2.0, 3.0])
+    assert y.to_device("cpu").device == first
+    p = minijax.device_put({"a": x}, y.sharding)["a"]
+    assert p.device == second and p.sharding == y.sharding
+    onp.testing.assert_array_equal(onp.asarray(p), onp.arange(4.0))
+    with pytest.raises(NotImplementedError, match="memory_kind"):
+        minijax.sharding.SingleDeviceSharding(second, memory_kind="pinned_host")

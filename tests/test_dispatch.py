@@ -60,7 +60,8 @@ def outcome(fn, *args):
         return ("NotImplemented",)
     assert type(out) is Array
     host = onp.asarray(out)
-    return ("ok", out.shape, out.dtype, out.weak_type, out._device, host.tobytes(),
+    return ("ok", out.shape, out.dtype, out.weak_type,
+            out.device if out.committed() else None, host.tobytes(),
             onp.signbit(host.real).tobytes() if host.dtype.kind in "fc" else None)
 
 

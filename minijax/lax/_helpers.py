@@ -124,7 +124,7 @@ def as_operand(x, like=None):
     """``x`` as something ``bind`` takes; Python scalars take ``like``'s dtype, weakly."""
     if dtypes.is_python_scalar(x) and like is not None:
         aval = get_aval(like)
-        return Array._from_host(np.asarray(x, aval.dtype), ShapedArray((), aval.dtype, True))
+        return Array._make(ShapedArray((), aval.dtype, True), np.asarray(x, aval.dtype))
     return x
 
 
@@ -195,7 +195,7 @@ def _scalar_operands(x, y, prim, name):
 def constant(value, dtype, weak_type=False):
     """An Array constant (scalar or ndarray) of ``dtype``."""
     host = np.asarray(value, dtype)
-    return Array._from_host(host, ShapedArray(host.shape, host.dtype, weak_type))
+    return Array._make(ShapedArray(host.shape, host.dtype, weak_type), host)
 
 
 def padtype_to_pads(in_shape, window_shape, window_strides, padding, name="reduce_window"):

@@ -17,9 +17,9 @@ jit_p = Primitive("jit", multiple_results=True)
 
 
 def _jit_eager(*args, jaxpr, name):
-    device = dispatch.result_device(args)
-    target = device if device is not None else xla_bridge.default_device()
-    return dispatch.compiled_jaxpr(jaxpr, target, device is not None)(args)
+    placement = dispatch.result_placement(args)
+    target = placement._device if placement is not None else xla_bridge.default_device()
+    return dispatch.compiled_jaxpr(jaxpr, target, placement is not None)(args)
 
 
 def _jit_abstract_eval(*avals, jaxpr, name):

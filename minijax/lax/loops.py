@@ -75,11 +75,12 @@ def _reorder(jaxpr, in_sizes, in_order, out_sizes=None, out_order=None):
     return Jaxpr(binders, jaxpr.eqns, outs)
 
 
-def _as_array(x, aval, device=None):
+def _as_array(x, aval, placement=None):
     if type(x) is Array:
         return x
     host = np.asarray(x, aval.dtype)
-    return Array._from_host(host, ShapedArray(host.shape, host.dtype, aval.weak_type), device)
+    return Array._make(ShapedArray(host.shape, host.dtype, aval.weak_type), host, None,
+                       placement)
 
 
 def _trace_body(fun, in_avals, what, updates, n_carry=0):
@@ -239,8 +240,8 @@ def _while_eager(*args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
     cconsts, bconsts, carry = split_list(args, cond_nconsts, body_nconsts)
     while bool(eval_jaxpr(cond_jaxpr, [*cconsts, *carry])[0]):
         carry = eval_jaxpr(body_jaxpr, [*bconsts, *carry])
-    device = dispatch.result_device(args)
-    return [_as_array(c, a, device) for c, a in zip(carry, body_jaxpr.out_avals)]
+    placement = dispatch.result_placement(args)
+    return [_as_array(c, a, placement) for c, a in zip(carry, body_jaxpr.out_avals)]
 
 
 def _while_abstract_eval(*avals, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
@@ -552,25 +553,25 @@ def _scan(f, init, xs, length, reverse, unroll, init_flat, init_tree, xs_flat, x
 
 def _scan_eager(*args, jaxpr, num_consts, num_carry, length, reverse, unroll):
     consts, carry, xs = split_list(args, num_consts, num_carry)
-    device = dispatch.result_device(args)
+    placement = dispatch.result_placement(args)
     x_avals = jaxpr.in_avals[num_consts + num_carry:]
     y_avals = jaxpr.out_avals[num_carry:]
     xs_host = [dispatch.host_value(x, get_aval(x)) for x in xs]
     ys = [[None] * length for _ in y_avals]
     for step in range(length):
         i = length - 1 - step if reverse else step
-        x_i = [Array._from_host(np.asarray(h[i]), a, device)
+        x_i = [Array._make(a, np.asarray(h[i]), None, placement)
                for h, a in zip(xs_host, x_avals)]
         outs = eval_jaxpr(jaxpr, [*consts, *carry, *x_i])
         carry = outs[:num_carry]
         for buf, y, a in zip(ys, outs[num_carry:], y_avals):
             buf[i] = dispatch.host_value(y, a)
-    carry_out = [_as_array(c, a, device) for c, a in zip(carry, jaxpr.out_avals)]
+    carry_out = [_as_array(c, a, placement) for c, a in zip(carry, jaxpr.out_avals)]
     ys_out = []
     for buf, a in zip(ys, y_avals):
         host = np.stack(buf) if length else np.zeros((0,) + a.shape, a.dtype)
-        ys_out.append(Array._from_host(host, ShapedArray(host.shape, a.dtype, a.weak_type),
-                                       device))
+        ys_out.append(Array._make(ShapedArray(host.shape, a.dtype, a.weak_type), host, None,
+                                  placement))
     return carry_out + ys_out
 
 
@@ -967,7 +968,7 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
             raise OverflowError(f"lax.fori_loop: {name} bound: Python integer {b} out of "
                                 f"bounds for {np.dtype(dtype).name}")
     if lo is not None and hi is not None:
-        i0 = Array._from_host(np.asarray(lo, dtype), ShapedArray((), np.dtype(dtype)))
+        i0 = Array._make(ShapedArray((), np.dtype(dtype)), np.asarray(lo, dtype))
         one = np.asarray(1, dtype)
 
         def step(carry, _):

@@ -76,8 +76,9 @@ def asarray(a, dtype=None, order=None, *, device=None, copy=None):
     if dtype is None and device is None and not copy:
         t = type(a)
         if t is Array:
-            if isinstance(a._host, np.generic):   # NumPy's scalar: a new 0-d array
-                return _numpy_dispatch.share_ndarray(np.asarray(a._host))
+            scalar = a._host_scalar()
+            if scalar is not None:   # NumPy's scalar: a new 0-d array
+                return _numpy_dispatch.share_ndarray(np.asarray(scalar))
             return a
         if (t is np.ndarray and (a.dtype in _canonical_dtypes
                                  or dtypes.is_non_numeric(a.dtype))

@@ -203,13 +203,9 @@ def _result_type(arrays_and_dtypes):
         for a in arrays_and_dtypes:
             t = type(a)
             if t is Array:
-                aval = a._aval
-                if aval is None:
-                    a = a._host.dtype   # (an eager result: its aval is made when asked)
-                elif aval.weak_type:
+                if a.weak_type:
                     break
-                else:
-                    a = aval.dtype
+                a = a.dtype   # (an eager result's aval is made only when asked)
             elif t is np.ndarray:
                 a = a.dtype
             elif not isinstance(a, np.dtype):
@@ -231,7 +227,7 @@ def _result_type(arrays_and_dtypes):
                             f"pass arrays, scalars or dtypes")
         if isinstance(a, (np.dtype, type, str)):   # a dtype, a scalar type or 'f8'
             dt = dtypes.canonicalize(np.dtype(a))
-            a = Array._from_host(np.zeros((), dt), ShapedArray((), dt))
+            a = Array._make(ShapedArray((), dt), np.zeros((), dt))
         entries.append(a)
     return result_type_of(*entries)[0]
 

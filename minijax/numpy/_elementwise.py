@@ -50,14 +50,13 @@ def _promoted_scalar(aval, scalar):
     pkey = (aval.dtype, aval.weak_type, type(scalar), config.enable_x64)
     target = _promotions.get(pkey)
     if target is None:
-        probe = Array._from_host(np.zeros((), aval.dtype), scalar_aval(aval.dtype,
-                                                                         aval.weak_type))
+        probe = Array._make(scalar_aval(aval.dtype, aval.weak_type), np.zeros((), aval.dtype))
         target = _promotions[pkey] = result_type_of(probe, scalar)
     dtype, weak = target
     if dtype != aval.dtype or weak != aval.weak_type:
         arr = None
     else:
-        arr = Array._from_host(np.asarray(scalar, dtype), scalar_aval(dtype, weak))
+        arr = Array._make(scalar_aval(dtype, weak), np.asarray(scalar, dtype))
     if len(_scalar_arrays) > 4096:
         _scalar_arrays.clear()
     _scalar_arrays[key] = (scalar, arr)

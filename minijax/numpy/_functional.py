@@ -102,7 +102,7 @@ class vectorize:
                              self.signature)
         values = [*args, *kwargs.values()]
         if not _traced(*values) and not any(
-                isinstance(v, Array) and v._device is not None for v in values):
+                isinstance(v, Array) and v.committed() for v in values):
             host = lambda v: v._value() if type(v) is Array else v
             out = self._numpy(*[host(a) for a in args],
                               **{k: host(v) for k, v in kwargs.items()})

@@ -456,7 +456,7 @@ class flatiter:
 
 
 def _eager(x):
-    return (type(x) is Array and len(state.stack) == 1 and x._device is None)
+    return (type(x) is Array and len(state.stack) == 1 and not x.committed())
 
 
 def _host_key(key):

@@ -594,8 +594,7 @@ def _eager_host(x):
     """The host value of ``x`` if indexing it may run NumPy directly: a CPU Array outside
     any transformation with the NumPy eager backend (DESIGN 3), else None."""
     if (type(x) is Array and state.dynamic is state.eval_main
-            and config.eager_backend == "numpy"
-            and (x._device is None or x._device.platform == "cpu")):
+            and config.eager_backend == "numpy" and x._on_host()):
         return x._value()
     return None
 
@@ -607,10 +606,11 @@ def getitem(self, key):
         hkey = _host_key(key)
         if hkey is not None:
             out = host[hkey]
-            out = np.array(out) if not isinstance(out, np.ndarray) or out.base is not None \
-                else out
-            return Array._from_host(out, ShapedArray(out.shape, self.aval.dtype,
-                                                     self.aval.weak_type), self._device)
+            if not isinstance(out, np.ndarray):
+                out = np.array(out)   # an element: a 0-d array
+            # (basic indexing: a view Array, as the NumPy path's, committed or not)
+            return self._index_result(out, host, ShapedArray(out.shape, self.aval.dtype,
+                                                             self.aval.weak_type))
     mask = _traced_leading_mask(self, key)
     if mask is not None:
         return MaskedSelection(self, mask)
@@ -691,7 +691,7 @@ def capture_in_body(self, result, what):
     """When ``self`` comes from outside the control-flow body or custom-derivative
     function being traced and ``result`` is its updated value there, record the update
     for the caller to write back (DESIGN 5; a traced view's base is updated too)."""
-    if type(self) is Array and self._view is not None and type(result) is not Array:
+    if type(self) is Array and self._is_view() and type(result) is not Array:
         if isinstance(result, pe.JaxprTracer) and result._trace.main.payload.capture:
             raise UnsupportedInPlaceUpdateError(
                 f"{what}: a view of an array from outside a lax control-flow body or a "
@@ -743,9 +743,11 @@ def setitem(self, key, value):
                              or type(value) is Array):
         hkey = _host_key(key)
         if hkey is not None:
-            out = host.copy()
-            out[hkey] = value._value() if type(value) is Array else value
-            self._rebind(Array._from_host(out, self.aval, self._device))
+            if type(value) is Array:
+                self._same_placement(value)
+                value = value._value()
+            # written into the buffer (copy-on-write), so views see it, as in NumPy
+            self._writable()[hkey] = value
             return
     refresh(self)
     result = _masked_assignment(self, key, value)

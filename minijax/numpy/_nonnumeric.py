@@ -36,9 +36,9 @@ def _refused(what, dtype=None):
 def _to_host(x, what):
     t = type(x)
     if t is Array:
-        if x._device is not None:
+        if x.committed():
             raise NonNumericDtypeError(x.dtype, f"{what} on an Array committed to "
-                                                f"{x._device}")
+                                                f"{x.device}")
         return x._value()
     if isinstance(x, Tracer):
         raise _refused(what)

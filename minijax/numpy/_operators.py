@@ -8,7 +8,8 @@ import numpy as np
 from .. import dtypes, lax
 from ..core import Tracer, get_aval
 from ..runtime import xla_bridge
-from ..runtime.array import Array
+from ..runtime.array import Array, resolve_placement
+from ..runtime.sharding import placement_on
 from . import _elementwise as ew
 from . import _array_ufunc, _index_tricks, _indexing, _linear_algebra, _searching, _sorting, _utility
 from . import _manipulation as manip
@@ -67,7 +68,7 @@ def _inplace(fn):
             # ``s -= v`` rebinds the name to the broadcast result, as for a scalar
             return result
         if not aval.shape and r_aval.dtype != aval.dtype and (
-                isinstance(self, Tracer) or not isinstance(self._host, np.ndarray)):
+                isinstance(self, Tracer) or not self._has_host_ndarray()):
             # as above, for the dtype: NumPy's scalar promotes (``s -= 0.5`` on an
             # integer sum gives a float). Only a host 0-d ndarray is known to be an
             # array (NumPy's casting error below); a traced or device-held 0-d value
@@ -82,7 +83,7 @@ def _inplace(fn):
             raise ValueError(f"non-broadcastable output operand with shape {aval.shape} "
                              f"doesn't match the broadcast shape {r_aval.shape}")
         result = lax.convert_element_type(result, aval.dtype, aval.weak_type)
-        if type(self) is Array and isinstance(self._host, np.generic):
+        if type(self) is Array and self._host_scalar() is not None:
             return result   # NumPy's scalar is immutable: ``s += 1`` rebinds the name
         if type(self) is Array and type(result) is Array:
             self._assign(result)   # writes through views into the base (DESIGN 5)
@@ -101,7 +102,7 @@ def _inplace(fn):
 def _resize_method(self, *new_shape, refcheck=True):
     """``a.resize(shape)``: NumPy's in-place resize (new entries are zeros); a view
     cannot be resized, as in NumPy."""
-    if (type(self) is Array and self._view is not None) or (
+    if (type(self) is Array and self._is_view()) or (
             isinstance(self, Tracer) and getattr(self, "_view_of", None) is not None):
         raise ValueError("cannot resize this array: it does not own its data")
     _indexing.refresh(self)
@@ -279,7 +280,7 @@ def _tracer_to_device(self, device, /, *, stream=None):
     if stream is not None:
         raise ValueError("to_device: stream= is not supported (minijax runs on the host "
                          "client's default stream)")
-    xla_bridge.resolve_device(device, "to_device")
+    resolve_placement(device, "to_device")
     return self   # as device_put under a transformation: the staged value stays put
 
 
@@ -293,7 +294,8 @@ _TRACER_METHODS = {
     "to_device": _tracer_to_device,
 }
 
-_TRACER_PROPERTIES = {"device": _tracer_device}
+_TRACER_PROPERTIES = {"device": _tracer_device,
+                      "sharding": lambda self: placement_on(_tracer_device(self))}
 def _compare_none(op, result):
     """``op`` where ``x == None`` (``!=``) is an array of False (True), as in NumPy,
     not Python's identity answer."""

@@ -27,6 +27,7 @@ from ..dtypes import is_non_numeric
 from ..errors import NonNumericDtypeError
 from ..traceback_util import warn_in_user_code
 from . import xla_bridge
+from .sharding import SingleDeviceSharding, default_sharding, placement_on
 
 
 # NumPy 2.1 added DLPack 1.0 (``max_version``, ``dl_device``, ``copy``) to
@@ -64,31 +65,12 @@ def shaped_array(shape, dtype):
 class Array:
     # ``_aval`` None: the aval is that of ``_host`` (strong), made on first use; the
     # eager NumPy path creates Arrays this way, as most of them are never asked.
-    __slots__ = ("_aval", "_host", "_buffer", "_device", "_view", "__weakref__")
+    # ``_placement``: None while uncommitted, else a sharding (runtime/sharding.py).
+    __slots__ = ("_aval", "_host", "_buffer", "_placement", "_view", "__weakref__")
     __array_priority__ = 100
 
     def __init__(self, *args, **kwargs):
         raise TypeError("create arrays with minijax.numpy.asarray/array, not Array(...)")
-
-    @classmethod
-    def _from_host(cls, host, aval, device=None):
-        self = object.__new__(cls)
-        self._aval = aval
-        self._host = host
-        self._buffer = None
-        self._device = device
-        self._view = None
-        return self
-
-    @classmethod
-    def _from_buffer(cls, buffer, aval, device):
-        self = object.__new__(cls)
-        self._aval = aval
-        self._host = None
-        self._buffer = buffer
-        self._device = device
-        self._view = None
-        return self
 
     # ------------------------------------------------------------ storage
     def _value(self):
@@ -169,7 +151,8 @@ class Array:
     def _device_buffer(self, device):
         """The value as a PjRt buffer on ``device`` (kept when that is its home device)."""
         buf = self._buffer
-        home = self._device if self._device is not None else xla_bridge.default_device()
+        placement = self._placement
+        home = xla_bridge.default_device() if placement is None else placement._device
         if buf is not None and home == device:
             return buf
         host = self._value()
@@ -189,8 +172,88 @@ class Array:
         self._aval = other._aval   # (None: made from the host when asked, as other's)
         self._host = host
         self._buffer = other._buffer
-        self._device = other._device
+        self._placement = other._placement
         self._view = None   # a snapshot: it keeps these values when the base is written
+
+    def _replace_storage(self, other):
+        """Make this Array hold ``other``'s value (the write-back of a transformed
+        function's in-place update): an owned buffer takes ``other``'s device buffer (no
+        copy), a view is written into its root's buffer."""
+        host = self._host
+        if (self._view is None and other._aval == self.aval and other._host is None
+                and (type(host) is not np.ndarray or host.flags.c_contiguous)):
+            # this Array's views are derived again from the new buffer (same layout),
+            # and a later write copies it first, as the buffer read back is read-only
+            self._host = None
+            self._buffer = other._buffer
+            self._placement = other._placement
+        else:
+            self._assign(other)   # a view (or an unusual layout): into the root's buffer
+
+    def _with_storage_of(self, host, aval=None):
+        """A new Array holding ``host`` (an ndarray computed from this one) with this
+        Array's placement: an eager result of a committed Array stays committed."""
+        return _make(self.aval if aval is None else aval, host, None, self._placement)
+
+    def _on_host(self):
+        """Whether the eager NumPy path may compute on this Array's host buffer:
+        uncommitted, or committed to a CPU device (results keep the placement)."""
+        placement = self._placement
+        return placement is None or placement._host_eager
+
+    def _index_result(self, r, host, aval=None):
+        """The Array holding ``r``, the result of indexing ``host`` (this Array's current
+        ndarray): a view Array of this Array's root when ``r`` shares its memory, with
+        this Array's placement; ``aval`` None: made from ``r`` when asked."""
+        out = _make(aval, r, None, self._placement)
+        owner = r.base
+        if owner is not None and (owner is host or owner is host.base):
+            root = self._root()
+            out._view = [root, root._host]
+        return out
+
+    def _same_placement(self, other):
+        """Raise the named error when ``other`` (an Array) is committed elsewhere."""
+        placement = other._placement
+        if placement is not None and self._placement is not None \
+                and placement != self._placement:
+            raise ValueError(f"arrays committed to different devices "
+                             f"({self._placement._device} and {placement._device}) were "
+                             f"combined; move them with minijax.device_put first")
+
+    def _is_view(self):
+        """Whether this Array shares its root's buffer (basic indexing, ``.T``, ...)."""
+        return self._view is not None
+
+    def _view_is_read_only(self):
+        """Whether this view Array cannot be written (NumPy made it read-only, or its
+        elements overlap); False for an Array owning its buffer."""
+        view = self._view
+        if view is None:
+            return False
+        if len(view) > 2:
+            return True    # a view NumPy made read-only (a broadcast)
+        host = self._value()
+        if host.flags.writeable:
+            return False
+        # read-only because NumPy made it so (its root is writable), or overlapping
+        return view[0]._value().flags.writeable or _overlapping(host)
+
+    def _make_view_of(self, root, writeable=True):
+        """Mark this Array (whose host ndarray is a NumPy view into ``root``'s buffer) as
+        a view of ``root``; ``writeable=False``: a view NumPy made read-only."""
+        root = root._root()
+        self._view = [root, root._value()] + ([] if writeable else [True])
+
+    def _host_scalar(self):
+        """The NumPy scalar a 0-d eager result holds (NumPy gave a scalar), else None."""
+        host = self._host
+        return host if isinstance(host, np.generic) and self._view is None else None
+
+    def _has_host_ndarray(self):
+        """Whether this Array holds a host ndarray (its own or a view's; not a NumPy
+        scalar, not only a device buffer)."""
+        return type(self._host) is np.ndarray
 
     # ------------------------------------------------------------ attributes
     @property
@@ -239,23 +302,41 @@ class Array:
         return self.size * self.dtype.itemsize
 
     @property
+    def sharding(self):
+        """Where the data lives: a ``SingleDeviceSharding`` (the default device's while
+        uncommitted)."""
+        placement = self._placement
+        return default_sharding() if placement is None else placement
+
+    @property
     def device(self):
-        return self._device if self._device is not None else xla_bridge.default_device()
+        placement = self._placement
+        return xla_bridge.default_device() if placement is None else placement._device
 
     def devices(self):
-        return {self.device}
+        return self.sharding.device_set
 
     def committed(self):
-        return self._device is not None
+        return self._placement is not None
 
     def to_device(self, device, /, *, stream=None):
         """A copy of this array on ``device`` (a device object, such as ``x.device`` or
-        one of ``minijax.devices()``, or ``"cpu"``); ``stream`` is not supported."""
-        from ..api import device_put   # deferred: api imports this module
+        one of ``minijax.devices()``, a ``SingleDeviceSharding``, or ``"cpu"``);
+        ``stream`` is not supported."""
         if stream is not None:
             raise ValueError("to_device: the stream argument is not supported (minijax "
                              "copies on the host client's default stream); leave it None")
-        return device_put(self, xla_bridge.resolve_device(device, "to_device"))
+        return self._put(resolve_placement(device, "to_device"))
+
+    def _put(self, placement, what="to_device"):
+        """A new Array of this value committed to ``placement`` (the placement move
+        behind ``device_put`` and ``to_device``)."""
+        device = placement._device
+        try:
+            aval = self.aval
+        except NonNumericDtypeError as e:
+            raise e.named(f"{what} to {device}") from None
+        return _make(aval, None, self._device_buffer(device), placement)
 
     def block_until_ready(self):
         if self._buffer is not None:
@@ -378,15 +459,11 @@ class Array:
         if aval is None and self._view is None and self._host is not None:
             # an eager Array of a strong type (ndarray.copy: C order, as NumPy's)
             host = self._host
-            out = object.__new__(Array)
-            out._aval = None
-            out._host = host.copy() if type(host) is np.ndarray else host
-            out._buffer = None
-            out._device = None
-            out._view = None
-            return out
+            return _make(None, host.copy() if type(host) is np.ndarray else host,
+                         None, self._placement)
         host = self._value().copy()
-        return Array._from_host(host, ShapedArray(host.shape, host.dtype, self.weak_type))
+        return _make(ShapedArray(host.shape, host.dtype, self.weak_type), host, None,
+                     self._placement)
 
     def __copy__(self):
         return self.copy()
@@ -538,7 +615,7 @@ def freeze_arrays(args):
     out = []
     for a in args:
         if type(a) is Array:
-            snap = object.__new__(Array)
+            snap = _new(Array)
             snap._rebind(a)
             a = snap
         out.append(a)
@@ -547,9 +624,44 @@ def freeze_arrays(args):
 
 def _rebuild(host, weak_type=False):
     host = np.array(host)
-    return Array._from_host(host, ShapedArray(host.shape, host.dtype, weak_type))
+    return _make(ShapedArray(host.shape, host.dtype, weak_type), host)
 
 
 def array_from_host(host, weak_type=False):
     """An Array holding a host ndarray of a supported dtype (not copied)."""
-    return Array._from_host(host, ShapedArray(host.shape, host.dtype, weak_type))
+    return _make(ShapedArray(host.shape, host.dtype, weak_type), host)
+
+
+_new = object.__new__
+
+
+def _make(aval, host, buffer=None, placement=None, view=None):
+    """The one constructor of Arrays: ``aval`` (None: a strong aval made from ``host``
+    when asked), a host ndarray (or the NumPy scalar of a 0-d eager result) and/or a
+    PjRt ``buffer``, the ``placement`` (None: uncommitted; else a sharding) and ``view``
+    (None, or ``[root, root host]`` for a view Array, see the module docstring)."""
+    arr = _new(Array)
+    arr._aval = aval
+    arr._host = host
+    arr._buffer = buffer
+    arr._placement = placement
+    arr._view = view
+    return arr
+
+
+Array._make = staticmethod(_make)
+
+
+def snapshot(x):
+    """A distinct Array holding ``x``'s current value, sharing its buffer copy-on-write."""
+    snap = _new(Array)
+    snap._rebind(x)
+    return snap
+
+
+def resolve_placement(where, what):
+    """The committed placement that ``where`` names: a device, a ``SingleDeviceSharding``
+    or a platform name (``"cpu"``)."""
+    if isinstance(where, SingleDeviceSharding):
+        return where
+    return placement_on(xla_bridge.resolve_device(where, what))

@@ -17,7 +17,8 @@ from ..core.trace import set_eager_bind, set_observe
 from ..interpreters.lowering import lower_jaxpr
 from ..util import LRUCache
 from . import xla_bridge
-from .array import Array, freeze_arrays
+from .array import Array, _make, freeze_arrays
+from .sharding import placement_on
 
 
 class EvalTrace(Trace):
@@ -35,15 +36,16 @@ class EvalTrace(Trace):
             return _eval_without_rules(primitive, args, params)
         avals_in = [get_aval(a) for a in args]
         avals_out = _abstract_eval(primitive, avals_in, params)
-        device = result_device(args)
+        placement = result_placement(args)
         if (primitive.impl is not None and config.eager_backend == "numpy"
-                and (device is None or device.platform == "cpu")
+                and (placement is None or placement._host_eager)
                 and not (primitive.prefer_xla and primitive.prefer_xla(*avals_in, **params))):
             hosts = [host_value(a, aval) for a, aval in zip(args, avals_in)]
             outs = primitive.impl(*hosts, **params)
             _guard_aliases(outs, args)
-            return [_wrap_host(o, aval, device, primitive) for o, aval in zip(outs, avals_out)]
-        return _eager_xla(primitive, args, avals_in, params, device)
+            return [_wrap_host(o, aval, placement, primitive)
+                    for o, aval in zip(outs, avals_out)]
+        return _eager_xla(primitive, args, avals_in, params, placement)
 
 
 set_eval_trace(EvalTrace)
@@ -58,12 +60,12 @@ def _eval_without_rules(primitive, args, params):
             f"{primitive.name}_p.def_impl(fn) (a NumPy kernel), or give it an abstract "
             f"evaluation rule and a lowering (minijax.extend.mlir.register_lowering)")
     outs = primitive.impl(*[host_value(a, get_aval(a)) for a in args], **params)
-    device = result_device(args)
+    placement = result_placement(args)
     results = []
     for o in outs:
         o = np.asarray(o)
-        results.append(_wrap_host(o, ShapedArray(o.shape, dtypes.canonicalize(o.dtype)), device,
-                                  primitive))
+        results.append(_wrap_host(o, ShapedArray(o.shape, dtypes.canonicalize(o.dtype)),
+                                  placement, primitive))
     return results
 
 _avals_out_cache = {}
@@ -80,7 +82,6 @@ _avals_out_cache = {}
 _fast_cache = {}   # (primitive, *avals_in, *params) -> avals_out
 _by_id = {}        # (primitive, *ids of avals_in) -> (avals_out, avals_in), no params
 _ndarray = np.ndarray
-_new = object.__new__
 
 
 def eager_bind(primitive, args, params):
@@ -96,7 +97,7 @@ def eager_bind(primitive, args, params):
             return None
         hx, hy = x._host, y._host
         if (type(hx) is not _ndarray or type(hy) is not _ndarray or x._view is not None
-                or y._view is not None or x._device is not None or y._device is not None):
+                or y._view is not None or x._placement is not None or y._placement is not None):
             return _eager_bind(primitive, args, params)
         entry = _by_id.get((primitive, id(x.aval), id(y.aval)))
         if entry is None:
@@ -110,7 +111,7 @@ def eager_bind(primitive, args, params):
         if type(x) is not Array:
             return None
         hx = x._host
-        if type(hx) is not _ndarray or x._view is not None or x._device is not None:
+        if type(hx) is not _ndarray or x._view is not None or x._placement is not None:
             return _eager_bind(primitive, args, params)
         entry = _by_id.get((primitive, id(x.aval)))
         if entry is None:
@@ -143,13 +144,7 @@ def _host_result(o, aval, primitive):
     ``_wrap_host`` unless it is already an ndarray of ``aval``'s dtype and shape)."""
     if type(o) is not _ndarray or o.dtype != aval.dtype or o.shape != aval.shape:
         return _wrap_host(o, aval, None, primitive)
-    arr = _new(Array)
-    arr._aval = aval
-    arr._host = o
-    arr._buffer = None
-    arr._device = None
-    arr._view = None
-    return arr
+    return _make(aval, o)
 
 
 _last = {}   # primitive -> (input avals..., output aval) of its last apply1/apply2
@@ -162,7 +157,7 @@ def apply2(primitive, x, y):
     hy = y._host
     # (a host that is a NumPy scalar or a view's ndarray: the general path reads _value())
     if (type(hx) is not _ndarray or type(hy) is not _ndarray or x._view is not None
-            or y._view is not None or x._device is not None or y._device is not None
+            or y._view is not None or x._placement is not None or y._placement is not None
             or config.eager_backend != "numpy"):
         return None
     xa = x.aval
@@ -187,7 +182,7 @@ def apply2(primitive, x, y):
 def apply1(primitive, x):
     """``apply2`` for one Array operand."""
     hx = x._host
-    if (type(hx) is not _ndarray or x._view is not None or x._device is not None
+    if (type(hx) is not _ndarray or x._view is not None or x._placement is not None
             or config.eager_backend != "numpy"):
         return None
     xa = x.aval
@@ -235,7 +230,7 @@ def _eager_bind(primitive, args, params):
     if primitive.eager is not None or primitive.impl is None or primitive.abstract_eval is None:
         return None
     for a in args:
-        if type(a) is not Array or a._device is not None:
+        if type(a) is not Array or a._placement is not None:
             return None
     avals_out = _lookup(primitive, args, params,
                         (primitive, *[a.aval for a in args], *params.items()))
@@ -278,7 +273,7 @@ def host_value(x, aval):
     return np.asarray(x, dtype=aval.dtype)
 
 
-def _wrap_host(out, aval, device, primitive):
+def _wrap_host(out, aval, placement, primitive):
     if type(out) is not np.ndarray:
         out = np.asarray(out)
     if out.dtype != aval.dtype:
@@ -286,21 +281,21 @@ def _wrap_host(out, aval, device, primitive):
     if out.shape != aval.shape:
         raise AssertionError(f"internal error: NumPy kernel of {primitive} returned shape "
                              f"{out.shape}, its abstract evaluation says {aval.shape}")
-    return Array._from_host(out, aval, device)
+    return _make(aval, out, None, placement)
 
 
-def result_device(args):
-    """The device arguments are committed to (None: none is committed)."""
-    device = None
+def result_placement(args):
+    """The placement arguments are committed to (None: none is committed)."""
+    placement = None
     for a in args:
-        if type(a) is Array and a._device is not None:
-            if device is None:
-                device = a._device
-            elif a._device != device:
-                raise ValueError(f"arrays committed to different devices ({device} and "
-                                 f"{a._device}) were combined; move them with "
-                                 f"minijax.device_put first")
-    return device
+        if type(a) is Array and a._placement is not None:
+            if placement is None:
+                placement = a._placement
+            elif a._placement != placement:
+                raise ValueError(f"arrays committed to different devices "
+                                 f"({placement._device} and {a._placement._device}) were "
+                                 f"combined; move them with minijax.device_put first")
+    return placement
 
 
 _eager_cache = LRUCache(lambda: config.eager_cache_size)   # bounded: config.eager_cache_size
@@ -311,8 +306,8 @@ def clear_eager_cache():
     _eager_cache.clear()
 
 
-def _eager_xla(primitive, args, avals_in, params, device):
-    target = device if device is not None else xla_bridge.default_device()
+def _eager_xla(primitive, args, avals_in, params, placement):
+    target = placement._device if placement is not None else xla_bridge.default_device()
     try:
         key = (primitive, tuple(avals_in), tuple(sorted(params.items())), target)
         hash(key)
@@ -324,7 +319,7 @@ def _eager_xla(primitive, args, avals_in, params, device):
         out_avals = primitive.abstract_eval(*avals_in, **params)
         out_vars = [Var(a) for a in out_avals]
         jaxpr = Jaxpr(in_vars, [JaxprEqn(primitive, in_vars, params, out_vars)], out_vars)
-        exe = Executable(jaxpr, target, committed=device is not None)
+        exe = Executable(jaxpr, target, committed=placement is not None)
         if key is not None:
             _eager_cache[key] = exe
     return exe(args)
@@ -337,7 +332,7 @@ class Executable:
         self.in_avals = jaxpr.in_avals
         self.out_avals = jaxpr.out_avals
         self.device = device
-        self.out_device = device if committed else None
+        self.out_placement = placement_on(device) if committed else None
         host_callbacks = []
         self.text = lower_jaxpr(jaxpr, host_callbacks=host_callbacks)
         self.loaded = xla_bridge.compile_module(self.text, device, host_callbacks)
@@ -347,8 +342,8 @@ class Executable:
         device = self.device
         bufs = [device_buffer(a, aval, device) for a, aval in zip(args, self.in_avals)]
         outs = xla_bridge.execute(self.loaded, bufs, self.handlers)
-        out_device = self.out_device
-        return [Array._from_buffer(b, aval, out_device) for b, aval in zip(outs, self.out_avals)]
+        placement = self.out_placement
+        return [_make(aval, None, b, placement) for b, aval in zip(outs, self.out_avals)]
 
 
 def uncommitted_caller(exe, consts, single=False):
@@ -370,13 +365,7 @@ def uncommitted_caller(exe, consts, single=False):
             bufs = const_bufs + bufs
         result = []
         for b, aval in zip(execute(loaded, bufs, handlers), out_avals):
-            arr = _new(Array)
-            arr._aval = aval
-            arr._host = None
-            arr._buffer = b
-            arr._device = None
-            arr._view = None
-            result.append(arr)
+            result.append(_make(aval, None, b))
         return result
 
     if single and len(out_avals) == 1:
@@ -387,13 +376,7 @@ def uncommitted_caller(exe, consts, single=False):
                     for a in args]
             if const_bufs:
                 bufs = const_bufs + bufs
-            arr = _new(Array)
-            arr._aval = aval
-            arr._host = None
-            arr._buffer = execute(loaded, bufs, handlers)[0]
-            arr._device = None
-            arr._view = None
-            return arr
+            return _make(aval, None, execute(loaded, bufs, handlers)[0])
         return call_single
     return call
 

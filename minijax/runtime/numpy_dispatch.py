@@ -36,7 +36,7 @@ from ..core.avals import ShapedArray
 from ..core.trace import non_numeric_context
 from ..core.trace import numpy_eager as _gate
 from ..core.trace import state
-from .array import Array, as_view_of, overlapping_or_read_only
+from .array import Array, _make, as_view_of, overlapping_or_read_only
 
 _ndarray = np.ndarray
 
@@ -407,7 +407,7 @@ def _count_fallback(fn):
 def _host(a):
     t = type(a)
     if t is Array:
-        if a._device is not None:
+        if a._placement is not None:
             raise _Fallback
         aval = a._aval
         if aval is not None and aval.weak_type:
@@ -487,7 +487,7 @@ def _loose_operand(host, other):
     object array (strings, dates, any object), or when ``other`` is a weakly typed Array
     of ``host``'s dtype (``np.where(c, 1.0, 0.0)``: then NumPy's result is JAX's); else
     ``_Fallback``."""
-    if (type(other) is Array and other._device is None and other.weak_type
+    if (type(other) is Array and other._placement is None and other.weak_type
             and other.dtype == host.dtype):
         return other._value()
     if is_non_numeric(host.dtype):
@@ -525,7 +525,7 @@ def _weak_scalar_op(fn, self, other):
     try:
         ho = _operand(other)
     except _Fallback:
-        if not (type(other) is Array and other._device is None and other.weak_type):
+        if not (type(other) is Array and other._placement is None and other.weak_type):
             return None
         ho = other._value()   # (weak, shaped)
         if ho.dtype != self.dtype:
@@ -582,19 +582,10 @@ def _refresh_canonical():
 _refresh_canonical()
 config.on_update(lambda name: _refresh_canonical() if name == "enable_x64" else None)
 
-_new = object.__new__
-
-
 def _new_array(host):
     """An Array owning ``host`` (an ndarray or NumPy scalar of a canonical dtype); its
     aval is made from ``host`` when first asked."""
-    out = _new(Array)
-    out._aval = None
-    out._host = host
-    out._buffer = None
-    out._device = None
-    out._view = None
-    return out
+    return _make(None, host)
 
 
 canonical_dtypes = _canonical   # (read-only for other modules)
@@ -607,13 +598,7 @@ def share_ndarray(a):
     ndarray object of its own viewing that memory, so that marking it read-only (after
     an export or for a transformation's snapshot; its next write then copies) leaves
     the caller's ``a`` as writable as it was."""
-    out = _new(Array)
-    out._aval = None
-    out._host = a.view()
-    out._buffer = None
-    out._device = None
-    out._view = None
-    return out
+    return _make(None, a.view())
 
 
 def copy_ndarray(a):
@@ -632,12 +617,7 @@ def wrap(r, args=()):
     t = type(r)
     if t is not _ndarray:
         if t in _canonical_scalars:
-            out = _new(Array)   # a 0-d Array holding the NumPy scalar
-            out._aval = None
-            out._host = r
-            out._buffer = None
-            out._device = None
-            out._view = None
+            out = _make(None, r)   # a 0-d Array holding the NumPy scalar
             return out
         if isinstance(r, _generic):
             if r.dtype in _canonical or is_non_numeric(r.dtype):
@@ -655,12 +635,7 @@ def wrap(r, args=()):
         # 32-bit mode: narrowed on the way out (dates, strings, records and objects stay
         # as NumPy gives them: DESIGN 3)
         r = r.astype(dtypes.canonicalize(r.dtype))
-    out = _new(Array)
-    out._aval = None
-    out._host = r
-    out._buffer = None
-    out._device = None
-    out._view = None
+    out = _make(None, r)
     if args and r.base is not None:
         as_view_of(out, args)
     return out
@@ -682,11 +657,7 @@ def _wrap_each(r, args):
                 and e.dtype is dtype and e.size
                 and (bounds is None or np.may_share_memory(e, bounds))):
             # as_view_of would find the same root (the only Array, whose buffer e views)
-            a = _new(Array)
-            a._aval = None
-            a._host = e
-            a._buffer = None
-            a._device = None
+            a = _make(None, e)
             # (view entries are never changed in place: siblings share one)
             a._view = (read_only_entry if root_writeable and overlapping_or_read_only(e)
                        else entry)
@@ -761,7 +732,7 @@ def _host_out(out):
     a view's buffer writes into its base), a NumPy array as it is, or a tuple of those."""
     t = type(out)
     if t is Array:
-        if out._device is not None or out.aval.weak_type:
+        if out._placement is not None or out.aval.weak_type:
             raise _Fallback
         return out._writable()
     if t is _ndarray:
@@ -876,12 +847,7 @@ def numpy_call(np_fn, fallback, nin=None):
                 args[first_operand:]):
             return _weaken(wrap(r, args))
         if type(r) is _ndarray and r.dtype in _canonical:
-            out = _new(Array)
-            out._aval = None
-            out._host = r
-            out._buffer = None
-            out._device = None
-            out._view = None
+            out = _make(None, r)
             owner = r.base
             if owner is not None:
                 # a view: of the first argument's buffer (checked as in
@@ -908,12 +874,12 @@ def numpy_call(np_fn, fallback, nin=None):
                 if n == 2:
                     a, b = args
                     ha = a._host if (type(a) is Array and a._view is None
-                                     and a._aval is None and a._device is None) else _host(a)
+                                     and a._aval is None and a._placement is None) else _host(a)
                     hb = b._host if (type(b) is Array and b._view is None
-                                     and b._aval is None and b._device is None) else _host(b)
+                                     and b._aval is None and b._placement is None) else _host(b)
                 elif n == 1:
                     a = args[0]
-                    if (type(a) is Array and a._view is None and a._device is None
+                    if (type(a) is Array and a._view is None and a._placement is None
                             and a._host is not None
                             and (a._aval is None or not a._aval.weak_type)):
                         ha = a._host
@@ -931,12 +897,7 @@ def numpy_call(np_fn, fallback, nin=None):
                     args[first_operand:]):
                 return _weaken(wrap(r, args))
             if type(r) is _ndarray and r.dtype in _canonical:
-                out = _new(Array)
-                out._aval = None
-                out._host = r
-                out._buffer = None
-                out._device = None
-                out._view = None
+                out = _make(None, r)
                 owner = r.base
                 if owner is not None:
                     # a view: of the first argument's buffer (checked as in
@@ -963,7 +924,7 @@ def inplace_function_call(np_fn, fallback):
     buffer (copy-on-write) and returns None; otherwise ``fallback`` (which rebinds)."""
     @functools.wraps(fallback)
     def call(a, *args, **kwargs):
-        if eager() and (type(a) is _ndarray or type(a) is Array and a._device is None
+        if eager() and (type(a) is _ndarray or type(a) is Array and a._placement is None
                          and not a.weak_type):
             try:
                 hargs = [_host(x) for x in args]
@@ -987,12 +948,7 @@ def _self_result(r, self, host):
     current ndarray): a view of that buffer becomes a view Array of ``self``'s root."""
     if type(r) is not _ndarray or r.dtype not in _canonical:
         return wrap(r, (self,))
-    out = _new(Array)
-    out._aval = None
-    out._host = r
-    out._buffer = None
-    out._device = None
-    out._view = None
+    out = _make(None, r)
     owner = r.base
     # NumPy's .base is the memory's owner: ``host`` itself, or what ``host`` views
     # (the object under a view Array's ndarray re-derived after a copy-on-write)
@@ -1005,7 +961,7 @@ def _self_result(r, self, host):
 def eager_host(self):
     """The host ndarray of the Array ``self`` when the NumPy path applies to it (not
     committed to a device, not weakly typed), else None."""
-    if self._device is not None:
+    if self._placement is not None:
         return None
     aval = self._aval
     if aval is not None and aval.weak_type:
@@ -1021,7 +977,7 @@ def method_call(host_fn, fallback):
     def call(self, *args, **kwargs):
         if _gate[0] or (len(state.stack) == 1 and config.eager_backend == "numpy"):
             aval = self._aval
-            if self._device is None and (aval is None or not aval.weak_type):
+            if self._placement is None and (aval is None or not aval.weak_type):
                 host = self._host   # (eager_host, inline)
                 if type(host) is not _ndarray or self._view is not None:
                     host = self._value()
@@ -1044,7 +1000,7 @@ def method_call(host_fn, fallback):
                     a = args[0]
                     t = type(a)
                     if t is Array and a._view is None and a._aval is None \
-                            and a._device is None:
+                            and a._placement is None:
                         r = host_fn(host, a._host)   # (x.dot(y))
                     elif t in _PLAIN:
                         r = host_fn(host, a)
@@ -1056,25 +1012,13 @@ def method_call(host_fn, fallback):
                             return fallback(self, *args)
                         r = host_fn(host, a)
                 if type(r) is _ndarray and r.dtype in _canonical:   # (_self_result, inline)
-                    out = _new(Array)
-                    out._aval = None
-                    out._host = r
-                    out._buffer = None
-                    out._device = None
                     owner = r.base
                     if owner is not None and (owner is host or owner is host.base):
                         root = self if self._view is None else self._view[0]
-                        out._view = [root, root._host]
-                    else:
-                        out._view = None
-                    return out
+                        return _make(None, r, None, None, [root, root._host])
+                    return _make(None, r)
                 if type(r) in _canonical_scalars:   # a 0-d result: the NumPy scalar
-                    out = _new(Array)
-                    out._aval = None
-                    out._host = r
-                    out._buffer = None
-                    out._device = None
-                    out._view = None
+                    out = _make(None, r)
                     return out
                 return _self_result(r, self, host)
         try:
@@ -1092,14 +1036,14 @@ def binary_operator_call(host_fn, fallback):
     def call(self, other):
         if _gate[0] or (len(state.stack) == 1 and config.eager_backend == "numpy"):
             aval = self._aval
-            if self._device is None and (aval is None or not aval.weak_type):
+            if self._placement is None and (aval is None or not aval.weak_type):
                 # a NumPy scalar host stays one: scalar arithmetic is NumPy's fast path
                 host = self._host
                 if host is None or self._view is not None:
                     host = self._value()
                 t = type(other)
                 if t is Array and other._aval is None and other._view is None \
-                        and other._device is None:
+                        and other._placement is None:
                     ho = other._host
                 elif t is float or t is int:
                     ho = other
@@ -1116,23 +1060,13 @@ def binary_operator_call(host_fn, fallback):
                 if r is NotImplemented:
                     return r
                 if type(r) in _canonical_scalars:   # a 0-d result: the NumPy scalar
-                    out = _new(Array)
-                    out._aval = None
-                    out._host = r
-                    out._buffer = None
-                    out._device = None
-                    out._view = None
+                    out = _make(None, r)
                     return out
                 if type(r) is _ndarray and r.base is None and r.dtype in _canonical:
-                    out = _new(Array)
-                    out._aval = None
-                    out._host = r
-                    out._buffer = None
-                    out._device = None
-                    out._view = None
+                    out = _make(None, r)
                     return out
                 return _self_result(r, self, host)
-            if self._device is None:   # (weakly typed)
+            if self._placement is None:   # (weakly typed)
                 r = _weak_scalar_op(host_fn, self, other)
                 if r is not None:
                     return r
@@ -1153,7 +1087,7 @@ def unary_operator_call(host_fn, fallback):
             host = eager_host(self)
             if host is not None:
                 return _self_result(host_fn(host), self, host)
-            if self._device is None:   # weakly typed
+            if self._placement is None:   # weakly typed
                 try:
                     return _weak_result(host_fn(self._value() if self._aval.shape
                                                 else _weak_scalar(self)))
@@ -1191,7 +1125,9 @@ def getitem_call(fallback):
     def __getitem__(self, idx):
         if _gate[0] or (len(state.stack) == 1 and config.eager_backend == "numpy"):
             aval = self._aval
-            if self._device is None and (aval is None or not aval.weak_type):
+            placement = self._placement   # (committed to a CPU device: the same path)
+            if ((placement is None or placement._host_eager)
+                    and (aval is None or not aval.weak_type)):
                 host = self._host
                 if type(host) is not _ndarray or self._view is not None:
                     host = self._value()
@@ -1214,27 +1150,14 @@ def getitem_call(fallback):
                 r = host[idx]
                 if type(r) is not _ndarray:
                     if type(r) in _canonical_scalars:   # an element: a 0-d Array holding
-                        out = _new(Array)               # the NumPy scalar (wrap, inline)
-                        out._aval = None
-                        out._host = r
-                        out._buffer = None
-                        out._device = None
-                        out._view = None
-                        return out
+                        return _make(None, r, None, placement)   # the NumPy scalar
                     return wrap(r)
                 if r.dtype in _canonical:   # a view (or a copy: advanced indexing)
-                    out = _new(Array)       # (_self_result, inline)
-                    out._aval = None
-                    out._host = r
-                    out._buffer = None
-                    out._device = None
-                    owner = r.base
+                    owner = r.base   # (_self_result, inline)
                     if owner is not None and (owner is host or owner is host.base):
                         root = self if self._view is None else self._view[0]
-                        out._view = [root, root._host]
-                    else:
-                        out._view = None
-                    return out
+                        return _make(None, r, None, placement, [root, root._host])
+                    return _make(None, r, None, placement)
                 return _self_result(r, self, host)
         try:
             _count_fallback(__getitem__)
@@ -1251,7 +1174,7 @@ def inplace_call(host_fn, fallback):
     def call(self, *args, **kwargs):
         if _gate[0] or (len(state.stack) == 1 and config.eager_backend == "numpy"):
             aval = self._aval
-            if self._device is None and (aval is None or not aval.weak_type):
+            if self._placement is None and (aval is None or not aval.weak_type):
                 try:
                     if not args or len(args) == 1 and type(args[0]) in _PLAIN:
                         hargs = args
@@ -1301,12 +1224,12 @@ def inplace_operator_call(ufunc, fallback):
     def call(self, other):
         if _gate[0] or (len(state.stack) == 1 and config.eager_backend == "numpy"):
             aval = self._aval
-            if self._device is None and (aval is None or not aval.weak_type):
+            if self._placement is None and (aval is None or not aval.weak_type):
                 t = type(other)
                 if t is float or t is int:
                     ho = other
                 elif (t is Array and other._view is None and other._aval is None
-                      and other._device is None):
+                      and other._placement is None):
                     ho = other._host   # an ndarray or a NumPy scalar (x /= x.sum())
                     if type(ho) is _ndarray and ho.ndim and not self.ndim:
                         _count_fallback(call)
@@ -1343,7 +1266,7 @@ def inplace_operator_call(ufunc, fallback):
                 host = self._writable()
                 ufunc(host, ho, host)
                 return self
-            if self._device is None and not aval.shape:
+            if self._placement is None and not aval.shape:
                 # a weakly typed 0-d Array stands for a Python scalar: rebinds
                 r = _weak_scalar_op(ufunc, self, other)
                 if r is not None:
@@ -1373,7 +1296,9 @@ def setitem_call(fallback):
     def __setitem__(self, idx, value):
         if _gate[0] or (len(state.stack) == 1 and config.eager_backend == "numpy"):
             aval = self._aval
-            if self._device is None and (aval is None or not aval.weak_type):
+            placement = self._placement   # (committed to a CPU device: the same path)
+            if ((placement is None or placement._host_eager)
+                    and (aval is None or not aval.weak_type)):
                 try:
                     hidx = idx if type(idx) is int else _index_host(idx)
                     t = type(value)
@@ -1424,12 +1349,7 @@ def _rows(self, host):
     root = self if self._view is None else self._view[0]
     entry = [root, root._host]   # (view entries are never changed in place: shared)
     for r in host:
-        out = _new(Array)
-        out._aval = None
-        out._host = r
-        out._buffer = None
-        out._device = None
-        out._view = entry
+        out = _make(None, r, None, None, entry)
         yield out
 
 
@@ -1439,12 +1359,7 @@ def _elements(host):
     scalars = _canonical_scalars
     for r in host:
         if type(r) in scalars:
-            out = _new(Array)
-            out._aval = None
-            out._host = r
-            out._buffer = None
-            out._device = None
-            out._view = None
+            out = _make(None, r)
             yield out
         else:
             yield wrap(r)
@@ -1454,24 +1369,17 @@ def property_call(host_fn, fallback):
     def get(self):
         if _gate[0] or (len(state.stack) == 1 and config.eager_backend == "numpy"):
             aval = self._aval
-            if self._device is None and (aval is None or not aval.weak_type):
+            if self._placement is None and (aval is None or not aval.weak_type):
                 host = self._host   # (eager_host, inline)
                 if type(host) is not _ndarray or self._view is not None:
                     host = self._value()
                 r = host_fn(host)
                 if type(r) is _ndarray and r.dtype in _canonical:   # (_self_result, inline)
-                    out = _new(Array)
-                    out._aval = None
-                    out._host = r
-                    out._buffer = None
-                    out._device = None
                     owner = r.base
                     if owner is not None and (owner is host or owner is host.base):
                         root = self if self._view is None else self._view[0]
-                        out._view = [root, root._host]
-                    else:
-                        out._view = None
-                    return out
+                        return _make(None, r, None, None, [root, root._host])
+                    return _make(None, r)
                 return _self_result(r, self, host)
         _count_fallback(fallback)
         return fallback(self)

@@ -68,8 +68,7 @@ def sliding_window_view(x, window_shape, axis=None, *, subok=False, writeable=Fa
         if type(x) is Array:
             # NumPy's result is based on a stand-in object, not on x's ndarray: link the
             # view to x's root by hand (DESIGN 5), so it follows x's buffer
-            root = x._root()
-            out._view = [root, root._value()] + ([] if writeable else [True])
+            out._make_view_of(x, writeable)
         return out
     x = to_array(x)
     for a, w in _windows(x.shape, window_shape, axis):
