@@ -22,7 +22,7 @@ from .numpy import asarray
 from .core import Primitive, ShapedArray, get_aval
 from .interpreters import ad, batching
 from .interpreters.lowering import ir_type, token_type
-from .runtime.xla_bridge import hlo, ir
+from .backend import hlo, ir
 from .tree_util import tree_flatten, tree_unflatten
 
 _CPU_CALLBACK_TARGET = "xla_ffi_python_cpu_callback"

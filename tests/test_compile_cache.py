@@ -81,7 +81,7 @@ def _python(code, env_extra, timeout=120):
 _JIT_SCRIPT = """
     import json
     import minijax, minijax.numpy as np
-    from minijax.runtime import compile_cache
+    from minijax.backend import compile_cache
     f = minijax.jit(lambda x: np.tanh(x) * 3.0 + 1.0)
     y = f(np.arange(5.0, dtype=np.float32))
     print(json.dumps({"stats": compile_cache.stats, "y": [float(v) for v in y]}))
@@ -165,7 +165,7 @@ def test_checksum_and_key_are_checked(cache):
 
 _WRITER = """
     import sys
-    from minijax.runtime import compile_cache
+    from minijax.backend import compile_cache
     d, key, me = sys.argv[1], sys.argv[2], int(sys.argv[3])
     valid = {bytes([i]) * (50_000 + 1000 * i) for i in range(4)}
     bad = 0

@@ -9,7 +9,7 @@ from .._checks import allocatable
 from ..core import ClosedJaxpr, Jaxpr, Literal
 from ..core.primitive import missing_rule
 from ..core.avals import ShapedArray
-from ..runtime.xla_bridge import chlo, func_dialect, hlo, ir, new_context
+from ..backend import chlo, func_dialect, hlo, ir, new_context
 from .partial_eval import trace_to_jaxpr
 
 

@@ -10,7 +10,8 @@ from ..core.jaxpr import JaxprEqn, Var, same_type
 from ..interpreters import ad, batching
 from ..interpreters import partial_eval as pe
 from ..interpreters.lowering import call_function
-from ..runtime import dispatch, xla_bridge
+from .. import backend
+from ..runtime import dispatch
 from ..util import merge_lists, partition_list, split_half, split_list
 
 jit_p = Primitive("jit", multiple_results=True)
@@ -18,7 +19,7 @@ jit_p = Primitive("jit", multiple_results=True)
 
 def _jit_eager(*args, jaxpr, name):
     device = dispatch.result_device(args)
-    target = device if device is not None else xla_bridge.default_device()
+    target = device if device is not None else backend.default_device()
     return dispatch.compiled_jaxpr(jaxpr, target, device is not None)(args)
 
 

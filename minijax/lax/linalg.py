@@ -17,7 +17,7 @@ from ..core.avals import ShapedArray
 from ..interpreters import ad, batching
 from ..interpreters.lowering import chlo, hlo, ir, ir_constant, ir_type, jaxpr_subcomp
 from ..interpreters.partial_eval import trace_to_jaxpr
-from ..runtime.xla_bridge import lapack_target
+from ..backend.cpu import lapack_target
 from . import elementwise as ew
 from ._helpers import INEXACT, check_kinds, constant
 from ._helpers import zeros_like as _zeros_like

@@ -7,7 +7,7 @@ import numpy as np
 
 from .. import dtypes, lax
 from ..core import Tracer, get_aval
-from ..runtime import xla_bridge
+from .. import backend
 from ..runtime.array import Array
 from . import _elementwise as ew
 from . import _array_ufunc, _index_tricks, _indexing, _linear_algebra, _searching, _sorting, _utility
@@ -267,7 +267,7 @@ def _tracer_device(self):
     # a traced value lives where the computation runs: its concrete Array's device if it
     # has one (an eager jvp/vmap value), else the default device
     value = self.to_concrete_value()
-    return value.device if isinstance(value, Array) else xla_bridge.default_device()
+    return value.device if isinstance(value, Array) else backend.default_device()
 
 
 def _tracer_committed(self):
@@ -279,7 +279,7 @@ def _tracer_to_device(self, device, /, *, stream=None):
     if stream is not None:
         raise ValueError("to_device: stream= is not supported (minijax runs on the host "
                          "client's default stream)")
-    xla_bridge.resolve_device(device, "to_device")
+    backend.resolve_device(device, "to_device")
     return self   # as device_put under a transformation: the staged value stays put
 
 

@@ -26,7 +26,7 @@ from ..core.avals import ShapedArray
 from ..dtypes import is_non_numeric
 from ..errors import NonNumericDtypeError
 from ..traceback_util import warn_in_user_code
-from . import xla_bridge
+from .. import backend
 
 
 # NumPy 2.1 added DLPack 1.0 (``max_version``, ``dl_device``, ``copy``) to
@@ -96,7 +96,7 @@ class Array:
         host = self._host
         if type(host) is not np.ndarray:
             if host is None:
-                host = self._host = xla_bridge.to_host(self._buffer, self.aval.dtype)
+                host = self._host = backend.to_host(self._buffer, self.aval.dtype)
             else:   # a NumPy scalar (a 0-d result of the eager path) stays one: a reader
                 return np.asarray(host)   # gets a fresh 0-d ndarray, as from NumPy's
         view = self._view
@@ -169,13 +169,13 @@ class Array:
     def _device_buffer(self, device):
         """The value as a PjRt buffer on ``device`` (kept when that is its home device)."""
         buf = self._buffer
-        home = self._device if self._device is not None else xla_bridge.default_device()
+        home = self._device if self._device is not None else backend.default_device()
         if buf is not None and home == device:
             return buf
         host = self._value()
         if host.flags.writeable:
             self._freeze()   # the device buffer may alias the host memory
-        buf = xla_bridge.to_device(host, device, self.aval)
+        buf = backend.to_device(host, device, self.aval)
         if home == device:
             self._buffer = buf
         return buf
@@ -240,7 +240,7 @@ class Array:
 
     @property
     def device(self):
-        return self._device if self._device is not None else xla_bridge.default_device()
+        return self._device if self._device is not None else backend.default_device()
 
     def devices(self):
         return {self.device}
@@ -255,7 +255,7 @@ class Array:
         if stream is not None:
             raise ValueError("to_device: the stream argument is not supported (minijax "
                              "copies on the host client's default stream); leave it None")
-        return device_put(self, xla_bridge.resolve_device(device, "to_device"))
+        return device_put(self, backend.resolve_device(device, "to_device"))
 
     def block_until_ready(self):
         if self._buffer is not None:

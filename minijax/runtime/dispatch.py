@@ -16,7 +16,7 @@ from ..core import Jaxpr, JaxprEqn, ShapedArray, Trace, Var, get_aval, set_eval_
 from ..core.trace import set_eager_bind, set_observe
 from ..interpreters.lowering import lower_jaxpr
 from ..util import LRUCache
-from . import xla_bridge
+from .. import backend
 from .array import Array, freeze_arrays
 
 
@@ -312,7 +312,7 @@ def clear_eager_cache():
 
 
 def _eager_xla(primitive, args, avals_in, params, device):
-    target = device if device is not None else xla_bridge.default_device()
+    target = device if device is not None else backend.default_device()
     try:
         key = (primitive, tuple(avals_in), tuple(sorted(params.items())), target)
         hash(key)
@@ -340,13 +340,13 @@ class Executable:
         self.out_device = device if committed else None
         host_callbacks = []
         self.text = lower_jaxpr(jaxpr, host_callbacks=host_callbacks)
-        self.loaded = xla_bridge.compile_module(self.text, device, host_callbacks)
-        self.handlers = xla_bridge.result_handlers(self.out_avals, device)
+        self.loaded = backend.compile_module(self.text, device, host_callbacks)
+        self.handlers = backend.result_handlers(self.out_avals, device)
 
     def __call__(self, args):
         device = self.device
         bufs = [device_buffer(a, aval, device) for a, aval in zip(args, self.in_avals)]
-        outs = xla_bridge.execute(self.loaded, bufs, self.handlers)
+        outs = backend.execute(self.loaded, bufs, self.handlers)
         out_device = self.out_device
         return [Array._from_buffer(b, aval, out_device) for b, aval in zip(outs, self.out_avals)]
 
@@ -360,7 +360,7 @@ def uncommitted_caller(exe, consts, single=False):
     const_bufs = [device_buffer(c, aval, device) for c, aval in zip(consts, exe.in_avals)]
     loaded = exe.loaded
     handlers = exe.handlers
-    execute = xla_bridge.execute
+    execute = backend.execute
     out_avals = exe.out_avals
 
     def call(args):
@@ -401,7 +401,7 @@ def uncommitted_caller(exe, consts, single=False):
 def device_buffer(x, aval, device):
     if type(x) is Array:
         return x._device_buffer(device)
-    return xla_bridge.to_device(np.asarray(x, dtype=aval.dtype), device)
+    return backend.to_device(np.asarray(x, dtype=aval.dtype), device)
 
 
 _compiled = weakref.WeakKeyDictionary()

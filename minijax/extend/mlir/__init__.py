@@ -11,7 +11,7 @@ from ...core import get_aval
 from ...interpreters import partial_eval as pe
 from ...interpreters.lowering import (ir_constant, ir_element_type, ir_type, jaxpr_subcomp,
                                      lower_jaxpr)
-from ...runtime.xla_bridge import hlo, ir
+from ...backend import hlo, ir
 from . import dialects
 
 __all__ = ["aval_to_ir_type", "dialects", "dtype_to_ir_type", "hlo", "ir", "ir_constant",
