@@ -31,7 +31,8 @@ class EvalTrace(Trace):
     def process_primitive(self, primitive, args, params):
         if primitive.eager is not None:
             return primitive.eager(*args, **params)
-        if primitive.abstract_eval is None or (primitive.impl is None and primitive.lower is None):
+        if primitive.abstract_eval is None or (primitive.impl is None
+                                               and not primitive.has_lowering()):
             return _eval_without_rules(primitive, args, params)
         avals_in = [get_aval(a) for a in args]
         avals_out = _abstract_eval(primitive, avals_in, params)
@@ -339,7 +340,8 @@ class Executable:
         self.device = device
         self.out_device = device if committed else None
         host_callbacks = []
-        self.text = lower_jaxpr(jaxpr, host_callbacks=host_callbacks)
+        self.text = lower_jaxpr(jaxpr, host_callbacks=host_callbacks,
+                                platform=backend.platform_of(device))
         self.loaded = backend.compile_module(self.text, device, host_callbacks)
         self.handlers = backend.result_handlers(self.out_avals, device)
 
