@@ -1,4 +1,4 @@
-"""The persistent compilation cache (minijax/runtime/compile_cache.py).
+"""The persistent compilation cache (minijax/backend/compile_cache.py).
 
 Every test uses its own temporary cache directory (config or environment), never the
 user's cache.

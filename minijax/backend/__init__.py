@@ -114,10 +114,13 @@ def reads_host_memory(device):
 
 
 def dlpack_device(device):
-    """DLPack's ``(device type, device index)`` for ``device`` (None: the host)."""
+    """DLPack's ``(device type, device index)`` for an Array on ``device`` (None: the
+    host). Host memory is one DLPack device, ``(kDLCPU, 0)``, whichever CPU device
+    holds the buffer (NumPy's export says so too)."""
     if device is None:
         return (get_backend("cpu").dlpack_device_type, 0)
-    return (backend_for_device(device).dlpack_device_type, device.id)
+    owner = backend_for_device(device)
+    return (owner.dlpack_device_type, 0 if owner.reads_host_memory else device.id)
 
 
 def get_client(platform=None):
