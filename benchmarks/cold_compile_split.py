@@ -9,7 +9,7 @@ time (all threads; steadier than wall time on a loaded machine):
 
 - trace: building the jaxpr, autodiff included;
 - lower: jaxpr -> StableHLO module (minijax: the text it compiles);
-- compile: XLA's compilation (minijax: ``xla_bridge.compile_module``, which with the
+- compile: XLA's compilation (minijax: ``backend.compile_module``, which with the
   cache off is the options plus ``client.compile_and_load``);
 - rest: everything else in the first call (argument transfer, execution, results);
 - total: the whole first call, as ``run.py`` times it.
@@ -66,7 +66,8 @@ def _block(out):
 def minijax_worker(name, hlo_dir):
     import workloads as w
     from minijax import api
-    from minijax.runtime import dispatch, xla_bridge
+    from minijax import backend
+    from minijax.runtime import dispatch
     L = w.load_lib("minijax")
     fun, args, check = _setup(L, name)
     spent = dict.fromkeys(PHASES[:3], 0.0)
@@ -96,7 +97,7 @@ def minijax_worker(name, hlo_dir):
     lower = dispatch.lower_jaxpr
     api.pe.trace_to_jaxpr = timed("trace", api.pe.trace_to_jaxpr, outermost_only=True)
     dispatch.lower_jaxpr = timed("lower", lower_and_keep)
-    xla_bridge.compile_module = timed("compile", xla_bridge.compile_module)
+    backend.compile_module = timed("compile", backend.compile_module)
     f = L.jit(fun)
     start, start_cpu = time.perf_counter(), time.process_time()
     out = f(*args)

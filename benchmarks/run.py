@@ -112,7 +112,7 @@ def cold_worker(lib_name, name):
     except Exception as e:
         out = {"status": "FAILED", "msg": _msg(e)}
     if lib_name == "minijax":
-        from minijax.runtime import compile_cache
+        from minijax.backend import compile_cache
         out["cache"] = dict(compile_cache.stats)
         if "jax" in sys.modules:
             out = {"status": "FAILED", "msg": "the minijax process imported JAX"}

@@ -23,7 +23,8 @@ from .interpreters.lowering import lower_jaxpr
 from .lax.call import jit_p
 from .numpy._indexing import refresh_if_stale
 from .dtypes import is_non_numeric
-from .runtime import dispatch, numpy_dispatch, xla_bridge
+from . import backend
+from .runtime import dispatch, numpy_dispatch
 from .runtime.array import Array, resolve_placement, snapshot
 from .util import LRUCache
 from .traceback_util import api_boundary
@@ -473,7 +474,7 @@ class Jitted:
 
 
 def _direct_call(jaxpr, consts, out_tree, updated=(), who="jit"):
-    exe = dispatch.compiled_jaxpr(jaxpr, xla_bridge.default_device(), False)
+    exe = dispatch.compiled_jaxpr(jaxpr, backend.default_device(), False)
     if updated:
         # (on the fast path the arguments are the flat leaves)
         call = dispatch.uncommitted_caller(exe, consts)
@@ -861,17 +862,17 @@ def make_jaxpr(fun, static_argnums=()):
 
 def devices():
     """The devices minijax can run on (the CPU client's devices)."""
-    return xla_bridge.devices()
+    return backend.devices()
 
 
 def local_devices():
     """The devices of this process (minijax runs in one process: all of them)."""
-    return xla_bridge.devices()
+    return backend.devices()
 
 
 def device_count():
     """The number of devices."""
-    return len(xla_bridge.devices())
+    return len(backend.devices())
 
 
 local_device_count = device_count
@@ -879,7 +880,7 @@ local_device_count = device_count
 
 def default_backend():
     """The platform name of the default device (``"cpu"``)."""
-    return xla_bridge.default_device().platform
+    return backend.default_device().platform
 
 
 def process_count():
@@ -901,9 +902,9 @@ def print_environment_info(return_string=False):
     """Print (or return) the versions of minijax, jaxlib, NumPy and Python, and the
     platform and devices, for bug reports."""
     from . import __version__   # deferred: the package imports this module
-    devs = xla_bridge.devices()
+    devs = backend.devices()
     text = (f"minijax:    {__version__}\n"
-            f"jaxlib:     {xla_bridge.jaxlib_version}\n"
+            f"jaxlib:     {backend.jaxlib_version}\n"
             f"numpy:      {np.__version__}\n"
             f"python:     {sys.version.replace(chr(10), ' ')}\n"
             f"device info: {default_backend()}-{len(devs)}, {len(devs)} local devices\n"

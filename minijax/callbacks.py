@@ -1,9 +1,10 @@
 """Host callbacks: ``pure_callback`` and the primitive behind ``minijax.debug``.
 
 A callback is a Python function called on NumPy arrays. Eagerly it is simply
-called; under ``jit`` it becomes a ``stablehlo.custom_call`` to jaxlib's CPU Python
-callback target (``xla_ffi_python_cpu_callback``), and the function is handed to
-XLA with the compiled program, so the compiled code calls back into Python.
+called; under ``jit`` it becomes a ``stablehlo.custom_call`` to the platform's Python
+callback target (the backend's ``host_callback_target``: on the CPU jaxlib's
+``xla_ffi_python_cpu_callback``), and the function is handed to XLA with the compiled
+program, so the compiled code calls back into Python.
 
 ``pure_callback`` declares its result shapes and dtypes up front and must be free of
 side effects (XLA may drop or repeat it). ``debug_callback`` has no results and is
@@ -22,11 +23,8 @@ from .numpy import asarray
 from .core import Primitive, ShapedArray, get_aval
 from .interpreters import ad, batching
 from .interpreters.lowering import ir_type, token_type
-from .runtime.xla_bridge import hlo, ir
+from .backend import get_backend, hlo, ir
 from .tree_util import tree_flatten, tree_unflatten
-
-_CPU_CALLBACK_TARGET = "xla_ffi_python_cpu_callback"
-
 
 def _result_aval(spec):
     shape = tuple(int(d) for d in spec.shape)
@@ -134,6 +132,10 @@ def _callback_batch(axis_size, args, dims, *, callback, result_avals, vmap_metho
 def _callback_lower(ctx, *args, callback, result_avals, vmap_method, has_side_effect,
                     ordered=False):
     mctx = ctx.module_ctx
+    target = get_backend(ctx.platform).host_callback_target
+    if target is None:
+        raise NotImplementedError(f"callback {callback!r}: minijax cannot call Python back "
+                                  f"from a program compiled for {ctx.platform!r}")
     result_types = [ir_type(a) for a in result_avals]
     operands = list(args)
     if ordered and mctx.token is None:
@@ -156,7 +158,7 @@ def _callback_lower(ctx, *args, callback, result_avals, vmap_method, has_side_ef
     mctx.host_callbacks.append(host)
     index = len(mctx.host_callbacks) - 1
     attributes = dict(
-        call_target_name=ir.StringAttr.get(_CPU_CALLBACK_TARGET),
+        call_target_name=ir.StringAttr.get(target),
         has_side_effect=ir.BoolAttr.get(has_side_effect),
         api_version=ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 4),
         backend_config=ir.DictAttr.get(

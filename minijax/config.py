@@ -11,7 +11,7 @@ of the expected form is ignored with a RuntimeWarning naming it, and the default
 - ``cpu_device_count`` (``MINIJAX_CPU_DEVICE_COUNT``, default 1): CPU devices the
   client exposes; read when the client is first created.
 - ``compilation_cache`` (``MINIJAX_COMPILATION_CACHE``, default True): keep compiled
-  XLA executables on disk and reuse them in later processes (runtime/compile_cache.py).
+  XLA executables on disk and reuse them in later processes (backend/compile_cache.py).
 - ``compilation_cache_dir`` (default None: ``$MINIJAX_CACHE_DIR``, else
   ``$XDG_CACHE_HOME/minijax``, else ``~/.cache/minijax``, read at each compile).
 - ``compilation_cache_max_bytes`` (``MINIJAX_COMPILATION_CACHE_MAX_BYTES``, default

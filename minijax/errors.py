@@ -75,6 +75,17 @@ class InvalidDeviceError(ValueError, TypeError):
     ``TypeError`` for a value of the wrong kind, as NumPy raises for ``to_device(3)``."""
 
 
+class UnknownPlatformError(ValueError):
+    """A platform name (``get_backend``, ``devices``, ``register_lowering``) that minijax
+    does not know, or one with no backend in this process; the message lists the known
+    ones."""
+
+
+class MissingPlatformLoweringError(NotImplementedError):
+    """A primitive has no lowering rule for the platform a program is compiled for (only
+    rules for other platforms): raised while lowering, before XLA sees the program."""
+
+
 class FileArgumentError(TypeError, AttributeError):
     """A file reader (``fromfile``, ``genfromtxt``, ``fromregex``) was given an array
     where a path or an open file belongs. A ``TypeError``, and an ``AttributeError`` as

@@ -24,7 +24,7 @@ import minijax.lax as lax
 import minijax.numpy as np
 from minijax import _checks, grad, jit
 from minijax.errors import OutOfMemoryError
-from minijax.runtime import compile_cache
+from minijax.backend import compile_cache
 from minijax.test_util import assert_same
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -1,4 +1,4 @@
-"""The persistent compilation cache (minijax/runtime/compile_cache.py).
+"""The persistent compilation cache (minijax/backend/compile_cache.py).
 
 Every test uses its own temporary cache directory (config or environment), never the
 user's cache.
@@ -17,9 +17,10 @@ import numpy as onp
 import pytest
 
 import minijax
+from minijax import backend
+from minijax.backend import compile_cache
 from minijax.config import config
 from minijax.core.avals import ShapedArray
-from minijax.runtime import compile_cache, xla_bridge
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _counter = itertools.count()
@@ -50,14 +51,14 @@ def _program():
 
 def _run(exe):
     x = onp.array([1.0, 2.0, 3.0], onp.float32)
-    device = xla_bridge.default_device()
-    buf = xla_bridge.to_device(x, device)
-    handlers = xla_bridge.result_handlers([ShapedArray((3,), onp.dtype(onp.float32))], device)
-    return onp.asarray(xla_bridge.to_host(xla_bridge.execute(exe, [buf], handlers)[0]))
+    device = backend.default_device()
+    buf = backend.to_device(x, device)
+    handlers = backend.result_handlers([ShapedArray((3,), onp.dtype(onp.float32))], device)
+    return onp.asarray(backend.to_host(backend.execute(exe, [buf], handlers)[0]))
 
 
 def _compile(text):
-    return xla_bridge.compile_module(text, xla_bridge.default_device())
+    return backend.compile_module(text, backend.default_device())
 
 
 def _entries(d):
@@ -65,9 +66,9 @@ def _entries(d):
 
 
 def _key(text):
-    client = xla_bridge.get_client()
-    options = xla_bridge.compile_options(xla_bridge.default_device()).SerializeAsString()
-    return compile_cache.make_key(text, client, xla_bridge.default_device(), options)
+    client = backend.get_client()
+    options = backend.compile_options(backend.default_device()).SerializeAsString()
+    return compile_cache.make_key(text, client, backend.default_device(), options)
 
 
 def _python(code, env_extra, timeout=120):
@@ -81,7 +82,7 @@ def _python(code, env_extra, timeout=120):
 _JIT_SCRIPT = """
     import json
     import minijax, minijax.numpy as np
-    from minijax.runtime import compile_cache
+    from minijax.backend import compile_cache
     f = minijax.jit(lambda x: np.tanh(x) * 3.0 + 1.0)
     y = f(np.arange(5.0, dtype=np.float32))
     print(json.dumps({"stats": compile_cache.stats, "y": [float(v) for v in y]}))
@@ -165,7 +166,7 @@ def test_checksum_and_key_are_checked(cache):
 
 _WRITER = """
     import sys
-    from minijax.runtime import compile_cache
+    from minijax.backend import compile_cache
     d, key, me = sys.argv[1], sys.argv[2], int(sys.argv[3])
     valid = {bytes([i]) * (50_000 + 1000 * i) for i in range(4)}
     bad = 0
@@ -271,16 +272,16 @@ def test_dir_from_config_env_and_xdg(monkeypatch, tmp_path):
 def test_key_covers_program_and_options():
     _, a = _program()
     _, b = _program()
-    client, device = xla_bridge.get_client(), xla_bridge.default_device()
-    opts = xla_bridge.compile_options(device).SerializeAsString()
-    assert opts == xla_bridge.compile_options(device).SerializeAsString()
+    client, device = backend.get_client(), backend.default_device()
+    opts = backend.compile_options(device).SerializeAsString()
+    assert opts == backend.compile_options(device).SerializeAsString()
     assert compile_cache.make_key(a, client, device, opts) == _key(a)
     assert compile_cache.make_key(a, client, device, opts) != _key(b)
-    other = xla_bridge.compile_options(device)
+    other = backend.compile_options(device)
     other.num_replicas = 2
     assert compile_cache.make_key(a, client, device, other.SerializeAsString()) != _key(a)
-    second = xla_bridge.devices()[1]   # another device's assignment is another program
-    assert (xla_bridge.compile_options(second).SerializeAsString() != opts)
+    second = backend.devices()[1]   # another device's assignment is another program
+    assert (backend.compile_options(second).SerializeAsString() != opts)
 
 
 def test_key_covers_xla_flags(monkeypatch):

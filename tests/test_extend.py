@@ -72,8 +72,11 @@ def test_impl_only_primitive_runs_eagerly_and_missing_rules_are_named():
         minijax.grad(p.bind)(1.0)
     mlir.register_lowering(p, mlir.lower_fun(lambda x: 2 * x + 1, multiple_results=False))
     assert float(minijax.jit(p.bind)(4.0)) == 9.0
-    with pytest.raises(NotImplementedError, match="CPU"):
-        mlir.register_lowering(p, lambda ctx, x: [x], platform="gpu")
+    # a rule for the GPU platforms is kept beside the default one and not used on the CPU
+    mlir.register_lowering(p, lambda ctx, x: [x], platform="gpu")
+    assert float(minijax.jit(lambda v: p.bind(v))(5.0)) == 11.0   # a new trace and lowering
+    with pytest.raises(ValueError, match=r"unknown platform 'gpus'.*'cuda'"):
+        mlir.register_lowering(p, lambda ctx, x: [x], platform="gpus")
 
 
 def test_extend_names():

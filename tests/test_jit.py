@@ -183,10 +183,11 @@ def test_shape_and_dtype_errors_before_xla():
 def test_bool_constants_keep_their_values(shape):
     # an array literal in a jaxpr becomes a StableHLO constant
     from minijax.core import Jaxpr, Literal
-    from minijax.runtime import dispatch, xla_bridge
+    from minijax import backend
+    from minijax.runtime import dispatch
     mask = (onp.arange(int(onp.prod(shape))) % 3 == 0).reshape(shape)
     jaxpr = Jaxpr([], [], [Literal(mask)])
-    out, = dispatch.compiled_jaxpr(jaxpr, xla_bridge.default_device(), False)([])
+    out, = dispatch.compiled_jaxpr(jaxpr, backend.default_device(), False)([])
     onp.testing.assert_array_equal(onp.asarray(out), mask)
 
 

@@ -20,7 +20,11 @@ class Primitive:
     - ``transpose(cts, *args, **params) -> [ct or None per arg]`` (linear primitives;
       undefined linear inputs arrive as ``ad.UndefPrimal``).
     - ``batch(axis_size, args, dims, **params) -> (outs, out_dims)``.
-    - ``lower(ctx, *ir_values, **params) -> [ir_value]``: the StableHLO lowering.
+    - ``lower(ctx, *ir_values, **params) -> [ir_value]``: the StableHLO lowering, for
+      every platform without a rule of its own in ``platform_lower``.
+    - ``platform_lower``: ``{platform: rule}`` (``"cpu"``, ``"cuda"``, ...), rules of the
+      ``lower`` kind for one platform (custom calls only that platform has, such as
+      LAPACK on the CPU); they take precedence over ``lower``.
     - ``partial_eval`` / ``partial_eval_jaxpr``: only for higher-order primitives.
     """
 
@@ -35,6 +39,7 @@ class Primitive:
         self.transpose = None
         self.batch = None
         self.lower = None
+        self.platform_lower = {}
         self.partial_eval = None
         self.partial_eval_jaxpr = None
         self.pretty_print = None
@@ -59,9 +64,17 @@ class Primitive:
         self.abstract_eval = self._wrap(fn)
         return fn
 
-    def def_lowering(self, fn):
-        self.lower = self._wrap(fn)
+    def def_lowering(self, fn, platform=None):
+        """The lowering rule (for ``platform`` only, when given)."""
+        if platform is None:
+            self.lower = self._wrap(fn)
+        else:
+            self.platform_lower[platform] = self._wrap(fn)
         return fn
+
+    def has_lowering(self):
+        """Whether some platform can lower this primitive."""
+        return self.lower is not None or bool(self.platform_lower)
 
     def def_jvp(self, fn):
         """``fn(primals, tangents, **params) -> (primal_out, tangent_out)``."""

@@ -6,10 +6,11 @@ import numpy as np
 
 from .. import dtypes
 from .._checks import allocatable
+from ..backend import chlo, default_platform, func_dialect, hlo, ir, new_context
 from ..core import ClosedJaxpr, Jaxpr, Literal
 from ..core.primitive import missing_rule
 from ..core.avals import ShapedArray
-from ..runtime.xla_bridge import chlo, func_dialect, hlo, ir, new_context
+from ..errors import MissingPlatformLoweringError
 from .partial_eval import trace_to_jaxpr
 
 
@@ -63,8 +64,9 @@ def full_like_aval(value, aval):
 
 
 class ModuleContext:
-    def __init__(self, module):
+    def __init__(self, module, platform):
         self.module = module
+        self.platform = platform     # the platform the program is lowered for ("cpu")
         self.used_names = set()
         self.cached_functions = {}   # id(jaxpr) -> func op, so repeated calls share one
         self.host_callbacks = []     # Python functions the program calls back (by index)
@@ -90,6 +92,28 @@ class RuleContext:
         self.module_ctx = module_ctx
         self.avals_in = avals_in
         self.avals_out = avals_out
+
+    @property
+    def platform(self):
+        """The platform the program is lowered for."""
+        return self.module_ctx.platform
+
+
+def lowering_rule(primitive, platform):
+    """``primitive``'s lowering rule for ``platform``: its rule for that platform, else
+    its default rule; a named error where it has neither."""
+    rule = primitive.platform_lower.get(platform) if primitive.platform_lower else None
+    if rule is None:
+        rule = primitive.lower
+        if rule is None:
+            if primitive.platform_lower:
+                raise MissingPlatformLoweringError(
+                    f"'{primitive.name}' has no lowering rule for platform {platform!r} "
+                    f"(only for {', '.join(repr(p) for p in primitive.platform_lower)}): "
+                    f"register one with minijax.extend.mlir.register_lowering(primitive, "
+                    f"rule, platform={platform!r}), or a default rule with platform=None")
+            raise missing_rule(primitive, "lowering")
+    return rule
 
 
 # ---------------------------------------------------------------- ordered effects
@@ -143,10 +167,9 @@ def jaxpr_subcomp(mctx, jaxpr, args):
 
     for v, a in zip(jaxpr.in_binders, args):
         env[v] = a
+    platform = mctx.platform
     for eqn in jaxpr.eqns:
-        rule = eqn.primitive.lower
-        if rule is None:
-            raise missing_rule(eqn.primitive, "lowering")
+        rule = lowering_rule(eqn.primitive, platform)
         ctx = RuleContext(mctx, [x.aval for x in eqn.inputs], [v.aval for v in eqn.out_binders])
         outs = rule(ctx, *[read(x) for x in eqn.inputs], **eqn.params)
         for v, o in zip(eqn.out_binders, outs):
@@ -197,12 +220,13 @@ def call_function(mctx, jaxpr, args, name="jit"):
     return results
 
 
-def lower_jaxpr(jaxpr, name="main", host_callbacks=None):
-    """StableHLO program text for ``jaxpr`` (its function is ``main``); the host
-    callbacks it calls (see ``minijax.callbacks``) are appended to ``host_callbacks``."""
+def lower_jaxpr(jaxpr, name="main", host_callbacks=None, platform=None):
+    """StableHLO program text for ``jaxpr`` (its function is ``main``), for ``platform``
+    (the default platform for None); the host callbacks it calls (see
+    ``minijax.callbacks``) are appended to ``host_callbacks``."""
     with new_context() as ctx, ir.Location.unknown(ctx):
         module = ir.Module.create()
-        mctx = ModuleContext(module)
+        mctx = ModuleContext(module, platform if platform is not None else default_platform())
         define_function(mctx, "main", jaxpr, public=True)
         if host_callbacks is not None:
             host_callbacks.extend(mctx.host_callbacks)
@@ -311,4 +335,4 @@ def reduce_region(op_body, aval_scalar, n=1):
 __all__ = ["ir", "hlo", "chlo", "ir_type", "ir_element_type", "ir_constant", "full_like_aval",
            "jaxpr_subcomp", "lower_jaxpr", "call_function", "lower_elementwise",
            "lower_compare", "complex_compare", "maximum", "minimum", "lower_via", "RuleContext", "ShapedArray",
-           "has_ordered_effects", "token_type"]
+           "has_ordered_effects", "token_type", "lowering_rule", "ModuleContext"]

@@ -5,12 +5,13 @@ another transformation the primitive's rules transform the jaxpr itself
 (the "initial-style" higher-order primitive of the seeds).
 """
 
+from .. import backend
 from ..core import Primitive
 from ..core.jaxpr import JaxprEqn, Var, same_type
 from ..interpreters import ad, batching
 from ..interpreters import partial_eval as pe
 from ..interpreters.lowering import call_function
-from ..runtime import dispatch, xla_bridge
+from ..runtime import dispatch
 from ..util import merge_lists, partition_list, split_half, split_list
 
 jit_p = Primitive("jit", multiple_results=True)
@@ -18,7 +19,7 @@ jit_p = Primitive("jit", multiple_results=True)
 
 def _jit_eager(*args, jaxpr, name):
     placement = dispatch.result_placement(args)
-    target = placement._device if placement is not None else xla_bridge.default_device()
+    target = placement._device if placement is not None else backend.default_device()
     return dispatch.compiled_jaxpr(jaxpr, target, placement is not None)(args)
 
 

@@ -6,7 +6,8 @@ complex128 (derivatives: all dtypes, except complete qr of tall complex matrices
 has none). Eagerly on the CPU they run NumPy (``numpy.linalg``, or short loops over
 columns below; schur, which NumPy lacks, runs its LAPACK lowering through XLA); under ``jit``
 they lower to the LAPACK FFI kernels that ship in jaxlib (column-major custom calls),
-post-processed as JAX does: a factorization that fails gives NaN.
+post-processed as JAX does: a factorization that fails gives NaN. Those lowerings are
+the primitives' "cpu" rules (``platform_lower``); another platform needs its own.
 """
 
 import numpy as np
@@ -17,7 +18,7 @@ from ..core.avals import ShapedArray
 from ..interpreters import ad, batching
 from ..interpreters.lowering import chlo, hlo, ir, ir_constant, ir_type, jaxpr_subcomp
 from ..interpreters.partial_eval import trace_to_jaxpr
-from ..runtime.xla_bridge import lapack_target
+from ..backend.cpu import lapack_target
 from . import elementwise as ew
 from ._helpers import INEXACT, check_kinds, constant
 from ._helpers import zeros_like as _zeros_like
@@ -356,7 +357,7 @@ cholesky_p.impl = _cholesky_impl
 cholesky_p.abstract_eval = _cholesky_abstract_eval
 cholesky_p.jvp = _cholesky_jvp
 cholesky_p.batch = _batch_at_front(cholesky_p)
-cholesky_p.lower = _lapack_lowering(_cholesky_impl, _cholesky_lower)
+cholesky_p.platform_lower["cpu"] = _lapack_lowering(_cholesky_impl, _cholesky_lower)
 
 
 # ---------------------------------------------------------------- triangular_solve
@@ -461,7 +462,7 @@ ad.defjvp2(triangular_solve_p, _trsm_jvp_a,
            lambda g, ans, a, b, **params: triangular_solve_p.bind(a, g, **params))
 triangular_solve_p.transpose = _trsm_transpose
 triangular_solve_p.batch = _batch_at_front(triangular_solve_p)
-triangular_solve_p.lower = _lapack_lowering(_trsm_impl, _trsm_lower)
+triangular_solve_p.platform_lower["cpu"] = _lapack_lowering(_trsm_impl, _trsm_lower)
 
 
 # ---------------------------------------------------------------- lu
@@ -652,7 +653,7 @@ lu_p.impl = _lu_impl
 lu_p.abstract_eval = _lu_abstract_eval
 lu_p.jvp = _lu_jvp
 lu_p.batch = _batch_at_front(lu_p)
-lu_p.lower = _lapack_lowering(_lu_impl, _lu_lower)
+lu_p.platform_lower["cpu"] = _lapack_lowering(_lu_impl, _lu_lower)
 
 
 # ---------------------------------------------------------------- qr
@@ -754,7 +755,7 @@ qr_p.impl = _qr_impl
 qr_p.abstract_eval = _qr_abstract_eval
 qr_p.jvp = _qr_jvp
 qr_p.batch = _batch_at_front(qr_p)
-qr_p.lower = _lapack_lowering(_qr_impl, _qr_lower)
+qr_p.platform_lower["cpu"] = _lapack_lowering(_qr_impl, _qr_lower)
 
 
 # ---------------------------------------------------------------- svd
@@ -868,7 +869,7 @@ svd_p.impl = _svd_impl
 svd_p.abstract_eval = _svd_abstract_eval
 svd_p.jvp = _svd_jvp
 svd_p.batch = _batch_at_front(svd_p)
-svd_p.lower = _lapack_lowering(_svd_impl, _svd_lower)
+svd_p.platform_lower["cpu"] = _lapack_lowering(_svd_impl, _svd_lower)
 
 
 # ---------------------------------------------------------------- eigh
@@ -936,7 +937,7 @@ eigh_p.impl = _eigh_impl
 eigh_p.abstract_eval = _eigh_abstract_eval
 eigh_p.jvp = _eigh_jvp
 eigh_p.batch = _batch_at_front(eigh_p)
-eigh_p.lower = _lapack_lowering(_eigh_impl, _eigh_lower)
+eigh_p.platform_lower["cpu"] = _lapack_lowering(_eigh_impl, _eigh_lower)
 
 
 # ---------------------------------------------------------------- eig
@@ -1110,7 +1111,7 @@ eig_p.impl = _eig_impl
 eig_p.abstract_eval = _eig_abstract_eval
 eig_p.jvp = _eig_jvp
 eig_p.batch = _batch_at_front(eig_p)
-eig_p.lower = _lapack_lowering(_eig_impl, _eig_lower)
+eig_p.platform_lower["cpu"] = _lapack_lowering(_eig_impl, _eig_lower)
 
 
 # ---------------------------------------------------------------- schur
@@ -1168,4 +1169,4 @@ def _schur_lower(ctx, x, *, compute_schur_vectors):
 schur_p.abstract_eval = _schur_abstract_eval
 schur_p.jvp = _schur_jvp
 schur_p.batch = _batch_at_front(schur_p)
-schur_p.lower = _schur_lower
+schur_p.platform_lower["cpu"] = _schur_lower

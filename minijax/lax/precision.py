@@ -10,7 +10,7 @@ writes it into the StableHLO ``precision_config`` for XLA.
 
 import enum
 
-from ..runtime.xla_bridge import hlo, ir
+from ..backend import hlo, ir
 
 
 class Precision(enum.Enum):

@@ -16,7 +16,7 @@ from ..errors import NonNumericDtypeError
 from ..core.trace import state as trace_state
 from ..interpreters.ad import JVPTrace
 from ..interpreters.partial_eval import PartialEvalTrace
-from ..runtime import xla_bridge
+from .. import backend
 from ..runtime.array import Array
 from ._core import new_object, result_type_of, to_array
 
@@ -138,10 +138,10 @@ class _NamespaceInfo:
                 "max dimensions": 64}
 
     def default_device(self):
-        return xla_bridge.default_device()
+        return backend.default_device()
 
     def devices(self):
-        return tuple(xla_bridge.devices())
+        return tuple(backend.devices())
 
     def default_dtypes(self, *, device=None):
         return {"real floating": dtypes.default_float(), "complex floating":

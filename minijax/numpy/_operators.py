@@ -7,7 +7,7 @@ import numpy as np
 
 from .. import dtypes, lax
 from ..core import Tracer, get_aval
-from ..runtime import xla_bridge
+from .. import backend
 from ..runtime.array import Array, resolve_placement
 from ..runtime.sharding import placement_on
 from . import _elementwise as ew
@@ -268,7 +268,7 @@ def _tracer_device(self):
     # a traced value lives where the computation runs: its concrete Array's device if it
     # has one (an eager jvp/vmap value), else the default device
     value = self.to_concrete_value()
-    return value.device if isinstance(value, Array) else xla_bridge.default_device()
+    return value.device if isinstance(value, Array) else backend.default_device()
 
 
 def _tracer_committed(self):

@@ -8,7 +8,7 @@ import ml_dtypes
 import numpy as np
 
 from ..config import config
-from ..runtime import xla_bridge
+from .. import backend
 
 
 def _minijax_version():
@@ -16,7 +16,7 @@ def _minijax_version():
 
 
 def _versions():
-    # jaxlib's version is read from its metadata: only runtime/xla_bridge imports jaxlib
+    # jaxlib's version is read from its metadata: only minijax/backend imports jaxlib
     return {"minijax": _minijax_version(), "numpy": np.__version__,
             "jaxlib": importlib.metadata.version("jaxlib"), "ml_dtypes": ml_dtypes.__version__,
             "python": f"{platform.python_version()} ({sys.executable})"}
@@ -40,5 +40,5 @@ def show_runtime():
     """Print the versions, the platform, the devices and the configuration in use."""
     show_config()
     print(f"  platform {platform.platform()} ({platform.machine()})")
-    print(f"  devices {[str(d) for d in xla_bridge.devices()]}")
+    print(f"  devices {[str(d) for d in backend.devices()]}")
     print(f"  config enable_x64={config.enable_x64}, eager_backend={config.eager_backend!r}")

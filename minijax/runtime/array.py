@@ -26,7 +26,7 @@ from ..core.avals import ShapedArray
 from ..dtypes import is_non_numeric
 from ..errors import NonNumericDtypeError
 from ..traceback_util import warn_in_user_code
-from . import xla_bridge
+from .. import backend
 from .sharding import SingleDeviceSharding, default_sharding, placement_on
 
 
@@ -78,7 +78,7 @@ class Array:
         host = self._host
         if type(host) is not np.ndarray:
             if host is None:
-                host = self._host = xla_bridge.to_host(self._buffer, self.aval.dtype)
+                host = self._host = backend.to_host(self._buffer, self.aval.dtype)
             else:   # a NumPy scalar (a 0-d result of the eager path) stays one: a reader
                 return np.asarray(host)   # gets a fresh 0-d ndarray, as from NumPy's
         view = self._view
@@ -152,13 +152,13 @@ class Array:
         """The value as a PjRt buffer on ``device`` (kept when that is its home device)."""
         buf = self._buffer
         placement = self._placement
-        home = xla_bridge.default_device() if placement is None else placement._device
+        home = backend.default_device() if placement is None else placement._device
         if buf is not None and home == device:
             return buf
         host = self._value()
         if host.flags.writeable:
             self._freeze()   # the device buffer may alias the host memory
-        buf = xla_bridge.to_device(host, device, self.aval)
+        buf = backend.to_device(host, device, self.aval)
         if home == device:
             self._buffer = buf
         return buf
@@ -311,7 +311,7 @@ class Array:
     @property
     def device(self):
         placement = self._placement
-        return xla_bridge.default_device() if placement is None else placement._device
+        return backend.default_device() if placement is None else placement._device
 
     def devices(self):
         return self.sharding.device_set
@@ -664,4 +664,4 @@ def resolve_placement(where, what):
     or a platform name (``"cpu"``)."""
     if isinstance(where, SingleDeviceSharding):
         return where
-    return placement_on(xla_bridge.resolve_device(where, what))
+    return placement_on(backend.resolve_device(where, what))

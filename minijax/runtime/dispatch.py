@@ -16,7 +16,7 @@ from ..core import Jaxpr, JaxprEqn, ShapedArray, Trace, Var, get_aval, set_eval_
 from ..core.trace import set_eager_bind, set_observe
 from ..interpreters.lowering import lower_jaxpr
 from ..util import LRUCache
-from . import xla_bridge
+from .. import backend
 from .array import Array, _make, freeze_arrays
 from .sharding import placement_on
 
@@ -32,7 +32,8 @@ class EvalTrace(Trace):
     def process_primitive(self, primitive, args, params):
         if primitive.eager is not None:
             return primitive.eager(*args, **params)
-        if primitive.abstract_eval is None or (primitive.impl is None and primitive.lower is None):
+        if primitive.abstract_eval is None or (primitive.impl is None
+                                               and not primitive.has_lowering()):
             return _eval_without_rules(primitive, args, params)
         avals_in = [get_aval(a) for a in args]
         avals_out = _abstract_eval(primitive, avals_in, params)
@@ -307,7 +308,7 @@ def clear_eager_cache():
 
 
 def _eager_xla(primitive, args, avals_in, params, placement):
-    target = placement._device if placement is not None else xla_bridge.default_device()
+    target = placement._device if placement is not None else backend.default_device()
     try:
         key = (primitive, tuple(avals_in), tuple(sorted(params.items())), target)
         hash(key)
@@ -334,14 +335,15 @@ class Executable:
         self.device = device
         self.out_placement = placement_on(device) if committed else None
         host_callbacks = []
-        self.text = lower_jaxpr(jaxpr, host_callbacks=host_callbacks)
-        self.loaded = xla_bridge.compile_module(self.text, device, host_callbacks)
-        self.handlers = xla_bridge.result_handlers(self.out_avals, device)
+        self.text = lower_jaxpr(jaxpr, host_callbacks=host_callbacks,
+                                platform=backend.platform_of(device))
+        self.loaded = backend.compile_module(self.text, device, host_callbacks)
+        self.handlers = backend.result_handlers(self.out_avals, device)
 
     def __call__(self, args):
         device = self.device
         bufs = [device_buffer(a, aval, device) for a, aval in zip(args, self.in_avals)]
-        outs = xla_bridge.execute(self.loaded, bufs, self.handlers)
+        outs = backend.execute(self.loaded, bufs, self.handlers)
         placement = self.out_placement
         return [_make(aval, None, b, placement) for b, aval in zip(outs, self.out_avals)]
 
@@ -355,7 +357,7 @@ def uncommitted_caller(exe, consts, single=False):
     const_bufs = [device_buffer(c, aval, device) for c, aval in zip(consts, exe.in_avals)]
     loaded = exe.loaded
     handlers = exe.handlers
-    execute = xla_bridge.execute
+    execute = backend.execute
     out_avals = exe.out_avals
 
     def call(args):
@@ -384,7 +386,7 @@ def uncommitted_caller(exe, consts, single=False):
 def device_buffer(x, aval, device):
     if type(x) is Array:
         return x._device_buffer(device)
-    return xla_bridge.to_device(np.asarray(x, dtype=aval.dtype), device)
+    return backend.to_device(np.asarray(x, dtype=aval.dtype), device)
 
 
 _compiled = weakref.WeakKeyDictionary()

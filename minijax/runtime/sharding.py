@@ -7,7 +7,7 @@ Only single-device shardings exist today; a sharded Array will carry another sha
 class in the same place.
 """
 
-from . import xla_bridge
+from .. import backend
 
 
 class SingleDeviceSharding:
@@ -25,7 +25,7 @@ class SingleDeviceSharding:
             sharding = object.__new__(cls)
             sharding._device = device
             # whether the eager NumPy path may compute on the host for this placement
-            sharding._host_eager = device.platform == "cpu"
+            sharding._host_eager = backend.reads_host_memory(device)
             _interned[device] = sharding
         return sharding
 
@@ -77,4 +77,4 @@ def placement_on(device):
 
 def default_sharding():
     """The sharding an uncommitted Array reports: its data is on the default device."""
-    return placement_on(xla_bridge.default_device())
+    return placement_on(backend.default_device())

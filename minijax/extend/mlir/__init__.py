@@ -1,17 +1,18 @@
 """Lowering user primitives to StableHLO (``jax.interpreters.mlir``).
 
-``register_lowering(p, rule)`` with ``rule(ctx, *operands, **params) -> [values]``:
-``ctx.avals_in``/``ctx.avals_out`` give the abstract values, the operands are MLIR
+``register_lowering(p, rule, platform=None)`` with
+``rule(ctx, *operands, **params) -> [values]``: ``ctx.avals_in``/``ctx.avals_out`` give
+the abstract values (``ctx.platform`` the platform lowered for), the operands are MLIR
 values, and ``hlo`` builds StableHLO operations. ``lower_fun`` turns a function
 written with ``minijax.lax`` into such a rule. ``dialects`` holds the MLIR dialect
 modules (``stablehlo``/``hlo``, ``chlo``, ``func``) as ``jax.extend.mlir.dialects``.
 """
 
+from ...backend import expand_platform, hlo, ir
 from ...core import get_aval
 from ...interpreters import partial_eval as pe
 from ...interpreters.lowering import (ir_constant, ir_element_type, ir_type, jaxpr_subcomp,
                                      lower_jaxpr)
-from ...runtime.xla_bridge import hlo, ir
 from . import dialects
 
 __all__ = ["aval_to_ir_type", "dialects", "dtype_to_ir_type", "hlo", "ir", "ir_constant",
@@ -22,18 +23,22 @@ dtype_to_ir_type = ir_element_type
 
 
 def register_lowering(primitive, rule, platform=None):
-    """Install ``rule`` as ``primitive``'s lowering (minijax compiles for the CPU only;
-    ``platform`` other than None/'cpu' raises)."""
-    if platform not in (None, "cpu"):
-        raise NotImplementedError(f"register_lowering: minijax lowers for the CPU only, "
-                                  f"got platform={platform!r}")
+    """Install ``rule`` as ``primitive``'s lowering: its default rule (``platform``
+    None), or its rule for one platform (``"cpu"``, ``"cuda"``, ``"rocm"``, ``"tpu"``;
+    ``"gpu"`` means both GPU platforms), which takes precedence over the default there.
+    Another name raises ``UnknownPlatformError`` (a ``ValueError``)."""
+    platforms = None if platform is None else expand_platform(platform, "register_lowering")
 
     def lower(ctx, *args, **params):
         out = rule(ctx, *args, **params)
         if isinstance(out, (list, tuple)):
             return list(out)
         return [out]
-    primitive.lower = lower
+    if platforms is None:
+        primitive.lower = lower
+    else:
+        for name in platforms:
+            primitive.platform_lower[name] = lower
     return rule
 
 

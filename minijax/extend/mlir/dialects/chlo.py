@@ -2,8 +2,8 @@
 (``jax.extend.mlir.dialects.chlo``). Attributes are read from it on use, so importing
 this module does not import jaxlib."""
 
-from ....runtime import xla_bridge as _xla_bridge
+from .... import backend as _backend
 
 
 def __getattr__(name):
-    return getattr(_xla_bridge.chlo, name)
+    return getattr(_backend.chlo, name)

@@ -1,0 +1,241 @@
+"""The only module that imports jaxlib (its Python surface is not a stable API).
+
+It holds the lazy import, the MLIR dialect modules used by lowering, and the parts
+of compilation, transfer and execution that are the same for every PjRt client; the
+per-platform parts (the client, host reads, custom-call targets) are the backends'
+(``backend/cpu.py``), which reach jaxlib only through this module.
+
+jaxlib is imported on first need (a client, a transfer, a lowering), not when
+minijax is imported: eager NumPy-backed code never pays for it. Until then ``ir``,
+``hlo``, ``chlo``, ``func_dialect``, ``_jax`` and ``xla_client`` are stand-ins: an
+attribute of a dialect module read before loading (``hlo.sine`` in a primitive
+definition) is a deferred reference, resolved when called or used.
+"""
+
+import functools
+import importlib
+import os
+import threading
+
+from ..core.avals import ShapedArray
+from ..errors import OutOfMemoryError
+
+_JAXLIB_MODULES = {"_jax": "jaxlib._jax", "xla_client": "jaxlib.xla_client",
+                   "ir": "jaxlib.mlir.ir", "chlo": "jaxlib.mlir.dialects.chlo",
+                   "func_dialect": "jaxlib.mlir.dialects.func",
+                   "hlo": "jaxlib.mlir.dialects.stablehlo",
+                   "_jax_mlir_ext": "jaxlib.mlir._mlir_libs._jax_mlir_ext"}
+_loaded = False
+_load_lock = threading.RLock()
+
+
+def _load():
+    """Import jaxlib; module globals then name the real modules."""
+    global _loaded, jaxlib_version, BufferType, _ZERO_COPY, _HANDLER_OPTIONS
+    if _loaded:
+        return
+    with _load_lock:
+        if _loaded:
+            return
+        g = globals()
+        for name, module in _JAXLIB_MODULES.items():
+            g[name] = importlib.import_module(module)
+        jaxlib_version = getattr(g["xla_client"], "_version", None)
+        BufferType = g["_jax"].ArrayImpl
+        _ZERO_COPY = g["xla_client"].HostBufferSemantics.ZERO_COPY
+        # jaxlib 0.10 result handlers run JAX's Python checks unless told to skip them;
+        # jaxlib 0.11 dropped the keyword (and the checks). Read from the signature.
+        signature = g["_jax"].array_result_handler.__doc__ or ""
+        _HANDLER_OPTIONS = {"_skip_checks": True} if "_skip_checks" in signature else {}
+        _loaded = True
+
+
+class _Deferred:
+    """``module.attr...`` read before jaxlib is loaded; resolved on use."""
+
+    __slots__ = ("_module", "_path")
+
+    def __init__(self, module, path):
+        self._module = module
+        self._path = path
+
+    def _resolve(self):
+        _load()
+        obj = globals()[self._module]
+        for name in self._path:
+            obj = getattr(obj, name)
+        return obj
+
+    def __getattr__(self, name):
+        return _Deferred(self._module, self._path + (name,))
+
+    def __call__(self, *args, **kwargs):
+        return self._resolve()(*args, **kwargs)
+
+    def __repr__(self):
+        return f"<deferred {_JAXLIB_MODULES[self._module]}.{'.'.join(self._path)}>"
+
+
+class _LazyModule:
+    """A jaxlib module before loading. Dialect modules hand out deferred attributes
+    (primitive definitions name ops at import); the others load jaxlib on access."""
+
+    def __init__(self, name, defer):
+        self._name = name
+        self._defer = defer
+
+    def __getattr__(self, attr):
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        if self._defer and not _loaded:
+            return _Deferred(self._name, (attr,))
+        _load()
+        return getattr(globals()[self._name], attr)
+
+    def __repr__(self):
+        return f"<jaxlib module {_JAXLIB_MODULES[self._name]}, not yet imported>"
+
+
+_jax = _LazyModule("_jax", False)
+_jax_mlir_ext = _LazyModule("_jax_mlir_ext", False)
+xla_client = _LazyModule("xla_client", False)
+ir = _LazyModule("ir", True)
+chlo = _LazyModule("chlo", True)
+func_dialect = _LazyModule("func_dialect", True)
+hlo = _LazyModule("hlo", True)
+
+
+def __getattr__(name):
+    # ``jaxlib_version`` and ``BufferType`` exist once jaxlib is loaded
+    if name in ("jaxlib_version", "BufferType"):
+        _load()
+        return globals()[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+# Making an array object from a host buffer or from executable outputs goes through
+# jaxlib's C++ array type, which needs a sharding for it. Some of jaxlib's entry points
+# (``dlpack_managed_tensor_to_buffer``, ``disassemble_into_single_device_arrays``) find
+# it by importing ``jax._src.sharding_impls``: with JAX installed that imports all of
+# JAX (about a second and 100 MB), without it every attempt fails slowly. The two entry
+# points used here take the sharding from the caller instead: ``batched_device_put``
+# for transfers and prepared result handlers for outputs. minijax never imports JAX
+# and never touches ``sys.modules``.
+
+@functools.lru_cache(maxsize=None)
+def _sharding_type():
+    class DeviceSharding(_jax.SingleDeviceSharding):
+        """jaxlib's single-device sharding plus the two members ``batched_device_put``
+        reads (JAX adds them in a Python subclass; the C++ class lacks them)."""
+
+        memory_kind = property(lambda self: self._memory_kind)
+
+        def _to_xla_hlo_sharding(self, num_dimensions):
+            return xla_client.HloSharding.replicate()
+
+    return DeviceSharding
+
+
+@functools.lru_cache(maxsize=64)
+def device_sharding(device):
+    """The single-device sharding jaxlib's array objects on ``device`` carry."""
+    _load()
+    return _sharding_type()(device)
+
+
+def new_context():
+    _load()
+    ctx = ir.Context()
+    hlo.register_dialect(ctx)
+    chlo.register_dialect(ctx)
+    return ctx
+
+
+def load(module=None):
+    """Import jaxlib (once); with ``module`` (``"jaxlib.lapack"``), import and return
+    that jaxlib module too."""
+    _load()
+    return importlib.import_module(module) if module is not None else None
+
+
+def quietly(fn):
+    """Run ``fn`` with file descriptor 2 sent to /dev/null (absl logs from C++)."""
+    try:
+        saved = os.dup(2)
+    except OSError:
+        return fn()
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 2)
+    try:
+        return fn()
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(devnull)
+
+
+def put(host, device, aval=None):
+    """Copy a host ndarray to ``device``; returns a PjRt buffer.
+
+    The buffer may alias ``host`` (zero-copy when XLA can use its memory as is), so
+    ``host`` must not be written to while the buffer lives."""
+    if aval is None:
+        aval = ShapedArray(host.shape, host.dtype)
+    return _jax.batched_device_put(aval, device_sharding(device), [host], [device], True,
+                                   False, _ZERO_COPY, True)
+
+
+def result_handlers(avals, device):
+    """Prepared output builders for ``execute``, one per output aval: they make
+    jaxlib's array objects with the sharding given here."""
+    sharding = device_sharding(device)
+    return [_jax.array_result_handler(aval, sharding, False, **_HANDLER_OPTIONS)
+            for aval in avals]
+
+
+def execute(executable, buffers, handlers):
+    """Run ``executable`` on device buffers; returns the output buffers."""
+    # With tracebacks enabled (jaxlib's default) each execution captures a Python
+    # traceback that is never freed: 72 bytes a call. minijax does not use them, so
+    # they are off during the call and put back after, for JAX if it is loaded too.
+    try:
+        if _jax.tracebacks_enabled():
+            _jax.set_tracebacks_enabled(False)
+            try:
+                return executable.execute_sharded(buffers).consume_with_handlers(handlers)
+            finally:
+                _jax.set_tracebacks_enabled(True)
+        return executable.execute_sharded(buffers).consume_with_handlers(handlers)
+    except _jax.JaxRuntimeError as e:
+        if "RESOURCE_EXHAUSTED" in str(e):   # XLA's status text is not for the user
+            raise OutOfMemoryError(
+                "XLA ran out of memory running the program: an array in it is larger "
+                "than the memory available; use smaller arrays or fewer at a time") from None
+        raise
+
+
+def buffer_device(buffer):
+    """The device a PjRt buffer (a single-device array object) lives on."""
+    return buffer._sharding._device
+
+
+class _Exported:
+    """A DLPack capsule in the wrapper ``numpy.from_dlpack`` takes."""
+
+    __slots__ = ("capsule", "device")
+
+    def __init__(self, capsule, device):
+        self.capsule = capsule
+        self.device = device
+
+    def __dlpack__(self, stream=None, max_version=None, dl_device=None, copy=None):
+        return self.capsule
+
+    def __dlpack_device__(self):
+        return self.device
+
+
+def exported(buffer, dlpack_device):
+    """``buffer`` as an object ``numpy.from_dlpack`` reads (a DLPack capsule that says
+    it lives on ``dlpack_device``, a ``(device type, index)`` pair)."""
+    return _Exported(_jax.buffer_to_dlpack_managed_tensor(buffer), dlpack_device)

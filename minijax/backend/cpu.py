@@ -1,0 +1,67 @@
+"""The CPU backend: jaxlib's CPU client and everything that holds only on the CPU.
+
+The client has ``config.cpu_device_count`` devices. Buffers are host memory: they are
+read in place through DLPack (``kDLCPU``). jaxlib's LAPACK kernels are the CPU's
+custom-call targets for ``lax.linalg`` (registered with XLA on first use), and
+``xla_ffi_python_cpu_callback`` is the one that calls Python back.
+"""
+
+import threading
+
+import numpy as np
+
+from .. import dtypes
+from ..config import config
+from . import _jaxlib
+from .base import Backend
+
+__all__ = ["CpuBackend", "lapack_target", "HOST_CALLBACK_TARGET", "KDLCPU"]
+
+HOST_CALLBACK_TARGET = "xla_ffi_python_cpu_callback"
+KDLCPU = 1
+
+
+class CpuBackend(Backend):
+    platform = "cpu"
+    device_platforms = ("cpu",)
+    host_callback_target = HOST_CALLBACK_TARGET
+    dlpack_device_type = KDLCPU
+    reads_host_memory = True
+
+    def make_client(self):
+        return _jaxlib.xla_client.make_cpu_client(num_devices=config.cpu_device_count)
+
+    def to_host(self, buffer, dtype=None):
+        """A read-only host ndarray view of a PjRt buffer (waits for it to be ready).
+
+        Read through DLPack: jaxlib's own conversion to NumPy imports ``jax.core``."""
+        if dtype is not None and dtype == dtypes.bfloat16:
+            # DLPack (as NumPy reads it) has no bfloat16: read the bits as uint16.
+            bits = self.bitcast(buffer, dtypes.bfloat16, np.uint16)
+            return self.to_host(bits).view(dtypes.bfloat16)
+        host = np.from_dlpack(_jaxlib.exported(buffer, (KDLCPU, 0)))
+        host.flags.writeable = False
+        return host
+
+
+# ---------------------------------------------------------------- LAPACK targets
+
+_LAPACK_PREFIX = {"float32": "s", "float64": "d", "complex64": "c", "complex128": "z"}
+_lapack_registered = False
+_lapack_lock = threading.Lock()
+
+
+def lapack_target(fn_base, dtype):
+    """The name of jaxlib's LAPACK FFI target ``lapack_<s|d|c|z><fn_base>_ffi`` for
+    ``dtype``; registers jaxlib's CPU LAPACK targets with XLA once, on first use."""
+    global _lapack_registered
+    if not _lapack_registered:
+        with _lapack_lock:
+            if not _lapack_registered:
+                lapack = _jaxlib.load("jaxlib.lapack")
+                lapack._lapack.initialize()
+                for name, capsule, api_version in lapack.registrations()["cpu"]:
+                    _jaxlib.xla_client.register_custom_call_target(
+                        name, capsule, platform="cpu", api_version=api_version)
+                _lapack_registered = True
+    return f"lapack_{_LAPACK_PREFIX[np.dtype(dtype).name]}{fn_base}_ffi"
