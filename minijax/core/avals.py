@@ -62,10 +62,6 @@ def same_type(a, b):
     return a.shape == b.shape and a.dtype == b.dtype
 
 
-def aval_of_host(x, weak_type=False):
-    return ShapedArray(x.shape, x.dtype, weak_type)
-
-
 def get_aval(x):
     """The abstract value of a tracer, an Array, a NumPy array or a Python scalar."""
     aval = getattr(x, "aval", None)

@@ -7,7 +7,7 @@ import numpy as np
 from .. import dtypes
 from .._checks import allocatable
 from ..backend import chlo, default_platform, func_dialect, hlo, ir, new_context
-from ..core import ClosedJaxpr, Jaxpr, Literal
+from ..core import ClosedJaxpr, Jaxpr, Literal, get_aval
 from ..core.primitive import missing_rule
 from ..core.avals import ShapedArray
 from ..errors import MissingPlatformLoweringError
@@ -308,13 +308,22 @@ def lower_compare(direction):
     return rule
 
 
+def inline_function(ctx, fun, avals, values):
+    """Emit ``fun`` (a function of a flat list to a list, written with minijax
+    operations) applied to the IR ``values`` of ``avals``: traced to a jaxpr, inlined."""
+    jaxpr, consts = trace_to_jaxpr(lambda *a: list(fun(*a)), list(avals))
+    # (each constant as the dtype of its constvar: a float64 NumPy constant is float32
+    # there when x64 is off)
+    const_vals = [ir_constant(c, get_aval(c).dtype) for c in consts]
+    return jaxpr_subcomp(ctx.module_ctx, jaxpr, const_vals + list(values))
+
+
 def lower_via(fun):
     """Lower by tracing ``fun`` (written with minijax.lax) and inlining its jaxpr."""
 
     def rule(ctx, *args, **params):
-        jaxpr, consts = trace_to_jaxpr(lambda *a: _as_list(fun(*a, **params)), ctx.avals_in)
-        const_vals = [ir_constant(np.asarray(c)) for c in consts]
-        return jaxpr_subcomp(ctx.module_ctx, jaxpr, const_vals + list(args))
+        return inline_function(ctx, lambda *a: _as_list(fun(*a, **params)), ctx.avals_in,
+                               args)
     return rule
 
 
@@ -322,17 +331,8 @@ def _as_list(x):
     return list(x) if isinstance(x, (list, tuple)) else [x]
 
 
-def reduce_region(op_body, aval_scalar, n=1):
-    """Fill a reduce-like op's body with ``op_body(*lhs, *rhs) -> [results]``."""
-    def fill(op):
-        t = ir_type(aval_scalar)
-        block = op.regions[0].blocks.append(*([t] * (2 * n)))
-        with ir.InsertionPoint(block):
-            hlo.return_(op_body(*block.arguments))
-    return fill
-
-
 __all__ = ["ir", "hlo", "chlo", "ir_type", "ir_element_type", "ir_constant", "full_like_aval",
            "jaxpr_subcomp", "lower_jaxpr", "call_function", "lower_elementwise",
-           "lower_compare", "complex_compare", "maximum", "minimum", "lower_via", "RuleContext", "ShapedArray",
-           "has_ordered_effects", "token_type", "lowering_rule", "ModuleContext"]
+           "lower_compare", "complex_compare", "maximum", "minimum", "lower_via", "inline_function",
+           "RuleContext", "ShapedArray", "has_ordered_effects", "token_type", "lowering_rule",
+           "ModuleContext"]

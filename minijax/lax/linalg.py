@@ -16,8 +16,7 @@ from .. import _checks, dtypes
 from ..core import Primitive, get_aval
 from ..core.avals import ShapedArray
 from ..interpreters import ad, batching
-from ..interpreters.lowering import chlo, hlo, ir, ir_constant, ir_type, jaxpr_subcomp
-from ..interpreters.partial_eval import trace_to_jaxpr
+from ..interpreters.lowering import chlo, hlo, inline_function, ir, ir_constant, ir_type
 from ..backend.cpu import lapack_target
 from . import elementwise as ew
 from ._helpers import INEXACT, check_kinds, constant
@@ -226,13 +225,6 @@ def _lapack_call(fn_base, dtype, operands, avals_in, avals_out, aliases=None, **
     return list(op.results)
 
 
-def _inline(ctx, fun, avals, values):
-    """Emit ``fun`` (written with minijax.lax) applied to IR ``values`` of ``avals``."""
-    jaxpr, consts = trace_to_jaxpr(lambda *a: list(fun(*a)), list(avals))
-    return jaxpr_subcomp(ctx.module_ctx, jaxpr,
-                         [ir_constant(np.asarray(c)) for c in consts] + list(values))
-
-
 def _hlo_slice(x, aval, limits):
     """``x[..., :limits[0], :limits[1]]`` on the last two axes."""
     start = [0] * aval.ndim
@@ -349,7 +341,7 @@ def _cholesky_lower(ctx, x):
     out, info = _lapack_call("potrf", aval.dtype, [x], [aval], [aval, info_aval],
                              aliases={0: 0}, uplo="L")
     # potrf leaves the strict upper triangle untouched: mask it out.
-    return _inline(ctx, lambda L, i: [_nan_where_failed(_tril(L), _ok(i))],
+    return inline_function(ctx, lambda L, i: [_nan_where_failed(_tril(L), _ok(i))],
                    [aval, info_aval], [out, info])
 
 
@@ -609,7 +601,7 @@ def _lower_pivots(ctx, piv, piv_aval, m):
     shape = (*piv_aval.shape[:-1], m)
     perm_aval = ShapedArray(shape, np.dtype(np.int32))
     i_aval = ShapedArray((), np.dtype(np.int32))
-    perm0, = _inline(ctx, lambda: [broadcasted_iota(np.int32, shape, len(shape) - 1)], [], [])
+    perm0, = inline_function(ctx, lambda: [broadcasted_iota(np.int32, shape, len(shape) - 1)], [], [])
     types = [ir_type(i_aval), ir_type(perm_aval), ir_type(piv_aval)]
     loop = hlo.WhileOp(types, [ir_constant(np.int32(0)), perm0, piv])
     cond = loop.cond.blocks.append(*types)
@@ -619,7 +611,7 @@ def _lower_pivots(ctx, piv, piv_aval, m):
                                  compare_type=hlo.ComparisonTypeAttr.get("SIGNED"))])
     body = loop.body.blocks.append(*types)
     with ir.InsertionPoint(body):
-        hlo.return_(_inline(ctx, _swap_step, [i_aval, perm_aval, piv_aval],
+        hlo.return_(inline_function(ctx, _swap_step, [i_aval, perm_aval, piv_aval],
                             list(body.arguments)))
     return loop.results[1]
 
@@ -645,7 +637,7 @@ def _lu_lower(ctx, x):
     def post(lu_, piv, info):
         piv = ew.sub(piv, full(get_aval(piv).shape, 1, np.int32))   # LAPACK's are 1-based
         return [_nan_where_failed(lu_, _ok(info, "ge")), piv]
-    lu_, piv = _inline(ctx, post, [lu_aval, piv_aval, info_aval], [lu_, piv, info])
+    lu_, piv = inline_function(ctx, post, [lu_aval, piv_aval, info_aval], [lu_, piv, info])
     return [lu_, piv, _lower_pivots(ctx, piv, piv_aval, aval.shape[-2])]
 
 
@@ -748,7 +740,7 @@ def _qr_lower(ctx, x, *, full_matrices):
                       aliases={0: 0})
     if not full_matrices and m > n:
         a, aval = _hlo_slice(a, aval, (n, n))
-    return [q, *_inline(ctx, lambda r: [_triu(r)], [aval], [a])]
+    return [q, *inline_function(ctx, lambda r: [_triu(r)], [aval], [a])]
 
 
 qr_p.impl = _qr_impl
@@ -859,9 +851,9 @@ def _svd_lower(ctx, x, *, full_matrices, compute_uv):
                                      [aval, s_aval, u_aval, vt_aval, info_aval],
                                      aliases={0: 0}, mode=mode)
     if not compute_uv:
-        return _inline(ctx, lambda s, i: [_nan_where_failed(s, _ok(i))], [s_aval, info_aval],
+        return inline_function(ctx, lambda s, i: [_nan_where_failed(s, _ok(i))], [s_aval, info_aval],
                        [s, info])
-    return _inline(ctx, lambda s, u, vt, i: [_nan_where_failed(o, _ok(i)) for o in (s, u, vt)],
+    return inline_function(ctx, lambda s, u, vt, i: [_nan_where_failed(o, _ok(i)) for o in (s, u, vt)],
                    [s_aval, u_aval, vt_aval, info_aval], [s, u, vt, info])
 
 
@@ -928,7 +920,7 @@ def _eigh_lower(ctx, x, *, lower):
     syevd = "heevd" if dtypes.kind(aval.dtype) == "c" else "syevd"
     v, w, info = _lapack_call(syevd, aval.dtype, [x], [aval], [v_aval, w_aval, info_aval],
                               aliases={0: 0}, uplo="L" if lower else "U", mode="V")
-    return _inline(ctx, lambda v, w, i: [_nan_where_failed(v, _ok(i)),
+    return inline_function(ctx, lambda v, w, i: [_nan_where_failed(v, _ok(i)),
                                          _nan_where_failed(w, _ok(i))],
                    [v_aval, w_aval, info_aval], [v, w, info])
 
@@ -1103,7 +1095,7 @@ def _eig_lower(ctx, x, *, compute_left_eigenvectors, compute_right_eigenvectors)
         if compute_right_eigenvectors:
             outs.append(_nan_where_failed(vr, ok))
         return outs
-    return _inline(ctx, post, [*part_avals, v_aval, v_aval, info_aval],
+    return inline_function(ctx, post, [*part_avals, v_aval, v_aval, info_aval],
                    [*parts, vl, vr, info])
 
 
@@ -1162,7 +1154,7 @@ def _schur_lower(ctx, x, *, compute_schur_vectors):
         "gees", aval.dtype, [x], [aval], [aval, aval, *w_avals, info_aval, info_aval],
         aliases={0: 0}, mode="V" if compute_schur_vectors else "N", sort="N")
     outs = [t, z] if compute_schur_vectors else [t]
-    return _inline(ctx, lambda i, *o: [_nan_where_failed(v, _ok(i)) for v in o],
+    return inline_function(ctx, lambda i, *o: [_nan_where_failed(v, _ok(i)) for v in o],
                    [info_aval, *ctx.avals_out], [info, *outs])
 
 

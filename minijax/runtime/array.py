@@ -190,11 +190,6 @@ class Array:
         else:
             self._assign(other)   # a view (or an unusual layout): into the root's buffer
 
-    def _with_storage_of(self, host, aval=None):
-        """A new Array holding ``host`` (an ndarray computed from this one) with this
-        Array's placement: an eager result of a committed Array stays committed."""
-        return _make(self.aval if aval is None else aval, host, None, self._placement)
-
     def _on_host(self):
         """Whether the eager NumPy path may compute on this Array's host buffer:
         uncommitted, or committed to a CPU device (results keep the placement)."""

@@ -9,9 +9,7 @@ modules (``stablehlo``/``hlo``, ``chlo``, ``func``) as ``jax.extend.mlir.dialect
 """
 
 from ...backend import expand_platform, hlo, ir
-from ...core import get_aval
-from ...interpreters import partial_eval as pe
-from ...interpreters.lowering import (ir_constant, ir_element_type, ir_type, jaxpr_subcomp,
+from ...interpreters.lowering import (inline_function, ir_constant, ir_element_type, ir_type,
                                      lower_jaxpr)
 from . import dialects
 
@@ -49,7 +47,5 @@ def lower_fun(fun, multiple_results=True):
         def flat(*xs):
             out = fun(*xs, **params)
             return list(out) if multiple_results else [out]
-        jaxpr, consts = pe.trace_to_jaxpr(flat, list(ctx.avals_in))
-        const_vals = [ir_constant(c, get_aval(c).dtype) for c in consts]
-        return jaxpr_subcomp(ctx.module_ctx, jaxpr, const_vals + list(args))
+        return inline_function(ctx, flat, ctx.avals_in, args)
     return rule
