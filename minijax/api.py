@@ -14,7 +14,7 @@ import numpy as np
 
 from . import _checks, dtypes, errors, tree_util
 from .config import config
-from .core import ClosedJaxpr, Tracer, eval_jaxpr, get_aval
+from .core import ClosedJaxpr, Tracer, eager, eval_jaxpr, get_aval
 from .core.trace import state as trace_state
 from .core.trace import updated as updated_args
 from .interpreters import ad, batching
@@ -366,7 +366,7 @@ class Jitted:
         # pytree flattening and bind, and calls the cached executable directly.
         # Input avals are looked up by identity first (see _fast_lookup).
         state = self._state
-        if not kwargs and len(trace_state.stack) == 1 and config.enable_x64 is state.fast_x64:
+        if not kwargs and eager() and config.enable_x64 is state.fast_x64:
             ids = []
             try:
                 for a in args:
@@ -432,7 +432,7 @@ class Jitted:
             n = len(outs) - len(updated)
             _write_back(leaves, updated, outs[n:], who)
             outs = outs[:n]
-        if (cached and not kwargs and not static_pos and len(trace_state.stack) == 1
+        if (cached and not kwargs and not static_pos and eager()
                 and all(type(a) is Array and a._device is None for a in args)):
             if state.fast_x64 is not config.enable_x64:
                 state.fast.clear()

@@ -14,7 +14,7 @@ from . import tree_util
 from .api import (_check_leaf, _debug_info, _flatten_fun, _fun_name, _with_updated_args,
                   _write_back_updated)
 from .core import Jaxpr, JaxprEqn, Primitive, Var, eval_jaxpr
-from .core.trace import state as trace_state
+from .core.trace import eager
 from .interpreters import ad, batching, partial_eval as pe
 from .interpreters.lowering import hlo, jaxpr_subcomp
 from .traceback_util import api_boundary
@@ -305,7 +305,7 @@ def checkpoint(fun=None, *, prevent_cse=True, policy=None, static_argnums=()):
     @api_boundary
     @functools.wraps(fun, updated=())
     def remat_fun(*args, **kwargs):
-        if len(trace_state.stack) == 1:   # nothing to differentiate: run it
+        if eager():   # nothing to differentiate: run it
             return fun(*args, **kwargs)
         if kwargs:
             try:

@@ -16,7 +16,7 @@ import numbers
 import numpy as np
 
 from .. import dtypes
-from ..core import Tracer, get_aval, get_concrete, state
+from ..core import Tracer, eager, get_aval, get_concrete
 from ..runtime.array import Array
 from ._core import to_array
 from ._creation import arange, array, asarray, indices, linspace, ones
@@ -236,7 +236,7 @@ class ndenumerate:
     are NumPy scalars read from the host; traced, they are traced 0-d arrays."""
 
     def __init__(self, arr):
-        if isinstance(arr, Tracer) or len(state.stack) > 1:
+        if isinstance(arr, Tracer) or not eager():
             self._arr = to_array(arr)
             self._host = None
         else:
@@ -456,7 +456,7 @@ class flatiter:
 
 
 def _eager(x):
-    return (type(x) is Array and len(state.stack) == 1 and x._device is None)
+    return (type(x) is Array and eager() and x._device is None)
 
 
 def _host_key(key):

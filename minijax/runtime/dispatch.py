@@ -152,62 +152,6 @@ def _host_result(o, aval, primitive):
     return arr
 
 
-_last = {}   # primitive -> (input avals..., output aval) of its last apply1/apply2
-
-
-def apply2(primitive, x, y):
-    """``eager_bind`` for a single-result primitive on two Arrays (the caller checks
-    their type): the result Array, or None when this path does not apply."""
-    hx = x._host
-    hy = y._host
-    # (a host that is a NumPy scalar or a view's ndarray: the general path reads _value())
-    if (type(hx) is not _ndarray or type(hy) is not _ndarray or x._view is not None
-            or y._view is not None or x._device is not None or y._device is not None
-            or config.eager_backend != "numpy"):
-        return None
-    xa = x.aval
-    ya = y.aval
-    last = _last.get(primitive)   # repeated signatures skip building the cache key
-    if last is not None and last[0] is xa and last[1] is ya:
-        aval = last[2]
-    else:
-        entry = _by_id.get((primitive, id(xa), id(ya)))
-        if entry is None:
-            entry = _id_entry(primitive, (x, y), (primitive, id(xa), id(ya)))
-            if entry is None:
-                return None
-        aval = entry[0][0]
-        _last[primitive] = (xa, ya, aval)
-    o, = primitive.impl(hx, hy)
-    if type(o) is _ndarray and o.base is not None:
-        _guard_aliases((o,), (x, y))
-    return _host_result(o, aval, primitive)
-
-
-def apply1(primitive, x):
-    """``apply2`` for one Array operand."""
-    hx = x._host
-    if (type(hx) is not _ndarray or x._view is not None or x._device is not None
-            or config.eager_backend != "numpy"):
-        return None
-    xa = x.aval
-    last = _last.get(primitive)
-    if last is not None and last[0] is xa:
-        aval = last[1]
-    else:
-        entry = _by_id.get((primitive, id(xa)))
-        if entry is None:
-            entry = _id_entry(primitive, (x,), (primitive, id(xa)))
-            if entry is None:
-                return None
-        aval = entry[0][0]
-        _last[primitive] = (xa, aval)
-    o, = primitive.impl(hx)
-    if type(o) is _ndarray and (o.base is not None or o is hx):
-        _guard_aliases((o,), (x,))
-    return _host_result(o, aval, primitive)
-
-
 def _id_entry(primitive, args, key):
     if primitive.prefer_xla and primitive.prefer_xla(*[a.aval for a in args]):
         return None

@@ -12,9 +12,9 @@ The tables below name every dispatched function; ``install_functions`` and
 Array's buffer becomes a view Array of that input (``Array._view_of``).
 
 Speed: this wrapper's cost is added to every eager call, so the common cases are
-checked inline. "Eager on NumPy" is one flag (``core.trace.numpy_eager``: no thread
-is tracing and the option is "numpy"; the thread's own stack is read only when it is
-False); results are Arrays whose aval is made from the ndarray when first asked; a
+checked inline. "Eager on NumPy" is ``core.trace.numpy_eager()``, one flag read in the
+common case (no thread is tracing and the option is "numpy"; the thread's own stack is
+read only when it is False); results are Arrays whose aval is made from the ndarray when first asked; a
 0-d result keeps the NumPy scalar NumPy returned; in-place writes go into the buffer
 and copy first only when NumPy refuses because it is read-only (observed).
 """
@@ -34,8 +34,7 @@ from ..config import config
 from ..core import Tracer
 from ..core.avals import ShapedArray
 from ..core.trace import non_numeric_context
-from ..core.trace import numpy_eager as _gate
-from ..core.trace import state
+from ..core.trace import numpy_eager
 from .array import Array, as_view_of, overlapping_or_read_only
 
 _ndarray = np.ndarray
@@ -388,18 +387,13 @@ _SCALARS = frozenset({int, float, complex, bool})
 _generic = np.generic
 
 
-def eager():
-    """No transformation is active in this thread and the eager backend is NumPy's."""
-    return _gate[0] or (len(state.stack) == 1 and config.eager_backend == "numpy")
-
-
 # With the option debug_dispatch_paths: the eager calls that missed the NumPy path and
 # took the lax one, by name. Counted on that slow path only (the host path pays nothing).
 fallback_counts = {}
 
 
 def _count_fallback(fn):
-    if config.debug_dispatch_paths and eager():
+    if config.debug_dispatch_paths and numpy_eager():
         name = getattr(fn, "__name__", repr(fn))
         fallback_counts[name] = fallback_counts.get(name, 0) + 1
 
@@ -598,7 +592,6 @@ def _new_array(host):
 
 
 canonical_dtypes = _canonical   # (read-only for other modules)
-numpy_eager_gate = _gate
 
 
 def share_ndarray(a):
@@ -900,7 +893,7 @@ def numpy_call(np_fn, fallback, nin=None):
     # checked inline: this wrapper's cost is added to every eager call.
     @functools.wraps(fallback)
     def call(*args, **kwargs):
-        if _gate[0] or (len(state.stack) == 1 and config.eager_backend == "numpy"):
+        if numpy_eager():
             n = len(args)
             if kwargs or n > 2 or nin is not None and n > nin:
                 return general(args, kwargs)
@@ -963,7 +956,7 @@ def inplace_function_call(np_fn, fallback):
     buffer (copy-on-write) and returns None; otherwise ``fallback`` (which rebinds)."""
     @functools.wraps(fallback)
     def call(a, *args, **kwargs):
-        if eager() and (type(a) is _ndarray or type(a) is Array and a._device is None
+        if numpy_eager() and (type(a) is _ndarray or type(a) is Array and a._device is None
                          and not a.weak_type):
             try:
                 hargs = [_host(x) for x in args]
@@ -1019,7 +1012,7 @@ def eager_host(self):
 def method_call(host_fn, fallback):
     """An Array method: ``host_fn(self_host, ...)`` eagerly, else ``fallback``."""
     def call(self, *args, **kwargs):
-        if _gate[0] or (len(state.stack) == 1 and config.eager_backend == "numpy"):
+        if numpy_eager():
             aval = self._aval
             if self._device is None and (aval is None or not aval.weak_type):
                 host = self._host   # (eager_host, inline)
@@ -1090,7 +1083,7 @@ def method_call(host_fn, fallback):
 def binary_operator_call(host_fn, fallback):
     """A binary operator of Array: ``host_fn(self_host, other_host)`` eagerly."""
     def call(self, other):
-        if _gate[0] or (len(state.stack) == 1 and config.eager_backend == "numpy"):
+        if numpy_eager():
             aval = self._aval
             if self._device is None and (aval is None or not aval.weak_type):
                 # a NumPy scalar host stays one: scalar arithmetic is NumPy's fast path
@@ -1149,7 +1142,7 @@ def binary_operator_call(host_fn, fallback):
 def unary_operator_call(host_fn, fallback):
     """A unary operator of Array (``-x``, ``abs(x)``, ...)."""
     def call(self):
-        if _gate[0] or (len(state.stack) == 1 and config.eager_backend == "numpy"):
+        if numpy_eager():
             host = eager_host(self)
             if host is not None:
                 return _self_result(host_fn(host), self, host)
@@ -1189,7 +1182,7 @@ def getitem_call(fallback):
     """``x[idx]``: NumPy's indexing of the host buffer (basic indexing gives a view
     Array; an element read gives a 0-d Array holding a copy)."""
     def __getitem__(self, idx):
-        if _gate[0] or (len(state.stack) == 1 and config.eager_backend == "numpy"):
+        if numpy_eager():
             aval = self._aval
             if self._device is None and (aval is None or not aval.weak_type):
                 host = self._host
@@ -1249,7 +1242,7 @@ def inplace_call(host_fn, fallback):
     """An updating Array method (``sort``, ``fill``, ...): ``host_fn`` writes into the
     Array's buffer (copied first if observed, DESIGN 5) and returns None, eagerly."""
     def call(self, *args, **kwargs):
-        if _gate[0] or (len(state.stack) == 1 and config.eager_backend == "numpy"):
+        if numpy_eager():
             aval = self._aval
             if self._device is None and (aval is None or not aval.weak_type):
                 try:
@@ -1299,7 +1292,7 @@ def _direct_write_target(self):
 def inplace_operator_call(ufunc, fallback):
     """``x op= y``: the ufunc writes into the Array's buffer (copy-on-write), eagerly."""
     def call(self, other):
-        if _gate[0] or (len(state.stack) == 1 and config.eager_backend == "numpy"):
+        if numpy_eager():
             aval = self._aval
             if self._device is None and (aval is None or not aval.weak_type):
                 t = type(other)
@@ -1371,7 +1364,7 @@ def _setitem_loose(self, idx, value):
 def setitem_call(fallback):
     """``x[idx] = value``: written into the Array's buffer (copy-on-write)."""
     def __setitem__(self, idx, value):
-        if _gate[0] or (len(state.stack) == 1 and config.eager_backend == "numpy"):
+        if numpy_eager():
             aval = self._aval
             if self._device is None and (aval is None or not aval.weak_type):
                 try:
@@ -1412,7 +1405,7 @@ def iterate(self):
     shape = self.shape
     if not shape:
         raise TypeError("iteration over a 0-d array")
-    if eager():
+    if numpy_eager():
         host = eager_host(self)
         if host is not None:
             return _rows(self, host) if len(shape) > 1 else _elements(host)
@@ -1452,7 +1445,7 @@ def _elements(host):
 
 def property_call(host_fn, fallback):
     def get(self):
-        if _gate[0] or (len(state.stack) == 1 and config.eager_backend == "numpy"):
+        if numpy_eager():
             aval = self._aval
             if self._device is None and (aval is None or not aval.weak_type):
                 host = self._host   # (eager_host, inline)
