@@ -21,7 +21,7 @@ from ..core import Tracer, get_aval, get_concrete
 from ..runtime import numpy_dispatch
 from ..runtime.array import Array
 from ..util import canonicalize_axis
-from . import _indexing
+from . import _eager_table, _indexing
 from ._core import reduction_axes, to_array, with_kept_dims
 from ._masked_selection import MaskedSelection
 from ._masked_selection import apply_ufunc as apply_masked_selection
@@ -68,7 +68,7 @@ class ufunc:
         self = object.__new__(cls)
         # the runtime's table may name a host function of its own (the Array API's
         # special values for floor_divide, expm1, tanh)
-        host_fn = numpy_dispatch.NUMPY_FUNCTIONS.get(np_ufunc.__name__) or np_ufunc
+        host_fn = _eager_table.NUMPY_FUNCTIONS.get(np_ufunc.__name__) or np_ufunc
         dispatch = numpy_dispatch.numpy_call(host_fn, self._lax_entry, nin=np_ufunc.nin)
         self.__class__ = type("ufunc", (cls,), {"__call__": staticmethod(dispatch),
                                                 "__module__": cls.__module__})
