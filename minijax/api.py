@@ -20,11 +20,12 @@ from .core.trace import updated as updated_args
 from .interpreters import ad, batching
 from .interpreters import partial_eval as pe
 from .interpreters.lowering import lower_jaxpr
+from ._mutation import (assign_array, check_writable, read_only_leaf, refresh_if_stale,
+                        write_back_updated, write_back_values)
 from .lax.call import jit_p
-from .numpy._indexing import refresh_if_stale
 from .dtypes import is_non_numeric
 from .runtime import dispatch, numpy_dispatch, xla_bridge
-from .runtime.array import Array, _overlapping
+from .runtime.array import Array
 from .util import LRUCache
 from .traceback_util import api_boundary
 
@@ -105,61 +106,6 @@ def _aliases(leaves):
     return tuple(pattern) if repeated else None
 
 
-def _read_only_leaf(x):
-    """Whether the argument leaf ``x`` cannot be updated in place (NumPy would raise)."""
-    if type(x) is Array:
-        view = x._view
-        if view is None:
-            return False   # it owns its buffer: writable (copied first if observed)
-        if len(view) > 2:
-            return True    # a view NumPy made read-only (a broadcast)
-        host = x._value()
-        if host.flags.writeable:
-            return False
-        # read-only because NumPy made it so (its root is writable), or overlapping
-        return view[0]._value().flags.writeable or _overlapping(host)
-    return isinstance(x, np.ndarray) and not x.flags.writeable
-
-
-def _check_writable(leaves, updated, who):
-    """Raise NumPy's error, before anything runs, when an argument the function updates
-    in place is read-only."""
-    for i in updated:
-        if _read_only_leaf(leaves[i]):
-            x = leaves[i]
-            raise ValueError(
-                f"assignment destination is read-only: {who} updates an argument of shape "
-                f"{tuple(x.shape)} in place (x[...] = v, x += y, out=x, x.sort(), ...), but "
-                f"the array passed is read-only (a read-only NumPy array or a broadcast "
-                f"view); pass a writeable copy, for example numpy.array(x)")
-
-
-def _write_back(leaves, updated, values, who):
-    """Write the final values of the arguments a transformed function updated in place
-    into the caller's arrays (DESIGN 5): a minijax Array through its in-place path (its
-    views see the update, copy-on-write holds), a NumPy array by ``x[...] = value``, a
-    traced argument (a transformation around this one) by rebinding. Python and NumPy
-    scalars are immutable: nothing is written, as in NumPy."""
-    for i, v in zip(updated, values):
-        x = leaves[i]
-        if type(x) is Array and type(v) is Array:
-            _assign_array(x, v)
-        elif isinstance(x, (Array, Tracer)):
-            from .numpy._indexing import _rebind_or_raise   # deferred: numpy imports api
-            _rebind_or_raise(x, v, who)
-        elif isinstance(x, np.ndarray):
-            x[...] = np.asarray(v)
-
-
-def _write_back_updated(leaves, updated, who):
-    """``_write_back`` for the ``(position, final value)`` pairs a transformation found
-    (``updated``); read-only targets raise before anything is written."""
-    if updated:
-        positions = [i for i, _ in updated]
-        _check_writable(leaves, positions, who)
-        _write_back(leaves, positions, [v for _, v in updated], who)
-
-
 def _detached(x):
     """A distinct object holding ``x``'s current value: a residual of a derivative that
     is an argument about to be written back must keep the value it had."""
@@ -171,21 +117,6 @@ def _detached(x):
         from .numpy._core import new_object   # deferred: numpy imports api
         return new_object(x)
     return x.copy() if isinstance(x, np.ndarray) else x
-
-
-def _assign_array(x, v):
-    host = x._host
-    aval = x.aval
-    if (x._view is None and v._aval == aval and v._host is None
-            and (type(host) is not np.ndarray or host.flags.c_contiguous)):
-        # x owns its buffer: it takes v's new device buffer (no copy); x's views are
-        # derived again from it (same layout), and a later write copies it first, as
-        # the buffer read back is read-only (copy-on-write)
-        x._host = None
-        x._buffer = v._buffer
-        x._device = v._device
-    else:
-        x._assign(v)   # a view (or an unusual layout): written into the root's buffer
 
 
 # ---------------------------------------------------------------- jit
@@ -425,12 +356,12 @@ class Jitted:
         jaxpr, consts, out_tree, updated = entry
         who = f"jit-compiled `{_fun_name(self.fun)}`"
         if updated:
-            _check_writable(leaves, updated, who)
+            check_writable(leaves, updated, who)
         inputs = leaves if alias is None else [x for i, x in enumerate(leaves) if alias[i] == i]
         outs = jit_p.bind(*consts, *inputs, jaxpr=jaxpr, name=_fun_name(self.fun))
         if updated:
             n = len(outs) - len(updated)
-            _write_back(leaves, updated, outs[n:], who)
+            write_back_values(leaves, updated, outs[n:], who)
             outs = outs[:n]
         if (cached and not kwargs and not static_pos and eager()
                 and all(type(a) is Array and a._device is None for a in args)):
@@ -510,11 +441,11 @@ def _direct_call(jaxpr, consts, out_tree, updated=(), who="jit"):
             if len(args) > 1 and len({id(a) for a in args}) != len(args):
                 raise _Aliased
             for i in updated:
-                if args[i]._view is not None and _read_only_leaf(args[i]):
-                    _check_writable(args, updated, who)
+                if args[i]._view is not None and read_only_leaf(args[i]):
+                    check_writable(args, updated, who)
             outs = call(args)
             for i, v in zip(updated, outs[n:]):
-                _assign_array(args[i], v)
+                assign_array(args[i], v)
             return outs[0] if single else tree_util.tree_unflatten(out_tree, outs[:n])
         return call_and_write_back
     if tree_util.treedef_is_leaf(out_tree):
@@ -577,7 +508,7 @@ def jvp(fun, primals, tangents, has_aux=False):
         flat_fun, aux_store = _split_aux(flat_fun, store)
     updated = []
     p_out, t_out = ad.jvp_flat(flat_fun, p_flat, t_flat, _debug_info("jvp", fun), updated)
-    _write_back_updated(p_flat, updated, f"jvp of `{_fun_name(fun)}`")
+    write_back_updated(p_flat, updated, f"jvp of `{_fun_name(fun)}`")
     out_tree = store[0]
     if has_aux:
         n = out_tree.num_leaves
@@ -622,7 +553,7 @@ def linearize(fun, *primals):
     updated = []
     out, jaxpr, consts = ad.linearize_flat(flat_fun, p_flat, _debug_info("linearize", fun),
                                            updated, _detached)
-    _write_back_updated(p_flat, updated, f"linearize of `{_fun_name(fun)}`")
+    write_back_updated(p_flat, updated, f"linearize of `{_fun_name(fun)}`")
     out_tree = store[0]
 
     def f_jvp(*tangents):
@@ -665,7 +596,7 @@ def vjp(fun, *primals, has_aux=False):
     updated = []
     out, f_vjp_flat = ad.vjp_flat(flat_fun, p_flat, _debug_info("vjp", fun), updated,
                                   _detached)
-    _write_back_updated(p_flat, updated, f"vjp of `{_fun_name(fun)}`")
+    write_back_updated(p_flat, updated, f"vjp of `{_fun_name(fun)}`")
     out_tree = store[0]
     n = out_tree.num_leaves
     out_avals = [get_aval(o) for o in out[:n]]
@@ -845,7 +776,7 @@ def vmap(fun, in_axes=0, out_axes=0, axis_size=None):
             arrays = [arrays[j] for j in alias]
         outs = batching.vmap_flat(flat_fun, size, arrays, norm, out_dims,
                                   _debug_info("vmap", fun), updated)
-        _write_back_updated(leaves, updated, f"vmap of `{_fun_name(fun)}`")
+        write_back_updated(leaves, updated, f"vmap of `{_fun_name(fun)}`")
         return tree_util.tree_unflatten(store[0], outs)
     return vmapped
 

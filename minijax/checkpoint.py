@@ -11,8 +11,8 @@ import functools
 import inspect
 
 from . import tree_util
-from .api import (_check_leaf, _debug_info, _flatten_fun, _fun_name, _with_updated_args,
-                  _write_back_updated)
+from ._mutation import write_back_updated
+from .api import _check_leaf, _debug_info, _flatten_fun, _fun_name, _with_updated_args
 from .core import Jaxpr, JaxprEqn, Primitive, Var, eval_jaxpr
 from .core.trace import eager
 from .interpreters import ad, batching, partial_eval as pe
@@ -334,7 +334,7 @@ def checkpoint(fun=None, *, prevent_cse=True, policy=None, static_argnums=()):
                             prevent_cse=prevent_cse)
         if updated:
             n = len(outs) - len(updated)
-            _write_back_updated(leaves, list(zip(updated, outs[n:])),
+            write_back_updated(leaves, list(zip(updated, outs[n:])),
                                 f"checkpoint of `{_fun_name(fun)}`")
             outs = outs[:n]
         return tree_util.tree_unflatten(store[0], outs)

@@ -16,6 +16,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from . import dtypes, tree_util
+from ._mutation import write_back_updated
 from .core import Primitive, Tracer, eval_jaxpr, find_top_trace, full_lower, full_raise, get_aval
 from .core.avals import same_type
 from .core.trace import eager, new_value_main, run_rule, updated
@@ -319,9 +320,7 @@ def _trace_primal(fun, nondiff_argnums, args, kind):
         targets = [leaves[i] for i in changed] + outer
 
         def write_back():
-            # deferred: minijax.api imports this module
-            from .api import _write_back_updated
-            _write_back_updated(targets, list(enumerate(new_values)), f"{kind} `{_name(fun)}`")
+            write_back_updated(targets, list(enumerate(new_values)), f"{kind} `{_name(fun)}`")
     return (nondiff, static_args, diff_args, leaves, in_tree, n, jaxpr, consts,
             out_store[0], write_back)
 

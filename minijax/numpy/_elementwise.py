@@ -8,6 +8,7 @@ import functools
 import numpy as np
 
 from .. import _checks, dtypes, lax
+from .._mutation import rebind_or_raise
 from ..core import Tracer, eager, get_aval, get_concrete
 from ..custom_derivatives import custom_jvp
 from ..runtime.array import Array
@@ -791,8 +792,7 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
                          f"{type(x).__name__})")
     out = _replace_non_finite(to_array(x), nan, posinf, neginf)
     if not copy and isinstance(x, (Array, Tracer)) and out is not x:
-        from . import _indexing   # deferred: _indexing imports this module
-        _indexing._rebind_or_raise(x, out, "nan_to_num(copy=False)")
+        rebind_or_raise(x, out, "nan_to_num(copy=False)")
         return x
     return out
 

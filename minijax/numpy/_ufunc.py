@@ -16,7 +16,7 @@ import inspect
 
 import numpy as np
 
-from .. import dtypes, lax
+from .. import _mutation, dtypes, lax
 from ..core import Tracer, get_aval, get_concrete
 from ..runtime import numpy_dispatch
 from ..runtime.array import Array
@@ -508,7 +508,7 @@ class ufunc:
         if self.nout != 1:
             raise ValueError(f"{name}.at: only ufuncs with one output are supported")
         aval = get_aval(a)
-        _indexing.refresh(a)
+        _mutation.refresh(a)
         if b is not None:
             loop = self._np.resolve_dtypes((aval.dtype, _numpy_dtype_of(b), None))
             if not np.can_cast(loop[2], aval.dtype, "same_kind"):
@@ -526,7 +526,7 @@ class ufunc:
             result = _indexing._update(a, indices, vals, scatter)
         else:
             result = self._sequential_at(a, indices, b)
-        _indexing._rebind_or_raise(a, result, f"{name}.at")
+        _mutation.rebind_or_raise(a, result, f"{name}.at")
 
     def _sequential_at(self, a, indices, b):
         # NumPy's unbuffered semantics: each index (repeats included) is applied in turn
