@@ -770,7 +770,7 @@ def vmap(fun, in_axes=0, out_axes=0, axis_size=None):
             fake = tree_util.tree_unflatten(store[0], [0] * n)
             return _axes_for_leaves(out_axes, fake, "out_axes")
         updated = []
-        arrays = [_as_array(x) for x in leaves]
+        arrays = [dispatch.as_array(x) for x in leaves]
         alias = _aliases(leaves)
         if alias is not None:   # one NumPy array given twice stays one object
             arrays = [arrays[j] for j in alias]
@@ -779,13 +779,6 @@ def vmap(fun, in_axes=0, out_axes=0, axis_size=None):
         write_back_updated(leaves, updated, f"vmap of `{_fun_name(fun)}`")
         return tree_util.tree_unflatten(store[0], outs)
     return vmapped
-
-
-def _as_array(x):
-    if isinstance(x, (Array, Tracer)):
-        return x
-    aval = get_aval(x)
-    return Array._from_host(np.array(x, aval.dtype), aval)
 
 
 # ---------------------------------------------------------------- make_jaxpr
@@ -883,7 +876,7 @@ def device_put(x, device=None):
                 is_non_numeric(leaf.dtype):
             return leaf if type(leaf) is Array else numpy_dispatch.wrap(np.array(leaf))
         try:
-            arr = _as_array(leaf) if not isinstance(leaf, Array) else leaf
+            arr = dispatch.as_array(leaf) if not isinstance(leaf, Array) else leaf
             if isinstance(arr, Tracer):
                 return arr
             if device is None:

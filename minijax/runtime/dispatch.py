@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import dtypes
 from ..config import config
-from ..core import Jaxpr, JaxprEqn, ShapedArray, Trace, Var, get_aval, set_eval_trace
+from ..core import Jaxpr, JaxprEqn, ShapedArray, Trace, Tracer, Var, get_aval, set_eval_trace
 from ..core.trace import set_eager_bind, set_observe
 from ..interpreters.lowering import lower_jaxpr
 from ..util import LRUCache
@@ -214,6 +214,16 @@ def _abstract_eval(primitive, avals_in, params):
             _avals_out_cache.clear()
         _avals_out_cache[key] = out
     return out
+
+
+def as_array(x):
+    """``x`` (an Array, tracer, NumPy array or scalar, Python scalar) as an Array or
+    tracer: host values are copied in their canonical dtype, Python scalars weakly
+    typed; anything else raises ``TypeError``."""
+    if isinstance(x, (Array, Tracer)):
+        return x
+    aval = get_aval(x)
+    return Array._from_host(np.array(x, aval.dtype), aval)
 
 
 def host_value(x, aval):
