@@ -7,17 +7,19 @@ and tuples of those, strings, None, dtypes, slices), a ``minijax.numpy`` functio
 and wraps its result without copying. Otherwise it takes the ``lax`` path it wraps,
 which traces, runs on other devices, and runs with ``eager_backend="xla"``.
 
-The wrappers here are generic: each takes a host function and the ``lax`` definition it
-stands in front of. Which functions and methods get them, and the host versions that fix
-NumPy's answers, are ``minijax/numpy/_eager_table.py``, which installs them. A result that is a NumPy view of an input
-Array's buffer becomes a view Array of that input (``Array._view_of``).
+The wrappers here are generic: each takes a host function and the ``lax`` definition
+it stands in front of. Which functions and methods get them, and the host versions
+that fix NumPy's answers, are ``minijax/numpy/_eager_table.py``, which installs them.
+A result that is a NumPy view of an input Array's buffer becomes a view Array of that
+input (``Array._view_of``).
 
 Speed: this wrapper's cost is added to every eager call, so the common cases are
 checked inline. "Eager on NumPy" is ``core.trace.numpy_eager()``, one flag read in the
 common case (no thread is tracing and the option is "numpy"; the thread's own stack is
 read only when it is False); results are Arrays whose aval is made from the ndarray
-when first asked; a 0-d result keeps the NumPy scalar NumPy returned; in-place writes go into the buffer
-and copy first only when NumPy refuses because it is read-only (observed).
+when first asked; a 0-d result keeps the NumPy scalar NumPy returned; in-place writes
+go into the buffer and copy first only when NumPy refuses because it is read-only
+(observed).
 """
 
 import datetime
