@@ -33,7 +33,7 @@ from ..errors import NonNumericDtypeError, TracerArrayConversionError
 from ..config import config
 from ..core import Tracer
 from ..core.avals import ShapedArray
-from ..core.trace import non_numeric_context, numpy_eager
+from ..core.trace import non_numeric_context, numpy_eager, numpy_flag
 from .array import Array, as_view_of, overlapping_or_read_only
 
 _ndarray = np.ndarray
@@ -555,7 +555,7 @@ def numpy_call(np_fn, lax_definition, nin=None):
     # checked inline: this wrapper's cost is added to every eager call.
     @functools.wraps(lax_definition)
     def call(*args, **kwargs):
-        if numpy_eager():
+        if numpy_flag[0] or numpy_eager():
             n = len(args)
             if kwargs or n > 2 or nin is not None and n > nin:
                 return general(args, kwargs)
@@ -618,7 +618,7 @@ def inplace_function_call(np_fn, lax_definition):
     buffer (copy-on-write) and returns None; otherwise ``lax_definition`` (which rebinds)."""
     @functools.wraps(lax_definition)
     def call(a, *args, **kwargs):
-        if numpy_eager() and (type(a) is _ndarray or type(a) is Array and a._device is None
+        if (numpy_flag[0] or numpy_eager()) and (type(a) is _ndarray or type(a) is Array and a._device is None
                          and not a.weak_type):
             try:
                 hargs = [_host(x) for x in args]
@@ -674,7 +674,7 @@ def eager_host(self):
 def method_call(host_fn, lax_definition):
     """An Array method: ``host_fn(self_host, ...)`` eagerly, else ``lax_definition``."""
     def call(self, *args, **kwargs):
-        if numpy_eager():
+        if numpy_flag[0] or numpy_eager():
             aval = self._aval
             if self._device is None and (aval is None or not aval.weak_type):
                 host = self._host   # (eager_host, inline)
@@ -745,7 +745,7 @@ def method_call(host_fn, lax_definition):
 def binary_operator_call(host_fn, lax_definition):
     """A binary operator of Array: ``host_fn(self_host, other_host)`` eagerly."""
     def call(self, other):
-        if numpy_eager():
+        if numpy_flag[0] or numpy_eager():
             aval = self._aval
             if self._device is None and (aval is None or not aval.weak_type):
                 # a NumPy scalar host stays one: scalar arithmetic is NumPy's fast path
@@ -804,7 +804,7 @@ def binary_operator_call(host_fn, lax_definition):
 def unary_operator_call(host_fn, lax_definition):
     """A unary operator of Array (``-x``, ``abs(x)``, ...)."""
     def call(self):
-        if numpy_eager():
+        if numpy_flag[0] or numpy_eager():
             host = eager_host(self)
             if host is not None:
                 return _self_result(host_fn(host), self, host)
@@ -844,7 +844,7 @@ def getitem_call(lax_definition):
     """``x[idx]``: NumPy's indexing of the host buffer (basic indexing gives a view
     Array; an element read gives a 0-d Array holding a copy)."""
     def __getitem__(self, idx):
-        if numpy_eager():
+        if numpy_flag[0] or numpy_eager():
             aval = self._aval
             if self._device is None and (aval is None or not aval.weak_type):
                 host = self._host
@@ -904,7 +904,7 @@ def inplace_call(host_fn, lax_definition):
     """An updating Array method (``sort``, ``fill``, ...): ``host_fn`` writes into the
     Array's buffer (copied first if observed, DESIGN 5) and returns None, eagerly."""
     def call(self, *args, **kwargs):
-        if numpy_eager():
+        if numpy_flag[0] or numpy_eager():
             aval = self._aval
             if self._device is None and (aval is None or not aval.weak_type):
                 try:
@@ -954,7 +954,7 @@ def _direct_write_target(self):
 def inplace_operator_call(ufunc, lax_definition):
     """``x op= y``: the ufunc writes into the Array's buffer (copy-on-write), eagerly."""
     def call(self, other):
-        if numpy_eager():
+        if numpy_flag[0] or numpy_eager():
             aval = self._aval
             if self._device is None and (aval is None or not aval.weak_type):
                 t = type(other)
@@ -1026,7 +1026,7 @@ def _setitem_loose(self, idx, value):
 def setitem_call(lax_definition):
     """``x[idx] = value``: written into the Array's buffer (copy-on-write)."""
     def __setitem__(self, idx, value):
-        if numpy_eager():
+        if numpy_flag[0] or numpy_eager():
             aval = self._aval
             if self._device is None and (aval is None or not aval.weak_type):
                 try:
@@ -1107,7 +1107,7 @@ def _elements(host):
 
 def property_call(host_fn, lax_definition):
     def get(self):
-        if numpy_eager():
+        if numpy_flag[0] or numpy_eager():
             aval = self._aval
             if self._device is None and (aval is None or not aval.weak_type):
                 host = self._host   # (eager_host, inline)
