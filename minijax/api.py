@@ -14,14 +14,15 @@ import numpy as np
 
 from . import _checks, dtypes, errors, tree_util
 from .config import config
-from .core import ClosedJaxpr, Tracer, eval_jaxpr, get_aval
+from .core import ClosedJaxpr, Tracer, eager, eval_jaxpr, get_aval
 from .core.trace import state as trace_state
 from .core.trace import updated as updated_args
 from .interpreters import ad, batching
 from .interpreters import partial_eval as pe
 from .interpreters.lowering import lower_jaxpr
+from ._mutation import (check_writable, read_only_leaf, refresh_if_stale,
+                        write_back_updated, write_back_values)
 from .lax.call import jit_p
-from .numpy._indexing import refresh_if_stale
 from .dtypes import is_non_numeric
 from . import backend
 from .runtime import dispatch, numpy_dispatch
@@ -104,52 +105,6 @@ def _aliases(leaves):
         else:
             pattern.append(i)
     return tuple(pattern) if repeated else None
-
-
-def _read_only_leaf(x):
-    """Whether the argument leaf ``x`` cannot be updated in place (NumPy would raise)."""
-    if type(x) is Array:
-        return x._view_is_read_only()   # (an Array owning its buffer is writable)
-    return isinstance(x, np.ndarray) and not x.flags.writeable
-
-
-def _check_writable(leaves, updated, who):
-    """Raise NumPy's error, before anything runs, when an argument the function updates
-    in place is read-only."""
-    for i in updated:
-        if _read_only_leaf(leaves[i]):
-            x = leaves[i]
-            raise ValueError(
-                f"assignment destination is read-only: {who} updates an argument of shape "
-                f"{tuple(x.shape)} in place (x[...] = v, x += y, out=x, x.sort(), ...), but "
-                f"the array passed is read-only (a read-only NumPy array or a broadcast "
-                f"view); pass a writeable copy, for example numpy.array(x)")
-
-
-def _write_back(leaves, updated, values, who):
-    """Write the final values of the arguments a transformed function updated in place
-    into the caller's arrays (DESIGN 5): a minijax Array through its in-place path (its
-    views see the update, copy-on-write holds), a NumPy array by ``x[...] = value``, a
-    traced argument (a transformation around this one) by rebinding. Python and NumPy
-    scalars are immutable: nothing is written, as in NumPy."""
-    for i, v in zip(updated, values):
-        x = leaves[i]
-        if type(x) is Array and type(v) is Array:
-            x._replace_storage(v)
-        elif isinstance(x, (Array, Tracer)):
-            from .numpy._indexing import _rebind_or_raise   # deferred: numpy imports api
-            _rebind_or_raise(x, v, who)
-        elif isinstance(x, np.ndarray):
-            x[...] = np.asarray(v)
-
-
-def _write_back_updated(leaves, updated, who):
-    """``_write_back`` for the ``(position, final value)`` pairs a transformation found
-    (``updated``); read-only targets raise before anything is written."""
-    if updated:
-        positions = [i for i, _ in updated]
-        _check_writable(leaves, positions, who)
-        _write_back(leaves, positions, [v for _, v in updated], who)
 
 
 def _detached(x):
@@ -341,7 +296,7 @@ class Jitted:
         # pytree flattening and bind, and calls the cached executable directly.
         # Input avals are looked up by identity first (see _fast_lookup).
         state = self._state
-        if not kwargs and len(trace_state.stack) == 1 and config.enable_x64 is state.fast_x64:
+        if not kwargs and eager() and config.enable_x64 is state.fast_x64:
             ids = []
             try:
                 for a in args:
@@ -400,14 +355,14 @@ class Jitted:
         jaxpr, consts, out_tree, updated = entry
         who = f"jit-compiled `{_fun_name(self.fun)}`"
         if updated:
-            _check_writable(leaves, updated, who)
+            check_writable(leaves, updated, who)
         inputs = leaves if alias is None else [x for i, x in enumerate(leaves) if alias[i] == i]
         outs = jit_p.bind(*consts, *inputs, jaxpr=jaxpr, name=_fun_name(self.fun))
         if updated:
             n = len(outs) - len(updated)
-            _write_back(leaves, updated, outs[n:], who)
+            write_back_values(leaves, updated, outs[n:], who)
             outs = outs[:n]
-        if (cached and not kwargs and not static_pos and len(trace_state.stack) == 1
+        if (cached and not kwargs and not static_pos and eager()
                 and all(type(a) is Array and not a.committed() for a in args)):
             if state.fast_x64 is not config.enable_x64:
                 state.fast.clear()
@@ -485,8 +440,8 @@ def _direct_call(jaxpr, consts, out_tree, updated=(), who="jit"):
             if len(args) > 1 and len({id(a) for a in args}) != len(args):
                 raise _Aliased
             for i in updated:
-                if _read_only_leaf(args[i]):
-                    _check_writable(args, updated, who)
+                if read_only_leaf(args[i]):
+                    check_writable(args, updated, who)
             outs = call(args)
             for i, v in zip(updated, outs[n:]):
                 args[i]._replace_storage(v)
@@ -552,7 +507,7 @@ def jvp(fun, primals, tangents, has_aux=False):
         flat_fun, aux_store = _split_aux(flat_fun, store)
     updated = []
     p_out, t_out = ad.jvp_flat(flat_fun, p_flat, t_flat, _debug_info("jvp", fun), updated)
-    _write_back_updated(p_flat, updated, f"jvp of `{_fun_name(fun)}`")
+    write_back_updated(p_flat, updated, f"jvp of `{_fun_name(fun)}`")
     out_tree = store[0]
     if has_aux:
         n = out_tree.num_leaves
@@ -597,7 +552,7 @@ def linearize(fun, *primals):
     updated = []
     out, jaxpr, consts = ad.linearize_flat(flat_fun, p_flat, _debug_info("linearize", fun),
                                            updated, _detached)
-    _write_back_updated(p_flat, updated, f"linearize of `{_fun_name(fun)}`")
+    write_back_updated(p_flat, updated, f"linearize of `{_fun_name(fun)}`")
     out_tree = store[0]
 
     def f_jvp(*tangents):
@@ -640,7 +595,7 @@ def vjp(fun, *primals, has_aux=False):
     updated = []
     out, f_vjp_flat = ad.vjp_flat(flat_fun, p_flat, _debug_info("vjp", fun), updated,
                                   _detached)
-    _write_back_updated(p_flat, updated, f"vjp of `{_fun_name(fun)}`")
+    write_back_updated(p_flat, updated, f"vjp of `{_fun_name(fun)}`")
     out_tree = store[0]
     n = out_tree.num_leaves
     out_avals = [get_aval(o) for o in out[:n]]
@@ -814,22 +769,15 @@ def vmap(fun, in_axes=0, out_axes=0, axis_size=None):
             fake = tree_util.tree_unflatten(store[0], [0] * n)
             return _axes_for_leaves(out_axes, fake, "out_axes")
         updated = []
-        arrays = [_as_array(x) for x in leaves]
+        arrays = [dispatch.as_array(x) for x in leaves]
         alias = _aliases(leaves)
         if alias is not None:   # one NumPy array given twice stays one object
             arrays = [arrays[j] for j in alias]
         outs = batching.vmap_flat(flat_fun, size, arrays, norm, out_dims,
                                   _debug_info("vmap", fun), updated)
-        _write_back_updated(leaves, updated, f"vmap of `{_fun_name(fun)}`")
+        write_back_updated(leaves, updated, f"vmap of `{_fun_name(fun)}`")
         return tree_util.tree_unflatten(store[0], outs)
     return vmapped
-
-
-def _as_array(x):
-    if isinstance(x, (Array, Tracer)):
-        return x
-    aval = get_aval(x)
-    return Array._make(aval, np.array(x, aval.dtype))
 
 
 # ---------------------------------------------------------------- make_jaxpr
@@ -926,7 +874,7 @@ def device_put(x, device=None):
                 is_non_numeric(leaf.dtype):
             return leaf if type(leaf) is Array else numpy_dispatch.wrap(np.array(leaf))
         try:
-            arr = _as_array(leaf) if not isinstance(leaf, Array) else leaf
+            arr = dispatch.as_array(leaf) if not isinstance(leaf, Array) else leaf
             if isinstance(arr, Tracer):
                 return arr
             if placement is None:

@@ -19,11 +19,11 @@ a function with a ``custom_jvp``/``custom_vjp`` rule.
 import numpy as np
 
 from . import dtypes
-from .numpy import asarray
 from .core import Primitive, ShapedArray, get_aval
 from .interpreters import ad, batching
 from .interpreters.lowering import ir_type, token_type
 from .backend import get_backend, hlo, ir
+from .runtime.dispatch import as_array
 from .tree_util import tree_flatten, tree_unflatten
 
 def _result_aval(spec):
@@ -189,7 +189,7 @@ def pure_callback(callback, result_shape_dtypes, *args, sharding=None, vmap_meth
         raise NotImplementedError("pure_callback(sharding=...) is not supported: minijax "
                                   "compiles for one device")
     flat_args, in_tree = tree_flatten((args, kwargs))
-    flat_args = [asarray(a) for a in flat_args]
+    flat_args = [as_array(a) for a in flat_args]
     out_specs, out_tree = tree_flatten(
         result_shape_dtypes, is_leaf=lambda x: hasattr(x, "shape") and hasattr(x, "dtype"))
     result_avals = tuple(_result_aval(s) for s in out_specs)
@@ -215,7 +215,7 @@ def debug_callback(callback, *args, ordered=False, **kwargs):
     With ``ordered=True`` the ordered calls of a compiled program run in program order
     (loop iterations in turn); others may run in any order."""
     flat_args, in_tree = tree_flatten((args, kwargs))
-    flat_args = [asarray(a) for a in flat_args]
+    flat_args = [as_array(a) for a in flat_args]
 
     def flat_callback(*arrays):
         a, k = tree_unflatten(in_tree, list(arrays))

@@ -11,10 +11,10 @@ import functools
 import inspect
 
 from . import tree_util
-from .api import (_check_leaf, _debug_info, _flatten_fun, _fun_name, _with_updated_args,
-                  _write_back_updated)
+from ._mutation import write_back_updated
+from .api import _check_leaf, _debug_info, _flatten_fun, _fun_name, _with_updated_args
 from .core import Jaxpr, JaxprEqn, Primitive, Var, eval_jaxpr
-from .core.trace import state as trace_state
+from .core.trace import eager
 from .interpreters import ad, batching, partial_eval as pe
 from .interpreters.lowering import hlo, jaxpr_subcomp
 from .traceback_util import api_boundary
@@ -305,7 +305,7 @@ def checkpoint(fun=None, *, prevent_cse=True, policy=None, static_argnums=()):
     @api_boundary
     @functools.wraps(fun, updated=())
     def remat_fun(*args, **kwargs):
-        if len(trace_state.stack) == 1:   # nothing to differentiate: run it
+        if eager():   # nothing to differentiate: run it
             return fun(*args, **kwargs)
         if kwargs:
             try:
@@ -334,7 +334,7 @@ def checkpoint(fun=None, *, prevent_cse=True, policy=None, static_argnums=()):
                             prevent_cse=prevent_cse)
         if updated:
             n = len(outs) - len(updated)
-            _write_back_updated(leaves, list(zip(updated, outs[n:])),
+            write_back_updated(leaves, list(zip(updated, outs[n:])),
                                 f"checkpoint of `{_fun_name(fun)}`")
             outs = outs[:n]
         return tree_util.tree_unflatten(store[0], outs)

@@ -32,7 +32,7 @@ of the expected form is ignored with a RuntimeWarning naming it, and the default
   leaving a transformation show only the user's frames; ``"off"`` shows minijax's too.
 - ``debug_dispatch_paths`` (``MINIJAX_DEBUG_DISPATCH_PATHS``, default False): count the
   eager calls that miss the NumPy host path (DESIGN 3) and take the slower ``lax``
-  path, by name, in ``minijax.runtime.numpy_dispatch.fallback_counts``.
+  path, by name, in ``minijax.runtime.numpy_dispatch.lax_definition_counts``.
 """
 
 import contextlib

@@ -16,9 +16,10 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from . import dtypes, tree_util
+from ._mutation import write_back_updated
 from .core import Primitive, Tracer, eval_jaxpr, find_top_trace, full_lower, full_raise, get_aval
 from .core.avals import same_type
-from .core.trace import new_value_main, run_rule, updated
+from .core.trace import eager, new_value_main, run_rule, updated
 from .core.trace import state as trace_state
 from .errors import CustomRuleError
 from .interpreters import ad, batching, partial_eval as pe
@@ -89,10 +90,6 @@ def _merge(nondiff, static_it, diff_it, n):
 def _trace_flat(flat_fun, leaves, what):
     avals = [get_aval(x) for x in leaves]
     return pe.trace_to_jaxpr(flat_fun, avals, debug_info=what)
-
-
-def _no_transformation():
-    return len(trace_state.stack) == 1
 
 
 def _where_to_run(diff_leaves, static_leaves):
@@ -323,9 +320,7 @@ def _trace_primal(fun, nondiff_argnums, args, kind):
         targets = [leaves[i] for i in changed] + outer
 
         def write_back():
-            # deferred: minijax.api imports this module
-            from .api import _write_back_updated
-            _write_back_updated(targets, list(enumerate(new_values)), f"{kind} `{_name(fun)}`")
+            write_back_updated(targets, list(enumerate(new_values)), f"{kind} `{_name(fun)}`")
     return (nondiff, static_args, diff_args, leaves, in_tree, n, jaxpr, consts,
             out_store[0], write_back)
 
@@ -408,7 +403,7 @@ class custom_jvp:  # noqa: N801  (JAX's name)
             raise AttributeError(f"no JVP rule defined for custom_jvp function "
                                  f"`{_name(self.fun)}`; call .defjvp(rule) first")
         args = _resolve_args(self.fun, args, kwargs)
-        if _no_transformation():
+        if eager():
             return self.fun(*args)
         r = _route(self.fun, self.nondiff_argnums, args, "custom_jvp")
         if r.kind == "eager":
@@ -601,7 +596,7 @@ class custom_vjp:  # noqa: N801  (JAX's name)
             raise AttributeError(f"no VJP rule defined for custom_vjp function "
                                  f"`{_name(self.fun)}`; call .defvjp(fwd, bwd) first")
         args = _resolve_args(self.fun, args, kwargs)
-        if _no_transformation():
+        if eager():
             return self.fun(*args)
         r = _route(self.fun, self.nondiff_argnums, args, "custom_vjp")
         if r.kind == "eager":

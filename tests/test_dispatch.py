@@ -1,8 +1,8 @@
 """The eager and jit fast paths give exactly what the general paths give.
 
-Every function is run twice: with the fast paths (``dispatch.eager_bind`` consulted by
-``bind``, the shortcuts in ``minijax.numpy``) and without them. Values (bit for bit,
-NaN and -0.0 included), dtypes, weak types, shapes, devices and raised errors must agree.
+Every function is run twice: with the fast path (``dispatch.eager_bind`` consulted by
+``bind``) and without it. Values (bit for bit, NaN and -0.0 included), dtypes, weak
+types, shapes, devices and raised errors must agree.
 """
 
 import contextlib
@@ -17,7 +17,6 @@ import minijax.numpy as np
 from minijax import lax
 from minijax.config import config
 from minijax.core import trace
-from minijax.numpy import _elementwise
 from minijax.numpy._core import to_array
 from minijax.runtime import dispatch
 from minijax.runtime.array import Array
@@ -39,14 +38,12 @@ UNARY = ["sin", "cos", "exp", "log", "tanh", "sqrt", "floor", "ceil", "negative"
 @contextlib.contextmanager
 def general_paths():
     """Turn every fast path off."""
-    saved = _elementwise._fast_paths, trace._eager_bind
-    _elementwise._fast_paths = False
+    saved = trace._eager_bind
     trace.set_eager_bind(None)
     try:
         yield
     finally:
-        _elementwise._fast_paths = saved[0]
-        trace.set_eager_bind(saved[1])
+        trace.set_eager_bind(saved)
 
 
 def outcome(fn, *args):

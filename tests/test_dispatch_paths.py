@@ -11,7 +11,7 @@ import pytest
 import minijax
 import minijax.numpy as np
 from minijax import errors
-from minijax.runtime import numpy_dispatch
+from minijax.numpy import _eager_table
 
 _RNG = onp.random.default_rng(0)
 _M = _RNG.uniform(0.5, 2.0, (3, 3))
@@ -42,8 +42,8 @@ _ARGS.update({
 _TRACE_ERRORS = (errors.MinijaxTypeError, errors.ConcretizationTypeError, TypeError,
                  ValueError, NotImplementedError, IndexError)
 
-_NAMES = ([("numpy", n) for n in numpy_dispatch.NUMPY_FUNCTIONS]
-          + [("linalg", n) for n in numpy_dispatch.LINALG_FUNCTIONS])
+_NAMES = ([("numpy", n) for n in _eager_table.NUMPY_FUNCTIONS]
+          + [("linalg", n) for n in _eager_table.LINALG_FUNCTIONS])
 
 
 def _leaves(x):

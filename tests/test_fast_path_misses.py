@@ -2,7 +2,7 @@
 
 Each statement below runs twice: on minijax Arrays (uncommitted, no transformation
 active) and on NumPy arrays holding the same values. With ``debug_dispatch_paths`` the
-minijax run must count no fallback to the lax path, and its result must be NumPy's
+minijax run must count no call of a lax definition, and its result must be NumPy's
 (values, dtype, shape), also after the inputs are then written in place (so views are
 views where NumPy gives views). A weakly typed 0-d Array (``np.log(2 * np.pi)``) stands
 for the Python scalar it was made from: that is NumPy's operand there (NEP 50)."""
@@ -104,10 +104,10 @@ def _check_same(got, want, stmt):
 def counting():
     before = minijax.config.debug_dispatch_paths
     minijax.config.update("debug_dispatch_paths", True)
-    numpy_dispatch.fallback_counts.clear()
-    yield numpy_dispatch.fallback_counts
+    numpy_dispatch.lax_definition_counts.clear()
+    yield numpy_dispatch.lax_definition_counts
     minijax.config.update("debug_dispatch_paths", before)
-    numpy_dispatch.fallback_counts.clear()
+    numpy_dispatch.lax_definition_counts.clear()
 
 
 @pytest.mark.parametrize("stmt", INDEX + WRITE + OPERATORS + FUNCTIONS)
@@ -135,7 +135,7 @@ def test_weak_scalar_results_stay_weak(counting):
     assert counting == {}
 
 
-def test_counter_counts_fallbacks_only_in_debug_mode(counting):
+def test_counter_counts_lax_definitions_only_in_debug_mode(counting):
     x = minijax.device_put(mnp.arange(3.0), minijax.devices()[0])   # committed: lax
     x + 1
     assert counting == {"__add__": 1}

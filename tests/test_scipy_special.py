@@ -68,6 +68,23 @@ def test_bessel_dense_grid():
         assert_matches(getattr(ms, name)(x), getattr(ss, name)(x), 1e-13)
 
 
+def test_lax_bessel_functions_are_scipys_and_take_real_floats_only():
+    # numpy.i0 and scipy.special.i0/i0e/i1/i1e are these lax functions
+    x = np.linspace(-80, 80, 321)
+    for name in ("i0", "i0e", "i1", "i1e"):
+        fn = getattr(minijax.lax, f"bessel_{name}")
+        assert_matches(fn(jnp.asarray(x)), getattr(ss, name)(x), 1e-13)
+        assert_matches(minijax.jit(fn)(jnp.asarray(x)), getattr(ss, name)(x), 1e-13)
+        for bad in (jnp.arange(3), jnp.asarray([1j])):
+            with pytest.raises(TypeError, match=f"lax.bessel_{name} requires floating"):
+                fn(bad)
+        with pytest.raises(TypeError, match="not supported for complex"):
+            getattr(ms, name)(jnp.asarray([1.0 + 1j]))
+    np.testing.assert_array_equal(np.asarray(minijax.jit(jnp.i0)(x)),
+                                  np.asarray(minijax.jit(minijax.lax.bessel_i0)(x)))
+    assert_matches(minijax.jit(jnp.i0)(jnp.arange(5)), np.i0(np.arange(5)), 1e-13)
+
+
 @pytest.mark.parametrize("name", sorted(UNARY))
 def test_unary_float32_follows_input(name):
     x = jnp.asarray([0.3, 0.6], dtype=np.float32)

@@ -365,6 +365,7 @@ __all__ = [
     "betainc", "betainc_grad_a", "betainc_grad_a_p", "betainc_grad_b", "betainc_grad_b_p",
     "betainc_p", "igamma", "igamma_grad_a", "igamma_grad_a_p", "igamma_p", "igammac",
     "igammac_p", "random_gamma_grad", "random_gamma_grad_p",
+    "bessel_i0", "bessel_i0e", "bessel_i1", "bessel_i1e",
 ]
 
 # Fourier transforms
@@ -388,6 +389,9 @@ from .incomplete import (
     random_gamma_grad,
     random_gamma_grad_p,
 )
+
+# Modified Bessel functions of orders 0 and 1 (lax compositions)
+from .bessel import bessel_i0, bessel_i0e, bessel_i1, bessel_i1e  # noqa: E402
 
 # XLA's bit generator
 from .rng import RandomAlgorithm, rng_bit_generator, rng_bit_generator_p  # noqa: E402

@@ -8,6 +8,7 @@ makes the body read them from there) and the updated values as extra outputs, wh
 are then written into the caller's arrays as ``jit`` writes back its arguments.
 """
 
+from .._mutation import write_back_updated
 from ..core.trace import Tracer, updated
 from ..errors import UnsupportedInPlaceUpdateError
 from ..interpreters import partial_eval as pe
@@ -58,9 +59,7 @@ def _trace_of(vals):
 
 def write_back(targets, values, who):
     """Write ``values`` into the caller's ``targets`` (arrays or outer traced values)."""
-    # deferred: minijax.api imports minijax.lax
-    from ..api import _write_back_updated
-    _write_back_updated(list(targets), list(enumerate(values)), who)
+    write_back_updated(list(targets), list(enumerate(values)), who)
 
 
 def unsupported(what, advice):

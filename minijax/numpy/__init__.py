@@ -6,6 +6,7 @@ chapter of the Array API standard (in the standard's order), then NumPy-only cha
 """
 
 from ..runtime.array import Array as ndarray
+from ..runtime.numpy_dispatch import host_of as _host_of
 
 # The linalg extension (minijax.numpy.linalg) and its top-level vecdot
 # Operators and methods on Array and tracers (installed on import)
@@ -520,13 +521,13 @@ __all__ = [
 
 def shares_memory(a, b, /, max_work=None):
     """Whether ``a`` and ``b`` share memory (views of one buffer do), as NumPy's."""
-    return _numpy.shares_memory(_numpy_dispatch.host_of(a), _numpy_dispatch.host_of(b),
+    return _numpy.shares_memory(_host_of(a), _host_of(b),
                                 max_work)
 
 
 def may_share_memory(a, b, /, max_work=None):
     """NumPy's quick overlap test on the buffers of ``a`` and ``b``."""
-    return _numpy.may_share_memory(_numpy_dispatch.host_of(a), _numpy_dispatch.host_of(b),
+    return _numpy.may_share_memory(_host_of(a), _host_of(b),
                                    max_work)
 
 
@@ -701,19 +702,15 @@ from . import fft  # noqa: E402
 
 __all__ += ["fft"]
 
-# DESIGN 3: eagerly, each function and Array method named in the runtime's dispatch
-# tables calls NumPy once on the host buffers (installed last, over the lax versions).
+# DESIGN 3: eagerly, each function and Array method named in the eager table calls
+# NumPy once on the host buffers (installed last, over the lax versions).
 import functools as _functools  # noqa: E402
 import warnings as _warnings  # noqa: E402
 
-from ..runtime import numpy_dispatch as _numpy_dispatch  # noqa: E402
+from . import _eager_table  # noqa: E402
 from ._elementwise import returning_the_updated_array as _returning_the_updated_array  # noqa: E402
 
-_numpy_dispatch.install_functions(globals(), _numpy_dispatch.NUMPY_FUNCTIONS, _numpy)
-_numpy_dispatch.install_functions(globals(), _numpy_dispatch.NUMPY_INPLACE_FUNCTIONS, _numpy)
-_numpy_dispatch.install_functions(vars(linalg), _numpy_dispatch.LINALG_FUNCTIONS, _numpy.linalg)
-_numpy_dispatch.install_functions(vars(fft), _numpy_dispatch.FFT_FUNCTIONS, _numpy.fft)
-_numpy_dispatch.install_methods(ndarray)
+_eager_table.install(globals(), linalg, fft, ndarray)
 nan_to_num = _returning_the_updated_array(nan_to_num)
 
 # NumPy's ufunc objects (over the dispatching functions): add.reduce, add.at, ...

@@ -7,7 +7,7 @@ import numpy as np
 from .. import _checks, dtypes, lax
 from ..core import Tracer, concretization_error, get_aval, get_concrete
 from ..core.avals import ShapedArray
-from ..core.trace import non_numeric_context
+from ..core.trace import non_numeric_context, numpy_eager
 from ..errors import NonNumericDtypeError
 from ..runtime import numpy_dispatch
 from ..runtime.array import Array
@@ -37,7 +37,7 @@ def to_array(x, dtype=None, copy=True, weak_type=None):
             try:
                 return lax.convert_element_type(x, dtypes.canonicalize(dtype))
             except NonNumericDtypeError:
-                if type(x) is not Array or not numpy_dispatch.eager():
+                if type(x) is not Array or not numpy_eager():
                     raise
                 # NumPy's conversion to or from dates, strings, records or objects
                 return numpy_dispatch.wrap(x._value().astype(dtype))
@@ -60,7 +60,7 @@ def to_array(x, dtype=None, copy=True, weak_type=None):
 def non_numeric_array(host, what):
     """An eager Array holding ``host`` (an ndarray of a date, string, structured or object
     dtype, DESIGN 3), or ``NonNumericDtypeError`` where eager NumPy does not compute."""
-    if numpy_dispatch.eager():
+    if numpy_eager():
         return Array._make(None, host)
     raise NonNumericDtypeError(host.dtype, f"minijax.numpy.{what}{non_numeric_context()}")
 

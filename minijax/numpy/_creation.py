@@ -11,8 +11,7 @@ import numpy as np
 from .. import _checks, dtypes, lax
 from .. import dtypes as _dtypes
 from ..core import concretization_error, get_aval, get_concrete
-from ..core.trace import full_raise, new_value_main
-from ..core.trace import state as trace_state
+from ..core.trace import eager, full_raise, new_value_main, numpy_eager
 from ..runtime import numpy_dispatch as _numpy_dispatch
 from ..runtime.array import Array, ndarray_from_dlpack
 from ._core import new_object, promote_and_broadcast, result_type_of, to_array
@@ -21,7 +20,6 @@ from ._manipulation import expand_dims, moveaxis, reshape
 from ._searching import where
 
 _canonical_dtypes = _numpy_dispatch.canonical_dtypes
-_eager_gate = _numpy_dispatch.numpy_eager_gate
 
 
 def _new_array(fn):
@@ -32,7 +30,7 @@ def _new_array(fn):
     @functools.wraps(fn)
     def create(*args, **kwargs):
         out = fn(*args, **kwargs)
-        if len(trace_state.stack) > 1 and not (args and out is args[0]):
+        if not eager() and not (args and out is args[0]):
             trace = new_value_main().trace
             if isinstance(out, tuple):     # linspace(..., retstep=True)
                 return tuple(full_raise(trace, o) for o in out)
@@ -45,7 +43,7 @@ def array(object, dtype=None, *, copy=True, order="K", ndmin=0, device=None):
     """A new array from an array, NumPy array, scalar or nested sequence."""
     t = type(object)
     if ((t is np.ndarray or t is Array) and dtype is None and ndmin == 0 and device is None
-            and order == "K" and _numpy_dispatch.eager()):
+            and order == "K" and numpy_eager()):
         host = object if t is np.ndarray else _numpy_dispatch.eager_host(object)
         if host is not None and (_numpy_dispatch.is_canonical(host.dtype)
                                  or dtypes.is_non_numeric(host.dtype)):
@@ -82,7 +80,7 @@ def asarray(a, dtype=None, order=None, *, device=None, copy=None):
             return a
         if (t is np.ndarray and (a.dtype in _canonical_dtypes
                                  or dtypes.is_non_numeric(a.dtype))
-                and order in (None, "K") and (_eager_gate[0] or _numpy_dispatch.eager())):
+                and order in (None, "K") and numpy_eager()):
             return _numpy_dispatch.share_ndarray(a)
     return _asarray(a, dtype, order, device=device, copy=copy)
 
@@ -270,7 +268,7 @@ def from_dlpack(x, /, *, device=None, copy=None):
     """An array from an object exporting DLPack: its memory is shared unless ``copy``
     is True or minijax stores its dtype differently (as ``asarray`` of a NumPy array)."""
     host = ndarray_from_dlpack(x, copy=copy)
-    if _numpy_dispatch.is_canonical(host.dtype) and not copy and _numpy_dispatch.eager():
+    if _numpy_dispatch.is_canonical(host.dtype) and not copy and numpy_eager():
         return _numpy_dispatch.share_ndarray(host)
     return to_array(host, copy=True, weak_type=False)
 

@@ -8,118 +8,18 @@ import functools
 import numpy as np
 
 from .. import _checks, dtypes, lax
-from ..config import config
-from ..core import Tracer, get_aval, get_concrete
-from ..core.trace import state as _trace_state
+from .._mutation import rebind_or_raise
+from ..core import Tracer, eager, get_aval, get_concrete
 from ..custom_derivatives import custom_jvp
 from ..runtime.array import Array
-from ..runtime.dispatch import apply1, apply2
-from ._core import broadcast_arrays, promote_and_broadcast, result_type_of, scalar_aval, to_array
+from ._core import broadcast_arrays, promote_and_broadcast, result_type_of, to_array
 from ._out import supports_out
 
-# Eager fast paths. When no transformation is active and the operands are Arrays (or
-# an Array and a Python scalar whose promotion leaves the Array's type unchanged), a
-# function below goes straight to ``dispatch.apply1``/``apply2`` with the primitive its
-# general path would bind, skipping the promotion and broadcasting steps that would
-# be no-ops. ``_fast_paths = False`` turns them off (tests compare both paths).
-_fast_paths = True
 
-
-_INEXACT = frozenset(d for d in dtypes.SUPPORTED_DTYPES if dtypes.is_inexact(d))
-
-
-_WEAK_SCALARS = (int, float, complex)
-
-
-_promotions = {}   # (dtype, weak_type, scalar type, x64) -> NumPy promotion's (dtype, weak_type)
-
-
-_scalar_arrays = {}   # (id(scalar), dtype, weak_type, x64) -> (scalar, Array or None)
-
-
-def _promoted_scalar(aval, scalar):
-    """``scalar`` as an Array of ``aval``'s dtype and weak type, if promotion of an array
-    of type ``aval`` with it gives ``aval``'s dtype and weak type; otherwise None.
-
-    Results are cached by the scalar object's identity (a literal in a loop is one
-    object); the entry holds the scalar, so the id cannot be reused while cached."""
-    key = (id(scalar), aval.dtype, aval.weak_type, config.enable_x64)
-    hit = _scalar_arrays.get(key)
-    if hit is not None and hit[0] is scalar:
-        return hit[1]
-    pkey = (aval.dtype, aval.weak_type, type(scalar), config.enable_x64)
-    target = _promotions.get(pkey)
-    if target is None:
-        probe = Array._make(scalar_aval(aval.dtype, aval.weak_type), np.zeros((), aval.dtype))
-        target = _promotions[pkey] = result_type_of(probe, scalar)
-    dtype, weak = target
-    if dtype != aval.dtype or weak != aval.weak_type:
-        arr = None
-    else:
-        arr = Array._make(scalar_aval(dtype, weak), np.asarray(scalar, dtype))
-    if len(_scalar_arrays) > 4096:
-        _scalar_arrays.clear()
-    _scalar_arrays[key] = (scalar, arr)
-    return arr
-
-
-def _fast_binary(general, prim, bool_prim, scalar_types, dtype_ok=None):
-    """``general`` (a binary function) preceded by the fast path: ``prim`` (``bool_prim``
-    on bool operands; only dtypes in the set ``dtype_ok``) applied directly when the
-    operands are Arrays of one strong type, or an Array and a Python scalar of a type
-    in ``scalar_types`` that promotion leaves the Array's type."""
-    def fn(x1, x2, /):
-        if _fast_paths and len(_trace_state.stack) == 1:
-            a, b = x1, x2
-            if type(x1) is Array:
-                aval = x1.aval
-                if type(x2) is Array:
-                    a2 = x2.aval
-                    # two weak operands promote like two Python scalars: not a no-op
-                    if aval.weak_type or aval is not a2 and (
-                            aval.shape != a2.shape or aval.dtype != a2.dtype
-                            or a2.weak_type):
-                        return general(x1, x2)
-                elif type(x2) not in scalar_types:
-                    return general(x1, x2)
-            elif type(x2) is Array and type(x1) in scalar_types:
-                aval = x2.aval
-            else:
-                return general(x1, x2)
-            p = prim
-            dtype = aval.dtype
-            if dtype.kind == "b":
-                p = bool_prim
-                if p is None:
-                    return general(x1, x2)
-            elif dtype_ok is not None and dtype not in dtype_ok:
-                return general(x1, x2)
-            if type(a) is not Array:
-                a = _promoted_scalar(aval, a)
-                if a is None:
-                    return general(x1, x2)
-            elif type(b) is not Array:
-                b = _promoted_scalar(aval, b)
-                if b is None:
-                    return general(x1, x2)
-            out = apply2(p, a, b)
-            if out is not None:
-                return out
-        return general(x1, x2)
-    fn.__name__ = fn.__qualname__ = general.__name__.lstrip("_").replace("_general", "")
-    fn.__doc__ = general.__doc__
-    return fn
-
-
-def _unary(name, lax_fn, float_only=True, prim=None, keep_integers=False):
+def _unary(name, lax_fn, float_only=True, keep_integers=False):
     """``keep_integers``: integer and bool inputs are returned as they are (NumPy 2's
     floor and ceil); otherwise ``float_only`` converts them to a float first."""
     def fn(x, /):
-        if type(x) is Array and prim is not None and _fast_paths and len(_trace_state.stack) == 1 and (
-                not float_only or x.aval.dtype in _INEXACT):
-            out = apply1(prim, x)
-            if out is not None:
-                return out
         x = to_array(x)
         aval = get_aval(x)
         if keep_integers and not dtypes.is_inexact(aval.dtype):
@@ -134,16 +34,16 @@ def _unary(name, lax_fn, float_only=True, prim=None, keep_integers=False):
     return fn
 
 
-sin = _unary("sin", lax.sin, prim=lax.sin_p)
+sin = _unary("sin", lax.sin)
 
 
-cos = _unary("cos", lax.cos, prim=lax.cos_p)
+cos = _unary("cos", lax.cos)
 
 
-exp = _unary("exp", lax.exp, prim=lax.exp_p)
+exp = _unary("exp", lax.exp)
 
 
-log = _unary("log", lax.log, prim=lax.log_p)
+log = _unary("log", lax.log)
 
 
 def _tanh(x):
@@ -167,21 +67,17 @@ def _tanh(x):
 tanh = _unary("tanh", _tanh)
 
 
-sqrt = _unary("sqrt", lax.sqrt, prim=lax.sqrt_p)
+sqrt = _unary("sqrt", lax.sqrt)
 
 
-floor = _unary("floor", lax.floor, prim=lax.floor_p, keep_integers=True)
+floor = _unary("floor", lax.floor, keep_integers=True)
 
 
-ceil = _unary("ceil", lax.ceil, prim=lax.ceil_p, keep_integers=True)
+ceil = _unary("ceil", lax.ceil, keep_integers=True)
 
 
 def negative(x, /):
     """Elementwise negation (bool arrays are rejected, as in NumPy)."""
-    if type(x) is Array and _fast_paths and len(_trace_state.stack) == 1 and x.aval.dtype.kind != "b":
-        out = apply1(lax.neg_p, x)
-        if out is not None:
-            return out
     x = to_array(x)
     if get_aval(x).dtype == np.bool_:
         raise TypeError("negative of a boolean array is not supported; use logical_not")
@@ -206,7 +102,7 @@ def sign(x, /):
     return lax.sign(to_array(x))
 
 
-def _binary(name, lax_fn, bool_ok=True, prim=None, bool_prim=None, scalar_types=()):
+def _binary(name, lax_fn, bool_ok=True):
     def general(x1, x2, /):
         if (type(x1) is Array and type(x2) is Array and x1.aval == x2.aval
                 and not x1.aval.weak_type):
@@ -219,9 +115,7 @@ def _binary(name, lax_fn, bool_ok=True, prim=None, bool_prim=None, scalar_types=
         return lax_fn(a, b)
     general.__name__ = general.__qualname__ = name
     general.__doc__ = f"Elementwise {name} with broadcasting, as numpy.{name}."
-    if prim is None:
-        return general
-    return _fast_binary(general, prim, bool_prim, scalar_types)
+    return general
 
 
 def _add_bool(a, b):
@@ -236,7 +130,7 @@ def _mul_bool(a, b):
     return lax.mul(a, b)
 
 
-def _comparison(name, lax_fn, below, prim):
+def _comparison(name, lax_fn, below):
     """A comparison; ``below`` is its value when the left operand is the smaller one.
 
     NumPy 2 compares an integer array with an out-of-range Python int by value (so
@@ -257,8 +151,7 @@ def _comparison(name, lax_fn, below, prim):
         return plain(x1, x2)
     general.__name__ = general.__qualname__ = name
     general.__doc__ = plain.__doc__
-    # Python ints take the general path (out-of-range ints compare by value).
-    return _fast_binary(general, prim, prim, (float, complex))
+    return general
 
 
 def _flip(below, name):
@@ -266,45 +159,40 @@ def _flip(below, name):
     return {"equal": False, "not_equal": True}.get(name, not below)
 
 
-add = _binary("add", _add_bool, prim=lax.add_p, bool_prim=lax.max_p,
-              scalar_types=_WEAK_SCALARS)
+add = _binary("add", _add_bool)
 
 
-subtract = _binary("subtract", lax.sub, bool_ok=False, prim=lax.sub_p,
-                   scalar_types=_WEAK_SCALARS)
+subtract = _binary("subtract", lax.sub, bool_ok=False)
 
 
-multiply = _binary("multiply", _mul_bool, prim=lax.mul_p, bool_prim=lax.min_p,
-                   scalar_types=_WEAK_SCALARS)
+multiply = _binary("multiply", _mul_bool)
 
 
-maximum = _binary("maximum", lax.max, prim=lax.max_p, bool_prim=lax.max_p,
-                  scalar_types=_WEAK_SCALARS)
+maximum = _binary("maximum", lax.max)
 
 
-minimum = _binary("minimum", lax.min, prim=lax.min_p, bool_prim=lax.min_p,
-                  scalar_types=_WEAK_SCALARS)
+minimum = _binary("minimum", lax.min)
 
 
-equal = _comparison("equal", lax.eq, below=False, prim=lax.eq_p)
+equal = _comparison("equal", lax.eq, below=False)
 
 
-not_equal = _comparison("not_equal", lax.ne, below=True, prim=lax.ne_p)
+not_equal = _comparison("not_equal", lax.ne, below=True)
 
 
-less = _comparison("less", lax.lt, below=True, prim=lax.lt_p)
+less = _comparison("less", lax.lt, below=True)
 
 
-less_equal = _comparison("less_equal", lax.le, below=True, prim=lax.le_p)
+less_equal = _comparison("less_equal", lax.le, below=True)
 
 
-greater = _comparison("greater", lax.gt, below=False, prim=lax.gt_p)
+greater = _comparison("greater", lax.gt, below=False)
 
 
-greater_equal = _comparison("greater_equal", lax.ge, below=False, prim=lax.ge_p)
+greater_equal = _comparison("greater_equal", lax.ge, below=False)
 
 
-def _divide_general(x1, x2, /):
+def divide(x1, x2, /):
     """True division; integer and bool operands give the default float, as in NumPy."""
     dtype, weak = result_type_of(x1, x2)
     if not dtypes.is_inexact(dtype):
@@ -313,7 +201,7 @@ def _divide_general(x1, x2, /):
     return lax.div(a, b)
 
 
-def _power_general(x1, x2, /):
+def power(x1, x2, /):
     """``x1 ** x2`` elementwise (``integer_pow`` for a Python int exponent, as JAX)."""
     if type(x2) is int and isinstance(x1, (Array, Tracer)):
         kind = get_aval(x1).dtype.kind
@@ -331,13 +219,9 @@ def _power_general(x1, x2, /):
     return _integer_power(a, b)
 
 
-divide = _fast_binary(_divide_general, lax.div_p, None, _WEAK_SCALARS, dtype_ok=_INEXACT)
-
-
 true_divide = divide
 
 
-power = _fast_binary(_power_general, lax.pow_p, None, _WEAK_SCALARS, dtype_ok=_INEXACT)
 pow = power
 
 
@@ -908,8 +792,7 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
                          f"{type(x).__name__})")
     out = _replace_non_finite(to_array(x), nan, posinf, neginf)
     if not copy and isinstance(x, (Array, Tracer)) and out is not x:
-        from . import _indexing   # deferred: _indexing imports this module
-        _indexing._rebind_or_raise(x, out, "nan_to_num(copy=False)")
+        rebind_or_raise(x, out, "nan_to_num(copy=False)")
         return x
     return out
 
@@ -920,7 +803,7 @@ def returning_the_updated_array(dispatched):
     itself, as NumPy returns its input (the dispatch would wrap NumPy's ndarray anew)."""
     @functools.wraps(dispatched)
     def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
-        if type(x) is Array and not bool(copy) and len(_trace_state.stack) == 1:
+        if type(x) is Array and not bool(copy) and eager():
             x._assign(dispatched(x, True, nan, posinf, neginf))
             return x
         return dispatched(x, copy, nan, posinf, neginf)

@@ -13,7 +13,7 @@ import re
 import numpy as np
 
 from .. import dtypes
-from ..core import Tracer, get_aval, state
+from ..core import Tracer, eager, get_aval
 from ..runtime.array import Array
 from ._core import to_array
 from ._creation import asarray, zeros_like
@@ -31,7 +31,7 @@ def _vmap(fn, in_axes=0):
 
 def _traced(*values):
     """Whether any value is traced (a transformation is active and sees it)."""
-    if len(state.stack) > 1:
+    if not eager():
         return True
     return any(isinstance(v, Tracer) for v in values)
 

@@ -16,11 +16,12 @@ import numbers
 import numpy as np
 
 from .. import dtypes
-from ..core import Tracer, get_aval, get_concrete, state
+from ..core import Tracer, eager, get_aval, get_concrete
 from ..runtime.array import Array
 from ._core import to_array
 from ._creation import arange, array, asarray, indices, linspace, ones
-from ._indexing import _rebind_or_raise, getitem, refresh
+from .._mutation import rebind_or_raise, refresh
+from ._indexing import getitem
 from ._manipulation import broadcast_to, concatenate, reshape, resize, swapaxes, transpose
 from ._searching import nonzero, where
 
@@ -236,7 +237,7 @@ class ndenumerate:
     are NumPy scalars read from the host; traced, they are traced 0-d arrays."""
 
     def __init__(self, arr):
-        if isinstance(arr, Tracer) or len(state.stack) > 1:
+        if isinstance(arr, Tracer) or not eager():
             self._arr = to_array(arr)
             self._host = None
         else:
@@ -444,7 +445,7 @@ class flatiter:
             values = resize(values, (count,))
         values = reshape(values, get_aval(selected).shape)
         updated = reshape(flat.at[key].set(values), get_aval(base).shape)
-        _rebind_or_raise(base, updated, "a.flat[key] = value")
+        rebind_or_raise(base, updated, "a.flat[key] = value")
 
     def __array__(self, dtype=None, copy=None):
         value = np.asarray(self._flat())
@@ -456,7 +457,7 @@ class flatiter:
 
 
 def _eager(x):
-    return (type(x) is Array and len(state.stack) == 1 and not x.committed())
+    return (type(x) is Array and eager() and not x.committed())
 
 
 def _host_key(key):
@@ -517,7 +518,7 @@ def fill_diagonal(a, val, wrap=False):
     if len(positions):
         values = resize(values, (len(positions),))
         flat = flat.at[positions].set(values)
-    _rebind_or_raise(a, reshape(flat, shape), "fill_diagonal")
+    rebind_or_raise(a, reshape(flat, shape), "fill_diagonal")
 
 
 def copyto(dst, src, casting="same_kind", where=True):
@@ -546,7 +547,7 @@ def copyto(dst, src, casting="same_kind", where=True):
         if get_aval(mask).dtype != np.bool_:
             raise TypeError("copyto: where= must be a boolean array")
         value = _where(broadcast_to(mask, shape), value, dst)
-    _rebind_or_raise(dst, value, "copyto")
+    rebind_or_raise(dst, value, "copyto")
 
 
 _where = where
@@ -568,7 +569,7 @@ def putmask(a, /, mask, values):
         return
     refresh(a)
     filled = resize(values, shape)
-    _rebind_or_raise(a, _where(reshape(mask.astype(bool), shape), filled, a), "putmask")
+    rebind_or_raise(a, _where(reshape(mask.astype(bool), shape), filled, a), "putmask")
 
 
 def mask_indices(n, mask_func, k=0):

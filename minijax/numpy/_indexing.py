@@ -32,11 +32,12 @@ from collections.abc import Sequence
 import numpy as np
 
 from .. import _checks, dtypes, lax
+from .._mutation import rebind_or_raise, refresh, set_view_indexing
 from ..config import config
 from ..core import Tracer, get_aval, get_concrete, state
 from ..core.avals import ShapedArray
-from ..core.trace import full_raise, set_view_refresh
-from ..errors import MinijaxTypeError, NonConcreteBooleanIndexError, UnsupportedInPlaceUpdateError
+from ..core.trace import full_raise
+from ..errors import NonConcreteBooleanIndexError
 from ..interpreters import partial_eval as pe
 from ..runtime.array import Array
 from ..util import canonicalize_axis
@@ -635,104 +636,9 @@ def _is_basic(key):
     return True
 
 
-def refresh(view):
-    """Before an in-place update of a traced view, read it again from its base, which
-    may have been updated since the view was made (as a NumPy view would see)."""
-    link = getattr(view, "_view_of", None)
-    if link is not None:
-        base, key = link[0], link[1]
-        refresh(base)
-        current = _getitem(base, key)
-        if get_aval(current).shape != view.aval.shape:
-            view._view_of = None   # the base changed shape (resize): no longer its view
-            return
-        if not isinstance(current, Tracer) or current._trace.main.level < view._trace.main.level:
-            current = full_raise(view._trace, current)   # (a value constant to view's trace)
-        if type(current) is type(view) and current._trace.main is view._trace.main:
-            # (this stamps the view too: views of it see that it changed; a view is
-            # never an argument tracer, so no argument looks updated by a re-read)
-            view._rebind(current)
-            view._view_of = (base, key, getattr(base, "_stamp", 0))
-
-
-def _stale(view):
-    """Whether the base of traced view ``view`` (or of a view it is a view of) was
-    updated in place after ``view`` was last read from it."""
-    base, _, stamp = view._view_of
-    if getattr(base, "_stamp", 0) != stamp:
-        return True
-    return getattr(base, "_view_of", None) is not None and _stale(base)
-
-
-def refresh_if_stale(view):
-    """Read a traced view again if its base was updated since (a NumPy view always
-    shows its base's current values); called on every view a primitive reads."""
-    if _stale(view):
-        refresh(view)
-
-
-set_view_refresh(refresh_if_stale)
 pe.set_view_reader(lambda base, key: _getitem(base, key))
-
-
-def write_back(view, what):
-    """After ``view`` (a traced basic-indexing view) was updated in place, update its
-    base to match, as a write through a NumPy view would (recursively for views of
-    views)."""
-    link = getattr(view, "_view_of", None)
-    if link is not None:
-        base, key = link[0], link[1]
-        _rebind_or_raise(base, _update(base, key, view, "set"), what)
-        if view._view_of is link:   # the view and its updated base agree
-            view._view_of = (base, key, getattr(base, "_stamp", 0))
-
-
-def capture_in_body(self, result, what):
-    """When ``self`` comes from outside the control-flow body or custom-derivative
-    function being traced and ``result`` is its updated value there, record the update
-    for the caller to write back (DESIGN 5; a traced view's base is updated too)."""
-    if type(self) is Array and self._is_view() and type(result) is not Array:
-        if isinstance(result, pe.JaxprTracer) and result._trace.main.payload.capture:
-            raise UnsupportedInPlaceUpdateError(
-                f"{what}: a view of an array from outside a lax control-flow body or a "
-                f"custom_jvp/custom_vjp function is updated in place inside it; minijax "
-                f"writes back updates of whole arrays only. Update the base array "
-                f"itself (base[i, j] = v) or return the updated values from the body.")
-        return False
-    if not pe.capture_update(self, result):
-        return False
-    link = getattr(self, "_view_of", None) if isinstance(self, Tracer) else None
-    if link is not None:
-        base, key = link[0], link[1]
-        _rebind_or_raise(base, _update(base, key, result, "set"), what)
-    return True
-
-
-def _rebind_or_raise(self, result, what):
-    """Rebind ``self`` to ``result`` (in-place update sugar, DESIGN 5) when it can hold it."""
-    if type(self) is Array and type(result) is Array:
-        self._assign(result)   # writes through views into the base (DESIGN 5)
-        return
-    if capture_in_body(self, result, what):
-        return
-    if isinstance(self, Tracer) and (not isinstance(result, Tracer) or
-                                     result._trace.main.level < self._trace.main.level):
-        # the new value does not depend on this transformation (e.g. a whole view
-        # overwritten by a constant): it joins self's trace
-        result = full_raise(self._trace, result)
-    if type(result) is type(self) and (not isinstance(self, Tracer)
-                                       or result._trace.main is self._trace.main):
-        self._rebind(result)
-        write_back(self, what)
-        return
-    holder = ("a concrete Array" if isinstance(self, Array) else
-              f"traced by an outer transformation ({type(self).__name__})")
-    raise MinijaxTypeError(
-        f"{what}: the array being updated is {holder} but its new value is traced by an "
-        f"inner transformation ({type(result).__name__}, e.g. grad or vmap), and an array "
-        f"cannot turn into such a traced value in place. Build the array from the traced "
-        f"values (for example zeros_like of a traced argument), or write "
-        f"x = x.at[key].set(value) instead.")
+set_view_indexing(lambda base, key: _getitem(base, key),
+                  lambda base, key, value: _update(base, key, value, "set"))
 
 
 def setitem(self, key, value):
@@ -753,7 +659,7 @@ def setitem(self, key, value):
     result = _masked_assignment(self, key, value)
     if result is None:
         result = _update(self, key, value, "set")
-    _rebind_or_raise(self, result, "x[key] = value")
+    rebind_or_raise(self, result, "x[key] = value")
 
 
 def _traced_leading_mask(x, key):
@@ -905,7 +811,7 @@ def at(self):
 def _rebind_arg(a, result, name):
     """NumPy mutates ``a`` in place: rebind it when it is a minijax array (as setitem)."""
     if isinstance(a, (Array, Tracer)):
-        _rebind_or_raise(a, result, name)
+        rebind_or_raise(a, result, name)
         return a
     return result
 

@@ -13,7 +13,7 @@ import functools
 import numpy as np
 
 from ..core import Tracer
-from ..core.trace import non_numeric_context
+from ..core.trace import non_numeric_context, numpy_eager
 from ..errors import NonNumericDtypeError
 from ..runtime import numpy_dispatch
 from ..runtime.array import Array
@@ -63,7 +63,7 @@ def host_function(np_fn, qualname):
     (eagerly only; ``qualname`` names it in the error otherwise)."""
     @functools.wraps(np_fn)
     def call(*args, **kwargs):
-        if not numpy_dispatch.eager():
+        if not numpy_eager():
             raise _refused(qualname)
         hargs = [_to_host(a, qualname) for a in args]
         hkwargs = {k: _to_host(v, qualname) for k, v in kwargs.items()}

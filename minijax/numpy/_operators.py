@@ -5,7 +5,7 @@ import sys
 
 import numpy as np
 
-from .. import dtypes, lax
+from .. import _mutation, dtypes, lax
 from ..core import Tracer, get_aval
 from .. import backend
 from ..runtime.array import Array, resolve_placement
@@ -47,8 +47,8 @@ def _mutating(name, fn):
     """A NumPy method that updates the array in place and returns None (``sort``,
     ``fill``, ...): ``fn`` gives the new value, written into (or rebound to) ``self``."""
     def method(self, *args, **kwargs):
-        _indexing.refresh(self)
-        _indexing._rebind_or_raise(self, fn(self, *args, **kwargs), f"{name}()")
+        _mutation.refresh(self)
+        _mutation.rebind_or_raise(self, fn(self, *args, **kwargs), f"{name}()")
     method.__name__ = name
     return method
 
@@ -59,7 +59,7 @@ def _inplace(fn):
     def op(self, other):
         if not _operand_ok(other):
             return NotImplemented
-        _indexing.refresh(self)
+        _mutation.refresh(self)
         aval = self.aval
         result = fn(self, other)
         r_aval = get_aval(result)
@@ -91,9 +91,9 @@ def _inplace(fn):
         if type(result) is type(self) and (not isinstance(self, Tracer)
                                            or result._trace.main is self._trace.main):
             self._rebind(result)
-            _indexing.write_back(self, "an in-place operator")
+            _mutation.write_back(self, "an in-place operator")
             return self
-        if _indexing.capture_in_body(self, result, "an in-place operator"):
+        if _mutation.capture_in_body(self, result, "an in-place operator"):
             return self
         return result
     return op
@@ -105,12 +105,12 @@ def _resize_method(self, *new_shape, refcheck=True):
     if (type(self) is Array and self._is_view()) or (
             isinstance(self, Tracer) and getattr(self, "_view_of", None) is not None):
         raise ValueError("cannot resize this array: it does not own its data")
-    _indexing.refresh(self)
+    _mutation.refresh(self)
     result = manip.resize_in_place(self, new_shape, refcheck)
     if type(self) is Array and type(result) is Array:
         self._rebind(result)
         return None
-    _indexing._rebind_or_raise(self, result, "resize()")
+    _mutation.rebind_or_raise(self, result, "resize()")
     return None
 
 

@@ -10,6 +10,7 @@ import inspect
 import numpy as np
 
 from .. import lax
+from .._mutation import rebind_or_raise, refresh
 from ..core import Tracer, get_aval
 from ..errors import TracerArrayConversionError
 from ..runtime.array import Array
@@ -65,9 +66,8 @@ def write_out(out, result, name, casting="same_kind", broadcast=False):
     weak = get_aval(out).weak_type
     if r_aval.dtype != o_dtype or r_aval.weak_type != weak:
         result = lax.convert_element_type(result, o_dtype, weak)
-    from . import _indexing   # deferred: _indexing imports _elementwise, which uses this
-    _indexing.refresh(out)
-    _indexing._rebind_or_raise(out, result, f"{name}(out=...)")
+    refresh(out)
+    rebind_or_raise(out, result, f"{name}(out=...)")
     return out
 
 

@@ -302,9 +302,9 @@ def i0(x):
     x = to_array(x)
     if dtypes.is_complex(get_aval(x).dtype):
         raise TypeError("i0 not supported for complex values")
-    # deferred: minijax.scipy is built on minijax.numpy, which imports this module
-    from ..scipy.special import i0 as bessel_i0
-    return bessel_i0(x)
+    if not dtypes.is_inexact(get_aval(x).dtype):
+        x = lax.convert_element_type(x, dtypes.default_float())
+    return lax.bessel_i0(x)
 
 
 def _window_positions(M):

@@ -16,12 +16,12 @@ import inspect
 
 import numpy as np
 
-from .. import dtypes, lax
+from .. import _mutation, dtypes, lax
 from ..core import Tracer, get_aval, get_concrete
 from ..runtime import numpy_dispatch
 from ..runtime.array import Array
 from ..util import canonicalize_axis
-from . import _indexing
+from . import _eager_table, _indexing
 from ._core import reduction_axes, to_array, with_kept_dims
 from ._masked_selection import MaskedSelection
 from ._masked_selection import apply_ufunc as apply_masked_selection
@@ -68,7 +68,7 @@ class ufunc:
         self = object.__new__(cls)
         # the runtime's table may name a host function of its own (the Array API's
         # special values for floor_divide, expm1, tanh)
-        host_fn = numpy_dispatch.NUMPY_FUNCTIONS.get(np_ufunc.__name__) or np_ufunc
+        host_fn = _eager_table.NUMPY_FUNCTIONS.get(np_ufunc.__name__) or np_ufunc
         dispatch = numpy_dispatch.numpy_call(host_fn, self._lax_entry, nin=np_ufunc.nin)
         self.__class__ = type("ufunc", (cls,), {"__call__": staticmethod(dispatch),
                                                 "__module__": cls.__module__})
@@ -508,7 +508,7 @@ class ufunc:
         if self.nout != 1:
             raise ValueError(f"{name}.at: only ufuncs with one output are supported")
         aval = get_aval(a)
-        _indexing.refresh(a)
+        _mutation.refresh(a)
         if b is not None:
             loop = self._np.resolve_dtypes((aval.dtype, _numpy_dtype_of(b), None))
             if not np.can_cast(loop[2], aval.dtype, "same_kind"):
@@ -526,7 +526,7 @@ class ufunc:
             result = _indexing._update(a, indices, vals, scatter)
         else:
             result = self._sequential_at(a, indices, b)
-        _indexing._rebind_or_raise(a, result, f"{name}.at")
+        _mutation.rebind_or_raise(a, result, f"{name}.at")
 
     def _sequential_at(self, a, indices, b):
         # NumPy's unbuffered semantics: each index (repeats included) is applied in turn

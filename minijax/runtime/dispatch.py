@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import dtypes
 from ..config import config
-from ..core import Jaxpr, JaxprEqn, ShapedArray, Trace, Var, get_aval, set_eval_trace
+from ..core import Jaxpr, JaxprEqn, ShapedArray, Trace, Tracer, Var, get_aval, set_eval_trace
 from ..core.trace import set_eager_bind, set_observe
 from ..interpreters.lowering import lower_jaxpr
 from ..util import LRUCache
@@ -148,62 +148,6 @@ def _host_result(o, aval, primitive):
     return _make(aval, o)
 
 
-_last = {}   # primitive -> (input avals..., output aval) of its last apply1/apply2
-
-
-def apply2(primitive, x, y):
-    """``eager_bind`` for a single-result primitive on two Arrays (the caller checks
-    their type): the result Array, or None when this path does not apply."""
-    hx = x._host
-    hy = y._host
-    # (a host that is a NumPy scalar or a view's ndarray: the general path reads _value())
-    if (type(hx) is not _ndarray or type(hy) is not _ndarray or x._view is not None
-            or y._view is not None or x._placement is not None or y._placement is not None
-            or config.eager_backend != "numpy"):
-        return None
-    xa = x.aval
-    ya = y.aval
-    last = _last.get(primitive)   # repeated signatures skip building the cache key
-    if last is not None and last[0] is xa and last[1] is ya:
-        aval = last[2]
-    else:
-        entry = _by_id.get((primitive, id(xa), id(ya)))
-        if entry is None:
-            entry = _id_entry(primitive, (x, y), (primitive, id(xa), id(ya)))
-            if entry is None:
-                return None
-        aval = entry[0][0]
-        _last[primitive] = (xa, ya, aval)
-    o, = primitive.impl(hx, hy)
-    if type(o) is _ndarray and o.base is not None:
-        _guard_aliases((o,), (x, y))
-    return _host_result(o, aval, primitive)
-
-
-def apply1(primitive, x):
-    """``apply2`` for one Array operand."""
-    hx = x._host
-    if (type(hx) is not _ndarray or x._view is not None or x._placement is not None
-            or config.eager_backend != "numpy"):
-        return None
-    xa = x.aval
-    last = _last.get(primitive)
-    if last is not None and last[0] is xa:
-        aval = last[1]
-    else:
-        entry = _by_id.get((primitive, id(xa)))
-        if entry is None:
-            entry = _id_entry(primitive, (x,), (primitive, id(xa)))
-            if entry is None:
-                return None
-        aval = entry[0][0]
-        _last[primitive] = (xa, aval)
-    o, = primitive.impl(hx)
-    if type(o) is _ndarray and (o.base is not None or o is hx):
-        _guard_aliases((o,), (x,))
-    return _host_result(o, aval, primitive)
-
-
 def _id_entry(primitive, args, key):
     if primitive.prefer_xla and primitive.prefer_xla(*[a.aval for a in args]):
         return None
@@ -266,6 +210,16 @@ def _abstract_eval(primitive, avals_in, params):
             _avals_out_cache.clear()
         _avals_out_cache[key] = out
     return out
+
+
+def as_array(x):
+    """``x`` (an Array, tracer, NumPy array or scalar, Python scalar) as an Array or
+    tracer: host values are copied in their canonical dtype, Python scalars weakly
+    typed; anything else raises ``TypeError``."""
+    if isinstance(x, (Array, Tracer)):
+        return x
+    aval = get_aval(x)
+    return _make(aval, np.array(x, aval.dtype))
 
 
 def host_value(x, aval):

@@ -708,68 +708,31 @@ def bessel_jn(z, *, v, n_iter=50):
 
 # ---------------------------------------------------------------- modified Bessel functions
 
-# Below _BESSEL_SWITCH the power series (all terms positive) is summed in nested form,
-# which neither underflows nor overflows; above it the asymptotic expansion
-# I_v(x) e^-x sqrt(2 pi x) = 1 - (4v^2 - 1)/(8x) + ... converges to full precision.
-_BESSEL_SWITCH = 30.0
-_SERIES_TERMS = 64
-_ASYMPTOTIC_TERMS = 30
-
-
-def _bessel_series(x, order):
-    """sum_k (x^2/4)^k / (k! (k+order)!) times (x/2)^order, for order 0 or 1."""
-    y = 0.25 * x * x
-    s = jnp.ones_like(x)
-    for k in range(_SERIES_TERMS, 0, -1):
-        s = 1.0 + y / (k * (k + order)) * s
-    return s if order == 0 else 0.5 * x * s
-
-
-def _bessel_asymptotic(ax, order):
-    """I_order(ax) * exp(-ax) for ax >= _BESSEL_SWITCH."""
-    inv = 1.0 / ax
-    s = jnp.ones_like(ax)
-    for k in range(_ASYMPTOTIC_TERMS, 0, -1):
-        s = 1.0 + ((2 * k - 1) ** 2 - 4 * order * order) / (8.0 * k) * inv * s
-    return s / jnp.sqrt(2.0 * math.pi * ax)
-
-
-def _bessel(x, order, scaled):
+def _real_operand(name, x):
     x, = promote_inexact(x)
-    ax = jnp.abs(x)
-    small = ax < _BESSEL_SWITCH
-    xs = jnp.where(small, x, 0.0)
-    series = _bessel_series(xs, order)
-    if scaled:
-        series = series * jnp.exp(-jnp.abs(xs))
-    big = jnp.where(small, _BESSEL_SWITCH, ax)
-    asym = _bessel_asymptotic(big, order)
-    if not scaled:
-        asym = jnp.where(jnp.isinf(big), jnp.inf, asym * jnp.exp(big))
-    if order == 1:
-        asym = jnp.where(x < 0, -asym, asym)
-    out = jnp.where(small, series, asym)
-    return jnp.where(jnp.isnan(x), x, out)
+    if jnp.iscomplexobj(x):
+        raise TypeError(f"{name} is not supported for complex values (as in SciPy)")
+    return x
 
 
 def i0(x):
     """The modified Bessel function of the first kind, order 0."""
-    return _bessel(x, 0, scaled=False)
+    return lax.bessel_i0(_real_operand("i0", x))
 
 
 def i0e(x):
     """``i0(x) * exp(-abs(x))``."""
-    return _bessel(x, 0, scaled=True)
+    return lax.bessel_i0e(_real_operand("i0e", x))
 
 
 def i1(x):
     """The modified Bessel function of the first kind, order 1."""
-    return _bessel(x, 1, scaled=False)
+    return lax.bessel_i1(_real_operand("i1", x))
 
 
 def i1e(x):
     """``i1(x) * exp(-abs(x))``."""
-    return _bessel(x, 1, scaled=True)
+    return lax.bessel_i1e(_real_operand("i1e", x))
 
 
 # ---------------------------------------------------------------- Owen's T
