@@ -29,6 +29,16 @@ def set_view_indexing(read, write):
     _read_view, _write_view = read, write
 
 
+def new_object(x):
+    """A distinct array object holding ``x``'s value, so that an in-place update of
+    either leaves the other as it was (values are immutable: nothing is copied)."""
+    out = object.__new__(type(x))
+    if isinstance(x, Tracer):
+        out._trace = x._trace
+    out._rebind(x)
+    return out
+
+
 # ---------------------------------------------------------------- traced values
 
 def refresh(view):

@@ -14,13 +14,13 @@ import numpy as np
 
 from . import _checks, dtypes, errors, tree_util
 from .config import config
-from .core import ClosedJaxpr, Tracer, eager, eval_jaxpr, get_aval
+from .core import ClosedJaxpr, ShapedArray, Tracer, eager, eval_jaxpr, get_aval
 from .core.trace import state as trace_state
 from .core.trace import updated as updated_args
 from .interpreters import ad, batching
 from .interpreters import partial_eval as pe
 from .interpreters.lowering import lower_jaxpr
-from ._mutation import (check_writable, read_only_leaf, refresh_if_stale,
+from ._mutation import (check_writable, new_object, read_only_leaf, refresh_if_stale,
                         write_back_updated, write_back_values)
 from .lax.call import jit_p
 from .dtypes import is_non_numeric
@@ -113,7 +113,6 @@ def _detached(x):
     if type(x) is Array:
         return snapshot(x)   # shares the buffer copy-on-write
     if isinstance(x, Tracer):
-        from .numpy._core import new_object   # deferred: numpy imports api
         return new_object(x)
     return x.copy() if isinstance(x, np.ndarray) else x
 
@@ -925,7 +924,6 @@ class ShapeDtypeStruct:
 
     @property
     def aval(self):
-        from .core.avals import ShapedArray
         return ShapedArray(self.shape, self.dtype, self.weak_type)
 
     def __repr__(self):

@@ -17,8 +17,12 @@ the symmetry I_x(a, b) = 1 - I_{1-x}(b, a) where it converges fast; its derivati
 import numpy as np
 
 from .. import dtypes
+from ..core import get_aval
 from ..interpreters import ad
 from ..interpreters.lowering import lower_via
+from . import _helpers as helpers
+from . import elementwise as ew
+from . import loops, reductions, shapes
 from ._helpers import FLOAT, naryop
 from .special import digamma64, lgamma64
 
@@ -67,74 +71,58 @@ class _LaxOps:
 
     @staticmethod
     def where(c, a, b):
-        from .elementwise import select   # deferred: elementwise is built before this module
         ref = c
-        return select(c, _LaxOps._like(a, b, ref), _LaxOps._like(b, a, ref))
+        return ew.select(c, _LaxOps._like(a, b, ref), _LaxOps._like(b, a, ref))
 
     @staticmethod
     def _like(v, other, ref):
         if isinstance(v, (int, float)):
-            from .shapes import full
-            from ..core import get_aval
-            dtype = get_aval(other).dtype
-            return full(get_aval(ref).shape, v, dtype)
+            return shapes.full(get_aval(ref).shape, v, get_aval(other).dtype)
         return v
 
     @staticmethod
     def log(x):
-        from .elementwise import log
-        return log(x)
+        return ew.log(x)
 
     @staticmethod
     def log1p(x):
-        from .elementwise import log1p
-        return log1p(x)
+        return ew.log1p(x)
 
     @staticmethod
     def exp(x):
-        from .elementwise import exp
-        return exp(x)
+        return ew.exp(x)
 
     @staticmethod
     def abs(x):
-        from .elementwise import abs
-        return abs(x)
+        return ew.abs(x)
 
     @staticmethod
     def isnan(x):
-        from .elementwise import ne
-        return ne(x, x)
+        return ew.ne(x, x)
 
     @staticmethod
     def lgamma(x):
-        from .elementwise import lgamma
-        return lgamma(x)
+        return ew.lgamma(x)
 
     @staticmethod
     def digamma(x):
-        from .elementwise import digamma
-        return digamma(x)
+        return ew.digamma(x)
 
     @staticmethod
     def full_like(x, value):
-        from ._helpers import full_like
-        return full_like(x, value)
+        return helpers.full_like(x, value)
 
     @staticmethod
     def counter(x):
-        from .shapes import full
-        return full((), 0, np.int32)
+        return shapes.full((), 0, np.int32)
 
     @staticmethod
     def keep_going(done, n, limit=_MAX_ITERATIONS):
-        from .elementwise import bitwise_and, bitwise_not, lt
-        from .reductions import reduce_and
-        return bitwise_and(bitwise_not(reduce_and(done)), lt(n, limit))
+        return ew.bitwise_and(ew.bitwise_not(reductions.reduce_and(done)), ew.lt(n, limit))
 
     @staticmethod
     def loop(cond, body, state):
-        from .loops import while_loop   # deferred: loops imports elementwise
-        return while_loop(cond, body, state)
+        return loops.while_loop(cond, body, state)
 
 
 def _finfo(x):
@@ -146,7 +134,6 @@ def _eps(x):
 
 
 def _aval_dtype(x):
-    from ..core import get_aval
     return get_aval(x).dtype
 
 
@@ -400,14 +387,12 @@ def _eager(kernel):
 def _lowered(kernel):
     """The lax kernel, in the operands' dtype (float32 for 16-bit floats)."""
     def fun(*args):
-        from .elementwise import convert_element_type
-        from ..core import get_aval
         dtype = get_aval(args[0]).dtype
         narrow = np.dtype(dtype).itemsize < 4
         if narrow:
-            args = [convert_element_type(v, np.float32) for v in args]
+            args = [ew.convert_element_type(v, np.float32) for v in args]
         out = kernel(_LaxOps, *args)
-        return convert_element_type(out, dtype) if narrow else out
+        return ew.convert_element_type(out, dtype) if narrow else out
     return lower_via(fun)
 
 
@@ -437,18 +422,15 @@ betainc_grad_b_p = _betainc_primitive("betainc_grad_b", "db")
 
 def _operands(*args):
     """Python scalars among the operands take the first array's dtype and shape."""
-    from ..core import get_aval
-    from ._helpers import as_operand
     arrays = [v for v in args if not dtypes.is_python_scalar(v)]
     if not arrays:          # all Python scalars: weakly typed, as bind takes them
         return list(args)
     like = arrays[0]
     shape = get_aval(like).shape
-    from .shapes import broadcast_to_shape
     out = []
     for v in args:
         if dtypes.is_python_scalar(v):
-            v = broadcast_to_shape(as_operand(v, like), shape)
+            v = shapes.broadcast_to_shape(helpers.as_operand(v, like), shape)
         out.append(v)
     return out
 
@@ -493,27 +475,22 @@ def betainc_grad_b(a, b, x):
 
 def _xlogy(x, y):
     """``x * log(y)``, 0 where ``x`` is 0 (and the derivative finite there)."""
-    from .elementwise import eq, log, mul, select
-    from ._helpers import full_like
-    zero = eq(x, full_like(x, 0.0))
-    y_safe = select(zero, full_like(y, 1.0), y)
-    return select(zero, full_like(x, 0.0), mul(x, log(y_safe)))
+    zero = ew.eq(x, helpers.full_like(x, 0.0))
+    y_safe = ew.select(zero, helpers.full_like(y, 1.0), y)
+    return ew.select(zero, helpers.full_like(x, 0.0), ew.mul(x, ew.log(y_safe)))
 
 
 def _gamma_density(a, x):
     """dP/dx = x^(a-1) e^-x / Gamma(a)."""
-    from .elementwise import exp, lgamma, sub
-    from ._helpers import full_like
-    return exp(sub(sub(_xlogy(sub(a, full_like(a, 1.0)), x), x), lgamma(a)))
+    return ew.exp(ew.sub(ew.sub(_xlogy(ew.sub(a, helpers.full_like(a, 1.0)), x), x), ew.lgamma(a)))
 
 
 def _beta_density(a, b, x):
     """dI_x(a, b)/dx = x^(a-1) (1-x)^(b-1) / B(a, b)."""
-    from .elementwise import add, exp, lgamma, sub
-    from ._helpers import full_like
-    one = full_like(a, 1.0)
-    log_b = sub(add(lgamma(a), lgamma(b)), lgamma(add(a, b)))
-    return exp(sub(add(_xlogy(sub(a, one), x), _xlogy(sub(b, one), sub(one, x))), log_b))
+    one = helpers.full_like(a, 1.0)
+    log_b = ew.sub(ew.add(ew.lgamma(a), ew.lgamma(b)), ew.lgamma(ew.add(a, b)))
+    log_density = ew.add(_xlogy(ew.sub(a, one), x), _xlogy(ew.sub(b, one), ew.sub(one, x)))
+    return ew.exp(ew.sub(log_density, log_b))
 
 
 def _not_differentiable(name, operand):
@@ -524,31 +501,26 @@ def _not_differentiable(name, operand):
 
 
 def _mul(a, b):
-    from .elementwise import mul
-    return mul(a, b)
+    return ew.mul(a, b)
 
 
 def _neg(a):
-    from .elementwise import neg
-    return neg(a)
+    return ew.neg(a)
 
 
 def _igamma_grad_a_dx(g, a, x):
     # d/dx dP/da = d/da dP/dx = dP/dx * (log x - digamma(a))
-    from .elementwise import digamma, log, sub
-    return _mul(g, _mul(_gamma_density(a, x), sub(log(x), digamma(a))))
+    return _mul(g, _mul(_gamma_density(a, x), ew.sub(ew.log(x), ew.digamma(a))))
 
 
 def _random_gamma_grad_dx(g, a, x):
     # d/dx of -(dP/da)/(dP/dx), with dP/da's x-derivative from above and
     # d(dP/dx)/dx = dP/dx * ((a - 1)/x - 1)
-    from .elementwise import digamma, div, log, sub
-    from ._helpers import full_like
     s = random_gamma_grad(a, x)
-    one = full_like(a, 1.0)
-    d_log_density = sub(div(sub(a, one), x), one)
+    one = helpers.full_like(a, 1.0)
+    d_log_density = ew.sub(ew.div(ew.sub(a, one), x), one)
     # u = dP/da, v = dP/dx: d(-u/v)/dx = -(u'/v) + (u/v) (v'/v), u'/v = log x - digamma(a)
-    return _mul(g, sub(_neg(sub(log(x), digamma(a))), _mul(s, d_log_density)))
+    return _mul(g, ew.sub(_neg(ew.sub(ew.log(x), ew.digamma(a))), _mul(s, d_log_density)))
 
 
 ad.defjvp(igamma_p, lambda g, a, x: _mul(g, igamma_grad_a(a, x)),
@@ -570,10 +542,9 @@ def _beta_density_d(which):
     """d/da or d/db of the density x^(a-1) (1-x)^(b-1) / B(a, b), the x-derivative of
     ``betainc_grad_a`` / ``betainc_grad_b``."""
     def jvp(g, a, b, x):
-        from .elementwise import add, digamma, log, log1p, neg, sub
-        log_term = log(x) if which == "a" else log1p(neg(x))
+        log_term = ew.log(x) if which == "a" else ew.log1p(ew.neg(x))
         own = a if which == "a" else b
-        factor = add(sub(log_term, digamma(own)), digamma(add(a, b)))
+        factor = ew.add(ew.sub(log_term, ew.digamma(own)), ew.digamma(ew.add(a, b)))
         return _mul(g, _mul(_beta_density(a, b, x), factor))
     return jvp
 

@@ -693,9 +693,9 @@ def __getattr__(name):
     # __version__ is minijax's (set after this package is imported); NumPy names left
     # out of scope raise UnsupportedNumPyFeatureError (an AttributeError) with the reason
     if name == "__version__":
-        import sys
+        import sys   # (here, not at the top: the namespace would gain `sys`)
         return sys.modules["minijax"].__version__
-    from ._unsupported import unsupported
+    from ._unsupported import unsupported   # (likewise)
     raise unsupported(__name__, name)
 # The fft extension (minijax.numpy.fft)
 from . import fft  # noqa: E402

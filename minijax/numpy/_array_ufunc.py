@@ -16,7 +16,10 @@ on NumPy arrays returns NumPy arrays:
 import numpy as np
 
 from ..core import Tracer, get_aval
+from ..api import ShapeDtypeStruct
+from ..callbacks import pure_callback
 from ..runtime.array import Array
+from ._core import to_array
 
 _METHODS = ("__call__", "reduce", "accumulate", "reduceat", "outer", "at")
 
@@ -24,6 +27,7 @@ _METHODS = ("__call__", "reduce", "accumulate", "reduceat", "outer", "at")
 def _minijax_ufunc(np_ufunc, method):
     """minijax's ufunc of that name, or its function for a plain call of a ufunc minijax
     has as a function (``matmul`` and the other generalized ufuncs)."""
+    # deferred: this module is imported while the namespace is being built
     from . import _ufunc
     import minijax.numpy as mnp
     own = getattr(mnp, np_ufunc.__name__, None)
@@ -62,9 +66,6 @@ def array_ufunc(self, np_ufunc, method, *inputs, **kwargs):
 
 def _foreign(np_ufunc, method, inputs, kwargs):
     """A ufunc minijax does not have: run on the host, results as minijax arrays."""
-    from ..api import ShapeDtypeStruct
-    from ..callbacks import pure_callback
-    from ._core import to_array
     name = np_ufunc.__name__
     if kwargs.get("out") is not None:
         raise TypeError(f"{name}(out=...) on minijax arrays: minijax arrays cannot be "

@@ -20,16 +20,6 @@ def is_arraylike(x):
     return isinstance(x, (Array, Tracer, np.ndarray, np.generic) + _PY_SCALARS)
 
 
-def new_object(x):
-    """A distinct array object holding ``x``'s value, so that an in-place update of
-    either leaves the other as it was (values are immutable: nothing is copied)."""
-    out = object.__new__(type(x))
-    if isinstance(x, Tracer):
-        out._trace = x._trace
-    out._rebind(x)
-    return out
-
-
 def to_array(x, dtype=None, copy=True, weak_type=None):
     """``x`` as an Array or tracer; NumPy inputs are copied (Arrays are immutable)."""
     if isinstance(x, (Array, Tracer)):

@@ -14,7 +14,8 @@ from ..core import concretization_error, get_aval, get_concrete
 from ..core.trace import eager, full_raise, new_value_main, numpy_eager
 from ..runtime import numpy_dispatch as _numpy_dispatch
 from ..runtime.array import Array, ndarray_from_dlpack
-from ._core import new_object, promote_and_broadcast, result_type_of, to_array
+from .._mutation import new_object
+from ._core import promote_and_broadcast, result_type_of, to_array
 from ._elementwise import exp, log, multiply, power, sign
 from ._manipulation import expand_dims, moveaxis, reshape
 from ._searching import where

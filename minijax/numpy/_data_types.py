@@ -18,7 +18,8 @@ from ..interpreters.ad import JVPTrace
 from ..interpreters.partial_eval import PartialEvalTrace
 from .. import backend
 from ..runtime.array import Array
-from ._core import new_object, result_type_of, to_array
+from .._mutation import new_object
+from ._core import result_type_of, to_array
 
 __array_api_version__ = "2025.12"
 
@@ -79,7 +80,7 @@ def _cached_info(cache, key, make):
 def _make_finfo(dtype):
     dt = _dtype_of(dtype)
     if dt == dtypes.bfloat16:
-        import ml_dtypes
+        import ml_dtypes   # (imported with jaxlib; only bfloat16's finfo needs it here)
         return _FloatInfo(ml_dtypes.finfo(dt))
     return _FloatInfo(np.finfo(dt))
 

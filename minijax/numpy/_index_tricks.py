@@ -18,6 +18,7 @@ import numpy as np
 from .. import dtypes
 from ..core import Tracer, eager, get_aval, get_concrete
 from ..runtime.array import Array
+from ..runtime.numpy_dispatch import wrap
 from ._core import to_array
 from ._creation import arange, array, asarray, indices, linspace, ones
 from .._mutation import rebind_or_raise, refresh
@@ -310,7 +311,6 @@ class nditer:
     @property
     def operands(self):
         """The operands as minijax arrays (sharing the iterator's buffers)."""
-        from ..runtime.numpy_dispatch import wrap
         return tuple(wrap(o) for o in self._it.operands)
 
     def __getattr__(self, name):

@@ -15,8 +15,9 @@ from ..core import get_aval, get_concrete
 from ..runtime.array import Array
 from ..util import canonicalize_axis
 from ._out import supports_out
+from .._mutation import new_object
 from ._core import broadcast_shapes as _broadcast_shapes
-from ._core import concrete_value, flat_or_axis, new_object, to_array
+from ._core import concrete_value, flat_or_axis, to_array
 from ._core import promote as _promote
 from ._indexing import take
 

@@ -10,7 +10,13 @@ from .. import dtypes, lax
 from ..core import Tracer, concretization_error, get_aval, get_concrete
 from ..util import canonicalize_axis
 from ._core import concrete_value, promote, to_array, wrap_host
-from ._manipulation import reshape
+from ._creation import arange, full, zeros
+from ._elementwise import isnan, logical_and, logical_not, not_equal
+from ._manipulation import concatenate, moveaxis, reshape, stack
+from ._searching import where
+from ._sorting import argsort
+from ._statistical import cumsum
+from ._utility import any as any_
 
 
 def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None):
@@ -97,12 +103,6 @@ def _unique_sized(x, size, fill_value, equal_nan, name):
     """The sorted unique values of ``x`` padded or cut to ``size`` entries, the index of
     each one's first occurrence, the inverse indices (shaped like ``x``) and the counts,
     from a sort: works on traced values."""
-    from ._creation import arange, full, zeros
-    from ._elementwise import isnan, logical_and, logical_not, not_equal
-    from ._manipulation import concatenate
-    from ._searching import where
-    from ._sorting import argsort
-    from ._statistical import cumsum
     size = operator.index(size)
     if size < 0:
         raise ValueError(f"{name}: size= must be a non-negative int, got {size}")
@@ -139,11 +139,6 @@ def _unique_sized(x, size, fill_value, equal_nan, name):
 def _unique_rows_sized(x, axis, size, fill_value):
     """``unique(x, axis=axis, size=size)``: the distinct slices along ``axis`` in
     lexicographic order (NaNs distinct, as NumPy's), from a multi-key sort."""
-    from ._creation import arange, full, zeros
-    from ._manipulation import concatenate, moveaxis, stack
-    from ._searching import where
-    from ._statistical import cumsum
-    from ._utility import any as any_
     size = operator.index(size)
     if size < 0:
         raise ValueError(f"unique: size= must be a non-negative int, got {size}")
