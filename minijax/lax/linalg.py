@@ -521,7 +521,8 @@ triangular_solve_p.platform_lower["cpu"] = _lapack_lowering(_trsm_impl, _trsm_lo
 def _trsm_lower_cuda(ctx, a, b, *, left_side, lower, transpose_a, conjugate_a,
                      unit_diagonal):
     # XLA's own op: on the GPU it becomes a cuBLAS trsm (``__cublas$triangularSolve``).
-    if conjugate_a and not transpose_a and dtypes.kind(ctx.avals_in[0].dtype) == "c":
+    conjugate_a = conjugate_a and dtypes.kind(ctx.avals_in[0].dtype) == "c"
+    if conjugate_a and not transpose_a:
         a = chlo.conj(a)
     transpose = ("ADJOINT" if conjugate_a else "TRANSPOSE") if transpose_a else "NO_TRANSPOSE"
     return [hlo.triangular_solve(a, b, ir.BoolAttr.get(left_side), ir.BoolAttr.get(lower),
