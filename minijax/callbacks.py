@@ -3,8 +3,10 @@
 A callback is a Python function called on NumPy arrays. Eagerly it is simply
 called; under ``jit`` it becomes a ``stablehlo.custom_call`` to the platform's Python
 callback target (the backend's ``host_callback_target``: on the CPU jaxlib's
-``xla_ffi_python_cpu_callback``), and the function is handed to XLA with the compiled
-program, so the compiled code calls back into Python.
+``xla_ffi_python_cpu_callback``, on a GPU ``xla_ffi_python_gpu_callback``;
+``HOST_CALLBACK_TARGETS`` where the process has no backend for the platform lowered
+for), and the function is handed to XLA with the compiled program, so the compiled code
+calls back into Python.
 
 ``pure_callback`` declares its result shapes and dtypes up front and must be free of
 side effects (XLA may drop or repeat it). ``debug_callback`` has no results and is
