@@ -420,11 +420,52 @@ class Jitted:
 
     def lower(self, *args, **kwargs):
         """The StableHLO text this function compiles to for these arguments."""
+        return lower_jaxpr(self.trace(*args, **kwargs).jaxpr)
+
+    def trace(self, *args, **kwargs):
+        """This function traced for these arguments: a ``Traced`` whose
+        ``lower(lowering_platforms=("cuda",))`` lowers it for a platform, as JAX spells
+        it (a platform this process has no device for included)."""
         dyn_args, dyn_kwargs, static_pos, _ = self._split(args, kwargs)
         leaves, in_tree = tree_util.tree_flatten((dyn_args, dyn_kwargs))
         avals = tuple(get_aval(x) for x in leaves)
-        jaxpr = self._trace(args, kwargs, static_pos, in_tree, avals)[0]
-        return lower_jaxpr(jaxpr)
+        return Traced(self._trace(args, kwargs, static_pos, in_tree, avals)[0])
+
+
+class Traced:
+    """A jit-compiled function traced for some arguments (``Jitted.trace``)."""
+
+    def __init__(self, jaxpr):
+        self.jaxpr = jaxpr
+
+    def lower(self, *, lowering_platforms=None):
+        """Lower for one platform (``lowering_platforms=("cuda",)``; the default
+        platform for None). Rules are chosen per platform, so no device of that
+        platform is needed."""
+        if lowering_platforms is None:
+            return Lowered(lower_jaxpr(self.jaxpr))
+        if isinstance(lowering_platforms, str) or len(lowering_platforms) != 1:
+            raise ValueError(f"Traced.lower: lowering_platforms must be a tuple of one "
+                             f"platform name, such as ('cuda',), got {lowering_platforms!r} "
+                             f"(minijax lowers for one platform at a time)")
+        platform, = lowering_platforms
+        platform, *more = backend.expand_platform(platform, "Traced.lower")
+        if more:
+            raise ValueError(f"Traced.lower: {lowering_platforms[0]!r} names several "
+                             f"platforms; name one of {platform!r}, "
+                             f"{', '.join(repr(p) for p in more)}")
+        return Lowered(lower_jaxpr(self.jaxpr, platform=platform))
+
+
+class Lowered:
+    """A lowered program (``Traced.lower``): its StableHLO text is ``as_text()``."""
+
+    def __init__(self, text):
+        self._text = text
+
+    def as_text(self):
+        """The StableHLO program text."""
+        return self._text
 
 
 def _direct_call(jaxpr, consts, out_tree, updated=(), who="jit"):

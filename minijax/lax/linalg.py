@@ -7,7 +7,10 @@ has none). Eagerly on the CPU they run NumPy (``numpy.linalg``, or short loops o
 columns below; schur, which NumPy lacks, runs its LAPACK lowering through XLA); under ``jit``
 they lower to the LAPACK FFI kernels that ship in jaxlib (column-major custom calls),
 post-processed as JAX does: a factorization that fails gives NaN. Those lowerings are
-the primitives' "cpu" rules (``platform_lower``); another platform needs its own.
+the primitives' "cpu" rules (``platform_lower``). Their "cuda" rules call the cuSOLVER
+kernels of jaxlib's CUDA plugin as JAX 0.10 lowers them (triangular_solve is XLA's own
+op there, a cuBLAS call; eig the plugin's hybrid kernel); schur has no GPU lowering
+(``MissingPlatformLoweringError``), as in JAX.
 """
 
 import numpy as np
@@ -225,6 +228,52 @@ def _lapack_call(fn_base, dtype, operands, avals_in, avals_out, aliases=None, **
     return list(op.results)
 
 
+# ---------------------------------------------------------------- cuSOLVER custom calls
+#
+# jaxlib's CUDA plugin registers these FFI targets (``cusolver_*_ffi``,
+# ``cu_lu_pivots_to_permutation``, ``cuhybrid_eig_*``). They are emitted as JAX emits
+# them: api_version 1 with the attributes in ``mhlo.backend_config`` (XLA turns that
+# into a typed FFI call), ``num_batch_dims`` as a frontend attribute, the matrices
+# column-major.
+
+def _ffi_attr(value):
+    if isinstance(value, bool):
+        return ir.BoolAttr.get(value)
+    if isinstance(value, str):
+        return ir.StringAttr.get(value)
+    return ir.IntegerAttr.get(ir.IntegerType.get_unsigned(8), int(value))   # a ui8 option
+
+
+def _gpu_call(target, operands, avals_in, avals_out, aliases=None, non_batch_dims=2,
+              column_major=True, **attrs):
+    """A ``stablehlo.custom_call`` to the GPU FFI kernel ``target``. ``attrs`` are bools,
+    strings or ui8 integers (``algorithm=0``)."""
+    rank = max(a.ndim for a in avals_in)
+
+    def layout(a):
+        return _layout_attr(a, column_major and a.ndim == rank)
+    attributes = dict(
+        call_target_name=ir.StringAttr.get(target),
+        has_side_effect=ir.BoolAttr.get(False),
+        backend_config=ir.StringAttr.get(""),
+        api_version=ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 1),
+        operand_layouts=ir.ArrayAttr.get([layout(a) for a in avals_in]),
+        result_layouts=ir.ArrayAttr.get([layout(a) for a in avals_out]))
+    attributes["mhlo.backend_config"] = ir.DictAttr.get(
+        {k: _ffi_attr(v) for k, v in attrs.items()})
+    attributes["mhlo.frontend_attributes"] = ir.DictAttr.get(
+        {"num_batch_dims": ir.StringAttr.get(str(rank - non_batch_dims))})
+    if aliases:
+        attributes["output_operand_aliases"] = ir.ArrayAttr.get([
+            hlo.OutputOperandAlias.get(
+                output_tuple_indices=[o] if len(avals_out) > 1 else [],
+                operand_index=i, operand_tuple_indices=[])
+            for i, o in aliases.items()])
+    op = hlo.CustomCallOp.build_generic(results=[ir_type(a) for a in avals_out],
+                                        operands=list(operands), attributes=attributes)
+    return list(op.results)
+
+
 def _hlo_slice(x, aval, limits):
     """``x[..., :limits[0], :limits[1]]`` on the last two axes."""
     start = [0] * aval.ndim
@@ -352,6 +401,18 @@ cholesky_p.batch = _batch_at_front(cholesky_p)
 cholesky_p.platform_lower["cpu"] = _lapack_lowering(_cholesky_impl, _cholesky_lower)
 
 
+def _cholesky_lower_cuda(ctx, x):
+    aval, = ctx.avals_in
+    info_aval = _info_aval(aval)
+    out, info = _gpu_call("cusolver_potrf_ffi", [x], [aval], [aval, info_aval],
+                          aliases={0: 0}, lower=True)
+    return inline_function(ctx, lambda L, i: [_nan_where_failed(_tril(L), _ok(i))],
+                           [aval, info_aval], [out, info])
+
+
+cholesky_p.platform_lower["cuda"] = _lapack_lowering(_cholesky_impl, _cholesky_lower_cuda)
+
+
 # ---------------------------------------------------------------- triangular_solve
 
 triangular_solve_p = Primitive("triangular_solve")
@@ -455,6 +516,21 @@ ad.defjvp2(triangular_solve_p, _trsm_jvp_a,
 triangular_solve_p.transpose = _trsm_transpose
 triangular_solve_p.batch = _batch_at_front(triangular_solve_p)
 triangular_solve_p.platform_lower["cpu"] = _lapack_lowering(_trsm_impl, _trsm_lower)
+
+
+def _trsm_lower_cuda(ctx, a, b, *, left_side, lower, transpose_a, conjugate_a,
+                     unit_diagonal):
+    # XLA's own op: on the GPU it becomes a cuBLAS trsm (``__cublas$triangularSolve``).
+    conjugate_a = conjugate_a and dtypes.kind(ctx.avals_in[0].dtype) == "c"
+    if conjugate_a and not transpose_a:
+        a = chlo.conj(a)
+    transpose = ("ADJOINT" if conjugate_a else "TRANSPOSE") if transpose_a else "NO_TRANSPOSE"
+    return [hlo.triangular_solve(a, b, ir.BoolAttr.get(left_side), ir.BoolAttr.get(lower),
+                                 ir.BoolAttr.get(unit_diagonal),
+                                 hlo.TransposeAttr.get(transpose))]
+
+
+triangular_solve_p.platform_lower["cuda"] = _lapack_lowering(_trsm_impl, _trsm_lower_cuda)
 
 
 # ---------------------------------------------------------------- lu
@@ -648,6 +724,34 @@ lu_p.batch = _batch_at_front(lu_p)
 lu_p.platform_lower["cpu"] = _lapack_lowering(_lu_impl, _lu_lower)
 
 
+def _pivots_lower_cuda(ctx, pivots, *, permutation_size):
+    return _gpu_call("cu_lu_pivots_to_permutation", [pivots], ctx.avals_in, ctx.avals_out,
+                     non_batch_dims=1, column_major=False)
+
+
+lu_pivots_to_permutation_p.platform_lower["cuda"] = _lapack_lowering(_pivots_impl,
+                                                                     _pivots_lower_cuda)
+
+
+def _lu_lower_cuda(ctx, x):
+    aval, = ctx.avals_in
+    lu_aval, piv_aval, perm_aval = ctx.avals_out
+    info_aval = _info_aval(aval)
+    lu_, piv, info = _gpu_call("cusolver_getrf_ffi", [x], [aval],
+                               [lu_aval, piv_aval, info_aval], aliases={0: 0})
+
+    def post(lu_, piv, info):
+        piv = ew.sub(piv, full(get_aval(piv).shape, 1, np.int32))   # cuSOLVER's are 1-based
+        return [_nan_where_failed(lu_, _ok(info, "ge")), piv]
+    lu_, piv = inline_function(ctx, post, [lu_aval, piv_aval, info_aval], [lu_, piv, info])
+    perm, = _gpu_call("cu_lu_pivots_to_permutation", [piv], [piv_aval], [perm_aval],
+                      non_batch_dims=1, column_major=False)
+    return [lu_, piv, perm]
+
+
+lu_p.platform_lower["cuda"] = _lapack_lowering(_lu_impl, _lu_lower_cuda)
+
+
 # ---------------------------------------------------------------- qr
 
 qr_p = Primitive("qr", multiple_results=True)
@@ -719,13 +823,41 @@ def _qr_jvp(primals, tangents, *, full_matrices):
     return [q, r], [dq, _rows(dr_nn, 0, m)]
 
 
-def _qr_lower(ctx, x, *, full_matrices):
+def _lapack_geqrf(x, aval, tau_aval):
+    return _lapack_call("geqrf", aval.dtype, [x], [aval], [aval, tau_aval], aliases={0: 0})
+
+
+def _lapack_orgqr(h, taus, h_aval, tau_aval):
+    orgqr = "ungqr" if dtypes.kind(h_aval.dtype) == "c" else "orgqr"
+    return _lapack_call(orgqr, h_aval.dtype, [h, taus], [h_aval, tau_aval], [h_aval],
+                        aliases={0: 0})
+
+
+def _cusolver_geqrf(x, aval, tau_aval):
+    return _gpu_call("cusolver_geqrf_ffi", [x], [aval], [aval, tau_aval], aliases={0: 0})
+
+
+def _cusolver_orgqr(h, taus, h_aval, tau_aval):
+    # (one target for real and complex: cuSOLVER's orgqr and ungqr)
+    return _gpu_call("cusolver_orgqr_ffi", [h, taus], [h_aval, tau_aval], [h_aval],
+                     aliases={0: 0})
+
+
+def _qr_lowering(geqrf, orgqr):
+    """The lowering of ``qr`` through a platform's Householder kernels: ``geqrf(x, aval,
+    tau_aval)`` gives the reflectors and their scales, ``orgqr(h, taus, h_aval,
+    tau_aval)`` the product of the reflectors."""
+    def rule(ctx, x, *, full_matrices):
+        return _qr_lower(ctx, x, full_matrices, geqrf, orgqr)
+    return rule
+
+
+def _qr_lower(ctx, x, full_matrices, geqrf, orgqr):
     aval, = ctx.avals_in
-    q_aval, r_aval = ctx.avals_out
     *batch, m, n = aval.shape
     k = min(m, n)
     tau_aval = ShapedArray((*batch, k), aval.dtype)
-    a, taus = _lapack_call("geqrf", aval.dtype, [x], [aval], [aval, tau_aval], aliases={0: 0})
+    a, taus = geqrf(x, aval, tau_aval)
     if m < n:
         h, h_aval = _hlo_slice(a, aval, (m, m))
     elif full_matrices and m > n:
@@ -735,9 +867,7 @@ def _qr_lower(ctx, x, *, full_matrices):
         h = hlo.pad(a, zero, pad, [0] * (aval.ndim - 1) + [m - n], pad)
     else:
         h, h_aval = a, aval
-    orgqr = "ungqr" if dtypes.kind(aval.dtype) == "c" else "orgqr"
-    q, = _lapack_call(orgqr, aval.dtype, [h, taus], [h_aval, tau_aval], [h_aval],
-                      aliases={0: 0})
+    q, = orgqr(h, taus, h_aval, tau_aval)
     if not full_matrices and m > n:
         a, aval = _hlo_slice(a, aval, (n, n))
     return [q, *inline_function(ctx, lambda r: [_triu(r)], [aval], [a])]
@@ -747,7 +877,10 @@ qr_p.impl = _qr_impl
 qr_p.abstract_eval = _qr_abstract_eval
 qr_p.jvp = _qr_jvp
 qr_p.batch = _batch_at_front(qr_p)
-qr_p.platform_lower["cpu"] = _lapack_lowering(_qr_impl, _qr_lower)
+qr_p.platform_lower["cpu"] = _lapack_lowering(_qr_impl,
+                                              _qr_lowering(_lapack_geqrf, _lapack_orgqr))
+qr_p.platform_lower["cuda"] = _lapack_lowering(_qr_impl,
+                                               _qr_lowering(_cusolver_geqrf, _cusolver_orgqr))
 
 
 # ---------------------------------------------------------------- svd
@@ -863,6 +996,62 @@ svd_p.jvp = _svd_jvp
 svd_p.batch = _batch_at_front(svd_p)
 svd_p.platform_lower["cpu"] = _lapack_lowering(_svd_impl, _svd_lower)
 
+#: The largest m and n for which the GPU lowering of ``svd`` uses Jacobi's method
+#: (``gesvdj``), as JAX does; larger matrices use the QR algorithm (``gesvd``).
+GPU_JACOBI_SVD_MAX = 1024
+
+
+def _svd_lower_cuda(ctx, x, *, full_matrices, compute_uv):
+    aval, = ctx.avals_in
+    *batch, m, n = aval.shape
+    batch = tuple(batch)
+    k = min(m, n)
+    s_aval = ShapedArray((*batch, k), dtypes.real_dtype(aval.dtype))
+    info_aval = _info_aval(aval)
+    full_uv = full_matrices and compute_uv
+    u_aval = ShapedArray((*batch, m, m if full_uv else k), aval.dtype)
+    vt_aval = ShapedArray((*batch, n if full_uv else k, n), aval.dtype)
+    if m <= GPU_JACOBI_SVD_MAX and n <= GPU_JACOBI_SVD_MAX:
+        # gesvdj returns V, not Vᴴ, always computes both, and has an economic mode only
+        # for matrices larger than 32 x 32 (its batched kernel has none).
+        econ = not full_matrices and m > 32 and n > 32
+        uj_aval = ShapedArray((*batch, m, k if econ else m), aval.dtype)
+        v_aval = ShapedArray((*batch, n, k if econ else n), aval.dtype)
+        _, s, u, v, info = _gpu_call(
+            "cusolver_gesvdj_ffi", [x], [aval], [aval, s_aval, uj_aval, v_aval, info_aval],
+            aliases={0: 0}, full_matrices=not econ, compute_uv=compute_uv)
+        vt = None
+        if compute_uv:
+            nb = len(batch)
+            vt = hlo.transpose(v, ir.DenseI64ArrayAttr.get([*range(nb), nb + 1, nb]))
+            if dtypes.kind(aval.dtype) == "c":
+                vt = hlo.complex(hlo.real(vt), hlo.negate(hlo.imag(vt)))
+            if not full_matrices and not econ:
+                u, _ = _hlo_slice(u, uj_aval, (m, k))
+                vt, _ = _hlo_slice(vt, v_aval.update(shape=(*batch, n, n)), (k, n))
+    else:
+        # gesvd wants m >= n: a wide matrix is factored transposed (read row-major).
+        transposed = m < n
+        if not compute_uv:
+            u_aval = vt_aval = ShapedArray((), aval.dtype)
+        outs = [aval, s_aval] + ([vt_aval, u_aval] if transposed else [u_aval, vt_aval])
+        _, s, u, vt, info = _gpu_call(
+            "cusolver_gesvd_ffi", [x], [aval], outs + [info_aval], aliases={0: 0},
+            column_major=not transposed, full_matrices=full_matrices,
+            compute_uv=compute_uv, transposed=transposed)
+        if transposed:
+            u, vt = vt, u
+    if not compute_uv:
+        return inline_function(ctx, lambda s, i: [_nan_where_failed(s, _ok(i))],
+                               [s_aval, info_aval], [s, info])
+    return inline_function(ctx, lambda s, u, vt, i: [_nan_where_failed(o, _ok(i))
+                                                     for o in (s, u, vt)],
+                           [s_aval, ctx.avals_out[1], ctx.avals_out[2], info_aval],
+                           [s, u, vt, info])
+
+
+svd_p.platform_lower["cuda"] = _lapack_lowering(_svd_impl, _svd_lower_cuda)
+
 
 # ---------------------------------------------------------------- eigh
 
@@ -930,6 +1119,21 @@ eigh_p.abstract_eval = _eigh_abstract_eval
 eigh_p.jvp = _eigh_jvp
 eigh_p.batch = _batch_at_front(eigh_p)
 eigh_p.platform_lower["cpu"] = _lapack_lowering(_eigh_impl, _eigh_lower)
+
+
+def _eigh_lower_cuda(ctx, x, *, lower):
+    aval, = ctx.avals_in
+    v_aval, w_aval = ctx.avals_out
+    info_aval = _info_aval(aval)
+    # algorithm 0: the plugin's choice (Jacobi for small batched matrices, else syevd)
+    v, w, info = _gpu_call("cusolver_syevd_ffi", [x], [aval], [v_aval, w_aval, info_aval],
+                           aliases={0: 0}, lower=lower, algorithm=0)
+    return inline_function(ctx, lambda v, w, i: [_nan_where_failed(v, _ok(i)),
+                                                 _nan_where_failed(w, _ok(i))],
+                           [v_aval, w_aval, info_aval], [v, w, info])
+
+
+eigh_p.platform_lower["cuda"] = _lapack_lowering(_eigh_impl, _eigh_lower_cuda)
 
 
 # ---------------------------------------------------------------- eig
@@ -1084,6 +1288,16 @@ def _eig_lower(ctx, x, *, compute_left_eigenvectors, compute_right_eigenvectors)
         wr, wi, vl, vr, info = _lapack_call("geev", aval.dtype, [x], [aval],
                                             [half, half, v_aval, v_aval, info_aval], **jobs)
         parts, part_avals = [wr, wi], [half, half]
+    return _eig_post(ctx, parts, part_avals, vl, vr, info, compute_left_eigenvectors,
+                     compute_right_eigenvectors)
+
+
+def _eig_post(ctx, parts, part_avals, vl, vr, info, compute_left_eigenvectors,
+              compute_right_eigenvectors):
+    """The eigenvalues from ``parts`` (w, or its real and imaginary parts), and the
+    requested eigenvectors; NaN where ``info`` says the kernel failed."""
+    aval, = ctx.avals_in
+    v_aval = ShapedArray(aval.shape, _complex_dtype(aval.dtype))
 
     def post(*args):
         *ws, vl, vr, i = args
@@ -1095,8 +1309,8 @@ def _eig_lower(ctx, x, *, compute_left_eigenvectors, compute_right_eigenvectors)
         if compute_right_eigenvectors:
             outs.append(_nan_where_failed(vr, ok))
         return outs
-    return inline_function(ctx, post, [*part_avals, v_aval, v_aval, info_aval],
-                   [*parts, vl, vr, info])
+    return inline_function(ctx, post, [*part_avals, v_aval, v_aval, _info_aval(aval)],
+                           [*parts, vl, vr, info])
 
 
 eig_p.impl = _eig_impl
@@ -1104,6 +1318,32 @@ eig_p.abstract_eval = _eig_abstract_eval
 eig_p.jvp = _eig_jvp
 eig_p.batch = _batch_at_front(eig_p)
 eig_p.platform_lower["cpu"] = _lapack_lowering(_eig_impl, _eig_lower)
+
+
+def _eig_lower_cuda(ctx, x, *, compute_left_eigenvectors, compute_right_eigenvectors):
+    # The plugin's hybrid kernel: LAPACK's geev on the host (MAGMA's on the GPU where it
+    # is installed and the matrix is large, magma="auto"), JAX's choice when lowering
+    # without a GPU. (On a GPU with cuSOLVER >= 11.7.1 JAX picks cusolver_geev_ffi for
+    # right eigenvectors alone.)
+    aval, = ctx.avals_in
+    cdt = _complex_dtype(aval.dtype)
+    v_aval = ShapedArray(aval.shape, cdt)
+    info_aval = _info_aval(aval)
+    if dtypes.kind(aval.dtype) == "c":
+        part_avals = [ShapedArray(aval.shape[:-1], cdt)]
+        target = "cuhybrid_eig_comp"
+    else:
+        part_avals = [ShapedArray(aval.shape[:-1], aval.dtype)] * 2
+        target = "cuhybrid_eig_real"
+    *parts, vl, vr, info = _gpu_call(target, [x], [aval],
+                                     [*part_avals, v_aval, v_aval, info_aval],
+                                     magma="auto", left=compute_left_eigenvectors,
+                                     right=compute_right_eigenvectors)
+    return _eig_post(ctx, parts, part_avals, vl, vr, info, compute_left_eigenvectors,
+                     compute_right_eigenvectors)
+
+
+eig_p.platform_lower["cuda"] = _lapack_lowering(_eig_impl, _eig_lower_cuda)
 
 
 # ---------------------------------------------------------------- schur
