@@ -93,7 +93,10 @@ def requested_platforms():
     for part in text.split(","):
         part = part.strip().lower()
         if part:
-            for name in expand_platform(part, "config.platforms"):
+            expanded = expand_platform(part, "config.platforms")
+            if len(expanded) > 1:   # an alias ("gpu"): those of its platforms present
+                expanded = tuple(p for p in expanded if p in _backends) or expanded[:1]
+            for name in expanded:
                 if name not in names:
                     names.append(name)
     return tuple(names)

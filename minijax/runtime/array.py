@@ -27,7 +27,7 @@ from ..dtypes import is_non_numeric
 from ..errors import NonNumericDtypeError
 from ..traceback_util import warn_in_user_code
 from .. import backend
-from ..backend import HOST_DLPACK_TYPES
+from ..backend import HOST_DLPACK_TYPES  # noqa: F401  (re-exported for minijax.numpy)
 from .sharding import SingleDeviceSharding, default_sharding, placement_on
 
 
