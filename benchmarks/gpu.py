@@ -85,8 +85,8 @@ def main():
     import jax.numpy as jjnp
     import minijax
     import minijax.numpy as mnp
-    gpu = minijax.devices("cuda")[0]
-    jgpu = jax.devices("gpu")[0]
+    jgpu = jax.devices("gpu")[0]   # first: the CUDA plugin loads once per process, and
+    gpu = minijax.devices("cuda")[0]   # minijax shares the one JAX loaded
     print(f"minijax {minijax.__version__} on {gpu}; JAX {jax.__version__} on {jgpu}")
     mj = workloads("minijax", mnp, minijax.grad, minijax.vmap, minijax.jit,
                    lambda a: minijax.device_put(mnp.asarray(a), gpu))

@@ -248,13 +248,17 @@ _plugin_c_apis = {}   # plugin name -> the C API capsule its loading returned
 
 def load_pjrt_plugin(name, library_path):
     """Load and initialize the PJRT plugin ``name`` from its shared object (once);
-    returns its C API capsule."""
+    returns its C API capsule, or None when another library in this process loaded it
+    first (a plugin loads once per process: with JAX beside minijax, JAX must start
+    its GPU backend first, else JAX's own load fails)."""
     _load()
     with _load_lock:
         if name not in _plugin_c_apis:
             if xla_client.pjrt_plugin_loaded(name):
-                raise RuntimeError(f"the PJRT plugin {name!r} was loaded by another library "
-                                   f"in this process (JAX?); minijax cannot share it")
+                # another library (JAX) loaded it, and registered its targets: the
+                # plugin is shared; None says there is nothing left to register
+                _plugin_c_apis[name] = None
+                return None
             c_api = xla_client.load_pjrt_plugin_dynamically(name, library_path)
             if not xla_client.pjrt_plugin_initialized(name):
                 xla_client.initialize_pjrt_plugin(name)

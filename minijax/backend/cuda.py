@@ -110,7 +110,8 @@ class CudaBackend(Backend):
         _preload_nvidia_libraries(major)
         try:
             c_api = _jaxlib.load_pjrt_plugin("cuda", path)
-            _jaxlib.register_gpu_targets("cuda", "CUDA", c_api)
+            if c_api is not None:   # (None: JAX loaded the plugin and registered them)
+                _jaxlib.register_gpu_targets("cuda", "CUDA", c_api)
             return _jaxlib.make_plugin_client("cuda", client_options())
         except PlatformUnavailableError:
             raise
