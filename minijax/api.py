@@ -25,6 +25,7 @@ from ._mutation import (check_writable, new_object, read_only_leaf, refresh_if_s
 from .lax.call import jit_p
 from .dtypes import is_non_numeric
 from . import backend
+from . import backend as _backends   # (devices(backend=...) shadows the module's name)
 from .runtime import dispatch, numpy_dispatch
 from .runtime.array import Array, resolve_placement, snapshot
 from .util import LRUCache
@@ -848,27 +849,47 @@ def make_jaxpr(fun, static_argnums=()):
 
 # ---------------------------------------------------------------- devices
 
-def devices():
-    """The devices minijax can run on (the CPU client's devices)."""
-    return backend.devices()
+def _platform_name(backend, what):
+    # JAX's functions take a platform name or a backend (a client); minijax takes names
+    if backend is None or isinstance(backend, str):
+        return backend
+    platform = getattr(backend, "platform", None)
+    if isinstance(platform, str):
+        return "cuda" if platform == "gpu" else platform
+    raise TypeError(f"{what}: backend must be a platform name such as 'cpu' or 'cuda' (or "
+                    f"None for the default platform), got {backend!r}")
 
 
-def local_devices():
-    """The devices of this process (minijax runs in one process: all of them)."""
-    return backend.devices()
+def devices(backend=None):
+    """The devices of platform ``backend`` (``"cpu"``, ``"cuda"``/``"gpu"``; None: the
+    default platform's). A platform that cannot start raises
+    ``PlatformUnavailableError`` saying what to install."""
+    return _backends.devices(_platform_name(backend, "devices"))
 
 
-def device_count():
-    """The number of devices."""
-    return len(backend.devices())
+def local_devices(process_index=None, backend=None, host_id=None):
+    """The devices of this process on platform ``backend`` (minijax runs in one
+    process: all of them)."""
+    if process_index not in (None, 0) or host_id not in (None, 0):
+        raise ValueError(f"local_devices: minijax runs in one process (index 0), got "
+                         f"process_index={process_index!r}")
+    return _backends.devices(_platform_name(backend, "local_devices"))
 
 
-local_device_count = device_count
+def device_count(backend=None):
+    """The number of devices of platform ``backend`` (None: the default platform)."""
+    return len(_backends.devices(_platform_name(backend, "device_count")))
+
+
+def local_device_count(backend=None):
+    """The number of this process's devices of platform ``backend``."""
+    return device_count(backend)
 
 
 def default_backend():
-    """The platform name of the default device (``"cpu"``)."""
-    return backend.default_device().platform
+    """The platform name of the default device, as JAX spells it (``"cpu"``, ``"gpu"``
+    for CUDA)."""
+    return _backends.default_device().platform
 
 
 def process_count():

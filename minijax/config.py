@@ -10,6 +10,15 @@ of the expected form is ignored with a RuntimeWarning naming it, and the default
   compiled executables, the path non-CPU devices always take).
 - ``cpu_device_count`` (``MINIJAX_CPU_DEVICE_COUNT``, default 1): CPU devices the
   client exposes; read when the client is first created.
+- ``platforms`` (``MINIJAX_PLATFORMS``, default None): JAX's ``jax_platforms``: a
+  comma-separated list such as ``"cuda,cpu"``; every platform named must start (else
+  ``PlatformUnavailableError`` says what to install) and the first is the default.
+  None: the first of CUDA (when its plugin is installed and a GPU starts) and the CPU.
+- ``gpu_memory_fraction`` (``MINIJAX_GPU_MEMORY_FRACTION``, default None: the plugin's
+  0.75): the share of GPU memory the CUDA client's allocator may use; read when the
+  client is made.
+- ``gpu_preallocate`` (``MINIJAX_GPU_PREALLOCATE``, default None: the plugin's True):
+  whether the CUDA client reserves that share at start; read when the client is made.
 - ``compilation_cache`` (``MINIJAX_COMPILATION_CACHE``, default True): keep compiled
   XLA executables on disk and reuse them in later processes (backend/compile_cache.py).
 - ``compilation_cache_dir`` (default None: ``$MINIJAX_CACHE_DIR``, else
@@ -42,7 +51,7 @@ import warnings
 _CHOICES = {"eager_backend": ("numpy", "xla"), "traceback_filtering": ("auto", "off"),
             "default_prng_impl": ("threefry2x32", "rbg", "unsafe_rbg")}
 # JAX's names for options minijax has under its own name.
-_ALIASES = {"jax_default_prng_impl": "default_prng_impl"}
+_ALIASES = {"jax_default_prng_impl": "default_prng_impl", "jax_platforms": "platforms"}
 _POSITIVE_INTS = ("jit_cache_size", "eager_cache_size", "cpu_device_count")
 _NON_NEGATIVE_INTS = ("compilation_cache_max_bytes",)
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off", "")
@@ -82,6 +91,19 @@ def _env_int(name, default, minimum):
     return n
 
 
+def _env_fraction(name):
+    value = os.environ.get(name)
+    if value is None or not value.strip():
+        return None
+    try:
+        f = float(value)
+    except ValueError:
+        f = None
+    if f is None or not 0.0 < f <= 1.0:
+        return _env_invalid(name, value, "a number in (0, 1]", None)
+    return f
+
+
 def _env_choice(name, default, choices):
     value = os.environ.get(name)
     if value is None:
@@ -97,6 +119,10 @@ class Config:
         self.eager_backend = _env_choice("MINIJAX_EAGER_BACKEND", "numpy",
                                          _CHOICES["eager_backend"])
         self.cpu_device_count = _env_int("MINIJAX_CPU_DEVICE_COUNT", 1, 1)
+        self.platforms = os.environ.get("MINIJAX_PLATFORMS") or None
+        self.gpu_memory_fraction = _env_fraction("MINIJAX_GPU_MEMORY_FRACTION")
+        self.gpu_preallocate = (None if not os.environ.get("MINIJAX_GPU_PREALLOCATE")
+                                else _env_bool("MINIJAX_GPU_PREALLOCATE", None))
         self.compilation_cache = _env_bool("MINIJAX_COMPILATION_CACHE", True)
         self.compilation_cache_dir = None
         self.compilation_cache_max_bytes = _env_int("MINIJAX_COMPILATION_CACHE_MAX_BYTES",
@@ -125,6 +151,17 @@ class Config:
                              f"or None, got {value!r}")
         if name in _CHOICES and value not in _CHOICES[name]:
             raise ValueError(f"config option {name!r} must be one of {_CHOICES[name]}, "
+                             f"got {value!r}")
+        if name == "platforms" and not (value is None or isinstance(value, str)):
+            raise ValueError(f"config option 'platforms' must be a comma-separated string "
+                             f"of platform names (such as 'cuda,cpu') or None, got {value!r}")
+        if name == "gpu_memory_fraction" and not (
+                value is None or (isinstance(value, (int, float)) and not isinstance(value, bool)
+                                  and 0 < value <= 1)):
+            raise ValueError(f"config option 'gpu_memory_fraction' must be a number in "
+                             f"(0, 1] or None, got {value!r}")
+        if name == "gpu_preallocate" and value not in (None, True, False):
+            raise ValueError(f"config option 'gpu_preallocate' must be True, False or None, "
                              f"got {value!r}")
         setattr(self, name, value)
 

@@ -81,6 +81,13 @@ class UnknownPlatformError(ValueError):
     ones."""
 
 
+class PlatformUnavailableError(UnknownPlatformError, RuntimeError):
+    """A platform was asked for (``config.update("platforms", ...)``,
+    ``MINIJAX_PLATFORMS``, ``devices("cuda")``, a GPU DLPack producer) that cannot start
+    in this process: its plugin is not installed or its client failed to start. The
+    message says which package to install (``pip install "minijax[cuda12]"``)."""
+
+
 class MissingPlatformLoweringError(NotImplementedError):
     """A primitive has no lowering rule for the platform a program is compiled for (only
     rules for other platforms): raised while lowering, before XLA sees the program."""

@@ -12,19 +12,23 @@ host read and platform facts), registered below with ``register_backend``, and t
 per-platform lowering rules its custom calls need (``Primitive.platform_lower``).
 """
 
-from ..errors import InvalidDeviceError, UnknownPlatformError
+import warnings
+
+from ..config import config
+from ..errors import InvalidDeviceError, PlatformUnavailableError, UnknownPlatformError
 from . import _jaxlib
 from ._jaxlib import (chlo, device_sharding, execute, func_dialect, hlo, ir, new_context,
                       result_handlers)
 from .base import Backend
 from .cpu import CpuBackend, lapack_target
+from .cuda import INSTALL_HINT as _CUDA_HINT, CudaBackend, find_plugin as _find_cuda_plugin
 
-__all__ = ["Backend", "CpuBackend", "LOWERING_PLATFORMS", "backend_for_device", "backends",
+__all__ = ["Backend", "CpuBackend", "CudaBackend", "LOWERING_PLATFORMS", "backend_for_device", "backends",
            "chlo", "compile_module", "compile_options", "default_device", "default_platform",
-           "device_sharding", "devices", "dlpack_device", "execute", "expand_platform",
-           "func_dialect", "get_backend", "get_client", "hlo", "ir", "jaxlib_version",
+           "copy_buffer", "device_sharding", "devices", "dlpack_device", "dlpack_export", "execute", "expand_platform",
+           "func_dialect", "get_backend", "get_client", "hlo", "import_dlpack", "ir", "jaxlib_version",
            "lapack_target", "new_context", "platform_of", "reads_host_memory",
-           "register_backend", "resolve_device", "result_handlers", "to_device", "to_host"]
+           "register_backend", "requested_platforms", "unregister_backend", "resolve_device", "result_handlers", "to_device", "to_host"]
 
 #: The platforms lowering rules may be registered for (JAX's names).
 LOWERING_PLATFORMS = ("cpu", "cuda", "rocm", "tpu")
@@ -34,7 +38,11 @@ _ALIASES = {"gpu": ("cuda", "rocm")}
 _backends = {}             # platform -> Backend
 _by_device_platform = {}   # what jaxlib's device.platform says -> Backend
 _only = None               # the backend, while exactly one is registered (the common case)
-_DEFAULT_PLATFORM = "cpu"
+_default = None            # the default platform's Backend, once chosen (_select_default)
+#: Platforms tried, in order, when ``config.platforms`` names none (JAX's priorities).
+_AUTO_ORDER = ("cuda", "rocm", "tpu", "cpu")
+#: What to install for a platform that is not available.
+_INSTALL = {"cuda": _CUDA_HINT}
 
 
 def register_backend(backend):
@@ -45,12 +53,105 @@ def register_backend(backend):
                                    f"one of {', '.join(LOWERING_PLATFORMS)}")
     _backends[backend.platform] = backend
     for name in backend.device_platforms:
-        _by_device_platform[name] = backend
+        _by_device_platform.setdefault(name, backend)
     _only = backend if len(_backends) == 1 else None
+    _forget_default()
     return backend
 
 
+def unregister_backend(platform):
+    """Remove the backend of ``platform`` (tests that add a platform take it away)."""
+    global _only
+    backend = _backends.pop(platform, None)
+    for name in list(_by_device_platform):
+        if _by_device_platform[name] is backend:
+            del _by_device_platform[name]
+    _only = next(iter(_backends.values())) if len(_backends) == 1 else None
+    _forget_default()
+
+
+def _forget_default(name=None):
+    global _default
+    if name is None or name == "platforms":
+        _default = None
+
+
+config.on_update(_forget_default)
+
 register_backend(CpuBackend())
+if _find_cuda_plugin() is not None:   # (a file lookup: nothing is loaded until used)
+    register_backend(CudaBackend())
+
+
+def requested_platforms():
+    """The platforms ``config.platforms`` (``MINIJAX_PLATFORMS``) names, in order, with
+    aliases expanded; () when it names none."""
+    text = config.platforms
+    if not text:
+        return ()
+    names = []
+    for part in text.split(","):
+        part = part.strip().lower()
+        if part:
+            expanded = expand_platform(part, "config.platforms")
+            if len(expanded) > 1:   # an alias ("gpu"): those of its platforms present
+                expanded = tuple(p for p in expanded if p in _backends) or expanded[:1]
+            for name in expanded:
+                if name not in names:
+                    names.append(name)
+    return tuple(names)
+
+
+def _unavailable(platform, why):
+    hint = _INSTALL.get(platform)
+    return PlatformUnavailableError(
+        f"platform {platform!r} {why}; minijax runs on "
+        f"{', '.join(repr(p) for p in _backends)} in this process"
+        + (f": {hint}" if hint else ""))
+
+
+def _start(backend):
+    """``backend`` with its client made, or the named error saying why it cannot start."""
+    try:
+        backend.get_client()
+    except PlatformUnavailableError:
+        raise
+    except Exception as e:
+        raise _unavailable(backend.platform, f"did not start ({type(e).__name__}: {e})") from e
+    return backend
+
+
+def _select_default():
+    """Choose the default backend: the first platform ``config.platforms`` names (each
+    one named must start, as JAX's ``jax_platforms``), else the first registered
+    platform in JAX's priority order whose client starts."""
+    global _default
+    requested = requested_platforms()
+    if requested:
+        for name in requested:
+            backend = _backends.get(name)
+            if backend is None:
+                raise _unavailable(name, "was requested (config.platforms / "
+                                         "MINIJAX_PLATFORMS) but has no backend")
+            _start(backend)
+        chosen = _backends[requested[0]]
+    else:
+        chosen = None
+        for name in _AUTO_ORDER:
+            backend = _backends.get(name)
+            if backend is None:
+                continue
+            if name == "cpu":
+                chosen = backend
+                break
+            try:
+                chosen = _start(backend)
+                break
+            except PlatformUnavailableError as e:
+                warnings.warn(f"minijax: {e}. Falling back to the next platform.",
+                              RuntimeWarning, stacklevel=3)
+    _default = chosen
+    return chosen
 
 
 def expand_platform(platform, what):
@@ -67,7 +168,7 @@ def expand_platform(platform, what):
 
 def default_platform():
     """The platform programs are compiled for when no device says otherwise."""
-    return _DEFAULT_PLATFORM
+    return (_default or _select_default()).platform
 
 
 def backends():
@@ -78,15 +179,14 @@ def backends():
 def get_backend(platform=None):
     """The ``Backend`` of ``platform`` (the default platform for None)."""
     if platform is None:
-        platform = _DEFAULT_PLATFORM
+        return _default or _select_default()
     backend = _backends.get(platform)
     if backend is None:
         for name in expand_platform(platform, "get_backend"):
             if name in _backends:
                 return _backends[name]
-        raise UnknownPlatformError(
-            f"get_backend: minijax has no backend for platform {platform!r} in this "
-            f"process; it runs on {', '.join(repr(p) for p in _backends)}")
+        raise _unavailable(platform, "is not available: minijax has no backend for "
+                                     f"platform {platform!r}")
     return backend
 
 
@@ -95,15 +195,20 @@ def backend_for_device(device):
     backend = _only
     if backend is None:
         backend = _by_device_platform.get(device.platform)
-        if backend is None:
-            raise InvalidDeviceError(f"{device!r} belongs to no minijax backend")
+        if backend is None or backend._client is not device.client:
+            # two backends whose devices say the same platform: the client decides
+            for other in _backends.values():
+                if other._client is not None and other._client is device.client:
+                    return other
+            if backend is None:
+                raise InvalidDeviceError(f"{device!r} belongs to no minijax backend")
     return backend
 
 
 def platform_of(device):
     """The lowering platform of programs that run on ``device`` (None: the default)."""
     if device is None:
-        return _DEFAULT_PLATFORM
+        return default_platform()
     return backend_for_device(device).platform
 
 
@@ -120,7 +225,51 @@ def dlpack_device(device):
     if device is None:
         return (get_backend("cpu").dlpack_device_type, 0)
     owner = backend_for_device(device)
-    return (owner.dlpack_device_type, 0 if owner.reads_host_memory else device.id)
+    if owner.reads_host_memory:
+        return (owner.dlpack_device_type, 0)
+    return (owner.dlpack_device_type, getattr(device, "local_hardware_id", None) or device.id)
+
+
+#: DLPack device types of host memory: kDLCPU, kDLCUDAHost, kDLCUDAManaged.
+HOST_DLPACK_TYPES = (1, 3, 13)
+_DLPACK_PLATFORMS = {2: "cuda", 10: "rocm"}   # kDLCUDA, kDLROCM
+
+
+def copy_buffer(buffer, device):
+    """A copy of a PjRt buffer on ``device`` (which may be another client's)."""
+    return _jaxlib.copy_to_device(buffer, device)
+
+
+def dlpack_export(buffer, stream=None):
+    """A DLPack capsule of a device buffer (``stream``: the consumer's, made to wait)."""
+    return _jaxlib.dlpack_export(buffer, stream)
+
+
+def import_dlpack(producer, copy=None):
+    """``(PjRt buffer, device)`` sharing the memory of a DLPack ``producer`` whose data
+    is on a device (a GPU), not in host memory; ``PlatformUnavailableError`` when no
+    backend of this process owns that device."""
+    dl_type, index = producer.__dlpack_device__()
+    owner = None
+    for b in _backends.values():
+        if b.dlpack_device_type == dl_type and not b.reads_host_memory:
+            owner = b
+            break
+    if owner is None:
+        platform = _DLPACK_PLATFORMS.get(int(dl_type), f"of DLPack device type {dl_type}")
+        raise _unavailable(platform, f"holds the array given to from_dlpack (DLPack device "
+                                     f"({dl_type}, {index})), and minijax has no backend for it")
+    owned = [d for d in _start(owner).devices()
+             if (getattr(d, "local_hardware_id", None) or d.id) == index]
+    if not owned:
+        raise InvalidDeviceError(f"from_dlpack: the array is on {owner.platform} device "
+                                 f"{index}, which is not one of {list(owner.devices())}")
+    device = owned[0]
+    stream = _jaxlib.external_ready_stream(device)
+    buf = _jaxlib.dlpack_import(producer.__dlpack__(stream=stream), device, stream)
+    if copy:
+        buf = copy_buffer(buf, device)
+    return buf, device
 
 
 def get_client(platform=None):
@@ -150,7 +299,11 @@ def resolve_device(device, what):
         raise InvalidDeviceError(
             f"{what}: unsupported device {device!r}. minijax runs on {names}: pass a device "
             f"object (x.device, or one of minijax.devices()) or a platform name ({names})")
-    backend = _by_device_platform.get(getattr(device, "platform", None))
+    client = getattr(device, "client", None)
+    backend = next((b for b in _backends.values() if b._client is not None
+                    and b._client is client), None)
+    if backend is None:
+        backend = _by_device_platform.get(getattr(device, "platform", None))
     known = backend.devices() if backend is not None else devices()
     if any(device is d or (type(device) is type(d) and device == d) for d in known):
         return device

@@ -239,3 +239,115 @@ def exported(buffer, dlpack_device):
     """``buffer`` as an object ``numpy.from_dlpack`` reads (a DLPack capsule that says
     it lives on ``dlpack_device``, a ``(device type, index)`` pair)."""
     return _Exported(_jax.buffer_to_dlpack_managed_tensor(buffer), dlpack_device)
+
+
+# ---------------------------------------------------------------- PJRT plugins (GPU)
+
+_plugin_c_apis = {}   # plugin name -> the C API capsule its loading returned
+
+
+def load_pjrt_plugin(name, library_path):
+    """Load and initialize the PJRT plugin ``name`` from its shared object (once);
+    returns its C API capsule, or None when another library in this process loaded it
+    first (a plugin loads once per process: with JAX beside minijax, JAX must start
+    its GPU backend first, else JAX's own load fails)."""
+    _load()
+    with _load_lock:
+        if name not in _plugin_c_apis:
+            if xla_client.pjrt_plugin_loaded(name):
+                # another library (JAX) loaded it, and registered its targets: the
+                # plugin is shared; None says there is nothing left to register
+                _plugin_c_apis[name] = None
+                return None
+            c_api = xla_client.load_pjrt_plugin_dynamically(name, library_path)
+            if not xla_client.pjrt_plugin_initialized(name):
+                xla_client.initialize_pjrt_plugin(name)
+            _plugin_c_apis[name] = c_api
+    return _plugin_c_apis[name]
+
+
+def gpu_plugin_options():
+    """jaxlib's default options of a GPU plugin client (allocator, its XLA_* settings)."""
+    _load()
+    return dict(xla_client.generate_pjrt_gpu_plugin_options())
+
+
+def make_plugin_client(name, options):
+    """A PjRt client of the loaded plugin ``name``."""
+    return xla_client.make_c_api_client(name, options, None)
+
+
+def _plugin_submodule(plugin, submodule):
+    # jaxlib finds the plugin package (jax_cuda13_plugin, then jax_cuda12_plugin) and
+    # checks that its version is jaxlib's; older jaxlibs lack the helper.
+    try:
+        support = importlib.import_module("jaxlib.plugin_support")
+    except ImportError:
+        return None
+    return support.import_from_plugin(plugin, submodule)
+
+
+def register_gpu_targets(plugin, xla_platform, c_api):
+    """Register a GPU plugin's custom-call targets with XLA: the plugin extension's
+    handlers (custom calls reach the plugin's copy of XLA through its C API) and the
+    linear-algebra, PRNG and sparse kernels of jaxlib's ``gpu_*`` modules."""
+    ext = _plugin_submodule(plugin, "cuda_plugin_extension" if plugin == "cuda"
+                            else "rocm_plugin_extension")
+    if ext is not None:
+        if hasattr(xla_client, "register_custom_type_handler") and hasattr(
+                ext, "register_custom_type"):
+            xla_client.register_custom_type_handler(
+                xla_platform, functools.partial(ext.register_custom_type, c_api))
+            for name, value in getattr(ext, "ffi_types", dict)().items():
+                xla_client.register_custom_type(name, value, platform=xla_platform)
+        xla_client.register_custom_call_handler(
+            xla_platform, functools.partial(ext.register_custom_call_target, c_api))
+        for getter in ("ffi_handlers", "ffi_registrations", "registrations"):
+            if hasattr(ext, getter):
+                for name, value in getattr(ext, getter)().items():
+                    xla_client.register_custom_call_target(name, value, platform=xla_platform,
+                                                           api_version=1)
+                break
+    for module in ("jaxlib.gpu_solver", "jaxlib.gpu_linalg", "jaxlib.gpu_prng",
+                   "jaxlib.gpu_sparse"):
+        try:
+            targets = importlib.import_module(module).registrations().get(xla_platform, ())
+        except ImportError:
+            continue
+        for name, value, api_version in targets:
+            xla_client.register_custom_call_target(name, value, platform=xla_platform,
+                                                   api_version=api_version)
+
+
+def copy_to_device(buffer, device):
+    """``buffer`` copied to ``device``, which may belong to another client (a GPU buffer
+    to a CPU device: the host read that imports nothing beyond jaxlib)."""
+    return _jax.batched_copy_array_to_devices_with_sharding(
+        [buffer], [xla_client.DeviceList((device,))], [device_sharding(device)],
+        [_jax.ArrayCopySemantics.ALWAYS_COPY])[0]
+
+
+def buffer_to_numpy(buffer):
+    """A host ndarray copy of ``buffer`` through jaxlib's own conversion (with JAX
+    installed, jaxlib imports ``jax.core`` on its first use: a fallback only)."""
+    return buffer._single_device_array_to_np_array_did_copy()[0]
+
+
+def dlpack_export(buffer, stream=None):
+    """A DLPack capsule of ``buffer`` on its own device (``stream``: the consumer's
+    stream, which is made to wait for the buffer)."""
+    return _jax.buffer_to_dlpack_managed_tensor(buffer, stream=stream)
+
+
+def dlpack_import(capsule, device, stream=None):
+    """A PjRt buffer on ``device`` sharing the DLPack ``capsule``'s memory."""
+    return _jax.dlpack_managed_tensor_to_buffer(capsule, device, stream)
+
+
+def external_ready_stream(device):
+    """The stream a DLPack producer on ``device`` should make its data ready on (None
+    where the client has none)."""
+    try:
+        return device.get_stream_for_external_ready_events()
+    except Exception:   # (UNIMPLEMENTED on clients without streams)
+        return None

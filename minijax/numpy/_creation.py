@@ -13,7 +13,8 @@ from .. import dtypes as _dtypes
 from ..core import concretization_error, get_aval, get_concrete
 from ..core.trace import eager, full_raise, new_value_main, numpy_eager
 from ..runtime import numpy_dispatch as _numpy_dispatch
-from ..runtime.array import Array, ndarray_from_dlpack
+from ..runtime.array import (HOST_DLPACK_TYPES, Array, array_from_device_dlpack,
+                             ndarray_from_dlpack)
 from .._mutation import new_object
 from ._core import promote_and_broadcast, result_type_of, to_array
 from ._elementwise import exp, log, multiply, power, sign
@@ -267,7 +268,12 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
 
 def from_dlpack(x, /, *, device=None, copy=None):
     """An array from an object exporting DLPack: its memory is shared unless ``copy``
-    is True or minijax stores its dtype differently (as ``asarray`` of a NumPy array)."""
+    is True or minijax stores its dtype differently (as ``asarray`` of a NumPy array).
+    Data on a GPU gives an Array committed to that GPU (it needs minijax's CUDA
+    backend, else ``PlatformUnavailableError``)."""
+    where = getattr(x, "__dlpack_device__", None)
+    if where is not None and where()[0] not in HOST_DLPACK_TYPES:
+        return array_from_device_dlpack(x, copy=copy)
     host = ndarray_from_dlpack(x, copy=copy)
     if _numpy_dispatch.is_canonical(host.dtype) and not copy and numpy_eager():
         return _numpy_dispatch.share_ndarray(host)

@@ -27,6 +27,7 @@ from ..dtypes import is_non_numeric
 from ..errors import NonNumericDtypeError
 from ..traceback_util import warn_in_user_code
 from .. import backend
+from ..backend import HOST_DLPACK_TYPES  # noqa: F401  (re-exported for minijax.numpy)
 from .sharding import SingleDeviceSharding, default_sharding, placement_on
 
 
@@ -360,7 +361,28 @@ class Array:
             host.flags.writeable = False
         return host
 
+    def _device_resident(self):
+        """The device this Array lives on when that is not host memory (committed to it,
+        or an uncommitted result held only on a non-host default device), else None."""
+        placement = self._placement
+        if placement is not None:
+            return None if placement._host_eager else placement._device
+        buf = self._buffer
+        if self._host is None and buf is not None:
+            device = backend.default_device()
+            return None if backend.reads_host_memory(device) else device
+        return None
+
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        device = self._device_resident()
+        if device is not None and (dl_device is None
+                                   or tuple(dl_device) == backend.dlpack_device(device)):
+            # the device buffer itself (a GPU consumer takes it without a copy); the
+            # consumer's stream waits for it
+            buf = self._device_buffer(device)
+            if copy:
+                buf = backend.copy_buffer(buf, device)
+            return backend.dlpack_export(buf, stream)
         host = self.__array__()
         if not _NUMPY_DLPACK_1:
             # NumPy 2.0 exports DLPack 0.x only, which cannot mark a buffer read-only
@@ -372,7 +394,9 @@ class Array:
             return host.copy().__dlpack__(max_version=max_version, dl_device=dl_device)
 
     def __dlpack_device__(self):
-        return (1, 0)   # kDLCPU
+        """DLPack's ``(device type, index)``: ``(kDLCPU, 0)`` for host memory (a CPU
+        device), ``(kDLCUDA, id)`` for an Array on a GPU."""
+        return backend.dlpack_device(self._device_resident())
 
     # The conversions read the host buffer directly when this Array owns it (the
     # common case; ``_value`` otherwise): they are the scalar reads of eager loops.
@@ -652,6 +676,14 @@ def snapshot(x):
     snap = _new(Array)
     snap._rebind(x)
     return snap
+
+
+def array_from_device_dlpack(producer, copy=None):
+    """An Array committed to the device holding a DLPack ``producer``'s data (a GPU),
+    sharing its memory unless ``copy``."""
+    buf, device = backend.import_dlpack(producer, copy)
+    aval = shaped_array(tuple(buf.shape), np.dtype(buf.dtype))
+    return _make(aval, None, buf, placement_on(device))
 
 
 def resolve_placement(where, what):

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The GPU tier of issue 20 on a machine with a CUDA device (see notes/gpu.md): versions
+# and devices, tests/test_gpu.py, then benchmarks/gpu.py (minijax vs JAX, same run).
+# Uses the machine's Python (jaxlib, the CUDA plugin, NumPy, JAX installed) and this
+# checkout's source through PYTHONPATH; nothing is installed. Under 4 minutes.
+set -u
+cd "$(dirname "$0")/.."
+export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
+export MINIJAX_CACHE_DIR="${TMPDIR:-/tmp}/minijax-gpu-check-cache"
+PY="${PYTHON:-python3}"
+"$PY" - <<'PYEOF' || { echo "gpu_check: no CUDA device minijax can start"; exit 1; }
+import sys, numpy, jaxlib
+import minijax
+print("python", sys.version.split()[0], "numpy", numpy.__version__,
+      "jaxlib", jaxlib.__version__, "minijax", minijax.__file__)
+from minijax.backend import cuda
+print("cuda plugin:", cuda.find_plugin())
+print("devices:", minijax.devices("cuda"), "default backend:", minijax.default_backend())
+PYEOF
+status=0
+timeout 150 "$PY" -m pytest -q -p no:cacheprovider tests/test_gpu.py || status=$?
+timeout 80 "$PY" benchmarks/gpu.py || status=$?
+exit $status

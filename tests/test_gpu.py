@@ -1,0 +1,136 @@
+"""The differential tier on a GPU: eager vs jit vs NumPy, on minijax's CUDA backend.
+
+Skipped as a module where no CUDA device starts (every CPU-only machine); run by
+``benchmarks/gpu_check.sh`` on a GPU machine. Arrays are committed to the GPU, so eager
+calls run compiled there (DESIGN 3) and every result is read back to the host."""
+
+import os
+import subprocess
+import sys
+
+import numpy as onp
+import pytest
+
+import minijax
+import minijax.numpy as np
+from minijax import lax, random
+from minijax.errors import PlatformUnavailableError
+
+
+def _gpu():
+    try:
+        return minijax.devices("cuda")[0]
+    except PlatformUnavailableError:
+        return None
+
+
+GPU = _gpu()
+pytestmark = pytest.mark.skipif(GPU is None, reason="no CUDA device")
+RNG = onp.random.default_rng(0)
+A = RNG.normal(size=(5, 5))
+SPD = A @ A.T + 5 * onp.eye(5)
+B = RNG.normal(size=(5, 3))
+
+
+def put(a):
+    return minijax.device_put(np.asarray(a), GPU)
+
+
+def check(fn, *args, ref, rtol=1e-6, atol=1e-9):
+    """``fn`` eagerly and under jit on GPU arrays, each against NumPy's ``ref``."""
+    gpu_args = [put(a) for a in args]
+    for mode, f in (("eager", fn), ("jit", minijax.jit(fn))):
+        out = f(*gpu_args)
+        for o, r in zip(out if isinstance(out, tuple) else (out,),
+                        ref if isinstance(ref, tuple) else (ref,)):
+            assert o.device == GPU, mode
+            onp.testing.assert_allclose(onp.asarray(o), r, rtol=rtol, atol=atol,
+                                        err_msg=mode)
+
+
+def test_placement_and_host_reads():
+    x = put(onp.arange(6.0).reshape(2, 3))
+    assert x.device.platform == "gpu" and x.committed() and x.devices() == {GPU}
+    assert x.__dlpack_device__()[0] == 2
+    assert x.tolist() == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]
+    assert float(x[1, 2]) == 5.0 and "5." in str(x) and onp.asarray(x).shape == (2, 3)
+    back = minijax.device_put(x, minijax.devices("cpu")[0])
+    assert back.device.platform == "cpu" and back.tolist() == x.tolist()
+    with pytest.raises(ValueError, match="committed to different devices"):
+        x + back
+
+
+def test_host_reads_do_not_import_jax():
+    code = ("import sys, minijax, minijax.numpy as np\n"
+            "x = minijax.device_put(np.arange(3.0), minijax.devices('cuda')[0])\n"
+            "print((x * 2).tolist(), 'jax' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env=dict(os.environ, MINIJAX_GPU_PREALLOCATE="false"))
+    assert out.stdout.split("\n")[0] == "[0.0, 2.0, 4.0] False", out.stderr[-2000:]
+
+
+def test_elementwise_reductions_matmul():
+    check(lambda a, b: np.sin(a) * 2 + np.exp(-b[:, :1] ** 2), A, B,
+          ref=onp.sin(A) * 2 + onp.exp(-B[:, :1] ** 2))
+    check(lambda a: (a.sum(0), a.max(1), a.mean(), np.cumsum(a, 1)), A,
+          ref=(A.sum(0), A.max(1), A.mean(), onp.cumsum(A, 1)))
+    check(lambda a, b: a @ b, A, B, ref=A @ B, rtol=1e-10)
+    a32 = A.astype(onp.float32)
+    check(lambda a: (np.tanh(a) @ a).sum(1), a32, ref=(onp.tanh(a32) @ a32).sum(1), rtol=1e-5,
+          atol=1e-5)
+
+
+def test_grad_vmap():
+    x = put(A)
+    g = minijax.grad(lambda v: (np.tanh(v) ** 2).sum())(x)
+    onp.testing.assert_allclose(onp.asarray(g), 2 * onp.tanh(A) / onp.cosh(A) ** 2,
+                                rtol=1e-10)
+    v = minijax.vmap(lambda r: r @ r)(x)
+    onp.testing.assert_allclose(onp.asarray(v), (A * A).sum(1), rtol=1e-10)
+    jv = minijax.jit(minijax.vmap(minijax.grad(lambda r: (r ** 3).sum())))(x)
+    onp.testing.assert_allclose(onp.asarray(jv), 3 * A ** 2, rtol=1e-10)
+
+
+def test_control_flow_sort_fft():
+    check(lambda a: lax.cond(a.sum() > 0, lambda t: t * 2, lambda t: t - 1, a), A,
+          ref=A * 2 if A.sum() > 0 else A - 1)
+    check(lambda a: lax.fori_loop(0, 4, lambda i, t: t * 0.5 + i, a), A,
+          ref=(((A * 0.5) * 0.5 + 1) * 0.5 + 2) * 0.5 + 3)
+    check(lambda a: lax.scan(lambda c, r: (c + r, c * r), np.zeros(5), a),
+          A, ref=(A.sum(0), onp.stack([A[:i].sum(0) * A[i] for i in range(5)])), rtol=1e-10)
+    check(lambda a: np.sort(a, axis=1), A, ref=onp.sort(A, axis=1))
+    check(lambda a: np.fft.fft(a).real, A, ref=onp.fft.fft(A).real, rtol=1e-9, atol=1e-12)
+
+
+def test_random_and_indexed_updates():
+    key = random.key(0)
+    n = random.normal(key, (1000,))
+    assert n.shape == (1000,) and abs(float(n.mean())) < 0.2
+    check(lambda a: a.at[1:3, 0].set(7.0).at[0].add(1.0), A, ref=_at(A))
+
+
+def _at(a):
+    a = a.copy()
+    a[1:3, 0] = 7.0
+    a[0] += 1.0
+    return a
+
+
+def test_linalg():
+    check(lambda s: np.linalg.cholesky(s), SPD, ref=onp.linalg.cholesky(SPD), rtol=1e-9)
+    check(lambda s, b: np.linalg.solve(s, b), SPD, B, ref=onp.linalg.solve(SPD, B), rtol=1e-9)
+    check(lambda a: np.linalg.svd(a, compute_uv=False), A,
+          ref=onp.linalg.svd(A, compute_uv=False), rtol=1e-9)
+    check(lambda s: np.linalg.eigh(s)[0], SPD, ref=onp.linalg.eigh(SPD)[0], rtol=1e-9)
+    check(lambda a: np.abs(np.linalg.qr(a)[1]), A, ref=onp.abs(onp.linalg.qr(A)[1]),
+          rtol=1e-9)
+
+
+def test_host_callbacks(capfd):
+    def host(v):
+        return onp.asarray(v) * 2
+    out = minijax.jit(lambda a: minijax.pure_callback(
+        host, minijax.ShapeDtypeStruct(a.shape, a.dtype), a) + 1)(put(A))
+    onp.testing.assert_allclose(onp.asarray(out), A * 2 + 1)
+    minijax.jit(lambda a: minijax.debug.print("total {t}", t=a.sum()))(put(onp.ones(3)))
+    assert "total 3" in capfd.readouterr().out
