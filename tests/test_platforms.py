@@ -257,3 +257,14 @@ def test_a_fake_plugin_is_registered_and_fails_to_start_with_the_named_error(tmp
                          text=True)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split("\n")[:3] == ["['cpu', 'cuda']", "named True", "cpu 1"]
+
+
+def test_gpu_tier_runs_on_the_fake_platform(on_fake, monkeypatch):
+    """tests/test_gpu.py's checks that need no CUDA kernel, on the fake platform: the GPU
+    tier itself is exercised here, before it meets a GPU."""
+    import test_gpu   # (the GPU tier's module; its device is chosen at import)
+    monkeypatch.setattr(test_gpu, "GPU", on_fake)
+    for test in (test_gpu.test_elementwise_reductions_matmul, test_gpu.test_grad_vmap,
+                 test_gpu.test_control_flow_sort_fft,
+                 test_gpu.test_random_and_indexed_updates):
+        test()
