@@ -85,8 +85,11 @@ def main():
     import jax.numpy as jjnp
     import minijax
     import minijax.numpy as mnp
-    jgpu = jax.devices("gpu")[0]   # first: the CUDA plugin loads once per process, and
-    gpu = minijax.devices("cuda")[0]   # minijax shares the one JAX loaded
+    try:
+        jgpu = jax.devices("gpu")[0]   # first: the CUDA plugin loads once per process,
+        gpu = minijax.devices("cuda")[0]   # and minijax shares the one JAX loaded
+    except RuntimeError as e:   # (minijax's PlatformUnavailableError is one too)
+        raise SystemExit(f"benchmarks/gpu.py needs a CUDA device for JAX and minijax: {e}")
     print(f"minijax {minijax.__version__} on {gpu}; JAX {jax.__version__} on {jgpu}")
     mj = workloads("minijax", mnp, minijax.grad, minijax.vmap, minijax.jit,
                    lambda a: minijax.device_put(mnp.asarray(a), gpu))
