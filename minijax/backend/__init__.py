@@ -23,12 +23,15 @@ from .base import Backend
 from .cpu import CpuBackend, lapack_target
 from .cuda import INSTALL_HINT as _CUDA_HINT, CudaBackend, find_plugin as _find_cuda_plugin
 
-__all__ = ["Backend", "CpuBackend", "CudaBackend", "LOWERING_PLATFORMS", "backend_for_device", "backends",
-           "chlo", "compile_module", "compile_options", "default_device", "default_platform",
-           "copy_buffer", "device_sharding", "devices", "dlpack_device", "dlpack_export", "execute", "expand_platform",
-           "func_dialect", "get_backend", "get_client", "hlo", "import_dlpack", "ir", "jaxlib_version",
-           "lapack_target", "new_context", "platform_of", "reads_host_memory",
-           "register_backend", "requested_platforms", "unregister_backend", "resolve_device", "result_handlers", "to_device", "to_host"]
+__all__ = ["Backend", "CpuBackend", "CudaBackend", "LOWERING_PLATFORMS", "backend_for_device",
+           "backends", "chlo", "compile_module", "compile_options", "copy_buffer",
+           "default_device", "default_platform", "device_sharding", "devices",
+           "dlpack_device", "dlpack_export", "execute", "expand_platform",
+           "func_dialect", "get_backend", "get_client", "hlo", "import_dlpack", "ir",
+           "jaxlib_version", "lapack_target", "new_context", "platform_of",
+           "reads_host_memory", "register_backend", "requested_platforms",
+           "resolve_device", "result_handlers", "to_device", "to_host",
+           "unregister_backend"]
 
 #: The platforms lowering rules may be registered for (JAX's names).
 LOWERING_PLATFORMS = ("cpu", "cuda", "rocm", "tpu")
