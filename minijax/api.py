@@ -125,7 +125,7 @@ class _JitState:
     same function with the same static arguments. Bounded by ``config.jit_cache_size``
     (least recently used signatures dropped first)."""
 
-    __slots__ = ("traced", "fast", "fast_ids", "fast_x64", "__weakref__")
+    __slots__ = ("traced", "fast", "fast_ids", "fast_trees", "fast_x64", "__weakref__")
 
     def __init__(self):
         size = lambda: config.jit_cache_size   # noqa: E731
@@ -133,12 +133,23 @@ class _JitState:
         self.traced = LRUCache(size)
         self.fast = LRUCache(size)     # input avals -> direct executable call (see __call__)
         self.fast_ids = {}             # ids of input avals -> (direct call, input avals)
+        # structure and aval ids of tuples/lists/dicts of Arrays -> (direct call, avals)
+        self.fast_trees = {}
         self.fast_x64 = config.enable_x64   # the mode the fast entries were traced in
 
     def clear(self):
         self.traced.clear()
         self.fast.clear()
         self.fast_ids.clear()
+        self.fast_trees.clear()
+
+    def fast_entries_for_mode(self):
+        """Drop the fast entries when the x64 mode changed since they were made."""
+        if self.fast_x64 is not config.enable_x64:
+            self.fast.clear()
+            self.fast_ids.clear()
+            self.fast_trees.clear()
+            self.fast_x64 = config.enable_x64
 
 
 # True inside ``disable_jit()``: jitted functions run as plain Python
@@ -292,9 +303,9 @@ class Jitted:
     def __call__(self, *args, **kwargs):
         if _jit_disabled[0]:
             return self.fun(*args, **kwargs)
-        # Fast path: positional uncommitted Arrays, no transformation active. It skips
-        # pytree flattening and bind, and calls the cached executable directly.
-        # Input avals are looked up by identity first (see _fast_lookup).
+        # Fast paths: positional uncommitted Arrays, or tuples, lists and dicts of them
+        # (parameters), no transformation active. They skip bind and call the cached
+        # executable directly. Input avals are looked up by identity (see _fast_lookup).
         state = self._state
         if not kwargs and eager() and config.enable_x64 is state.fast_x64:
             ids = []
@@ -312,6 +323,14 @@ class Jitted:
                             return entry[0](args)
                         except _Aliased:   # an argument passed twice: the general path
                             pass
+                    return self._call(args, kwargs)
+                leaves = []
+                entry = state.fast_trees.get(_array_tree_key(args, leaves))
+                if entry is not None:
+                    try:
+                        return entry[0](leaves)
+                    except _Aliased:
+                        pass
             except errors.NonNumericDtypeError:   # a date, string, ...: _call names it
                 pass
         return self._call(args, kwargs)
@@ -362,15 +381,23 @@ class Jitted:
             n = len(outs) - len(updated)
             write_back_values(leaves, updated, outs[n:], who)
             outs = outs[:n]
-        if (cached and not kwargs and not static_pos and eager()
-                and all(type(a) is Array and not a.committed() for a in args)):
-            if state.fast_x64 is not config.enable_x64:
-                state.fast.clear()
-                state.fast_ids.clear()
-                state.fast_x64 = config.enable_x64
-            if state.fast.set(tuple(a.aval for a in args),
-                              _direct_call(jaxpr, consts, out_tree, updated, who)):
-                state.fast_ids.clear()   # it may hold the evicted entry
+        if cached and not kwargs and not static_pos and eager():
+            if all(type(a) is Array and not a.committed() for a in args):
+                state.fast_entries_for_mode()
+                if state.fast.set(tuple(a.aval for a in args),
+                                  _direct_call(jaxpr, consts, out_tree, updated, who)):
+                    state.fast_ids.clear()   # it may hold the evicted entry
+            else:
+                tree_leaves = []
+                tree_key = _array_tree_key(args, tree_leaves)
+                if tree_key is not None:
+                    state.fast_entries_for_mode()
+                    if len(state.fast_trees) >= config.jit_cache_size:
+                        state.fast_trees.clear()
+                    # (the entry keeps the avals alive, so their ids in the key stay theirs)
+                    state.fast_trees[tree_key] = (
+                        _direct_call(jaxpr, consts, out_tree, updated, who),
+                        [a.aval for a in tree_leaves])
         return tree_util.tree_unflatten(out_tree, outs)
 
     def _trace(self, args, kwargs, static_pos, in_tree, avals, alias=None):
@@ -467,6 +494,39 @@ class Lowered:
     def as_text(self):
         """The StableHLO program text."""
         return self._text
+
+
+def _array_tree_key(x, leaves):
+    """A hashable key of ``x``'s structure and its leaves' avals (by identity) when ``x``
+    is made of tuples, lists, dicts and None around uncommitted Arrays, appending the
+    Arrays to ``leaves`` in ``tree_flatten``'s order; None for anything else."""
+    t = type(x)
+    if t is Array:
+        if x.committed():
+            return None
+        leaves.append(x)
+        return id(x.aval)
+    if t is tuple or t is list:
+        key = [t]
+        for item in x:
+            k = _array_tree_key(item, leaves)
+            if k is None:
+                return None
+            key.append(k)
+        return tuple(key)
+    if t is dict:
+        try:
+            names = sorted(x)
+        except TypeError:
+            return None
+        key = [dict, tuple(names)]
+        for name in names:
+            k = _array_tree_key(x[name], leaves)
+            if k is None:
+                return None
+            key.append(k)
+        return tuple(key)
+    return () if x is None else None
 
 
 def _direct_call(jaxpr, consts, out_tree, updated=(), who="jit"):

@@ -114,3 +114,37 @@ def test_cache_sizes_are_validated():
         for bad in (0, -1, 2.5, "8"):
             with pytest.raises(ValueError, match=name):
                 minijax.config.update(name, bad)
+
+
+def test_pytree_arguments_take_the_fast_path_and_agree():
+    """Tuples, lists and dicts of Arrays (parameters) are called through the cached
+    executable directly after the first call, with the same results and write-back as
+    the general path; other containers and committed leaves take the general path."""
+    calls = []
+
+    def step(params, x):
+        calls.append(1)
+        params["w"][0] += 1.0   # an in-place update of a leaf, written back
+        return {"y": x @ params["w"] + params["b"][0], "n": params["b"][1]}
+
+    f = minijax.jit(step)
+    w, b0, b1 = np.ones((3, 2)), np.zeros(2), np.arange(2.0)
+    x = np.arange(3.0)
+    for i in range(3):
+        out = f({"w": w, "b": [b0, b1]}, x)
+        ref_w = onp.ones((3, 2)); ref_w[0] += i + 1
+        onp.testing.assert_array_equal(onp.asarray(w), ref_w)
+        onp.testing.assert_array_equal(onp.asarray(out["y"]), onp.arange(3.0) @ ref_w)
+        onp.testing.assert_array_equal(onp.asarray(out["n"]), [0.0, 1.0])
+    assert len(calls) == 1   # traced once
+    assert f._state.fast_trees   # and the later calls were direct
+    # the same leaf twice: traced as one value (the general path), as NumPy aliases it
+    g = minijax.jit(lambda p: p[0] + p[1])
+    a = np.arange(2.0)
+    g((a, np.ones(2)))
+    onp.testing.assert_array_equal(onp.asarray(g((a, a))), [0.0, 2.0])
+    # a Python scalar leaf and a committed leaf are not fast-path trees
+    onp.testing.assert_array_equal(onp.asarray(g((a, 1.0))), [1.0, 2.0])
+    c = minijax.device_put(np.ones(2), minijax.devices()[1])
+    out = g((c, c))
+    assert out.device == minijax.devices()[1]
