@@ -1,0 +1,30 @@
+"""Build minijax's compiled eager core (DESIGN 10).
+
+The hot modules are compiled in place by Cython from their own ``.py`` files (Cython's
+pure-Python mode): the ``.py`` is the one source, and the extension module of the same
+name is what Python imports (extension modules take precedence over ``.py`` files in a
+package directory). ``minijax/_compiled.py`` checks at import time that they were built.
+"""
+
+from Cython.Build import cythonize
+from setuptools import setup
+
+# Keep in step with minijax/_compiled.py (COMPILED_MODULES).
+COMPILED_MODULES = [
+    "minijax/runtime/array.py",
+    "minijax/runtime/numpy_dispatch.py",
+]
+
+setup(
+    ext_modules=cythonize(
+        COMPILED_MODULES,
+        language_level=3,
+        compiler_directives={
+            # Python semantics where pure-mode differs by default: functions are
+            # introspectable, accept attributes and compare like Python's
+            "binding": True,
+            "always_allow_keywords": True,
+            "embedsignature": True,
+        },
+    ),
+)

@@ -1,0 +1,66 @@
+"""The eager core is compiled (DESIGN 10): the modules Python imports for it are the
+extension modules built from their .py files, not the .py files themselves."""
+
+import importlib
+import importlib.machinery
+import warnings
+
+import numpy as onp
+import pytest
+
+import minijax.numpy as mnp
+import minijax.runtime as runtime
+from minijax.runtime.array import Array
+
+EXTENSIONS = tuple(importlib.machinery.EXTENSION_SUFFIXES)
+
+
+@pytest.mark.parametrize("name", runtime.COMPILED)
+def test_compiled_module_is_imported(name):
+    module = importlib.import_module(name)
+    assert module.__file__.endswith(EXTENSIONS), module.__file__
+    # the source of the extension is the .py beside it (one implementation)
+    source = module.__file__.split(".", 1)[0] + ".py"
+    assert importlib.util.spec_from_file_location("x", source) is not None
+
+
+def test_array_class_and_methods_come_from_the_compiled_modules():
+    assert importlib.import_module(Array.__module__).__file__.endswith(EXTENSIONS)
+    # methods installed on Array by the eager table are compiled functions
+    # (a cyfunction, not a Python function with a code object of a .py file)
+    for name in ("__getitem__", "__add__", "reshape"):
+        fn = getattr(Array, name)
+        assert type(fn).__name__ == "cython_function_or_method", (name, type(fn))
+    assert type(Array.T.fget).__name__ == "cython_function_or_method"
+
+
+def test_missing_extension_fails_loudly(monkeypatch):
+    # as if the extension were not built: the .py would be found, and the check refuses it
+    real = importlib.util.find_spec
+
+    class Spec:
+        origin = "/somewhere/minijax/runtime/array.py"
+
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: Spec() if name == "minijax.runtime.array"
+                        else real(name, *a))
+    with pytest.raises(ImportError, match="compiled eager core is not built"):
+        runtime._check_compiled()
+
+
+def test_compiled_functions_keep_python_function_behaviour():
+    # attributes on functions, names and keyword calls, as the dispatch tables use them
+    get = Array.__getitem__
+    assert get.__wrapped_lax__ is not None
+    a = mnp.asarray(onp.arange(6.0).reshape(2, 3))
+    assert a.reshape((3, 2), order="F").shape == (3, 2)
+    onp.testing.assert_array_equal(onp.asarray(a.T), onp.arange(6.0).reshape(2, 3).T)
+
+
+def test_warning_from_compiled_code_points_at_the_user_line():
+    x = mnp.broadcast_arrays(mnp.zeros(3), mnp.zeros((2, 3)))[0]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        x[0, 0] = 1.0   # the write warns (as NumPy's broadcast_arrays outputs do)
+    assert caught, "no warning"
+    assert caught[0].filename == __file__, caught[0].filename
