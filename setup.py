@@ -3,13 +3,14 @@
 The hot modules are compiled in place by Cython from their own ``.py`` files (Cython's
 pure-Python mode): the ``.py`` is the one source, and the extension module of the same
 name is what Python imports (extension modules take precedence over ``.py`` files in a
-package directory). ``minijax/_compiled.py`` checks at import time that they were built.
+package directory). ``minijax/runtime/__init__.py`` checks at import time that they
+were built, and built from the current source.
 """
 
 from Cython.Build import cythonize
 from setuptools import setup
 
-# Keep in step with minijax/_compiled.py (COMPILED_MODULES).
+# Keep in step with minijax/runtime/__init__.py (COMPILED).
 COMPILED_MODULES = [
     "minijax/runtime/array.py",
     "minijax/runtime/numpy_dispatch.py",

@@ -7,6 +7,10 @@ set -u
 cd "$(dirname "$0")/.."
 export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
 export MINIJAX_CACHE_DIR="${TMPDIR:-/tmp}/minijax-gpu-check-cache"
+# The GPU machine cannot build the compiled eager core (no Cython, no network): run
+# its Python source uncompiled unless the caller built it (this tier times compiled
+# programs, not the eager core).
+export MINIJAX_UNCOMPILED="${MINIJAX_UNCOMPILED:-1}"
 PY="${PYTHON:-python3}"
 "$PY" - <<'PYEOF' || { echo "gpu_check: no CUDA device minijax can start"; exit 1; }
 import sys, numpy, jaxlib

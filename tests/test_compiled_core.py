@@ -3,6 +3,9 @@ extension modules built from their .py files, not the .py files themselves."""
 
 import importlib
 import importlib.machinery
+import os
+import subprocess
+import sys
 import warnings
 
 import numpy as onp
@@ -64,3 +67,20 @@ def test_warning_from_compiled_code_points_at_the_user_line():
         x[0, 0] = 1.0   # the write warns (as NumPy's broadcast_arrays outputs do)
     assert caught, "no warning"
     assert caught[0].filename == __file__, caught[0].filename
+
+
+def test_stale_extension_fails_loudly(monkeypatch):
+    # a .py edited after its extension was built would otherwise be ignored silently
+    real = runtime.os.path.getmtime
+    monkeypatch.setattr(runtime.os.path, "getmtime",
+                        lambda p: real(p) + (1e6 if p.endswith(".py") else 0))
+    with pytest.raises(ImportError, match="older than its source"):
+        runtime._check_compiled()
+
+
+def test_uncompiled_source_runs_only_when_asked():
+    code = ("import minijax.numpy as np, minijax.runtime.array as a\n"
+            "print(a.__file__.endswith('.py'), (np.arange(3.0) + 1).tolist())\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env=dict(os.environ, MINIJAX_UNCOMPILED="1"))
+    assert out.stdout.strip() == "True [1.0, 2.0, 3.0]", out.stderr[-2000:]

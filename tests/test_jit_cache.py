@@ -132,7 +132,8 @@ def test_pytree_arguments_take_the_fast_path_and_agree():
     x = np.arange(3.0)
     for i in range(3):
         out = f({"w": w, "b": [b0, b1]}, x)
-        ref_w = onp.ones((3, 2)); ref_w[0] += i + 1
+        ref_w = onp.ones((3, 2))
+        ref_w[0] += i + 1
         onp.testing.assert_array_equal(onp.asarray(w), ref_w)
         onp.testing.assert_array_equal(onp.asarray(out["y"]), onp.arange(3.0) @ ref_w)
         onp.testing.assert_array_equal(onp.asarray(out["n"]), [0.0, 1.0])

@@ -1,26 +1,45 @@
-"""The runtime layer: the jaxlib bridge, the device-resident Array, and eager dispatch.
+"""The runtime layer: the device-resident Array, its placement, and eager dispatch.
 
 The eager core (``COMPILED``) is compiled by Cython from these ``.py`` files when the
-package is installed (setup.py, DESIGN 10). Python would import a ``.py`` whose
-extension module is missing, so the import fails here instead: the compiled core is the
-only implementation run."""
+package is installed (setup.py, DESIGN 10). Python would quietly import a ``.py`` whose
+extension module is missing, or an extension older than the ``.py`` it was built from,
+so the import fails here instead: the compiled core, built from the current source, is
+what runs. ``MINIJAX_UNCOMPILED=1`` runs the same source uncompiled (slower), for a
+machine that cannot build it."""
 
 import importlib.machinery
 import importlib.util
+import os
 
 # Keep in step with setup.py (COMPILED_MODULES).
 COMPILED = ("minijax.runtime.array", "minijax.runtime.numpy_dispatch")
 
+_BUILD = ("Build it with `pip install -e .` (or `python setup.py build_ext --inplace` in a "
+          "source checkout; both need a C compiler and Cython), or set "
+          "MINIJAX_UNCOMPILED=1 to run the Python source uncompiled")
+
 
 def _check_compiled():
     for name in COMPILED:
-        origin = importlib.util.find_spec(name).origin or ""
+        spec = importlib.util.find_spec(name)
+        origin = spec.origin or ""
         if not origin.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES)):
-            raise ImportError(
-                f"minijax's compiled eager core is not built ({name} would be imported from "
-                f"{origin}). Build it with `pip install -e .` (or `python setup.py "
-                f"build_ext --inplace` in a source checkout); it needs a C compiler and "
-                f"Cython.")
+            raise ImportError(f"minijax's compiled eager core is not built ({name} would be "
+                              f"imported from {origin}). {_BUILD}.")
+        source = os.path.join(os.path.dirname(origin), name.rpartition(".")[2] + ".py")
+        if os.path.exists(source) and os.path.getmtime(source) > os.path.getmtime(origin):
+            raise ImportError(f"minijax's compiled eager core is older than its source "
+                              f"({source} changed after {os.path.basename(origin)} was "
+                              f"built). {_BUILD}.")
 
 
-_check_compiled()
+if os.environ.get("MINIJAX_UNCOMPILED") == "1":
+    import sys
+    for _name in COMPILED:   # the .py files, even where extensions were built
+        _spec = importlib.util.spec_from_file_location(
+            _name, os.path.join(os.path.dirname(__file__), _name.rpartition(".")[2] + ".py"))
+        _module = importlib.util.module_from_spec(_spec)
+        sys.modules[_name] = _module
+        _spec.loader.exec_module(_module)
+else:
+    _check_compiled()
