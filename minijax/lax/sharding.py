@@ -5,7 +5,7 @@ attribute). Evaluated eagerly it moves the value to that sharding (``device_put`
 from .. import tree_util
 from ..backend import hlo, ir
 from ..core import Primitive
-from ..interpreters import ad, batching
+from ..interpreters import ad
 from ..interpreters.lowering import ir_type
 from ..runtime.array import Array
 from ..runtime.dispatch import as_array
