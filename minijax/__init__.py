@@ -37,6 +37,8 @@ from . import ad_checkpoint
 from . import dlpack
 from . import scipy
 from . import sharding
+from .sharding import NamedSharding, P, make_mesh
+from .api import make_array_from_callback, make_array_from_single_device_arrays
 
 __version__ = "0.1.0"
 
@@ -56,6 +58,8 @@ __all__ = [
     "stop_gradient",
     # shapes, devices
     "block_until_ready", "device_get", "device_put", "devices", "eval_shape",
+    "NamedSharding", "P", "make_mesh", "make_array_from_callback",
+    "make_array_from_single_device_arrays",
     # host callbacks
     "pure_callback",
     # debugging and environment

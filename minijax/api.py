@@ -23,11 +23,13 @@ from .interpreters.lowering import lower_jaxpr
 from ._mutation import (check_writable, new_object, read_only_leaf, refresh_if_stale,
                         write_back_updated, write_back_values)
 from .lax.call import jit_p
+from .lax.sharding import with_sharding_constraint
 from .dtypes import is_non_numeric
 from . import backend
 from . import backend as _backends   # (devices(backend=...) shadows the module's name)
 from .runtime import dispatch, numpy_dispatch
 from .runtime.array import Array, resolve_placement, snapshot
+from .runtime.sharding import NamedSharding, put_sharded, shardings_per_leaf
 from .util import LRUCache
 from .traceback_util import api_boundary
 
@@ -244,9 +246,24 @@ def _check_static_args(fun, params, positional, nums, names):
 class Jitted:
     """A function compiled by XLA per input signature (see ``jit``)."""
 
-    def __init__(self, fun, static_argnums=(), static_argnames=()):
+    def __init__(self, fun, static_argnums=(), static_argnames=(), in_shardings=None,
+                 out_shardings=None, donate_argnums=()):
         functools.update_wrapper(self, fun, updated=())
         self.fun = fun
+        if donate_argnums not in ((), None):
+            raise NotImplementedError(
+                "jit: donate_argnums is not supported yet (minijax never reuses an "
+                "argument's buffer for a result); leave it out")
+        self._in_shardings = in_shardings
+        self._out_shardings = out_shardings
+        self._sharded = in_shardings is not None or out_shardings is not None
+        if out_shardings is not None:
+            user = fun
+
+            def fun(*args, **kwargs):
+                out = user(*args, **kwargs)
+                return with_sharding_constraint(out, out_shardings)
+            functools.update_wrapper(fun, user)
         self.static_argnums = _checks.argnums(static_argnums, "jit: static_argnums")
         self.static_argnames = set(_checks.argnames(static_argnames, "jit: static_argnames"))
         try:
@@ -262,6 +279,7 @@ class Jitted:
             if -len(positional) <= i < len(positional):
                 self.static_argnames.add(positional[i])
         self._positional = positional
+        self._body = fun
         self._state = _jit_state(fun, (self.static_argnums,
                                        tuple(sorted(self.static_argnames))))
         self._as_method = None
@@ -269,14 +287,16 @@ class Jitted:
     def __reduce__(self):
         # Pickled as the function and its static arguments (the function by reference,
         # as pickle stores functions); compiled programs are per process and are rebuilt.
-        return (Jitted, (self.fun, self.static_argnums, tuple(sorted(self.static_argnames))))
+        return (Jitted, (self.fun, self.static_argnums, tuple(sorted(self.static_argnames)),
+                         self._in_shardings, self._out_shardings))
 
     def __get__(self, obj, objtype=None):
         if obj is None:
             return self
         # On a method, the instance (argument 0) is static: hashed, not traced.
         if self._as_method is None:
-            self._as_method = Jitted(self.fun, self.static_argnums + (0,), self.static_argnames)
+            self._as_method = Jitted(self.fun, self.static_argnums + (0,), self.static_argnames,
+                                     self._in_shardings, self._out_shardings)
         return functools.partial(self._as_method, obj)
 
     def _is_static(self, i, n):
@@ -303,6 +323,8 @@ class Jitted:
     def __call__(self, *args, **kwargs):
         if _jit_disabled[0]:
             return self.fun(*args, **kwargs)
+        if self._sharded:
+            return self._call(args, kwargs)
         # Fast paths: positional uncommitted Arrays, or tuples, lists and dicts of them
         # (parameters), no transformation active. They skip bind and call the cached
         # executable directly. Input avals are looked up by identity (see _fast_lookup).
@@ -346,9 +368,33 @@ class Jitted:
         entry = state.fast_ids[ids] = (fast, [a.aval for a in args])
         return entry
 
+    def _place_inputs(self, dyn_args, dyn_kwargs):
+        """The arguments moved to ``in_shardings`` (a committed Array sharded otherwise
+        is JAX's error)."""
+        if self._in_shardings is None or not eager():
+            return dyn_args
+        per_leaf = shardings_per_leaf(self._in_shardings, dyn_args,
+                                      f"jit-compiled `{_fun_name(self.fun)}`: in_shardings")
+        leaves, tree = tree_util.tree_flatten(dyn_args)
+        placed = []
+        for x, s in zip(leaves, per_leaf):
+            if s is not None and not isinstance(x, Tracer):
+                if isinstance(x, Array) and x.committed() and x.sharding != s:
+                    raise errors.ShardingError(
+                        f"Sharding passed to jit does not match the sharding on the "
+                        f"respective arg. Got jit sharding: {s!r}, arg sharding: "
+                        f"{x.sharding!r}; move it with minijax.device_put first")
+                x = device_put(x, s)
+            placed.append(x)
+        return tuple(tree_util.tree_unflatten(tree, placed))
+
     @api_boundary
     def _call(self, args, kwargs):
         dyn_args, dyn_kwargs, static_pos, statics = self._split(args, kwargs)
+        if self._in_shardings is not None:
+            dyn_args = self._place_inputs(dyn_args, dyn_kwargs)
+            it = iter(dyn_args)
+            args = tuple(a if i in static_pos else next(it) for i, a in enumerate(args))
         leaves, in_tree = tree_util.tree_flatten((dyn_args, dyn_kwargs))
         avals = tuple(_check_leaf(x, f"argument of jit-compiled `{_fun_name(self.fun)}`")
                       for x in leaves)
@@ -381,7 +427,7 @@ class Jitted:
             n = len(outs) - len(updated)
             write_back_values(leaves, updated, outs[n:], who)
             outs = outs[:n]
-        if cached and not kwargs and not static_pos and eager():
+        if cached and not kwargs and not static_pos and eager() and not self._sharded:
             if all(type(a) is Array and not a.committed() for a in args):
                 state.fast_entries_for_mode()
                 if state.fast.set(tuple(a.aval for a in args),
@@ -407,7 +453,7 @@ class Jitted:
             it = iter(dyn_args)
             full = [args[i] if i in static_pos else next(it) for i in range(len(args))]
             kw = {k: (kwargs[k] if k in self.static_argnames else dyn_kwargs[k]) for k in kwargs}
-            return self.fun(*full, **kw)
+            return self._body(*full, **kw)
         flat_fun, store = _flatten_fun(fun, in_tree)
         updated = []
         traced = _with_updated_args(flat_fun, updated)
@@ -554,7 +600,8 @@ def _direct_call(jaxpr, consts, out_tree, updated=(), who="jit"):
     return lambda args: tree_util.tree_unflatten(out_tree, call(args))
 
 
-def jit(fun=None, *, static_argnums=(), static_argnames=()):
+def jit(fun=None, *, static_argnums=(), static_argnames=(), in_shardings=None,
+        out_shardings=None, donate_argnums=()):
     """Compile ``fun`` with XLA, once per input shapes/dtypes and static arguments.
 
     Usable as ``jit(f)``, ``@jit`` or ``@jit(static_argnums=...)``; on a method the
@@ -571,10 +618,18 @@ def jit(fun=None, *, static_argnums=(), static_argnames=()):
     two different arrays sharing memory (a base and its view) are traced as independent
     values, written back in the program order of their last updates. A function that
     updates no argument pays nothing for this.
+
+    ``in_shardings`` / ``out_shardings`` (a ``NamedSharding`` for all, or a pytree prefix
+    of the positional arguments / of the result, None entries unspecified): arguments
+    are moved to theirs before the call, results are constrained to theirs; XLA's SPMD
+    partitioner compiles the program for the mesh. ``donate_argnums`` is refused.
     """
     if fun is None:
-        return lambda f: jit(f, static_argnums=static_argnums, static_argnames=static_argnames)
-    return Jitted(fun, static_argnums, static_argnames)
+        return lambda f: jit(f, static_argnums=static_argnums, static_argnames=static_argnames,
+                             in_shardings=in_shardings, out_shardings=out_shardings,
+                             donate_argnums=donate_argnums)
+    return Jitted(fun, static_argnums, static_argnames, in_shardings, out_shardings,
+                  donate_argnums)
 
 
 # ---------------------------------------------------------------- forward mode
@@ -1002,7 +1057,7 @@ def device_put(x, device=None):
                 return arr
             return arr._put(placement, "device_put")
         except errors.NonNumericDtypeError as e:
-            raise e.named(f"device_put to {placement._device}") from None
+            raise e.named(f"device_put to {placement._device or placement}") from None
     return tree_util.tree_map(put, x)
 
 
@@ -1105,3 +1160,57 @@ def linear_transpose(fun, *primals):
         args, _ = tree_util.tree_unflatten(in_tree, cts)
         return args
     return transposed
+
+
+def make_array_from_callback(shape, sharding, data_callback, dtype=None):
+    """An Array of ``shape`` laid out as ``sharding``, each device's piece being
+    ``data_callback(index)`` (``index``: a tuple of slices into the global array)."""
+    shape = tuple(shape)
+    if not isinstance(sharding, NamedSharding):
+        index = tuple(slice(None) for _ in shape)
+        return device_put(np.asarray(data_callback(index), dtype), sharding)
+    indices = sharding._indices(shape)
+    pieces = {}
+    for index in indices:
+        key = tuple((s.start, s.stop) for s in index)
+        if key not in pieces:
+            piece = np.asarray(data_callback(index), dtype)
+            pieces[key] = piece.astype(dtypes.canonicalize(piece.dtype), copy=False)
+    host = np.empty(shape, next(iter(pieces.values())).dtype)
+    for index in indices:
+        host[index] = pieces[tuple((s.start, s.stop) for s in index)]
+    aval = ShapedArray(shape, host.dtype)
+    return Array._make(aval, None, put_sharded(host, sharding, aval), sharding)
+
+
+def make_array_from_single_device_arrays(shape, sharding, arrays, *, dtype=None):
+    """An Array of ``shape`` laid out as ``sharding`` from one Array per device (each
+    committed to its device, of its shard's shape, in any order)."""
+    shape = tuple(shape)
+    if not isinstance(sharding, NamedSharding):
+        arr, = arrays
+        return device_put(arr, sharding)
+    by_device = {}
+    for a in arrays:
+        if not isinstance(a, Array) or not a.committed() or len(a.devices()) != 1:
+            raise errors.ShardingError("make_array_from_single_device_arrays: every array "
+                                       "must be a minijax Array committed to one device")
+        by_device[next(iter(a.devices()))] = a
+    devices = sharding.mesh._flat
+    if set(by_device) != set(devices):
+        raise errors.ShardingError(f"make_array_from_single_device_arrays: got arrays on "
+                                   f"{sorted(d.id for d in by_device)}, the sharding's "
+                                   f"devices are {sorted(d.id for d in devices)}")
+    shard_shape = sharding.shard_shape(shape)
+    host = None
+    for device, index in zip(devices, sharding._indices(shape)):
+        piece = by_device[device]
+        if piece.shape != shard_shape:
+            raise errors.ShardingError(f"make_array_from_single_device_arrays: the array "
+                                       f"on {device} has shape {piece.shape}, the shard "
+                                       f"shape of {shape} under {sharding!r} is {shard_shape}")
+        if host is None:
+            host = np.empty(shape, piece.dtype)
+        host[index] = piece._value()
+    aval = ShapedArray(shape, host.dtype)
+    return Array._make(aval, None, put_sharded(host, sharding, aval), sharding)

@@ -146,3 +146,11 @@ class NonNumericDtypeError(TypeError):
         if self.operation is not None and not replace:
             return self
         return NonNumericDtypeError(self.dtype, operation)
+
+
+class ShardingError(ValueError):
+    """A sharding that does not fit: an unknown or repeated mesh axis in a
+    ``PartitionSpec``, a dimension not divisible by its number of shards, a mesh of the
+    wrong device count, arrays on different meshes or devices combined, or an argument
+    of a multi-device program whose shape, dtype, sharding or devices differ from what
+    the program was compiled for (jaxlib does not check these itself)."""

@@ -1,7 +1,11 @@
-"""Shardings: where an Array's data lives (``jax.sharding``'s names). minijax has
-single-device shardings only; ``Array.sharding`` gives one, and ``device_put`` and
-``Array.to_device`` accept one in place of a device."""
+"""Shardings: where an Array's data lives (``jax.sharding``'s names): one device
+(``SingleDeviceSharding``) or split over a ``Mesh`` of devices (``NamedSharding`` with a
+``PartitionSpec``)."""
 
-from .runtime.sharding import SingleDeviceSharding
+from .runtime.sharding import (Mesh, NamedSharding, PartitionSpec, Shard,
+                               SingleDeviceSharding, make_mesh)
 
-__all__ = ["SingleDeviceSharding"]
+P = PartitionSpec
+
+__all__ = ["Mesh", "NamedSharding", "P", "PartitionSpec", "Shard", "SingleDeviceSharding",
+           "make_mesh"]

@@ -17,6 +17,8 @@ import importlib
 import os
 import threading
 
+import numpy as np
+
 from ..core.avals import ShapedArray
 from ..errors import OutOfMemoryError
 
@@ -351,3 +353,86 @@ def external_ready_stream(device):
         return device.get_stream_for_external_ready_events()
     except Exception:   # (UNIMPLEMENTED on clients without streams)
         return None
+
+
+# ---------------------------------------------------------------- many devices
+
+@functools.lru_cache(maxsize=256)
+def gspmd_sharding(devices, hlo_text):
+    """jaxlib's ``GSPMDSharding`` over ``devices`` (a tuple: the program's device order)
+    for the HLO sharding ``hlo_text`` (the ``mhlo.sharding`` spelling)."""
+    _load()
+    return _jax.GSPMDSharding(xla_client.DeviceList(devices),
+                              xla_client.HloSharding.from_string(hlo_text))
+
+
+def put_sharded(hosts, devices, sharding, aval):
+    """One multi-device array from ``hosts`` (one host ndarray per entry of ``devices``,
+    each of its shard's shape) with the ``GSPMDSharding`` ``sharding``."""
+    return _jax.batched_device_put(aval, sharding, list(hosts), list(devices), True, False,
+                                   _ZERO_COPY, True)
+
+
+def assemble(aval, sharding, buffers):
+    """One multi-device array made of single-device ``buffers`` (in ``sharding``'s
+    device order)."""
+    return _jax.ArrayImpl(aval, sharding, list(buffers), True, _skip_checks=True)
+
+
+def shard_buffer(buffer, devices, position, hlo_text):
+    """The single-device piece of the multi-device ``buffer`` on ``devices[position]``:
+    ``reorder_shards`` to a device order starting with that device (each tile stays on
+    its device), whose first buffer is the piece, which DLPack then reads (``_arrays``
+    would import JAX). ``hlo_text``: the buffer's HLO sharding."""
+    order = (devices[position],) + devices[:position] + devices[position + 1:]
+    perm = list(range(len(devices)))
+    perm = [position] + perm[:position] + perm[position + 1:]
+    dst = reordered_sharding(order, hlo_text, tuple(perm))
+    return _jax.reorder_shards(buffer, dst, _jax.ArrayCopySemantics.REUSE_INPUT)
+
+
+@functools.lru_cache(maxsize=256)
+def reordered_sharding(order, text, perm):
+    # the same tiles over devices listed in ``order``: logical id k of the new list is
+    # logical id perm[k] of the old one, so each tile's device number is renamed
+    _load()
+    hlo = xla_client.HloSharding.from_string(text)
+    if hlo.is_replicated():
+        return _jax.GSPMDSharding(xla_client.DeviceList(order), hlo)
+    tiles = hlo.tile_assignment_devices()
+    inverse = {old: new for new, old in enumerate(perm)}
+    dims = list(hlo.tile_assignment_dimensions())
+    renamed = [inverse[d] for d in tiles]
+    body = f"devices=[{','.join(map(str, dims))}]{','.join(map(str, renamed))}"
+    if hlo.replicate_on_last_tile_dim():
+        body += " last_tile_dim_replicate"
+    return _jax.GSPMDSharding(xla_client.DeviceList(order),
+                              xla_client.HloSharding.from_string("{" + body + "}"))
+
+
+def compile_spmd(client, text, devices):
+    """Compile StableHLO ``text`` (with ``mhlo.sharding`` attributes) for ``devices``
+    with XLA's SPMD partitioner: one partition per device, in this order."""
+    _load()
+    options = xla_client.CompileOptions()
+    options.num_replicas = 1
+    options.num_partitions = len(devices)
+    build = options.executable_build_options
+    build.use_spmd_partitioning = True
+    build.allow_spmd_sharding_propagation_to_output = [True]
+    build.device_assignment = xla_client.DeviceAssignment.create(
+        np.array([[d.id for d in devices]], dtype=np.int32))
+    return quietly(lambda: client.compile_and_load(text, xla_client.DeviceList(tuple(devices)),
+                                                   options))
+
+
+def output_sharding_texts(executable):
+    """The HLO sharding text of each output of an SPMD executable."""
+    return [str(xla_client.HloSharding.from_proto(s))
+            for s in executable.get_output_shardings()]
+
+
+def multi_result_handlers(avals, shardings):
+    """Output builders making multi-device arrays with the given ``GSPMDSharding``s."""
+    return [_jax.array_result_handler(aval, s, True, **_HANDLER_OPTIONS)
+            for aval, s in zip(avals, shardings)]

@@ -220,14 +220,20 @@ def call_function(mctx, jaxpr, args, name="jit"):
     return results
 
 
-def lower_jaxpr(jaxpr, name="main", host_callbacks=None, platform=None):
+def lower_jaxpr(jaxpr, name="main", host_callbacks=None, platform=None, arg_shardings=None):
     """StableHLO program text for ``jaxpr`` (its function is ``main``), for ``platform``
     (the default platform for None); the host callbacks it calls (see
-    ``minijax.callbacks``) are appended to ``host_callbacks``."""
+    ``minijax.callbacks``) are appended to ``host_callbacks``. ``arg_shardings`` (one
+    HLO sharding text per input, for XLA's SPMD partitioner) become the arguments'
+    ``mhlo.sharding`` attributes; results carry none (XLA propagates them)."""
     with new_context() as ctx, ir.Location.unknown(ctx):
         module = ir.Module.create()
         mctx = ModuleContext(module, platform if platform is not None else default_platform())
-        define_function(mctx, "main", jaxpr, public=True)
+        fn = define_function(mctx, "main", jaxpr, public=True)
+        if arg_shardings is not None:
+            fn.arg_attrs = ir.ArrayAttr.get([
+                ir.DictAttr.get({"mhlo.sharding": ir.StringAttr.get(text)})
+                for text in arg_shardings])
         if host_callbacks is not None:
             host_callbacks.extend(mctx.host_callbacks)
         return str(module)

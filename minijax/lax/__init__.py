@@ -20,6 +20,12 @@ from .call import (
     jit_p,
 )
 
+# Sharding
+from .sharding import (
+    sharding_constraint_p,
+    with_sharding_constraint,
+)
+
 # Control flow
 from .control_flow import (
     cond,
@@ -359,6 +365,7 @@ __all__ = [
     "ConvDimensionNumbers", "conv_general_shape_tuple", "conv_transpose",
     "conv_transpose_shape_tuple", "reduce_window_shape_tuple", "dot", "Precision", "sort", "sort_key_val", "sort_p", "top_k", "top_k_p", "cond",
     "cond_p", "switch", "fori_loop", "map", "scan", "scan_p", "while_loop", "while_p", "jit_p",
+    "sharding_constraint_p", "with_sharding_constraint",
     "padtype_to_pads", "linalg",
     "fft", "fft_p", "FftType",
     "RandomAlgorithm", "rng_bit_generator", "rng_bit_generator_p",

@@ -19,6 +19,8 @@ jit_p = Primitive("jit", multiple_results=True)
 
 def _jit_eager(*args, jaxpr, name):
     placement = dispatch.result_placement(args)
+    if placement is not None and placement._device is None:   # sharded arguments
+        return dispatch.spmd_call(jaxpr, args, placement)
     target = placement._device if placement is not None else backend.default_device()
     return dispatch.compiled_jaxpr(jaxpr, target, placement is not None)(args)
 

@@ -28,7 +28,8 @@ from ..errors import NonNumericDtypeError
 from ..traceback_util import warn_in_user_code
 from .. import backend
 from ..backend import HOST_DLPACK_TYPES  # noqa: F401  (re-exported for minijax.numpy)
-from .sharding import SingleDeviceSharding, default_sharding, placement_on
+from .sharding import (NamedSharding, SingleDeviceSharding, Shard, default_sharding, gather,
+                       placement_on, put_sharded, replica_ids)
 
 
 # NumPy 2.1 added DLPack 1.0 (``max_version``, ``dl_device``, ``copy``) to
@@ -79,7 +80,11 @@ class Array:
         host = self._host
         if type(host) is not np.ndarray:
             if host is None:
-                host = self._host = backend.to_host(self._buffer, self.aval.dtype)
+                placement = self._placement
+                host = self._host = (
+                    backend.to_host(self._buffer, self.aval.dtype)
+                    if placement is None or placement._device is not None
+                    else gather(self._buffer, placement, self.aval))   # a sharded Array
             else:   # a NumPy scalar (a 0-d result of the eager path) stays one: a reader
                 return np.asarray(host)   # gets a fresh 0-d ndarray, as from NumPy's
         view = self._view
@@ -307,7 +312,37 @@ class Array:
     @property
     def device(self):
         placement = self._placement
-        return backend.default_device() if placement is None else placement._device
+        if placement is None:
+            return backend.default_device()
+        if placement._device is None:
+            raise ValueError(f"Length of devices is greater than 1 (this Array is sharded "
+                             f"over {placement.num_devices} devices). Please use "
+                             f"`.devices()`.")
+        return placement._device
+
+    @property
+    def is_fully_replicated(self):
+        return self.sharding.is_fully_replicated
+
+    @property
+    def is_fully_addressable(self):
+        return self.sharding.is_fully_addressable
+
+    @property
+    def addressable_shards(self):
+        """One ``Shard`` per device holding part of this Array."""
+        sharding = self.sharding
+        if not isinstance(sharding, NamedSharding):
+            return [Shard(self.device, tuple(slice(None) for _ in self.shape), 0,
+                          self if self._placement is not None else self._put(sharding))]
+        host = self._value()
+        indices = sharding._indices(self.shape)
+        return [Shard(device, index, replica, _make(None, host[index].copy(), None,
+                                                    placement_on(device)))
+                for device, index, replica in zip(sharding.mesh._flat, indices,
+                                                  replica_ids(sharding, self.shape))]
+
+    global_shards = addressable_shards
 
     def devices(self):
         return self.sharding.device_set
@@ -331,7 +366,11 @@ class Array:
         try:
             aval = self.aval
         except NonNumericDtypeError as e:
-            raise e.named(f"{what} to {device}") from None
+            raise e.named(f"{what} to {device or placement}") from None
+        if device is None:   # a NamedSharding: one piece per device of its mesh
+            if placement == self._placement:
+                return self
+            return _make(aval, None, put_sharded(self._value(), placement, aval), placement)
         return _make(aval, None, self._device_buffer(device), placement)
 
     def block_until_ready(self):
@@ -689,6 +728,6 @@ def array_from_device_dlpack(producer, copy=None):
 def resolve_placement(where, what):
     """The committed placement that ``where`` names: a device, a ``SingleDeviceSharding``
     or a platform name (``"cpu"``)."""
-    if isinstance(where, SingleDeviceSharding):
+    if isinstance(where, (SingleDeviceSharding, NamedSharding)):
         return where
     return placement_on(backend.resolve_device(where, what))

@@ -18,7 +18,9 @@ from ..interpreters.lowering import lower_jaxpr
 from ..util import LRUCache
 from .. import backend
 from .array import Array, _make, freeze_arrays
-from .sharding import placement_on
+from ..errors import ShardingError
+from ..backend import _jaxlib
+from .sharding import NamedSharding, PartitionSpec, named_from_hlo, placement_on, put_sharded
 
 
 class EvalTrace(Trace):
@@ -240,15 +242,32 @@ def _wrap_host(out, aval, placement, primitive):
 
 
 def result_placement(args):
-    """The placement arguments are committed to (None: none is committed)."""
+    """The placement arguments are committed to (None: none is committed). Sharded
+    arguments may have different specs (and meshes) over the same devices in the same
+    order; the first one's is returned (``spmd_call`` takes each argument's own)."""
     placement = None
     for a in args:
         if type(a) is Array and a._placement is not None:
+            p = a._placement
             if placement is None:
-                placement = a._placement
-            elif a._placement != placement:
+                placement = p
+            elif p != placement:
+                if p._device is None and placement._device is None:
+                    if p.mesh._flat == placement.mesh._flat:
+                        continue
+                    raise ShardingError(
+                        f"arrays sharded over different devices (or the same devices in "
+                        f"another order) were combined: {placement!r} and {p!r}; move "
+                        f"them onto one mesh with minijax.device_put first")
+                if p._device is None or placement._device is None:
+                    raise ShardingError(
+                        f"Received incompatible devices: an array sharded over "
+                        f"{(p if p._device is None else placement).num_devices} devices "
+                        f"was combined with one committed to a single device "
+                        f"({(placement if p._device is None else p)._device}); move them "
+                        f"with minijax.device_put first")
                 raise ValueError(f"arrays committed to different devices "
-                                 f"({placement._device} and {a._placement._device}) were "
+                                 f"({placement._device} and {p._device}) were "
                                  f"combined; move them with minijax.device_put first")
     return placement
 
@@ -262,6 +281,20 @@ def clear_eager_cache():
 
 
 def _eager_xla(primitive, args, avals_in, params, placement):
+    if placement is not None and placement._device is None:
+        # a sharded operand: the one-primitive program compiled for its mesh
+        in_vars = [Var(a) for a in avals_in]
+        out_vars = [Var(a) for a in _abstract_eval(primitive, avals_in, params)]
+        jaxpr = Jaxpr(in_vars, [JaxprEqn(primitive, in_vars, params, out_vars)], out_vars)
+        try:
+            key = (primitive, tuple(avals_in), tuple(sorted(params.items())))
+            hash(key)
+        except TypeError:
+            return spmd_call(jaxpr, args, placement)
+        cached = _spmd_eager_jaxprs.get(key)
+        if cached is None:
+            cached = _spmd_eager_jaxprs[key] = jaxpr
+        return spmd_call(cached, args, placement)
     target = placement._device if placement is not None else backend.default_device()
     try:
         key = (primitive, tuple(avals_in), tuple(sorted(params.items())), target)
@@ -356,6 +389,106 @@ def compiled_jaxpr(jaxpr, device, committed):
     if exe is None:
         exe = per_jaxpr[key] = Executable(jaxpr, device, committed)
     return exe
+
+
+# ---------------------------------------------------------------- SPMD programs
+
+_spmd_eager_jaxprs = LRUCache(lambda: config.eager_cache_size)
+
+
+class SpmdExecutable:
+    """A jaxpr compiled by XLA's SPMD partitioner for the devices of a mesh, for one
+    sharding of each input (``mhlo.sharding`` on ``main``'s arguments); XLA chooses the
+    outputs' shardings, read back from the executable (never assumed)."""
+
+    def __init__(self, jaxpr, mesh, in_shardings):
+        self.in_avals = jaxpr.in_avals
+        self.out_avals = jaxpr.out_avals
+        self.mesh = mesh
+        self.devices = mesh._flat
+        self.in_shardings = in_shardings
+        self.in_texts = [s.hlo_text(len(a.shape)) for s, a in zip(in_shardings, self.in_avals)]
+        host_callbacks = []
+        device = self.devices[0]
+        self.text = lower_jaxpr(jaxpr, host_callbacks=host_callbacks,
+                                platform=backend.platform_of(device),
+                                arg_shardings=self.in_texts)
+        if host_callbacks:
+            raise NotImplementedError("host callbacks (pure_callback, debug.print, ...) in "
+                                      "a program on several devices are not supported yet")
+        client = backend.backend_for_device(device).get_client()
+        self.loaded = _jaxlib.compile_spmd(client, self.text, self.devices)
+        self.out_shardings = []
+        for text, aval in zip(_jaxlib.output_sharding_texts(self.loaded), self.out_avals):
+            named = named_from_hlo(mesh, text, len(aval.shape))
+            if named is None:
+                raise NotImplementedError(
+                    f"XLA chose the output sharding {text} for a {aval.str_short()} "
+                    f"result, which no PartitionSpec on {mesh!r} expresses; constrain "
+                    f"it with out_shardings or lax.with_sharding_constraint")
+            self.out_shardings.append(named)
+        self.handlers = _jaxlib.multi_result_handlers(
+            self.out_avals, [s._jaxlib_sharding(len(a.shape))
+                             for s, a in zip(self.out_shardings, self.out_avals)])
+
+    def __call__(self, args):
+        bufs = []
+        for i, (a, aval, s) in enumerate(zip(args, self.in_avals, self.in_shardings)):
+            bufs.append(self._check(i, a, aval, s))
+        outs = backend.execute(self.loaded, bufs, self.handlers)
+        return [_make(aval, None, b, s)
+                for b, aval, s in zip(outs, self.out_avals, self.out_shardings)]
+
+    def _check(self, i, a, aval, sharding):
+        # jaxlib checks only byte sizes: a wrong shape of equal size runs silently, a
+        # wrong size or device crashes the process. Everything is checked here first.
+        if type(a) is not Array:
+            a = as_array(a)
+        if a.shape != aval.shape or a.dtype != aval.dtype:
+            raise ShardingError(f"argument {i} of the program compiled for {self.mesh!r} is "
+                                f"{a.dtype}{list(a.shape)}, it was compiled for "
+                                f"{aval.str_short()}")
+        placement = a._placement
+        if placement is None or placement._device is not None:
+            if placement is not None and placement._device not in self.devices:
+                raise ShardingError(f"argument {i} is committed to {placement._device}, "
+                                    f"which is not one of the mesh's devices")
+            if not sharding.is_fully_replicated:
+                raise ShardingError(f"argument {i} is not sharded; the program was "
+                                    f"compiled for {sharding!r}")
+            return put_sharded(a._value(), sharding, a.aval)
+        if placement.mesh._flat != self.devices or (
+                placement.hlo_text(len(aval.shape)) != self.in_texts[i]):
+            raise ShardingError(f"argument {i} is sharded as {placement!r}; the program "
+                                f"was compiled for {sharding!r}")
+        buf = a._buffer
+        if buf is None:   # (written in place on the host since): placed again
+            buf = a._buffer = put_sharded(a._value(), placement, a.aval)
+        return buf
+
+
+_spmd_compiled = weakref.WeakKeyDictionary()
+
+
+def spmd_call(jaxpr, args, placement):
+    """Run ``jaxpr`` on ``args``, some of them sharded (``placement``: one of their
+    shardings): each sharded argument keeps its sharding, the others are replicated
+    over the same mesh."""
+    mesh = placement.mesh
+    replicated = NamedSharding(mesh, PartitionSpec())
+    shardings = []
+    for a in args:
+        p = a._placement if type(a) is Array else None
+        shardings.append(p if p is not None and p._device is None else replicated)
+    per_jaxpr = _spmd_compiled.get(jaxpr)
+    if per_jaxpr is None:
+        per_jaxpr = _spmd_compiled[jaxpr] = {}
+    key = (mesh._flat, tuple(s.hlo_text(len(aval.shape))
+                             for s, aval in zip(shardings, jaxpr.in_avals)))
+    exe = per_jaxpr.get(key)
+    if exe is None:
+        exe = per_jaxpr[key] = SpmdExecutable(jaxpr, mesh, shardings)
+    return exe(args)
 
 
 set_eager_bind(eager_bind)

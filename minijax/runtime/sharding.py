@@ -3,11 +3,25 @@
 An Array's placement is None while it is uncommitted (on the default device, free to
 move; the eager NumPy path computes on it on the host), or a sharding once it is
 committed to devices (``device_put`` with a device, results of committed inputs).
-Only single-device shardings exist today; a sharded Array will carry another sharding
-class in the same place.
+A sharded Array carries a ``NamedSharding`` in the same place and holds one jaxlib
+multi-device array (one buffer per device of the mesh) as its device buffer.
+
+A ``NamedSharding`` reaches XLA as an HLO sharding text (``hlo_text``: the
+``mhlo.sharding`` spelling, which jaxlib's ``HloSharding.from_string`` also parses), whose
+device numbers are positions in the mesh's flat device order: the order of every
+multi-device array and SPMD program minijax makes for that mesh.
 """
 
+import itertools
+import math
+import threading
+
+import numpy as np
+
 from .. import backend
+from ..backend import _jaxlib
+from ..errors import ShardingError
+from .. import tree_util
 
 
 class SingleDeviceSharding:
@@ -78,3 +92,404 @@ def placement_on(device):
 def default_sharding():
     """The sharding an uncommitted Array reports: its data is on the default device."""
     return placement_on(backend.default_device())
+
+
+# ---------------------------------------------------------------- meshes and specs
+
+class PartitionSpec(tuple):
+    """How each array dimension is split over mesh axes: one entry per leading
+    dimension, each None (not split), a mesh axis name, or a tuple of names (split over
+    their product, major first). Missing trailing entries mean None."""
+
+    __slots__ = ()
+
+    def __new__(cls, *entries):
+        for e in entries:
+            if not (e is None or isinstance(e, str) or (
+                    isinstance(e, tuple) and all(isinstance(n, str) for n in e))):
+                raise TypeError(f"PartitionSpec entries are None, a mesh axis name or a "
+                                f"tuple of names; got {e!r}")
+        return tuple.__new__(cls, entries)
+
+    def __repr__(self):
+        return f"P({', '.join(map(repr, self))})"
+
+    def __reduce__(self):
+        return (PartitionSpec, tuple(self))
+
+
+_mesh_stack = threading.local()
+
+
+class Mesh:
+    """An n-dimensional array of devices with a name per axis (``with mesh:`` makes it
+    the mesh that bare ``PartitionSpec``s refer to)."""
+
+    def __init__(self, devices, axis_names, axis_types=None):
+        devices = np.asarray(devices, dtype=object)
+        if isinstance(axis_names, str):
+            axis_names = (axis_names,)
+        axis_names = tuple(axis_names)
+        if devices.ndim != len(axis_names):
+            raise ShardingError(f"Mesh: {len(axis_names)} axis names {axis_names} for a "
+                                f"device array of {devices.ndim} dimensions {devices.shape}")
+        if len(set(axis_names)) != len(axis_names):
+            raise ShardingError(f"Mesh: axis names must be distinct, got {axis_names}")
+        flat = tuple(devices.flat)
+        if len({id(d) for d in flat}) != len(flat):
+            raise ShardingError("Mesh: a device appears more than once in the device array")
+        self.devices = devices
+        self.axis_names = axis_names
+        self.axis_types = axis_types
+        self._flat = flat
+
+    @property
+    def shape(self):
+        return dict(zip(self.axis_names, self.devices.shape))
+
+    @property
+    def axis_sizes(self):
+        return tuple(self.devices.shape)
+
+    @property
+    def size(self):
+        return self.devices.size
+
+    @property
+    def device_ids(self):
+        return np.vectorize(lambda d: d.id, otypes=[int])(self.devices)
+
+    @property
+    def local_devices(self):
+        return list(self._flat)
+
+    def __eq__(self, other):
+        return (isinstance(other, Mesh) and other.axis_names == self.axis_names
+                and other.devices.shape == self.devices.shape and other._flat == self._flat)
+
+    def __hash__(self):
+        return hash((self.axis_names, self.devices.shape, self._flat))
+
+    def __repr__(self):
+        axes = ", ".join(f"{n!r}: {s}" for n, s in zip(self.axis_names, self.devices.shape))
+        return f"Mesh({axes})"
+
+    def __enter__(self):
+        stack = getattr(_mesh_stack, "meshes", None)
+        if stack is None:
+            stack = _mesh_stack.meshes = []
+        stack.append(self)
+        return self
+
+    def __exit__(self, *exc):
+        _mesh_stack.meshes.pop()
+        return False
+
+
+def current_mesh():
+    """The mesh of the innermost ``with mesh:`` (None outside one)."""
+    stack = getattr(_mesh_stack, "meshes", None)
+    return stack[-1] if stack else None
+
+
+def make_mesh(axis_shapes, axis_names, devices=None, *, axis_types=None):
+    """A ``Mesh`` of shape ``axis_shapes`` over ``devices`` (all devices by default; their
+    number must be the product of the shape)."""
+    axis_shapes = tuple(int(n) for n in axis_shapes)
+    if devices is None:
+        devices = backend.devices()
+    devices = list(devices)
+    if math.prod(axis_shapes) != len(devices):
+        raise ShardingError(f"make_mesh: a mesh of shape {axis_shapes} needs "
+                            f"{math.prod(axis_shapes)} devices, {len(devices)} were given "
+                            f"(set the device count with config.update('cpu_device_count', "
+                            f"N) or MINIJAX_CPU_DEVICE_COUNT before first use)")
+    return Mesh(np.array(devices, dtype=object).reshape(axis_shapes), axis_names, axis_types)
+
+
+# ---------------------------------------------------------------- NamedSharding
+
+def _axes(entry):
+    return () if entry is None else (entry,) if isinstance(entry, str) else tuple(entry)
+
+
+class NamedSharding:
+    """An array split over a ``Mesh`` as a ``PartitionSpec`` says (JAX's name and API)."""
+
+    # (placement protocol of runtime/array.py: ``_device`` None (several devices),
+    # ``_host_eager`` False: eager operations run as programs compiled for the mesh)
+    _device = None
+    _host_eager = False
+
+    def __init__(self, mesh, spec=PartitionSpec(), *, memory_kind=None):
+        if not isinstance(mesh, Mesh):
+            raise TypeError(f"NamedSharding: mesh must be a minijax.sharding.Mesh, got "
+                            f"{type(mesh).__name__}")
+        if memory_kind not in (None, "device"):
+            raise NotImplementedError(f"NamedSharding: memory_kind={memory_kind!r} is not "
+                                      f"supported; leave it None")
+        if not isinstance(spec, PartitionSpec):
+            if spec is None:
+                spec = PartitionSpec()
+            elif isinstance(spec, (tuple, list)):
+                spec = PartitionSpec(*spec)
+            else:
+                raise TypeError(f"NamedSharding: spec must be a PartitionSpec, got {spec!r}")
+        used = []
+        for entry in spec:
+            for name in _axes(entry):
+                if name not in mesh.axis_names:
+                    raise ShardingError(f"Resource axis: {name} of {spec!r} is not found in "
+                                        f"mesh: {mesh.axis_names}.")
+                if name in used:
+                    raise ShardingError(f"A single NamedSharding spec specification can map "
+                                        f"every mesh axis to at most one positional "
+                                        f"dimension, but {spec!r} has duplicate entries for "
+                                        f"`{name}`")
+                used.append(name)
+        self.mesh = mesh
+        self.spec = spec
+        self._used = used
+
+    memory_kind = "device"
+
+    @property
+    def device_set(self):
+        return set(self.mesh._flat)
+
+    @property
+    def _device_assignment(self):
+        return self.mesh._flat
+
+    @property
+    def addressable_devices(self):
+        return set(self.mesh._flat)
+
+    @property
+    def num_devices(self):
+        return self.mesh.size
+
+    @property
+    def is_fully_replicated(self):
+        sizes = self.mesh.shape
+        return all(sizes[n] == 1 for n in self._used)
+
+    @property
+    def is_fully_addressable(self):
+        return True
+
+    def __eq__(self, other):
+        return (isinstance(other, NamedSharding) and other.mesh == self.mesh
+                and other.spec == self.spec)
+
+    def __hash__(self):
+        return hash((self.mesh, self.spec))
+
+    def __repr__(self):
+        return f"NamedSharding(mesh={self.mesh!r}, spec={self.spec!r}, memory_kind=device)"
+
+    def __reduce__(self):
+        return (NamedSharding, (self.mesh, self.spec))
+
+    # -- shapes and indices
+    def _tiles(self, ndim):
+        """Shards per dimension for an array of ``ndim`` dimensions."""
+        if len(self.spec) > ndim:
+            raise ShardingError(f"{self!r} has {len(self.spec)} entries, more than the "
+                                f"{ndim} dimensions of the array it is given to")
+        sizes = self.mesh.shape
+        return [math.prod(sizes[n] for n in _axes(self.spec[d])) if d < len(self.spec) else 1
+                for d in range(ndim)]
+
+    def _check_shape(self, shape):
+        tiles = self._tiles(len(shape))
+        for d, (n, t) in enumerate(zip(shape, tiles)):
+            if n % t:
+                raise ShardingError(
+                    f"Sharding {self!r} implies that array axis {d} is partitioned {t} "
+                    f"times, but the dimension size is {n} (full shape: {tuple(shape)}, "
+                    f"per-dimension tiling factors: {tiles} should evenly divide the shape)")
+        return tiles
+
+    def shard_shape(self, global_shape):
+        """The shape of each shard of an array of ``global_shape``."""
+        tiles = self._check_shape(global_shape)
+        return tuple(n // t for n, t in zip(global_shape, tiles))
+
+    def _indices(self, shape):
+        """One index (a tuple of slices) per device, in the mesh's flat order."""
+        shape = tuple(shape)
+        key = (self, shape)
+        out = _index_cache.get(key)
+        if out is not None:
+            return out
+        tiles = self._check_shape(shape)
+        names = self.mesh.axis_names
+        sizes = self.mesh.devices.shape
+        out = []
+        for coords in itertools.product(*map(range, sizes)):
+            at = dict(zip(names, coords))
+            index = []
+            for d, n in enumerate(shape):
+                if tiles[d] == 1:
+                    index.append(slice(None))
+                    continue
+                block = 0
+                for name in _axes(self.spec[d]):
+                    block = block * self.mesh.shape[name] + at[name]
+                chunk = n // tiles[d]
+                index.append(slice(block * chunk, (block + 1) * chunk))
+            out.append(tuple(index))
+        if len(_index_cache) > 1000:
+            _index_cache.clear()
+        _index_cache[key] = out
+        return out
+
+    def devices_indices_map(self, global_shape):
+        """``{device: index}``: the part of an array of ``global_shape`` each device holds."""
+        return dict(zip(self.mesh._flat, self._indices(global_shape)))
+
+    addressable_devices_indices_map = devices_indices_map
+
+    def hlo_text(self, ndim):
+        """The HLO sharding text (``mhlo.sharding``) of an ``ndim``-dimensional array."""
+        key = (self, ndim)
+        text = _hlo_cache.get(key)
+        if text is not None:
+            return text
+        tiles = self._tiles(ndim)
+        names = self.mesh.axis_names
+        sizes = self.mesh.shape
+        if all(t == 1 for t in tiles):
+            text = "{replicated}"
+        else:
+            order = [names.index(n) for d in range(min(ndim, len(self.spec)))
+                     for n in _axes(self.spec[d])]
+            rest = [i for i in range(len(names)) if i not in order]
+            replicas = math.prod(sizes[names[i]] for i in rest)
+            positions = np.arange(self.mesh.size).reshape(self.mesh.devices.shape)
+            positions = positions.transpose(order + rest).ravel()
+            dims = tiles + ([replicas] if replicas > 1 else [])
+            text = (f"{{devices=[{','.join(map(str, dims))}]{','.join(map(str, positions))}"
+                    + (" last_tile_dim_replicate}" if replicas > 1 else "}"))
+        _hlo_cache[key] = text
+        return text
+
+    def _jaxlib_sharding(self, ndim):
+        return _jaxlib.gspmd_sharding(self.mesh._flat, self.hlo_text(ndim))
+
+
+_index_cache = {}
+_hlo_cache = {}
+_named_cache = {}
+
+
+def named_from_hlo(mesh, text, ndim):
+    """The ``NamedSharding`` on ``mesh`` whose HLO sharding is ``text`` (what XLA chose
+    for a program's output), with trailing None entries dropped as JAX does; None when
+    no spec on this mesh gives it."""
+    key = (mesh, text, ndim)
+    if key in _named_cache:
+        return _named_cache[key]
+    target = _jaxlib.xla_client.HloSharding.from_string(text)
+    axes = [n for n, s in mesh.shape.items() if s > 1]
+    found = None
+    if target.is_replicated():
+        found = NamedSharding(mesh, PartitionSpec())
+    else:
+        for assign in itertools.product(range(-1, ndim), repeat=len(axes)):
+            groups = [[a for a, d in zip(axes, assign) if d == dim] for dim in range(ndim)]
+            for orders in itertools.product(*[itertools.permutations(g) for g in groups]):
+                entries = [None if not o else o[0] if len(o) == 1 else tuple(o)
+                           for o in orders]
+                while entries and entries[-1] is None:
+                    entries.pop()
+                candidate = NamedSharding(mesh, PartitionSpec(*entries))
+                if _jaxlib.xla_client.HloSharding.from_string(
+                        candidate.hlo_text(ndim)) == target:
+                    found = candidate
+                    break
+            if found is not None:
+                break
+    _named_cache[key] = found
+    return found
+
+
+class Shard:
+    """One device's piece of an Array: ``device``, ``index`` (into the global array),
+    ``replica_id`` and ``data`` (an Array committed to that device)."""
+
+    __slots__ = ("device", "index", "replica_id", "data")
+
+    def __init__(self, device, index, replica_id, data):
+        self.device = device
+        self.index = index
+        self.replica_id = replica_id
+        self.data = data
+
+    def __repr__(self):
+        return (f"Shard(device={self.device!r}, index={self.index}, "
+                f"replica_id={self.replica_id}, data={self.data})")
+
+
+def _index_key(index):
+    return tuple((s.start, s.stop) for s in index)
+
+
+def replica_ids(sharding, shape):
+    """For each device (mesh order), how many earlier devices hold the same piece."""
+    seen = {}
+    out = []
+    for index in sharding._indices(shape):
+        k = _index_key(index)
+        out.append(seen.get(k, 0))
+        seen[k] = seen.get(k, 0) + 1
+    return out
+
+
+def put_sharded(host, sharding, aval):
+    """A multi-device buffer holding the host ndarray ``host`` split as ``sharding``."""
+    pieces = [np.array(host[index]) for index in sharding._indices(host.shape)]
+    return _jaxlib.put_sharded(pieces, sharding.mesh._flat,
+                               sharding._jaxlib_sharding(len(host.shape)), aval)
+
+
+def gather(buffer, sharding, aval):
+    """A read-only host ndarray of the multi-device ``buffer`` (one read per distinct
+    shard; no JAX import)."""
+    out = np.empty(aval.shape, aval.dtype)
+    devices = sharding.mesh._flat
+    done = set()
+    for i, index in enumerate(sharding._indices(aval.shape)):
+        k = _index_key(index)
+        if k in done:
+            continue
+        done.add(k)
+        piece = buffer if len(devices) == 1 else _jaxlib.shard_buffer(buffer, devices, i,
+                                                                  sharding.hlo_text(len(aval.shape)))
+        out[index] = backend.get_backend(backend.platform_of(devices[i])).to_host(
+            piece, aval.dtype)
+    out.flags.writeable = False
+    return out
+
+
+def _is_sharding_leaf(s):
+    return s is None or isinstance(s, (NamedSharding, SingleDeviceSharding, PartitionSpec))
+
+
+def shardings_per_leaf(shardings, tree, what):
+    """One sharding (or None) per leaf of ``tree``: ``shardings`` is one sharding for all,
+    or a pytree prefix of ``tree`` of them (JAX's ``in_shardings`` convention)."""
+    n = len(tree_util.tree_leaves(tree))
+    if _is_sharding_leaf(shardings):
+        return [shardings] * n
+    leaves, treedef = tree_util.tree_flatten(shardings, is_leaf=_is_sharding_leaf)
+    try:
+        subtrees = treedef.flatten_up_to(tree)
+    except (ValueError, TypeError) as e:
+        raise ShardingError(f"{what}: the shardings {shardings!r} are not a pytree prefix "
+                            f"of the arguments ({e})") from None
+    out = []
+    for s, sub in zip(leaves, subtrees):
+        out.extend([s] * len(tree_util.tree_leaves(sub)))
+    return out
