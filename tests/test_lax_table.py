@@ -19,6 +19,8 @@ from minijax.test_util import check_grads, check_primitive
 
 F16, BF16 = np.dtype(np.float16), np.dtype(minijax.numpy.bfloat16)
 FLOAT = [np.float32, np.float64]
+ONE_DEVICE = minijax.NamedSharding(minijax.make_mesh((1,), ("x",), devices=minijax.devices()[:1]),
+                                   minijax.P())
 SINT = [np.int8, np.int32, np.int64]
 UINT = [np.uint8, np.uint32]
 INT = SINT + UINT
@@ -174,6 +176,9 @@ ROWS = [
         x, np.float64 if x.dtype == np.float32 else np.float32), ((3, 4),),
         FLOAT + [np.int32, np.bool_], (-2.0, 2.0)),
     Row("stop_gradient", lambda x: lax.stop_gradient(x) * x, ((3, 4),), FLOAT),
+    # a replicated layout on a one-device mesh: the value is unchanged, the layout moves
+    Row("sharding_constraint", lambda x: lax.with_sharding_constraint(x, ONE_DEVICE) * 2,
+        ((3, 4),), ALL, (-2.0, 2.0)),
     # shapes
     Row("broadcast_in_dim", lambda x: lax.broadcast_in_dim(x, (2, 3, 4), (1, 2)), ((3, 4),),
         ALL, (-2.0, 2.0)),

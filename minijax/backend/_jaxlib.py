@@ -426,10 +426,13 @@ def compile_spmd(client, text, devices):
                                                    options))
 
 
-def output_sharding_texts(executable):
-    """The HLO sharding text of each output of an SPMD executable."""
-    return [str(xla_client.HloSharding.from_proto(s))
-            for s in executable.get_output_shardings()]
+def output_sharding_texts(executable, n_outputs):
+    """The HLO sharding text of each output of an SPMD executable (XLA reports none for a
+    program of one partition: its outputs are whole, replicated)."""
+    shardings = executable.get_output_shardings()
+    if shardings is None:
+        return ["{replicated}"] * n_outputs
+    return [str(xla_client.HloSharding.from_proto(s)) for s in shardings]
 
 
 def multi_result_handlers(avals, shardings):

@@ -6,7 +6,7 @@ import sys
 import numpy as np
 
 from .. import _mutation, dtypes, lax
-from ..core import Tracer, get_aval
+from ..core import Tracer, concretization_error, get_aval
 from .. import backend
 from ..runtime.array import Array, resolve_placement
 from ..runtime.sharding import placement_on
@@ -294,8 +294,21 @@ _TRACER_METHODS = {
     "to_device": _tracer_to_device,
 }
 
+def _shards_unavailable(name):
+    """A property a traced value cannot have (its layout is decided when compiled): JAX's
+    ``ConcretizationTypeError``, naming the arguments the value depends on."""
+    def prop(self):
+        raise concretization_error(self, f"The {name} attribute is not available on a "
+                                         f"traced value, whose layout XLA decides when it "
+                                         f"compiles; read it on the concrete result")
+    return prop
+
+
 _TRACER_PROPERTIES = {"device": _tracer_device,
-                      "sharding": lambda self: placement_on(_tracer_device(self))}
+                      "sharding": lambda self: placement_on(_tracer_device(self)),
+                      **{name: _shards_unavailable(name) for name in (
+                          "addressable_shards", "global_shards", "is_fully_addressable",
+                          "is_fully_replicated")}}
 def _compare_none(op, result):
     """``op`` where ``x == None`` (``!=``) is an array of False (True), as in NumPy,
     not Python's identity answer."""

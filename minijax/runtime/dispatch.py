@@ -419,7 +419,8 @@ class SpmdExecutable:
         client = backend.backend_for_device(device).get_client()
         self.loaded = _jaxlib.compile_spmd(client, self.text, self.devices)
         self.out_shardings = []
-        for text, aval in zip(_jaxlib.output_sharding_texts(self.loaded), self.out_avals):
+        texts = _jaxlib.output_sharding_texts(self.loaded, len(self.out_avals))
+        for text, aval in zip(texts, self.out_avals):
             named = named_from_hlo(mesh, text, len(aval.shape))
             if named is None:
                 raise NotImplementedError(
