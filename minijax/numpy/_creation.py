@@ -271,9 +271,10 @@ def from_dlpack(x, /, *, device=None, copy=None):
     is True or minijax stores its dtype differently (as ``asarray`` of a NumPy array).
     Data on a GPU gives an Array committed to that GPU (it needs minijax's CUDA
     backend, else ``PlatformUnavailableError``)."""
-    where = getattr(x, "__dlpack_device__", None)
-    if where is not None and where()[0] not in HOST_DLPACK_TYPES:
-        return array_from_device_dlpack(x, copy=copy)
+    if type(x) is not np.ndarray:   # (a NumPy array is host memory: no need to ask)
+        where = getattr(x, "__dlpack_device__", None)
+        if where is not None and where()[0] not in HOST_DLPACK_TYPES:
+            return array_from_device_dlpack(x, copy=copy)
     host = ndarray_from_dlpack(x, copy=copy)
     if _numpy_dispatch.is_canonical(host.dtype) and not copy and numpy_eager():
         return _numpy_dispatch.share_ndarray(host)
