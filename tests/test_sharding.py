@@ -219,3 +219,11 @@ def test_many_devices_in_a_subprocess_without_jax(count):
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "P('data', 'model')" in proc.stdout
+
+
+def test_axis_types_other_than_auto_are_refused():
+    devices = minijax.devices()[:2]
+    assert minijax.make_mesh((2,), ("x",), devices=devices).axis_types == ("Auto",)
+    assert minijax.make_mesh((2,), ("x",), devices=devices, axis_types=("auto",))
+    with pytest.raises(NotImplementedError, match="Auto"):
+        minijax.make_mesh((2,), ("x",), devices=devices, axis_types=("Explicit",))

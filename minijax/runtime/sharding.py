@@ -140,7 +140,7 @@ class Mesh:
             raise ShardingError("Mesh: a device appears more than once in the device array")
         self.devices = devices
         self.axis_names = axis_names
-        self.axis_types = axis_types
+        self.axis_types = _auto_axis_types(axis_types, len(axis_names))
         self._flat = flat
 
     @property
@@ -184,6 +184,22 @@ class Mesh:
     def __exit__(self, *exc):
         _mesh_stack.meshes.pop()
         return False
+
+
+def _auto_axis_types(axis_types, n):
+    """Every mesh axis is JAX's ``Auto`` (XLA's partitioner propagates shardings): other
+    axis types are refused, never accepted and ignored."""
+    if axis_types is None:
+        return ("Auto",) * n
+    types = tuple(axis_types) if isinstance(axis_types, (tuple, list)) else (axis_types,) * n
+    for t in types:
+        if str(getattr(t, "name", t)).lower() != "auto":
+            raise NotImplementedError(f"Mesh: axis type {t!r} is not supported; minijax's "
+                                      f"mesh axes are all Auto (XLA's partitioner "
+                                      f"propagates shardings); leave axis_types out")
+    if len(types) != n:
+        raise ShardingError(f"Mesh: {len(types)} axis types for {n} axes")
+    return types
 
 
 def current_mesh():
