@@ -202,6 +202,20 @@ def _u8(c):
     return ir.IntegerAttr.get(ir.IntegerType.get_unsigned(8), ord(c))
 
 
+def _custom_call(attributes, operands, avals_out, aliases=None):
+    """The ``stablehlo.custom_call`` of ``attributes`` on ``operands``; ``aliases`` maps
+    an operand index to the result that reuses its buffer."""
+    if aliases:
+        attributes["output_operand_aliases"] = ir.ArrayAttr.get([
+            hlo.OutputOperandAlias.get(
+                output_tuple_indices=[o] if len(avals_out) > 1 else [],
+                operand_index=i, operand_tuple_indices=[])
+            for i, o in aliases.items()])
+    op = hlo.CustomCallOp.build_generic(results=[ir_type(a) for a in avals_out],
+                                        operands=list(operands), attributes=attributes)
+    return list(op.results)
+
+
 def _lapack_call(fn_base, dtype, operands, avals_in, avals_out, aliases=None, **attrs):
     """A ``stablehlo.custom_call`` to jaxlib's LAPACK FFI kernel (typed FFI, api_version 4).
 
@@ -217,15 +231,7 @@ def _lapack_call(fn_base, dtype, operands, avals_in, avals_out, aliases=None, **
         backend_config=ir.DictAttr.get({k: _u8(v) for k, v in attrs.items()}),
         operand_layouts=ir.ArrayAttr.get([_layout_attr(a, a.ndim == rank) for a in avals_in]),
         result_layouts=ir.ArrayAttr.get([_layout_attr(a, a.ndim == rank) for a in avals_out]))
-    if aliases:
-        attributes["output_operand_aliases"] = ir.ArrayAttr.get([
-            hlo.OutputOperandAlias.get(
-                output_tuple_indices=[o] if len(avals_out) > 1 else [],
-                operand_index=i, operand_tuple_indices=[])
-            for i, o in aliases.items()])
-    op = hlo.CustomCallOp.build_generic(results=[ir_type(a) for a in avals_out],
-                                        operands=list(operands), attributes=attributes)
-    return list(op.results)
+    return _custom_call(attributes, operands, avals_out, aliases)
 
 
 # ---------------------------------------------------------------- cuSOLVER custom calls
@@ -263,15 +269,7 @@ def _gpu_call(target, operands, avals_in, avals_out, aliases=None, non_batch_dim
         {k: _ffi_attr(v) for k, v in attrs.items()})
     attributes["mhlo.frontend_attributes"] = ir.DictAttr.get(
         {"num_batch_dims": ir.StringAttr.get(str(rank - non_batch_dims))})
-    if aliases:
-        attributes["output_operand_aliases"] = ir.ArrayAttr.get([
-            hlo.OutputOperandAlias.get(
-                output_tuple_indices=[o] if len(avals_out) > 1 else [],
-                operand_index=i, operand_tuple_indices=[])
-            for i, o in aliases.items()])
-    op = hlo.CustomCallOp.build_generic(results=[ir_type(a) for a in avals_out],
-                                        operands=list(operands), attributes=attributes)
-    return list(op.results)
+    return _custom_call(attributes, operands, avals_out, aliases)
 
 
 def _hlo_slice(x, aval, limits):
