@@ -9,7 +9,10 @@ of the expected form is ignored with a RuntimeWarning naming it, and the default
   run outside ``jit`` on the CPU: ``"numpy"`` kernels or ``"xla"`` (op-by-op
   compiled executables, the path non-CPU devices always take).
 - ``cpu_device_count`` (``MINIJAX_CPU_DEVICE_COUNT``, default 1): CPU devices the
-  client exposes; read when the client is first created.
+  client exposes; read when the client is first created, and fixed from then on (a
+  later change raises). JAX's spellings set it too: ``update("jax_num_cpu_devices",
+  N)``, ``JAX_NUM_CPU_DEVICES`` and ``XLA_FLAGS=--xla_force_host_platform_device_count=N``
+  (in that order of precedence after ``MINIJAX_CPU_DEVICE_COUNT``).
 - ``platforms`` (``MINIJAX_PLATFORMS``, default None): JAX's ``jax_platforms``: a
   comma-separated list such as ``"cuda,cpu"``; every platform named must start (else
   ``PlatformUnavailableError`` says what to install) and the first is the default.
@@ -51,7 +54,8 @@ import warnings
 _CHOICES = {"eager_backend": ("numpy", "xla"), "traceback_filtering": ("auto", "off"),
             "default_prng_impl": ("threefry2x32", "rbg", "unsafe_rbg")}
 # JAX's names for options minijax has under its own name.
-_ALIASES = {"jax_default_prng_impl": "default_prng_impl", "jax_platforms": "platforms"}
+_ALIASES = {"jax_default_prng_impl": "default_prng_impl", "jax_platforms": "platforms",
+            "jax_num_cpu_devices": "cpu_device_count"}
 _POSITIVE_INTS = ("jit_cache_size", "eager_cache_size", "cpu_device_count")
 _NON_NEGATIVE_INTS = ("compilation_cache_max_bytes",)
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off", "")
@@ -91,6 +95,22 @@ def _env_int(name, default, minimum):
     return n
 
 
+def _xla_flags_devices():
+    """The device count ``XLA_FLAGS=--xla_force_host_platform_device_count=N`` asks
+    for (JAX programs set it), else 1."""
+    for flag in os.environ.get("XLA_FLAGS", "").split():
+        key, _, value = flag.partition("=")
+        if key == "--xla_force_host_platform_device_count":
+            try:
+                n = int(value)
+            except ValueError:
+                n = 0
+            if n >= 1:
+                return n
+            return _env_invalid("XLA_FLAGS", flag, "a positive device count", 1)
+    return 1
+
+
 def _env_fraction(name):
     value = os.environ.get(name)
     if value is None or not value.strip():
@@ -118,7 +138,9 @@ class Config:
         self.enable_x64 = _env_bool("MINIJAX_ENABLE_X64", True)
         self.eager_backend = _env_choice("MINIJAX_EAGER_BACKEND", "numpy",
                                          _CHOICES["eager_backend"])
-        self.cpu_device_count = _env_int("MINIJAX_CPU_DEVICE_COUNT", 1, 1)
+        self.cpu_device_count = _env_int(
+            "MINIJAX_CPU_DEVICE_COUNT", _env_int("JAX_NUM_CPU_DEVICES", _xla_flags_devices(), 1),
+            1)
         self.platforms = os.environ.get("MINIJAX_PLATFORMS") or None
         self.gpu_memory_fraction = _env_fraction("MINIJAX_GPU_MEMORY_FRACTION")
         self.gpu_preallocate = (None if not os.environ.get("MINIJAX_GPU_PREALLOCATE")
@@ -136,6 +158,7 @@ class Config:
                                              _CHOICES["default_prng_impl"])
         self.debug_dispatch_paths = _env_bool("MINIJAX_DEBUG_DISPATCH_PATHS", False)
         self._listeners = []
+        self._fixed = {}   # option -> why it can no longer change (see ``fix``)
 
     def update(self, name, value):
         """Set option ``name``; raises ValueError for an unknown name or value."""
@@ -163,7 +186,15 @@ class Config:
         if name == "gpu_preallocate" and value not in (None, True, False):
             raise ValueError(f"config option 'gpu_preallocate' must be True, False or None, "
                              f"got {value!r}")
+        if name in self._fixed and value != getattr(self, name):
+            raise RuntimeError(f"config option {name!r} cannot change any more: "
+                               f"{self._fixed[name]}")
         setattr(self, name, value)
+
+    def fix(self, name, why):
+        """From now on ``update(name, ...)`` to another value raises, saying ``why`` (an
+        option read once, such as the CPU device count when the client is made)."""
+        self._fixed[name] = why
 
     def __setattr__(self, name, value):
         object.__setattr__(self, name, value)

@@ -2,6 +2,10 @@
 a computation runs where its committed inputs live, eagerly (both eager backends), under
 ``jit``, ``grad`` and ``vmap``, and gives NumPy's values there."""
 
+import os
+import subprocess
+import sys
+
 import numpy as onp
 import pytest
 
@@ -176,3 +180,27 @@ def test_to_device_and_device_put_with_a_sharding(second):
     onp.testing.assert_array_equal(onp.asarray(p), onp.arange(4.0))
     with pytest.raises(NotImplementedError, match="memory_kind"):
         minijax.sharding.SingleDeviceSharding(second, memory_kind="pinned_host")
+
+
+@pytest.mark.parametrize("how", ["XLA_FLAGS", "JAX_NUM_CPU_DEVICES", "update"])
+def test_jax_spellings_of_the_cpu_device_count(how):
+    """Programs written for JAX set the host device count its ways; minijax honours them,
+    and the count is fixed once the client exists (a later change raises)."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("MINIJAX_CPU_DEVICE_COUNT", "JAX_NUM_CPU_DEVICES", "XLA_FLAGS")}
+    setup = ""
+    if how == "XLA_FLAGS":
+        env["XLA_FLAGS"] = "--xla_force_host_platform_device_count=4"
+    elif how == "JAX_NUM_CPU_DEVICES":
+        env["JAX_NUM_CPU_DEVICES"] = "4"
+    else:
+        setup = "minijax.config.update('jax_num_cpu_devices', 4)\n"
+    code = ("import minijax\n" + setup +
+            "print(minijax.device_count())\n"
+            "try:\n"
+            "    minijax.config.update('jax_num_cpu_devices', 2)\n"
+            "except RuntimeError as e:\n"
+            "    print('fixed' if 'before minijax first uses' in str(e) else e)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env=env, timeout=120)
+    assert out.stdout.split() == ["4", "fixed"], out.stderr[-2000:]

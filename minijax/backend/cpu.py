@@ -29,6 +29,10 @@ class CpuBackend(Backend):
     reads_host_memory = True
 
     def make_client(self):
+        config.fix("cpu_device_count", f"the CPU client was made with "
+                                       f"{config.cpu_device_count} device(s); set it (or "
+                                       f"MINIJAX_CPU_DEVICE_COUNT) before minijax first uses "
+                                       f"a device")
         return _jaxlib.xla_client.make_cpu_client(num_devices=config.cpu_device_count)
 
     def to_host(self, buffer, dtype=None):
