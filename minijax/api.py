@@ -135,7 +135,8 @@ class _JitState:
         self.traced = LRUCache(size)
         self.fast = LRUCache(size)     # input avals -> direct executable call (see __call__)
         self.fast_ids = {}             # ids of input avals -> (direct call, input avals)
-        # structure and aval ids of tuples/lists/dicts of Arrays -> (direct call, avals)
+        # structure and aval ids of tuples/lists/dicts of Arrays and Python scalars ->
+        # (direct call, avals, whether there are scalars)
         self.fast_trees = {}
         self.fast_x64 = config.enable_x64   # the mode the fast entries were traced in
 
@@ -349,6 +350,9 @@ class Jitted:
                 leaves = []
                 entry = state.fast_trees.get(_array_tree_key(args, leaves))
                 if entry is not None:
+                    if entry[2]:   # Python scalars among the leaves: as (weak) Arrays
+                        leaves = [a if type(a) is Array else dispatch.as_array(a)
+                                  for a in leaves]
                     try:
                         return entry[0](leaves)
                     except _Aliased:
@@ -441,9 +445,10 @@ class Jitted:
                     if len(state.fast_trees) >= config.jit_cache_size:
                         state.fast_trees.clear()
                     # (the entry keeps the avals alive, so their ids in the key stay theirs)
+                    arrays = [a for a in tree_leaves if type(a) is Array]
                     state.fast_trees[tree_key] = (
                         _direct_call(jaxpr, consts, out_tree, updated, who),
-                        [a.aval for a in tree_leaves])
+                        [a.aval for a in arrays], len(arrays) < len(tree_leaves))
         return tree_util.tree_unflatten(out_tree, outs)
 
     def _trace(self, args, kwargs, static_pos, in_tree, avals, alias=None):
@@ -543,15 +548,19 @@ class Lowered:
 
 
 def _array_tree_key(x, leaves):
-    """A hashable key of ``x``'s structure and its leaves' avals (by identity) when ``x``
-    is made of tuples, lists, dicts and None around uncommitted Arrays, appending the
-    Arrays to ``leaves`` in ``tree_flatten``'s order; None for anything else."""
+    """A hashable key of ``x``'s structure and its leaves' avals (by identity; a Python
+    scalar's by its type) when ``x`` is made of tuples, lists, dicts and None around
+    uncommitted Arrays and Python scalars, appending the leaves to ``leaves`` in
+    ``tree_flatten``'s order; None for anything else."""
     t = type(x)
     if t is Array:
         if x.committed():
             return None
         leaves.append(x)
         return id(x.aval)
+    if t is float or t is int or t is bool or t is complex:
+        leaves.append(x)
+        return t
     if t is tuple or t is list:
         key = [t]
         for item in x:

@@ -149,3 +149,20 @@ def test_pytree_arguments_take_the_fast_path_and_agree():
     c = minijax.device_put(np.ones(2), minijax.devices()[1])
     out = g((c, c))
     assert out.device == minijax.devices()[1]
+
+
+def test_python_scalar_arguments_take_the_fast_path_weakly_typed():
+    """Python scalars among the arguments are weakly typed on the fast path as on the
+    general one (float32 * 2.0 stays float32), and a new scalar type is a new entry."""
+    f = minijax.jit(lambda x, s: x * s)
+    x32 = np.ones(3, dtype=np.float32)
+    for s in (2.0, 3.0, 4.0):
+        out = f(x32, s)
+        assert out.dtype == np.float32 and out.tolist() == [s] * 3
+    assert f._state.fast_trees
+    assert f(x32, 2).dtype == np.float32 and f(x32, True).tolist() == [1.0] * 3
+    out = f(x32, 1j)
+    assert out.dtype == np.complex64 and out.tolist() == [1j] * 3
+    g = minijax.jit(lambda s: s + 1)
+    assert [g(1).dtype, g(1.5).dtype, g(True).dtype] == [
+        onp.asarray(1).dtype, onp.float64, onp.asarray(1).dtype]
