@@ -35,7 +35,10 @@ SEED = 0
 # ------------------------------------------------------------------ timing
 
 def block(out):
-    """Wait for every asynchronous array in ``out`` (nested tuples, lists, namedtuples)."""
+    """Wait for every asynchronous array in ``out`` (nested tuples, lists, namedtuples,
+    dicts)."""
+    if isinstance(out, dict):
+        out = list(out.values())
     if isinstance(out, (tuple, list)):
         for leaf in out:
             block(leaf)

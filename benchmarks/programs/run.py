@@ -24,18 +24,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [os.path.dirname(HERE), os.path.dirname(os.path.dirname(HERE))]
 
 import programs  # noqa: E402
-
-
-def block(out):
-    """Wait for every asynchronous array in ``out`` (nested tuples, lists, dicts)."""
-    if isinstance(out, dict):
-        out = list(out.values())
-    if isinstance(out, (tuple, list)):
-        for leaf in out:
-            block(leaf)
-    elif hasattr(out, "block_until_ready"):
-        out.block_until_ready()
-    return out
+from breadth import block  # noqa: E402  (one timing loop's wait, shared)
 
 
 def to_host(out):
