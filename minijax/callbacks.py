@@ -2,11 +2,10 @@
 
 A callback is a Python function called on NumPy arrays. Eagerly it is simply
 called; under ``jit`` it becomes a ``stablehlo.custom_call`` to the platform's Python
-callback target (the backend's ``host_callback_target``: on the CPU jaxlib's
-``xla_ffi_python_cpu_callback``, on a GPU ``xla_ffi_python_gpu_callback``;
-``HOST_CALLBACK_TARGETS`` where the process has no backend for the platform lowered
-for), and the function is handed to XLA with the compiled program, so the compiled code
-calls back into Python.
+callback target (``backend.host_callback_target``: on the CPU jaxlib's
+``xla_ffi_python_cpu_callback``, on a GPU ``xla_ffi_python_gpu_callback``), and the
+function is handed to XLA with the compiled program, so the compiled code calls back
+into Python.
 
 ``pure_callback`` declares its result shapes and dtypes up front and must be free of
 side effects (XLA may drop or repeat it). ``debug_callback`` has no results and is
@@ -24,7 +23,7 @@ from . import dtypes
 from .core import Primitive, ShapedArray, get_aval
 from .interpreters import ad, batching
 from .interpreters.lowering import ir_type, token_type
-from .backend import backends, hlo, ir
+from .backend import hlo, host_callback_target, ir
 from .runtime.dispatch import as_array
 from .tree_util import tree_flatten, tree_unflatten
 
@@ -131,25 +130,10 @@ def _callback_batch(axis_size, args, dims, *, callback, result_avals, vmap_metho
     return outs, [0] * len(outs)
 
 
-#: The Python callback targets jaxlib registers, by lowering platform: what a program
-#: lowered for a platform this process has no backend for names (a registered backend's
-#: ``host_callback_target`` comes first).
-HOST_CALLBACK_TARGETS = {"cpu": "xla_ffi_python_cpu_callback",
-                         "cuda": "xla_ffi_python_gpu_callback",
-                         "rocm": "xla_ffi_python_gpu_callback"}
-
-
-def _host_callback_target(platform):
-    backend = backends().get(platform)
-    if backend is not None:
-        return backend.host_callback_target
-    return HOST_CALLBACK_TARGETS.get(platform)
-
-
 def _callback_lower(ctx, *args, callback, result_avals, vmap_method, has_side_effect,
                     ordered=False):
     mctx = ctx.module_ctx
-    target = _host_callback_target(ctx.platform)
+    target = host_callback_target(ctx.platform)
     if target is None:
         raise NotImplementedError(f"callback {callback!r}: minijax cannot call Python back "
                                   f"from a program compiled for {ctx.platform!r}")

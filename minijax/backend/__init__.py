@@ -27,7 +27,7 @@ __all__ = ["Backend", "CpuBackend", "CudaBackend", "LOWERING_PLATFORMS", "backen
            "backends", "chlo", "compile_module", "compile_options", "copy_buffer",
            "default_device", "default_platform", "device_sharding", "devices",
            "dlpack_device", "dlpack_export", "execute", "expand_platform",
-           "func_dialect", "get_backend", "get_client", "hlo", "import_dlpack", "ir",
+           "func_dialect", "get_backend", "get_client", "hlo", "host_callback_target", "import_dlpack", "ir",
            "jaxlib_version", "lapack_target", "new_context", "platform_of",
            "reads_host_memory", "register_backend", "requested_platforms",
            "resolve_device", "result_handlers", "to_device", "to_host",
@@ -219,6 +219,19 @@ def reads_host_memory(device):
     """Whether buffers on ``device`` are host memory NumPy can read in place (True for
     None, the host)."""
     return device is None or backend_for_device(device).reads_host_memory
+
+
+# The backend class of each platform minijax knows, for facts about a platform this
+# process has no backend for (lowering for a GPU on a CPU machine). ROCm's Python
+# callback target is the GPU one too.
+_BACKEND_CLASSES = {"cpu": CpuBackend, "cuda": CudaBackend, "rocm": CudaBackend}
+
+
+def host_callback_target(platform):
+    """The custom-call target through which programs for ``platform`` call Python (the
+    registered backend's, else its backend class's); None for a platform without one."""
+    owner = _backends.get(platform) or _BACKEND_CLASSES.get(platform)
+    return None if owner is None else owner.host_callback_target
 
 
 def dlpack_device(device):
