@@ -142,6 +142,9 @@ class _JitState:
 
     def clear(self):
         self.traced.clear()
+        self._clear_fast()
+
+    def _clear_fast(self):
         self.fast.clear()
         self.fast_ids.clear()
         self.fast_trees.clear()
@@ -149,9 +152,7 @@ class _JitState:
     def fast_entries_for_mode(self):
         """Drop the fast entries when the x64 mode changed since they were made."""
         if self.fast_x64 is not config.enable_x64:
-            self.fast.clear()
-            self.fast_ids.clear()
-            self.fast_trees.clear()
+            self._clear_fast()
             self.fast_x64 = config.enable_x64
 
 
@@ -348,8 +349,9 @@ class Jitted:
                             pass
                     return self._call(args, kwargs)
                 leaves = []
-                entry = state.fast_trees.get(_array_tree_key(args, leaves))
-                if entry is not None:
+                # (no structure is read for a function that never had a tree entry)
+                entry = state.fast_trees and state.fast_trees.get(_array_tree_key(args, leaves))
+                if entry:
                     if entry[2]:   # Python scalars among the leaves: as (weak) Arrays
                         leaves = [a if type(a) is Array else dispatch.as_array(a)
                                   for a in leaves]
