@@ -4,8 +4,13 @@ The hot modules are compiled in place by Cython from their own ``.py`` files (Cy
 pure-Python mode): the ``.py`` is the one source, and the extension module of the same
 name is what Python imports (extension modules take precedence over ``.py`` files in a
 package directory). ``minijax/runtime/__init__.py`` checks at import time that they
-were built, and built from the current source.
+were built, and built from the current source: this script records the sha256 of each
+source it compiles in ``minijax/runtime/_built_from.py`` (file times cannot tell, as an
+installed wheel's files all get the time of the install).
 """
+
+import hashlib
+import pathlib
 
 from Cython.Build import cythonize
 from setuptools import setup
@@ -16,6 +21,18 @@ COMPILED_MODULES = [
     "minijax/runtime/numpy_dispatch.py",
 ]
 
+HERE = pathlib.Path(__file__).parent
+
+
+def record_sources():
+    digests = {pathlib.Path(path).stem: hashlib.sha256((HERE / path).read_bytes()).hexdigest()
+               for path in COMPILED_MODULES}
+    (HERE / "minijax/runtime/_built_from.py").write_text(
+        '"""Written by setup.py: the sha256 of each source the compiled core was built '
+        'from."""\n\nSOURCES = ' + repr(digests) + "\n")
+
+
+record_sources()
 setup(
     ext_modules=cythonize(
         COMPILED_MODULES,

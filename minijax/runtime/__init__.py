@@ -2,11 +2,13 @@
 
 The eager core (``COMPILED``) is compiled by Cython from these ``.py`` files when the
 package is installed (setup.py, DESIGN 10). Python would quietly import a ``.py`` whose
-extension module is missing, or an extension older than the ``.py`` it was built from,
-so the import fails here instead: the compiled core, built from the current source, is
+extension module is missing, or an extension built from another version of the ``.py``
+(setup.py records the sha256 of each source it compiles), so the import fails here
+instead: the compiled core, built from the current source, is
 what runs. ``MINIJAX_UNCOMPILED=1`` runs the same source uncompiled (slower), for a
 machine that cannot build it."""
 
+import hashlib
 import importlib.machinery
 import importlib.util
 import os
@@ -20,14 +22,20 @@ _BUILD = ("Build it with `pip install -e .` (or `python setup.py build_ext --inp
 
 
 def _check_compiled():
+    try:
+        from ._built_from import SOURCES   # (written by setup.py with the extensions)
+    except ImportError:
+        SOURCES = {}
     for name in COMPILED:
-        spec = importlib.util.find_spec(name)
-        origin = spec.origin or ""
+        origin = importlib.util.find_spec(name).origin or ""
         if not origin.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES)):
             raise ImportError(f"minijax's compiled eager core is not built ({name} would be "
                               f"imported from {origin}). {_BUILD}.")
-        source = os.path.join(os.path.dirname(origin), name.rpartition(".")[2] + ".py")
-        if os.path.exists(source) and os.path.getmtime(source) > os.path.getmtime(origin):
+        stem = name.rpartition(".")[2]
+        source = os.path.join(os.path.dirname(origin), stem + ".py")
+        with open(source, "rb") as f:
+            digest = hashlib.sha256(f.read()).hexdigest()
+        if SOURCES.get(stem) != digest:
             raise ImportError(f"minijax's compiled eager core is older than its source "
                               f"({source} changed after {os.path.basename(origin)} was "
                               f"built). {_BUILD}.")
