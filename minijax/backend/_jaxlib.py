@@ -15,6 +15,7 @@ definition) is a deferred reference, resolved when called or used.
 import functools
 import importlib
 import os
+import re
 import threading
 
 import numpy as np
@@ -424,6 +425,16 @@ def compile_spmd(client, text, devices):
         np.array([[d.id for d in devices]], dtype=np.int32))
     return quietly(lambda: client.compile_and_load(text, xla_client.DeviceList(tuple(devices)),
                                                    options))
+
+
+_COLLECTIVES = re.compile(r"\b(all-reduce|all-gather|all-to-all|collective-permute|"
+                          r"reduce-scatter|collective-broadcast)(-start)?\(")
+
+
+def has_collectives(executable):
+    """Whether the compiled (partitioned) program of ``executable`` communicates between
+    its devices (the partitioner may insert collectives the source never named)."""
+    return any(_COLLECTIVES.search(m.to_string()) for m in executable.hlo_modules())
 
 
 def output_sharding_texts(executable, n_outputs):

@@ -6,6 +6,7 @@ XLA executable, cached by (primitive, params, input types, device). ``Executable
 also runs whole jaxprs for ``jit``.
 """
 
+import threading
 import weakref
 
 import numpy as np
@@ -431,12 +432,16 @@ class SpmdExecutable:
         self.handlers = _jaxlib.multi_result_handlers(
             self.out_avals, [s._jaxlib_sharding(len(a.shape))
                              for s, a in zip(self.out_shardings, self.out_avals)])
+        self.collectives = len(self.devices) > 1 and _jaxlib.has_collectives(self.loaded)
 
     def __call__(self, args):
         bufs = []
         for i, (a, aval, s) in enumerate(zip(args, self.in_avals, self.in_shardings)):
             bufs.append(self._check(i, a, aval, s))
-        outs = backend.execute(self.loaded, bufs, self.handlers)
+        if self.collectives:
+            outs = execute_collective(self.loaded, bufs, self.handlers)
+        else:
+            outs = backend.execute(self.loaded, bufs, self.handlers)
         return [_make(aval, None, b, s)
                 for b, aval, s in zip(outs, self.out_avals, self.out_shardings)]
 
@@ -466,6 +471,23 @@ class SpmdExecutable:
         if buf is None:   # (written in place on the host since): placed again
             buf = a._buffer = put_sharded(a._value(), placement, a.aval)
         return buf
+
+
+_collective_lock = threading.Lock()
+
+
+def execute_collective(loaded, bufs, handlers):
+    """Run a multi-device program that contains collectives, one such program at a time:
+    each waits for the previous one to finish. XLA's CPU client runs the partitions of
+    queued programs on one thread pool of max(cores, devices) threads; programs queued
+    together can fill it with partitions waiting at different collectives, none of which
+    ever completes (XLA then aborts the process after 40 s). One program in flight has
+    a thread for each of its partitions."""
+    with _collective_lock:
+        outs = backend.execute(loaded, bufs, handlers)
+        for o in outs:
+            o.block_until_ready()
+    return outs
 
 
 _spmd_compiled = weakref.WeakKeyDictionary()
