@@ -249,16 +249,18 @@ class Jitted:
     """A function compiled by XLA per input signature (see ``jit``)."""
 
     def __init__(self, fun, static_argnums=(), static_argnames=(), in_shardings=None,
-                 out_shardings=None, donate_argnums=()):
+                 out_shardings=None, donate_argnums=(), donate_argnames=()):
         functools.update_wrapper(self, fun, updated=())
         self.fun = fun
-        if donate_argnums not in ((), None):
-            raise NotImplementedError(
-                "jit: donate_argnums is not supported yet (minijax never reuses an "
-                "argument's buffer for a result); leave it out")
         self._in_shardings = in_shardings
         self._out_shardings = out_shardings
-        self._sharded = in_shardings is not None or out_shardings is not None
+        donate_argnums = _checks.argnums(() if donate_argnums is None else donate_argnums,
+                                         "jit: donate_argnums")
+        donate_argnames = _checks.argnames(() if donate_argnames is None else donate_argnames,
+                                           "jit: donate_argnames")
+        # (the general path only: shardings move or check arguments, donation deletes them)
+        self._sharded = (in_shardings is not None or out_shardings is not None
+                         or bool(donate_argnums) or bool(donate_argnames))
         if out_shardings is not None:
             user = fun
 
@@ -281,6 +283,20 @@ class Jitted:
             if -len(positional) <= i < len(positional):
                 self.static_argnames.add(positional[i])
         self._positional = positional
+        self._donate_nums = {i if i >= 0 else i + len(positional) for i in donate_argnums}
+        self._donate_names = set(donate_argnames)
+        for i in donate_argnums:   # each names the other, as static_argnums/argnames do
+            if -len(positional) <= i < len(positional):
+                self._donate_names.add(positional[i])
+        for name in donate_argnames:
+            if name in positional:
+                self._donate_nums.add(positional.index(name))
+        both = self._donate_names & self.static_argnames
+        if both:
+            raise ValueError(f"static_argnames and donate_argnames cannot intersect. "
+                             f"Argument names {both} appear in both static_argnames and "
+                             f"donate_argnames")
+        self._donate = (tuple(sorted(self._donate_nums)), tuple(sorted(self._donate_names)))
         self._body = fun
         self._state = _jit_state(fun, (self.static_argnums,
                                        tuple(sorted(self.static_argnames))))
@@ -290,7 +306,7 @@ class Jitted:
         # Pickled as the function and its static arguments (the function by reference,
         # as pickle stores functions); compiled programs are per process and are rebuilt.
         return (Jitted, (self.fun, self.static_argnums, tuple(sorted(self.static_argnames)),
-                         self._in_shardings, self._out_shardings))
+                         self._in_shardings, self._out_shardings, *self._donate))
 
     def __get__(self, obj, objtype=None):
         if obj is None:
@@ -298,7 +314,8 @@ class Jitted:
         # On a method, the instance (argument 0) is static: hashed, not traced.
         if self._as_method is None:
             self._as_method = Jitted(self.fun, self.static_argnums + (0,), self.static_argnames,
-                                     self._in_shardings, self._out_shardings)
+                                     self._in_shardings, self._out_shardings,
+                                     tuple(i + 1 for i in self._donate[0]), self._donate[1])
         return functools.partial(self._as_method, obj)
 
     def _is_static(self, i, n):
@@ -428,7 +445,13 @@ class Jitted:
         if updated:
             check_writable(leaves, updated, who)
         inputs = leaves if alias is None else [x for i, x in enumerate(leaves) if alias[i] == i]
-        outs = jit_p.bind(*consts, *inputs, jaxpr=jaxpr, name=_fun_name(self.fun))
+        donated = self._donated_leaves(args, kwargs, static_pos) if (
+            self._donate != ((), ()) and alias is None and eager()) else None
+        if donated:
+            donated = [len(consts) + i for i in donated if i not in updated]
+            outs = dispatch.call_donating(jaxpr, [*consts, *inputs], donated)
+        else:
+            outs = jit_p.bind(*consts, *inputs, jaxpr=jaxpr, name=_fun_name(self.fun))
         if updated:
             n = len(outs) - len(updated)
             write_back_values(leaves, updated, outs[n:], who)
@@ -452,6 +475,25 @@ class Jitted:
                         _direct_call(jaxpr, consts, out_tree, updated, who),
                         [a.aval for a in arrays], len(arrays) < len(tree_leaves))
         return tree_util.tree_unflatten(out_tree, outs)
+
+    def _donated_leaves(self, args, kwargs, static_pos):
+        """The positions among the flat dynamic inputs of the donated arguments' leaves."""
+        out, n = [], 0
+        for i, a in enumerate(args):
+            if i in static_pos:
+                continue
+            k = len(tree_util.tree_leaves(a))
+            if i in self._donate_nums:
+                out.extend(range(n, n + k))
+            n += k
+        for name in sorted(kwargs):
+            if name in self.static_argnames:
+                continue
+            k = len(tree_util.tree_leaves(kwargs[name]))
+            if name in self._donate_names:
+                out.extend(range(n, n + k))
+            n += k
+        return out
 
     def _trace(self, args, kwargs, static_pos, in_tree, avals, alias=None):
         """``(jaxpr, consts, out tree, updated leaves)``; with ``alias`` (see ``_aliases``)
@@ -612,7 +654,7 @@ def _direct_call(jaxpr, consts, out_tree, updated=(), who="jit"):
 
 
 def jit(fun=None, *, static_argnums=(), static_argnames=(), in_shardings=None,
-        out_shardings=None, donate_argnums=()):
+        out_shardings=None, donate_argnums=(), donate_argnames=()):
     """Compile ``fun`` with XLA, once per input shapes/dtypes and static arguments.
 
     Usable as ``jit(f)``, ``@jit`` or ``@jit(static_argnums=...)``; on a method the
@@ -633,14 +675,20 @@ def jit(fun=None, *, static_argnums=(), static_argnames=(), in_shardings=None,
     ``in_shardings`` / ``out_shardings`` (a ``NamedSharding`` for all, or a pytree prefix
     of the positional arguments / of the result, None entries unspecified): arguments
     are moved to theirs before the call, results are constrained to theirs; XLA's SPMD
-    partitioner compiles the program for the mesh. ``donate_argnums`` is refused.
+    partitioner compiles the program for the mesh.
+
+    ``donate_argnums`` / ``donate_argnames``: those arguments' Arrays are given to the
+    program, which may write a result of the same shape and dtype into their buffers;
+    they are deleted after the call (``is_deleted()``; reading one raises). A donated
+    Array that no result fits is kept, with JAX's warning "Some donated buffers were
+    not usable". Donation applies to calls outside other transformations.
     """
     if fun is None:
         return lambda f: jit(f, static_argnums=static_argnums, static_argnames=static_argnames,
                              in_shardings=in_shardings, out_shardings=out_shardings,
-                             donate_argnums=donate_argnums)
+                             donate_argnums=donate_argnums, donate_argnames=donate_argnames)
     return Jitted(fun, static_argnums, static_argnames, in_shardings, out_shardings,
-                  donate_argnums)
+                  donate_argnums, donate_argnames)
 
 
 # ---------------------------------------------------------------- forward mode

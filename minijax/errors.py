@@ -154,3 +154,9 @@ class ShardingError(ValueError):
     wrong device count, arrays on different meshes or devices combined, or an argument
     of a multi-device program whose shape, dtype, sharding or devices differ from what
     the program was compiled for (jaxlib does not check these itself)."""
+
+
+class MultiDeviceCallbackError(NotImplementedError):
+    """A host callback (``debug.print``, ``pure_callback``, ``io_callback``) in a program
+    that runs on several devices (sharded arguments): minijax runs callbacks only in
+    programs on one device."""

@@ -220,20 +220,27 @@ def call_function(mctx, jaxpr, args, name="jit"):
     return results
 
 
-def lower_jaxpr(jaxpr, name="main", host_callbacks=None, platform=None, arg_shardings=None):
+def lower_jaxpr(jaxpr, name="main", host_callbacks=None, platform=None, arg_shardings=None,
+                aliases=None):
     """StableHLO program text for ``jaxpr`` (its function is ``main``), for ``platform``
     (the default platform for None); the host callbacks it calls (see
     ``minijax.callbacks``) are appended to ``host_callbacks``. ``arg_shardings`` (one
     HLO sharding text per input, for XLA's SPMD partitioner) become the arguments'
-    ``mhlo.sharding`` attributes; results carry none (XLA propagates them)."""
+    ``mhlo.sharding`` attributes; results carry none (XLA propagates them). ``aliases``
+    (``{input index: output index}``, donated arguments) become ``tf.aliasing_output``
+    attributes: XLA may write that output into the argument's buffer."""
     with new_context() as ctx, ir.Location.unknown(ctx):
         module = ir.Module.create()
         mctx = ModuleContext(module, platform if platform is not None else default_platform())
         fn = define_function(mctx, "main", jaxpr, public=True)
-        if arg_shardings is not None:
-            fn.arg_attrs = ir.ArrayAttr.get([
-                ir.DictAttr.get({"mhlo.sharding": ir.StringAttr.get(text)})
-                for text in arg_shardings])
+        if arg_shardings is not None or aliases:
+            attrs = [{} for _ in jaxpr.in_avals]
+            for attr, text in zip(attrs, arg_shardings or ()):
+                attr["mhlo.sharding"] = ir.StringAttr.get(text)
+            i32 = ir.IntegerType.get_signless(32)
+            for i, out in (aliases or {}).items():
+                attrs[i]["tf.aliasing_output"] = ir.IntegerAttr.get(i32, out)
+            fn.arg_attrs = ir.ArrayAttr.get([ir.DictAttr.get(a) for a in attrs])
         if host_callbacks is not None:
             host_callbacks.extend(mctx.host_callbacks)
         return str(module)

@@ -6,12 +6,14 @@ XLA executable, cached by (primitive, params, input types, device). ``Executable
 also runs whole jaxprs for ``jit``.
 """
 
+import sys
 import threading
+import warnings
 import weakref
 
 import numpy as np
 
-from .. import dtypes
+from .. import dtypes, errors
 from ..config import config
 from ..core import Jaxpr, JaxprEqn, ShapedArray, Trace, Tracer, Var, get_aval, set_eval_trace
 from ..core.trace import set_eager_bind, set_observe
@@ -317,20 +319,24 @@ def _eager_xla(primitive, args, avals_in, params, placement):
 class Executable:
     """A jaxpr compiled by XLA for one device."""
 
-    def __init__(self, jaxpr, device, committed=False):
+    def __init__(self, jaxpr, device, committed=False, aliases=None):
         self.in_avals = jaxpr.in_avals
         self.out_avals = jaxpr.out_avals
         self.device = device
         self.out_placement = placement_on(device) if committed else None
         host_callbacks = []
         self.text = lower_jaxpr(jaxpr, host_callbacks=host_callbacks,
-                                platform=backend.platform_of(device))
+                                platform=backend.platform_of(device),
+                                aliases=dict(aliases) if aliases else None)
         self.loaded = backend.compile_module(self.text, device, host_callbacks)
         self.handlers = backend.result_handlers(self.out_avals, device)
 
-    def __call__(self, args):
+    def __call__(self, args, donated=()):
         device = self.device
         bufs = [device_buffer(a, aval, device) for a, aval in zip(args, self.in_avals)]
+        for i in donated:
+            bufs[i] = _donatable(args[i], bufs[i], lambda a: backend.to_device(
+                np.array(a._value()), device, a.aval))
         outs = backend.execute(self.loaded, bufs, self.handlers)
         placement = self.out_placement
         return [_make(aval, None, b, placement) for b, aval in zip(outs, self.out_avals)]
@@ -380,16 +386,105 @@ def device_buffer(x, aval, device):
 _compiled = weakref.WeakKeyDictionary()
 
 
-def compiled_jaxpr(jaxpr, device, committed):
-    """The cached ``Executable`` of ``jaxpr`` for ``device``."""
+def compiled_jaxpr(jaxpr, device, committed, aliases=()):
+    """The cached ``Executable`` of ``jaxpr`` for ``device`` (``aliases``: the
+    ``(input, output)`` pairs of donated arguments)."""
     per_jaxpr = _compiled.get(jaxpr)
     if per_jaxpr is None:
         per_jaxpr = _compiled[jaxpr] = {}
-    key = (device, committed)
+    key = (device, committed, aliases) if aliases else (device, committed)
     exe = per_jaxpr.get(key)
     if exe is None:
-        exe = per_jaxpr[key] = Executable(jaxpr, device, committed)
+        exe = per_jaxpr[key] = Executable(jaxpr, device, committed, aliases)
     return exe
+
+
+# ---------------------------------------------------------------- donation
+
+class _Deleted:
+    """What a donated Array holds as its host value: every use of it (``numpy.asarray``,
+    an operator, an attribute: the ways the eager path reads a host value) raises JAX's
+    error."""
+
+    __slots__ = ("aval",)
+
+    def __init__(self, aval):
+        self.aval = aval
+
+    def _raise(self, *args, **kwargs):
+        raise RuntimeError(f"Array has been deleted with shape={_jax_str(self.aval)}.")
+
+    __array__ = __getattr__ = __getitem__ = __len__ = __iter__ = __float__ = _raise
+    __int__ = __index__ = __bool__ = __complex__ = _raise
+
+
+for _name in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and",
+              "or", "xor", "lshift", "rshift", "divmod"):
+    setattr(_Deleted, f"__{_name}__", _Deleted._raise)
+    setattr(_Deleted, f"__r{_name}__", _Deleted._raise)
+for _name in ("neg", "pos", "abs", "invert", "lt", "le", "gt", "ge", "eq", "ne"):
+    setattr(_Deleted, f"__{_name}__", _Deleted._raise)
+
+
+def _jax_str(aval):
+    return f"{aval.dtype.name}[{','.join(map(str, aval.shape))}]"
+
+
+def delete(x):
+    """Delete the Array ``x``: its buffer is dropped and every later read raises
+    ``RuntimeError: Array has been deleted``."""
+    if not is_deleted(x):
+        x._aval = x.aval
+        x._host = _Deleted(x._aval)
+        x._buffer = None
+        x._view = None
+
+
+def is_deleted(x):
+    """Whether the Array ``x`` was deleted (donated to a jit-compiled function)."""
+    return type(x._host) is _Deleted
+
+
+# (JAX's Array methods; defined here beside the donation that uses them, as
+# numpy/_operators.py defines Array.flat)
+Array.delete = delete
+Array.is_deleted = is_deleted
+
+
+def donation_aliases(in_avals, out_avals, donated):
+    """``(pairs, unusable)``: each donated input position (in order) paired with the first
+    output not yet taken of its shape and dtype, as JAX pairs them; the avals of donated
+    inputs no output fits."""
+    taken = set()
+    pairs, unusable = [], []
+    for i in donated:
+        aval = in_avals[i]
+        for k, out in enumerate(out_avals):
+            if k not in taken and out.shape == aval.shape and out.dtype == aval.dtype:
+                taken.add(k)
+                pairs.append((i, k))
+                break
+        else:
+            unusable.append(aval)
+    return tuple(pairs), unusable
+
+
+def unusable_donation_warning(avals):
+    return (f"Some donated buffers were not usable: {', '.join(map(_jax_str, avals))}.\n"
+            f"See an explanation at https://docs.jax.dev/en/latest/faq.html#buffer-donation.")
+
+
+def _donatable(a, buf, copy):
+    """The buffer to hand over for the donated argument ``a`` (whose own buffer for the
+    program is ``buf``): ``buf`` itself when nothing else holds it (no other Array
+    shares it copy-on-write, ``a`` is not a view), else a private copy (``copy(a)``),
+    so that no other Array sees its memory reused."""
+    if type(a) is not Array:
+        return buf
+    if a._view is None and a._buffer is buf and sys.getrefcount(buf) <= 3:
+        # (the references: ``a._buffer``, the caller's list, this call's argument)
+        return buf
+    return copy(a)
 
 
 # ---------------------------------------------------------------- SPMD programs
@@ -402,7 +497,7 @@ class SpmdExecutable:
     sharding of each input (``mhlo.sharding`` on ``main``'s arguments); XLA chooses the
     outputs' shardings, read back from the executable (never assumed)."""
 
-    def __init__(self, jaxpr, mesh, in_shardings):
+    def __init__(self, jaxpr, mesh, in_shardings, aliases=()):
         self.in_avals = jaxpr.in_avals
         self.out_avals = jaxpr.out_avals
         self.mesh = mesh
@@ -413,10 +508,15 @@ class SpmdExecutable:
         device = self.devices[0]
         self.text = lower_jaxpr(jaxpr, host_callbacks=host_callbacks,
                                 platform=backend.platform_of(device),
-                                arg_shardings=self.in_texts)
+                                arg_shardings=self.in_texts,
+                                aliases=dict(aliases) if aliases else None)
         if host_callbacks:
-            raise NotImplementedError("host callbacks (pure_callback, debug.print, ...) in "
-                                      "a program on several devices are not supported yet")
+            raise errors.MultiDeviceCallbackError(
+                f"host callbacks (debug.print, pure_callback, io_callback) in a program "
+                f"that runs on the {len(self.devices)} devices of {mesh!r} are not "
+                f"supported; call it on one device (move the arguments with "
+                f"minijax.device_put(x, minijax.devices()[0])) or take the callback out "
+                f"of the sharded function")
         client = backend.backend_for_device(device).get_client()
         self.loaded = _jaxlib.compile_spmd(client, self.text, self.devices)
         self.out_shardings = []
@@ -434,10 +534,14 @@ class SpmdExecutable:
                              for s, a in zip(self.out_shardings, self.out_avals)])
         self.collectives = len(self.devices) > 1 and _jaxlib.has_collectives(self.loaded)
 
-    def __call__(self, args):
+    def __call__(self, args, donated=()):
         bufs = []
         for i, (a, aval, s) in enumerate(zip(args, self.in_avals, self.in_shardings)):
             bufs.append(self._check(i, a, aval, s))
+        for i in donated:
+            s = self.in_shardings[i]
+            bufs[i] = _donatable(args[i], bufs[i],
+                                 lambda a: put_sharded(np.array(a._value()), s, a.aval))
         if self.collectives:
             outs = execute_collective(self.loaded, bufs, self.handlers)
         else:
@@ -493,10 +597,10 @@ def execute_collective(loaded, bufs, handlers):
 _spmd_compiled = weakref.WeakKeyDictionary()
 
 
-def spmd_call(jaxpr, args, placement):
+def spmd_call(jaxpr, args, placement, aliases=()):
     """Run ``jaxpr`` on ``args``, some of them sharded (``placement``: one of their
     shardings): each sharded argument keeps its sharding, the others are replicated
-    over the same mesh."""
+    over the same mesh. ``aliases``: ``(input, output)`` pairs of donated arguments."""
     mesh = placement.mesh
     replicated = NamedSharding(mesh, PartitionSpec())
     shardings = []
@@ -507,11 +611,39 @@ def spmd_call(jaxpr, args, placement):
     if per_jaxpr is None:
         per_jaxpr = _spmd_compiled[jaxpr] = {}
     key = (mesh._flat, tuple(s.hlo_text(len(aval.shape))
-                             for s, aval in zip(shardings, jaxpr.in_avals)))
+                             for s, aval in zip(shardings, jaxpr.in_avals)), aliases)
     exe = per_jaxpr.get(key)
     if exe is None:
-        exe = per_jaxpr[key] = SpmdExecutable(jaxpr, mesh, shardings)
-    return exe(args)
+        exe = per_jaxpr[key] = SpmdExecutable(jaxpr, mesh, shardings, aliases)
+    return exe(args, [i for i, _ in aliases])
+
+
+def call_donating(jaxpr, args, donated):
+    """Evaluate a jit-compiled ``jaxpr`` on ``args`` (no transformation active), donating
+    the Arrays at the positions ``donated``: each is paired with an output of its type
+    (``tf.aliasing_output``; XLA may reuse its buffer) and deleted after the call. Those
+    no output fits are kept, with JAX's warning."""
+    donated = [i for i in donated if type(args[i]) is Array]
+    aliases, unusable = donation_aliases(jaxpr.in_avals, jaxpr.out_avals, donated)
+    if unusable:
+        warnings.warn(unusable_donation_warning(unusable), UserWarning, stacklevel=4)
+    for i, _ in aliases:
+        for j, a in enumerate(args):
+            if a is args[i] and j != i:
+                raise ValueError(
+                    f"jit: the same Array is donated (flat argument {i}) and passed again "
+                    f"(flat argument {j}); a donated buffer can be used once: pass a copy "
+                    f"(x.copy()) for one of them")
+    placement = result_placement(args)
+    if placement is not None and placement._device is None:
+        outs = spmd_call(jaxpr, args, placement, aliases)
+    else:
+        target = placement._device if placement is not None else backend.default_device()
+        exe = compiled_jaxpr(jaxpr, target, placement is not None, aliases)
+        outs = exe(args, [i for i, _ in aliases])
+    for i, _ in aliases:
+        delete(args[i])
+    return outs
 
 
 set_eager_bind(eager_bind)
