@@ -481,8 +481,8 @@ def _donatable(a, buf, copy):
     so that no other Array sees its memory reused."""
     if type(a) is not Array:
         return buf
-    if a._view is None and a._buffer is buf and sys.getrefcount(buf) <= 3:
-        # (the references: ``a._buffer``, the caller's list, this call's argument)
+    if a._view is None and a._buffer is buf and sys.getrefcount(buf) <= 4:
+        # (the references: ``a._buffer``, the caller's list, ``buf``, getrefcount's own)
         return buf
     return copy(a)
 
