@@ -394,7 +394,13 @@ class Jitted:
     def _place_inputs(self, dyn_args, dyn_kwargs):
         """The arguments moved to ``in_shardings`` (a committed Array sharded otherwise
         is JAX's error)."""
-        if self._in_shardings is None or not eager():
+        if self._in_shardings is None:
+            return dyn_args
+        if dyn_kwargs:
+            raise ValueError(f"pjit does not support kwargs when in_shardings is specified. "
+                             f"(jit-compiled `{_fun_name(self.fun)}` was given keyword "
+                             f"arguments {sorted(dyn_kwargs)}: pass them positionally)")
+        if not eager():   # (the constraint in the traced body moves them: see _trace)
             return dyn_args
         per_leaf = shardings_per_leaf(self._in_shardings, dyn_args,
                                       f"jit-compiled `{_fun_name(self.fun)}`: in_shardings")
@@ -499,6 +505,10 @@ class Jitted:
         """``(jaxpr, consts, out tree, updated leaves)``; with ``alias`` (see ``_aliases``)
         the jaxpr takes only the first of the leaves that are one object."""
         def fun(*dyn_args, **dyn_kwargs):
+            if self._in_shardings is not None:
+                # under an outer grad or vmap the arguments are traced values: the
+                # constraint lays them out (and their cotangents) as in_shardings says
+                dyn_args = with_sharding_constraint(dyn_args, self._in_shardings)
             it = iter(dyn_args)
             full = [args[i] if i in static_pos else next(it) for i in range(len(args))]
             kw = {k: (kwargs[k] if k in self.static_argnames else dyn_kwargs[k]) for k in kwargs}

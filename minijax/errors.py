@@ -160,3 +160,8 @@ class MultiDeviceCallbackError(NotImplementedError):
     """A host callback (``debug.print``, ``pure_callback``, ``io_callback``) in a program
     that runs on several devices (sharded arguments): minijax runs callbacks only in
     programs on one device."""
+
+
+class AxisTypeError(NotImplementedError):
+    """A mesh axis type other than ``AxisType.Auto`` (``Explicit``, ``Manual``) was asked
+    for: minijax's meshes propagate shardings through XLA's partitioner only."""

@@ -2,10 +2,10 @@
 (``SingleDeviceSharding``) or split over a ``Mesh`` of devices (``NamedSharding`` with a
 ``PartitionSpec``)."""
 
-from .runtime.sharding import (Mesh, NamedSharding, PartitionSpec, Shard,
+from .runtime.sharding import (AxisType, Mesh, NamedSharding, PartitionSpec, Shard,
                                SingleDeviceSharding, make_mesh)
 
 P = PartitionSpec
 
-__all__ = ["Mesh", "NamedSharding", "P", "PartitionSpec", "Shard", "SingleDeviceSharding",
-           "make_mesh"]
+__all__ = ["AxisType", "Mesh", "NamedSharding", "P", "PartitionSpec", "Shard",
+           "SingleDeviceSharding", "make_mesh"]

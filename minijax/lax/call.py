@@ -5,7 +5,6 @@ another transformation the primitive's rules transform the jaxpr itself
 (the "initial-style" higher-order primitive of the seeds).
 """
 
-from .. import backend
 from ..core import Primitive
 from ..core.jaxpr import JaxprEqn, Var, same_type
 from ..interpreters import ad, batching
@@ -18,11 +17,7 @@ jit_p = Primitive("jit", multiple_results=True)
 
 
 def _jit_eager(*args, jaxpr, name):
-    placement = dispatch.result_placement(args)
-    if placement is not None and placement._device is None:   # sharded arguments
-        return dispatch.spmd_call(jaxpr, args, placement)
-    target = placement._device if placement is not None else backend.default_device()
-    return dispatch.compiled_jaxpr(jaxpr, target, placement is not None)(args)
+    return dispatch.jit_call(jaxpr, args)
 
 
 def _jit_abstract_eval(*avals, jaxpr, name):

@@ -618,6 +618,50 @@ def spmd_call(jaxpr, args, placement, aliases=()):
     return exe(args, [i for i, _ in aliases])
 
 
+_constrained = weakref.WeakKeyDictionary()
+
+
+def constrained_placement(jaxpr):
+    """The sharding of the first sharding constraint in ``jaxpr`` or a jaxpr inside it
+    (``jit(in_shardings=, out_shardings=)``, ``with_sharding_constraint``), else None: a
+    program with one runs on that mesh even when no argument is sharded."""
+    try:
+        return _constrained[jaxpr]
+    except KeyError:
+        pass
+    found = None
+    for eqn in jaxpr.eqns:
+        if eqn.primitive.name == "sharding_constraint":
+            found = eqn.params["sharding"]
+            break
+        for p in eqn.params.values():
+            inner = getattr(p, "jaxpr", p)
+            if isinstance(inner, Jaxpr):
+                found = constrained_placement(inner)
+                if found is not None:
+                    break
+        if found is not None:
+            break
+    _constrained[jaxpr] = found
+    return found
+
+
+def jit_call(jaxpr, args, aliases=()):
+    """Evaluate a jit-compiled ``jaxpr`` on ``args``: on the mesh of its sharded arguments
+    or sharding constraints (SPMD), else on their device (the default one when none is
+    committed). ``aliases``: ``(input, output)`` pairs of donated arguments."""
+    placement = result_placement(args)
+    if placement is None:
+        mesh_placement = constrained_placement(jaxpr)
+        if mesh_placement is not None:
+            return spmd_call(jaxpr, args, mesh_placement, aliases)
+    if placement is not None and placement._device is None:
+        return spmd_call(jaxpr, args, placement, aliases)
+    target = placement._device if placement is not None else backend.default_device()
+    exe = compiled_jaxpr(jaxpr, target, placement is not None, aliases)
+    return exe(args, [i for i, _ in aliases])
+
+
 def call_donating(jaxpr, args, donated):
     """Evaluate a jit-compiled ``jaxpr`` on ``args`` (no transformation active), donating
     the Arrays at the positions ``donated``: each is paired with an output of its type
@@ -634,13 +678,7 @@ def call_donating(jaxpr, args, donated):
                     f"jit: the same Array is donated (flat argument {i}) and passed again "
                     f"(flat argument {j}); a donated buffer can be used once: pass a copy "
                     f"(x.copy()) for one of them")
-    placement = result_placement(args)
-    if placement is not None and placement._device is None:
-        outs = spmd_call(jaxpr, args, placement, aliases)
-    else:
-        target = placement._device if placement is not None else backend.default_device()
-        exe = compiled_jaxpr(jaxpr, target, placement is not None, aliases)
-        outs = exe(args, [i for i, _ in aliases])
+    outs = jit_call(jaxpr, args, aliases)
     for i, _ in aliases:
         delete(args[i])
     return outs

@@ -12,6 +12,7 @@ device numbers are positions in the mesh's flat device order: the order of every
 multi-device array and SPMD program minijax makes for that mesh.
 """
 
+import enum
 import itertools
 import math
 import threading
@@ -20,7 +21,7 @@ import numpy as np
 
 from .. import backend
 from ..backend import _jaxlib
-from ..errors import ShardingError
+from ..errors import AxisTypeError, ShardingError
 from .. import tree_util
 
 
@@ -172,7 +173,7 @@ class Mesh:
 
     def __repr__(self):
         axes = ", ".join(f"{n!r}: {s}" for n, s in zip(self.axis_names, self.devices.shape))
-        return f"Mesh({axes})"
+        return f"Mesh({axes}, axis_types={self.axis_types!r})"
 
     def __enter__(self):
         stack = getattr(_mesh_stack, "meshes", None)
@@ -186,20 +187,39 @@ class Mesh:
         return False
 
 
+class AxisType(enum.Enum):
+    """How a mesh axis is sharded (JAX's members): ``Auto``, XLA's partitioner propagates
+    shardings (the only one minijax runs); ``Explicit``, shardings are part of array
+    types; ``Manual``, inside ``shard_map``."""
+
+    Auto = 1
+    Explicit = 2
+    Manual = 3
+
+    def __repr__(self):
+        return self.name
+
+
 def _auto_axis_types(axis_types, n):
-    """Every mesh axis is JAX's ``Auto`` (XLA's partitioner propagates shardings): other
-    axis types are refused, never accepted and ignored."""
+    """Every mesh axis is ``AxisType.Auto`` (XLA's partitioner propagates shardings):
+    other axis types are refused with a named error, never accepted and ignored."""
     if axis_types is None:
-        return ("Auto",) * n
+        return (AxisType.Auto,) * n
     types = tuple(axis_types) if isinstance(axis_types, (tuple, list)) else (axis_types,) * n
+    out = []
     for t in types:
-        if str(getattr(t, "name", t)).lower() != "auto":
-            raise NotImplementedError(f"Mesh: axis type {t!r} is not supported; minijax's "
-                                      f"mesh axes are all Auto (XLA's partitioner "
-                                      f"propagates shardings); leave axis_types out")
-    if len(types) != n:
-        raise ShardingError(f"Mesh: {len(types)} axis types for {n} axes")
-    return types
+        name = t.name if isinstance(t, AxisType) else str(getattr(t, "name", t))
+        if name.lower() != "auto":
+            raise AxisTypeError(f"Mesh: axis type {name} is not supported; minijax's mesh "
+                                f"axes are all AxisType.Auto (XLA's partitioner propagates "
+                                f"shardings): pass axis_types=(AxisType.Auto,) * {n} or "
+                                f"leave it out, and place values with device_put, "
+                                f"jit(in_shardings=, out_shardings=) and "
+                                f"lax.with_sharding_constraint")
+        out.append(AxisType.Auto)
+    if len(out) != n:
+        raise ShardingError(f"Mesh: {len(out)} axis types for {n} axes")
+    return tuple(out)
 
 
 def current_mesh():
@@ -210,7 +230,8 @@ def current_mesh():
 
 def make_mesh(axis_shapes, axis_names, devices=None, *, axis_types=None):
     """A ``Mesh`` of shape ``axis_shapes`` over ``devices`` (all devices by default; their
-    number must be the product of the shape)."""
+    number must be the product of the shape). Its axes are ``AxisType.Auto`` (JAX 0.10.2's
+    ``make_mesh`` defaults to ``Explicit``, which minijax does not run)."""
     axis_shapes = tuple(int(n) for n in axis_shapes)
     if devices is None:
         devices = backend.devices()
