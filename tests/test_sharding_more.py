@@ -134,7 +134,8 @@ def test_in_shardings_with_keywords_and_under_grad_and_vmap(mesh, jmesh):
 def test_axis_types(mesh):
     assert [t.name for t in AxisType] == [t.name for t in jax.sharding.AxisType]
     assert [t.value for t in AxisType] == [t.value for t in jax.sharding.AxisType]
-    assert repr(mesh) == repr(jax.sharding.Mesh(np.array(jax.devices()[:2]), ("x",)))
+    jax_mesh = jax.sharding.Mesh(np.array(jax.devices()[:2]), ("x",))
+    assert repr(mesh) == repr(jax_mesh) and str(mesh) == str(jax_mesh)
     devices = np.array(minijax.devices()[:2])
     assert Mesh(devices, ("x",), axis_types=(AxisType.Auto,)).axis_types == (AxisType.Auto,)
     for t in (AxisType.Explicit, AxisType.Manual):

@@ -172,6 +172,10 @@ class Mesh:
         return hash((self.axis_names, self.devices.shape, self._flat))
 
     def __repr__(self):
+        return (f"Mesh(axis_sizes={self.axis_sizes!r}, axis_names={self.axis_names!r}, "
+                f"axis_types={self.axis_types!r})")
+
+    def __str__(self):
         axes = ", ".join(f"{n!r}: {s}" for n, s in zip(self.axis_names, self.devices.shape))
         return f"Mesh({axes}, axis_types={self.axis_types!r})"
 
@@ -323,7 +327,7 @@ class NamedSharding:
         return hash((self.mesh, self.spec))
 
     def __repr__(self):
-        return f"NamedSharding(mesh={self.mesh!r}, spec={self.spec!r}, memory_kind=device)"
+        return f"NamedSharding(mesh={self.mesh}, spec={self.spec!r}, memory_kind=device)"
 
     def __reduce__(self):
         return (NamedSharding, (self.mesh, self.spec))
