@@ -217,6 +217,28 @@ def execute(executable, buffers, handlers):
         raise
 
 
+def execute_with_token(executable, buffers, handlers):
+    """``execute`` that also returns a token whose ``block_until_ready()`` waits for
+    this execution to finish (its outputs need not be held for that)."""
+    try:
+        if _jax.tracebacks_enabled():
+            _jax.set_tracebacks_enabled(False)
+            try:
+                results = executable.execute_sharded(buffers, with_tokens=True)
+            finally:
+                _jax.set_tracebacks_enabled(True)
+        else:
+            results = executable.execute_sharded(buffers, with_tokens=True)
+        token = results.consume_token()
+        return results.consume_with_handlers(handlers), token
+    except _jax.JaxRuntimeError as e:
+        if "RESOURCE_EXHAUSTED" in str(e):
+            raise OutOfMemoryError(
+                "XLA ran out of memory running the program: an array in it is larger "
+                "than the memory available; use smaller arrays or fewer at a time") from None
+        raise
+
+
 def buffer_device(buffer):
     """The device a PjRt buffer (a single-device array object) lives on."""
     return buffer._sharding._device

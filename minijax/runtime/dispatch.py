@@ -580,17 +580,22 @@ class SpmdExecutable:
 _collective_lock = threading.Lock()
 
 
+_last_collective = [None]   # the token of the last program with collectives launched
+
+
 def execute_collective(loaded, bufs, handlers):
-    """Run a multi-device program that contains collectives, one such program at a time:
-    each waits for the previous one to finish. XLA's CPU client runs the partitions of
-    queued programs on one thread pool of max(cores, devices) threads; programs queued
-    together can fill it with partitions waiting at different collectives, none of which
-    ever completes (XLA then aborts the process after 40 s). One program in flight has
-    a thread for each of its partitions."""
+    """Run a multi-device program that contains collectives once the previous such
+    program has finished (it is waited for here, not this one: the caller goes on while
+    it runs). XLA's CPU client runs the partitions of queued programs on one thread pool
+    of max(cores, devices) threads; programs queued together can fill it with
+    partitions waiting at different collectives, none of which ever completes (XLA
+    then aborts the process after 40 s). One program in flight has a thread for each
+    of its partitions."""
     with _collective_lock:
-        outs = backend.execute(loaded, bufs, handlers)
-        for o in outs:
-            o.block_until_ready()
+        token = _last_collective[0]
+        if token is not None:
+            token.block_until_ready()
+        outs, _last_collective[0] = _jaxlib.execute_with_token(loaded, bufs, handlers)
     return outs
 
 
