@@ -6,7 +6,8 @@ Not a test: nothing asserts a time. Each device count runs in a subprocess of it
 (minijax's ``MINIJAX_CPU_DEVICE_COUNT`` and JAX's ``--xla_force_host_platform_device_count``
 set to it), with minijax and JAX in the same process timed by the same loop: a batch
 of calls, blocking once on the last result, grown until it takes >= 50 ms; the median
-per-call time of ``--batches`` batches. Workloads:
+per-call time of ``--batches`` batches, minijax's and JAX's batches alternating so that
+both see the same load. Workloads:
 
 - ``dp_mlp_step``: one SGD step of a 256-512-10 MLP on a batch of 1024 split over the
   devices (``P('data')``), parameters replicated (XLA inserts the gradient all-reduce).
@@ -32,25 +33,31 @@ import numpy as np
 WORKER_ENV = "_MINIJAX_SHARDING_BENCH_WORKER"
 
 
-def _time_calls(call, block, batches):
+def _batch_size(call, block):
     number = 1
     while True:
         t = time.perf_counter()
         for _ in range(number):
             out = call()
         block(out)
-        elapsed = time.perf_counter() - t
-        if elapsed >= 0.05 or number >= 1 << 16:
-            break
+        if time.perf_counter() - t >= 0.05 or number >= 1 << 16:
+            return number
         number *= 2
-    samples = []
+
+
+def _time_pair(calls, blocks, batches):
+    """Median per-call seconds of each of two callables, their batches alternating (so
+    both see the same load on a shared machine)."""
+    numbers = [_batch_size(c, b) for c, b in zip(calls, blocks)]
+    samples = [[], []]
     for _ in range(batches):
-        t = time.perf_counter()
-        for _ in range(number):
-            out = call()
-        block(out)
-        samples.append((time.perf_counter() - t) / number)
-    return statistics.median(samples)
+        for k in (0, 1):
+            t = time.perf_counter()
+            for _ in range(numbers[k]):
+                out = calls[k]()
+            blocks[k](out)
+            samples[k].append((time.perf_counter() - t) / numbers[k])
+    return [statistics.median(s) for s in samples]
 
 
 def _inputs(n):
@@ -114,37 +121,42 @@ def _worker(n, batches):
     import minijax   # noqa: F401  (both libraries in this process, minijax first)
     import jax
     jax.config.update("jax_enable_compilation_cache", False)
+    minijax.config.update("compilation_cache", False)
     params, x, y, a, b = _inputs(n)
     ref_step = _reference_step(params, x, y)
-    results = {}
+    setups = {}
     for name in ("minijax", "jax"):
         jit, grad, lnp, tree_map, put, NS, P, mesh, block = _library(name, n)
-        if name == "minijax":
-            minijax.config.update("compilation_cache", False)
         rep = NS(mesh, P())
         p_s = tree_map(lambda v: put(v, rep), params)
         x_s, y_s = put(x, NS(mesh, P("x"))), put(y, NS(mesh, P("x")))
         step = _make_step(jit, grad, lnp, tree_map)
-        t = time.perf_counter()
         out = step(p_s, x_s, y_s)
-        block(out)
-        first = time.perf_counter() - t
         for k in params:
             np.testing.assert_allclose(np.asarray(out[k]), ref_step[k], rtol=2e-3, atol=2e-5)
-        step_time = _time_calls(lambda: step(p_s, x_s, y_s), block, batches)
         a_s, b_s = put(a, NS(mesh, P(None, "x"))), put(b, NS(mesh, P("x")))
         mm = jit(lambda u, v: u @ v)
         np.testing.assert_allclose(np.asarray(mm(a_s, b_s)), a @ b, rtol=2e-3, atol=2e-3)
-        mm_time = _time_calls(lambda: mm(a_s, b_s), block, batches)
-        compiles = []
-        for _ in range(batches):
-            fresh = _make_step(jit, grad, lnp, tree_map)   # a new function: traced anew
+
+        def compile_once(jit=jit, grad=grad, lnp=lnp, tree_map=tree_map, p_s=p_s,
+                         x_s=x_s, y_s=y_s):
+            return _make_step(jit, grad, lnp, tree_map)(p_s, x_s, y_s)   # traced anew
+        setups[name] = {"dp_mlp_step": lambda s=step, p=p_s, u=x_s, v=y_s: s(p, u, v),
+                        "tp_matmul": lambda f=mm, u=a_s, v=b_s: f(u, v),
+                        "compile dp_mlp_step": compile_once, "block": block}
+    results = {"minijax": {}, "jax": {}}
+    for row in ("dp_mlp_step", "tp_matmul"):
+        times = _time_pair([setups["minijax"][row], setups["jax"][row]],
+                           [setups["minijax"]["block"], setups["jax"]["block"]], batches)
+        results["minijax"][row], results["jax"][row] = times
+    compiles = {"minijax": [], "jax": []}
+    for _ in range(batches):
+        for name in ("minijax", "jax"):
             t = time.perf_counter()
-            block(fresh(p_s, x_s, y_s))
-            compiles.append(time.perf_counter() - t)
-        results[name] = {"dp_mlp_step": step_time, "tp_matmul": mm_time,
-                         "compile dp_mlp_step": statistics.median(compiles),
-                         "first call": first}
+            setups[name]["block"](setups[name]["compile dp_mlp_step"]())
+            compiles[name].append(time.perf_counter() - t)
+    for name in compiles:
+        results[name]["compile dp_mlp_step"] = statistics.median(compiles[name])
     print(json.dumps(results))
 
 
