@@ -508,7 +508,11 @@ class Jitted:
             if self._in_shardings is not None:
                 # under an outer grad or vmap the arguments are traced values: the
                 # constraint lays them out (and their cotangents) as in_shardings says
-                dyn_args = with_sharding_constraint(dyn_args, self._in_shardings)
+                per_leaf = shardings_per_leaf(self._in_shardings, dyn_args, "in_shardings")
+                leaves, tree = tree_util.tree_flatten(dyn_args)
+                dyn_args = tree_util.tree_unflatten(tree, [
+                    with_sharding_constraint(x, s) if isinstance(s, NamedSharding) else x
+                    for x, s in zip(leaves, per_leaf)])
             it = iter(dyn_args)
             full = [args[i] if i in static_pos else next(it) for i in range(len(args))]
             kw = {k: (kwargs[k] if k in self.static_argnames else dyn_kwargs[k]) for k in kwargs}

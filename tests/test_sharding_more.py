@@ -129,6 +129,10 @@ def test_in_shardings_with_keywords_and_under_grad_and_vmap(mesh, jmesh):
     assert tuple(v.sharding.spec) == tuple(jv.sharding.spec)
     o = minijax.jit(lambda a: a * 2, out_shardings=s)(x)   # host input, sharded result
     assert o.sharding == s
+    one = minijax.sharding.SingleDeviceSharding(minijax.devices()[1])
+    on_one = minijax.jit(lambda a: a * 2, in_shardings=one)
+    assert on_one(x).sharding == one
+    np.testing.assert_array_equal(minijax.grad(lambda a: on_one(a).sum())(x), np.full(4, 2.0))
 
 
 def test_axis_types(mesh):
