@@ -315,7 +315,7 @@ class Jitted:
         if self._as_method is None:
             self._as_method = Jitted(self.fun, self.static_argnums + (0,), self.static_argnames,
                                      self._in_shardings, self._out_shardings,
-                                     tuple(i + 1 for i in self._donate[0]), self._donate[1])
+                                     *self._donate)
         return functools.partial(self._as_method, obj)
 
     def _is_static(self, i, n):

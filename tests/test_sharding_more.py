@@ -3,6 +3,7 @@ grad/vmap and with keyword arguments, AxisType, host callbacks on several device
 collectives on 8 devices queued together (a subprocess with a deadline). JAX (the suite's
 2 CPU devices, Auto mesh axes) is the oracle for messages and shardings."""
 
+import functools
 import os
 import subprocess
 import sys
@@ -75,6 +76,24 @@ def test_donated_buffer_is_reused_and_argnames():
     tree = {"w": jnp.ones(2), "b": jnp.zeros(2)}
     minijax.jit(lambda p: {k: v + 1 for k, v in p.items()}, donate_argnums=0)(tree)
     assert tree["w"].is_deleted() and tree["b"].is_deleted()
+
+
+class _Model:
+    @functools.partial(minijax.jit, donate_argnums=1)   # (position 1 counts self)
+    def step(self, x):
+        return x + 1
+
+    def __hash__(self):
+        return 0
+
+    def __eq__(self, other):
+        return isinstance(other, _Model)
+
+
+def test_donation_on_a_method():
+    x = jnp.ones(3)
+    np.testing.assert_array_equal(_Model().step(x), np.full(3, 2.0))
+    assert x.is_deleted()
 
 
 def test_donation_never_corrupts_shared_buffers():
