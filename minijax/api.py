@@ -22,7 +22,7 @@ from .interpreters import partial_eval as pe
 from .interpreters.lowering import lower_jaxpr
 from ._mutation import (check_writable, new_object, read_only_leaf, refresh_if_stale,
                         write_back_updated, write_back_values)
-from .lax.call import jit_p
+from .lax.call import jit_p, spmd_mesh
 from .lax.sharding import with_sharding_constraint
 from .dtypes import is_non_numeric
 from . import backend
@@ -433,7 +433,8 @@ class Jitted:
             n = len(outs) - len(updated)
             write_back_values(leaves, updated, outs[n:], who)
             outs = outs[:n]
-        if cached and not kwargs and not static_pos and eager() and not self._sharded:
+        if (cached and not kwargs and not static_pos and eager() and not self._sharded
+                and spmd_mesh(jaxpr) is None):   # (a shard_map inside runs on its mesh)
             if all(type(a) is Array and not a.committed() for a in args):
                 state.fast_entries_for_mode()
                 if state.fast.set(tuple(a.aval for a in args),

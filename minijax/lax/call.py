@@ -5,13 +5,16 @@ another transformation the primitive's rules transform the jaxpr itself
 (the "initial-style" higher-order primitive of the seeds).
 """
 
+import weakref
+
 from .. import backend
 from ..core import Primitive
-from ..core.jaxpr import JaxprEqn, Var, same_type
+from ..core.jaxpr import Jaxpr, JaxprEqn, Var, same_type
 from ..interpreters import ad, batching
 from ..interpreters import partial_eval as pe
 from ..interpreters.lowering import call_function
 from ..runtime import dispatch
+from ..runtime.sharding import Mesh, NamedSharding, PartitionSpec
 from ..util import merge_lists, partition_list, split_half, split_list
 
 jit_p = Primitive("jit", multiple_results=True)
@@ -21,8 +24,40 @@ def _jit_eager(*args, jaxpr, name):
     placement = dispatch.result_placement(args)
     if placement is not None and placement._device is None:   # sharded arguments
         return dispatch.spmd_call(jaxpr, args, placement)
+    mesh = spmd_mesh(jaxpr)
+    if mesh is not None:   # a shard_map inside: the program runs on its mesh
+        return dispatch.spmd_call(jaxpr, args, NamedSharding(mesh, PartitionSpec()))
     target = placement._device if placement is not None else backend.default_device()
     return dispatch.compiled_jaxpr(jaxpr, target, placement is not None)(args)
+
+
+_meshes = weakref.WeakKeyDictionary()
+
+
+def spmd_mesh(jaxpr):
+    """The mesh of the first ``shard_map`` in ``jaxpr`` (or in a jaxpr of one of its
+    equations), None without one: a program holding one runs on that mesh."""
+    if jaxpr in _meshes:
+        return _meshes[jaxpr]
+    found = None
+    for eqn in jaxpr.eqns:
+        mesh = eqn.params.get("mesh")
+        if isinstance(mesh, Mesh):
+            found = mesh
+            break
+        for v in eqn.params.values():
+            for item in (v if isinstance(v, (tuple, list)) else (v,)):
+                sub = getattr(item, "jaxpr", item)
+                if isinstance(sub, Jaxpr):
+                    found = spmd_mesh(sub)
+                    if found is not None:
+                        break
+            if found is not None:
+                break
+        if found is not None:
+            break
+    _meshes[jaxpr] = found
+    return found
 
 
 def _jit_abstract_eval(*avals, jaxpr, name):
