@@ -227,9 +227,10 @@ def _varying(jaxpr, in_vma):
         ins = [read(x) for x in eqn.inputs]
         union = frozenset().union(*ins)
         p = eqn.primitive
-        if p in (parallel.psum_p, parallel.pmax_p, parallel.pmin_p, parallel.all_gather_p):
+        if p in (parallel.psum_p, parallel.pmax_p, parallel.pmin_p):
             outs = [union - set(eqn.params["axes"])]
-        elif p in (parallel.psum_scatter_p, parallel.all_to_all_p, parallel.ppermute_p):
+        elif p in (parallel.all_gather_p, parallel.psum_scatter_p, parallel.all_to_all_p,
+                   parallel.ppermute_p):   # (all_gather's result varies, as in JAX)
             outs = [union | set(eqn.params["axes"])]
         elif p is parallel.axis_index_p:
             outs = [frozenset([eqn.params["axis"]])]
