@@ -103,7 +103,7 @@ def test_collective_values(meshes, name, body, in_specs, out_specs, x):
 # differentiable bodies, checked through a scalar loss against JAX's gradient
 GRAD_CASES = [c for c in CASES if c[0] in (
     "psum", "pmean", "all_gather", "all_gather_tiled_axis1", "psum_scatter_tiled",
-    "psum_scatter", "all_to_all_tiled", "all_to_all", "ppermute_partial",
+    "psum_scatter", "all_to_all_tiled", "ppermute_partial",
     "replicated_input")]
 
 
@@ -130,9 +130,10 @@ def test_collective_check_grads(meshes):
         g = lax.all_gather(mnp.sin(x), "i", axis=1, tiled=True)
         r = lax.psum_scatter(g * 2.0, "i", scatter_dimension=1, tiled=True)
         t = lax.all_to_all(r, "i", 0, 1, tiled=True)
+        u = lax.all_to_all(x[:2], "i", 0, 1)   # (JAX cannot transpose this one)
         p = lax.ppermute(x, "i", [(0, 1), (1, 0)])
         m = lax.pmax(x, "i")
-        return s + mnp.sum(t) + p * m
+        return s + mnp.sum(t) + p * m + mnp.sum(u ** 2)
 
     f = minijax.jit(minijax.shard_map(body, mesh=mine, in_specs=P("i"), out_specs=P("i"),
                                       check_vma=False))
@@ -155,8 +156,8 @@ def test_grad_value_and_grad_and_second_order(meshes):
 
 
 def test_vmap_of_shard_map_and_vmap_inside(meshes):
-    body = lambda l, x: l.all_gather(x, "i", tiled=True) * l.psum(x, "i")   # noqa: E731
-    m, j = _both(body, P("i"), P(), meshes)
+    body = lambda l, x: l.all_gather(x, "i", tiled=True) * l.psum(x, "i").sum()  # noqa: E731
+    m, j = _both(body, P("i"), P(), meshes, check_vma=False)
     xs = np.stack([X8, X8 * 2 - 1, X8[::-1]])
     _same(minijax.vmap(m)(xs), jax.vmap(j)(jnp.asarray(xs)))
     _same(minijax.vmap(m, in_axes=1)(xs.T), jax.vmap(j, in_axes=1)(jnp.asarray(xs.T)))

@@ -254,7 +254,7 @@ def _check_replication(jaxpr, mesh, in_specs, out_specs, name):
                 f"out_specs[{i}] is {spec!r} which implies that the corresponding output "
                 f"value is replicated across mesh axis {sorted(missing)[0]!r}, but the body "
                 f"computes a value that varies over {sorted(missing)}. Add the axis to "
-                f"out_specs, reduce over it (psum, pmax, all_gather, ...), or pass "
+                f"out_specs, reduce over it (psum, pmean, pmax, pmin), or pass "
                 f"check_vma=False to skip this check")
 
 
@@ -410,7 +410,7 @@ def _prefix(spec, value):
 class _Pmapped:
     def __init__(self, f, axis_name, in_axes, out_axes, static, devices):
         self.f = f
-        self.axis_name = axis_name if axis_name is not None else ("_pmap", id(self))
+        self.axis_name = axis_name if axis_name is not None else f"_pmap{id(self)}"
         self.in_axes = in_axes
         self.out_axes = out_axes
         self.static = static
