@@ -274,7 +274,7 @@ SCRIPT = textwrap.dedent("""
         return s, p, a
     f = minijax.jit(minijax.shard_map(body, mesh=mesh, in_specs=P("i"),
                                       out_specs=(P(), P("i"), P("i"))))
-    for _ in range(3):   # queued executions of a program with collectives
+    for _ in range(20):   # queued executions of a program with collectives
         s, p, a = f(x)
     blocks = x.reshape(n, 2, n)
     np.testing.assert_array_equal(np.asarray(s), blocks.sum(0))
@@ -300,3 +300,34 @@ def test_many_devices_subprocess(n):
     r = subprocess.run([sys.executable, "-c", SCRIPT, str(n)], env=env, capture_output=True,
                        text=True, timeout=240)
     assert r.returncode == 0 and f"ok {n}" in r.stdout, r.stdout + r.stderr
+
+
+NAMED_VMAP = [
+    ("psum", lambda l, x: l.psum(x, "b")),
+    ("pmean", lambda l, x: x - l.pmean(x, "b")),
+    ("pmax_pmin", lambda l, x: l.pmax(x, "b") - l.pmin(x, "b")),
+    ("all_gather", lambda l, x: l.all_gather(x, "b", axis=1)),
+    ("all_gather_tiled", lambda l, x: l.all_gather(x, "b", tiled=True)),
+    ("psum_scatter", lambda l, x: l.psum_scatter(x[:3], "b")),
+    ("psum_scatter_tiled", lambda l, x: l.psum_scatter(x, "b", scatter_dimension=1,
+                                                       tiled=True)),
+    ("all_to_all_tiled", lambda l, x: l.all_to_all(x[:3], "b", 0, 1, tiled=True)),
+    ("all_to_all", lambda l, x: l.all_to_all(x[:3], "b", 0, 1)),
+    ("ppermute", lambda l, x: l.ppermute(x, "b", [(0, 2), (2, 1), (1, 0)])),
+    ("axis_index", lambda l, x: x * l.axis_index("b").astype(x.dtype) + l.axis_size("b")),
+    ("unbatched_operand", lambda l, x: l.psum(np.ones(6, np.float32), "b") + x[0]),
+]
+
+
+@pytest.mark.parametrize("body", [c[1] for c in NAMED_VMAP], ids=[c[0] for c in NAMED_VMAP])
+def test_vmap_with_axis_name(body):
+    xs = np.arange(3 * 3 * 6, dtype=np.float32).reshape(3, 3, 6) % 5 - 2
+    got = minijax.vmap(lambda x: body(lax, x), axis_name="b")(xs)
+    _same(got, jax.vmap(lambda x: body(jax.lax, x), axis_name="b")(jnp.asarray(xs)))
+    if body is NAMED_VMAP[2][1]:   # JAX defines no pmax/pmin derivative
+        return
+    g = minijax.grad(lambda x: mnp.sum(mnp.sin(minijax.vmap(lambda r: body(lax, r),
+                                                            axis_name="b")(x))))(xs)
+    gj = jax.grad(lambda x: jnp.sum(jnp.sin(jax.vmap(lambda r: body(jax.lax, r),
+                                                     axis_name="b")(x))))(jnp.asarray(xs))
+    _same(g, gj, rtol=1e-5)

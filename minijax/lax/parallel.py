@@ -23,14 +23,16 @@ import threading
 import numpy as np
 
 from .. import dtypes
-from ..core import Primitive, Tracer
+from ..core import Primitive, Tracer, full_raise, get_aval
 from ..core.avals import ShapedArray
 from ..interpreters import ad, batching
 from ..interpreters.lowering import hlo, ir, ir_constant, ir_type, maximum, minimum
 from ..runtime.dispatch import as_array
 from .. import tree_util
 from .elementwise import add, convert_element_type, div, eq, mul
-from .shapes import expand_dims, squeeze
+from .reductions import reduce_max, reduce_min, reduce_sum
+from .shapes import broadcast_in_dim, expand_dims, full, iota, reshape, squeeze
+from .slicing import concatenate, index_in_dim
 
 
 # ---------------------------------------------------------------- the bound axes
@@ -53,6 +55,45 @@ def axis_frame(sizes):
         _env.frames.pop()
 
 
+class _VmapAxis:
+    """A name bound by ``vmap(..., axis_name=)``: its size and the batch trace."""
+
+    __slots__ = ("size", "trace")
+
+    def __init__(self, size, trace):
+        self.size = size
+        self.trace = trace
+
+
+@contextlib.contextmanager
+def vmap_axis_frame(name, size, trace):
+    """Bind ``name`` to the batch axis of ``trace`` (``vmap(..., axis_name=name)``)."""
+    with axis_frame({name: _VmapAxis(size, trace)}):
+        yield
+
+
+def _lookup(name):
+    for frame in reversed(_env.frames):
+        if name in frame:
+            return frame[name]
+    known = sorted({str(k) for f in _env.frames for k in f})
+    raise NameError(f"unbound axis name: {name}. The following axis names (e.g. defined "
+                    f"by pmap) are available to collective operations: {known}")
+
+
+def _vmap_axis(axis_name, what):
+    """The ``_VmapAxis`` ``axis_name`` names, None for mesh axes."""
+    names = tuple(axis_name) if isinstance(axis_name, (tuple, list)) else (axis_name,)
+    found = [_lookup(n) for n in names]
+    vmapped = [f for f in found if isinstance(f, _VmapAxis)]
+    if not vmapped:
+        return None
+    if len(found) > 1:
+        raise NotImplementedError(f"{what}: a collective over several axes one of which is "
+                                  f"a vmap axis is not supported; name one vmap axis")
+    return vmapped[0]
+
+
 def _bound(axis_name, what):
     """``(names, group size)`` of ``axis_name`` (a name or a tuple of names)."""
     names = tuple(axis_name) if isinstance(axis_name, (tuple, list)) else (axis_name,)
@@ -60,15 +101,8 @@ def _bound(axis_name, what):
         raise ValueError(f"{what}: axis_name {axis_name!r} names an axis twice")
     size = 1
     for n in names:
-        for frame in reversed(_env.frames):
-            if n in frame:
-                size *= frame[n]
-                break
-        else:
-            known = sorted({str(k) for f in _env.frames for k in f})
-            raise NameError(f"unbound axis name: {n}. The following axis names (e.g. "
-                            f"defined by pmap) are available to collective operations: "
-                            f"{known}")
+        found = _lookup(n)
+        size *= found.size if isinstance(found, _VmapAxis) else found
     return names, size
 
 
@@ -76,6 +110,20 @@ def _no_groups(axis_index_groups, what):
     if axis_index_groups is not None:
         raise NotImplementedError(f"{what}: axis_index_groups is not supported; leave it "
                                   f"None (the collective is over the whole named axis)")
+
+
+def _on_batch(vm, leaf, fn):
+    """A collective over a vmap axis: ``fn(v, size) -> (value, batch dim or None)`` on
+    the value ``v`` of ``leaf`` with the batch axis first (the whole batch at once)."""
+    t = full_raise(vm.trace, as_array(leaf))
+    v, d = t.val, t.batch_dim
+    if d is batching.not_mapped:
+        shape = get_aval(v).shape
+        v = broadcast_in_dim(v, (vm.size, *shape), tuple(range(1, len(shape) + 1)))
+    else:
+        v = batching.moveaxis(v, d, 0)
+    out, out_dim = fn(v, vm.size)
+    return batching.BatchTracer(vm.trace, out, out_dim)
 
 
 # ---------------------------------------------------------------- lowering helpers
@@ -186,12 +234,15 @@ def psum(x, axis_name, *, axis_index_groups=None):
     tuple of names); a value that is not traced (a constant) is multiplied by the size."""
     _no_groups(axis_index_groups, "psum")
     axes, size = _bound(axis_name, "psum")
+    vm = _vmap_axis(axis_name, "psum")
 
     def one(leaf):
         if isinstance(leaf, (int, float, complex)) and not isinstance(leaf, bool):
             return leaf * size
         leaf = as_array(leaf)
         _check_numeric(leaf, "psum")
+        if vm is not None:
+            return _on_batch(vm, leaf, lambda v, n: (reduce_sum(v, (0,)), None))
         if not isinstance(leaf, Tracer):   # the same on every device
             return mul(leaf, np.asarray(size, leaf.dtype))
         return psum_p.bind(leaf, axes=axes, size=size)
@@ -212,14 +263,17 @@ def pmean(x, axis_name, *, axis_index_groups=None):
     return _leafwise(x, one)
 
 
-def _chooser(p, what):
+def _chooser(p, what, reduce):
     def fn(x, axis_name, *, axis_index_groups=None):
         _no_groups(axis_index_groups, what)
         axes, size = _bound(axis_name, what)
+        vm = _vmap_axis(axis_name, what)
 
         def one(leaf):
             leaf = as_array(leaf)
             _check_numeric(leaf, what, allow_complex=False)
+            if vm is not None:
+                return _on_batch(vm, leaf, lambda v, n: (reduce(v, (0,)), None))
             return p.bind(leaf, axes=axes, size=size)
         return _leafwise(x, one)
     fn.__name__ = fn.__qualname__ = what
@@ -228,8 +282,8 @@ def _chooser(p, what):
     return fn
 
 
-pmax = _chooser(pmax_p, "pmax")
-pmin = _chooser(pmin_p, "pmin")
+pmax = _chooser(pmax_p, "pmax", reduce_max)
+pmin = _chooser(pmin_p, "pmin", reduce_min)
 
 
 # ---------------------------------------------------------------- all_gather, psum_scatter
@@ -320,10 +374,21 @@ def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False):
     (``tiled``: concatenated along ``axis``)."""
     _no_groups(axis_index_groups, "all_gather")
     axes, size = _bound(axis_name, "all_gather")
+    vm = _vmap_axis(axis_name, "all_gather")
+
+    def gathered(v, n, ax):
+        out = batching.moveaxis(v, 0, ax)
+        if tiled:
+            shape = list(get_aval(out).shape)
+            shape[ax:ax + 2] = [shape[ax] * shape[ax + 1]]
+            out = reshape(out, tuple(shape))
+        return out, None
 
     def one(leaf):
         leaf = as_array(leaf)
         ax = _axis_arg(axis, leaf.ndim if tiled else leaf.ndim + 1, "all_gather")
+        if vm is not None:
+            return _on_batch(vm, leaf, lambda v, n: gathered(v, n, ax))
         return all_gather_p.bind(leaf, axes=axes, size=size, axis=ax, tiled=bool(tiled))
     return _leafwise(x, one)
 
@@ -333,6 +398,14 @@ def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None, t
     (which must be the axis size, or with ``tiled`` a multiple of it)."""
     _no_groups(axis_index_groups, "psum_scatter")
     axes, size = _bound(axis_name, "psum_scatter")
+    vm = _vmap_axis(axis_name, "psum_scatter")
+
+    def scattered(y, n, d):
+        if tiled:
+            shape = list(get_aval(y).shape)
+            shape[d:d + 1] = [n, shape[d] // n]
+            y = reshape(y, tuple(shape))
+        return batching.moveaxis(y, d, 0)
 
     def one(leaf):
         leaf = as_array(leaf)
@@ -345,6 +418,8 @@ def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None, t
         if not tiled and n != size:
             raise ValueError(f"psum_scatter: dimension {d} has size {n}; without tiled=True "
                              f"it must equal the size of axis {axis_name!r} ({size})")
+        if vm is not None:
+            return _on_batch(vm, leaf, lambda v, n: (scattered(reduce_sum(v, (0,)), n, d), 0))
         return psum_scatter_p.bind(leaf, axes=axes, size=size, scatter_dimension=d,
                                    tiled=bool(tiled))
     return _leafwise(x, one)
@@ -382,6 +457,24 @@ def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None,
     axis of the axis size unless ``tiled``, JAX's convention)."""
     _no_groups(axis_index_groups, "all_to_all")
     axes, size = _bound(axis_name, "all_to_all")
+    vm = _vmap_axis(axis_name, "all_to_all")
+
+    def exchanged(v, n, split, concat):
+        # v: [source, *shape]; the split axis into (chunk, rest); chunk becomes the batch
+        # axis and the sources are concatenated (major) into the concat axis
+        shape = list(get_aval(v).shape)
+        shape[split + 1:split + 2] = [n, shape[split + 1] // n]
+        w = batching.moveaxis(reshape(v, tuple(shape)), split + 1, 0)
+        w = batching.moveaxis(w, 1, concat + 1)
+        shape = list(get_aval(w).shape)
+        shape[concat + 1:concat + 3] = [shape[concat + 1] * shape[concat + 2]]
+        return reshape(w, tuple(shape)), 0
+
+    def bind(leaf, split, concat):
+        if vm is not None:
+            return _on_batch(vm, leaf, lambda v, n: exchanged(v, n, split, concat))
+        return all_to_all_p.bind(leaf, axes=axes, size=size, split_axis=split,
+                                 concat_axis=concat)
 
     def one(leaf):
         leaf = as_array(leaf)
@@ -393,8 +486,7 @@ def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None,
                 raise ValueError(f"The size of all_to_all split_axis ({n}) has to be "
                                  f"divisible by the size of the named axis {axis_name} "
                                  f"({size})")
-            return all_to_all_p.bind(leaf, axes=axes, size=size, split_axis=split,
-                                     concat_axis=concat)
+            return bind(leaf, split, concat)
         if n != size:
             raise ValueError(f"all_to_all requires the size of the mapped axis axis_name "
                              f"to equal x.shape[split_axis], but they are {size} and {n} "
@@ -405,8 +497,7 @@ def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None,
         elif concat < split:
             leaf = expand_dims(leaf, (concat,))
             split += 1
-        out = all_to_all_p.bind(leaf, axes=axes, size=size, split_axis=split,
-                                concat_axis=concat)
+        out = bind(leaf, split, concat)
         return out if split == concat else squeeze(out, (split,))
     return _leafwise(x, one)
 
@@ -447,7 +538,18 @@ def ppermute(x, axis_name, perm):
             raise ValueError(f"ppermute: index {i} of perm {perm} is out of range for axis "
                              f"{axis_name!r} of size {size}")
 
+    vm = _vmap_axis(axis_name, "ppermute")
+
+    def permuted(v, n):
+        source = {d: s for s, d in perm}
+        aval = get_aval(v)
+        rows = [index_in_dim(v, source[k], 0) if k in source else
+                full((1, *aval.shape[1:]), 0, aval.dtype) for k in range(n)]
+        return concatenate(rows, 0), 0
+
     def one(leaf):
+        if vm is not None:
+            return _on_batch(vm, leaf, permuted)
         return ppermute_p.bind(as_array(leaf), axes=axes, size=size, perm=perm)
     return _leafwise(x, one)
 
@@ -474,6 +576,9 @@ def axis_index(axis_name):
     """This device's index (int32) along ``axis_name``; for a tuple of names, the index
     in their product (the first name major)."""
     names, _ = _bound(axis_name, "axis_index")
+    vm = _vmap_axis(axis_name, "axis_index")
+    if vm is not None:
+        return batching.BatchTracer(vm.trace, iota(np.int32, vm.size), 0)
     index = None
     for n in names:
         _, size = _bound(n, "axis_index")
