@@ -26,28 +26,20 @@ from .sharding import (
     with_sharding_constraint,
 )
 
-# Collectives over named axes (shard_map, pmap)
+# Collectives over named axes (shard_map, pmap); their primitives are in lax.parallel and
+# lax.shard_map (they run only inside a shard_map body, not as rows of the primitive table)
 from .parallel import (
     all_gather,
-    all_gather_p,
     all_to_all,
-    all_to_all_p,
     axis_index,
-    axis_index_p,
     axis_size,
     pmax,
-    pmax_p,
     pmean,
     pmin,
-    pmin_p,
     ppermute,
-    ppermute_p,
     psum,
-    psum_p,
     psum_scatter,
-    psum_scatter_p,
 )
-from .shard_map import shard_map_p
 
 # Control flow
 from .control_flow import (
@@ -389,9 +381,8 @@ __all__ = [
     "conv_transpose_shape_tuple", "reduce_window_shape_tuple", "dot", "Precision", "sort", "sort_key_val", "sort_p", "top_k", "top_k_p", "cond",
     "cond_p", "switch", "fori_loop", "map", "scan", "scan_p", "while_loop", "while_p", "jit_p",
     "sharding_constraint_p", "with_sharding_constraint",
-    "all_gather", "all_gather_p", "all_to_all", "all_to_all_p", "axis_index", "axis_index_p",
-    "axis_size", "pmax", "pmax_p", "pmean", "pmin", "pmin_p", "ppermute", "ppermute_p",
-    "psum", "psum_p", "psum_scatter", "psum_scatter_p", "shard_map_p",
+    "all_gather", "all_to_all", "axis_index", "axis_size", "pmax", "pmean", "pmin",
+    "ppermute", "psum", "psum_scatter",
     "padtype_to_pads", "linalg",
     "fft", "fft_p", "FftType",
     "RandomAlgorithm", "rng_bit_generator", "rng_bit_generator_p",
