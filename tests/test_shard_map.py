@@ -230,6 +230,9 @@ def test_eager_jit_and_mesh_context(meshes):
     from minijax.experimental.shard_map import shard_map as old
     g = old(lambda x: lax.psum(x, "i"), mine, P("i"), P(), check_rep=True)
     _same(g(X8), X8[:4] + X8[4:])
+    scaled = minijax.shard_map(lambda x, k: x * k["k"], mesh=mine, in_specs=(P("i"), None),
+                               out_specs=P("i"))   # (a None spec: a static argument)
+    _same(scaled(X8, {"k": 3}), X8 * 3)
     jf = minijax.jit(g)
     _same(jf(X8), X8[:4] + X8[4:])
     _same(jf(X8 + 1), X8[:4] + X8[4:] + 2)   # (the jit fast path keeps the mesh)
@@ -258,6 +261,8 @@ def test_named_errors(meshes):
     with pytest.raises(ValueError, match="unique"):
         minijax.shard_map(lambda x: lax.ppermute(x, "i", [(0, 1), (1, 1)]), mesh=mine,
                           in_specs=P("i"), out_specs=P("i"))(X8)
+    with pytest.raises(NotImplementedError, match="in_specs must be given"):
+        minijax.shard_map(lambda x: x, mesh=mine, out_specs=P())
     with pytest.raises(errors.ShardingError, match="no mesh"):
         minijax.shard_map(lambda x: x, in_specs=P(), out_specs=P())(X8)
 

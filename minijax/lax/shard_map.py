@@ -264,13 +264,14 @@ def _fun_name(f):
     return getattr(f, "__name__", type(f).__name__)
 
 
-def _specs_for(specs, tree_value, what):
-    """One PartitionSpec per leaf of ``tree_value`` (``specs`` a pytree prefix of it)."""
+def _specs_for(specs, tree_value, what, none=_REPLICATED):
+    """One PartitionSpec per leaf of ``tree_value`` (``specs`` a pytree prefix of it; a
+    None there gives ``none``)."""
     def is_leaf(s):
         return s is None or isinstance(s, PartitionSpec)
     n = len(tree_util.tree_leaves(tree_value))
     if is_leaf(specs):
-        return [specs or _REPLICATED] * n
+        return [none if specs is None else specs] * n
     leaves, treedef = tree_util.tree_flatten(specs, is_leaf=is_leaf)
     for s in leaves:
         if not is_leaf(s):
@@ -282,7 +283,7 @@ def _specs_for(specs, tree_value, what):
                          f"values they describe ({e})") from None
     out = []
     for s, sub in zip(leaves, subtrees):
-        out.extend([s or _REPLICATED] * len(tree_util.tree_leaves(sub)))
+        out.extend([none if s is None else s] * len(tree_util.tree_leaves(sub)))
     return out
 
 
@@ -327,17 +328,23 @@ class _ShardMapped:
         mesh = self._mesh()
         name = self.__name__
         leaves, in_tree = tree_util.tree_flatten(args)
-        leaves = [as_array(x) for x in leaves]
-        specs = _specs_for(self.in_specs, args, f"shard_map `{name}`: in_specs")
+        # (a None in in_specs: that argument is static, passed to f as it is)
+        all_specs = _specs_for(self.in_specs, args, f"shard_map `{name}`: in_specs", None)
+        statics = tuple((i, x) for i, (x, s) in enumerate(zip(leaves, all_specs)) if s is None)
+        specs = [s for s in all_specs if s is not None]
+        leaves = [as_array(x) for x, s in zip(leaves, all_specs) if s is not None]
         _check_names(mesh, specs, f"shard_map `{name}`: in_specs")
         avals = tuple(dispatch.get_aval(x) for x in leaves)
         local = [_local_aval(mesh, s, a, f"shard_map `{name}`: argument {i} with in_specs")
                  for i, (s, a) in enumerate(zip(specs, avals))]
-        key = (mesh, in_tree, tuple(specs), avals, config.enable_x64)
-        entry = self._traced.get(key)
+        key = (mesh, in_tree, tuple(specs), avals, config.enable_x64, statics)
+        try:
+            entry = self._traced.get(key)
+        except TypeError:   # an unhashable static argument: traced every time
+            entry, key = None, None
         if entry is None:
-            entry = self._trace(mesh, in_tree, specs, local)
-            if not any(isinstance(c, Tracer) for c in entry[1]):
+            entry = self._trace(mesh, in_tree, specs, local, statics)
+            if key is not None and not any(isinstance(c, Tracer) for c in entry[1]):
                 self._traced[key] = entry
         jaxpr, consts, out_tree, out_specs = entry
         outs = shard_map_p.bind(*consts, *leaves, jaxpr=jaxpr, mesh=mesh,
@@ -345,12 +352,16 @@ class _ShardMapped:
                                 out_specs=out_specs, check_vma=self.check_vma, name=name)
         return tree_util.tree_unflatten(out_tree, outs)
 
-    def _trace(self, mesh, in_tree, specs, local):
+    def _trace(self, mesh, in_tree, specs, local, statics):
         name = self.__name__
         store = []
 
         def body(*xs):
-            out = self.f(*tree_util.tree_unflatten(in_tree, list(xs)))
+            static_at = dict(statics)
+            it = iter(xs)
+            full = [static_at[i] if i in static_at else next(it)
+                    for i in range(len(xs) + len(static_at))]
+            out = self.f(*tree_util.tree_unflatten(in_tree, full))
             out_leaves, out_tree = tree_util.tree_flatten(out)
             store.append((out, out_tree))
             return [as_array(o) for o in out_leaves]
@@ -367,11 +378,20 @@ class _ShardMapped:
         return jaxpr, consts, out_tree, out_specs
 
 
-def shard_map(f=None, /, *, out_specs, in_specs=None, mesh=None, axis_names=frozenset(),
+class _InferFromArgs:
+    def __repr__(self):
+        return "minijax.sharding.Infer"
+
+
+Infer = _InferFromArgs()
+
+
+def shard_map(f=None, /, *, out_specs, in_specs=Infer, mesh=None, axis_names=frozenset(),
               check_vma=True):
     """``f`` applied to each device's block of its arguments over ``mesh`` (the mesh of
     ``with mesh:`` when None), the blocks given by ``in_specs`` (a pytree prefix of the
-    arguments of ``PartitionSpec``s) and the results assembled as ``out_specs`` says.
+    arguments of ``PartitionSpec``s; None for a static argument) and the results
+    assembled as ``out_specs`` says.
     Inside ``f`` the mesh axis names are bound for the collectives (``lax.psum``, ...).
     With ``check_vma``, an output whose spec omits a mesh axis must be computed so that
     it is the same on every device along it (else a ``ShardingError``)."""
@@ -380,9 +400,9 @@ def shard_map(f=None, /, *, out_specs, in_specs=None, mesh=None, axis_names=froz
                                    axis_names=axis_names, check_vma=check_vma)
     if not callable(f):
         raise TypeError(f"shard_map requires a callable, got {f!r}")
-    if in_specs is None:
-        raise NotImplementedError("shard_map: in_specs must be given (minijax does not "
-                                  "infer them from the arguments' shardings)")
+    if in_specs is Infer:
+        raise NotImplementedError("shard_map: in_specs must be given (JAX infers them only "
+                                  "on meshes of Explicit axes, which minijax does not have)")
     return _ShardMapped(f, mesh, in_specs, out_specs, check_vma, frozenset(axis_names))
 
 
