@@ -435,6 +435,16 @@ def output_sharding_texts(executable, n_outputs):
     return [str(xla_client.HloSharding.from_proto(s)) for s in shardings]
 
 
+_COLLECTIVE_OPS = ("all-reduce", "all-gather", "all-to-all", "collective-permute",
+                   "reduce-scatter")
+
+
+def has_collectives(executable):
+    """Whether the compiled (partitioned) program exchanges data between its devices."""
+    return any(op in module.to_string() for module in executable.hlo_modules()
+               for op in _COLLECTIVE_OPS)
+
+
 def multi_result_handlers(avals, shardings):
     """Output builders making multi-device arrays with the given ``GSPMDSharding``s."""
     return [_jax.array_result_handler(aval, s, True, **_HANDLER_OPTIONS)

@@ -6,6 +6,7 @@ XLA executable, cached by (primitive, params, input types, device). ``Executable
 also runs whole jaxprs for ``jit``.
 """
 
+import threading
 import weakref
 
 import numpy as np
@@ -431,12 +432,23 @@ class SpmdExecutable:
         self.handlers = _jaxlib.multi_result_handlers(
             self.out_avals, [s._jaxlib_sharding(len(a.shape))
                              for s, a in zip(self.out_shardings, self.out_avals)])
+        self.collectives = len(self.devices) > 1 and _jaxlib.has_collectives(self.loaded)
 
     def __call__(self, args):
         bufs = []
         for i, (a, aval, s) in enumerate(zip(args, self.in_avals, self.in_shardings)):
             bufs.append(self._check(i, a, aval, s))
-        outs = backend.execute(self.loaded, bufs, self.handlers)
+        if self.collectives:
+            # XLA's CPU collectives meet in a rendezvous on the client's thread pool: two
+            # such programs in flight at once (queued, or from two Python threads) can
+            # leave each waiting for threads the other holds, and XLA aborts the process
+            # after 40 s. One at a time, each finished before the next starts.
+            with _collective_lock:
+                outs = backend.execute(self.loaded, bufs, self.handlers)
+                for b in outs:
+                    b.block_until_ready()
+        else:
+            outs = backend.execute(self.loaded, bufs, self.handlers)
         return [_make(aval, None, b, s)
                 for b, aval, s in zip(outs, self.out_avals, self.out_shardings)]
 
@@ -469,6 +481,7 @@ class SpmdExecutable:
 
 
 _spmd_compiled = weakref.WeakKeyDictionary()
+_collective_lock = threading.Lock()   # (see SpmdExecutable.__call__)
 
 
 def spmd_call(jaxpr, args, placement):
