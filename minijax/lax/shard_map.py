@@ -17,7 +17,7 @@ import numpy as np
 
 from .. import tree_util
 from ..config import config
-from ..core import Jaxpr, JaxprEqn, Primitive, Tracer, Var
+from ..core import Jaxpr, JaxprEqn, Primitive, Tracer, Var, get_aval
 from ..core.jaxpr import eval_jaxpr
 from ..errors import ShardingError
 from ..interpreters import ad, batching
@@ -132,7 +132,7 @@ def _eager(*args, **params):
     key = tuple(sorted((k, v) for k, v in params.items() if k != "jaxpr"))
     program = per_body.get(key)
     if program is None:
-        in_vars = [Var(dispatch.get_aval(a)) for a in args]
+        in_vars = [Var(get_aval(a)) for a in args]
         out_vars = [Var(a) for a in _abstract_eval(*[v.aval for v in in_vars], **params)]
         program = per_body[key] = Jaxpr(in_vars, [JaxprEqn(shard_map_p, in_vars, params,
                                                            out_vars)], out_vars)
@@ -144,7 +144,7 @@ def _jvp(primals, tangents, *, jaxpr, mesh, in_specs, out_specs, check_vma, name
                   check_vma=check_vma, name=name)
     outs = shard_map_p.bind(*primals, **params)
     if all(type(t) is ad.Zero for t in tangents):
-        return outs, [ad.Zero(ad.tangent_aval(dispatch.get_aval(o))) for o in outs]
+        return outs, [ad.Zero(ad.tangent_aval(get_aval(o))) for o in outs]
     # The tangents in a shard_map of their own (recomputing the primal part), so that
     # linearize keeps every primal output known and stages only this one.
     jvp_jaxpr, consts = ad.jvp_jaxpr(jaxpr)
@@ -170,7 +170,7 @@ def _transpose(cts, *args, jaxpr, mesh, in_specs, out_specs, check_vma, name):
         consts, known, cts_in = vals[:nc], vals[nc:nc + nd], vals[nc + nd:]
         # a replicated output's cotangent is shared among its copies ...
         cts_in = [c if _copies(mesh, s) == 1 else
-                  mul(c, np.asarray(1 / _copies(mesh, s), dispatch.get_aval(c).dtype))
+                  mul(c, np.asarray(1 / _copies(mesh, s), get_aval(c).dtype))
                   for c, s in zip(cts_in, out_specs)]
         outs = eval_jaxpr(t_jaxpr, [*consts, *known, *cts_in])
         # ... and a replicated input's cotangent is the sum of its copies'
@@ -334,7 +334,7 @@ class _ShardMapped:
         specs = [s for s in all_specs if s is not None]
         leaves = [as_array(x) for x, s in zip(leaves, all_specs) if s is not None]
         _check_names(mesh, specs, f"shard_map `{name}`: in_specs")
-        avals = tuple(dispatch.get_aval(x) for x in leaves)
+        avals = tuple(get_aval(x) for x in leaves)
         local = [_local_aval(mesh, s, a, f"shard_map `{name}`: argument {i} with in_specs")
                  for i, (s, a) in enumerate(zip(specs, avals))]
         key = (mesh, in_tree, tuple(specs), avals, config.enable_x64, statics)
@@ -475,10 +475,10 @@ class _Pmapped:
             mapped = self._mapped[key] = self._make(statics, tree, axes, devices)
         moved = [x if ax is None else batching.moveaxis(x, ax, 0)
                  for x, ax in zip(leaves, axes)]
-        outs, out_tree = mapped(moved)
-        out_axes = _per_leaf(self.out_axes, (tree_util.tree_unflatten(out_tree, outs),)
-                             if not isinstance(self.out_axes, (tuple, list))
-                             else tree_util.tree_unflatten(out_tree, outs), "pmap out_axes")
+        out = mapped(*moved)
+        outs, out_tree = tree_util.tree_flatten(out)
+        out_axes = _per_leaf(self.out_axes, out if isinstance(self.out_axes, (tuple, list))
+                             else (out,), "pmap out_axes")
         res = []
         for o, ax in zip(outs, out_axes):
             if ax is None:
@@ -490,7 +490,6 @@ class _Pmapped:
     def _make(self, statics, tree, axes, devices):
         name = self.axis_name
         mesh = Mesh(np.array(devices, dtype=object), (name,))
-        store = []
 
         def body(*xs):
             xs = [x if ax is None else squeeze(x, (0,)) for x, ax in zip(xs, axes)]
@@ -499,21 +498,14 @@ class _Pmapped:
             static_at = dict(statics)
             full = [static_at[i] if i in static_at else next(it)
                     for i in range(len(static_at) + len(dyn))]
-            out = self.f(*full)
-            out_leaves, out_tree = tree_util.tree_flatten(out)
-            store.append(out_tree)
-            return [expand_dims(as_array(o), (0,)) for o in out_leaves]
+            return tree_util.tree_map(lambda o: expand_dims(as_array(o), (0,)), self.f(*full))
 
-        mapped = shard_map(lambda *xs: body(*xs), mesh=mesh,
+        mapped = shard_map(body, mesh=mesh,
                            in_specs=tuple(_REPLICATED if ax is None else PartitionSpec(name)
                                           for ax in axes),
                            out_specs=PartitionSpec(name), check_vma=False)
         mapped.__name__ = self.__name__
-
-        def call(moved):
-            outs = mapped(*moved)
-            return outs, store[-1]
-        return call
+        return mapped
 
 
 def pmap(f, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnums=(),
