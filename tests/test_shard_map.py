@@ -359,3 +359,12 @@ def test_vmap_with_axis_name(body):
     gj = jax.grad(lambda x: jnp.sum(jnp.sin(jax.vmap(lambda r: body(jax.lax, r),
                                                      axis_name="b")(x))))(jnp.asarray(xs))
     _same(g, gj, rtol=1e-5)
+
+
+def test_arguments_on_another_device_order(meshes):
+    mine, _ = meshes
+    flipped = minijax.sharding.Mesh(np.array(minijax.devices()[:N][::-1]), ("i",))
+    x = minijax.device_put(X8, minijax.NamedSharding(flipped, P("i")))
+    f = minijax.shard_map(lambda x: x + 1, mesh=mine, in_specs=P("i"), out_specs=P("i"))
+    with pytest.raises(errors.ShardingError, match="another order"):
+        f(x)

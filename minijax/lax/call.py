@@ -13,6 +13,7 @@ from ..core.jaxpr import Jaxpr, JaxprEqn, Var, same_type
 from ..interpreters import ad, batching
 from ..interpreters import partial_eval as pe
 from ..interpreters.lowering import call_function
+from ..errors import ShardingError
 from ..runtime import dispatch
 from ..runtime.sharding import Mesh, NamedSharding, PartitionSpec
 from ..util import merge_lists, partition_list, split_half, split_list
@@ -22,11 +23,11 @@ jit_p = Primitive("jit", multiple_results=True)
 
 def _jit_eager(*args, jaxpr, name):
     placement = dispatch.result_placement(args)
-    if placement is not None and placement._device is None:   # sharded arguments
-        return dispatch.spmd_call(jaxpr, args, placement)
     mesh = spmd_mesh(jaxpr)
     if mesh is not None:   # a shard_map inside: the program runs on its mesh
-        return dispatch.spmd_call(jaxpr, args, NamedSharding(mesh, PartitionSpec()))
+        return dispatch.spmd_call(jaxpr, args, mesh_placement(mesh, placement))
+    if placement is not None and placement._device is None:   # sharded arguments
+        return dispatch.spmd_call(jaxpr, args, placement)
     target = placement._device if placement is not None else backend.default_device()
     return dispatch.compiled_jaxpr(jaxpr, target, placement is not None)(args)
 
@@ -58,6 +59,19 @@ def spmd_mesh(jaxpr):
             break
     _meshes[jaxpr] = found
     return found
+
+
+def mesh_placement(mesh, placement):
+    """The placement a program holding a shard_map over ``mesh`` runs with, given its
+    arguments' (``placement``): sharded arguments must be on the mesh's devices in its
+    order (the shard_map's device positions are the program's)."""
+    if placement is not None and placement._device is None:
+        if mesh._flat != placement.mesh._flat:
+            raise ShardingError(f"a shard_map over {mesh!r} was given arguments sharded over "
+                                f"{placement.mesh!r}, other devices or another order of "
+                                f"them; move them onto the shard_map's mesh first")
+        return placement
+    return NamedSharding(mesh, PartitionSpec())
 
 
 def _jit_abstract_eval(*avals, jaxpr, name):

@@ -28,6 +28,7 @@ from ..runtime.dispatch import as_array
 from ..runtime.sharding import Mesh, NamedSharding, PartitionSpec, current_mesh
 from .. import backend
 from . import parallel
+from .call import mesh_placement
 from .elementwise import mul
 from .shapes import expand_dims, squeeze
 
@@ -136,7 +137,8 @@ def _eager(*args, **params):
         out_vars = [Var(a) for a in _abstract_eval(*[v.aval for v in in_vars], **params)]
         program = per_body[key] = Jaxpr(in_vars, [JaxprEqn(shard_map_p, in_vars, params,
                                                            out_vars)], out_vars)
-    return dispatch.spmd_call(program, args, NamedSharding(params["mesh"], _REPLICATED))
+    return dispatch.spmd_call(program, args, mesh_placement(
+        params["mesh"], dispatch.result_placement(args)))
 
 
 def _jvp(primals, tangents, *, jaxpr, mesh, in_specs, out_specs, check_vma, name):
