@@ -227,6 +227,10 @@ def test_eager_jit_and_mesh_context(meshes):
         out = f(X8)
     _same(out, X8 * 2)
     assert out.sharding == minijax.NamedSharding(mine, P("i"))
+    @minijax.shard_map(mesh=mine, in_specs=P("i"), out_specs=P())
+    def total(x):
+        return lax.psum(x.sum(keepdims=True), "i")
+    _same(total(X8), X8.sum(keepdims=True))
     from minijax.experimental.shard_map import shard_map as old
     g = old(lambda x: lax.psum(x, "i"), mine, P("i"), P(), check_rep=True)
     _same(g(X8), X8[:4] + X8[4:])
