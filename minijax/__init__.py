@@ -39,6 +39,7 @@ from . import scipy
 from . import sharding
 from .sharding import NamedSharding, P, make_mesh
 from .api import make_array_from_callback, make_array_from_single_device_arrays
+from .lax.shard_map import pmap, shard_map
 
 __version__ = "0.1.0"
 
@@ -51,7 +52,7 @@ __all__ = [
     "Array", "ClosedJaxpr", "Primitive", "ShapeDtypeStruct", "ShapedArray", "config",
     # transformations
     "grad", "jit", "jvp", "linearize", "make_jaxpr", "value_and_grad", "vjp", "vmap",
-    "hessian", "jacfwd", "jacobian", "jacrev", "linear_transpose",
+    "hessian", "jacfwd", "jacobian", "jacrev", "linear_transpose", "pmap", "shard_map",
     # custom derivative rules, rematerialisation
     "checkpoint", "checkpoint_policies", "closure_convert", "custom_gradient", "custom_jvp",
     "custom_vjp", "remat",

@@ -22,6 +22,7 @@ from .interpreters import partial_eval as pe
 from .interpreters.lowering import lower_jaxpr
 from ._mutation import (check_writable, new_object, read_only_leaf, refresh_if_stale,
                         write_back_updated, write_back_values)
+from .lax import parallel
 from .lax.call import jit_p
 from .lax.sharding import with_sharding_constraint
 from .dtypes import is_non_numeric
@@ -462,7 +463,9 @@ class Jitted:
             n = len(outs) - len(updated)
             write_back_values(leaves, updated, outs[n:], who)
             outs = outs[:n]
-        if cached and not kwargs and not static_pos and eager() and not self._sharded:
+        if (cached and not kwargs and not static_pos and eager() and not self._sharded
+                and dispatch.spmd_mesh(jaxpr) is None   # (runs on the mesh of a shard_map
+                and dispatch.constrained_placement(jaxpr) is None):   # or constraint inside)
             if all(type(a) is Array and not a.committed() for a in args):
                 state.fast_entries_for_mode()
                 if state.fast.set(tuple(a.aval for a in args),
@@ -947,7 +950,8 @@ def _axes_for_leaves(axes, tree, what):
     return out
 
 
-def vmap(fun, in_axes=0, out_axes=0, axis_size=None):
+def vmap(fun, in_axes=0, out_axes=0, axis_size=None, *, axis_name=None,
+         spmd_axis_name=None):
     """Map ``fun`` over an array axis, vectorized: ``in_axes``/``out_axes`` are ints,
     None, or pytree prefixes of the arguments/outputs.
 
@@ -958,6 +962,8 @@ def vmap(fun, in_axes=0, out_axes=0, axis_size=None):
     eagerly (once, not once per element); by a batched value, ``y[key] = v`` raises
     ``MinijaxTypeError`` and ``y += v`` binds the local name only. One array passed for two arguments mapped along the same
     axis is traced as one value, as NumPy sees one object."""
+    if spmd_axis_name is not None:
+        raise NotImplementedError("vmap: spmd_axis_name is not supported; leave it None")
     if isinstance(in_axes, list):
         in_axes = tuple(in_axes)
 
@@ -993,6 +999,8 @@ def vmap(fun, in_axes=0, out_axes=0, axis_size=None):
                              "or an explicit axis_size")
         size = sizes.pop()
         flat_fun, store = _flatten_fun(fun, in_tree)
+        if axis_name is not None:   # collectives over axis_name act on the batch axis
+            flat_fun = _with_vmap_axis(flat_fun, axis_name, size)
 
         def out_dims(n):
             fake = tree_util.tree_unflatten(store[0], [0] * n)
@@ -1007,6 +1015,16 @@ def vmap(fun, in_axes=0, out_axes=0, axis_size=None):
         write_back_updated(leaves, updated, f"vmap of `{_fun_name(fun)}`")
         return tree_util.tree_unflatten(store[0], outs)
     return vmapped
+
+
+def _with_vmap_axis(flat_fun, axis_name, size):
+    def fun(*tracers):
+        trace = next((t._trace for t in tracers if isinstance(t, batching.BatchTracer)), None)
+        if trace is None:
+            raise NotImplementedError("vmap with axis_name needs a mapped argument")
+        with parallel.vmap_axis_frame(axis_name, size, trace):
+            return flat_fun(*tracers)
+    return fun
 
 
 # ---------------------------------------------------------------- make_jaxpr

@@ -73,6 +73,15 @@ class ModuleContext:
         # The ordering token at the current insertion point (a ``!stablehlo.token``), or
         # None where nothing ordered is lowered: see ``has_ordered_effects``.
         self.token = None
+        # The mesh of the enclosing ``shard_map`` body (its collectives' replica groups
+        # are over its devices), None outside one; and the last channel handle used.
+        self.manual_mesh = None
+        self.channels = 0
+
+    def next_channel(self):
+        """A fresh channel handle number (each collective of an SPMD program has one)."""
+        self.channels += 1
+        return self.channels
 
     def unique_name(self, base):
         name, i = base, 0

@@ -26,6 +26,21 @@ from .sharding import (
     with_sharding_constraint,
 )
 
+# Collectives over named axes (shard_map, pmap); their primitives are in lax.parallel and
+# lax.shard_map (they run only inside a shard_map body, not as rows of the primitive table)
+from .parallel import (
+    all_gather,
+    all_to_all,
+    axis_index,
+    axis_size,
+    pmax,
+    pmean,
+    pmin,
+    ppermute,
+    psum,
+    psum_scatter,
+)
+
 # Control flow
 from .control_flow import (
     cond,
@@ -366,6 +381,8 @@ __all__ = [
     "conv_transpose_shape_tuple", "reduce_window_shape_tuple", "dot", "Precision", "sort", "sort_key_val", "sort_p", "top_k", "top_k_p", "cond",
     "cond_p", "switch", "fori_loop", "map", "scan", "scan_p", "while_loop", "while_p", "jit_p",
     "sharding_constraint_p", "with_sharding_constraint",
+    "all_gather", "all_to_all", "axis_index", "axis_size", "pmax", "pmean", "pmin",
+    "ppermute", "psum", "psum_scatter",
     "padtype_to_pads", "linalg",
     "fft", "fft_p", "FftType",
     "RandomAlgorithm", "rng_bit_generator", "rng_bit_generator_p",

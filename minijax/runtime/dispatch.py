@@ -23,7 +23,7 @@ from .. import backend
 from .array import Array, _make, freeze_arrays
 from ..errors import ShardingError
 from ..backend import _jaxlib
-from .sharding import NamedSharding, PartitionSpec, named_from_hlo, placement_on, put_sharded
+from .sharding import Mesh, NamedSharding, PartitionSpec, named_from_hlo, placement_on, put_sharded
 
 
 class EvalTrace(Trace):
@@ -623,32 +623,70 @@ def spmd_call(jaxpr, args, placement, aliases=()):
     return exe(args, [i for i, _ in aliases])
 
 
+def _first_in_program(jaxpr, pick, cache):
+    """The first ``pick(eqn)`` that is not None over the equations of ``jaxpr`` and of
+    the jaxprs inside them, else None (cached per jaxpr in ``cache``)."""
+    try:
+        return cache[jaxpr]
+    except KeyError:
+        pass
+    found = None
+    for eqn in jaxpr.eqns:
+        found = pick(eqn)
+        if found is not None:
+            break
+        for v in eqn.params.values():
+            for item in (v if isinstance(v, (tuple, list)) else (v,)):
+                inner = getattr(item, "jaxpr", item)
+                if isinstance(inner, Jaxpr):
+                    found = _first_in_program(inner, pick, cache)
+                    if found is not None:
+                        break
+            if found is not None:
+                break
+        if found is not None:
+            break
+    cache[jaxpr] = found
+    return found
+
+
+def _constraint_sharding(eqn):
+    return eqn.params["sharding"] if eqn.primitive.name == "sharding_constraint" else None
+
+
+def _shard_map_mesh(eqn):
+    mesh = eqn.params.get("mesh")
+    return mesh if isinstance(mesh, Mesh) else None
+
+
 _constrained = weakref.WeakKeyDictionary()
+_meshes = weakref.WeakKeyDictionary()
 
 
 def constrained_placement(jaxpr):
     """The sharding of the first sharding constraint in ``jaxpr`` or a jaxpr inside it
     (``jit(in_shardings=, out_shardings=)``, ``with_sharding_constraint``), else None: a
     program with one runs on that mesh even when no argument is sharded."""
-    try:
-        return _constrained[jaxpr]
-    except KeyError:
-        pass
-    found = None
-    for eqn in jaxpr.eqns:
-        if eqn.primitive.name == "sharding_constraint":
-            found = eqn.params["sharding"]
-            break
-        for p in eqn.params.values():
-            inner = getattr(p, "jaxpr", p)
-            if isinstance(inner, Jaxpr):
-                found = constrained_placement(inner)
-                if found is not None:
-                    break
-        if found is not None:
-            break
-    _constrained[jaxpr] = found
-    return found
+    return _first_in_program(jaxpr, _constraint_sharding, _constrained)
+
+
+def spmd_mesh(jaxpr):
+    """The mesh of the first ``shard_map`` in ``jaxpr`` (or in a jaxpr inside it), else
+    None: a program holding one runs on that mesh."""
+    return _first_in_program(jaxpr, _shard_map_mesh, _meshes)
+
+
+def mesh_placement(mesh, placement):
+    """The placement a program holding a shard_map over ``mesh`` runs with, given its
+    arguments' (``placement``): sharded arguments must be on the mesh's devices in its
+    order (the shard_map's device positions are the program's)."""
+    if placement is not None and placement._device is None:
+        if mesh._flat != placement.mesh._flat:
+            raise ShardingError(f"a shard_map over {mesh!r} was given arguments sharded over "
+                                f"{placement.mesh!r}, other devices or another order of "
+                                f"them; move them onto the shard_map's mesh first")
+        return placement
+    return NamedSharding(mesh, PartitionSpec())
 
 
 def jit_call(jaxpr, args, aliases=()):
@@ -656,10 +694,13 @@ def jit_call(jaxpr, args, aliases=()):
     or sharding constraints (SPMD), else on their device (the default one when none is
     committed). ``aliases``: ``(input, output)`` pairs of donated arguments."""
     placement = result_placement(args)
+    mesh = spmd_mesh(jaxpr)
+    if mesh is not None:   # a shard_map inside: the program runs on its mesh
+        return spmd_call(jaxpr, args, mesh_placement(mesh, placement), aliases)
     if placement is None:
-        mesh_placement = constrained_placement(jaxpr)
-        if mesh_placement is not None:
-            return spmd_call(jaxpr, args, mesh_placement, aliases)
+        constrained = constrained_placement(jaxpr)
+        if constrained is not None:
+            return spmd_call(jaxpr, args, constrained, aliases)
     if placement is not None and placement._device is None:
         return spmd_call(jaxpr, args, placement, aliases)
     target = placement._device if placement is not None else backend.default_device()
