@@ -154,3 +154,23 @@ class ShardingError(ValueError):
     wrong device count, arrays on different meshes or devices combined, or an argument
     of a multi-device program whose shape, dtype, sharding or devices differ from what
     the program was compiled for (jaxlib does not check these itself)."""
+
+
+class DistributedError(RuntimeError):
+    """Processes of a multi-process computation (``minijax.distributed.initialize``) did
+    not meet, or lost one another: a peer that never arrived within
+    ``initialization_timeout``, or one that died or stopped answering (heartbeats) while
+    the others ran. The message names the process and what to check."""
+
+    #: The message of a lost peer, which ``minijax.distributed``'s watchdog raises in the
+    #: main thread asynchronously: Python makes that exception by calling the class with
+    #: no arguments, so the message is taken from here, and ``delivered`` says it arrived.
+    pending = None
+    delivered = None
+
+    def __init__(self, *args):
+        if not args and DistributedError.pending is not None:
+            args = (DistributedError.pending,)
+            if DistributedError.delivered is not None:
+                DistributedError.delivered.set()
+        super().__init__(*args)
