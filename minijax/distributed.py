@@ -57,6 +57,7 @@ class _Run:
         self.link = None          # the TCP link to the coordinator
         self.closing = False
         self.failed = None        # the message of a lost peer
+        self.delivered = threading.Event()   # set once the main thread raised it
 
 
 def is_initialized():
@@ -120,7 +121,7 @@ def initialize(coordinator_address=None, num_processes=None, process_id=None,
                   coordinator_bind_address or coordinator_address, initialization_timeout,
                   heartbeat_timeout_seconds, shutdown_timeout_seconds)
         except BaseException:
-            _abandon(run)
+            _abandon(run, stop_coordinator=True)
             raise
         _state = run
     atexit.register(_at_exit)
@@ -136,10 +137,12 @@ def _meet(run, address, host, bind_address, init_timeout, heartbeat, shutdown_ti
     try:
         run.client.connect()
     except Exception as e:
+        # (jaxlib's text is "std::bad_cast" here: its handler could not pass the status)
+        detail = "" if "bad_cast" in str(e) else f" ({e})"
         raise DistributedError(
             f"process {pid} of {n} could not meet the others at {address} within "
             f"initialization_timeout={init_timeout} s: a process did not start, or not "
-            f"with the same coordinator_address and num_processes ({e})") from None
+            f"with the same coordinator_address and num_processes{detail}") from None
     key = "minijax/coordinator_link"
     if pid == 0:
         run.client.key_value_set(key, link_address)
@@ -227,7 +230,7 @@ def _fail(run, why):
     message = (f"process {run.process_id} of {run.num_processes} lost a peer: {why}. The "
                f"run cannot continue; see that process's output")
     run.failed = message
-    delivered = threading.Event()
+    delivered = run.delivered
     DistributedError.pending = message
     DistributedError.delivered = delivered
     main = threading.main_thread().ident
@@ -239,11 +242,13 @@ def _fail(run, why):
 
 
 def _die(message):
-    try:
-        sys.stdout.flush()
-    except Exception:   # (a closed stdout must not stop the exit)
-        pass
-    os.write(2, f"minijax.errors.DistributedError: {message}\n".encode())
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except Exception:   # (a closed stream must not stop the exit)
+            pass
+    if message is not None:
+        os.write(2, f"minijax.errors.DistributedError: {message}\n".encode())
     os._exit(1)
 
 
@@ -252,8 +257,9 @@ def _at_exit():
     if run is None:
         return
     if run.failed is not None:
-        # jaxlib's client would wait for the lost peer at its shutdown barrier
-        _die(run.failed)
+        # jaxlib's client would wait for the lost peer at its shutdown barrier; the
+        # error is printed already if the main thread raised it
+        _die(None if run.delivered.is_set() else run.failed)
     shutdown()
 
 
@@ -280,8 +286,10 @@ def shutdown():
                                f"reach shutdown ({error})") from None
 
 
-def _abandon(run):
+def _abandon(run, stop_coordinator=False):
     run.closing = True
+    if stop_coordinator and run.coordinator is not None:   # (the run never began)
+        run.coordinator.kill()
     if run.link is not None:
         try:
             run.link.sendall(b"bye\n")
