@@ -1,5 +1,5 @@
 """``minijax.experimental``: JAX's experimental namespace, as far as minijax has it."""
 
-from . import ode
+from . import multihost_utils, ode
 
-__all__ = ["ode"]
+__all__ = ["multihost_utils", "ode"]
