@@ -97,8 +97,8 @@ def _worker(scenario, rank, n, port):
         with pytest.raises(RuntimeError, match="must be called before"):
             minijax.distributed.initialize(address, n, rank)
     print("RESULT " + json.dumps(result), flush=True)
-    if scenario == "dead":
-        if rank == n - 1:
+    if scenario.startswith("dead"):
+        if rank == (0 if scenario == "dead0" else n - 1):
             os._exit(7)   # dies without a word
         while True:       # the others are in collectives when it dies
             step(params, gx, gy)[0].block_until_ready()
@@ -156,13 +156,16 @@ def test_data_parallel_mlp_across_processes(n, devices_each):
             np.testing.assert_allclose(np.array(got[k]), g, rtol=1e-5, atol=1e-6)
 
 
-def test_dead_peer_is_a_named_error():
-    runs = _run("dead", 3, 1)
-    assert runs[-1][0] == 7
-    for code, out, err, seconds in runs[:-1]:
-        assert "RESULT" in out
-        assert code == 1 and "minijax.errors.DistributedError" in err, err[-3000:]
-        assert "process 2 died" in err and "Aborted" not in err
+@pytest.mark.parametrize("victim", [1, 0])
+def test_dead_peer_is_a_named_error(victim):
+    # process 0 too: the coordination service lives in a process of its own
+    runs = _run("dead0" if victim == 0 else "dead", 2, 2)
+    assert runs[victim][0] == 7
+    code, out, err, seconds = runs[1 - victim]
+    assert "RESULT" in out
+    assert code == 1 and "minijax.errors.DistributedError" in err, err[-3000:]
+    assert "Aborted" not in err
+    assert f"process {victim} died" in err
 
 
 def test_missing_peer_is_a_named_error():
