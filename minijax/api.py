@@ -30,8 +30,7 @@ from . import backend
 from . import backend as _backends   # (devices(backend=...) shadows the module's name)
 from .runtime import dispatch, numpy_dispatch
 from .runtime.array import Array, resolve_placement, snapshot
-from .runtime.sharding import (NamedSharding, put_local_pieces, put_sharded,
-                               shardings_per_leaf)
+from .runtime.sharding import (NamedSharding, put_local_pieces, shardings_per_leaf)
 from .util import LRUCache
 from .traceback_util import api_boundary
 

@@ -38,7 +38,6 @@ def _numpy_value_and_grad(p, x, y):
 
 def _worker(scenario, rank, n, port):
     import minijax.numpy as jnp
-    from minijax import errors
     from minijax.experimental import multihost_utils
     from minijax.runtime.sharding import local_pieces
     from minijax.sharding import NamedSharding, P
