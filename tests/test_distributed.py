@@ -87,8 +87,14 @@ def _worker(scenario, rank, n, port):
         for device, index, piece in local_pieces(gx._buffer, gx.sharding, gx.aval):
             assert device.process_index == rank
             np.testing.assert_array_equal(piece, x[index])
+        total = minijax.jit(jnp.sum)
         cb = minijax.make_array_from_callback((B, D), rows, lambda index: x[index])
-        np.testing.assert_allclose(float(minijax.jit(jnp.sum)(cb)), x.sum())
+        np.testing.assert_allclose(float(total(cb)), x.sum())
+        singles = [minijax.device_put(x[index], device)
+                   for device, index in rows.addressable_devices_indices_map((B, D)).items()]
+        assert len(singles) == len(local)
+        sd = minijax.make_array_from_single_device_arrays((B, D), rows, singles)
+        np.testing.assert_allclose(float(total(sd)), x.sum())
         np.testing.assert_array_equal(multihost_utils.process_allgather(gx, tiled=True), x)
         np.testing.assert_array_equal(multihost_utils.process_allgather(np.array([rank])),
                                       np.arange(n)[:, None])
@@ -111,18 +117,22 @@ def _free_port():
         return s.getsockname()[1]
 
 
-def _run(scenario, n, devices_each, ranks=None):
-    """Start processes ``ranks`` (all n by default) of an n-process run; returns
-    ``[(returncode, stdout, stderr, seconds)]`` once each ended (killed at DEADLINE)."""
+def _start(scenario, n, devices_each, ranks=None):
+    """Start processes ``ranks`` (all n by default) of an n-process run."""
     port = _free_port()
     env = dict(os.environ, MINIJAX_CPU_DEVICE_COUNT=str(devices_each),
                PYTHONPATH=os.pathsep.join([os.path.dirname(os.path.dirname(
                    os.path.abspath(minijax.__file__)))] + sys.path))
+    return [subprocess.Popen([sys.executable, __file__, scenario, str(r), str(n), str(port)],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             env=env)
+            for r in (range(n) if ranks is None else ranks)]
+
+
+def _wait(procs):
+    """``[(returncode, stdout, stderr, seconds)]`` once each process ended (all are
+    killed at DEADLINE, and the test fails)."""
     start = time.monotonic()
-    procs = [subprocess.Popen([sys.executable, __file__, scenario, str(r), str(n), str(port)],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                              env=env)
-             for r in (range(n) if ranks is None else ranks)]
     out = []
     for p in procs:
         try:
@@ -131,9 +141,13 @@ def _run(scenario, n, devices_each, ranks=None):
             for q in procs:
                 q.kill()
             o, e = p.communicate()
-            pytest.fail(f"{scenario}: a process passed its {DEADLINE} s deadline:\n{e[-3000:]}")
+            pytest.fail(f"a process passed its {DEADLINE} s deadline:\n{e[-3000:]}")
         out.append((p.returncode, o, e, time.monotonic() - start))
     return out
+
+
+def _run(scenario, n, devices_each):
+    return _wait(_start(scenario, n, devices_each))
 
 
 def _result(stdout):
@@ -168,9 +182,11 @@ def test_dead_peer_is_a_named_error(victim):
 
 
 def test_missing_peer_is_a_named_error():
-    (code, out, err, seconds), = _run("missing", 2, 1, ranks=[0])
-    assert code == 1 and "minijax.errors.DistributedError" in err, err[-3000:]
-    assert "could not meet the others" in err and "initialization_timeout=3" in err
+    # alone: process 0 (which serves the others), and process 1 (no one serves it)
+    runs = _wait(_start("missing", 2, 1, ranks=[0]) + _start("missing", 2, 1, ranks=[1]))
+    for code, out, err, seconds in runs:
+        assert code == 1 and "minijax.errors.DistributedError" in err, err[-3000:]
+        assert "could not meet the others" in err and "initialization_timeout=3" in err
 
 
 def test_initialize_after_the_backend_started_is_refused():
