@@ -253,6 +253,7 @@ def _die(message):
 
 
 def _at_exit():
+    global _state
     run = _state
     if run is None:
         return
@@ -260,6 +261,13 @@ def _at_exit():
         # jaxlib's client would wait for the lost peer at its shutdown barrier; the
         # error is printed already if the main thread raised it
         _die(None if run.delivered.is_set() else run.failed)
+    if getattr(sys, "last_value", None) is not None:
+        # ending on an uncaught exception: the others may be waiting for this process in
+        # a collective and would never reach the shutdown barrier. Leave without a
+        # goodbye, so that the coordinator tells them this process died.
+        _state = None
+        _abandon(run, goodbye=False)
+        return
     shutdown()
 
 
@@ -278,7 +286,7 @@ def shutdown():
                 run.client.shutdown()
             except Exception as e:   # (a peer that is gone: reported below)
                 error = e
-        _abandon(run)
+        _abandon(run, goodbye=error is None)
     if run.failed is not None:
         raise DistributedError(run.failed)
     if error is not None:
@@ -286,17 +294,18 @@ def shutdown():
                                f"reach shutdown ({error})") from None
 
 
-def _abandon(run, stop_coordinator=False):
+def _abandon(run, stop_coordinator=False, goodbye=True):
     run.closing = True
     if stop_coordinator and run.coordinator is not None:   # (the run never began)
         run.coordinator.kill()
     if run.link is not None:
         try:
-            run.link.sendall(b"bye\n")
+            if goodbye:
+                run.link.sendall(b"bye\n")
             run.link.close()
         except OSError:
             pass
-    if run.coordinator is not None and run.failed is None:
+    if run.coordinator is not None and run.failed is None and goodbye:
         try:   # (it ends once every process has left)
             run.coordinator.wait(timeout=10)
         except subprocess.TimeoutExpired:

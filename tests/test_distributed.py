@@ -102,9 +102,11 @@ def _worker(scenario, rank, n, port):
         with pytest.raises(RuntimeError, match="must be called before"):
             minijax.distributed.initialize(address, n, rank)
     print("RESULT " + json.dumps(result), flush=True)
-    if scenario.startswith("dead"):
-        if rank == (0 if scenario == "dead0" else n - 1):
-            os._exit(7)   # dies without a word
+    if scenario == "dead0" and rank == 0:
+        os._exit(7)   # dies without a word
+    if scenario == "raise" and rank == n - 1:
+        raise KeyError("a bug in the last process")   # ends on an uncaught exception
+    if scenario in ("dead0", "raise"):
         while True:       # the others are in collectives when it dies
             step(params, gx, gy)[0].block_until_ready()
     minijax.distributed.shutdown()
@@ -171,9 +173,13 @@ def test_data_parallel_mlp_across_processes(n, devices_each):
 
 @pytest.mark.parametrize("victim", [1, 0])
 def test_dead_peer_is_a_named_error(victim):
-    # process 0 too: the coordination service lives in a process of its own
-    runs = _run("dead0" if victim == 0 else "dead", 2, 2)
-    assert runs[victim][0] == 7
+    # process 1 ends on an uncaught exception; process 0 is killed (the coordination
+    # service lives in a process of its own, so the others outlive it)
+    runs = _run("dead0" if victim == 0 else "raise", 2, 2)
+    if victim == 0:
+        assert runs[0][0] == 7
+    else:
+        assert runs[1][0] == 1 and "KeyError: 'a bug in the last process'" in runs[1][2]
     code, out, err, seconds = runs[1 - victim]
     assert "RESULT" in out
     assert code == 1 and "minijax.errors.DistributedError" in err, err[-3000:]
