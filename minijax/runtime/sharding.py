@@ -470,15 +470,12 @@ def replica_ids(sharding, shape):
 def _local_positions(mesh):
     """The positions in ``mesh``'s flat device order of this process's devices (all of
     them unless ``minijax.distributed`` joined several processes)."""
-    positions = _local_cache.get(mesh)
+    positions = mesh.__dict__.get("_local")
     if positions is None:
         here = backend.process_index()
-        positions = _local_cache[mesh] = tuple(
+        positions = mesh._local = tuple(
             i for i, d in enumerate(mesh._flat) if getattr(d, "process_index", 0) == here)
     return positions
-
-
-_local_cache = {}
 
 
 def put_sharded(host, sharding, aval):
@@ -503,10 +500,10 @@ def put_local_pieces(pieces, sharding, aval):
 def local_pieces(buffer, sharding, aval):
     """``[(device, index, host ndarray)]``: this process's pieces of the multi-device
     ``buffer`` (read-only), in the mesh's flat order."""
-    return local_pieces_at(buffer, sharding, aval, _local_positions(sharding.mesh))
+    return _pieces_at(buffer, sharding, aval, _local_positions(sharding.mesh))
 
 
-def local_pieces_at(buffer, sharding, aval, positions):
+def _pieces_at(buffer, sharding, aval, positions):
     devices = sharding.mesh._flat
     indices = sharding._indices(aval.shape)
     out = []
@@ -535,7 +532,7 @@ def gather(buffer, sharding, aval):
     if len(local) != len(devices):
         if not local or not sharding.is_fully_replicated:
             raise RuntimeError(NOT_ADDRESSABLE)
-        (_, _, host), = local_pieces_at(buffer, sharding, aval, local[:1])
+        (_, _, host), = _pieces_at(buffer, sharding, aval, local[:1])
         return host
     done = set()
     for i, index in enumerate(sharding._indices(aval.shape)):
