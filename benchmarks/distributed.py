@@ -3,7 +3,7 @@
 Each library runs the same program in two fresh processes of one device each: a sum over
 an axis split across the processes (``jit(lambda x: x.sum(0))`` with the result
 replicated: XLA's partitioner makes it one all-reduce over gloo/TCP), timed over the
-same loop (``f(x).block_until_ready()``) after a warm-up; process 0 reports the median
+same loop (``f(x).block_until_ready()``) after 200 warm-up calls; process 0 reports the median
 per call; the libraries take turns for ``--rounds`` rounds and the best median counts. Not a test: nothing asserts a time.
 
     python benchmarks/distributed.py [--sizes 1 1024 262144] [--calls 200] [--rounds 3]
@@ -44,7 +44,7 @@ def worker(lib, rank, port, sizes, calls):
         f = mod.jit(lambda a: a.sum(0), out_shardings=whole)
         y = f(x)
         assert float(np.asarray(y)[0]) == 3.0
-        for _ in range(20):
+        for _ in range(200):   # (a count, not a time: both processes make the same calls)
             f(x).block_until_ready()
         times = []
         for _ in range(calls):
