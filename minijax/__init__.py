@@ -38,14 +38,16 @@ from . import dlpack
 from . import scipy
 from . import sharding
 from .sharding import NamedSharding, P, make_mesh
-from .api import make_array_from_callback, make_array_from_single_device_arrays
+from .api import (make_array_from_callback, make_array_from_process_local_data,
+                  make_array_from_single_device_arrays)
 from .lax.shard_map import pmap, shard_map
+from . import distributed
 
 __version__ = "0.1.0"
 
 __all__ = [
     # modules
-    "ad_checkpoint", "custom_derivatives", "debug", "dlpack", "errors", "lax", "nn", "numpy",
+    "ad_checkpoint", "custom_derivatives", "debug", "distributed", "dlpack", "errors", "lax", "nn", "numpy",
     "random", "scipy", "sharding", "tree",
     "tree_util",
     # configuration, arrays, jaxprs
@@ -60,7 +62,7 @@ __all__ = [
     # shapes, devices
     "block_until_ready", "device_get", "device_put", "devices", "eval_shape",
     "NamedSharding", "P", "make_mesh", "make_array_from_callback",
-    "make_array_from_single_device_arrays",
+    "make_array_from_process_local_data", "make_array_from_single_device_arrays",
     # host callbacks
     "pure_callback",
     # debugging and environment

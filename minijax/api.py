@@ -5,6 +5,7 @@ interpreters on flat lists."""
 import contextlib
 import functools
 import inspect
+import operator
 import platform
 import sys
 import threading
@@ -30,7 +31,7 @@ from . import backend
 from . import backend as _backends   # (devices(backend=...) shadows the module's name)
 from .runtime import dispatch, numpy_dispatch
 from .runtime.array import Array, resolve_placement, snapshot
-from .runtime.sharding import NamedSharding, put_sharded, shardings_per_leaf
+from .runtime.sharding import (NamedSharding, put_local_pieces, shardings_per_leaf)
 from .util import LRUCache
 from .traceback_util import api_boundary
 
@@ -1074,12 +1075,17 @@ def devices(backend=None):
 
 
 def local_devices(process_index=None, backend=None, host_id=None):
-    """The devices of this process on platform ``backend`` (minijax runs in one
-    process: all of them)."""
-    if process_index not in (None, 0) or host_id not in (None, 0):
-        raise ValueError(f"local_devices: minijax runs in one process (index 0), got "
-                         f"process_index={process_index!r}")
-    return _backends.devices(_platform_name(backend, "local_devices"))
+    """The devices of process ``process_index`` (this one by default) on platform
+    ``backend``."""
+    if host_id is not None:
+        process_index = host_id
+    platform = _platform_name(backend, "local_devices")
+    if process_index is None:
+        return _backends.local_devices(platform)
+    if not 0 <= operator.index(process_index) < process_count():
+        raise ValueError(f"local_devices: process_index={process_index!r} is not one of "
+                         f"the {process_count()} process indices 0..{process_count() - 1}")
+    return [d for d in _backends.devices(platform) if d.process_index == process_index]
 
 
 def device_count(backend=None):
@@ -1089,7 +1095,7 @@ def device_count(backend=None):
 
 def local_device_count(backend=None):
     """The number of this process's devices of platform ``backend``."""
-    return device_count(backend)
+    return len(local_devices(backend=backend))
 
 
 def default_backend():
@@ -1099,13 +1105,13 @@ def default_backend():
 
 
 def process_count():
-    """The number of processes of the computation (minijax runs in one)."""
-    return 1
+    """The number of processes of the computation (``minijax.distributed``; 1 alone)."""
+    return _backends.process_count()
 
 
 def process_index():
     """This process's index among ``process_count()`` processes."""
-    return 0
+    return _backends.process_index()
 
 
 def process_indices():
@@ -1253,30 +1259,48 @@ def linear_transpose(fun, *primals):
     return transposed
 
 
+def _local_indices(sharding, shape):
+    """``[(device, index)]`` of this process's devices, in the mesh's flat order."""
+    return list(sharding.addressable_devices_indices_map(shape).items())
+
+
+def _from_local_pieces(shape, sharding, pieces, dtype=None):
+    """An Array of ``shape`` from one host ndarray per device of this process."""
+    pieces = [np.asarray(p, dtype) for p in pieces]
+    dtype = dtypes.canonicalize(pieces[0].dtype) if dtype is None else \
+        dtypes.canonicalize(np.dtype(dtype))
+    pieces = [p.astype(dtype, copy=False) for p in pieces]
+    aval = ShapedArray(shape, dtype)
+    shard_shape = sharding.shard_shape(shape)
+    for p in pieces:
+        if p.shape != shard_shape:
+            raise errors.ShardingError(f"a piece of shape {p.shape} for an array of shape "
+                                       f"{shape} under {sharding!r}, whose shards are "
+                                       f"{shard_shape}")
+    return Array._make(aval, None, put_local_pieces(pieces, sharding, aval), sharding)
+
+
 def make_array_from_callback(shape, sharding, data_callback, dtype=None):
-    """An Array of ``shape`` laid out as ``sharding``, each device's piece being
-    ``data_callback(index)`` (``index``: a tuple of slices into the global array)."""
+    """An Array of ``shape`` laid out as ``sharding``, each of this process's devices'
+    piece being ``data_callback(index)`` (``index``: a tuple of slices into the global
+    array)."""
     shape = tuple(shape)
     if not isinstance(sharding, NamedSharding):
         index = tuple(slice(None) for _ in shape)
         return device_put(np.asarray(data_callback(index), dtype), sharding)
-    indices = sharding._indices(shape)
     pieces = {}
-    for index in indices:
+    for _, index in _local_indices(sharding, shape):
         key = tuple((s.start, s.stop) for s in index)
         if key not in pieces:
-            piece = np.asarray(data_callback(index), dtype)
-            pieces[key] = piece.astype(dtypes.canonicalize(piece.dtype), copy=False)
-    host = np.empty(shape, next(iter(pieces.values())).dtype)
-    for index in indices:
-        host[index] = pieces[tuple((s.start, s.stop) for s in index)]
-    aval = ShapedArray(shape, host.dtype)
-    return Array._make(aval, None, put_sharded(host, sharding, aval), sharding)
+            pieces[key] = np.asarray(data_callback(index), dtype)
+    return _from_local_pieces(shape, sharding, [
+        pieces[tuple((s.start, s.stop) for s in index)]
+        for _, index in _local_indices(sharding, shape)], dtype)
 
 
 def make_array_from_single_device_arrays(shape, sharding, arrays, *, dtype=None):
-    """An Array of ``shape`` laid out as ``sharding`` from one Array per device (each
-    committed to its device, of its shard's shape, in any order)."""
+    """An Array of ``shape`` laid out as ``sharding`` from one Array per device of this
+    process (each committed to its device, of its shard's shape, in any order)."""
     shape = tuple(shape)
     if not isinstance(sharding, NamedSharding):
         arr, = arrays
@@ -1287,21 +1311,63 @@ def make_array_from_single_device_arrays(shape, sharding, arrays, *, dtype=None)
             raise errors.ShardingError("make_array_from_single_device_arrays: every array "
                                        "must be a minijax Array committed to one device")
         by_device[next(iter(a.devices()))] = a
-    devices = sharding.mesh._flat
-    if set(by_device) != set(devices):
+    local = _local_indices(sharding, shape)
+    if set(by_device) != {d for d, _ in local}:
         raise errors.ShardingError(f"make_array_from_single_device_arrays: got arrays on "
                                    f"{sorted(d.id for d in by_device)}, the sharding's "
-                                   f"devices are {sorted(d.id for d in devices)}")
+                                   f"devices in this process are "
+                                   f"{sorted(d.id for d, _ in local)}")
     shard_shape = sharding.shard_shape(shape)
-    host = None
-    for device, index in zip(devices, sharding._indices(shape)):
-        piece = by_device[device]
-        if piece.shape != shard_shape:
+    for device, _ in local:
+        if by_device[device].shape != shard_shape:
             raise errors.ShardingError(f"make_array_from_single_device_arrays: the array "
-                                       f"on {device} has shape {piece.shape}, the shard "
-                                       f"shape of {shape} under {sharding!r} is {shard_shape}")
-        if host is None:
-            host = np.empty(shape, piece.dtype)
-        host[index] = piece._value()
-    aval = ShapedArray(shape, host.dtype)
-    return Array._make(aval, None, put_sharded(host, sharding, aval), sharding)
+                                       f"on {device} has shape {by_device[device].shape}, "
+                                       f"the shard shape of {shape} under {sharding!r} is "
+                                       f"{shard_shape}")
+    return _from_local_pieces(shape, sharding, [by_device[d]._value() for d, _ in local],
+                              dtype)
+
+
+def make_array_from_process_local_data(sharding, local_data, global_shape=None):
+    """An Array split as ``sharding`` over the devices of every process, from this
+    process's part ``local_data`` (JAX's rules: along a dimension where
+    ``global_shape`` equals ``local_data``'s size, the data is the whole dimension,
+    the same in every process; elsewhere it is this process's contiguous block of it).
+    ``global_shape`` None: inferred from how many blocks each dimension has."""
+    local_data = np.asarray(local_data)
+    if not isinstance(sharding, NamedSharding):
+        return device_put(local_data, sharding)
+    ndim = local_data.ndim
+    tiles = sharding._tiles(ndim)
+    local = _local_indices(sharding, tuple(n * t for n, t in zip(local_data.shape, tiles)))
+    if not local:
+        raise errors.ShardingError(f"make_array_from_process_local_data: {sharding!r} has "
+                                   f"no device of this process (process "
+                                   f"{process_index()})")
+    if global_shape is None:
+        blocks = [len({idx[d].start for _, idx in local}) for d in range(ndim)]
+        global_shape = tuple(n * t // b for n, t, b in zip(local_data.shape, tiles, blocks))
+    global_shape = tuple(int(n) for n in global_shape)
+    if len(global_shape) != ndim:
+        raise errors.ShardingError(f"make_array_from_process_local_data: global_shape "
+                                   f"{global_shape} has {len(global_shape)} dimensions, the "
+                                   f"local data {ndim}")
+    local = _local_indices(sharding, global_shape)
+    pieces = []
+    starts = [min(idx[d].start or 0 for _, idx in local) for d in range(ndim)]
+    stops = [max(n if idx[d].stop is None else idx[d].stop for _, idx in local)
+             for d, n in enumerate(global_shape)]
+    for d, n in enumerate(global_shape):
+        if local_data.shape[d] not in (n, stops[d] - starts[d]):
+            raise errors.ShardingError(
+                f"make_array_from_process_local_data: dimension {d} of the local data has "
+                f"size {local_data.shape[d]}; this process's devices hold "
+                f"[{starts[d]}:{stops[d]}] of the global size {n} under {sharding!r}, so "
+                f"it must be {stops[d] - starts[d]} (this process's block) or {n} (all)")
+    for _, index in local:
+        pieces.append(local_data[tuple(
+            s if local_data.shape[d] == global_shape[d] else
+            slice((s.start or 0) - starts[d], (global_shape[d] if s.stop is None else s.stop)
+                  - starts[d])
+            for d, s in enumerate(index))])
+    return _from_local_pieces(global_shape, sharding, pieces)

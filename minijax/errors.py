@@ -165,3 +165,23 @@ class MultiDeviceCallbackError(NotImplementedError):
 class AxisTypeError(NotImplementedError):
     """A mesh axis type other than ``AxisType.Auto`` (``Explicit``, ``Manual``) was asked
     for: minijax's meshes propagate shardings through XLA's partitioner only."""
+
+
+class DistributedError(RuntimeError):
+    """Processes of a multi-process computation (``minijax.distributed.initialize``) did
+    not meet, or lost one another: a peer that never arrived within
+    ``initialization_timeout``, or one that died or stopped answering (heartbeats) while
+    the others ran. The message names the process and what to check."""
+
+    #: The message of a lost peer, which ``minijax.distributed``'s watchdog raises in the
+    #: main thread asynchronously: Python makes that exception by calling the class with
+    #: no arguments, so the message is taken from here, and ``delivered`` says it arrived.
+    pending = None
+    delivered = None
+
+    def __init__(self, *args):
+        if not args and DistributedError.pending is not None:
+            args = (DistributedError.pending,)
+            if DistributedError.delivered is not None:
+                DistributedError.delivered.set()
+        super().__init__(*args)

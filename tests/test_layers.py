@@ -29,7 +29,7 @@ LAYERS = [
     ["custom_derivatives", "checkpoint", "ad_checkpoint", "jacobians", "callbacks", "debug",
      "extend"],
     ["numpy"],
-    ["random", "scipy", "nn", "dlpack", "sharding", "test_util", "experimental"],
+    ["random", "scipy", "nn", "dlpack", "sharding", "test_util", "experimental", "distributed"],
     ["minijax"],
 ]
 ALLOWED_BACK_ARROWS = {("interpreters", "lax")}

@@ -20,6 +20,7 @@ from . import _jaxlib
 from ._jaxlib import (chlo, device_sharding, execute, func_dialect, hlo, ir, new_context,
                       result_handlers)
 from .base import Backend
+from . import cpu as _cpu
 from .cpu import CpuBackend, lapack_target
 from .cuda import INSTALL_HINT as _CUDA_HINT, CudaBackend, find_plugin as _find_cuda_plugin
 
@@ -28,7 +29,8 @@ __all__ = ["Backend", "CpuBackend", "CudaBackend", "LOWERING_PLATFORMS", "backen
            "default_device", "default_platform", "device_sharding", "devices",
            "dlpack_device", "dlpack_export", "execute", "expand_platform",
            "func_dialect", "get_backend", "get_client", "hlo", "host_callback_target", "import_dlpack", "ir",
-           "jaxlib_version", "lapack_target", "new_context", "platform_of",
+           "jaxlib_version", "lapack_target", "local_devices", "new_context", "platform_of",
+           "process_count", "process_index",
            "reads_host_memory", "register_backend", "requested_platforms",
            "resolve_device", "result_handlers", "to_device", "to_host",
            "unregister_backend"]
@@ -296,6 +298,23 @@ def get_client(platform=None):
 def devices(platform=None):
     """The devices of ``platform`` (the default platform for None)."""
     return get_backend(platform).devices()
+
+
+def local_devices(platform=None):
+    """This process's devices of ``platform`` (all of them in a single-process run)."""
+    return get_backend(platform).get_client().local_devices()
+
+
+def process_index():
+    """This process's index in a multi-process run (``minijax.distributed``); 0 alone."""
+    options = _cpu.distributed
+    return 0 if options is None else options["process_id"]
+
+
+def process_count():
+    """The number of processes of the run (``minijax.distributed``); 1 alone."""
+    options = _cpu.distributed
+    return 1 if options is None else options["num_processes"]
 
 
 def default_device():

@@ -472,3 +472,41 @@ def multi_result_handlers(avals, shardings):
     """Output builders making multi-device arrays with the given ``GSPMDSharding``s."""
     return [_jax.array_result_handler(aval, s, True, **_HANDLER_OPTIONS)
             for aval, s in zip(avals, shardings)]
+
+
+# ---------------------------------------------------------------- many processes
+
+def distributed_service(bind_address, num_processes, heartbeat_timeout, register_timeout,
+                        shutdown_timeout):
+    """jaxlib's coordination service for ``num_processes`` processes. Recoverable: a task
+    that fails is not reported to the others through error polling, whose handler
+    aborts the process (minijax reports lost peers itself, as ``DistributedError``)."""
+    _load()
+    return _jax.get_distributed_runtime_service(
+        bind_address, num_processes, heartbeat_timeout=heartbeat_timeout,
+        cluster_register_timeout=register_timeout, shutdown_timeout=shutdown_timeout,
+        recoverable=True)
+
+
+def distributed_client(address, process_id, init_timeout, heartbeat_timeout,
+                       shutdown_timeout, on_error):
+    """jaxlib's client of the coordination service at ``address`` (not connected yet).
+    ``on_error``: a Python callable; with one, a failed ``connect`` raises instead of
+    aborting the process (jaxlib's default handler terminates it)."""
+    _load()
+    return _jax.get_distributed_runtime_client(
+        address, process_id, init_timeout=init_timeout, heartbeat_timeout=heartbeat_timeout,
+        shutdown_timeout=shutdown_timeout, missed_heartbeat_callback=on_error,
+        shutdown_on_destruction=False, use_compression=True)
+
+
+def make_distributed_cpu_client(num_devices, client, process_id, num_processes, host,
+                                timeout_minutes):
+    """A CPU client whose devices are those of every process (global ids), with
+    collectives between processes over gloo (TCP on ``host``'s interface)."""
+    collectives = _jax.make_gloo_tcp_collectives(client, hostname=host)
+    return xla_client.make_cpu_client(
+        distributed_client=client, node_id=process_id, num_nodes=num_processes,
+        collectives=collectives, num_devices=num_devices,
+        get_local_topology_timeout_minutes=timeout_minutes,
+        get_global_topology_timeout_minutes=timeout_minutes)

@@ -15,10 +15,23 @@ from ..config import config
 from . import _jaxlib
 from .base import Backend
 
-__all__ = ["CpuBackend", "lapack_target", "HOST_CALLBACK_TARGET", "KDLCPU"]
+__all__ = ["CpuBackend", "lapack_target", "set_distributed", "HOST_CALLBACK_TARGET", "KDLCPU"]
 
 HOST_CALLBACK_TARGET = "xla_ffi_python_cpu_callback"
 KDLCPU = 1
+
+
+#: While ``minijax.distributed`` is initialized: the keywords of
+#: ``_jaxlib.make_distributed_cpu_client`` (the distributed client, this process's id,
+#: the number of processes, the collectives' host). None in a single-process run.
+distributed = None
+
+
+def set_distributed(options):
+    """Make the CPU client (not made yet) a member of a multi-process run (``options``:
+    see ``distributed``), or a single-process one again (None)."""
+    global distributed
+    distributed = options
 
 
 class CpuBackend(Backend):
@@ -33,7 +46,14 @@ class CpuBackend(Backend):
                                        f"{config.cpu_device_count} device(s); set it (or "
                                        f"MINIJAX_CPU_DEVICE_COUNT) before minijax first uses "
                                        f"a device")
-        return _jaxlib.xla_client.make_cpu_client(num_devices=config.cpu_device_count)
+        if distributed is None:
+            return _jaxlib.xla_client.make_cpu_client(num_devices=config.cpu_device_count)
+        return _jaxlib.make_distributed_cpu_client(config.cpu_device_count, **distributed)
+
+    def client_created(self, client):
+        # computations with no committed input run on this process's first device (in a
+        # multi-process run the client's first device may be another process's)
+        self._default_device = client.local_devices()[0]
 
     def to_host(self, buffer, dtype=None):
         """A read-only host ndarray view of a PjRt buffer (waits for it to be ready).

@@ -1,5 +1,5 @@
 """``minijax.experimental``: JAX's experimental namespace, as far as minijax has it."""
 
-from . import ode, shard_map
+from . import multihost_utils, ode, shard_map
 
-__all__ = ["ode", "shard_map"]
+__all__ = ["multihost_utils", "ode", "shard_map"]

@@ -162,7 +162,7 @@ class Mesh:
 
     @property
     def local_devices(self):
-        return list(self._flat)
+        return [self._flat[i] for i in _local_positions(self)]
 
     def __eq__(self, other):
         return (isinstance(other, Mesh) and other.axis_names == self.axis_names
@@ -304,7 +304,7 @@ class NamedSharding:
 
     @property
     def addressable_devices(self):
-        return set(self.mesh._flat)
+        return {self.mesh._flat[i] for i in _local_positions(self.mesh)}
 
     @property
     def num_devices(self):
@@ -317,7 +317,7 @@ class NamedSharding:
 
     @property
     def is_fully_addressable(self):
-        return True
+        return len(_local_positions(self.mesh)) == self.mesh.size
 
     def __eq__(self, other):
         return (isinstance(other, NamedSharding) and other.mesh == self.mesh
@@ -390,7 +390,11 @@ class NamedSharding:
         """``{device: index}``: the part of an array of ``global_shape`` each device holds."""
         return dict(zip(self.mesh._flat, self._indices(global_shape)))
 
-    addressable_devices_indices_map = devices_indices_map
+    def addressable_devices_indices_map(self, global_shape):
+        """``{device: index}`` for this process's devices only."""
+        indices = self._indices(global_shape)
+        flat = self.mesh._flat
+        return {flat[i]: indices[i] for i in _local_positions(self.mesh)}
 
     def hlo_text(self, ndim):
         """The HLO sharding text (``mhlo.sharding``) of an ``ndim``-dimensional array."""
@@ -488,18 +492,73 @@ def replica_ids(sharding, shape):
     return out
 
 
+def _local_positions(mesh):
+    """The positions in ``mesh``'s flat device order of this process's devices (all of
+    them unless ``minijax.distributed`` joined several processes)."""
+    positions = mesh.__dict__.get("_local")
+    if positions is None:
+        here = backend.process_index()
+        positions = mesh._local = tuple(
+            i for i, d in enumerate(mesh._flat) if getattr(d, "process_index", 0) == here)
+    return positions
+
+
 def put_sharded(host, sharding, aval):
-    """A multi-device buffer holding the host ndarray ``host`` split as ``sharding``."""
-    pieces = [np.array(host[index]) for index in sharding._indices(host.shape)]
-    return _jaxlib.put_sharded(pieces, sharding.mesh._flat,
+    """A multi-device buffer holding the host ndarray ``host`` split as ``sharding``
+    (only this process's pieces are placed: the others are other processes')."""
+    indices = sharding._indices(host.shape)
+    flat = sharding.mesh._flat
+    local = _local_positions(sharding.mesh)
+    return _jaxlib.put_sharded([np.array(host[indices[i]]) for i in local],
+                               [flat[i] for i in local],
                                sharding._jaxlib_sharding(len(host.shape)), aval)
+
+
+def put_local_pieces(pieces, sharding, aval):
+    """A multi-device buffer of ``aval`` from ``pieces``: one host ndarray per device of
+    this process, in the mesh's flat order (each of its shard's shape)."""
+    flat = sharding.mesh._flat
+    return _jaxlib.put_sharded(list(pieces), [flat[i] for i in _local_positions(sharding.mesh)],
+                               sharding._jaxlib_sharding(len(aval.shape)), aval)
+
+
+def local_pieces(buffer, sharding, aval):
+    """``[(device, index, host ndarray)]``: this process's pieces of the multi-device
+    ``buffer`` (read-only), in the mesh's flat order."""
+    return _pieces_at(buffer, sharding, aval, _local_positions(sharding.mesh))
+
+
+def _pieces_at(buffer, sharding, aval, positions):
+    devices = sharding.mesh._flat
+    indices = sharding._indices(aval.shape)
+    out = []
+    for i in positions:
+        piece = buffer if len(devices) == 1 else _jaxlib.shard_buffer(
+            buffer, devices, i, sharding.hlo_text(len(aval.shape)))
+        host = backend.get_backend(backend.platform_of(devices[i])).to_host(piece, aval.dtype)
+        out.append((devices[i], indices[i], host))
+    return out
+
+
+NOT_ADDRESSABLE = ("Fetching value for `minijax.Array` that spans non-addressable (non "
+                   "process local) devices is not possible. You can use "
+                   "`minijax.experimental.multihost_utils.process_allgather` to print the "
+                   "global array or use `.addressable_shards` method of minijax.Array to "
+                   "inspect the addressable (process local) shards.")
 
 
 def gather(buffer, sharding, aval):
     """A read-only host ndarray of the multi-device ``buffer`` (one read per distinct
-    shard; no JAX import)."""
+    shard; no JAX import). An Array split across processes cannot be read here (JAX's
+    RuntimeError); a replicated one is read from this process's first shard."""
     out = np.empty(aval.shape, aval.dtype)
     devices = sharding.mesh._flat
+    local = _local_positions(sharding.mesh)
+    if len(local) != len(devices):
+        if not local or not sharding.is_fully_replicated:
+            raise RuntimeError(NOT_ADDRESSABLE)
+        (_, _, host), = _pieces_at(buffer, sharding, aval, local[:1])
+        return host
     done = set()
     for i, index in enumerate(sharding._indices(aval.shape)):
         k = _index_key(index)
