@@ -24,9 +24,16 @@ COMPILED_MODULES = [
 HERE = pathlib.Path(__file__).parent
 
 
+def source_digest(path):
+    """The sha256 of a module's source: its ``.py`` and, where it has one, its ``.pxd``
+    (keep in step with minijax/runtime/__init__.py)."""
+    pxd = path.with_suffix(".pxd")
+    return hashlib.sha256(path.read_bytes()
+                          + (pxd.read_bytes() if pxd.exists() else b"")).hexdigest()
+
+
 def record_sources():
-    digests = {pathlib.Path(path).stem: hashlib.sha256((HERE / path).read_bytes()).hexdigest()
-               for path in COMPILED_MODULES}
+    digests = {pathlib.Path(path).stem: source_digest(HERE / path) for path in COMPILED_MODULES}
     (HERE / "minijax/runtime/_built_from.py").write_text(
         '"""Written by setup.py: the sha256 of each source the compiled core was built '
         'from."""\n\nSOURCES = ' + repr(digests) + "\n")

@@ -16,7 +16,7 @@ from .core import Tracer, get_aval
 from .core.trace import full_raise, set_view_refresh
 from .errors import MinijaxTypeError, UnsupportedInPlaceUpdateError
 from .interpreters import partial_eval as pe
-from .runtime.array import Array
+from .runtime.array import Array, snapshot
 
 _read_view = None    # (base, key) -> base[key]
 _write_view = None   # (base, key, value) -> base with base[key] = value (a new value)
@@ -32,11 +32,12 @@ def set_view_indexing(read, write):
 def new_object(x):
     """A distinct array object holding ``x``'s value, so that an in-place update of
     either leaves the other as it was (values are immutable: nothing is copied)."""
-    out = object.__new__(type(x))
     if isinstance(x, Tracer):
+        out = object.__new__(type(x))
         out._trace = x._trace
-    out._rebind(x)
-    return out
+        out._rebind(x)
+        return out
+    return snapshot(x)
 
 
 # ---------------------------------------------------------------- traced values

@@ -13,7 +13,7 @@ import pytest
 
 import minijax.numpy as mnp
 import minijax.runtime as runtime
-from minijax.runtime.array import Array
+from minijax.runtime.array import Array, get_method
 
 EXTENSIONS = tuple(importlib.machinery.EXTENSION_SUFFIXES)
 
@@ -29,12 +29,29 @@ def test_compiled_module_is_imported(name):
 
 def test_array_class_and_methods_come_from_the_compiled_modules():
     assert importlib.import_module(Array.__module__).__file__.endswith(EXTENSIONS)
+    # Array's core is a C type (not a heap type made by a class statement): its
+    # operators and hot properties are C slots and getters
+    core = Array.__mro__[1]
+    assert not core.__flags__ & (1 << 9), "ArrayCore is a Python class"   # HEAPTYPE
+    for name in ("__getitem__", "__setitem__", "__add__", "__radd__", "__eq__", "__neg__",
+                 "__iadd__"):
+        assert getattr(Array, name).__objclass__ is core, name
+        # their complete implementations, installed by the eager table, are compiled
+        assert type(get_method(Array, name)).__name__ == "cython_function_or_method", name
+    assert type(core.__dict__["T"]).__name__ == "getset_descriptor"
     # methods installed on Array by the eager table are compiled functions
     # (a cyfunction, not a Python function with a code object of a .py file)
-    for name in ("__getitem__", "__add__", "reshape"):
-        fn = getattr(Array, name)
-        assert type(fn).__name__ == "cython_function_or_method", (name, type(fn))
-    assert type(Array.T.fget).__name__ == "cython_function_or_method"
+    assert type(Array.reshape).__name__ == "cython_function_or_method"
+
+
+def test_array_core_holds_no_dict_and_no_more_fields():
+    a = mnp.asarray(onp.arange(3.0))
+    assert not hasattr(a, "__dict__")
+    with pytest.raises(AttributeError):
+        a.some_attribute = 1
+    # the object header, five object fields and a weak-reference list: no more than the
+    # pure-Python class with ``__slots__`` it replaced (no C method table pointer)
+    assert type(a).__basicsize__ == object.__basicsize__ + 6 * 8
 
 
 def test_missing_extension_fails_loudly(monkeypatch):
@@ -53,7 +70,7 @@ def test_missing_extension_fails_loudly(monkeypatch):
 
 def test_compiled_functions_keep_python_function_behaviour():
     # attributes on functions, names and keyword calls, as the dispatch tables use them
-    get = Array.__getitem__
+    get = get_method(Array, "__getitem__")
     assert get.__wrapped_lax__ is not None
     a = mnp.asarray(onp.arange(6.0).reshape(2, 3))
     assert a.reshape((3, 2), order="F").shape == (3, 2)

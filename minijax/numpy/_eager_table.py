@@ -14,6 +14,7 @@ import operator
 import numpy as np
 
 from .. import _checks
+from ..runtime.array import get_method, set_method
 from ..runtime.numpy_dispatch import (binary_operator_call, getitem_call, inplace_call,
                                       inplace_function_call, inplace_operator_call,
                                       iterate, method_call, numpy_call, property_call,
@@ -416,7 +417,7 @@ def _install_functions(namespace, table, numpy_module, make):
 
 def _install_methods(cls):
     for name, host_fn in ARRAY_METHODS.items():
-        lax_definition = getattr(cls, name)
+        lax_definition = get_method(cls, name)
         if getattr(lax_definition, "__wrapped_lax__", None) is None:
             if name == "__getitem__":
                 make = getitem_call(lax_definition)
@@ -427,9 +428,9 @@ def _install_methods(cls):
             else:
                 make = method_call(host_fn, lax_definition)
             make.__name__ = name
-            setattr(cls, name, make)
+            set_method(cls, name, make)
     for name, host_fn in ARRAY_INPLACE.items():
-        lax_definition = getattr(cls, name)
+        lax_definition = get_method(cls, name)
         if getattr(lax_definition, "__wrapped_lax__", None) is None:
             if name == "__setitem__":
                 make = setitem_call(lax_definition)
@@ -437,8 +438,7 @@ def _install_methods(cls):
                 make = inplace_operator_call(host_fn, lax_definition)
             else:
                 make = inplace_call(host_fn, lax_definition)
-            setattr(cls, name, make)
+            set_method(cls, name, make)
     cls.__iter__ = iterate
     for name, host_fn in ARRAY_PROPERTIES.items():
-        prop = cls.__dict__[name]
-        setattr(cls, name, property_call(host_fn, prop.fget))
+        set_method(cls, name, property_call(host_fn, get_method(cls, name)))

@@ -8,7 +8,7 @@ import numpy as np
 from .. import _mutation, dtypes, lax
 from ..core import Tracer, concretization_error, get_aval
 from .. import backend
-from ..runtime.array import Array, resolve_placement
+from ..runtime.array import Array, resolve_placement, set_method
 from ..runtime.sharding import placement_on
 from . import _elementwise as ew
 from . import _array_ufunc, _index_tricks, _indexing, _linear_algebra, _searching, _sorting, _utility
@@ -284,6 +284,15 @@ def _tracer_to_device(self, device, /, *, stream=None):
     return self   # as device_put under a transformation: the staged value stays put
 
 
+def _no_buffer(self, name):
+    """``delete``/``is_deleted`` of a traced value (it has no buffer): JAX's error."""
+    raise concretization_error(self, f"The {name}() method was called on a traced value")
+
+
+def _cannot_delete(self, key):
+    raise ValueError("cannot delete array elements")
+
+
 # Array methods whose meaning for a tracer needs the runtime (devices) or numpy (copy).
 _TRACER_METHODS = {
     "copy": lambda self: manip.copy(self),
@@ -292,6 +301,9 @@ _TRACER_METHODS = {
     "devices": lambda self: {_tracer_device(self)},
     "committed": lambda self: _tracer_committed(self),
     "to_device": _tracer_to_device,
+    "delete": lambda self: _no_buffer(self, "delete"),
+    "is_deleted": lambda self: _no_buffer(self, "is_deleted"),
+    "__delitem__": _cannot_delete,
 }
 
 def _shards_unavailable(name):
@@ -327,16 +339,16 @@ for _table in (_METHODS, _ARRAY_METHODS):
 
 def add_methods(cls, methods, properties):
     for name, fn in methods.items():
-        setattr(cls, name, fn)
+        set_method(cls, name, fn)
     for name, fn in properties.items():
-        setattr(cls, name, property(fn))
+        set_method(cls, name, property(fn))
 
 
 def install(cls):
     add_methods(cls, _METHODS, _PROPERTIES)
     if cls is Array:
         for name, fn in _ARRAY_METHODS.items():
-            setattr(cls, name, fn)
+            set_method(cls, name, fn)
     else:
         cls.__hash__ = None
         add_methods(cls, _TRACER_METHODS, _TRACER_PROPERTIES)

@@ -21,6 +21,16 @@ _BUILD = ("Build it with `pip install -e .` (or `python setup.py build_ext --inp
           "MINIJAX_UNCOMPILED=1 to run the Python source uncompiled")
 
 
+def _source_digest(source):
+    """The sha256 of ``source`` and of its ``.pxd`` where it has one (as setup.py's)."""
+    digest = hashlib.sha256()
+    for path in (source, source[:-3] + ".pxd"):
+        if path == source or os.path.exists(path):
+            with open(path, "rb") as f:
+                digest.update(f.read())
+    return digest.hexdigest()
+
+
 def _check_compiled():
     try:
         from ._built_from import SOURCES   # (written by setup.py with the extensions)
@@ -33,9 +43,7 @@ def _check_compiled():
                               f"imported from {origin}). {_BUILD}.")
         stem = name.rpartition(".")[2]
         source = os.path.join(os.path.dirname(origin), stem + ".py")
-        with open(source, "rb") as f:
-            digest = hashlib.sha256(f.read()).hexdigest()
-        if SOURCES.get(stem) != digest:
+        if SOURCES.get(stem) != _source_digest(source):
             raise ImportError(f"minijax's compiled eager core is older than its source "
                               f"({source} changed after {os.path.basename(origin)} was "
                               f"built). {_BUILD}.")

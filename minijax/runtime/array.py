@@ -22,14 +22,16 @@ import warnings
 import numpy as np
 from numpy.lib.array_utils import byte_bounds
 
+from ..config import config
 from ..core.avals import ShapedArray
-from ..dtypes import is_non_numeric
+from ..core.trace import numpy_flag
+from ..dtypes import SUPPORTED_DTYPES, canonicalize, is_non_numeric
 from ..errors import NonNumericDtypeError
 from ..traceback_util import warn_in_user_code
 from .. import backend
 from ..backend import HOST_DLPACK_TYPES  # noqa: F401  (re-exported for minijax.numpy)
 from .sharding import (NamedSharding, SingleDeviceSharding, Shard, default_sharding, gather,
-                       placement_on, put_sharded, replica_ids)
+                       local_pieces, placement_on, put_sharded, replica_ids)
 
 
 # NumPy 2.1 added DLPack 1.0 (``max_version``, ``dl_device``, ``copy``) to
@@ -45,6 +47,7 @@ def ndarray_from_dlpack(x, copy=None):
     return host.copy() if copy else host
 
 
+_ndarray = np.ndarray
 _interned = {}
 
 
@@ -64,7 +67,10 @@ def shaped_array(shape, dtype):
     return aval
 
 
-class Array:
+class ArrayCore:
+    """The compiled part of ``Array`` (a C type when built, ``array.pxd``): its fields,
+    storage and conversions, and the eager fast path of its operators. ``Array`` is its
+    Python subclass, where ``minijax.numpy`` installs the other methods."""
     # ``_aval`` None: the aval is that of ``_host`` (strong), made on first use; the
     # eager NumPy path creates Arrays this way, as most of them are never asked.
     # ``_placement``: None while uncommitted, else a sharding (runtime/sharding.py).
@@ -77,20 +83,7 @@ class Array:
     # ------------------------------------------------------------ storage
     def _value(self):
         """The host ndarray (read it; write only through ``_writable``)."""
-        host = self._host
-        if type(host) is not np.ndarray:
-            if host is None:
-                placement = self._placement
-                host = self._host = (
-                    backend.to_host(self._buffer, self.aval.dtype)
-                    if placement is None or placement._device is not None
-                    else gather(self._buffer, placement, self.aval))   # a sharded Array
-            else:   # a NumPy scalar (a 0-d result of the eager path) stays one: a reader
-                return np.asarray(host)   # gets a fresh 0-d ndarray, as from NumPy's
-        view = self._view
-        if view is not None and view[0]._host is not view[1]:
-            host = self._derive_again()
-        return host
+        return _current_host(self)
 
     def _root(self):
         view = self._view
@@ -99,7 +92,7 @@ class Array:
     def _freeze(self):
         """Mark the buffer as observed: the next write through any Array copies it."""
         root = self if self._view is None else self._view[0]
-        if type(root._host) is np.ndarray:   # (a NumPy scalar is immutable already)
+        if type(root._host) is _ndarray:   # (a NumPy scalar is immutable already)
             root._host.flags.writeable = False
 
     def _writable(self):
@@ -173,7 +166,7 @@ class Array:
         """Make this Array hold ``other``'s value; both then share it copy-on-write."""
         other._freeze()
         host = other._host if other._view is None else other._value()
-        if type(host) is np.ndarray:
+        if type(host) is _ndarray:
             host.flags.writeable = False   # a view's own ndarray too, as in __array__
         self._aval = other._aval   # (None: made from the host when asked, as other's)
         self._host = host
@@ -187,7 +180,7 @@ class Array:
         copy), a view is written into its root's buffer."""
         host = self._host
         if (self._view is None and other._aval == self.aval and other._host is None
-                and (type(host) is not np.ndarray or host.flags.c_contiguous)):
+                and (type(host) is not _ndarray or host.flags.c_contiguous)):
             # this Array's views are derived again from the new buffer (same layout),
             # and a later write copies it first, as the buffer read back is read-only
             self._host = None
@@ -254,7 +247,7 @@ class Array:
     def _has_host_ndarray(self):
         """Whether this Array holds a host ndarray (its own or a view's; not a NumPy
         scalar, not only a device buffer)."""
-        return type(self._host) is np.ndarray
+        return type(self._host) is _ndarray
 
     # ------------------------------------------------------------ attributes
     @property
@@ -330,19 +323,36 @@ class Array:
 
     @property
     def addressable_shards(self):
-        """One ``Shard`` per device holding part of this Array."""
+        """One ``Shard`` per device of this process holding part of this Array."""
         sharding = self.sharding
         if not isinstance(sharding, NamedSharding):
             return [Shard(self.device, tuple(slice(None) for _ in self.shape), 0,
                           self if self._placement is not None else self._put(sharding))]
-        host = self._value()
-        indices = sharding._indices(self.shape)
-        return [Shard(device, index, replica, _make(None, host[index].copy(), None,
-                                                    placement_on(device)))
-                for device, index, replica in zip(sharding.mesh._flat, indices,
-                                                  replica_ids(sharding, self.shape))]
+        replicas = replica_ids(sharding, self.shape)
+        position = {d: i for i, d in enumerate(sharding.mesh._flat)}
+        if self._buffer is not None:   # (read from the devices: another process's
+            pieces = local_pieces(self._buffer, sharding, self.aval)   # are not here)
+        else:   # (updated in place on the host: one process)
+            host = self._value()
+            pieces = zip(sharding.mesh._flat, sharding._indices(self.shape),
+                         (host[index] for index in sharding._indices(self.shape)))
+        return [Shard(device, index, replicas[position[device]],
+                      _make(None, np.array(piece), None, placement_on(device)))
+                for device, index, piece in pieces]
 
-    global_shards = addressable_shards
+    @property
+    def global_shards(self):
+        """One ``Shard`` per device holding part of this Array; those of other processes
+        have no data (None)."""
+        shards = self.addressable_shards
+        sharding = self.sharding
+        if not isinstance(sharding, NamedSharding) or sharding.is_fully_addressable:
+            return shards
+        mine = {s.device: s for s in shards}
+        return [mine.get(device) or Shard(device, index, replica, None)
+                for device, index, replica in zip(sharding.mesh._flat,
+                                                  sharding._indices(self.shape),
+                                                  replica_ids(sharding, self.shape))]
 
     def devices(self):
         return self.sharding.device_set
@@ -390,7 +400,7 @@ class Array:
 
     def __array__(self, dtype=None, copy=None):
         host = self._host
-        if type(host) is not np.ndarray or self._view is not None:
+        if type(host) is not _ndarray or self._view is not None:
             host = self._value()
         if copy or (dtype is not None and np.dtype(dtype) != host.dtype):
             # a new ndarray (numpy.array(x), a dtype change): nothing is exported
@@ -517,7 +527,7 @@ class Array:
         if aval is None and self._view is None and self._host is not None:
             # an eager Array of a strong type (ndarray.copy: C order, as NumPy's)
             host = self._host
-            return _make(None, host.copy() if type(host) is np.ndarray else host,
+            return _make(None, host.copy() if type(host) is _ndarray else host,
                          None, self._placement)
         host = self._value().copy()
         return _make(ShapedArray(host.shape, host.dtype, self.weak_type), host, None,
@@ -528,6 +538,529 @@ class Array:
 
     def __deepcopy__(self, memo):
         return self.copy()
+
+    # ------------------------------------------------------------ operators
+    # Each operator runs its common eager case here (see ``_binary``) and every other
+    # case through its complete implementation, installed by minijax.numpy
+    # (``set_method``: the wrappers of runtime/numpy_dispatch.py over the lax
+    # definitions).
+    def __add__(self, other):
+        return _binary(self, other, _ADD)
+
+    def __radd__(self, other):
+        return _binary(self, other, _RADD)
+
+    def __sub__(self, other):
+        return _binary(self, other, _SUB)
+
+    def __rsub__(self, other):
+        return _binary(self, other, _RSUB)
+
+    def __mul__(self, other):
+        return _binary(self, other, _MUL)
+
+    def __rmul__(self, other):
+        return _binary(self, other, _RMUL)
+
+    def __truediv__(self, other):
+        return _binary(self, other, _TRUEDIV)
+
+    def __rtruediv__(self, other):
+        return _binary(self, other, _RTRUEDIV)
+
+    def __floordiv__(self, other):
+        return _binary(self, other, _FLOORDIV)
+
+    def __rfloordiv__(self, other):
+        return _binary(self, other, _RFLOORDIV)
+
+    def __mod__(self, other):
+        return _binary(self, other, _MOD)
+
+    def __rmod__(self, other):
+        return _binary(self, other, _RMOD)
+
+    def __divmod__(self, other):
+        return _binary(self, other, _DIVMOD)
+
+    def __rdivmod__(self, other):
+        return _binary(self, other, _RDIVMOD)
+
+    def __matmul__(self, other):
+        return _binary(self, other, _MATMUL)
+
+    def __rmatmul__(self, other):
+        return _binary(self, other, _RMATMUL)
+
+    def __and__(self, other):
+        return _binary(self, other, _AND)
+
+    def __rand__(self, other):
+        return _binary(self, other, _RAND)
+
+    def __or__(self, other):
+        return _binary(self, other, _OR)
+
+    def __ror__(self, other):
+        return _binary(self, other, _ROR)
+
+    def __xor__(self, other):
+        return _binary(self, other, _XOR)
+
+    def __rxor__(self, other):
+        return _binary(self, other, _RXOR)
+
+    def __lshift__(self, other):
+        return _binary(self, other, _LSHIFT)
+
+    def __rlshift__(self, other):
+        return _binary(self, other, _RLSHIFT)
+
+    def __rshift__(self, other):
+        return _binary(self, other, _RSHIFT)
+
+    def __rrshift__(self, other):
+        return _binary(self, other, _RRSHIFT)
+
+    def __lt__(self, other):
+        return _binary(self, other, _LT)
+
+    def __le__(self, other):
+        return _binary(self, other, _LE)
+
+    def __gt__(self, other):
+        return _binary(self, other, _GT)
+
+    def __ge__(self, other):
+        return _binary(self, other, _GE)
+
+    def __eq__(self, other):
+        return _binary(self, other, _EQ)
+
+    def __ne__(self, other):
+        return _binary(self, other, _NE)
+
+    def __pow__(self, other, mod=None):
+        if mod is not None:
+            return NotImplemented   # (as ndarray: three-argument pow is not supported)
+        return _binary(self, other, _POW)
+
+    def __rpow__(self, other, mod=None):
+        if mod is not None:
+            return NotImplemented
+        return _binary(self, other, _RPOW)
+
+    def __neg__(self):
+        return _unary(self, _NEG)
+
+    def __pos__(self):
+        return _unary(self, _POS)
+
+    def __abs__(self):
+        return _unary(self, _ABS)
+
+    def __invert__(self):
+        return _unary(self, _INVERT)
+
+    def __iadd__(self, other):
+        return _inplace(self, other, _IADD)
+
+    def __isub__(self, other):
+        return _inplace(self, other, _ISUB)
+
+    def __imul__(self, other):
+        return _inplace(self, other, _IMUL)
+
+    def __itruediv__(self, other):
+        return _inplace(self, other, _ITRUEDIV)
+
+    def __ifloordiv__(self, other):
+        return _inplace(self, other, _IFLOORDIV)
+
+    def __imod__(self, other):
+        return _inplace(self, other, _IMOD)
+
+    def __ipow__(self, other):
+        return _inplace(self, other, _IPOW)
+
+    def __iand__(self, other):
+        return _inplace(self, other, _IAND)
+
+    def __ior__(self, other):
+        return _inplace(self, other, _IOR)
+
+    def __ixor__(self, other):
+        return _inplace(self, other, _IXOR)
+
+    def __ilshift__(self, other):
+        return _inplace(self, other, _ILSHIFT)
+
+    def __irshift__(self, other):
+        return _inplace(self, other, _IRSHIFT)
+
+    def __imatmul__(self, other):
+        return _inplace(self, other, _IMATMUL)
+
+    def __getitem__(self, idx):
+        if numpy_flag[0]:
+            placement = self._placement   # (committed to a CPU device: the same path)
+            aval = self._aval
+            if ((placement is None or placement._host_eager)
+                    and (aval is None or not aval.weak_type) and _basic_index(idx)):
+                host = self._host
+                if type(host) is not _ndarray or self._view is not None:
+                    host = _current_host(self)
+                r = host[idx]
+                if type(r) is _ndarray:
+                    if r.dtype in _canonical_dtypes:   # a view
+                        return _view_result(self, host, r, placement)
+                elif type(r) in _canonical_scalars:   # an element: a 0-d Array holding
+                    return _make(None, r, None, placement, None)   # the NumPy scalar
+        return _complete[_GETITEM](self, idx)
+
+    def __setitem__(self, idx, value):
+        if numpy_flag[0]:
+            placement = self._placement
+            aval = self._aval
+            if ((placement is None or placement._host_eager)
+                    and (aval is None or not aval.weak_type) and _basic_index(idx)):
+                t = type(value)
+                if t is float or t is int or t is bool or t is _ndarray:
+                    hvalue = value
+                else:
+                    hvalue = _plain_operand(value) if t is Array else None
+                if hvalue is not None:
+                    host = direct_write_target(self)
+                    if host is not None:
+                        # write, and copy first only if NumPy refuses (a read-only
+                        # buffer is one something else may observe, DESIGN 5)
+                        try:
+                            host[idx] = hvalue
+                            return
+                        except ValueError:
+                            if host.flags.writeable:
+                                raise
+                    self._writable()[idx] = hvalue
+                    return
+        _complete[_SETITEM](self, idx, value)
+
+    def __delitem__(self, idx):
+        raise ValueError("cannot delete array elements")
+
+    @property
+    def T(self):
+        if numpy_flag[0]:
+            host = _strong_host(self)
+            if host is not None:
+                r = host.T
+                if type(r) is _ndarray and r.dtype in _canonical_dtypes:
+                    return _view_result(self, host, r, None)
+        return _complete[_TRANSPOSE](self)
+
+
+class Array(ArrayCore):
+    """minijax's array (see the module docstring). The methods not in ``ArrayCore`` are
+    installed here by minijax.numpy."""
+    __slots__ = ()
+
+
+_array_type = Array   # (typed in array.pxd: the constructor allocates without a lookup)
+
+
+# ---------------------------------------------------------------- the operators' core
+# The eager fast path of the operators (DESIGN 10): eager on NumPy, the Array
+# uncommitted and strongly typed, the other operand a Python float or int or such an
+# Array, the result an ndarray or NumPy scalar of a canonical dtype. Every other case
+# takes the operator's complete implementation, ``_complete[code]``.
+
+(_ADD, _RADD, _SUB, _RSUB, _MUL, _RMUL, _TRUEDIV, _RTRUEDIV, _FLOORDIV, _RFLOORDIV,
+ _MOD, _RMOD, _DIVMOD, _RDIVMOD, _MATMUL, _RMATMUL, _AND, _RAND, _OR, _ROR, _XOR,
+ _RXOR, _LSHIFT, _RLSHIFT, _RSHIFT, _RRSHIFT, _LT, _LE, _GT, _GE, _EQ, _NE, _POW,
+ _RPOW, _NEG, _POS, _ABS, _INVERT, _IADD, _ISUB, _IMUL, _ITRUEDIV, _IFLOORDIV, _IMOD,
+ _IPOW, _IAND, _IOR, _IXOR, _ILSHIFT, _IRSHIFT, _IMATMUL, _GETITEM, _SETITEM,
+ _TRANSPOSE) = range(54)
+OPERATORS = (
+    '__add__', '__radd__', '__sub__', '__rsub__', '__mul__', '__rmul__',
+    '__truediv__', '__rtruediv__', '__floordiv__', '__rfloordiv__', '__mod__',
+    '__rmod__', '__divmod__', '__rdivmod__', '__matmul__', '__rmatmul__', '__and__',
+    '__rand__', '__or__', '__ror__', '__xor__', '__rxor__', '__lshift__',
+    '__rlshift__', '__rshift__', '__rrshift__', '__lt__', '__le__', '__gt__',
+    '__ge__', '__eq__', '__ne__', '__pow__', '__rpow__', '__neg__', '__pos__',
+    '__abs__', '__invert__', '__iadd__', '__isub__', '__imul__', '__itruediv__',
+    '__ifloordiv__', '__imod__', '__ipow__', '__iand__', '__ior__', '__ixor__',
+    '__ilshift__', '__irshift__', '__imatmul__', '__getitem__', '__setitem__', 'T')
+
+def _not_installed(*args):
+    raise RuntimeError("minijax.numpy is not imported: Array operators are installed by it")
+
+
+_complete = [_not_installed] * len(OPERATORS)
+
+
+def set_method(cls, name, fn):
+    """``cls.name = fn``, where on ``Array`` an operator the core runs (one of
+    ``OPERATORS``) takes ``fn`` (a property: its getter) as its complete implementation."""
+    if cls is Array and name in OPERATORS:
+        _complete[OPERATORS.index(name)] = fn.fget if isinstance(fn, property) else fn
+    else:
+        setattr(cls, name, fn)
+
+
+def get_method(cls, name):
+    """What ``set_method(cls, name, ...)`` installed last (a property: its getter)."""
+    if cls is Array and name in OPERATORS:
+        return _complete[OPERATORS.index(name)]
+    fn = getattr(cls, name)
+    return fn.fget if isinstance(fn, property) else fn
+
+
+# Result dtypes kept as NumPy gives them (the supported dtypes the current mode stores);
+# any other is converted (32-bit mode: narrowed) or rejected by ``dtypes.canonicalize``.
+canonical_dtypes = _canonical_dtypes = set()
+canonical_scalars = _canonical_scalars = set()   # their NumPy scalar types
+
+
+def _refresh_canonical():
+    canonical_dtypes.clear()
+    canonical_dtypes.update(d for d in SUPPORTED_DTYPES if canonicalize(d) == d)
+    canonical_scalars.clear()
+    canonical_scalars.update(d.type for d in canonical_dtypes)
+
+
+_refresh_canonical()
+config.on_update(lambda name: _refresh_canonical() if name == "enable_x64" else None)
+
+
+def _current_host(self):
+    """The host ndarray of ``self``, as ``self._value()`` (a C call in the core)."""
+    host = self._host
+    if type(host) is not _ndarray:
+        if host is None:
+            placement = self._placement
+            host = self._host = (
+                backend.to_host(self._buffer, self.aval.dtype)
+                if placement is None or placement._device is not None
+                else gather(self._buffer, placement, self.aval))   # a sharded Array
+        else:   # a NumPy scalar (a 0-d result of the eager path) stays one: a reader
+            return np.asarray(host)   # gets a fresh 0-d ndarray, as from NumPy's
+    view = self._view
+    if view is not None and view[0]._host is not view[1]:
+        host = self._derive_again()
+    return host
+
+
+def _strong_host(self):
+    """``self``'s host value (ndarray or NumPy scalar) when the fast path applies to it:
+    uncommitted and strongly typed; else None."""
+    if self._placement is not None:
+        return None
+    aval = self._aval
+    if aval is not None and aval.weak_type:
+        return None
+    host = self._host
+    if host is None or self._view is not None:
+        host = _current_host(self)
+    return host
+
+
+def _plain_operand(other):
+    """The value NumPy takes for ``other`` on the fast path: a Python float or int as it
+    is, a strongly typed uncommitted Array's host value; else None."""
+    t = type(other)
+    if t is float or t is int:
+        return other
+    if t is Array:
+        return _strong_host(other)
+    return None
+
+
+def _view_result(self, host, r, placement):
+    """The Array holding ``r`` (an ndarray of a canonical dtype computed from ``host``,
+    ``self``'s current ndarray): a view Array of ``self``'s root when ``r`` views its
+    buffer (NumPy's ``.base`` is the memory's owner: ``host`` or what ``host`` views)."""
+    owner = r.base
+    if owner is not None and (owner is host or owner is host.base):
+        root = self if self._view is None else self._view[0]
+        return _make(None, r, None, placement, [root, root._host])
+    return _make(None, r, None, placement, None)
+
+
+def _result(self, host, r):
+    """The Array holding ``r`` (NumPy's result on the fast path), or None where the
+    complete implementation must decide (another dtype, another kind of result)."""
+    if type(r) is _ndarray:
+        if r.dtype in _canonical_dtypes:
+            return _view_result(self, host, r, None)
+    elif type(r) in _canonical_scalars:   # a 0-d result: the NumPy scalar
+        return _make(None, r, None, None, None)
+    return None
+
+
+def _binary(self, other, code):
+    if numpy_flag[0]:
+        host = _strong_host(self)
+        if host is not None:
+            ho = _plain_operand(other)
+            if ho is not None:
+                r = _apply(code, host, ho)
+                if r is NotImplemented:
+                    return r
+                out = _result(self, host, r) if r is not _NO_FAST_PATH else None
+                if out is not None:
+                    return out
+    return _complete[code](self, other)
+
+
+def _apply(code, a, b):
+    if code == _ADD:
+        return a + b
+    if code == _RADD:
+        return b + a
+    if code == _SUB:
+        return a - b
+    if code == _RSUB:
+        return b - a
+    if code == _MUL:
+        return a * b
+    if code == _RMUL:
+        return b * a
+    if code == _TRUEDIV:
+        return a / b
+    if code == _RTRUEDIV:
+        return b / a
+    if code == _MOD:
+        return a % b
+    if code == _RMOD:
+        return b % a
+    if code == _MATMUL:
+        return a @ b
+    if code == _AND:
+        return a & b
+    if code == _RAND:
+        return b & a
+    if code == _OR:
+        return a | b
+    if code == _ROR:
+        return b | a
+    if code == _XOR:
+        return a ^ b
+    if code == _RXOR:
+        return b ^ a
+    if code == _LSHIFT:
+        return a << b
+    if code == _RLSHIFT:
+        return b << a
+    if code == _RSHIFT:
+        return a >> b
+    if code == _RRSHIFT:
+        return b >> a
+    if code == _LT:
+        return a < b
+    if code == _LE:
+        return a <= b
+    if code == _GT:
+        return a > b
+    if code == _GE:
+        return a >= b
+    if code == _EQ:
+        return a == b
+    if code == _NE:
+        return a != b
+    if code == _POW:
+        return a ** b
+    if code == _RPOW:
+        return b ** a
+    # floor division (NumPy's answer needs a fix), divmod (a tuple), rmatmul
+    return _NO_FAST_PATH
+
+
+_NO_FAST_PATH = object()
+
+
+def _unary(self, code):
+    if numpy_flag[0]:
+        host = _strong_host(self)
+        if host is not None:
+            out = _result(self, host, _apply_unary(code, host))
+            if out is not None:
+                return out
+    return _complete[code](self)
+
+
+def _apply_unary(code, a):
+    if code == _NEG:
+        return -a
+    if code == _POS:
+        return +a
+    if code == _ABS:
+        return abs(a)
+    return ~a
+
+
+def _inplace(self, other, code):
+    if numpy_flag[0] and code != _IFLOORDIV and type(self._host) is _ndarray:
+        ho = _plain_operand(other)
+        if (ho is not None and _strong_host(self) is not None
+                and (type(ho) is not _ndarray or not ho.ndim or self._host.ndim)):
+            # (a shaped operand into a 0-d Array rebinds it: the complete implementation)
+            ufunc = _INPLACE_UFUNCS[code - _IADD]
+            # the output is positional, the casting the ufuncs' default "same_kind"
+            host = direct_write_target(self)
+            if host is not None:   # as in __setitem__: copy only if NumPy refuses
+                try:
+                    ufunc(host, ho, host)
+                    return self
+                except ValueError:
+                    if host.flags.writeable:
+                        raise
+            host = self._writable()
+            ufunc(host, ho, host)
+            return self
+    return _complete[code](self, other)
+
+
+_INPLACE_UFUNCS = (np.add, np.subtract, np.multiply, np.true_divide, None, np.remainder,
+                   np.power, np.bitwise_and, np.bitwise_or, np.bitwise_xor, np.left_shift,
+                   np.right_shift, np.matmul)
+
+
+def _basic_index(idx):
+    """Whether ``idx`` is a basic index (ints, slices, None, Ellipsis, or a tuple of them)."""
+    if type(idx) is tuple:
+        for e in idx:
+            if not _basic_index_element(e):
+                return False
+        return True
+    return _basic_index_element(idx)
+
+
+def _basic_index_element(e):
+    t = type(e)
+    return t is int or t is slice or e is None or e is Ellipsis
+
+
+def direct_write_target(self):
+    """``self``'s host ndarray if a write may go straight into it, with NumPy refusing
+    (ValueError) when the buffer is read-only; else None (``_writable`` decides). An
+    owned buffer qualifies, and a view's ndarray while its root's buffer is the one it
+    was derived from and is writable (a view made before the root was marked
+    observed is itself still writable, so the root's flag is what counts)."""
+    host = self._host
+    if type(host) is not _ndarray:
+        return None
+    view = self._view
+    if view is None:
+        self._buffer = None
+        return host
+    if len(view) > 2:
+        return None   # read-only by NumPy's choice (a broadcast): _writable raises
+    root, root_host = view
+    if root._host is root_host and root_host.flags.writeable:
+        root._buffer = None
+        self._buffer = None
+        return host
+    return None
+
 
 
 def array_repr(a, max_line_width=None, precision=None, suppress_small=None):
@@ -673,7 +1206,7 @@ def freeze_arrays(args):
     out = []
     for a in args:
         if type(a) is Array:
-            snap = _new(Array)
+            snap = _make(None, None)
             snap._rebind(a)
             a = snap
         out.append(a)
@@ -690,15 +1223,12 @@ def array_from_host(host, weak_type=False):
     return _make(ShapedArray(host.shape, host.dtype, weak_type), host)
 
 
-_new = object.__new__
-
-
 def _make(aval, host, buffer=None, placement=None, view=None):
     """The one constructor of Arrays: ``aval`` (None: a strong aval made from ``host``
     when asked), a host ndarray (or the NumPy scalar of a 0-d eager result) and/or a
     PjRt ``buffer``, the ``placement`` (None: uncommitted; else a sharding) and ``view``
     (None, or ``[root, root host]`` for a view Array, see the module docstring)."""
-    arr = _new(Array)
+    arr = _array_type.__new__(_array_type)
     arr._aval = aval
     arr._host = host
     arr._buffer = buffer
@@ -712,7 +1242,7 @@ Array._make = staticmethod(_make)
 
 def snapshot(x):
     """A distinct Array holding ``x``'s current value, sharing its buffer copy-on-write."""
-    snap = _new(Array)
+    snap = _make(None, None)
     snap._rebind(x)
     return snap
 

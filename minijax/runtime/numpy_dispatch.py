@@ -34,7 +34,8 @@ from ..config import config
 from ..core import Tracer
 from ..core.avals import ShapedArray
 from ..core.trace import non_numeric_context, numpy_eager, numpy_flag
-from .array import Array, _make, as_view_of, overlapping_or_read_only
+from .array import (Array, _make, as_view_of, canonical_dtypes, canonical_scalars,
+                    direct_write_target, overlapping_or_read_only)
 
 _ndarray = np.ndarray
 
@@ -222,29 +223,15 @@ def _weak_result(r):
     return _weaken(wrap(r))
 
 
-# Result dtypes kept as NumPy gives them (the supported dtypes the current mode stores);
-# any other is converted (32-bit mode: narrowed) or rejected by ``dtypes.canonicalize``.
-_canonical = set()
-_canonical_scalars = set()   # their NumPy scalar types
+_canonical = canonical_dtypes   # (the sets runtime/array.py keeps current)
+_canonical_scalars = canonical_scalars
 
-
-def _refresh_canonical():
-    _canonical.clear()
-    _canonical.update(d for d in dtypes.SUPPORTED_DTYPES if dtypes.canonicalize(d) == d)
-    _canonical_scalars.clear()
-    _canonical_scalars.update(d.type for d in _canonical)
-
-
-_refresh_canonical()
-config.on_update(lambda name: _refresh_canonical() if name == "enable_x64" else None)
 
 def _new_array(host):
     """An Array owning ``host`` (an ndarray or NumPy scalar of a canonical dtype); its
     aval is made from ``host`` when first asked."""
     return _make(None, host)
 
-
-canonical_dtypes = _canonical   # (read-only for other modules)
 
 
 def share_ndarray(a):
@@ -851,29 +838,6 @@ def inplace_call(host_fn, lax_definition):
     return call
 
 
-def _direct_write_target(self):
-    """``self``'s host ndarray if a write may go straight into it, with NumPy refusing
-    (ValueError) when the buffer is read-only; else None (``_writable`` decides). An
-    owned buffer qualifies, and a view's ndarray while its root's buffer is the one it
-    was derived from and is writable (a view made before the root was marked
-    observed is itself still writable, so the root's flag is what counts)."""
-    host = self._host
-    if type(host) is not _ndarray:
-        return None
-    view = self._view
-    if view is None:
-        self._buffer = None
-        return host
-    if len(view) > 2:
-        return None   # read-only by NumPy's choice (a broadcast): _writable raises
-    root, root_host = view
-    if root._host is root_host and root_host.flags.writeable:
-        root._buffer = None
-        self._buffer = None
-        return host
-    return None
-
-
 def inplace_operator_call(ufunc, lax_definition):
     """``x op= y``: the ufunc writes into the Array's buffer (copy-on-write), eagerly."""
     def call(self, other):
@@ -910,7 +874,7 @@ def inplace_operator_call(ufunc, lax_definition):
                     # (with NumPy's scalar promotion: ``np.sum(ints) - 0.5`` is a float)
                     return wrap(ufunc(host, ho), (self, other))
                 # (the output is positional, the casting the ufuncs' default "same_kind")
-                if _direct_write_target(self) is not None:
+                if direct_write_target(self) is not None:
                     host = self._host   # as in __setitem__: copy only if NumPy refuses
                     try:
                         ufunc(host, ho, host)
@@ -969,7 +933,7 @@ def setitem_call(lax_definition):
                     except _NotHost:
                         _count_lax_definition(__setitem__)
                         return lax_definition(self, idx, value)
-                host = _direct_write_target(self)
+                host = direct_write_target(self)
                 if host is not None:
                     # write, and copy first only if NumPy refuses (a read-only buffer
                     # is one something else may observe, DESIGN 5)

@@ -1,0 +1,41 @@
+# The C declarations of runtime/array.py (Cython's augmenting .pxd, DESIGN 10): the Array
+# core becomes a C type whose fields are C slots, and the operators' fast path C
+# functions. The .py stays plain Python (and runs as it is with MINIJAX_UNCOMPILED=1).
+cimport cython
+
+cdef int _ADD, _RADD, _SUB, _RSUB, _MUL, _RMUL, _TRUEDIV, _RTRUEDIV, _FLOORDIV
+cdef int _RFLOORDIV, _MOD, _RMOD, _DIVMOD, _RDIVMOD, _MATMUL, _RMATMUL, _AND, _RAND
+cdef int _OR, _ROR, _XOR, _RXOR, _LSHIFT, _RLSHIFT, _RSHIFT, _RRSHIFT, _LT, _LE, _GT
+cdef int _GE, _EQ, _NE, _POW, _RPOW, _NEG, _POS, _ABS, _INVERT, _IADD, _ISUB, _IMUL
+cdef int _ITRUEDIV, _IFLOORDIV, _IMOD, _IPOW, _IAND, _IOR, _IXOR, _ILSHIFT, _IRSHIFT
+cdef int _IMATMUL, _GETITEM, _SETITEM, _TRANSPOSE
+cdef type _array_type, _ndarray
+cdef list _complete, numpy_flag
+cdef set _canonical_dtypes, _canonical_scalars
+
+
+# an Array cannot be part of a reference cycle (it refers to ndarrays, buffers,
+# shardings and its root Array, none of which refer back): no GC traversal
+@cython.no_gc
+cdef class ArrayCore:
+    cdef public object _aval, _host, _buffer, _placement, _view
+    cdef object __weakref__
+
+
+cdef object _current_host(ArrayCore self)
+cdef object _strong_host(ArrayCore self)
+cdef object _plain_operand(object other)
+@cython.locals(root=ArrayCore)
+cdef object _view_result(ArrayCore self, object host, object r, object placement)
+cdef object _result(ArrayCore self, object host, object r)
+cdef object _binary(ArrayCore self, object other, int code)
+cdef object _apply(int code, object a, object b)
+cdef object _unary(ArrayCore self, int code)
+cdef object _apply_unary(int code, object a)
+cdef object _inplace(ArrayCore self, object other, int code)
+cdef bint _basic_index(object idx)
+cdef bint _basic_index_element(object e)
+@cython.locals(root=ArrayCore)
+cpdef direct_write_target(ArrayCore self)
+@cython.locals(arr=ArrayCore)
+cpdef _make(aval, host, buffer=*, placement=*, view=*)
