@@ -15,7 +15,8 @@ import numpy as np
 
 from .. import dtypes, errors
 from ..config import config
-from ..core import Jaxpr, JaxprEqn, ShapedArray, Trace, Tracer, Var, get_aval, set_eval_trace
+from ..core import (Jaxpr, JaxprEqn, Literal, ShapedArray, Trace, Tracer, Var, get_aval,
+                    set_eval_trace)
 from ..core.trace import set_eager_bind, set_observe
 from ..interpreters.lowering import lower_jaxpr
 from ..util import LRUCache
@@ -495,7 +496,9 @@ _spmd_eager_jaxprs = LRUCache(lambda: config.eager_cache_size)
 class SpmdExecutable:
     """A jaxpr compiled by XLA's SPMD partitioner for the devices of a mesh, for one
     sharding of each input (``mhlo.sharding`` on ``main``'s arguments); XLA chooses the
-    outputs' shardings, read back from the executable (never assumed)."""
+    outputs' shardings, read back from the executable (never assumed), except those of
+    results that are sharding constraints (``out_shardings``): those are ``main``'s
+    result attributes too."""
 
     def __init__(self, jaxpr, mesh, in_shardings, aliases=()):
         self.in_avals = jaxpr.in_avals
@@ -509,7 +512,8 @@ class SpmdExecutable:
         self.text = lower_jaxpr(jaxpr, host_callbacks=host_callbacks,
                                 platform=backend.platform_of(device),
                                 arg_shardings=self.in_texts,
-                                aliases=dict(aliases) if aliases else None)
+                                aliases=dict(aliases) if aliases else None,
+                                result_shardings=_constrained_results(jaxpr, mesh))
         if host_callbacks:
             raise errors.MultiDeviceCallbackError(
                 f"host callbacks (debug.print, pure_callback, io_callback) in a program "
@@ -575,6 +579,26 @@ class SpmdExecutable:
         if buf is None:   # (written in place on the host since): placed again
             buf = a._buffer = put_sharded(a._value(), placement, a.aval)
         return buf
+
+
+def _constrained_results(jaxpr, mesh):
+    """The HLO sharding text of each output of ``jaxpr`` that a sharding constraint on
+    ``mesh`` produces (or a ``jit`` inside whose output it is), else None. XLA drops a
+    constraint whose value is an argument (``a * 1`` simplified to ``a``) and the result
+    then keeps the argument's sharding; a result attribute it keeps."""
+    made = {}
+    for eqn in jaxpr.eqns:
+        if eqn.primitive.name == "sharding_constraint":
+            s = eqn.params["sharding"]
+            if s.mesh._flat == mesh._flat:
+                made[eqn.out_binders[0]] = s.hlo_text(len(eqn.out_binders[0].aval.shape))
+        elif eqn.primitive.name == "jit":
+            inner = eqn.params["jaxpr"]
+            for v, text in zip(eqn.out_binders,
+                               _constrained_results(getattr(inner, "jaxpr", inner), mesh)):
+                if text is not None:
+                    made[v] = text
+    return [made.get(x) if type(x) is not Literal else None for x in jaxpr.outs]
 
 
 _collective_lock = threading.Lock()
