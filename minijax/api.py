@@ -300,8 +300,9 @@ class Jitted:
                              f"donate_argnames")
         self._donate = (tuple(sorted(self._donate_nums)), tuple(sorted(self._donate_names)))
         self._body = fun
+        # (in_shardings are constraints in the traced body: a trace of its own)
         self._state = _jit_state(fun, (self.static_argnums,
-                                       tuple(sorted(self.static_argnames))))
+                                       tuple(sorted(self.static_argnames)), in_shardings))
         self._as_method = None
 
     def __reduce__(self):

@@ -230,12 +230,14 @@ def call_function(mctx, jaxpr, args, name="jit"):
 
 
 def lower_jaxpr(jaxpr, name="main", host_callbacks=None, platform=None, arg_shardings=None,
-                aliases=None):
+                aliases=None, result_shardings=None):
     """StableHLO program text for ``jaxpr`` (its function is ``main``), for ``platform``
     (the default platform for None); the host callbacks it calls (see
     ``minijax.callbacks``) are appended to ``host_callbacks``. ``arg_shardings`` (one
     HLO sharding text per input, for XLA's SPMD partitioner) become the arguments'
-    ``mhlo.sharding`` attributes; results carry none (XLA propagates them). ``aliases``
+    ``mhlo.sharding`` attributes; ``result_shardings`` (one text or None per output)
+    those of the results that have one, the others are left to XLA's propagation (a
+    result attribute holds even where XLA simplifies the constraint away). ``aliases``
     (``{input index: output index}``, donated arguments) become ``tf.aliasing_output``
     attributes: XLA may write that output into the argument's buffer."""
     with new_context() as ctx, ir.Location.unknown(ctx):
@@ -250,6 +252,10 @@ def lower_jaxpr(jaxpr, name="main", host_callbacks=None, platform=None, arg_shar
             for i, out in (aliases or {}).items():
                 attrs[i]["tf.aliasing_output"] = ir.IntegerAttr.get(i32, out)
             fn.arg_attrs = ir.ArrayAttr.get([ir.DictAttr.get(a) for a in attrs])
+        if result_shardings is not None and any(t is not None for t in result_shardings):
+            fn.result_attrs = ir.ArrayAttr.get([
+                ir.DictAttr.get({} if t is None else {"mhlo.sharding": ir.StringAttr.get(t)})
+                for t in result_shardings])
         if host_callbacks is not None:
             host_callbacks.extend(mctx.host_callbacks)
         return str(module)

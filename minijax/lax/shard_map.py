@@ -137,8 +137,12 @@ def _eager(*args, **params):
         out_vars = [Var(a) for a in _abstract_eval(*[v.aval for v in in_vars], **params)]
         program = per_body[key] = Jaxpr(in_vars, [JaxprEqn(shard_map_p, in_vars, params,
                                                            out_vars)], out_vars)
+    # (its results are laid out as out_specs say: JAX's eager shard_map reports them so,
+    # also on a mesh axis of size 1)
+    mesh = params["mesh"]
     return dispatch.spmd_call(program, args, mesh_placement(
-        params["mesh"], dispatch.result_placement(args)))
+        mesh, dispatch.result_placement(args)),
+        known=[NamedSharding(mesh, s) for s in params["out_specs"]])
 
 
 def _jvp(primals, tangents, *, jaxpr, mesh, in_specs, out_specs, check_vma, name):

@@ -15,7 +15,8 @@ import numpy as np
 
 from .. import dtypes, errors
 from ..config import config
-from ..core import Jaxpr, JaxprEqn, ShapedArray, Trace, Tracer, Var, get_aval, set_eval_trace
+from ..core import (Jaxpr, JaxprEqn, Literal, ShapedArray, Trace, Tracer, Var, get_aval,
+                    set_eval_trace)
 from ..core.trace import set_eager_bind, set_observe
 from ..interpreters.lowering import lower_jaxpr
 from ..util import LRUCache
@@ -495,9 +496,15 @@ _spmd_eager_jaxprs = LRUCache(lambda: config.eager_cache_size)
 class SpmdExecutable:
     """A jaxpr compiled by XLA's SPMD partitioner for the devices of a mesh, for one
     sharding of each input (``mhlo.sharding`` on ``main``'s arguments); XLA chooses the
-    outputs' shardings, read back from the executable (never assumed)."""
+    outputs' shardings, read back from the executable (never assumed), except those of
+    results that are sharding constraints (``out_shardings``): those are ``main``'s
+    result attributes too. ``recover``: the position of the first argument committed to
+    a ``NamedSharding``; a result of its rank laid out equivalently gets that sharding
+    itself (JAX's rule: on a 1-device mesh ``P('d')`` stays ``P('d')``). ``known``: a
+    sharding (or None) per result that the program defines (an eager shard_map's
+    out_specs), kept as it is where XLA's layout is equivalent."""
 
-    def __init__(self, jaxpr, mesh, in_shardings, aliases=()):
+    def __init__(self, jaxpr, mesh, in_shardings, aliases=(), recover=None, known=None):
         self.in_avals = jaxpr.in_avals
         self.out_avals = jaxpr.out_avals
         self.mesh = mesh
@@ -509,7 +516,8 @@ class SpmdExecutable:
         self.text = lower_jaxpr(jaxpr, host_callbacks=host_callbacks,
                                 platform=backend.platform_of(device),
                                 arg_shardings=self.in_texts,
-                                aliases=dict(aliases) if aliases else None)
+                                aliases=dict(aliases) if aliases else None,
+                                result_shardings=_constrained_results(jaxpr, mesh))
         if host_callbacks:
             raise errors.MultiDeviceCallbackError(
                 f"host callbacks (debug.print, pure_callback, io_callback) in a program "
@@ -521,8 +529,16 @@ class SpmdExecutable:
         self.loaded = _jaxlib.compile_spmd(client, self.text, self.devices)
         self.out_shardings = []
         texts = _jaxlib.output_sharding_texts(self.loaded, len(self.out_avals))
+        orig = in_shardings[recover] if recover is not None else None
         for text, aval in zip(texts, self.out_avals):
-            named = named_from_hlo(mesh, text, len(aval.shape))
+            ndim = len(aval.shape)
+            named = named_from_hlo(mesh, text, ndim)
+            own = known[len(self.out_shardings)] if known is not None else None
+            if own is not None and named == named_from_hlo(mesh, own.hlo_text(ndim), ndim):
+                named = own
+            elif (orig is not None and ndim == len(self.in_avals[recover].shape)
+                    and named == named_from_hlo(mesh, orig.hlo_text(ndim), ndim)):
+                named = orig
             if named is None:
                 raise NotImplementedError(
                     f"XLA chose the output sharding {text} for a {aval.str_short()} "
@@ -577,6 +593,26 @@ class SpmdExecutable:
         return buf
 
 
+def _constrained_results(jaxpr, mesh):
+    """The HLO sharding text of each output of ``jaxpr`` that a sharding constraint on
+    ``mesh`` produces (or a ``jit`` inside whose output it is), else None. XLA drops a
+    constraint whose value is an argument (``a * 1`` simplified to ``a``) and the result
+    then keeps the argument's sharding; a result attribute it keeps."""
+    made = {}
+    for eqn in jaxpr.eqns:
+        if eqn.primitive.name == "sharding_constraint":
+            s = eqn.params["sharding"]
+            if s.mesh._flat == mesh._flat:
+                made[eqn.out_binders[0]] = s.hlo_text(len(eqn.out_binders[0].aval.shape))
+        elif eqn.primitive.name == "jit":
+            inner = eqn.params["jaxpr"]
+            for v, text in zip(eqn.out_binders,
+                               _constrained_results(getattr(inner, "jaxpr", inner), mesh)):
+                if text is not None:
+                    made[v] = text
+    return [made.get(x) if type(x) is not Literal else None for x in jaxpr.outs]
+
+
 _collective_lock = threading.Lock()
 
 
@@ -602,24 +638,34 @@ def execute_collective(loaded, bufs, handlers):
 _spmd_compiled = weakref.WeakKeyDictionary()
 
 
-def spmd_call(jaxpr, args, placement, aliases=()):
+def spmd_call(jaxpr, args, placement, aliases=(), known=None):
     """Run ``jaxpr`` on ``args``, some of them sharded (``placement``: one of their
     shardings): each sharded argument keeps its sharding, the others are replicated
-    over the same mesh. ``aliases``: ``(input, output)`` pairs of donated arguments."""
+    over the same mesh. ``aliases``: ``(input, output)`` pairs of donated arguments;
+    ``known``: the results' shardings where the program defines them (see
+    ``SpmdExecutable``; the same for every call of ``jaxpr``)."""
     mesh = placement.mesh
     replicated = NamedSharding(mesh, PartitionSpec())
     shardings = []
-    for a in args:
+    recover = None
+    for i, a in enumerate(args):
         p = a._placement if type(a) is Array else None
-        shardings.append(p if p is not None and p._device is None else replicated)
+        if p is not None and p._device is None:
+            shardings.append(p)
+            if recover is None and p.mesh._flat == mesh._flat:
+                recover = i
+        else:
+            shardings.append(replicated)
     per_jaxpr = _spmd_compiled.get(jaxpr)
     if per_jaxpr is None:
         per_jaxpr = _spmd_compiled[jaxpr] = {}
     key = (mesh._flat, tuple(s.hlo_text(len(aval.shape))
-                             for s, aval in zip(shardings, jaxpr.in_avals)), aliases)
+                             for s, aval in zip(shardings, jaxpr.in_avals)), aliases,
+           recover, None if recover is None else shardings[recover])
     exe = per_jaxpr.get(key)
     if exe is None:
-        exe = per_jaxpr[key] = SpmdExecutable(jaxpr, mesh, shardings, aliases)
+        exe = per_jaxpr[key] = SpmdExecutable(jaxpr, mesh, shardings, aliases, recover,
+                                              known)
     return exe(args, [i for i, _ in aliases])
 
 
