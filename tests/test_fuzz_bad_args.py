@@ -24,9 +24,12 @@ import subprocess
 import sys
 import textwrap
 
+import numpy as onp
+import pytest
 from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
+import minijax
 import minijax.lax as lax
 import minijax.lax.linalg as lax_linalg
 import minijax.numpy as mnp
@@ -287,6 +290,10 @@ REGRESSIONS = [
     ["numpy", "isneginf", ["onp.ones(2)", "None"], {"out": "None"}],
     ["lax", "reduce_window", ["onp.ones(3)", "0.0", "lax.add", "(2**64,)", "(1,)", "'VALID'"],
      {}],
+    # issue 23's fuzz findings: one integer axis (NumPy's TypeError, also under jit)
+    ["numpy", "trapezoid", ["onp.arange(4)"], {"axis": "(-1,)"}],
+    ["numpy", "trapezoid", ["onp.arange(4)"], {"axis": "None"}],
+    ["numpy", "unwrap", ["onp.arange(4.0)"], {"axis": "(-1,)"}],
 ]
 
 
@@ -300,6 +307,20 @@ def test_regressions_raise_numpys_class():
             if "numpy" in out:
                 assert out["numpy"][0] == "raised"
                 assert out["numpy"][1][0] in out[mode][1], (_describe(case), mode, out)
+
+
+@pytest.mark.parametrize("name", ["atan2", "arctan2", "hypot", "fmod", "logical_xor"])
+def test_object_loop_ufuncs_raise_type_error(name):
+    # NumPy's object loop for these looks up a method per element and lets the
+    # AttributeError out (issue 23); minijax names the argument, eagerly and under jit
+    fn = getattr(mnp, name)
+    bad = (lambda: 0)   # noqa: E731
+    with pytest.raises(TypeError, match="argument 0 of type function"):
+        fn(bad, onp.array(["a"]))
+    with pytest.raises(TypeError, match="argument 0 of type str"):
+        fn(onp.array(["a"]), bad)
+    with pytest.raises(TypeError, match="type function|dtype object"):
+        minijax.jit(lambda: fn(bad, onp.array(["a"])))()
 
 
 def test_fuzzer_sees_every_module():

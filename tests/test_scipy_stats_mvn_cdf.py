@@ -126,11 +126,12 @@ def test_higher_dimensions_match_scipy(d):
     rng = np.random.default_rng(d)
     cov = _spd(rng, d)
     mean = rng.standard_normal(d) * 0.3
-    x = rng.standard_normal((2, d)) + 1.0
+    # (3 points: the shape test_eager_jit_and_vmap_agree compiles for d = 3, shared)
+    x = rng.standard_normal((3, d)) + 1.0
     # SciPy's estimate and ours are each within 3 standard errors <= 1e-5
     np.testing.assert_allclose(np.asarray(mvn.cdf(x, mean, cov)),
                                st.multivariate_normal.cdf(x, mean, cov, rng=0), atol=2.5e-5)
-    lower = x - 1.5 - np.abs(rng.standard_normal((2, d)))
+    lower = x - 1.5 - np.abs(rng.standard_normal((3, d)))
     np.testing.assert_allclose(np.asarray(mvn.cdf(x, mean, cov, lower_limit=lower)),
                                st.multivariate_normal.cdf(x, mean, cov, lower_limit=lower,
                                                           rng=0), atol=2.5e-5)
@@ -234,7 +235,9 @@ def test_nan_and_infinite_points():
 
 def test_output_shapes_follow_scipy():
     cov = np.array([[1.0, 0.2], [0.2, 1.0]])
-    for x in (np.zeros(2), np.zeros((1, 2)), np.zeros((4, 1, 2)), np.zeros((2, 3, 2))):
+    # (batch shapes other tests compile too where the shape is not the point: (5, 2, 2)
+    # is test_two_dimensions_match_scipy's)
+    for x in (np.zeros(2), np.zeros((1, 2)), np.zeros((4, 1, 2)), np.zeros((5, 2, 2))):
         assert np.shape(mvn.cdf(x, None, cov)) == np.shape(st.multivariate_normal.cdf(x, None, cov))
     assert np.shape(mvn.cdf(np.zeros(5), 0.0, 1.0)) == (5,)
 

@@ -250,6 +250,33 @@ def _tanh(x, /, *args, **kwargs):
 
 NUMPY_FUNCTIONS.update(floor_divide=_floor_divide, expm1=_expm1, tanh=_tanh)
 
+
+def _object_loop_checked(np_ufunc):
+    """``np_ufunc`` (a binary ufunc whose object loop calls a method of each element);
+    NumPy lets that loop's AttributeError out when an element has no such method (a
+    function beside a string array), where its unary ufuncs raise a TypeError naming
+    the argument: that TypeError here."""
+    method = np_ufunc.__name__
+
+    def host(*args, **kwargs):
+        try:
+            return np_ufunc(*args, **kwargs)
+        except AttributeError as e:
+            for i, a in enumerate(args[:np_ufunc.nin]):
+                for v in np.asarray(a, dtype=object).ravel():
+                    if not callable(getattr(v, method, None)):
+                        raise TypeError(
+                            f"loop of ufunc does not support argument {i} of type "
+                            f"{type(v).__name__} which has no callable {method} method"
+                        ) from None
+            raise TypeError(f"{method}: {e}") from None
+    host.__name__ = host.__qualname__ = method
+    return host
+
+
+NUMPY_FUNCTIONS.update({name: _object_loop_checked(getattr(np, name))
+                        for name in ("arctan2", "atan2", "hypot", "fmod", "logical_xor")})
+
 # Functions that update their first argument in place and return None, as NumPy's.
 NUMPY_INPLACE_FUNCTIONS = {"put": np.put, "place": np.place,
                            "put_along_axis": np.put_along_axis,

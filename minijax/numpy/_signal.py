@@ -5,7 +5,7 @@ import operator
 
 import numpy as np
 
-from .. import dtypes, lax
+from .. import _checks, dtypes, lax
 from ..core import get_aval, get_concrete
 from ._core import promote, reduction_axes, take_1d, to_array
 from ._creation import arange, ones, zeros
@@ -252,7 +252,7 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
     ``x`` (1-d, or shaped as ``y``) or with spacing ``dx``."""
     y = to_array(y)
     nd = get_aval(y).ndim
-    axis = reduction_axes(nd, axis)[0]
+    axis = _checks.axis(axis, nd)   # one integer axis: NumPy rejects a tuple or None
     if x is None:
         d = dx
     else:
@@ -274,7 +274,7 @@ def unwrap(p, discont=None, axis=-1, *, period=2 * np.pi):
     replaced by their complement modulo ``period``."""
     p = to_array(p)
     nd = get_aval(p).ndim
-    axis = reduction_axes(nd, axis)[0]
+    axis = _checks.axis(axis, nd)   # one integer axis: NumPy rejects a tuple or None
     dd = diff(p, axis=axis)
     if discont is None:
         discont = period / 2
