@@ -64,16 +64,17 @@ def _count_lax_definition(fn):
 def _host(a):
     t = type(a)
     if t is Array:
-        if a._placement is not None:
+        arr = a
+        if arr._placement is not None:
             raise _NotHost
-        aval = a._aval
+        aval = arr._aval
         if aval is not None and aval.weak_type:
             if aval.shape:
                 raise _NotHost
-            return a._value().item()   # a Python scalar stays weak for NumPy (NEP 50)
-        host = a._host
-        if host is None or a._view is not None:
-            host = a._value()
+            return arr._value().item()   # a Python scalar stays weak for NumPy (NEP 50)
+        host = arr._host
+        if host is None or arr._view is not None:
+            host = arr._value()
         return host
     if t in _PLAIN or t is _ndarray:
         return a
@@ -87,6 +88,18 @@ def _host(a):
     if isinstance(a, _HOST_OBJECTS):
         return a
     raise _NotHost
+
+
+def _plain_host(a):
+    """``_host(a)``, with the common operand (an uncommitted, strongly typed Array owning
+    its host value) read inline."""
+    if type(a) is Array:
+        arr = a
+        host = arr._host
+        if (host is not None and arr._view is None and arr._placement is None
+                and (arr._aval is None or not arr._aval.weak_type)):
+            return host
+    return _host(a)
 
 
 # Python values NumPy reads as dates, durations and byte strings
@@ -514,19 +527,10 @@ def numpy_call(np_fn, lax_definition, nin=None):
                 return general(args, kwargs)
             try:
                 if n == 2:
-                    a, b = args
-                    ha = a._host if (type(a) is Array and a._view is None
-                                     and a._aval is None and a._placement is None) else _host(a)
-                    hb = b._host if (type(b) is Array and b._view is None
-                                     and b._aval is None and b._placement is None) else _host(b)
+                    ha = _plain_host(args[0])
+                    hb = _plain_host(args[1])
                 elif n == 1:
-                    a = args[0]
-                    if (type(a) is Array and a._view is None and a._placement is None
-                            and a._host is not None
-                            and (a._aval is None or not a._aval.weak_type)):
-                        ha = a._host
-                    else:
-                        ha = _host(a)
+                    ha = _plain_host(args[0])
                 else:
                     ha = None
             except _NotHost:
@@ -603,14 +607,15 @@ def _self_result(r, self, host):
 def eager_host(self):
     """The host ndarray of the Array ``self`` when the NumPy path applies to it (not
     committed to a device, not weakly typed), else None."""
-    if self._placement is not None:
+    arr = self
+    if arr._placement is not None:
         return None
-    aval = self._aval
+    aval = arr._aval
     if aval is not None and aval.weak_type:
         return None
-    host = self._host
-    if type(host) is not _ndarray or self._view is not None:
-        host = self._value()
+    host = arr._host
+    if type(host) is not _ndarray or arr._view is not None:
+        host = arr._value()
     return host
 
 
@@ -618,11 +623,8 @@ def method_call(host_fn, lax_definition):
     """An Array method: ``host_fn(self_host, ...)`` eagerly, else ``lax_definition``."""
     def call(self, *args, **kwargs):
         if numpy_flag[0] or numpy_eager():
-            aval = self._aval
-            if self._placement is None and (aval is None or not aval.weak_type):
-                host = self._host   # (eager_host, inline)
-                if type(host) is not _ndarray or self._view is not None:
-                    host = self._value()
+            host = eager_host(self)
+            if host is not None:
                 # (host_fn is called with its arguments spelled out where it can be:
                 # a call with *args or **{} costs more)
                 n = len(args)
@@ -640,19 +642,13 @@ def method_call(host_fn, lax_definition):
                     r = host_fn(host)
                 else:
                     a = args[0]
-                    t = type(a)
-                    if t is Array and a._view is None and a._aval is None \
-                            and a._placement is None:
-                        r = host_fn(host, a._host)   # (x.dot(y))
-                    elif t in _PLAIN:
-                        r = host_fn(host, a)
-                    else:
+                    if type(a) not in _PLAIN:
                         try:
-                            a = _host(a)
+                            a = _plain_host(a)   # (x.dot(y))
                         except _NotHost:
                             _count_lax_definition(call)
                             return lax_definition(self, *args)
-                        r = host_fn(host, a)
+                    r = host_fn(host, a)
                 if type(r) is _ndarray and r.dtype in _canonical:   # (_self_result, inline)
                     owner = r.base
                     if owner is not None and (owner is host or owner is host.base):

@@ -1,0 +1,13 @@
+# C declarations of runtime/numpy_dispatch.py (Cython's augmenting .pxd, DESIGN 10): the
+# Array's fields are read as C fields where the wrappers read an operand's host value.
+cimport cython
+
+from minijax.runtime.array cimport ArrayCore, _make
+
+
+@cython.locals(arr=ArrayCore)
+cpdef _host(a)
+@cython.locals(arr=ArrayCore)
+cdef object _plain_host(object a)
+@cython.locals(arr=ArrayCore)
+cpdef eager_host(self)
