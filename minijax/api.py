@@ -209,7 +209,7 @@ def typeof(x):
     return _check_leaf(x, "typeof argument")
 
 
-# function -> {(static_argnums, static_argnames): _JitState}; a function's entries go
+# function -> {(static_argnums, static_argnames, in_shardings): _JitState}; its entries go
 # when it does. ``jit(f)`` called anew each time on the same ``f`` reuses its programs.
 _jit_states = weakref.WeakKeyDictionary()
 _jit_states_lock = threading.Lock()

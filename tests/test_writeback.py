@@ -277,7 +277,7 @@ def test_functions_that_do_not_update_arguments_write_nothing():
     f(x)
     f(x)
     assert x._value() is host
-    state = api._jit_states[f.fun][((), ())]
+    state, = api._jit_states[f.fun].values()
     assert all(entry[3] == () for entry in state.traced.values())
 
 
