@@ -11,6 +11,7 @@ import warnings
 import numpy as onp
 import pytest
 
+import minijax
 import minijax.numpy as mnp
 import minijax.runtime as runtime
 from minijax.runtime.array import Array, get_method
@@ -35,7 +36,7 @@ def test_array_class_and_methods_come_from_the_compiled_modules():
     assert not core.__flags__ & (1 << 9), "ArrayCore is a Python class"   # HEAPTYPE
     for name in ("__getitem__", "__setitem__", "__add__", "__radd__", "__eq__", "__neg__",
                  "__iadd__"):
-        assert getattr(Array, name).__objclass__ is core, name
+        assert name in core.__dict__ and name not in Array.__dict__, name
         # their complete implementations, installed by the eager table, are compiled
         assert type(get_method(Array, name)).__name__ == "cython_function_or_method", name
     assert type(core.__dict__["T"]).__name__ == "getset_descriptor"
@@ -100,3 +101,40 @@ def test_uncompiled_source_runs_only_when_asked():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          env=dict(os.environ, MINIJAX_UNCOMPILED="1"))
     assert out.stdout.strip() == "True [1.0, 2.0, 3.0]", out.stderr[-2000:]
+
+
+def test_common_methods_run_in_the_core_and_keep_their_semantics():
+    # reshape, ravel, sum, mean, max, min: the core's class body (a C fast path), the
+    # method wrappers of the eager table as their complete implementation
+    core = Array.__mro__[1]
+    for name in ("reshape", "ravel", "sum", "mean", "max", "min"):
+        assert name in core.__dict__ and name not in Array.__dict__, name
+        assert get_method(Array, name).__wrapped_lax__ is not None, name
+    h = onp.arange(12.0).reshape(3, 4)
+    a = mnp.asarray(h)
+    calls = [lambda x: x.reshape(-1), lambda x: x.reshape(4, 3), lambda x: x.reshape((2, 6)),
+             lambda x: x.ravel(), lambda x: x.sum(), lambda x: x.sum(0),
+             lambda x: x.sum(1, onp.float32), lambda x: x.mean(), lambda x: x.mean(0),
+             lambda x: x.max(), lambda x: x.min(1), lambda x: x.sum(axis=0, keepdims=True),
+             lambda x: x.max(axis=0, keepdims=True), lambda x: x.reshape(-1, order="C")]
+    jitted = minijax.jit(lambda x: [f(x) for f in calls])(a)
+    for f, j in zip(calls, jitted):
+        r, expected = f(a), f(h)
+        assert type(r) is Array
+        assert r.dtype == expected.dtype and r.shape == expected.shape
+        onp.testing.assert_allclose(onp.asarray(r), expected, rtol=1e-6)
+        onp.testing.assert_allclose(onp.asarray(j), expected, rtol=1e-6)
+    # a reshaped view shares the buffer as NumPy's does (copy-on-write afterwards)
+    v = a.reshape(-1)
+    a[0, 0] = 100.0
+    assert float(v[0]) == 100.0
+    # a 0-d Array holding a NumPy scalar, weak and integer Arrays: the complete paths
+    s = a[1, 1]
+    assert s.reshape(1).shape == (1,) and float(s.reshape(1)[0]) == 5.0
+    w = mnp.asarray(2.0) * 1.5
+    assert w.sum().weak_type == w.weak_type and float(w.sum()) == 3.0
+    i = mnp.arange(6, dtype=mnp.int32).reshape(2, 3)
+    assert i.sum().dtype == onp.arange(6, dtype=onp.int32).reshape(2, 3).sum().dtype \
+        or i.sum().dtype == mnp.int32   # (32-bit mode narrows NumPy's int64 sum)
+    with pytest.raises(ValueError):
+        a.reshape(5)

@@ -8,8 +8,11 @@ cdef int _RFLOORDIV, _MOD, _RMOD, _DIVMOD, _RDIVMOD, _MATMUL, _RMATMUL, _AND, _R
 cdef int _OR, _ROR, _XOR, _RXOR, _LSHIFT, _RLSHIFT, _RSHIFT, _RRSHIFT, _LT, _LE, _GT
 cdef int _GE, _EQ, _NE, _POW, _RPOW, _NEG, _POS, _ABS, _INVERT, _IADD, _ISUB, _IMUL
 cdef int _ITRUEDIV, _IFLOORDIV, _IMOD, _IPOW, _IAND, _IOR, _IXOR, _ILSHIFT, _IRSHIFT
-cdef int _IMATMUL, _GETITEM, _SETITEM, _TRANSPOSE
+cdef int _IMATMUL, _GETITEM, _SETITEM, _TRANSPOSE, _RESHAPE, _RAVEL, _SUM, _MEAN
+cdef int _MAX, _MIN
 cdef type _array_type, _ndarray
+cdef object _dtype_type
+cdef tuple _NDARRAY_METHODS
 cdef list _complete, numpy_flag
 cdef set _canonical_dtypes, _canonical_scalars
 
@@ -33,6 +36,8 @@ cdef object _apply(int code, object a, object b)
 cdef object _unary(ArrayCore self, int code)
 cdef object _apply_unary(int code, object a)
 cdef object _inplace(ArrayCore self, object other, int code)
+cdef bint _plain_args(tuple args)
+cdef object _method_result(ArrayCore self, int code, tuple args)
 cdef bint _basic_index(object idx)
 cdef bint _basic_index_element(object e)
 @cython.locals(root=ArrayCore)

@@ -744,6 +744,53 @@ class ArrayCore:
                     return
         _complete[_SETITEM](self, idx, value)
 
+    # ------------------------------------------------------------ common methods
+    # As the operators: the common eager case here (plain arguments, no keywords), every
+    # other through the complete implementation (minijax.numpy's method wrappers).
+    def reshape(self, *args, **kwargs):
+        if numpy_flag[0] and not kwargs and _plain_args(args):
+            out = _method_result(self, _RESHAPE, args)
+            if out is not None:
+                return out
+        return _complete[_RESHAPE](self, *args, **kwargs)
+
+    def ravel(self, *args, **kwargs):
+        if numpy_flag[0] and not kwargs and not args:
+            out = _method_result(self, _RAVEL, args)
+            if out is not None:
+                return out
+        return _complete[_RAVEL](self, *args, **kwargs)
+
+    def sum(self, *args, **kwargs):
+        # (minijax's third positional is keepdims, NumPy's is out: two at most here)
+        if numpy_flag[0] and not kwargs and len(args) <= 2 and _plain_args(args):
+            out = _method_result(self, _SUM, args)
+            if out is not None:
+                return out
+        return _complete[_SUM](self, *args, **kwargs)
+
+    def mean(self, *args, **kwargs):
+        if numpy_flag[0] and not kwargs and len(args) <= 2 and _plain_args(args):
+            out = _method_result(self, _MEAN, args)
+            if out is not None:
+                return out
+        return _complete[_MEAN](self, *args, **kwargs)
+
+    def max(self, *args, **kwargs):
+        # (minijax's second positional is keepdims, NumPy's is out: one at most here)
+        if numpy_flag[0] and not kwargs and len(args) <= 1 and _plain_args(args):
+            out = _method_result(self, _MAX, args)
+            if out is not None:
+                return out
+        return _complete[_MAX](self, *args, **kwargs)
+
+    def min(self, *args, **kwargs):
+        if numpy_flag[0] and not kwargs and len(args) <= 1 and _plain_args(args):
+            out = _method_result(self, _MIN, args)
+            if out is not None:
+                return out
+        return _complete[_MIN](self, *args, **kwargs)
+
     def __delitem__(self, idx):
         raise ValueError("cannot delete array elements")
 
@@ -778,7 +825,7 @@ _array_type = Array   # (typed in array.pxd: the constructor allocates without a
  _RXOR, _LSHIFT, _RLSHIFT, _RSHIFT, _RRSHIFT, _LT, _LE, _GT, _GE, _EQ, _NE, _POW,
  _RPOW, _NEG, _POS, _ABS, _INVERT, _IADD, _ISUB, _IMUL, _ITRUEDIV, _IFLOORDIV, _IMOD,
  _IPOW, _IAND, _IOR, _IXOR, _ILSHIFT, _IRSHIFT, _IMATMUL, _GETITEM, _SETITEM,
- _TRANSPOSE) = range(54)
+ _TRANSPOSE, _RESHAPE, _RAVEL, _SUM, _MEAN, _MAX, _MIN) = range(60)
 OPERATORS = (
     '__add__', '__radd__', '__sub__', '__rsub__', '__mul__', '__rmul__',
     '__truediv__', '__rtruediv__', '__floordiv__', '__rfloordiv__', '__mod__',
@@ -788,7 +835,8 @@ OPERATORS = (
     '__ge__', '__eq__', '__ne__', '__pow__', '__rpow__', '__neg__', '__pos__',
     '__abs__', '__invert__', '__iadd__', '__isub__', '__imul__', '__itruediv__',
     '__ifloordiv__', '__imod__', '__ipow__', '__iand__', '__ior__', '__ixor__',
-    '__ilshift__', '__irshift__', '__imatmul__', '__getitem__', '__setitem__', 'T')
+    '__ilshift__', '__irshift__', '__imatmul__', '__getitem__', '__setitem__', 'T',
+    'reshape', 'ravel', 'sum', 'mean', 'max', 'min')
 
 def _not_installed(*args):
     raise RuntimeError("minijax.numpy is not imported: Array operators are installed by it")
@@ -1022,6 +1070,46 @@ def _inplace(self, other, code):
 _INPLACE_UFUNCS = (np.add, np.subtract, np.multiply, np.true_divide, None, np.remainder,
                    np.power, np.bitwise_and, np.bitwise_or, np.bitwise_xor, np.left_shift,
                    np.right_shift, np.matmul)
+
+
+def _plain_args(args):
+    """Whether every argument of a method call is one NumPy takes as it is on the fast
+    path: an int, a tuple of ints, None, a string, a dtype or a scalar type."""
+    for e in args:
+        t = type(e)
+        if t is int or e is None or t is str:
+            continue
+        if t is tuple:
+            for d in e:
+                if type(d) is not int:
+                    return False
+            continue
+        if not isinstance(e, type) and not isinstance(e, _dtype_type):
+            return False
+    return True
+
+
+def _method_result(self, code, args):
+    """The fast path of a common method: NumPy's method on ``self``'s host value, as an
+    Array; None where the complete implementation must decide (a NumPy scalar's too)."""
+    host = _strong_host(self)
+    if type(host) is not _ndarray:
+        return None
+    # (ndarray's unbound method, its arguments spelled out: no attribute lookup on the
+    # instance, no call through a tuple)
+    fn = _NDARRAY_METHODS[code - _RESHAPE]
+    n = len(args)
+    if n == 0:
+        r = fn(host)
+    elif n == 1:
+        r = fn(host, args[0])
+    else:
+        r = fn(host, *args)
+    return _result(self, host, r)
+
+
+_dtype_type = np.dtype
+_NDARRAY_METHODS = tuple(getattr(_ndarray, name) for name in OPERATORS[_RESHAPE:])
 
 
 def _basic_index(idx):
