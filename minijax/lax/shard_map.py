@@ -181,7 +181,7 @@ def _transpose(cts, *args, jaxpr, mesh, in_specs, out_specs, check_vma, name):
         outs = eval_jaxpr(t_jaxpr, [*consts, *known, *cts_in])
         # ... and a replicated input's cotangent is the sum of its copies'
         return [o if _copies(mesh, s) == 1 else parallel.psum_p.bind(
-                    o, axes=_unused_axes(mesh, s), size=_copies(mesh, s))
+                    o, axes=_unused_axes(mesh, s), size=_copies(mesh, s), groups=None)
                 for o, s in zip(outs, undef_specs)]
     avals = [v.aval for v in t_jaxpr.in_binders]
     b_jaxpr, b_consts = pe.trace_to_jaxpr(body, avals)
@@ -234,7 +234,13 @@ def _varying(jaxpr, in_vma):
         union = frozenset().union(*ins)
         p = eqn.primitive
         if p in (parallel.psum_p, parallel.pmax_p, parallel.pmin_p):
-            outs = [union - set(eqn.params["axes"])]
+            groups = eqn.params["groups"]
+            if groups is None:
+                outs = [union - set(eqn.params["axes"])]
+            elif len({len(g) for g in groups}) == 1:   # (each group's own result)
+                outs = [union]
+            else:
+                outs = [union | set(eqn.params["axes"])]
         elif p in (parallel.all_gather_p, parallel.psum_scatter_p, parallel.all_to_all_p,
                    parallel.ppermute_p):   # (all_gather's result varies, as in JAX)
             outs = [union | set(eqn.params["axes"])]
