@@ -362,6 +362,19 @@ SCRIPT = textwrap.dedent("""
         raise AssertionError("unequal groups accepted")
     except ValueError as e:
         assert "must all be the same size" in str(e), e
+    # partial-manual: manual over "a", automatic over "b" (JAX gives the same values)
+    xa = np.arange(4 * n, dtype=np.float32).reshape(4, n) / 10
+    pm = minijax.shard_map(lambda x: mnp.sin(x) * lax.psum(x, "a"), mesh=mesh2,
+                           in_specs=P("a"), out_specs=P("a"), axis_names={"a"})
+    halves2 = xa.reshape(2, 2, n)
+    want = np.sin(halves2) * halves2.sum(0)
+    np.testing.assert_allclose(np.asarray(minijax.jit(pm)(xa)), want.reshape(4, n),
+                               rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(pm(xa)), want.reshape(4, n), rtol=1e-6)
+    ga = minijax.jit(minijax.grad(lambda x: pm(x).sum()))(xa)
+    s2 = halves2.sum(0)
+    np.testing.assert_allclose(np.asarray(ga), (np.cos(halves2) * s2 + np.sin(halves2).sum(0)
+                                                ).reshape(4, n), rtol=1e-5)
     print("ok", n)
 """)
 
@@ -488,3 +501,32 @@ def test_axis_index_groups_errors(meshes):
     with pytest.raises(errors.ShardingError, match="replicat"):
         minijax.shard_map(lambda x: lax.psum(x, "i", axis_index_groups=[[0], [1]]),
                           mesh=mine, in_specs=P("i"), out_specs=P())(X8)
+
+
+def test_partial_manual_axis_names(meshes):
+    """Manual over "a", automatic over "b" (JAX 0.10.2 on an Auto mesh), on 2 x 1 devices
+    in-process (2 x 2 and 2 x 4 in the subprocess test)."""
+    mine = make_mesh((N, 1), ("a", "b"))
+    theirs = jax.sharding.Mesh(np.array(jax.devices()[:N]).reshape(N, 1), ("a", "b"))
+    body = lambda l, x: l.pmean(x, "a") * x   # noqa: E731
+    m = minijax.shard_map(lambda x: body(lax, x), mesh=mine, in_specs=P("a"),
+                          out_specs=P("a"), axis_names={"a"})
+    j = jax.shard_map(lambda x: body(jax.lax, x), mesh=theirs,
+                      in_specs=jax.sharding.PartitionSpec("a"),
+                      out_specs=jax.sharding.PartitionSpec("a"), axis_names={"a"})
+    _same(minijax.jit(m)(X84), jax.jit(j)(jnp.asarray(X84)))
+    _same(minijax.jit(minijax.grad(lambda x: mnp.sum(m(x) ** 2)))(X84),
+          jax.jit(jax.grad(lambda x: jnp.sum(j(x) ** 2)))(jnp.asarray(X84)), rtol=1e-5)
+    with pytest.raises(errors.ShardingError, match="must refer to an axis marked as manual"):
+        minijax.shard_map(lambda x: x, mesh=mine, in_specs=P("a", "b"), out_specs=P("a"),
+                          axis_names={"a"})(X84)
+    with pytest.raises(NameError, match="unbound axis name: b"):
+        minijax.shard_map(lambda x: lax.psum(x, "b"), mesh=mine, in_specs=P("a"),
+                          out_specs=P("a"), axis_names={"a"})(X84)
+    with pytest.raises(errors.ShardingError, match="does not have"):
+        minijax.shard_map(lambda x: x, mesh=mine, in_specs=P("a"), out_specs=P("a"),
+                          axis_names={"c"})(X84)
+    wide = make_mesh((1, N), ("a", "b"))
+    with pytest.raises(NotImplementedError, match="axis_index"):
+        minijax.shard_map(lambda x: x * lax.axis_index("b"), mesh=wide, in_specs=P(None, "b"),
+                          out_specs=P(None, "b"), axis_names={"b"})(X84)

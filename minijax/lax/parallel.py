@@ -46,10 +46,19 @@ class _AxisEnv(threading.local):
 _env = _AxisEnv()
 
 
+class _Frame(dict):
+    """The axes one body binds; ``partial``: a shard_map manual over only some axes."""
+
+    partial = False
+
+
 @contextlib.contextmanager
-def axis_frame(sizes):
-    """Bind the axis names of ``sizes`` (``{name: size}``) while a body is traced."""
-    _env.frames.append(dict(sizes))
+def axis_frame(sizes, partial=False):
+    """Bind the axis names of ``sizes`` (``{name: size}``) while a body is traced
+    (``partial``: the body of a shard_map that leaves other mesh axes automatic)."""
+    frame = _Frame(sizes)
+    frame.partial = partial
+    _env.frames.append(frame)
     try:
         yield
     finally:
@@ -646,6 +655,13 @@ def axis_index(axis_name):
     index = None
     for n in names:
         _, size = _bound(n, "axis_index")
+        if next(f for f in reversed(_env.frames) if n in f).partial and size > 1:
+            # (XLA's partitioner cannot place PartitionId in a partial-manual region)
+            raise NotImplementedError(
+                f"axis_index({n!r}) inside a shard_map that is manual over only some mesh "
+                f"axes (axis_names=) is not supported: make every mesh axis manual (leave "
+                f"axis_names out), or pass the index in as an argument (e.g. "
+                f"numpy.arange({size}) with in_specs P({n!r}))")
         i = axis_index_p.bind(axis=n, size=size)
         index = i if index is None else add(mul(index, np.int32(size)), i)
     return index
