@@ -530,3 +530,14 @@ def test_partial_manual_axis_names(meshes):
     with pytest.raises(NotImplementedError, match="axis_index"):
         minijax.shard_map(lambda x: x * lax.axis_index("b"), mesh=wide, in_specs=P(None, "b"),
                           out_specs=P(None, "b"), axis_names={"b"})(X84)
+
+
+def test_nested_shard_map_is_a_named_error(meshes):
+    mine, _ = meshes
+    inner = minijax.shard_map(lambda y: y + 1, mesh=mine, in_specs=P(), out_specs=P())
+    outer = minijax.shard_map(lambda x: inner(x), mesh=mine, in_specs=P("i"),
+                              out_specs=P("i"))
+    with pytest.raises(NotImplementedError, match="inside another shard_map"):
+        outer(X8)
+    with pytest.raises(NotImplementedError, match="inside another shard_map"):
+        minijax.pmap(lambda x: inner(x), axis_name="i")(X84[:N])

@@ -65,6 +65,11 @@ def axis_frame(sizes, partial=False):
         _env.frames.pop()
 
 
+def in_manual_body():
+    """Whether a shard_map (or pmap) body is being traced (vmap's names aside)."""
+    return any(not isinstance(v, _VmapAxis) for f in _env.frames for v in f.values())
+
+
 class _VmapAxis:
     """A name bound by ``vmap(..., axis_name=)``: its size and the batch trace."""
 

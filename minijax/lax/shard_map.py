@@ -382,6 +382,11 @@ class _ShardMapped:
         mesh = self._mesh()
         manual = self._manual(mesh)
         name = self.__name__
+        if parallel.in_manual_body():
+            raise NotImplementedError(
+                f"shard_map `{name}` inside another shard_map (or pmap) body is not "
+                f"supported: write its collectives in the outer body, over the outer "
+                f"mesh's axes, or apply the two shard_maps one after the other")
         leaves, in_tree = tree_util.tree_flatten(args)
         # (a None in in_specs: that argument is static, passed to f as it is)
         all_specs = _specs_for(self.in_specs, args, f"shard_map `{name}`: in_specs", None)
