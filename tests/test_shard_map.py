@@ -275,6 +275,7 @@ SCRIPT = textwrap.dedent("""
     import os, sys
     import numpy as np
     import minijax
+    import minijax.numpy as mnp
     from minijax import lax
     from minijax.sharding import P, make_mesh
     n = minijax.device_count()
@@ -298,7 +299,6 @@ SCRIPT = textwrap.dedent("""
     # programs with collectives from several threads at once: XLA's CPU rendezvous
     # aborted the process after 40 s until minijax ran them one at a time
     import threading
-    import minijax.numpy as mnp
     y = np.random.default_rng(0).normal(size=(n * 128, 128)).astype(np.float32)
     progs = [minijax.jit(minijax.shard_map(h, mesh=mesh, in_specs=P("i"), out_specs=o))
              for h, o in [(lambda x: lax.psum(mnp.tanh(x) @ x.T, "i"), P()),
@@ -320,6 +320,61 @@ SCRIPT = textwrap.dedent("""
     s2, idx = g(x)
     np.testing.assert_array_equal(np.asarray(s2), blocks.sum(0))
     assert np.asarray(idx).ravel().tolist() == list(range(n))
+    # axis_index_groups: halves and interleaved (JAX gives [1, 1, 5, 5] and [2, 4, 2, 4]
+    # for psum on arange(4)); NumPy gives each group's values
+    v = np.arange(n, dtype=np.float32) ** 2
+    halves = [list(range(n // 2)), list(range(n // 2, n))]
+    inter = [list(range(0, n, 2)), list(range(1, n, 2))][::-1]
+    uneven = [list(range(n - 1)), [n - 1]]
+    def grouped(x):
+        return (lax.psum(x, "i", axis_index_groups=halves),
+                lax.pmax(x, "i", axis_index_groups=uneven),
+                lax.all_gather(x, "i", axis_index_groups=inter, tiled=True),
+                lax.psum_scatter(lax.all_gather(x, "i", tiled=True), "i",
+                                 axis_index_groups=halves, tiled=True),
+                lax.all_to_all(x * 10 + mnp.arange(n // 2, dtype=x.dtype), "i", 0, 0,
+                               axis_index_groups=inter))
+    gf = minijax.jit(minijax.shard_map(grouped, mesh=mesh, in_specs=P("i"),
+                                       out_specs=P("i"), check_vma=False))
+    ps, pm, ag, rs, aa = (np.asarray(o) for o in gf(v))
+    group_of = lambda gs, k: next(g for g in gs if k in g)   # noqa: E731
+    np.testing.assert_array_equal(ps, [v[group_of(halves, k)].sum() for k in range(n)])
+    np.testing.assert_array_equal(pm, [v[group_of(uneven, k)].max() for k in range(n)])
+    np.testing.assert_array_equal(ag, np.concatenate([v[group_of(inter, k)]
+                                                      for k in range(n)]))
+    h = n // 2
+    np.testing.assert_array_equal(rs, np.concatenate(
+        [h * v[g.index(k) * 2:g.index(k) * 2 + 2] for k in range(n)
+         for g in [group_of(halves, k)]]))
+    # (the device at position p of group g receives element p from each member of g)
+    np.testing.assert_array_equal(aa, np.concatenate(
+        [v[g] * 10 + g.index(k) for k in range(n) for g in [group_of(inter, k)]]))
+    # the transposes: d/dx sum(w * psum_g(x * x)) = 2 x (the sum of w over x's group)
+    w = np.arange(1, n + 1, dtype=np.float32)
+    grad = minijax.jit(minijax.grad(lambda x: (w * minijax.shard_map(
+        lambda x: lax.psum(x * x, "i", axis_index_groups=halves), mesh=mesh,
+        in_specs=P("i"), out_specs=P("i"), check_vma=False)(x)).sum()))(v)
+    np.testing.assert_allclose(np.asarray(grad), [2 * v[k] * w[group_of(halves, k)].sum()
+                                                  for k in range(n)])
+    try:
+        minijax.shard_map(lambda x: lax.all_gather(x, "i", axis_index_groups=uneven),
+                          mesh=mesh, in_specs=P("i"), out_specs=P("i"), check_vma=False)(v)
+        raise AssertionError("unequal groups accepted")
+    except ValueError as e:
+        assert "must all be the same size" in str(e), e
+    # partial-manual: manual over "a", automatic over "b" (JAX gives the same values)
+    xa = np.arange(4 * n, dtype=np.float32).reshape(4, n) / 10
+    pm = minijax.shard_map(lambda x: mnp.sin(x) * lax.psum(x, "a"), mesh=mesh2,
+                           in_specs=P("a"), out_specs=P("a"), axis_names={"a"})
+    halves2 = xa.reshape(2, 2, n)
+    want = np.sin(halves2) * halves2.sum(0)
+    np.testing.assert_allclose(np.asarray(minijax.jit(pm)(xa)), want.reshape(4, n),
+                               rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(pm(xa)), want.reshape(4, n), rtol=1e-6)
+    ga = minijax.jit(minijax.grad(lambda x: pm(x).sum()))(xa)
+    s2 = halves2.sum(0)
+    np.testing.assert_allclose(np.asarray(ga), (np.cos(halves2) * s2 + np.sin(halves2).sum(0)
+                                                ).reshape(4, n), rtol=1e-5)
     print("ok", n)
 """)
 
@@ -372,3 +427,117 @@ def test_arguments_on_another_device_order(meshes):
     f = minijax.shard_map(lambda x: x + 1, mesh=mine, in_specs=P("i"), out_specs=P("i"))
     with pytest.raises(errors.ShardingError, match="another order"):
         f(x)
+
+
+# ---------------------------------------------------------------- axis_index_groups
+
+def _grouped(l, x, y):
+    """Every collective that takes axis_index_groups, in one body (one program)."""
+    rev, solo = [[1, 0]], [[0], [1]]
+    return (l.psum(x * x, "i", axis_index_groups=rev) + l.psum(x, "i", axis_index_groups=solo),
+            l.pmean(x, "i", axis_index_groups=solo) * l.psum(2, "i", axis_index_groups=rev),
+            l.pmax(y, "i", axis_index_groups=rev) - l.pmin(y, "i", axis_index_groups=solo),
+            l.all_gather(x, "i", axis_index_groups=rev, axis=1, tiled=True),
+            l.all_gather(x, "i", axis_index_groups=solo),
+            l.psum_scatter(x, "i", axis_index_groups=rev, scatter_dimension=1, tiled=True),
+            l.all_to_all(x, "i", 0, 1, axis_index_groups=rev, tiled=True))
+
+
+GROUPED_OUT = (P("i"), P("i"), P("i"), P("i"), P("i"), P("i"), P("i"))
+
+
+def test_axis_index_groups_values_and_gradients(meshes):
+    # (JAX takes axis_index_groups only with check_vma=False)
+    m, j = _both(_grouped, (P("i"), P("i")), GROUPED_OUT, meshes, check_vma=False)
+    y = X84[::-1] * 1.5
+    got = m(X84, y)
+    want = j(jnp.asarray(X84), jnp.asarray(y))
+    for a, b in zip(got, want):
+        _same(a, b)
+    for a, b in zip(minijax.jit(m)(X84, y), got):
+        _same(a, b)
+
+    def loss(np_like, sm):
+        def f(x):
+            return sum(np_like.sum(np_like.sin(o) * (k + 1)) for k, o in enumerate(sm(x, y)[:2]
+                                                                                     + sm(x, y)[3:]))
+        return f
+    g = minijax.jit(minijax.grad(loss(mnp, m)))(X84)
+    _same(g, jax.jit(jax.grad(loss(jnp, j)))(jnp.asarray(X84)), rtol=1e-5)
+    # the batching rules: vmap of the shard_map equals its slices (JAX cannot batch a
+    # grouped all_to_all)
+    xs = np.stack([X84, X84 * 2 - 1])
+    second = m(xs[1], y)
+    for a, b0, b1 in zip(minijax.vmap(m, in_axes=(0, None))(xs, y), got, second):
+        _same(a, np.stack([b0, b1]))
+
+
+def test_axis_index_groups_errors(meshes):
+    mine, theirs = meshes
+
+    def run(body, shard_map, mesh, P_, x=X8):
+        return shard_map(body, mesh=mesh, in_specs=P_("i"), out_specs=P_("i"),
+                         check_vma=False)(x)
+    both = ((lax, minijax.shard_map, mine, P),
+            (jax.lax, jax.shard_map, theirs, jax.sharding.PartitionSpec))
+    # (JAX does not compare the groups with the axis size: [[0]] and [[0, 2], [1]] pass
+    # its check and fail in XLA)
+    for groups, impls in (([[0], [0]], both), ([[0, 1], [1]], both), ([[0]], both[:1]),
+                          ([[0, 2], [1]], both[:1])):
+        for mod, sm, mesh, P_ in impls:
+            with pytest.raises(ValueError, match="must cover all indices exactly once"):
+                run(lambda x: mod.psum(x, "i", axis_index_groups=groups), sm, mesh, P_)
+    # (JAX fails only in XLA, "Invalid replica id -1", or gives the wrong mean)
+    for body in (lambda x: lax.all_gather(x, "i", axis_index_groups=[[0, 1], []]),
+                 lambda x: lax.pmean(x, "i", axis_index_groups=[[0, 1], []])):
+        with pytest.raises(ValueError, match="exactly once"):
+            run(body, minijax.shard_map, mine, P)
+    with pytest.raises(TypeError, match="list of lists"):
+        run(lambda x: lax.psum(x, "i", axis_index_groups=[0, 1]), minijax.shard_map, mine, P)
+    with pytest.raises(NotImplementedError, match="not supported in vmap"):
+        minijax.vmap(lambda x: lax.psum(x, "b", axis_index_groups=[[0], [1]]),
+                     axis_name="b")(np.ones((2, 3)))
+    # a grouped sum is not the same on every device along the axis
+    with pytest.raises(errors.ShardingError, match="replicat"):
+        minijax.shard_map(lambda x: lax.psum(x, "i", axis_index_groups=[[0], [1]]),
+                          mesh=mine, in_specs=P("i"), out_specs=P())(X8)
+
+
+def test_partial_manual_axis_names(meshes):
+    """Manual over "a", automatic over "b" (JAX 0.10.2 on an Auto mesh), on 2 x 1 devices
+    in-process (2 x 2 and 2 x 4 in the subprocess test)."""
+    mine = make_mesh((N, 1), ("a", "b"))
+    theirs = jax.sharding.Mesh(np.array(jax.devices()[:N]).reshape(N, 1), ("a", "b"))
+    body = lambda l, x: l.pmean(x, "a") * x   # noqa: E731
+    m = minijax.shard_map(lambda x: body(lax, x), mesh=mine, in_specs=P("a"),
+                          out_specs=P("a"), axis_names={"a"})
+    j = jax.shard_map(lambda x: body(jax.lax, x), mesh=theirs,
+                      in_specs=jax.sharding.PartitionSpec("a"),
+                      out_specs=jax.sharding.PartitionSpec("a"), axis_names={"a"})
+    _same(minijax.jit(m)(X84), jax.jit(j)(jnp.asarray(X84)))
+    _same(minijax.jit(minijax.grad(lambda x: mnp.sum(m(x) ** 2)))(X84),
+          jax.jit(jax.grad(lambda x: jnp.sum(j(x) ** 2)))(jnp.asarray(X84)), rtol=1e-5)
+    with pytest.raises(errors.ShardingError, match="must refer to an axis marked as manual"):
+        minijax.shard_map(lambda x: x, mesh=mine, in_specs=P("a", "b"), out_specs=P("a"),
+                          axis_names={"a"})(X84)
+    with pytest.raises(NameError, match="unbound axis name: b"):
+        minijax.shard_map(lambda x: lax.psum(x, "b"), mesh=mine, in_specs=P("a"),
+                          out_specs=P("a"), axis_names={"a"})(X84)
+    with pytest.raises(errors.ShardingError, match="does not have"):
+        minijax.shard_map(lambda x: x, mesh=mine, in_specs=P("a"), out_specs=P("a"),
+                          axis_names={"c"})(X84)
+    wide = make_mesh((1, N), ("a", "b"))
+    with pytest.raises(NotImplementedError, match="axis_index"):
+        minijax.shard_map(lambda x: x * lax.axis_index("b"), mesh=wide, in_specs=P(None, "b"),
+                          out_specs=P(None, "b"), axis_names={"b"})(X84)
+
+
+def test_nested_shard_map_is_a_named_error(meshes):
+    mine, _ = meshes
+    inner = minijax.shard_map(lambda y: y + 1, mesh=mine, in_specs=P(), out_specs=P())
+    outer = minijax.shard_map(lambda x: inner(x), mesh=mine, in_specs=P("i"),
+                              out_specs=P("i"))
+    with pytest.raises(NotImplementedError, match="inside another shard_map"):
+        outer(X8)
+    with pytest.raises(NotImplementedError, match="inside another shard_map"):
+        minijax.pmap(lambda x: inner(x), axis_name="i")(X84[:N])

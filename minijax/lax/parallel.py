@@ -18,6 +18,7 @@ replicated input's cotangents over them.
 
 import contextlib
 import math
+import operator
 import threading
 
 import numpy as np
@@ -45,14 +46,28 @@ class _AxisEnv(threading.local):
 _env = _AxisEnv()
 
 
+class _Frame(dict):
+    """The axes one body binds; ``partial``: a shard_map manual over only some axes."""
+
+    partial = False
+
+
 @contextlib.contextmanager
-def axis_frame(sizes):
-    """Bind the axis names of ``sizes`` (``{name: size}``) while a body is traced."""
-    _env.frames.append(dict(sizes))
+def axis_frame(sizes, partial=False):
+    """Bind the axis names of ``sizes`` (``{name: size}``) while a body is traced
+    (``partial``: the body of a shard_map that leaves other mesh axes automatic)."""
+    frame = _Frame(sizes)
+    frame.partial = partial
+    _env.frames.append(frame)
     try:
         yield
     finally:
         _env.frames.pop()
+
+
+def in_manual_body():
+    """Whether a shard_map (or pmap) body is being traced (vmap's names aside)."""
+    return any(not isinstance(v, _VmapAxis) for f in _env.frames for v in f.values())
 
 
 class _VmapAxis:
@@ -106,10 +121,31 @@ def _bound(axis_name, what):
     return names, size
 
 
-def _no_groups(axis_index_groups, what):
-    if axis_index_groups is not None:
-        raise NotImplementedError(f"{what}: axis_index_groups is not supported; leave it "
-                                  f"None (the collective is over the whole named axis)")
+def _index_groups(axis_index_groups, axis_size, what, equal=True):
+    """``axis_index_groups`` checked (a partition of the indices along the named axes,
+    groups of one size unless ``equal`` is False) as a tuple of tuples, or None."""
+    if axis_index_groups is None:
+        return None
+    try:
+        groups = tuple(tuple(operator.index(i) for i in g) for g in axis_index_groups)
+    except TypeError:
+        raise TypeError(f"{what}: axis_index_groups must be a list of lists of axis indices "
+                        f"(e.g. [[0, 1], [2, 3]]), got {axis_index_groups!r}") from None
+    if sorted(i for g in groups for i in g) != list(range(axis_size)) or not all(groups):
+        raise ValueError(f"axis_index_groups must cover all indices exactly once: {what} got "
+                         f"{[list(g) for g in groups]} for an axis of size {axis_size}; give "
+                         f"each index 0..{axis_size - 1} to exactly one group")
+    if equal and len({len(g) for g in groups}) > 1:
+        raise ValueError(f"axis_index_groups must all be the same size for {what}: got "
+                         f"groups of sizes {[len(g) for g in groups]}")
+    return groups
+
+
+def _no_vmap_groups(vm, groups, what):
+    if vm is not None and groups is not None:
+        raise NotImplementedError(f"{what}: axis_index_groups not supported in vmap "
+                                  f"collectives (an axis named by vmap(axis_name=)); leave "
+                                  f"it None there")
 
 
 def _on_batch(vm, leaf, fn):
@@ -136,20 +172,29 @@ def _mesh(ctx, what):
     return mesh
 
 
-def replica_groups(mesh, axes):
+def replica_groups(mesh, axes, groups=None):
     """One row per group of devices that talk over ``axes``: their positions in the
-    mesh's flat order, ordered by the index along ``axes`` (the first axis major)."""
+    mesh's flat order, ordered by the index along ``axes`` (the first axis major).
+    With ``groups`` (``axis_index_groups``), each such row splits into one row per
+    group, in the group's order; shorter rows are padded with -1 (XLA's form)."""
     names = mesh.axis_names
     inner = [names.index(a) for a in axes]
     outer = [i for i in range(len(names)) if i not in inner]
     pos = np.arange(mesh.size, dtype=np.int64).reshape(mesh.devices.shape)
     width = math.prod(mesh.devices.shape[i] for i in inner)
-    return pos.transpose(outer + inner).reshape(-1, width)
+    rows = pos.transpose(outer + inner).reshape(-1, width)
+    if groups is None:
+        return rows
+    out = np.full((len(rows) * len(groups), max(map(len, groups))), -1, np.int64)
+    for r, row in enumerate(rows):
+        for k, g in enumerate(groups):
+            out[r * len(groups) + k, :len(g)] = row[list(g)]
+    return out
 
 
-def _groups_attr(ctx, axes, what):
+def _groups_attr(ctx, axes, what, groups=None):
     return ir.DenseIntElementsAttr.get(np.ascontiguousarray(
-        replica_groups(_mesh(ctx, what), axes)))
+        replica_groups(_mesh(ctx, what), axes, groups)))
 
 
 def _channel(ctx):
@@ -164,9 +209,9 @@ def _add_region(op, dtype, combine):
 
 
 def _all_reduce_lowering(name, combine):
-    def lower(ctx, x, *, axes, size):
+    def lower(ctx, x, *, axes, size, groups):
         aval = ctx.avals_in[0]
-        op = hlo.AllReduceOp([ir_type(aval)], [x], _groups_attr(ctx, axes, name),
+        op = hlo.AllReduceOp([ir_type(aval)], [x], _groups_attr(ctx, axes, name, groups),
                              channel_handle=_channel(ctx), use_global_device_ids=True)
         _add_region(op, aval.dtype, combine)
         return [op.results[0]]
@@ -190,35 +235,35 @@ def _reduce_batch(p):
 
 
 psum_p = Primitive("psum")
-psum_p.abstract_eval = lambda x, *, axes, size: [x]
+psum_p.abstract_eval = lambda x, *, axes, size, groups: [x]
 psum_p.lower = _all_reduce_lowering("psum", hlo.add)
 psum_p.batch = _reduce_batch(psum_p)
-ad.deflinear(psum_p, lambda cts, x, *, axes, size: [psum_p.bind(cts[0], axes=axes, size=size)])
+ad.deflinear(psum_p, lambda cts, x, **params: [psum_p.bind(cts[0], **params)])
 
 
 def _chooser_jvp(p):
     # The derivative flows from the devices holding the extreme value, shared equally
     # among ties (as reduce_max's JVP does).
-    def jvp(primals, tangents, *, axes, size):
+    def jvp(primals, tangents, **params):
         x, = primals
         t, = tangents
-        out = p.bind(x, axes=axes, size=size)
+        out = p.bind(x, **params)
         if type(t) is ad.Zero:
             return [out], [t]
         mask = convert_element_type(eq(x, out), x.dtype)
-        num = psum_p.bind(mul(t, mask), axes=axes, size=size)
-        return [out], [div(num, psum_p.bind(mask, axes=axes, size=size))]
+        num = psum_p.bind(mul(t, mask), **params)
+        return [out], [div(num, psum_p.bind(mask, **params))]
     return jvp
 
 
 pmax_p = Primitive("pmax")
-pmax_p.abstract_eval = lambda x, *, axes, size: [x]
+pmax_p.abstract_eval = lambda x, *, axes, size, groups: [x]
 pmax_p.lower = _all_reduce_lowering("pmax", maximum)
 pmax_p.batch = _reduce_batch(pmax_p)
 pmax_p.jvp = _chooser_jvp(pmax_p)
 
 pmin_p = Primitive("pmin")
-pmin_p.abstract_eval = lambda x, *, axes, size: [x]
+pmin_p.abstract_eval = lambda x, *, axes, size, groups: [x]
 pmin_p.lower = _all_reduce_lowering("pmin", minimum)
 pmin_p.batch = _reduce_batch(pmin_p)
 pmin_p.jvp = _chooser_jvp(pmin_p)
@@ -231,54 +276,71 @@ def _leafwise(x, fn):
 
 def psum(x, axis_name, *, axis_index_groups=None):
     """The sum of ``x`` (a pytree) over the devices along ``axis_name`` (a name or a
-    tuple of names); a value that is not traced (a constant) is multiplied by the size."""
-    _no_groups(axis_index_groups, "psum")
+    tuple of names); a value that is not traced (a constant) is multiplied by the size.
+    ``axis_index_groups`` (a partition of the indices along the axis, e.g. ``[[0, 1],
+    [2, 3]]``) sums within each group instead."""
     axes, size = _bound(axis_name, "psum")
+    groups = _index_groups(axis_index_groups, size, "psum", equal=False)
     vm = _vmap_axis(axis_name, "psum")
+    _no_vmap_groups(vm, groups, "psum")
+    equal = groups is None or len({len(g) for g in groups}) == 1
+    if groups is not None:
+        size = len(groups[0])
 
     def one(leaf):
+        constant = not isinstance(leaf, Tracer)
+        if constant and not equal:
+            raise ValueError(f"psum of a constant over axis_index_groups of sizes "
+                             f"{[len(g) for g in groups]}: the result would differ between "
+                             f"the groups; use groups of one size")
         if isinstance(leaf, (int, float, complex)) and not isinstance(leaf, bool):
             return leaf * size
         leaf = as_array(leaf)
         _check_numeric(leaf, "psum")
         if vm is not None:
             return _on_batch(vm, leaf, lambda v, n: (reduce_sum(v, (0,)), None))
-        if not isinstance(leaf, Tracer):   # the same on every device
+        if constant:   # the same on every device
             return mul(leaf, np.asarray(size, leaf.dtype))
-        return psum_p.bind(leaf, axes=axes, size=size)
+        return psum_p.bind(leaf, axes=axes, size=size, groups=groups)
     return _leafwise(x, one)
 
 
 def pmean(x, axis_name, *, axis_index_groups=None):
-    """The mean of ``x`` over the devices along ``axis_name`` (integers give floats)."""
-    _no_groups(axis_index_groups, "pmean")
+    """The mean of ``x`` over the devices along ``axis_name`` (integers give floats;
+    ``axis_index_groups``: within each group, the groups of one size)."""
     _, size = _bound(axis_name, "pmean")
+    groups = _index_groups(axis_index_groups, size, "pmean")
+    if groups is not None:
+        size = len(groups[0])
 
     def one(leaf):
         leaf = as_array(leaf)
         if not dtypes.is_inexact(leaf.dtype):
             leaf = convert_element_type(leaf, dtypes.default_float())
-        total = psum(leaf, axis_name)
+        total = psum(leaf, axis_name, axis_index_groups=groups)
         return div(total, np.asarray(size, total.dtype))
     return _leafwise(x, one)
 
 
 def _chooser(p, what, reduce):
     def fn(x, axis_name, *, axis_index_groups=None):
-        _no_groups(axis_index_groups, what)
         axes, size = _bound(axis_name, what)
+        groups = _index_groups(axis_index_groups, size, what, equal=False)
         vm = _vmap_axis(axis_name, what)
+        _no_vmap_groups(vm, groups, what)
+        if groups is not None:
+            size = len(groups[0])
 
         def one(leaf):
             leaf = as_array(leaf)
             _check_numeric(leaf, what, allow_complex=False)
             if vm is not None:
                 return _on_batch(vm, leaf, lambda v, n: (reduce(v, (0,)), None))
-            return p.bind(leaf, axes=axes, size=size)
+            return p.bind(leaf, axes=axes, size=size, groups=groups)
         return _leafwise(x, one)
     fn.__name__ = fn.__qualname__ = what
     fn.__doc__ = (f"The {what[1:]}imum of ``x`` (a pytree) over the devices along "
-                  f"``axis_name``.")
+                  f"``axis_name`` (within each group of ``axis_index_groups``).")
     return fn
 
 
@@ -288,7 +350,7 @@ pmin = _chooser(pmin_p, "pmin", reduce_min)
 
 # ---------------------------------------------------------------- all_gather, psum_scatter
 
-def _all_gather_abstract(x, *, axes, size, axis, tiled):
+def _all_gather_abstract(x, *, axes, size, groups, axis, tiled):
     shape = list(x.shape)
     if tiled:
         shape[axis] *= size
@@ -297,14 +359,14 @@ def _all_gather_abstract(x, *, axes, size, axis, tiled):
     return [x.update(shape=tuple(shape), weak_type=False)]
 
 
-def _all_gather_lower(ctx, x, *, axes, size, axis, tiled):
+def _all_gather_lower(ctx, x, *, axes, size, groups, axis, tiled):
     aval = ctx.avals_in[0]
     if not tiled:
         shape = list(aval.shape)
         shape.insert(axis, 1)
         x = hlo.reshape(ir_type(aval.update(shape=tuple(shape))), x)
     op = hlo.AllGatherOp([ir_type(ctx.avals_out[0])], [x], axis,
-                         _groups_attr(ctx, axes, "all_gather"),
+                         _groups_attr(ctx, axes, "all_gather", groups),
                          channel_handle=_channel(ctx), use_global_device_ids=True)
     return [op.results[0]]
 
@@ -326,7 +388,7 @@ all_gather_p.lower = _all_gather_lower
 all_gather_p.batch = _front_batch(all_gather_p, ("axis",))
 
 
-def _psum_scatter_abstract(x, *, axes, size, scatter_dimension, tiled):
+def _psum_scatter_abstract(x, *, axes, size, groups, scatter_dimension, tiled):
     shape = list(x.shape)
     if tiled:
         shape[scatter_dimension] //= size
@@ -335,12 +397,12 @@ def _psum_scatter_abstract(x, *, axes, size, scatter_dimension, tiled):
     return [x.update(shape=tuple(shape), weak_type=False)]
 
 
-def _psum_scatter_lower(ctx, x, *, axes, size, scatter_dimension, tiled):
+def _psum_scatter_lower(ctx, x, *, axes, size, groups, scatter_dimension, tiled):
     aval = ctx.avals_in[0]
     shape = list(aval.shape)
     shape[scatter_dimension] //= size
     op = hlo.ReduceScatterOp(ir_type(aval.update(shape=tuple(shape))), x, scatter_dimension,
-                             _groups_attr(ctx, axes, "psum_scatter"),
+                             _groups_attr(ctx, axes, "psum_scatter", groups),
                              channel_handle=_channel(ctx), use_global_device_ids=True)
     _add_region(op, aval.dtype, hlo.add)
     out = op.results[0]
@@ -354,10 +416,12 @@ psum_scatter_p.abstract_eval = _psum_scatter_abstract
 psum_scatter_p.lower = _psum_scatter_lower
 psum_scatter_p.batch = _front_batch(psum_scatter_p, ("scatter_dimension",))
 
-ad.deflinear(all_gather_p, lambda cts, x, *, axes, size, axis, tiled: [psum_scatter_p.bind(
-    cts[0], axes=axes, size=size, scatter_dimension=axis, tiled=tiled)])
-ad.deflinear(psum_scatter_p, lambda cts, x, *, axes, size, scatter_dimension, tiled: [
-    all_gather_p.bind(cts[0], axes=axes, size=size, axis=scatter_dimension, tiled=tiled)])
+ad.deflinear(all_gather_p, lambda cts, x, *, axes, size, groups, axis, tiled: [
+    psum_scatter_p.bind(cts[0], axes=axes, size=size, groups=groups, scatter_dimension=axis,
+                        tiled=tiled)])
+ad.deflinear(psum_scatter_p, lambda cts, x, *, axes, size, groups, scatter_dimension, tiled: [
+    all_gather_p.bind(cts[0], axes=axes, size=size, groups=groups, axis=scatter_dimension,
+                      tiled=tiled)])
 
 
 def _axis_arg(axis, ndim, what):
@@ -371,10 +435,14 @@ def _axis_arg(axis, ndim, what):
 
 def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False):
     """Every device's ``x`` (a pytree) along ``axis_name``, stacked on a new axis ``axis``
-    (``tiled``: concatenated along ``axis``)."""
-    _no_groups(axis_index_groups, "all_gather")
+    (``tiled``: concatenated along ``axis``); with ``axis_index_groups``, those of the
+    devices in this device's group, in the group's order."""
     axes, size = _bound(axis_name, "all_gather")
+    groups = _index_groups(axis_index_groups, size, "all_gather")
     vm = _vmap_axis(axis_name, "all_gather")
+    _no_vmap_groups(vm, groups, "all_gather")
+    if groups is not None:
+        size = len(groups[0])
 
     def gathered(v, n, ax):
         out = batching.moveaxis(v, 0, ax)
@@ -389,16 +457,21 @@ def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False):
         ax = _axis_arg(axis, leaf.ndim if tiled else leaf.ndim + 1, "all_gather")
         if vm is not None:
             return _on_batch(vm, leaf, lambda v, n: gathered(v, n, ax))
-        return all_gather_p.bind(leaf, axes=axes, size=size, axis=ax, tiled=bool(tiled))
+        return all_gather_p.bind(leaf, axes=axes, size=size, groups=groups, axis=ax,
+                                 tiled=bool(tiled))
     return _leafwise(x, one)
 
 
 def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None, tiled=False):
     """``psum(x)`` with each device keeping only its block along ``scatter_dimension``
-    (which must be the axis size, or with ``tiled`` a multiple of it)."""
-    _no_groups(axis_index_groups, "psum_scatter")
+    (which must be the axis size, or with ``tiled`` a multiple of it; with
+    ``axis_index_groups``, the sum and the blocks are those of this device's group)."""
     axes, size = _bound(axis_name, "psum_scatter")
+    groups = _index_groups(axis_index_groups, size, "psum_scatter")
     vm = _vmap_axis(axis_name, "psum_scatter")
+    _no_vmap_groups(vm, groups, "psum_scatter")
+    if groups is not None:
+        size = len(groups[0])
 
     def scattered(y, n, d):
         if tiled:
@@ -420,23 +493,24 @@ def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None, t
                              f"it must equal the size of axis {axis_name!r} ({size})")
         if vm is not None:
             return _on_batch(vm, leaf, lambda v, n: (scattered(reduce_sum(v, (0,)), n, d), 0))
-        return psum_scatter_p.bind(leaf, axes=axes, size=size, scatter_dimension=d,
-                                   tiled=bool(tiled))
+        return psum_scatter_p.bind(leaf, axes=axes, size=size, groups=groups,
+                                   scatter_dimension=d, tiled=bool(tiled))
     return _leafwise(x, one)
 
 
 # ---------------------------------------------------------------- all_to_all
 
-def _all_to_all_abstract(x, *, axes, size, split_axis, concat_axis):
+def _all_to_all_abstract(x, *, axes, size, groups, split_axis, concat_axis):
     shape = list(x.shape)
     shape[split_axis] //= size
     shape[concat_axis] *= size
     return [x.update(shape=tuple(shape), weak_type=False)]
 
 
-def _all_to_all_lower(ctx, x, *, axes, size, split_axis, concat_axis):
+def _all_to_all_lower(ctx, x, *, axes, size, groups, split_axis, concat_axis):
     op = hlo.AllToAllOp([x], split_axis, concat_axis, size,
-                        _groups_attr(ctx, axes, "all_to_all"), channel_handle=_channel(ctx),
+                        _groups_attr(ctx, axes, "all_to_all", groups),
+                        channel_handle=_channel(ctx),
                         results=[ir_type(ctx.avals_out[0])])
     return [op.results[0]]
 
@@ -445,8 +519,8 @@ all_to_all_p = Primitive("all_to_all")
 all_to_all_p.abstract_eval = _all_to_all_abstract
 all_to_all_p.lower = _all_to_all_lower
 all_to_all_p.batch = _front_batch(all_to_all_p, ("split_axis", "concat_axis"))
-ad.deflinear(all_to_all_p, lambda cts, x, *, axes, size, split_axis, concat_axis: [
-    all_to_all_p.bind(cts[0], axes=axes, size=size, split_axis=concat_axis,
+ad.deflinear(all_to_all_p, lambda cts, x, *, axes, size, groups, split_axis, concat_axis: [
+    all_to_all_p.bind(cts[0], axes=axes, size=size, groups=groups, split_axis=concat_axis,
                       concat_axis=split_axis)])
 
 
@@ -454,10 +528,14 @@ def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None,
                tiled=False):
     """Split ``x`` along ``split_axis`` into one block per device along ``axis_name``,
     send block i to device i, and put the received blocks along ``concat_axis`` (a new
-    axis of the axis size unless ``tiled``, JAX's convention)."""
-    _no_groups(axis_index_groups, "all_to_all")
+    axis of the axis size unless ``tiled``, JAX's convention); with
+    ``axis_index_groups``, among the devices of this device's group."""
     axes, size = _bound(axis_name, "all_to_all")
+    groups = _index_groups(axis_index_groups, size, "all_to_all")
     vm = _vmap_axis(axis_name, "all_to_all")
+    _no_vmap_groups(vm, groups, "all_to_all")
+    if groups is not None:
+        size = len(groups[0])
 
     def exchanged(v, n, split, concat):
         # v: [source, *shape]; the split axis into (chunk, rest); chunk becomes the batch
@@ -473,8 +551,8 @@ def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None,
     def bind(leaf, split, concat):
         if vm is not None:
             return _on_batch(vm, leaf, lambda v, n: exchanged(v, n, split, concat))
-        return all_to_all_p.bind(leaf, axes=axes, size=size, split_axis=split,
-                                 concat_axis=concat)
+        return all_to_all_p.bind(leaf, axes=axes, size=size, groups=groups,
+                                 split_axis=split, concat_axis=concat)
 
     def one(leaf):
         leaf = as_array(leaf)
@@ -582,6 +660,13 @@ def axis_index(axis_name):
     index = None
     for n in names:
         _, size = _bound(n, "axis_index")
+        if next(f for f in reversed(_env.frames) if n in f).partial and size > 1:
+            # (XLA's partitioner cannot place PartitionId in a partial-manual region)
+            raise NotImplementedError(
+                f"axis_index({n!r}) inside a shard_map that is manual over only some mesh "
+                f"axes (axis_names=) is not supported: make every mesh axis manual (leave "
+                f"axis_names out), or pass the index in as an argument (e.g. "
+                f"numpy.arange({size}) with in_specs P({n!r}))")
         i = axis_index_p.bind(axis=n, size=size)
         index = i if index is None else add(mul(index, np.int32(size)), i)
     return index

@@ -67,20 +67,34 @@ def _global_aval(mesh, spec, aval, what):
     return aval.update(shape=tuple(n * t for n, t in zip(aval.shape, tiles)))
 
 
-def _copies(mesh, spec):
-    """How many devices hold each block of a value laid out as ``spec``."""
+def _copies(mesh, manual, spec):
+    """How many devices along the ``manual`` axes hold each block of a value laid out
+    as ``spec``."""
     used = set(_spec_axes(spec))
-    return math.prod(s for n, s in mesh.shape.items() if n not in used)
+    return math.prod(mesh.shape[n] for n in manual if n not in used)
 
 
-def _unused_axes(mesh, spec):
+def _unused_axes(manual, spec):
     used = set(_spec_axes(spec))
-    return tuple(n for n in mesh.axis_names if n not in used)
+    return tuple(n for n in manual if n not in used)
+
+
+def _manual_text(mesh, manual, ndim):
+    """The HLO sharding of a value manual over the mesh axes ``manual`` and replicated
+    over the others (the rest of the mesh stays automatic: a partial-manual region)."""
+    names = mesh.axis_names
+    rest = [names.index(n) for n in names if n not in manual]
+    order = rest + [names.index(n) for n in manual]
+    positions = np.arange(mesh.size).reshape(mesh.devices.shape).transpose(order).ravel()
+    dims = [1] * ndim + [math.prod(mesh.devices.shape[i] for i in rest),
+                         math.prod(mesh.shape[n] for n in manual)]
+    return (f"{{devices=[{','.join(map(str, dims))}]{','.join(map(str, positions))} "
+            f"last_tile_dims={{replicated, manual}}}}")
 
 
 # ---------------------------------------------------------------- rules
 
-def _abstract_eval(*avals, jaxpr, mesh, in_specs, out_specs, check_vma, name):
+def _abstract_eval(*avals, jaxpr, mesh, manual, in_specs, out_specs, check_vma, name):
     for i, (a, v, s) in enumerate(zip(avals, jaxpr.in_binders, in_specs)):
         local = _local_aval(mesh, s, a, f"shard_map `{name}` argument {i}")
         if local.shape != v.aval.shape or local.dtype != v.aval.dtype:
@@ -91,26 +105,38 @@ def _abstract_eval(*avals, jaxpr, mesh, in_specs, out_specs, check_vma, name):
             for i, (x, s) in enumerate(zip(jaxpr.outs, out_specs))]
 
 
-def _custom_call(target, x, out_type, sharding_text):
+def _custom_call(target, x, out_type, sharding_text, ndim_auto=0):
+    # (ndim_auto: a partial-manual region leaves every dimension's sharding over the
+    # automatic axes to XLA's partitioner, as JAX does)
+    config = (f"unspecified_dims=[{','.join(map(str, range(ndim_auto)))}]" if ndim_auto
+              else "")
     op = hlo.CustomCallOp.build_generic(
         results=[out_type], operands=[x],
         attributes=dict(call_target_name=ir.StringAttr.get(target),
-                        backend_config=ir.StringAttr.get(""),
+                        backend_config=ir.StringAttr.get(config),
                         has_side_effect=ir.BoolAttr.get(False)))
     op.attributes["mhlo.sharding"] = ir.StringAttr.get(sharding_text)
     return op.result
 
 
-def _lower(ctx, *args, jaxpr, mesh, in_specs, out_specs, check_vma, name):
+def _lower(ctx, *args, jaxpr, mesh, manual, in_specs, out_specs, check_vma, name):
     mctx = ctx.module_ctx
     if mctx.manual_mesh is not None:
         raise NotImplementedError(f"shard_map `{name}` inside another shard_map body is "
-                                  f"not supported")
+                                  f"not supported: write the inner body's collectives in "
+                                  f"the outer body (over the outer mesh's axes) instead")
+    partial = len(manual) < len(mesh.axis_names)
+
+    def manual_text(ndim):
+        return _manual_text(mesh, manual, ndim) if partial else "{manual}"
+
     local = []
     for x, aval, v, spec in zip(args, ctx.avals_in, jaxpr.in_binders, in_specs):
+        auto = aval.ndim if partial else 0
         text = NamedSharding(mesh, spec).hlo_text(aval.ndim)
-        x = _custom_call("Sharding", x, ir_type(aval), text)
-        local.append(_custom_call("SPMDFullToShardShape", x, ir_type(v.aval), "{manual}"))
+        x = _custom_call("Sharding", x, ir_type(aval), text, auto)
+        local.append(_custom_call("SPMDFullToShardShape", x, ir_type(v.aval),
+                                  manual_text(aval.ndim), auto))
     mctx.manual_mesh = mesh
     try:
         outs = jaxpr_subcomp(mctx, jaxpr, local)
@@ -118,9 +144,10 @@ def _lower(ctx, *args, jaxpr, mesh, in_specs, out_specs, check_vma, name):
         mctx.manual_mesh = None
     results = []
     for o, x, aval, spec in zip(outs, jaxpr.outs, ctx.avals_out, out_specs):
-        o = _custom_call("Sharding", o, ir_type(x.aval), "{manual}")
+        auto = aval.ndim if partial else 0
+        o = _custom_call("Sharding", o, ir_type(x.aval), manual_text(aval.ndim), auto)
         results.append(_custom_call("SPMDShardToFullShape", o, ir_type(aval),
-                                    NamedSharding(mesh, spec).hlo_text(aval.ndim)))
+                                    NamedSharding(mesh, spec).hlo_text(aval.ndim), auto))
     return results
 
 
@@ -145,9 +172,9 @@ def _eager(*args, **params):
         known=[NamedSharding(mesh, s) for s in params["out_specs"]])
 
 
-def _jvp(primals, tangents, *, jaxpr, mesh, in_specs, out_specs, check_vma, name):
-    params = dict(jaxpr=jaxpr, mesh=mesh, in_specs=in_specs, out_specs=out_specs,
-                  check_vma=check_vma, name=name)
+def _jvp(primals, tangents, *, jaxpr, mesh, manual, in_specs, out_specs, check_vma, name):
+    params = dict(jaxpr=jaxpr, mesh=mesh, manual=manual, in_specs=in_specs,
+                  out_specs=out_specs, check_vma=check_vma, name=name)
     outs = shard_map_p.bind(*primals, **params)
     if all(type(t) is ad.Zero for t in tangents):
         return outs, [ad.Zero(ad.tangent_aval(get_aval(o))) for o in outs]
@@ -164,7 +191,7 @@ def _jvp(primals, tangents, *, jaxpr, mesh, in_specs, out_specs, check_vma, name
     return outs, t_outs
 
 
-def _transpose(cts, *args, jaxpr, mesh, in_specs, out_specs, check_vma, name):
+def _transpose(cts, *args, jaxpr, mesh, manual, in_specs, out_specs, check_vma, name):
     undef = tuple(ad.is_undefined(a) for a in args)
     t_jaxpr, t_consts = ad.transpose_jaxpr(jaxpr, undef)
     defined = [a for a in args if not ad.is_undefined(a)]
@@ -175,32 +202,35 @@ def _transpose(cts, *args, jaxpr, mesh, in_specs, out_specs, check_vma, name):
     def body(*vals):
         consts, known, cts_in = vals[:nc], vals[nc:nc + nd], vals[nc + nd:]
         # a replicated output's cotangent is shared among its copies ...
-        cts_in = [c if _copies(mesh, s) == 1 else
-                  mul(c, np.asarray(1 / _copies(mesh, s), get_aval(c).dtype))
+        cts_in = [c if _copies(mesh, manual, s) == 1 else
+                  mul(c, np.asarray(1 / _copies(mesh, manual, s), get_aval(c).dtype))
                   for c, s in zip(cts_in, out_specs)]
         outs = eval_jaxpr(t_jaxpr, [*consts, *known, *cts_in])
         # ... and a replicated input's cotangent is the sum of its copies'
-        return [o if _copies(mesh, s) == 1 else parallel.psum_p.bind(
-                    o, axes=_unused_axes(mesh, s), size=_copies(mesh, s))
+        return [o if _copies(mesh, manual, s) == 1 else parallel.psum_p.bind(
+                    o, axes=_unused_axes(manual, s), size=_copies(mesh, manual, s),
+                    groups=None)
                 for o, s in zip(outs, undef_specs)]
     avals = [v.aval for v in t_jaxpr.in_binders]
-    b_jaxpr, b_consts = pe.trace_to_jaxpr(body, avals)
+    with parallel.axis_frame({n: mesh.shape[n] for n in manual}):
+        b_jaxpr, b_consts = pe.trace_to_jaxpr(body, avals)
     cts = [ad.instantiate(c) for c in cts]
     outs = iter(shard_map_p.bind(
-        *b_consts, *t_consts, *defined, *cts, jaxpr=b_jaxpr, mesh=mesh,
+        *b_consts, *t_consts, *defined, *cts, jaxpr=b_jaxpr, mesh=mesh, manual=manual,
         in_specs=(_REPLICATED,) * (len(b_consts) + nc) + defined_specs + out_specs,
         out_specs=undef_specs, check_vma=False, name=f"transpose({name})"))
     return [next(outs) if u else None for u in undef]
 
 
-def _batch(axis_size, args, dims, *, jaxpr, mesh, in_specs, out_specs, check_vma, name):
+def _batch(axis_size, args, dims, *, jaxpr, mesh, manual, in_specs, out_specs, check_vma,
+           name):
     args = [a if d is batching.not_mapped else batching.moveaxis(a, d, 0)
             for a, d in zip(args, dims)]
     in_dims = tuple(batching.not_mapped if d is batching.not_mapped else 0 for d in dims)
     new_jaxpr, consts = batching.vmap_jaxpr(jaxpr, axis_size, in_dims)
     specs = tuple(s if d is batching.not_mapped else PartitionSpec(None, *s)
                   for s, d in zip(in_specs, in_dims))
-    outs = shard_map_p.bind(*consts, *args, jaxpr=new_jaxpr, mesh=mesh,
+    outs = shard_map_p.bind(*consts, *args, jaxpr=new_jaxpr, mesh=mesh, manual=manual,
                             in_specs=(_REPLICATED,) * len(consts) + specs,
                             out_specs=tuple(PartitionSpec(None, *s) for s in out_specs),
                             check_vma=check_vma, name=name)
@@ -234,7 +264,13 @@ def _varying(jaxpr, in_vma):
         union = frozenset().union(*ins)
         p = eqn.primitive
         if p in (parallel.psum_p, parallel.pmax_p, parallel.pmin_p):
-            outs = [union - set(eqn.params["axes"])]
+            groups = eqn.params["groups"]
+            if groups is None:
+                outs = [union - set(eqn.params["axes"])]
+            elif len({len(g) for g in groups}) == 1:   # (each group's own result)
+                outs = [union]
+            else:
+                outs = [union | set(eqn.params["axes"])]
         elif p in (parallel.all_gather_p, parallel.psum_scatter_p, parallel.all_to_all_p,
                    parallel.ppermute_p):   # (all_gather's result varies, as in JAX)
             outs = [union | set(eqn.params["axes"])]
@@ -249,10 +285,11 @@ def _varying(jaxpr, in_vma):
     return [read(x) for x in jaxpr.outs]
 
 
-def _check_replication(jaxpr, mesh, in_specs, out_specs, name):
+def _check_replication(jaxpr, mesh, manual, in_specs, out_specs, name):
     vma = _varying(jaxpr, [frozenset(_spec_axes(s)) for s in in_specs])
     for i, (v, spec) in enumerate(zip(vma, out_specs)):
-        missing = [a for a in v if a not in _spec_axes(spec) and mesh.shape[a] > 1]
+        missing = [a for a in v if a not in _spec_axes(spec) and a in manual
+                   and mesh.shape[a] > 1]
         if missing:
             raise ShardingError(
                 f"shard_map applied to the function '{name}' was given out_specs which "
@@ -293,12 +330,17 @@ def _specs_for(specs, tree_value, what, none=_REPLICATED):
     return out
 
 
-def _check_names(mesh, specs, what):
+def _check_names(mesh, manual, specs, what):
     for s in specs:
         for a in _spec_axes(s):
             if a not in mesh.axis_names:
                 raise ShardingError(f"{what}: {s!r} names the axis {a!r}, which the mesh "
                                     f"{mesh!r} does not have (its axes: {mesh.axis_names})")
+            if a not in manual:
+                raise ShardingError(
+                    f"{what} must refer to an axis marked as manual ({set(manual)}), but "
+                    f"{s!r} refers to {a!r}: add it to axis_names, or leave it out of the "
+                    f"spec (the body then sees the whole dimension)")
 
 
 class _ShardMapped:
@@ -323,42 +365,54 @@ class _ShardMapped:
         if not isinstance(mesh, Mesh):
             raise TypeError(f"shard_map: mesh must be a minijax.sharding.Mesh, got "
                             f"{type(mesh).__name__}")
-        if self.axis_names and set(self.axis_names) != set(mesh.axis_names):
-            raise NotImplementedError(
-                f"shard_map: axis_names={set(self.axis_names)} makes only some mesh axes "
-                f"manual; minijax's shard_map is manual over every axis of the mesh "
-                f"{mesh.axis_names}: leave axis_names out")
+        unknown = [a for a in self.axis_names if a not in mesh.axis_names]
+        if unknown:
+            raise ShardingError(f"shard_map `{self.__name__}`: axis_names names "
+                                f"{sorted(map(str, unknown))}, which the mesh {mesh!r} does "
+                                f"not have (its axes: {mesh.axis_names})")
         return mesh
+
+    def _manual(self, mesh):
+        """The manual mesh axes (all of them unless ``axis_names`` picks some)."""
+        if not self.axis_names:
+            return mesh.axis_names
+        return tuple(n for n in mesh.axis_names if n in self.axis_names)
 
     def __call__(self, *args):
         mesh = self._mesh()
+        manual = self._manual(mesh)
         name = self.__name__
+        if parallel.in_manual_body():
+            raise NotImplementedError(
+                f"shard_map `{name}` inside another shard_map (or pmap) body is not "
+                f"supported: write its collectives in the outer body, over the outer "
+                f"mesh's axes, or apply the two shard_maps one after the other")
         leaves, in_tree = tree_util.tree_flatten(args)
         # (a None in in_specs: that argument is static, passed to f as it is)
         all_specs = _specs_for(self.in_specs, args, f"shard_map `{name}`: in_specs", None)
         statics = tuple((i, x) for i, (x, s) in enumerate(zip(leaves, all_specs)) if s is None)
         specs = [s for s in all_specs if s is not None]
         leaves = [as_array(x) for x, s in zip(leaves, all_specs) if s is not None]
-        _check_names(mesh, specs, f"shard_map `{name}`: in_specs")
+        _check_names(mesh, manual, specs, f"shard_map `{name}`: in_specs")
         avals = tuple(get_aval(x) for x in leaves)
         local = [_local_aval(mesh, s, a, f"shard_map `{name}`: argument {i} with in_specs")
                  for i, (s, a) in enumerate(zip(specs, avals))]
-        key = (mesh, in_tree, tuple(specs), avals, config.enable_x64, statics)
+        key = (mesh, manual, in_tree, tuple(specs), avals, config.enable_x64, statics)
         try:
             entry = self._traced.get(key)
         except TypeError:   # an unhashable static argument: traced every time
             entry, key = None, None
         if entry is None:
-            entry = self._trace(mesh, in_tree, specs, local, statics)
+            entry = self._trace(mesh, manual, in_tree, specs, local, statics)
             if key is not None and not any(isinstance(c, Tracer) for c in entry[1]):
                 self._traced[key] = entry
         jaxpr, consts, out_tree, out_specs = entry
-        outs = shard_map_p.bind(*consts, *leaves, jaxpr=jaxpr, mesh=mesh,
+        outs = shard_map_p.bind(*consts, *leaves, jaxpr=jaxpr, mesh=mesh, manual=manual,
                                 in_specs=(_REPLICATED,) * len(consts) + tuple(specs),
                                 out_specs=out_specs, check_vma=self.check_vma, name=name)
         return tree_util.tree_unflatten(out_tree, outs)
 
-    def _trace(self, mesh, in_tree, specs, local, statics):
+    def _trace(self, mesh, manual, in_tree, specs, local, statics):
         name = self.__name__
         store = []
 
@@ -371,16 +425,17 @@ class _ShardMapped:
             out_leaves, out_tree = tree_util.tree_flatten(out)
             store.append((out, out_tree))
             return [as_array(o) for o in out_leaves]
-        with parallel.axis_frame(mesh.shape):
+        with parallel.axis_frame({n: mesh.shape[n] for n in manual},
+                                 partial=len(manual) < len(mesh.axis_names)):
             jaxpr, consts = pe.trace_to_jaxpr(body, list(local))
         out, out_tree = store[0]
         out_specs = tuple(_specs_for(self.out_specs, out, f"shard_map `{name}`: out_specs"))
-        _check_names(mesh, out_specs, f"shard_map `{name}`: out_specs")
+        _check_names(mesh, manual, out_specs, f"shard_map `{name}`: out_specs")
         for i, (x, s) in enumerate(zip(jaxpr.outs, out_specs)):
             _tiles(mesh, s, x.aval.ndim, f"shard_map `{name}`: output {i} with out_specs")
         if self.check_vma:
             in_all = (_REPLICATED,) * len(consts) + tuple(specs)
-            _check_replication(jaxpr, mesh, in_all, out_specs, name)
+            _check_replication(jaxpr, mesh, manual, in_all, out_specs, name)
         return jaxpr, consts, out_tree, out_specs
 
 
