@@ -3,6 +3,7 @@ extension modules built from their .py files, not the .py files themselves."""
 
 import importlib
 import importlib.machinery
+import operator
 import os
 import subprocess
 import sys
@@ -138,3 +139,30 @@ def test_common_methods_run_in_the_core_and_keep_their_semantics():
         or i.sum().dtype == mnp.int32   # (32-bit mode narrows NumPy's int64 sum)
     with pytest.raises(ValueError):
         a.reshape(5)
+
+
+@pytest.mark.parametrize("dtype", [onp.float64, onp.float32, onp.int32, onp.int64])
+def test_inplace_operators_on_scalars_rebind_as_numpys_scalars(dtype):
+    # ``s op= y`` on an element read (a NumPy scalar in NumPy) rebinds ``s`` to ``s op y``
+    # in the core: values, dtypes and the aliases left alone, as NumPy's scalars
+    host = onp.arange(1, 7, dtype=dtype)
+    ops = [operator.iadd, operator.isub, operator.imul, operator.itruediv, operator.imod,
+           operator.ipow, operator.ifloordiv]
+    for operand, m_operand in ((2, 2), (0.5, 0.5), (host[3], mnp.asarray(host)[3])):
+        for op in ops:
+            s = host[2]
+            want = op(s, operand)
+            got = mnp.asarray(host)[2]
+            alias = got
+            got = op(got, m_operand)
+            assert got is not alias, op
+            assert type(onp.asarray(got)[()]) is type(want), (op, operand)
+            onp.testing.assert_allclose(onp.asarray(got), want, rtol=1e-6)
+            assert float(alias) == float(s)
+    # the accumulating loop of NumPy code
+    x, y = mnp.asarray(host), mnp.asarray(host[::-1].copy())
+    acc = want = 0.0
+    for i in range(len(host)):
+        acc += x[i] * y[i]
+        want += host[i] * host[::-1][i]
+    assert type(onp.asarray(acc)[()]) is type(want) and float(acc) == float(want)

@@ -1046,7 +1046,18 @@ def _apply_unary(code, a):
 
 
 def _inplace(self, other, code):
-    if numpy_flag[0] and code != _IFLOORDIV and type(self._host) is _ndarray:
+    host = self._host
+    if numpy_flag[0] and code != _IFLOORDIV and type(host) is not _ndarray:
+        # a 0-d result holding the NumPy scalar NumPy gave stands for that scalar, which
+        # is immutable: ``s op= y`` rebinds ``s`` to ``s op y`` (``acc += x[i] * y[i]``)
+        ho = (_plain_operand(other) if host is not None and self._view is None
+              and _strong_host(self) is not None else None)
+        if ho is not None and type(ho) is not _ndarray:
+            r = _apply(_BINARY_OF_INPLACE[code - _IADD], host, ho)
+            out = _result(self, host, r) if r is not _NO_FAST_PATH else None
+            if out is not None:
+                return out
+    elif numpy_flag[0] and code != _IFLOORDIV:
         ho = _plain_operand(other)
         if (ho is not None and _strong_host(self) is not None
                 and (type(ho) is not _ndarray or not ho.ndim or self._host.ndim)):
@@ -1067,6 +1078,8 @@ def _inplace(self, other, code):
     return _complete[code](self, other)
 
 
+_BINARY_OF_INPLACE = (_ADD, _SUB, _MUL, _TRUEDIV, _FLOORDIV, _MOD, _POW, _AND, _OR, _XOR,
+                      _LSHIFT, _RSHIFT, _MATMUL)
 _INPLACE_UFUNCS = (np.add, np.subtract, np.multiply, np.true_divide, None, np.remainder,
                    np.power, np.bitwise_and, np.bitwise_or, np.bitwise_xor, np.left_shift,
                    np.right_shift, np.matmul)
