@@ -938,18 +938,14 @@ def grad(fun, argnums=0, has_aux=False, holomorphic=False):
 
 def _axes_for_leaves(axes, tree, what):
     """Broadcast a pytree prefix of axes (ints/None) to the leaves of ``tree``."""
-    prefix_leaves, prefix_def = tree_util.tree_flatten(axes, is_leaf=lambda x: x is None)
+    for ax in tree_util.tree_leaves(axes, is_leaf=lambda x: x is None):
+        if ax is not None and not isinstance(ax, int):
+            raise TypeError(f"vmap {what} entries must be int or None, got {ax!r}")
     try:
-        subtrees = tree_util.flatten_up_to(prefix_def, tree)
+        return tree_util.prefix_per_leaf(axes, tree, is_leaf=lambda x: x is None)
     except ValueError as e:
         raise ValueError(f"vmap {what} {axes!r} does not match the structure of the "
                          f"arguments: {e}") from None
-    out = []
-    for ax, sub in zip(prefix_leaves, subtrees):
-        if ax is not None and not isinstance(ax, int):
-            raise TypeError(f"vmap {what} entries must be int or None, got {ax!r}")
-        out.extend([ax] * len(tree_util.tree_leaves(sub)))
-    return out
 
 
 def vmap(fun, in_axes=0, out_axes=0, axis_size=None, *, axis_name=None,

@@ -205,6 +205,18 @@ def flatten_up_to(treedef, tree):
     return out
 
 
+def prefix_per_leaf(prefix, tree, is_leaf=None):
+    """One entry per leaf of ``tree``: each leaf of ``prefix`` (a pytree prefix of
+    ``tree``, its leaves as ``is_leaf`` says) repeated for the leaves of the subtree it
+    stands for (the convention of ``in_axes`` and ``in_shardings``). Raises ValueError
+    when ``prefix`` is not a prefix of ``tree``."""
+    leaves, treedef = tree_flatten(prefix, is_leaf)
+    out = []
+    for p, sub in zip(leaves, flatten_up_to(treedef, tree)):
+        out.extend([p] * len(tree_leaves(sub)))
+    return out
+
+
 def _flatten_up_to(treedef, x, out, whole_def, whole):
     if treedef.node_type is None:
         out.append(x)

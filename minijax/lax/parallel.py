@@ -148,6 +148,17 @@ def _no_vmap_groups(vm, groups, what):
                                   f"it None there")
 
 
+def _named_axes(axis_name, axis_index_groups, what, equal=True):
+    """``(axes, size, groups, vm)`` of a collective: the mesh axes it runs over, the number
+    of devices in each of its groups, its checked ``axis_index_groups`` (None) and the
+    ``vmap`` axis it names instead (None)."""
+    axes, size = _bound(axis_name, what)
+    groups = _index_groups(axis_index_groups, size, what, equal=equal)
+    vm = _vmap_axis(axis_name, what)
+    _no_vmap_groups(vm, groups, what)
+    return axes, (size if groups is None else len(groups[0])), groups, vm
+
+
 def _on_batch(vm, leaf, fn):
     """A collective over a vmap axis: ``fn(v, size) -> (value, batch dim or None)`` on
     the value ``v`` of ``leaf`` with the batch axis first (the whole batch at once)."""
@@ -279,13 +290,8 @@ def psum(x, axis_name, *, axis_index_groups=None):
     tuple of names); a value that is not traced (a constant) is multiplied by the size.
     ``axis_index_groups`` (a partition of the indices along the axis, e.g. ``[[0, 1],
     [2, 3]]``) sums within each group instead."""
-    axes, size = _bound(axis_name, "psum")
-    groups = _index_groups(axis_index_groups, size, "psum", equal=False)
-    vm = _vmap_axis(axis_name, "psum")
-    _no_vmap_groups(vm, groups, "psum")
+    axes, size, groups, vm = _named_axes(axis_name, axis_index_groups, "psum", equal=False)
     equal = groups is None or len({len(g) for g in groups}) == 1
-    if groups is not None:
-        size = len(groups[0])
 
     def one(leaf):
         constant = not isinstance(leaf, Tracer)
@@ -324,12 +330,7 @@ def pmean(x, axis_name, *, axis_index_groups=None):
 
 def _chooser(p, what, reduce):
     def fn(x, axis_name, *, axis_index_groups=None):
-        axes, size = _bound(axis_name, what)
-        groups = _index_groups(axis_index_groups, size, what, equal=False)
-        vm = _vmap_axis(axis_name, what)
-        _no_vmap_groups(vm, groups, what)
-        if groups is not None:
-            size = len(groups[0])
+        axes, size, groups, vm = _named_axes(axis_name, axis_index_groups, what, equal=False)
 
         def one(leaf):
             leaf = as_array(leaf)
@@ -437,12 +438,7 @@ def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False):
     """Every device's ``x`` (a pytree) along ``axis_name``, stacked on a new axis ``axis``
     (``tiled``: concatenated along ``axis``); with ``axis_index_groups``, those of the
     devices in this device's group, in the group's order."""
-    axes, size = _bound(axis_name, "all_gather")
-    groups = _index_groups(axis_index_groups, size, "all_gather")
-    vm = _vmap_axis(axis_name, "all_gather")
-    _no_vmap_groups(vm, groups, "all_gather")
-    if groups is not None:
-        size = len(groups[0])
+    axes, size, groups, vm = _named_axes(axis_name, axis_index_groups, "all_gather")
 
     def gathered(v, n, ax):
         out = batching.moveaxis(v, 0, ax)
@@ -466,12 +462,7 @@ def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None, t
     """``psum(x)`` with each device keeping only its block along ``scatter_dimension``
     (which must be the axis size, or with ``tiled`` a multiple of it; with
     ``axis_index_groups``, the sum and the blocks are those of this device's group)."""
-    axes, size = _bound(axis_name, "psum_scatter")
-    groups = _index_groups(axis_index_groups, size, "psum_scatter")
-    vm = _vmap_axis(axis_name, "psum_scatter")
-    _no_vmap_groups(vm, groups, "psum_scatter")
-    if groups is not None:
-        size = len(groups[0])
+    axes, size, groups, vm = _named_axes(axis_name, axis_index_groups, "psum_scatter")
 
     def scattered(y, n, d):
         if tiled:
@@ -530,12 +521,7 @@ def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None,
     send block i to device i, and put the received blocks along ``concat_axis`` (a new
     axis of the axis size unless ``tiled``, JAX's convention); with
     ``axis_index_groups``, among the devices of this device's group."""
-    axes, size = _bound(axis_name, "all_to_all")
-    groups = _index_groups(axis_index_groups, size, "all_to_all")
-    vm = _vmap_axis(axis_name, "all_to_all")
-    _no_vmap_groups(vm, groups, "all_to_all")
-    if groups is not None:
-        size = len(groups[0])
+    axes, size, groups, vm = _named_axes(axis_name, axis_index_groups, "all_to_all")
 
     def exchanged(v, n, split, concat):
         # v: [source, *shape]; the split axis into (chunk, rest); chunk becomes the batch

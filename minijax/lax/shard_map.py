@@ -312,22 +312,15 @@ def _specs_for(specs, tree_value, what, none=_REPLICATED):
     None there gives ``none``)."""
     def is_leaf(s):
         return s is None or isinstance(s, PartitionSpec)
-    n = len(tree_util.tree_leaves(tree_value))
-    if is_leaf(specs):
-        return [none if specs is None else specs] * n
-    leaves, treedef = tree_util.tree_flatten(specs, is_leaf=is_leaf)
-    for s in leaves:
+    for s in tree_util.tree_leaves(specs, is_leaf=is_leaf):
         if not is_leaf(s):
             raise TypeError(f"{what}: the specs must be PartitionSpecs (or None), got {s!r}")
     try:
-        subtrees = treedef.flatten_up_to(tree_value)
+        per_leaf = tree_util.prefix_per_leaf(specs, tree_value, is_leaf=is_leaf)
     except (ValueError, TypeError) as e:
         raise ValueError(f"{what}: the specs {specs!r} are not a pytree prefix of the "
                          f"values they describe ({e})") from None
-    out = []
-    for s, sub in zip(leaves, subtrees):
-        out.extend([none if s is None else s] * len(tree_util.tree_leaves(sub)))
-    return out
+    return [none if s is None else s for s in per_leaf]
 
 
 def _check_names(mesh, manual, specs, what):

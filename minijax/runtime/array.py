@@ -1062,20 +1062,26 @@ def _inplace(self, other, code):
         if (ho is not None and _strong_host(self) is not None
                 and (type(ho) is not _ndarray or not ho.ndim or self._host.ndim)):
             # (a shaped operand into a 0-d Array rebinds it: the complete implementation)
-            ufunc = _INPLACE_UFUNCS[code - _IADD]
-            # the output is positional, the casting the ufuncs' default "same_kind"
-            host = direct_write_target(self)
-            if host is not None:   # as in __setitem__: copy only if NumPy refuses
-                try:
-                    ufunc(host, ho, host)
-                    return self
-                except ValueError:
-                    if host.flags.writeable:
-                        raise
-            host = self._writable()
-            ufunc(host, ho, host)
-            return self
+            return ufunc_in_place(self, _INPLACE_UFUNCS[code - _IADD], ho)
     return _complete[code](self, other)
+
+
+def ufunc_in_place(self, ufunc, operand):
+    """``self op= operand`` as ``ufunc(host, operand, host)`` into ``self``'s buffer (the
+    output positional, the casting the ufuncs' default "same_kind"): straight in while
+    NumPy accepts, as ``__setitem__`` does, and copied first only if NumPy refuses
+    because the buffer is read-only (observed, DESIGN 5). Returns ``self``."""
+    host = direct_write_target(self)
+    if host is not None:
+        try:
+            ufunc(host, operand, host)
+            return self
+        except ValueError:
+            if host.flags.writeable:
+                raise
+    host = self._writable()
+    ufunc(host, operand, host)
+    return self
 
 
 _BINARY_OF_INPLACE = (_ADD, _SUB, _MUL, _TRUEDIV, _FLOORDIV, _MOD, _POW, _AND, _OR, _XOR,

@@ -2,7 +2,7 @@
 # Array's fields are read as C fields where the wrappers read an operand's host value.
 cimport cython
 
-from minijax.runtime.array cimport ArrayCore, _make
+from minijax.runtime.array cimport ArrayCore, _make, ufunc_in_place
 
 
 @cython.locals(arr=ArrayCore)

@@ -35,7 +35,7 @@ from ..core import Tracer
 from ..core.avals import ShapedArray
 from ..core.trace import non_numeric_context, numpy_eager, numpy_flag
 from .array import (Array, _make, as_view_of, canonical_dtypes, canonical_scalars,
-                    direct_write_target, overlapping_or_read_only)
+                    direct_write_target, overlapping_or_read_only, ufunc_in_place)
 
 _ndarray = np.ndarray
 
@@ -869,18 +869,7 @@ def inplace_operator_call(ufunc, lax_definition):
                     # scalar, which is immutable: ``s op= y`` rebinds ``s`` to ``s op y``
                     # (with NumPy's scalar promotion: ``np.sum(ints) - 0.5`` is a float)
                     return wrap(ufunc(host, ho), (self, other))
-                # (the output is positional, the casting the ufuncs' default "same_kind")
-                if direct_write_target(self) is not None:
-                    host = self._host   # as in __setitem__: copy only if NumPy refuses
-                    try:
-                        ufunc(host, ho, host)
-                        return self
-                    except ValueError:
-                        if host.flags.writeable:
-                            raise
-                host = self._writable()
-                ufunc(host, ho, host)
-                return self
+                return ufunc_in_place(self, ufunc, ho)
             if self._placement is None and not aval.shape:
                 # a weakly typed 0-d Array stands for a Python scalar: rebinds
                 r = _weak_scalar_op(ufunc, self, other)

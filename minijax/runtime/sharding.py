@@ -580,16 +580,8 @@ def _is_sharding_leaf(s):
 def shardings_per_leaf(shardings, tree, what):
     """One sharding (or None) per leaf of ``tree``: ``shardings`` is one sharding for all,
     or a pytree prefix of ``tree`` of them (JAX's ``in_shardings`` convention)."""
-    n = len(tree_util.tree_leaves(tree))
-    if _is_sharding_leaf(shardings):
-        return [shardings] * n
-    leaves, treedef = tree_util.tree_flatten(shardings, is_leaf=_is_sharding_leaf)
     try:
-        subtrees = treedef.flatten_up_to(tree)
+        return tree_util.prefix_per_leaf(shardings, tree, is_leaf=_is_sharding_leaf)
     except (ValueError, TypeError) as e:
         raise ShardingError(f"{what}: the shardings {shardings!r} are not a pytree prefix "
                             f"of the arguments ({e})") from None
-    out = []
-    for s, sub in zip(leaves, subtrees):
-        out.extend([s] * len(tree_util.tree_leaves(sub)))
-    return out
