@@ -26,10 +26,10 @@ cdef class ArrayCore:
 
 
 cdef object _current_host(ArrayCore self)
-cdef object _strong_host(ArrayCore self)
+cpdef strong_host(ArrayCore self)
 cdef object _plain_operand(object other)
 @cython.locals(root=ArrayCore)
-cdef object _view_result(ArrayCore self, object host, object r, object placement)
+cpdef view_result(ArrayCore self, object host, object r, object placement)
 cdef object _result(ArrayCore self, object host, object r)
 cdef object _binary(ArrayCore self, object other, int code)
 cdef object _apply(int code, object a, object b)

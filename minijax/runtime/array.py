@@ -713,7 +713,7 @@ class ArrayCore:
                 r = host[idx]
                 if type(r) is _ndarray:
                     if r.dtype in _canonical_dtypes:   # a view
-                        return _view_result(self, host, r, placement)
+                        return view_result(self, host, r, placement)
                 elif type(r) in _canonical_scalars:   # an element: a 0-d Array holding
                     return _make(None, r, None, placement, None)   # the NumPy scalar
         return _complete[_GETITEM](self, idx)
@@ -797,11 +797,11 @@ class ArrayCore:
     @property
     def T(self):
         if numpy_flag[0]:
-            host = _strong_host(self)
+            host = strong_host(self)
             if host is not None:
                 r = host.T
                 if type(r) is _ndarray and r.dtype in _canonical_dtypes:
-                    return _view_result(self, host, r, None)
+                    return view_result(self, host, r, None)
         return _complete[_TRANSPOSE](self)
 
 
@@ -897,7 +897,7 @@ def _current_host(self):
     return host
 
 
-def _strong_host(self):
+def strong_host(self):
     """``self``'s host value (ndarray or NumPy scalar) when the fast path applies to it:
     uncommitted and strongly typed; else None."""
     if self._placement is not None:
@@ -918,11 +918,11 @@ def _plain_operand(other):
     if t is float or t is int:
         return other
     if t is Array:
-        return _strong_host(other)
+        return strong_host(other)
     return None
 
 
-def _view_result(self, host, r, placement):
+def view_result(self, host, r, placement):
     """The Array holding ``r`` (an ndarray of a canonical dtype computed from ``host``,
     ``self``'s current ndarray): a view Array of ``self``'s root when ``r`` views its
     buffer (NumPy's ``.base`` is the memory's owner: ``host`` or what ``host`` views)."""
@@ -938,7 +938,7 @@ def _result(self, host, r):
     complete implementation must decide (another dtype, another kind of result)."""
     if type(r) is _ndarray:
         if r.dtype in _canonical_dtypes:
-            return _view_result(self, host, r, None)
+            return view_result(self, host, r, None)
     elif type(r) in _canonical_scalars:   # a 0-d result: the NumPy scalar
         return _make(None, r, None, None, None)
     return None
@@ -946,7 +946,7 @@ def _result(self, host, r):
 
 def _binary(self, other, code):
     if numpy_flag[0]:
-        host = _strong_host(self)
+        host = strong_host(self)
         if host is not None:
             ho = _plain_operand(other)
             if ho is not None:
@@ -1027,7 +1027,7 @@ _NO_FAST_PATH = object()
 
 def _unary(self, code):
     if numpy_flag[0]:
-        host = _strong_host(self)
+        host = strong_host(self)
         if host is not None:
             out = _result(self, host, _apply_unary(code, host))
             if out is not None:
@@ -1051,7 +1051,7 @@ def _inplace(self, other, code):
         # a 0-d result holding the NumPy scalar NumPy gave stands for that scalar, which
         # is immutable: ``s op= y`` rebinds ``s`` to ``s op y`` (``acc += x[i] * y[i]``)
         ho = (_plain_operand(other) if host is not None and self._view is None
-              and _strong_host(self) is not None else None)
+              and strong_host(self) is not None else None)
         if ho is not None and type(ho) is not _ndarray:
             r = _apply(_BINARY_OF_INPLACE[code - _IADD], host, ho)
             out = _result(self, host, r) if r is not _NO_FAST_PATH else None
@@ -1059,7 +1059,7 @@ def _inplace(self, other, code):
                 return out
     elif numpy_flag[0] and code != _IFLOORDIV:
         ho = _plain_operand(other)
-        if (ho is not None and _strong_host(self) is not None
+        if (ho is not None and strong_host(self) is not None
                 and (type(ho) is not _ndarray or not ho.ndim or self._host.ndim)):
             # (a shaped operand into a 0-d Array rebinds it: the complete implementation)
             return ufunc_in_place(self, _INPLACE_UFUNCS[code - _IADD], ho)
@@ -1111,7 +1111,7 @@ def _plain_args(args):
 def _method_result(self, code, args):
     """The fast path of a common method: NumPy's method on ``self``'s host value, as an
     Array; None where the complete implementation must decide (a NumPy scalar's too)."""
-    host = _strong_host(self)
+    host = strong_host(self)
     if type(host) is not _ndarray:
         return None
     # (ndarray's unbound method, its arguments spelled out: no attribute lookup on the

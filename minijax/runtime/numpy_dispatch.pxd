@@ -2,12 +2,12 @@
 # Array's fields are read as C fields where the wrappers read an operand's host value.
 cimport cython
 
-from minijax.runtime.array cimport ArrayCore, _make, ufunc_in_place
+from minijax.runtime.array cimport (ArrayCore, _make, strong_host, ufunc_in_place,
+                                    view_result)
 
 
 @cython.locals(arr=ArrayCore)
 cpdef _host(a)
 @cython.locals(arr=ArrayCore)
 cdef object _plain_host(object a)
-@cython.locals(arr=ArrayCore)
 cpdef eager_host(self)

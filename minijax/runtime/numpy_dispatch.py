@@ -35,7 +35,8 @@ from ..core import Tracer
 from ..core.avals import ShapedArray
 from ..core.trace import non_numeric_context, numpy_eager, numpy_flag
 from .array import (Array, _make, as_view_of, canonical_dtypes, canonical_scalars,
-                    direct_write_target, overlapping_or_read_only, ufunc_in_place)
+                    direct_write_target, overlapping_or_read_only, ufunc_in_place,
+                    strong_host, view_result)
 
 _ndarray = np.ndarray
 
@@ -594,28 +595,15 @@ def _self_result(r, self, host):
     current ndarray): a view of that buffer becomes a view Array of ``self``'s root."""
     if type(r) is not _ndarray or r.dtype not in _canonical:
         return wrap(r, (self,))
-    out = _make(None, r)
-    owner = r.base
-    # NumPy's .base is the memory's owner: ``host`` itself, or what ``host`` views
-    # (the object under a view Array's ndarray re-derived after a copy-on-write)
-    if owner is not None and (owner is host or owner is host.base):
-        root = self if self._view is None else self._view[0]
-        out._view = [root, root._host]
-    return out
+    return view_result(self, host, r, None)
 
 
 def eager_host(self):
     """The host ndarray of the Array ``self`` when the NumPy path applies to it (not
     committed to a device, not weakly typed), else None."""
-    arr = self
-    if arr._placement is not None:
-        return None
-    aval = arr._aval
-    if aval is not None and aval.weak_type:
-        return None
-    host = arr._host
-    if type(host) is not _ndarray or arr._view is not None:
-        host = arr._value()
+    host = strong_host(self)
+    if host is not None and type(host) is not _ndarray:
+        host = self._value()   # (a NumPy scalar: a fresh 0-d ndarray)
     return host
 
 
@@ -650,14 +638,9 @@ def method_call(host_fn, lax_definition):
                             return lax_definition(self, *args)
                     r = host_fn(host, a)
                 if type(r) is _ndarray and r.dtype in _canonical:   # (_self_result, inline)
-                    owner = r.base
-                    if owner is not None and (owner is host or owner is host.base):
-                        root = self if self._view is None else self._view[0]
-                        return _make(None, r, None, None, [root, root._host])
-                    return _make(None, r)
+                    return view_result(self, host, r, None)
                 if type(r) in _canonical_scalars:   # a 0-d result: the NumPy scalar
-                    out = _make(None, r)
-                    return out
+                    return _make(None, r)
                 return _self_result(r, self, host)
         try:
             _count_lax_definition(call)
@@ -791,11 +774,7 @@ def getitem_call(lax_definition):
                         return _make(None, r, None, placement)   # the NumPy scalar
                     return wrap(r)
                 if r.dtype in _canonical:   # a view (or a copy: advanced indexing)
-                    owner = r.base   # (_self_result, inline)
-                    if owner is not None and (owner is host or owner is host.base):
-                        root = self if self._view is None else self._view[0]
-                        return _make(None, r, None, placement, [root, root._host])
-                    return _make(None, r, None, placement)
+                    return view_result(self, host, r, placement)
                 return _self_result(r, self, host)
         try:
             _count_lax_definition(__getitem__)
@@ -979,11 +958,7 @@ def property_call(host_fn, lax_definition):
                     host = self._value()
                 r = host_fn(host)
                 if type(r) is _ndarray and r.dtype in _canonical:   # (_self_result, inline)
-                    owner = r.base
-                    if owner is not None and (owner is host or owner is host.base):
-                        root = self if self._view is None else self._view[0]
-                        return _make(None, r, None, None, [root, root._host])
-                    return _make(None, r)
+                    return view_result(self, host, r, None)
                 return _self_result(r, self, host)
         _count_lax_definition(lax_definition)
         return lax_definition(self)
