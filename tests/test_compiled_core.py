@@ -15,7 +15,7 @@ import pytest
 import minijax
 import minijax.numpy as mnp
 import minijax.runtime as runtime
-from minijax.runtime.array import Array, get_method
+from minijax.runtime.array import Array, get_method, set_method
 
 EXTENSIONS = tuple(importlib.machinery.EXTENSION_SUFFIXES)
 
@@ -166,3 +166,36 @@ def test_inplace_operators_on_scalars_rebind_as_numpys_scalars(dtype):
         acc += x[i] * y[i]
         want += host[i] * host[::-1][i]
     assert type(onp.asarray(acc)[()]) is type(want) and float(acc) == float(want)
+
+
+def test_element_reads_and_numpy_integers_index_in_the_core():
+    # ``B[:, obs[t]]``: a 0-d Array holding a NumPy integer (or a NumPy integer) in an
+    # index is an integer to NumPy, in the core's fast path; bools stay masks
+    host = onp.arange(20.0).reshape(4, 5)
+    obs = mnp.asarray(onp.array([3, 1, 4]))
+    complete = get_method(Array, "__getitem__")
+    calls = []
+
+    def counting(*args):
+        calls.append(args)
+        return complete(*args)
+    set_method(Array, "__getitem__", counting)
+    try:
+        B = mnp.asarray(host.copy())
+        col = B[:, obs[0]]
+        row = B[onp.int64(2)]
+        elem = B[obs[1], obs[2]]
+        assert not calls
+    finally:
+        set_method(Array, "__getitem__", complete)
+    onp.testing.assert_array_equal(onp.asarray(col), host[:, 3])
+    onp.testing.assert_array_equal(onp.asarray(row), host[2])
+    assert float(elem) == host[1, 4]
+    assert col.base is B and row.base is B   # views, as NumPy's
+    B[:, obs[1]] = 7.0
+    want = host.copy()
+    want[:, 1] = 7.0
+    onp.testing.assert_array_equal(onp.asarray(B), want)
+    onp.testing.assert_array_equal(onp.asarray(col), want[:, 3])
+    flags = mnp.asarray(onp.array([True, False]))
+    assert B[flags[0]].shape == host[onp.True_].shape == (1, 4, 5)

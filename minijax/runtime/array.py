@@ -705,12 +705,13 @@ class ArrayCore:
         if numpy_flag[0]:
             placement = self._placement   # (committed to a CPU device: the same path)
             aval = self._aval
+            hidx = _host_index(idx)
             if ((placement is None or placement._host_eager)
-                    and (aval is None or not aval.weak_type) and _basic_index(idx)):
+                    and (aval is None or not aval.weak_type) and hidx is not None):
                 host = self._host
                 if type(host) is not _ndarray or self._view is not None:
                     host = _current_host(self)
-                r = host[idx]
+                r = host[hidx]
                 if type(r) is _ndarray:
                     if r.dtype in _canonical_dtypes:   # a view
                         return view_result(self, host, r, placement)
@@ -722,8 +723,9 @@ class ArrayCore:
         if numpy_flag[0]:
             placement = self._placement
             aval = self._aval
+            hidx = _host_index(idx)
             if ((placement is None or placement._host_eager)
-                    and (aval is None or not aval.weak_type) and _basic_index(idx)):
+                    and (aval is None or not aval.weak_type) and hidx is not None):
                 t = type(value)
                 if t is float or t is int or t is bool or t is _ndarray:
                     hvalue = value
@@ -735,12 +737,12 @@ class ArrayCore:
                         # write, and copy first only if NumPy refuses (a read-only
                         # buffer is one something else may observe, DESIGN 5)
                         try:
-                            host[idx] = hvalue
+                            host[hidx] = hvalue
                             return
                         except ValueError:
                             if host.flags.writeable:
                                 raise
-                    self._writable()[idx] = hvalue
+                    self._writable()[hidx] = hvalue
                     return
         _complete[_SETITEM](self, idx, value)
 
@@ -1131,14 +1133,35 @@ _dtype_type = np.dtype
 _NDARRAY_METHODS = tuple(getattr(_ndarray, name) for name in OPERATORS[_RESHAPE:])
 
 
-def _basic_index(idx):
-    """Whether ``idx`` is a basic index (ints, slices, None, Ellipsis, or a tuple of them)."""
+def _host_index(idx):
+    """``idx`` as NumPy takes it on the fast path, or None: a basic index (ints, slices,
+    None, Ellipsis, or a tuple of them) as it is, NumPy integers too, and an element read
+    of integers (a 0-d Array holding a NumPy integer, as ``obs[t]``) as that integer."""
     if type(idx) is tuple:
         for e in idx:
             if not _basic_index_element(e):
-                return False
-        return True
-    return _basic_index_element(idx)
+                break
+        else:
+            return idx
+        out = []
+        for e in idx:
+            if not _basic_index_element(e):
+                e = _integer_of(e)
+                if e is None:
+                    return None
+            out.append(e)
+        return tuple(out)
+    if _basic_index_element(idx):
+        return idx
+    return _integer_of(idx)
+
+
+def _integer_of(e):
+    """``e`` if a NumPy integer, the NumPy integer ``e`` holds if an uncommitted, strongly
+    typed 0-d Array (an element read), else None."""
+    if type(e) is Array:
+        e = strong_host(e)
+    return e if isinstance(e, np.integer) else None
 
 
 def _basic_index_element(e):
