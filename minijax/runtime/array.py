@@ -840,6 +840,7 @@ OPERATORS = (
     '__ilshift__', '__irshift__', '__imatmul__', '__getitem__', '__setitem__', 'T',
     'reshape', 'ravel', 'sum', 'mean', 'max', 'min')
 
+
 def _not_installed(*args):
     raise RuntimeError("minijax.numpy is not imported: Array operators are installed by it")
 
