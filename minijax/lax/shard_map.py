@@ -463,22 +463,17 @@ def shard_map(f=None, /, *, out_specs, in_specs=Infer, mesh=None, axis_names=fro
 # ---------------------------------------------------------------- pmap
 
 def _per_leaf(spec, args, what):
-    """``in_axes``: an int/None for all, or one entry per argument (itself a prefix)."""
-    if spec is None or isinstance(spec, int):
-        return [spec] * len(tree_util.tree_leaves(args))
-    if not isinstance(spec, (tuple, list)) or len(spec) != len(args):
+    """``in_axes``/``out_axes`` as pmap takes them (an int or None for all, or one entry
+    per argument, itself a pytree prefix of it): one per leaf of ``args``."""
+    if isinstance(spec, (tuple, list)):
+        if len(spec) != len(args):
+            raise ValueError(f"{what}: in_axes must be an int, None, or a tuple with one "
+                             f"entry per argument ({len(args)}), got {spec!r}")
+        spec = tuple(spec)
+    elif not (spec is None or isinstance(spec, int)):
         raise ValueError(f"{what}: in_axes must be an int, None, or a tuple with one entry "
                          f"per argument ({len(args)}), got {spec!r}")
-    out = []
-    for s, a in zip(spec, args):
-        out.extend(_per_leaf(s, (a,), what) if s is None or isinstance(s, int) else
-                   [x for x, sub in zip(*_prefix(s, a)) for _ in tree_util.tree_leaves(sub)])
-    return out
-
-
-def _prefix(spec, value):
-    leaves, treedef = tree_util.tree_flatten(spec, is_leaf=lambda s: s is None)
-    return leaves, treedef.flatten_up_to(value)
+    return tree_util.prefix_per_leaf(spec, tuple(args), is_leaf=lambda s: s is None)
 
 
 class _Pmapped:

@@ -334,8 +334,8 @@ class ArrayCore:
             pieces = local_pieces(self._buffer, sharding, self.aval)   # are not here)
         else:   # (updated in place on the host: one process)
             host = self._value()
-            pieces = zip(sharding.mesh._flat, sharding._indices(self.shape),
-                         (host[index] for index in sharding._indices(self.shape)))
+            indices = sharding._indices(self.shape)
+            pieces = zip(sharding.mesh._flat, indices, (host[index] for index in indices))
         return [Shard(device, index, replicas[position[device]],
                       _make(None, np.array(piece), None, placement_on(device)))
                 for device, index, piece in pieces]

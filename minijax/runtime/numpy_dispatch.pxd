@@ -8,6 +8,4 @@ from minijax.runtime.array cimport (ArrayCore, _make, strong_host, ufunc_in_plac
 
 @cython.locals(arr=ArrayCore)
 cpdef _host(a)
-@cython.locals(arr=ArrayCore)
-cdef object _plain_host(object a)
 cpdef eager_host(self)

@@ -66,17 +66,12 @@ def _host(a):
     t = type(a)
     if t is Array:
         arr = a
-        if arr._placement is not None:
+        host = strong_host(arr)
+        if host is not None:
+            return host
+        if arr._placement is not None or arr._aval.shape:   # (else: weakly typed, 0-d)
             raise _NotHost
-        aval = arr._aval
-        if aval is not None and aval.weak_type:
-            if aval.shape:
-                raise _NotHost
-            return arr._value().item()   # a Python scalar stays weak for NumPy (NEP 50)
-        host = arr._host
-        if host is None or arr._view is not None:
-            host = arr._value()
-        return host
+        return arr._value().item()   # a Python scalar stays weak for NumPy (NEP 50)
     if t in _PLAIN or t is _ndarray:
         return a
     if t is tuple or t is list:
@@ -89,18 +84,6 @@ def _host(a):
     if isinstance(a, _HOST_OBJECTS):
         return a
     raise _NotHost
-
-
-def _plain_host(a):
-    """``_host(a)``, with the common operand (an uncommitted, strongly typed Array owning
-    its host value) read inline."""
-    if type(a) is Array:
-        arr = a
-        host = arr._host
-        if (host is not None and arr._view is None and arr._placement is None
-                and (arr._aval is None or not arr._aval.weak_type)):
-            return host
-    return _host(a)
 
 
 # Python values NumPy reads as dates, durations and byte strings
@@ -528,10 +511,10 @@ def numpy_call(np_fn, lax_definition, nin=None):
                 return general(args, kwargs)
             try:
                 if n == 2:
-                    ha = _plain_host(args[0])
-                    hb = _plain_host(args[1])
+                    ha = _host(args[0])
+                    hb = _host(args[1])
                 elif n == 1:
-                    ha = _plain_host(args[0])
+                    ha = _host(args[0])
                 else:
                     ha = None
             except _NotHost:
@@ -632,7 +615,7 @@ def method_call(host_fn, lax_definition):
                     a = args[0]
                     if type(a) not in _PLAIN:
                         try:
-                            a = _plain_host(a)   # (x.dot(y))
+                            a = _host(a)   # (x.dot(y))
                         except _NotHost:
                             _count_lax_definition(call)
                             return lax_definition(self, *args)
@@ -656,37 +639,19 @@ def binary_operator_call(host_fn, lax_definition):
     """A binary operator of Array: ``host_fn(self_host, other_host)`` eagerly."""
     def call(self, other):
         if numpy_flag[0] or numpy_eager():
-            aval = self._aval
-            if self._placement is None and (aval is None or not aval.weak_type):
-                # a NumPy scalar host stays one: scalar arithmetic is NumPy's fast path
-                host = self._host
-                if host is None or self._view is not None:
-                    host = self._value()
-                t = type(other)
-                if t is Array and other._aval is None and other._view is None \
-                        and other._placement is None:
-                    ho = other._host
-                elif t is float or t is int:
-                    ho = other
-                else:
+            # (a NumPy scalar host stays one: scalar arithmetic is NumPy's fast path)
+            host = strong_host(self)
+            if host is not None:
+                try:
+                    ho = _operand(other)
+                except _NotHost:
                     try:
-                        ho = _operand(other)
+                        ho = _loose_operand(host, other)
                     except _NotHost:
-                        try:
-                            ho = _loose_operand(host, other)
-                        except _NotHost:
-                            _count_lax_definition(call)
-                            return lax_definition(self, other)
+                        _count_lax_definition(call)
+                        return lax_definition(self, other)
                 r = host_fn(host, ho)
-                if r is NotImplemented:
-                    return r
-                if type(r) in _canonical_scalars:   # a 0-d result: the NumPy scalar
-                    out = _make(None, r)
-                    return out
-                if type(r) is _ndarray and r.base is None and r.dtype in _canonical:
-                    out = _make(None, r)
-                    return out
-                return _self_result(r, self, host)
+                return r if r is NotImplemented else _self_result(r, self, host)
             if self._placement is None:   # (weakly typed)
                 r = _weak_scalar_op(host_fn, self, other)
                 if r is not None:
