@@ -64,14 +64,19 @@ def _count_lax_definition(fn):
 
 def _host(a):
     t = type(a)
-    if t is Array:
+    if t is Array:   # (strong_host's checks, inline: every eager call's operands)
         arr = a
-        host = strong_host(arr)
-        if host is not None:
-            return host
-        if arr._placement is not None or arr._aval.shape:   # (else: weakly typed, 0-d)
+        if arr._placement is not None:
             raise _NotHost
-        return arr._value().item()   # a Python scalar stays weak for NumPy (NEP 50)
+        aval = arr._aval
+        if aval is not None and aval.weak_type:
+            if aval.shape:
+                raise _NotHost
+            return arr._value().item()   # a Python scalar stays weak for NumPy (NEP 50)
+        host = arr._host
+        if host is None or arr._view is not None:
+            host = arr._value()
+        return host
     if t in _PLAIN or t is _ndarray:
         return a
     if t is tuple or t is list:
