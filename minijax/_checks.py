@@ -137,7 +137,9 @@ def allocatable(dims, dtype, name=None):
 
 def axis(value, ndim, name="axis"):
     """One axis of an array of rank ``ndim``, as a non-negative int; NumPy's TypeError
-    for a non-integer and AxisError for an axis out of bounds."""
+    for a non-integer (a bool too) and AxisError for an axis out of bounds."""
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name}: an integer is required, got {value!r}")
     a = index(value, name)
     if not -ndim <= a < ndim:
         raise AxisError(f"{name} {a} is out of bounds for array of dimension {ndim}")

@@ -162,6 +162,12 @@ class MultiDeviceCallbackError(NotImplementedError):
     programs on one device."""
 
 
+class UnboundAxisNameError(NameError, ValueError):
+    """A collective (``psum``, ``all_gather``, ``axis_index``, ...) named an axis that no
+    enclosing ``pmap``, ``vmap(axis_name=...)`` or ``shard_map`` binds. A ``NameError``
+    as in JAX (and a ``ValueError``: the argument's value is wrong)."""
+
+
 class AxisTypeError(NotImplementedError):
     """A mesh axis type other than ``AxisType.Auto`` (``Explicit``, ``Manual``) was asked
     for: minijax's meshes propagate shardings through XLA's partitioner only."""

@@ -26,6 +26,7 @@ import numpy as np
 from .. import dtypes
 from ..core import Primitive, Tracer, full_raise, get_aval
 from ..core.avals import ShapedArray
+from ..errors import UnboundAxisNameError
 from ..interpreters import ad, batching
 from ..interpreters.lowering import hlo, ir, ir_constant, ir_type, maximum, minimum
 from ..runtime.dispatch import as_array
@@ -92,7 +93,7 @@ def _lookup(name):
         if name in frame:
             return frame[name]
     known = sorted({str(k) for f in _env.frames for k in f})
-    raise NameError(f"unbound axis name: {name}. The following axis names (e.g. defined "
+    raise UnboundAxisNameError(f"unbound axis name: {name}. The following axis names (e.g. defined "
                     f"by pmap) are available to collective operations: {known}")
 
 

@@ -785,6 +785,9 @@ conj = conjugate
 def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     """Replace NaN by ``nan`` and infinities by ``posinf``/``neginf`` (the dtype's extremes
     by default). ``copy=False`` updates the array ``x`` in place and returns it."""
+    if isinstance(copy, str):   # (NumPy's check and message)
+        raise ValueError("strings are not allowed for 'copy' keyword. Use True/False/None "
+                         "instead.")
     copy = bool(copy)   # NumPy's truth test: an array of several elements raises
     if not copy and not isinstance(x, (Array, Tracer, np.ndarray)):
         raise ValueError(f"nan_to_num: Unable to avoid copy while creating an array as "
