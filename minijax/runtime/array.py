@@ -19,6 +19,7 @@ place in the new buffer, so views and their base stay attached as in NumPy.
 
 import warnings
 
+import cython   # (compiled: directives only; uncompiled: Cython's pure-Python shadow)
 import numpy as np
 from numpy.lib.array_utils import byte_bounds
 
@@ -67,10 +68,18 @@ def shaped_array(shape, dtype):
     return aval
 
 
-class ArrayCore:
-    """The compiled part of ``Array`` (a C type when built, ``array.pxd``): its fields,
-    storage and conversions, and the eager fast path of its operators. ``Array`` is its
-    Python subclass, where ``minijax.numpy`` installs the other methods."""
+# An Array cannot be part of a reference cycle (it refers to ndarrays, buffers,
+# shardings and its root Array, none of which refer back): no GC tracking. Freed Arrays
+# are kept for reuse (eager loops make and drop one per operation). Cython reads these
+# class directives from the .py only.
+@cython.final
+@cython.no_gc
+@cython.freelist(64)
+@cython.cclass
+class Array:
+    """minijax's array (see the module docstring). A C type when built (``array.pxd``):
+    its fields, storage and conversions and the eager fast path of its operators are
+    here; the methods ``minijax.numpy`` defines are installed with ``set_method``."""
     # ``_aval`` None: the aval is that of ``_host`` (strong), made on first use; the
     # eager NumPy path creates Arrays this way, as most of them are never asked.
     # ``_placement``: None while uncommitted, else a sharding (runtime/sharding.py).
@@ -796,6 +805,157 @@ class ArrayCore:
     def __delitem__(self, idx):
         raise ValueError("cannot delete array elements")
 
+    # ------------------------------------------------------------ installed methods
+    # The methods minijax.numpy defines (its wrappers over the lax definitions). A C
+    # type's attributes are fixed when it is built, so each is a stub here calling what
+    # ``set_method`` installed in ``_installed``.
+    def __iter__(self):
+        return _installed["__iter__"](self)
+
+    def __array_namespace__(self, *args, **kwargs):
+        return _installed["__array_namespace__"](self, *args, **kwargs)
+
+    def __array_ufunc__(self, *args, **kwargs):
+        return _installed["__array_ufunc__"](self, *args, **kwargs)
+
+    def __round__(self, *args, **kwargs):
+        return _installed["__round__"](self, *args, **kwargs)
+
+    def all(self, *args, **kwargs):
+        return _installed["all"](self, *args, **kwargs)
+
+    def any(self, *args, **kwargs):
+        return _installed["any"](self, *args, **kwargs)
+
+    def argmax(self, *args, **kwargs):
+        return _installed["argmax"](self, *args, **kwargs)
+
+    def argmin(self, *args, **kwargs):
+        return _installed["argmin"](self, *args, **kwargs)
+
+    def argsort(self, *args, **kwargs):
+        return _installed["argsort"](self, *args, **kwargs)
+
+    def astype(self, *args, **kwargs):
+        return _installed["astype"](self, *args, **kwargs)
+
+    def clip(self, *args, **kwargs):
+        return _installed["clip"](self, *args, **kwargs)
+
+    def conj(self, *args, **kwargs):
+        return _installed["conj"](self, *args, **kwargs)
+
+    def conjugate(self, *args, **kwargs):
+        return _installed["conjugate"](self, *args, **kwargs)
+
+    def cumprod(self, *args, **kwargs):
+        return _installed["cumprod"](self, *args, **kwargs)
+
+    def cumsum(self, *args, **kwargs):
+        return _installed["cumsum"](self, *args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        return _installed["delete"](self, *args, **kwargs)
+
+    def diagonal(self, *args, **kwargs):
+        return _installed["diagonal"](self, *args, **kwargs)
+
+    def dot(self, *args, **kwargs):
+        return _installed["dot"](self, *args, **kwargs)
+
+    def fill(self, *args, **kwargs):
+        return _installed["fill"](self, *args, **kwargs)
+
+    def flatten(self, *args, **kwargs):
+        return _installed["flatten"](self, *args, **kwargs)
+
+    def is_deleted(self, *args, **kwargs):
+        return _installed["is_deleted"](self, *args, **kwargs)
+
+    def nonzero(self, *args, **kwargs):
+        return _installed["nonzero"](self, *args, **kwargs)
+
+    def partition(self, *args, **kwargs):
+        return _installed["partition"](self, *args, **kwargs)
+
+    def prod(self, *args, **kwargs):
+        return _installed["prod"](self, *args, **kwargs)
+
+    def ptp(self, *args, **kwargs):
+        return _installed["ptp"](self, *args, **kwargs)
+
+    def put(self, *args, **kwargs):
+        return _installed["put"](self, *args, **kwargs)
+
+    def repeat(self, *args, **kwargs):
+        return _installed["repeat"](self, *args, **kwargs)
+
+    def resize(self, *args, **kwargs):
+        return _installed["resize"](self, *args, **kwargs)
+
+    def round(self, *args, **kwargs):
+        return _installed["round"](self, *args, **kwargs)
+
+    def searchsorted(self, *args, **kwargs):
+        return _installed["searchsorted"](self, *args, **kwargs)
+
+    def sort(self, *args, **kwargs):
+        return _installed["sort"](self, *args, **kwargs)
+
+    def squeeze(self, *args, **kwargs):
+        return _installed["squeeze"](self, *args, **kwargs)
+
+    def std(self, *args, **kwargs):
+        return _installed["std"](self, *args, **kwargs)
+
+    def swapaxes(self, *args, **kwargs):
+        return _installed["swapaxes"](self, *args, **kwargs)
+
+    def take(self, *args, **kwargs):
+        return _installed["take"](self, *args, **kwargs)
+
+    def tobytes(self, *args, **kwargs):
+        return _installed["tobytes"](self, *args, **kwargs)
+
+    def tofile(self, *args, **kwargs):
+        return _installed["tofile"](self, *args, **kwargs)
+
+    def trace(self, *args, **kwargs):
+        return _installed["trace"](self, *args, **kwargs)
+
+    def transpose(self, *args, **kwargs):
+        return _installed["transpose"](self, *args, **kwargs)
+
+    def var(self, *args, **kwargs):
+        return _installed["var"](self, *args, **kwargs)
+
+    def view(self, *args, **kwargs):
+        return _installed["view"](self, *args, **kwargs)
+
+    @property
+    def at(self):
+        return _installed["at"](self)
+
+    @property
+    def imag(self):
+        return _installed["imag"](self)
+
+    @property
+    def mT(self):
+        return _installed["mT"](self)
+
+    @property
+    def real(self):
+        return _installed["real"](self)
+
+    @property
+    def flat(self):
+        return _installed["flat"].fget(self)
+
+    @flat.setter
+    def flat(self, value):
+        _installed["flat"].fset(self, value)
+
     @property
     def T(self):
         if numpy_flag[0]:
@@ -805,12 +965,6 @@ class ArrayCore:
                 if type(r) is _ndarray and r.dtype in _canonical_dtypes:
                     return view_result(self, host, r, None)
         return _complete[_TRANSPOSE](self)
-
-
-class Array(ArrayCore):
-    """minijax's array (see the module docstring). The methods not in ``ArrayCore`` are
-    installed here by minijax.numpy."""
-    __slots__ = ()
 
 
 _array_type = Array   # (typed in array.pxd: the constructor allocates without a lookup)
@@ -848,20 +1002,43 @@ def _not_installed(*args):
 _complete = [_not_installed] * len(OPERATORS)
 
 
+# Array's installed-method stubs (class body): name -> what set_method installed
+INSTALLED = (
+    "__iter__", "__array_namespace__", "__array_ufunc__", "__round__", "all", "any",
+    "argmax", "argmin", "argsort", "astype", "clip", "conj", "conjugate", "cumprod",
+    "cumsum", "delete", "diagonal", "dot", "fill", "flatten", "is_deleted", "nonzero",
+    "partition", "prod", "ptp", "put", "repeat", "resize", "round", "searchsorted", "sort",
+    "squeeze", "std", "swapaxes", "take", "tobytes", "tofile", "trace", "transpose", "var",
+    "view", "at", "imag", "mT", "real", "flat")
+_installed = dict.fromkeys(INSTALLED, _not_installed)
+_INSTALLED_WITH_SETTER = ("flat",)   # (a property: kept whole, the stub calls both)
+
+
 def set_method(cls, name, fn):
-    """``cls.name = fn``, where on ``Array`` an operator the core runs (one of
-    ``OPERATORS``) takes ``fn`` (a property: its getter) as its complete implementation."""
-    if cls is Array and name in OPERATORS:
-        _complete[OPERATORS.index(name)] = fn.fget if isinstance(fn, property) else fn
-    else:
+    """``cls.name = fn`` (``fn`` a function or a property). On ``Array`` an operator the
+    core runs (one of ``OPERATORS``) takes ``fn`` as its complete implementation, and
+    any other name is one of its installed-method stubs (``Array`` is a C type)."""
+    if cls is not Array:
         setattr(cls, name, fn)
+        return
+    if name not in OPERATORS and name not in _installed:
+        raise AttributeError(f"Array has no stub for {name!r}: add one to its class body "
+                             f"(runtime/array.py)")
+    if isinstance(fn, property) and name not in _INSTALLED_WITH_SETTER:
+        fn = fn.fget
+    if name in OPERATORS:
+        _complete[OPERATORS.index(name)] = fn
+    else:
+        _installed[name] = fn
 
 
 def get_method(cls, name):
     """What ``set_method(cls, name, ...)`` installed last (a property: its getter)."""
-    if cls is Array and name in OPERATORS:
-        return _complete[OPERATORS.index(name)]
-    fn = getattr(cls, name)
+    if cls is Array:
+        fn = (_complete[OPERATORS.index(name)] if name in OPERATORS
+              else _installed[name])
+    else:
+        fn = getattr(cls, name)
     return fn.fget if isinstance(fn, property) else fn
 
 
@@ -1367,8 +1544,6 @@ def _make(aval, host, buffer=None, placement=None, view=None):
     arr._view = view
     return arr
 
-
-Array._make = staticmethod(_make)
 
 
 def snapshot(x):
