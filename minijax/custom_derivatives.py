@@ -25,7 +25,7 @@ from .errors import CustomRuleError
 from .interpreters import ad, batching, partial_eval as pe
 from .interpreters.lowering import jaxpr_subcomp
 from .lax.elementwise import convert_element_type
-from .runtime.array import Array, _make
+from .runtime.array import _make
 from .util import NamedCallable, split_half, split_list
 
 __all__ = ["custom_jvp", "custom_vjp", "custom_gradient", "SymbolicZero", "closure_convert",

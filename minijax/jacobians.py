@@ -14,7 +14,7 @@ import numpy as np
 from . import _checks, dtypes, lax, tree_util
 from .core.trace import basis_map
 from .api import _check_leaf, _fun_name, jvp, vjp, vmap
-from .runtime.array import Array, _make
+from .runtime.array import _make
 from .traceback_util import api_boundary
 
 

@@ -14,7 +14,7 @@ from ..core.trace import non_numeric_context
 from ..core.avals import ShapedArray
 from ..interpreters import batching
 from ..interpreters.lowering import lower_elementwise
-from ..runtime.array import Array, _make
+from ..runtime.array import _make
 
 # Operand dtype classes, by ``dtypes.kind``.
 BOOL, SINT, UINT, FLOAT, COMPLEX = "b", "i", "u", "f", "c"
