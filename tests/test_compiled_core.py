@@ -117,18 +117,30 @@ def test_uncompiled_source_runs_only_when_asked():
 
 
 def test_common_methods_run_in_the_core_and_keep_their_semantics():
-    # reshape, ravel, sum, mean, max, min: the core's class body (a C fast path), the
-    # method wrappers of the eager table as their complete implementation
-    for name in ("reshape", "ravel", "sum", "mean", "max", "min"):
+    # the core's class body (a C fast path), the method wrappers of the eager table as
+    # their complete implementation
+    names = ("reshape", "ravel", "sum", "mean", "max", "min", "all", "any", "astype",
+             "conj", "conjugate", "cumprod", "cumsum", "flatten", "prod", "squeeze", "std",
+             "swapaxes", "transpose", "var")
+    for name in names:
         assert name in Array.__dict__, name
         assert get_method(Array, name).__wrapped_lax__ is not None, name
+    assert type(Array.__dict__["real"]).__name__ == "getset_descriptor"
     h = onp.arange(12.0).reshape(3, 4)
     a = mnp.asarray(h)
     calls = [lambda x: x.reshape(-1), lambda x: x.reshape(4, 3), lambda x: x.reshape((2, 6)),
              lambda x: x.ravel(), lambda x: x.sum(), lambda x: x.sum(0),
              lambda x: x.sum(1, onp.float32), lambda x: x.mean(), lambda x: x.mean(0),
              lambda x: x.max(), lambda x: x.min(1), lambda x: x.sum(axis=0, keepdims=True),
-             lambda x: x.max(axis=0, keepdims=True), lambda x: x.reshape(-1, order="C")]
+             lambda x: x.max(axis=0, keepdims=True), lambda x: x.reshape(-1, order="C"),
+             lambda x: x.all(), lambda x: x.any(0), lambda x: x.astype(onp.float32),
+             lambda x: x.astype("i4"), lambda x: x.conj(), lambda x: x.conjugate(),
+             lambda x: x.cumprod(1), lambda x: x.cumsum(0, onp.float32),
+             lambda x: x.flatten(), lambda x: x.flatten("C"), lambda x: x.prod(0),
+             lambda x: x.reshape(1, 12).squeeze(0), lambda x: x.std(), lambda x: x.var(1),
+             lambda x: x.swapaxes(0, 1), lambda x: x.transpose(), lambda x: x.transpose(1, 0),
+             lambda x: x.transpose((1, 0)), lambda x: x.real, lambda x: (x * 1j).real,
+             lambda x: x.std(ddof=1), lambda x: x.cumsum(axis=1)]
     jitted = minijax.jit(lambda x: [f(x) for f in calls])(a)
     for f, j in zip(calls, jitted):
         r, expected = f(a), f(h)
@@ -150,6 +162,16 @@ def test_common_methods_run_in_the_core_and_keep_their_semantics():
         or i.sum().dtype == mnp.int32   # (32-bit mode narrows NumPy's int64 sum)
     with pytest.raises(ValueError):
         a.reshape(5)
+    # views from methods stay attached to their base, a real array's conj() is the
+    # array itself (its buffer), as NumPy's
+    for view, base in ((a.transpose(), a), (a.swapaxes(0, 1), a), (a.real, a),
+                       (a.conj(), a)):
+        assert view.base is a
+    expected = onp.array(a)
+    a.conj()[0, 1] = -1.0
+    expected.conj()[0, 1] = -1.0
+    assert expected[0, 1] == -1.0
+    onp.testing.assert_array_equal(onp.asarray(a), expected)
 
 
 @pytest.mark.parametrize("dtype", [onp.float64, onp.float32, onp.int32, onp.int64])

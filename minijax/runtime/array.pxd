@@ -8,8 +8,10 @@ cdef int _RFLOORDIV, _MOD, _RMOD, _DIVMOD, _RDIVMOD, _MATMUL, _RMATMUL, _AND, _R
 cdef int _OR, _ROR, _XOR, _RXOR, _LSHIFT, _RLSHIFT, _RSHIFT, _RRSHIFT, _LT, _LE, _GT
 cdef int _GE, _EQ, _NE, _POW, _RPOW, _NEG, _POS, _ABS, _INVERT, _IADD, _ISUB, _IMUL
 cdef int _ITRUEDIV, _IFLOORDIV, _IMOD, _IPOW, _IAND, _IOR, _IXOR, _ILSHIFT, _IRSHIFT
-cdef int _IMATMUL, _GETITEM, _SETITEM, _TRANSPOSE, _RESHAPE, _RAVEL, _SUM, _MEAN
-cdef int _MAX, _MIN
+cdef int _IMATMUL, _GETITEM, _SETITEM, _TRANSPOSE, _REAL, _RESHAPE, _RAVEL, _SUM, _MEAN
+cdef int _MAX, _MIN, _ALL, _ANY, _ASTYPE, _CONJ, _CONJUGATE, _CUMPROD, _CUMSUM, _FLATTEN
+cdef int _PROD, _SQUEEZE, _STD, _SWAPAXES, _TRANSPOSE_METHOD, _VAR
+cdef Py_ssize_t _ANY_NUMBER
 cdef type _array_type, _ndarray
 cdef object _dtype_type
 cdef tuple _NDARRAY_METHODS
@@ -35,6 +37,7 @@ cdef object _unary(Array self, int code)
 cdef object _apply_unary(int code, object a)
 cdef object _inplace(Array self, object other, int code)
 cdef bint _plain_args(tuple args)
+cdef object _method(Array self, int code, tuple args, dict kwargs, Py_ssize_t most)
 cdef object _method_result(Array self, int code, tuple args)
 cdef object _host_index(object idx)
 cdef object _integer_of(object e)

@@ -756,51 +756,70 @@ class Array:
         _complete[_SETITEM](self, idx, value)
 
     # ------------------------------------------------------------ common methods
-    # As the operators: the common eager case here (plain arguments, no keywords), every
-    # other through the complete implementation (minijax.numpy's method wrappers).
+    # As the operators: the common eager case here (``_method``: plain positional
+    # arguments, as many as NumPy and minijax read alike, no keywords), every other
+    # through the complete implementation (minijax.numpy's method wrappers). (NumPy's
+    # third positional of sum and mean, second of max and min, is ``out``: minijax's is
+    # keepdims.)
     def reshape(self, *args, **kwargs):
-        if numpy_flag[0] and not kwargs and _plain_args(args):
-            out = _method_result(self, _RESHAPE, args)
-            if out is not None:
-                return out
-        return _complete[_RESHAPE](self, *args, **kwargs)
+        return _method(self, _RESHAPE, args, kwargs, _ANY_NUMBER)
 
     def ravel(self, *args, **kwargs):
-        if numpy_flag[0] and not kwargs and not args:
-            out = _method_result(self, _RAVEL, args)
-            if out is not None:
-                return out
-        return _complete[_RAVEL](self, *args, **kwargs)
+        return _method(self, _RAVEL, args, kwargs, 0)
 
     def sum(self, *args, **kwargs):
-        # (minijax's third positional is keepdims, NumPy's is out: two at most here)
-        if numpy_flag[0] and not kwargs and len(args) <= 2 and _plain_args(args):
-            out = _method_result(self, _SUM, args)
-            if out is not None:
-                return out
-        return _complete[_SUM](self, *args, **kwargs)
+        return _method(self, _SUM, args, kwargs, 2)
 
     def mean(self, *args, **kwargs):
-        if numpy_flag[0] and not kwargs and len(args) <= 2 and _plain_args(args):
-            out = _method_result(self, _MEAN, args)
-            if out is not None:
-                return out
-        return _complete[_MEAN](self, *args, **kwargs)
+        return _method(self, _MEAN, args, kwargs, 2)
 
     def max(self, *args, **kwargs):
-        # (minijax's second positional is keepdims, NumPy's is out: one at most here)
-        if numpy_flag[0] and not kwargs and len(args) <= 1 and _plain_args(args):
-            out = _method_result(self, _MAX, args)
-            if out is not None:
-                return out
-        return _complete[_MAX](self, *args, **kwargs)
+        return _method(self, _MAX, args, kwargs, 1)
 
     def min(self, *args, **kwargs):
-        if numpy_flag[0] and not kwargs and len(args) <= 1 and _plain_args(args):
-            out = _method_result(self, _MIN, args)
-            if out is not None:
-                return out
-        return _complete[_MIN](self, *args, **kwargs)
+        return _method(self, _MIN, args, kwargs, 1)
+
+    def all(self, *args, **kwargs):
+        return _method(self, _ALL, args, kwargs, 1)
+
+    def any(self, *args, **kwargs):
+        return _method(self, _ANY, args, kwargs, 1)
+
+    def astype(self, *args, **kwargs):
+        return _method(self, _ASTYPE, args, kwargs, 1)
+
+    def conj(self, *args, **kwargs):
+        return _method(self, _CONJ, args, kwargs, 0)
+
+    def conjugate(self, *args, **kwargs):
+        return _method(self, _CONJUGATE, args, kwargs, 0)
+
+    def cumprod(self, *args, **kwargs):
+        return _method(self, _CUMPROD, args, kwargs, 2)
+
+    def cumsum(self, *args, **kwargs):
+        return _method(self, _CUMSUM, args, kwargs, 2)
+
+    def flatten(self, *args, **kwargs):
+        return _method(self, _FLATTEN, args, kwargs, 1)
+
+    def prod(self, *args, **kwargs):
+        return _method(self, _PROD, args, kwargs, 2)
+
+    def squeeze(self, *args, **kwargs):
+        return _method(self, _SQUEEZE, args, kwargs, 1)
+
+    def std(self, *args, **kwargs):
+        return _method(self, _STD, args, kwargs, 2)
+
+    def swapaxes(self, *args, **kwargs):
+        return _method(self, _SWAPAXES, args, kwargs, 2)
+
+    def transpose(self, *args, **kwargs):
+        return _method(self, _TRANSPOSE_METHOD, args, kwargs, _ANY_NUMBER)
+
+    def var(self, *args, **kwargs):
+        return _method(self, _VAR, args, kwargs, 2)
 
     def __delitem__(self, idx):
         raise ValueError("cannot delete array elements")
@@ -821,12 +840,6 @@ class Array:
     def __round__(self, *args, **kwargs):
         return _installed["__round__"](self, *args, **kwargs)
 
-    def all(self, *args, **kwargs):
-        return _installed["all"](self, *args, **kwargs)
-
-    def any(self, *args, **kwargs):
-        return _installed["any"](self, *args, **kwargs)
-
     def argmax(self, *args, **kwargs):
         return _installed["argmax"](self, *args, **kwargs)
 
@@ -836,23 +849,8 @@ class Array:
     def argsort(self, *args, **kwargs):
         return _installed["argsort"](self, *args, **kwargs)
 
-    def astype(self, *args, **kwargs):
-        return _installed["astype"](self, *args, **kwargs)
-
     def clip(self, *args, **kwargs):
         return _installed["clip"](self, *args, **kwargs)
-
-    def conj(self, *args, **kwargs):
-        return _installed["conj"](self, *args, **kwargs)
-
-    def conjugate(self, *args, **kwargs):
-        return _installed["conjugate"](self, *args, **kwargs)
-
-    def cumprod(self, *args, **kwargs):
-        return _installed["cumprod"](self, *args, **kwargs)
-
-    def cumsum(self, *args, **kwargs):
-        return _installed["cumsum"](self, *args, **kwargs)
 
     def delete(self, *args, **kwargs):
         return _installed["delete"](self, *args, **kwargs)
@@ -866,9 +864,6 @@ class Array:
     def fill(self, *args, **kwargs):
         return _installed["fill"](self, *args, **kwargs)
 
-    def flatten(self, *args, **kwargs):
-        return _installed["flatten"](self, *args, **kwargs)
-
     def is_deleted(self, *args, **kwargs):
         return _installed["is_deleted"](self, *args, **kwargs)
 
@@ -877,9 +872,6 @@ class Array:
 
     def partition(self, *args, **kwargs):
         return _installed["partition"](self, *args, **kwargs)
-
-    def prod(self, *args, **kwargs):
-        return _installed["prod"](self, *args, **kwargs)
 
     def ptp(self, *args, **kwargs):
         return _installed["ptp"](self, *args, **kwargs)
@@ -902,15 +894,6 @@ class Array:
     def sort(self, *args, **kwargs):
         return _installed["sort"](self, *args, **kwargs)
 
-    def squeeze(self, *args, **kwargs):
-        return _installed["squeeze"](self, *args, **kwargs)
-
-    def std(self, *args, **kwargs):
-        return _installed["std"](self, *args, **kwargs)
-
-    def swapaxes(self, *args, **kwargs):
-        return _installed["swapaxes"](self, *args, **kwargs)
-
     def take(self, *args, **kwargs):
         return _installed["take"](self, *args, **kwargs)
 
@@ -922,12 +905,6 @@ class Array:
 
     def trace(self, *args, **kwargs):
         return _installed["trace"](self, *args, **kwargs)
-
-    def transpose(self, *args, **kwargs):
-        return _installed["transpose"](self, *args, **kwargs)
-
-    def var(self, *args, **kwargs):
-        return _installed["var"](self, *args, **kwargs)
 
     def view(self, *args, **kwargs):
         return _installed["view"](self, *args, **kwargs)
@@ -943,10 +920,6 @@ class Array:
     @property
     def mT(self):
         return _installed["mT"](self)
-
-    @property
-    def real(self):
-        return _installed["real"](self)
 
     @property
     def flat(self):
@@ -966,6 +939,16 @@ class Array:
                     return view_result(self, host, r, None)
         return _complete[_TRANSPOSE](self)
 
+    @property
+    def real(self):
+        if numpy_flag[0]:
+            host = strong_host(self)
+            if host is not None:
+                out = _result(self, host, host.real)
+                if out is not None:
+                    return out
+        return _complete[_REAL](self)
+
 
 _array_type = Array   # (typed in array.pxd: the constructor allocates without a lookup)
 
@@ -981,7 +964,9 @@ _array_type = Array   # (typed in array.pxd: the constructor allocates without a
  _RXOR, _LSHIFT, _RLSHIFT, _RSHIFT, _RRSHIFT, _LT, _LE, _GT, _GE, _EQ, _NE, _POW,
  _RPOW, _NEG, _POS, _ABS, _INVERT, _IADD, _ISUB, _IMUL, _ITRUEDIV, _IFLOORDIV, _IMOD,
  _IPOW, _IAND, _IOR, _IXOR, _ILSHIFT, _IRSHIFT, _IMATMUL, _GETITEM, _SETITEM,
- _TRANSPOSE, _RESHAPE, _RAVEL, _SUM, _MEAN, _MAX, _MIN) = range(60)
+ _TRANSPOSE, _REAL, _RESHAPE, _RAVEL, _SUM, _MEAN, _MAX, _MIN, _ALL, _ANY, _ASTYPE, _CONJ,
+ _CONJUGATE, _CUMPROD, _CUMSUM, _FLATTEN, _PROD, _SQUEEZE, _STD, _SWAPAXES, _TRANSPOSE_METHOD,
+ _VAR) = range(75)
 OPERATORS = (
     '__add__', '__radd__', '__sub__', '__rsub__', '__mul__', '__rmul__',
     '__truediv__', '__rtruediv__', '__floordiv__', '__rfloordiv__', '__mod__',
@@ -992,7 +977,9 @@ OPERATORS = (
     '__abs__', '__invert__', '__iadd__', '__isub__', '__imul__', '__itruediv__',
     '__ifloordiv__', '__imod__', '__ipow__', '__iand__', '__ior__', '__ixor__',
     '__ilshift__', '__irshift__', '__imatmul__', '__getitem__', '__setitem__', 'T',
-    'reshape', 'ravel', 'sum', 'mean', 'max', 'min')
+    'real', 'reshape', 'ravel', 'sum', 'mean', 'max', 'min', 'all', 'any', 'astype',
+    'conj', 'conjugate', 'cumprod', 'cumsum', 'flatten', 'prod', 'squeeze', 'std',
+    'swapaxes', 'transpose', 'var')
 
 
 def _not_installed(*args):
@@ -1005,11 +992,10 @@ _complete = [_not_installed] * len(OPERATORS)
 # Array's installed-method stubs (class body): name -> what set_method installed
 INSTALLED = (
     "__iter__", "__array_namespace__", "__array_ufunc__", "__round__", "all", "any",
-    "argmax", "argmin", "argsort", "astype", "clip", "conj", "conjugate", "cumprod",
-    "cumsum", "delete", "diagonal", "dot", "fill", "flatten", "is_deleted", "nonzero",
-    "partition", "prod", "ptp", "put", "repeat", "resize", "round", "searchsorted", "sort",
-    "squeeze", "std", "swapaxes", "take", "tobytes", "tofile", "trace", "transpose", "var",
-    "view", "at", "imag", "mT", "real", "flat")
+    "argmax", "argmin", "argsort", "clip", "delete", "diagonal", "dot", "fill",
+    "is_deleted", "nonzero", "partition", "ptp", "put", "repeat", "resize", "round",
+    "searchsorted", "sort", "take", "tobytes", "tofile", "trace", "view", "at", "imag",
+    "mT", "flat")
 _installed = dict.fromkeys(INSTALLED, _not_installed)
 _INSTALLED_WITH_SETTER = ("flat",)   # (a property: kept whole, the stub calls both)
 
@@ -1105,9 +1091,10 @@ def _plain_operand(other):
 def view_result(self, host, r, placement):
     """The Array holding ``r`` (an ndarray of a canonical dtype computed from ``host``,
     ``self``'s current ndarray): a view Array of ``self``'s root when ``r`` views its
-    buffer (NumPy's ``.base`` is the memory's owner: ``host`` or what ``host`` views)."""
+    buffer (NumPy's ``.base`` is the memory's owner: ``host`` or what ``host`` views; a
+    method may also return ``host`` itself, as ``conj`` of a real array)."""
     owner = r.base
-    if owner is not None and (owner is host or owner is host.base):
+    if r is host or owner is not None and (owner is host or owner is host.base):
         root = self if self._view is None else self._view[0]
         return _make(None, r, None, placement, [root, root._host])
     return _make(None, r, None, placement, None)
@@ -1286,6 +1273,19 @@ def _plain_args(args):
         if not isinstance(e, type) and not isinstance(e, _dtype_type):
             return False
     return True
+
+
+_ANY_NUMBER = 1 << 30
+
+
+def _method(self, code, args, kwargs, most):
+    """A common method: its fast path where the arguments allow it (plain, ``most``
+    positional at most, no keywords), else its complete implementation."""
+    if numpy_flag[0] and not kwargs and len(args) <= most and _plain_args(args):
+        out = _method_result(self, code, args)
+        if out is not None:
+            return out
+    return _complete[code](self, *args, **kwargs)
 
 
 def _method_result(self, code, args):
