@@ -30,7 +30,7 @@ from .dtypes import is_non_numeric
 from . import backend
 from . import backend as _backends   # (devices(backend=...) shadows the module's name)
 from .runtime import dispatch, numpy_dispatch
-from .runtime.array import Array, resolve_placement, snapshot
+from .runtime.array import Array, _make, resolve_placement, snapshot
 from .runtime.sharding import (NamedSharding, put_local_pieces, shardings_per_leaf)
 from .util import LRUCache
 from .traceback_util import api_boundary
@@ -754,7 +754,7 @@ def jvp(fun, primals, tangents, has_aux=False):
 
 def _as_dtype(x, dtype):
     if isinstance(x, _VALID_SCALARS) or isinstance(x, np.ndarray):
-        return Array._make(get_aval(np.asarray(x, dtype)), np.asarray(x, dtype))
+        return _make(get_aval(np.asarray(x, dtype)), np.asarray(x, dtype))
     return x
 
 
@@ -910,7 +910,7 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False):
                             f"returned {aval.str_short()}. For holomorphic differentiation, "
                             f"pass holomorphic=True; for a non-holomorphic function with "
                             f"complex outputs, use vjp directly.")
-        g = f_vjp(Array._make(aval.strip_weak_type(), np.ones((), aval.dtype)))
+        g = f_vjp(_make(aval.strip_weak_type(), np.ones((), aval.dtype)))
         g = g[0] if single else tuple(g[idx.index(i)] for i in requested)
         if has_aux:
             return (ans, res[2]), g
@@ -1274,7 +1274,7 @@ def _from_local_pieces(shape, sharding, pieces, dtype=None):
             raise errors.ShardingError(f"a piece of shape {p.shape} for an array of shape "
                                        f"{shape} under {sharding!r}, whose shards are "
                                        f"{shard_shape}")
-    return Array._make(aval, None, put_local_pieces(pieces, sharding, aval), sharding)
+    return _make(aval, None, put_local_pieces(pieces, sharding, aval), sharding)
 
 
 def make_array_from_callback(shape, sharding, data_callback, dtype=None):

@@ -25,7 +25,7 @@ from .errors import CustomRuleError
 from .interpreters import ad, batching, partial_eval as pe
 from .interpreters.lowering import jaxpr_subcomp
 from .lax.elementwise import convert_element_type
-from .runtime.array import Array
+from .runtime.array import _make
 from .util import NamedCallable, split_half, split_list
 
 __all__ = ["custom_jvp", "custom_vjp", "custom_gradient", "SymbolicZero", "closure_convert",
@@ -135,7 +135,7 @@ def _as_array(x):
     a rule sees arrays (``x.shape``, ``x.dtype``) as it does under a staging trace."""
     if isinstance(x, (bool, int, float, complex)):
         aval = get_aval(x)
-        return Array._make(aval, np.asarray(x, aval.dtype))
+        return _make(aval, np.asarray(x, aval.dtype))
     return x
 
 

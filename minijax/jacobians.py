@@ -14,7 +14,7 @@ import numpy as np
 from . import _checks, dtypes, lax, tree_util
 from .core.trace import basis_map
 from .api import _check_leaf, _fun_name, jvp, vjp, vmap
-from .runtime.array import Array
+from .runtime.array import _make
 from .traceback_util import api_boundary
 
 
@@ -62,7 +62,7 @@ def _basis(avals):
         rows = np.zeros((n, a.size), a.dtype)
         rows[start:start + a.size] = np.eye(a.size, dtype=a.dtype)
         rows = rows.reshape((n,) + a.shape)
-        out.append(Array._make(_check_leaf(rows, "basis"), rows))
+        out.append(_make(_check_leaf(rows, "basis"), rows))
         start += a.size
     return out
 

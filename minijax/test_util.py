@@ -14,7 +14,7 @@ from . import api, tree_util
 from .config import config
 from .core import get_aval
 from .dtypes import bfloat16, is_complex, is_inexact
-from .runtime.array import Array
+from .runtime.array import Array, _make
 
 _F16, _BF16 = np.dtype(np.float16), np.dtype(bfloat16)
 # Central differences err by ~eps**2 (truncation) plus ~ulp/eps (rounding); the steps
@@ -206,7 +206,7 @@ def check_primitive(fn, args, batch_size=3, rtol=1e-7, atol=0, check_dtype=True,
 
     NaN positions must agree. Returns the NumPy-eager result.
     """
-    args = [Array._make(get_aval(np.asarray(a)), np.asarray(a)) if not isinstance(a, Array)
+    args = [_make(get_aval(np.asarray(a)), np.asarray(a)) if not isinstance(a, Array)
             else a for a in args]
     eager = fn(*args)
     via_xla = with_eager_backend("xla", fn, *args)

@@ -1,6 +1,7 @@
 """The eager core is compiled (DESIGN 10): the modules Python imports for it are the
 extension modules built from their .py files, not the .py files themselves."""
 
+import gc
 import importlib
 import importlib.machinery
 import operator
@@ -8,6 +9,7 @@ import os
 import subprocess
 import sys
 import warnings
+import weakref
 
 import numpy as onp
 import pytest
@@ -31,19 +33,24 @@ def test_compiled_module_is_imported(name):
 
 def test_array_class_and_methods_come_from_the_compiled_modules():
     assert importlib.import_module(Array.__module__).__file__.endswith(EXTENSIONS)
-    # Array's core is a C type (not a heap type made by a class statement): its
-    # operators and hot properties are C slots and getters
-    core = Array.__mro__[1]
-    assert not core.__flags__ & (1 << 9), "ArrayCore is a Python class"   # HEAPTYPE
+    # Array is a C type (not a heap type made by a class statement), with no Python
+    # subclass: its operators and hot properties are C slots and getters
+    assert not Array.__flags__ & (1 << 9), "Array is a Python class"   # HEAPTYPE
+    assert Array.__mro__ == (Array, object)
     for name in ("__getitem__", "__setitem__", "__add__", "__radd__", "__eq__", "__neg__",
                  "__iadd__"):
-        assert name in core.__dict__ and name not in Array.__dict__, name
+        assert name in Array.__dict__, name
         # their complete implementations, installed by the eager table, are compiled
         assert type(get_method(Array, name)).__name__ == "cython_function_or_method", name
-    assert type(core.__dict__["T"]).__name__ == "getset_descriptor"
-    # methods installed on Array by the eager table are compiled functions
-    # (a cyfunction, not a Python function with a code object of a .py file)
-    assert type(Array.reshape).__name__ == "cython_function_or_method"
+    assert type(Array.__dict__["T"]).__name__ == "getset_descriptor"
+    # the methods minijax.numpy installs run through the type's stubs, and what they
+    # call is compiled (a cyfunction, not a Python function of a .py file)
+    assert type(Array.__dict__["argmax"]).__name__ == "cython_function_or_method"
+    assert type(get_method(Array, "argmax")).__name__ == "cython_function_or_method"
+    with pytest.raises(TypeError):
+        Array.argmax = get_method(Array, "argmax")   # (immutable: set_method installs)
+    with pytest.raises(AttributeError, match="no stub"):
+        set_method(Array, "not_a_method", len)
 
 
 def test_array_core_holds_no_dict_and_no_more_fields():
@@ -51,9 +58,14 @@ def test_array_core_holds_no_dict_and_no_more_fields():
     assert not hasattr(a, "__dict__")
     with pytest.raises(AttributeError):
         a.some_attribute = 1
-    # the object header, five object fields and a weak-reference list: no more than the
-    # pure-Python class with ``__slots__`` it replaced (no C method table pointer)
+    # the object header, five object fields and a weak-reference list, and no GC header:
+    # an Array cannot be part of a reference cycle, so the collector does not track it
     assert type(a).__basicsize__ == object.__basicsize__ + 6 * 8
+    assert sys.getsizeof(a) == type(a).__basicsize__
+    assert not gc.is_tracked(a)
+    ref = weakref.ref(a)
+    del a
+    assert ref() is None
 
 
 def test_missing_extension_fails_loudly(monkeypatch):
@@ -105,19 +117,30 @@ def test_uncompiled_source_runs_only_when_asked():
 
 
 def test_common_methods_run_in_the_core_and_keep_their_semantics():
-    # reshape, ravel, sum, mean, max, min: the core's class body (a C fast path), the
-    # method wrappers of the eager table as their complete implementation
-    core = Array.__mro__[1]
-    for name in ("reshape", "ravel", "sum", "mean", "max", "min"):
-        assert name in core.__dict__ and name not in Array.__dict__, name
+    # the core's class body (a C fast path), the method wrappers of the eager table as
+    # their complete implementation
+    names = ("reshape", "ravel", "sum", "mean", "max", "min", "all", "any", "astype",
+             "conj", "conjugate", "cumprod", "cumsum", "flatten", "prod", "squeeze", "std",
+             "swapaxes", "transpose", "var")
+    for name in names:
+        assert name in Array.__dict__, name
         assert get_method(Array, name).__wrapped_lax__ is not None, name
+    assert type(Array.__dict__["real"]).__name__ == "getset_descriptor"
     h = onp.arange(12.0).reshape(3, 4)
     a = mnp.asarray(h)
     calls = [lambda x: x.reshape(-1), lambda x: x.reshape(4, 3), lambda x: x.reshape((2, 6)),
              lambda x: x.ravel(), lambda x: x.sum(), lambda x: x.sum(0),
              lambda x: x.sum(1, onp.float32), lambda x: x.mean(), lambda x: x.mean(0),
              lambda x: x.max(), lambda x: x.min(1), lambda x: x.sum(axis=0, keepdims=True),
-             lambda x: x.max(axis=0, keepdims=True), lambda x: x.reshape(-1, order="C")]
+             lambda x: x.max(axis=0, keepdims=True), lambda x: x.reshape(-1, order="C"),
+             lambda x: x.all(), lambda x: x.any(0), lambda x: x.astype(onp.float32),
+             lambda x: x.astype("i4"), lambda x: x.conj(), lambda x: x.conjugate(),
+             lambda x: x.cumprod(1), lambda x: x.cumsum(0, onp.float32),
+             lambda x: x.flatten(), lambda x: x.flatten("C"), lambda x: x.prod(0),
+             lambda x: x.reshape(1, 12).squeeze(0), lambda x: x.std(), lambda x: x.var(1),
+             lambda x: x.swapaxes(0, 1), lambda x: x.transpose(), lambda x: x.transpose(1, 0),
+             lambda x: x.transpose((1, 0)), lambda x: x.real, lambda x: (x * 1j).real,
+             lambda x: x.std(ddof=1), lambda x: x.cumsum(axis=1)]
     jitted = minijax.jit(lambda x: [f(x) for f in calls])(a)
     for f, j in zip(calls, jitted):
         r, expected = f(a), f(h)
@@ -139,6 +162,16 @@ def test_common_methods_run_in_the_core_and_keep_their_semantics():
         or i.sum().dtype == mnp.int32   # (32-bit mode narrows NumPy's int64 sum)
     with pytest.raises(ValueError):
         a.reshape(5)
+    # views from methods stay attached to their base, a real array's conj() is the
+    # array itself (its buffer), as NumPy's
+    for view, base in ((a.transpose(), a), (a.swapaxes(0, 1), a), (a.real, a),
+                       (a.conj(), a)):
+        assert view.base is a
+    expected = onp.array(a)
+    a.conj()[0, 1] = -1.0
+    expected.conj()[0, 1] = -1.0
+    assert expected[0, 1] == -1.0
+    onp.testing.assert_array_equal(onp.asarray(a), expected)
 
 
 @pytest.mark.parametrize("dtype", [onp.float64, onp.float32, onp.int32, onp.int64])

@@ -14,7 +14,7 @@ from ..core.trace import non_numeric_context
 from ..core.avals import ShapedArray
 from ..interpreters import batching
 from ..interpreters.lowering import lower_elementwise
-from ..runtime.array import Array
+from ..runtime.array import _make
 
 # Operand dtype classes, by ``dtypes.kind``.
 BOOL, SINT, UINT, FLOAT, COMPLEX = "b", "i", "u", "f", "c"
@@ -124,7 +124,7 @@ def as_operand(x, like=None):
     """``x`` as something ``bind`` takes; Python scalars take ``like``'s dtype, weakly."""
     if dtypes.is_python_scalar(x) and like is not None:
         aval = get_aval(like)
-        return Array._make(ShapedArray((), aval.dtype, True), np.asarray(x, aval.dtype))
+        return _make(ShapedArray((), aval.dtype, True), np.asarray(x, aval.dtype))
     return x
 
 
@@ -195,7 +195,7 @@ def _scalar_operands(x, y, prim, name):
 def constant(value, dtype, weak_type=False):
     """An Array constant (scalar or ndarray) of ``dtype``."""
     host = np.asarray(value, dtype)
-    return Array._make(ShapedArray(host.shape, host.dtype, weak_type), host)
+    return _make(ShapedArray(host.shape, host.dtype, weak_type), host)
 
 
 def padtype_to_pads(in_shape, window_shape, window_strides, padding, name="reduce_window"):

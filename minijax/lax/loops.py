@@ -27,7 +27,7 @@ from ..interpreters import partial_eval as pe
 from ..interpreters.lowering import (full_like_aval, has_ordered_effects, hlo, ir, ir_constant,
                                      ir_type, jaxpr_subcomp, token_type)
 from ..runtime import dispatch
-from ..runtime.array import Array
+from ..runtime.array import Array, _make
 from ..util import merge_lists, partition_list, split_list
 from .elementwise import add, convert_element_type, lt, select_n
 from .reductions import reduce_or
@@ -79,7 +79,7 @@ def _as_array(x, aval, placement=None):
     if type(x) is Array:
         return x
     host = np.asarray(x, aval.dtype)
-    return Array._make(ShapedArray(host.shape, host.dtype, aval.weak_type), host, None,
+    return _make(ShapedArray(host.shape, host.dtype, aval.weak_type), host, None,
                        placement)
 
 
@@ -560,7 +560,7 @@ def _scan_eager(*args, jaxpr, num_consts, num_carry, length, reverse, unroll):
     ys = [[None] * length for _ in y_avals]
     for step in range(length):
         i = length - 1 - step if reverse else step
-        x_i = [Array._make(a, np.asarray(h[i]), None, placement)
+        x_i = [_make(a, np.asarray(h[i]), None, placement)
                for h, a in zip(xs_host, x_avals)]
         outs = eval_jaxpr(jaxpr, [*consts, *carry, *x_i])
         carry = outs[:num_carry]
@@ -570,7 +570,7 @@ def _scan_eager(*args, jaxpr, num_consts, num_carry, length, reverse, unroll):
     ys_out = []
     for buf, a in zip(ys, y_avals):
         host = np.stack(buf) if length else np.zeros((0,) + a.shape, a.dtype)
-        ys_out.append(Array._make(ShapedArray(host.shape, a.dtype, a.weak_type), host, None,
+        ys_out.append(_make(ShapedArray(host.shape, a.dtype, a.weak_type), host, None,
                                   placement))
     return carry_out + ys_out
 
@@ -968,7 +968,7 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
             raise OverflowError(f"lax.fori_loop: {name} bound: Python integer {b} out of "
                                 f"bounds for {np.dtype(dtype).name}")
     if lo is not None and hi is not None:
-        i0 = Array._make(ShapedArray((), np.dtype(dtype)), np.asarray(lo, dtype))
+        i0 = _make(ShapedArray((), np.dtype(dtype)), np.asarray(lo, dtype))
         one = np.asarray(1, dtype)
 
         def step(carry, _):

@@ -16,7 +16,7 @@ from .. import dtypes, lax
 from ..core import Tracer
 from ..core.trace import non_numeric_context
 from ..errors import NonNumericDtypeError
-from ..runtime.array import Array
+from ..runtime.array import Array, set_method
 from ..runtime.numpy_dispatch import wrap
 
 _UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
@@ -113,4 +113,5 @@ def _plain_to(x, dtype):
 
 def install(array_cls, tracer_cls):
     """Give ``Array`` and tracers the ``view`` method."""
-    array_cls.view = tracer_cls.view = view
+    set_method(array_cls, "view", view)
+    tracer_cls.view = view

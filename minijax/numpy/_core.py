@@ -10,7 +10,7 @@ from ..core.avals import ShapedArray
 from ..core.trace import non_numeric_context, numpy_eager
 from ..errors import NonNumericDtypeError
 from ..runtime import numpy_dispatch
-from ..runtime.array import Array
+from ..runtime.array import Array, _make
 from ..util import canonicalize_axis
 
 _PY_SCALARS = (bool, int, float, complex)
@@ -35,7 +35,7 @@ def to_array(x, dtype=None, copy=True, weak_type=None):
     if dtypes.is_python_scalar(x) and dtype is None:
         aval = get_aval(x)
         weak = aval.weak_type if weak_type is None else weak_type
-        return Array._make(ShapedArray((), aval.dtype, weak), np.asarray(x, aval.dtype))
+        return _make(ShapedArray((), aval.dtype, weak), np.asarray(x, aval.dtype))
     if isinstance(x, (list, tuple)) and _contains_tracer(x):
         return _stack_traced(x, dtype)
     host = np.array(x, copy=copy) if dtype is None else np.array(x, dtype=dtype, copy=copy)
@@ -44,14 +44,14 @@ def to_array(x, dtype=None, copy=True, weak_type=None):
     target = dtypes.canonicalize(host.dtype if dtype is None else dtype)
     if host.dtype != target:
         host = host.astype(target)
-    return Array._make(None, host)   # its aval (strong) is made from host when asked
+    return _make(None, host)   # its aval (strong) is made from host when asked
 
 
 def non_numeric_array(host, what):
     """An eager Array holding ``host`` (an ndarray of a date, string, structured or object
     dtype, DESIGN 3), or ``NonNumericDtypeError`` where eager NumPy does not compute."""
     if numpy_eager():
-        return Array._make(None, host)
+        return _make(None, host)
     raise NonNumericDtypeError(host.dtype, f"minijax.numpy.{what}{non_numeric_context()}")
 
 
@@ -104,7 +104,7 @@ def promote(*args, dtype=None, weak=False):
     out = []
     for a in args:
         if dtypes.is_python_scalar(a):
-            out.append(Array._make(scalar_aval(dtype, weak), np.asarray(a, dtype)))
+            out.append(_make(scalar_aval(dtype, weak), np.asarray(a, dtype)))
             continue
         if isinstance(a, (np.ndarray, np.generic, list, tuple)):
             a = to_array(a)

@@ -17,7 +17,7 @@ from ..core.trace import state as trace_state
 from ..interpreters.ad import JVPTrace
 from ..interpreters.partial_eval import PartialEvalTrace
 from .. import backend
-from ..runtime.array import Array
+from ..runtime.array import Array, _make
 from .._mutation import new_object
 from ._core import result_type_of, to_array
 
@@ -228,7 +228,7 @@ def _result_type(arrays_and_dtypes):
                             f"pass arrays, scalars or dtypes")
         if isinstance(a, (np.dtype, type, str)):   # a dtype, a scalar type or 'f8'
             dt = dtypes.canonicalize(np.dtype(a))
-            a = Array._make(ShapedArray((), dt), np.zeros((), dt))
+            a = _make(ShapedArray((), dt), np.zeros((), dt))
         entries.append(a)
     return result_type_of(*entries)[0]
 

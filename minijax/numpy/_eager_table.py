@@ -466,6 +466,6 @@ def _install_methods(cls):
             else:
                 make = inplace_call(host_fn, lax_definition)
             set_method(cls, name, make)
-    cls.__iter__ = iterate
+    set_method(cls, "__iter__", iterate)
     for name, host_fn in ARRAY_PROPERTIES.items():
         set_method(cls, name, property_call(host_fn, get_method(cls, name)))

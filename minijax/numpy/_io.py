@@ -18,7 +18,7 @@ from numpy.lib import recfunctions
 from .. import dtypes
 from ..core import Tracer
 from ..errors import FileArgumentError, TracerArrayConversionError
-from ..runtime.array import Array, array_from_host
+from ..runtime.array import Array, array_from_host, set_method
 from ._core import non_numeric_array
 
 
@@ -223,5 +223,5 @@ def _traced_bytes(name):
 def install(array_cls, tracer_cls):
     """Give ``Array`` the ``tobytes``/``tofile`` methods (tracers: a named error)."""
     for name, method in (("tobytes", _tobytes), ("tofile", _tofile)):
-        setattr(array_cls, name, method)
+        set_method(array_cls, name, method)
         setattr(tracer_cls, name, _traced_bytes(name))

@@ -356,4 +356,5 @@ def install(cls):
 
 install(Array)
 install(Tracer)
-Array.flat = Tracer.flat = _index_tricks.flat_property   # a property with a setter
+set_method(Array, "flat", _index_tricks.flat_property)   # a property with a setter
+Tracer.flat = _index_tricks.flat_property

@@ -8,8 +8,10 @@ cdef int _RFLOORDIV, _MOD, _RMOD, _DIVMOD, _RDIVMOD, _MATMUL, _RMATMUL, _AND, _R
 cdef int _OR, _ROR, _XOR, _RXOR, _LSHIFT, _RLSHIFT, _RSHIFT, _RRSHIFT, _LT, _LE, _GT
 cdef int _GE, _EQ, _NE, _POW, _RPOW, _NEG, _POS, _ABS, _INVERT, _IADD, _ISUB, _IMUL
 cdef int _ITRUEDIV, _IFLOORDIV, _IMOD, _IPOW, _IAND, _IOR, _IXOR, _ILSHIFT, _IRSHIFT
-cdef int _IMATMUL, _GETITEM, _SETITEM, _TRANSPOSE, _RESHAPE, _RAVEL, _SUM, _MEAN
-cdef int _MAX, _MIN
+cdef int _IMATMUL, _GETITEM, _SETITEM, _TRANSPOSE, _REAL, _RESHAPE, _RAVEL, _SUM, _MEAN
+cdef int _MAX, _MIN, _ALL, _ANY, _ASTYPE, _CONJ, _CONJUGATE, _CUMPROD, _CUMSUM, _FLATTEN
+cdef int _PROD, _SQUEEZE, _STD, _SWAPAXES, _TRANSPOSE_METHOD, _VAR
+cdef Py_ssize_t _ANY_NUMBER
 cdef type _array_type, _ndarray
 cdef object _dtype_type
 cdef tuple _NDARRAY_METHODS
@@ -17,32 +19,31 @@ cdef list _complete, numpy_flag
 cdef set _canonical_dtypes, _canonical_scalars
 
 
-# an Array cannot be part of a reference cycle (it refers to ndarrays, buffers,
-# shardings and its root Array, none of which refer back): no GC traversal
-@cython.no_gc
-cdef class ArrayCore:
+# (its class directives are on the class in the .py: Cython reads them only there)
+cdef class Array:
     cdef public object _aval, _host, _buffer, _placement, _view
     cdef object __weakref__
 
 
-cdef object _current_host(ArrayCore self)
-cpdef strong_host(ArrayCore self)
+cdef object _current_host(Array self)
+cpdef strong_host(Array self)
 cdef object _plain_operand(object other)
-@cython.locals(root=ArrayCore)
-cpdef view_result(ArrayCore self, object host, object r, object placement)
-cdef object _result(ArrayCore self, object host, object r)
-cdef object _binary(ArrayCore self, object other, int code)
+@cython.locals(root=Array)
+cpdef view_result(Array self, object host, object r, object placement)
+cdef object _result(Array self, object host, object r)
+cdef object _binary(Array self, object other, int code)
 cdef object _apply(int code, object a, object b)
-cdef object _unary(ArrayCore self, int code)
+cdef object _unary(Array self, int code)
 cdef object _apply_unary(int code, object a)
-cdef object _inplace(ArrayCore self, object other, int code)
+cdef object _inplace(Array self, object other, int code)
 cdef bint _plain_args(tuple args)
-cdef object _method_result(ArrayCore self, int code, tuple args)
+cdef object _method(Array self, int code, tuple args, dict kwargs, Py_ssize_t most)
+cdef object _method_result(Array self, int code, tuple args)
 cdef object _host_index(object idx)
 cdef object _integer_of(object e)
 cdef bint _basic_index_element(object e)
-@cython.locals(root=ArrayCore)
-cpdef direct_write_target(ArrayCore self)
-cpdef ufunc_in_place(ArrayCore self, object ufunc, object operand)
-@cython.locals(arr=ArrayCore)
+@cython.locals(root=Array)
+cpdef direct_write_target(Array self)
+cpdef ufunc_in_place(Array self, object ufunc, object operand)
+@cython.locals(arr=Array)
 cpdef _make(aval, host, buffer=*, placement=*, view=*)

@@ -19,6 +19,7 @@ place in the new buffer, so views and their base stay attached as in NumPy.
 
 import warnings
 
+import cython   # (compiled: directives only; uncompiled: Cython's pure-Python shadow)
 import numpy as np
 from numpy.lib.array_utils import byte_bounds
 
@@ -67,10 +68,18 @@ def shaped_array(shape, dtype):
     return aval
 
 
-class ArrayCore:
-    """The compiled part of ``Array`` (a C type when built, ``array.pxd``): its fields,
-    storage and conversions, and the eager fast path of its operators. ``Array`` is its
-    Python subclass, where ``minijax.numpy`` installs the other methods."""
+# An Array cannot be part of a reference cycle (it refers to ndarrays, buffers,
+# shardings and its root Array, none of which refer back): no GC tracking. Freed Arrays
+# are kept for reuse (eager loops make and drop one per operation). Cython reads these
+# class directives from the .py only.
+@cython.final
+@cython.no_gc
+@cython.freelist(64)
+@cython.cclass
+class Array:
+    """minijax's array (see the module docstring). A C type when built (``array.pxd``):
+    its fields, storage and conversions and the eager fast path of its operators are
+    here; the methods ``minijax.numpy`` defines are installed with ``set_method``."""
     # ``_aval`` None: the aval is that of ``_host`` (strong), made on first use; the
     # eager NumPy path creates Arrays this way, as most of them are never asked.
     # ``_placement``: None while uncommitted, else a sharding (runtime/sharding.py).
@@ -747,54 +756,178 @@ class ArrayCore:
         _complete[_SETITEM](self, idx, value)
 
     # ------------------------------------------------------------ common methods
-    # As the operators: the common eager case here (plain arguments, no keywords), every
-    # other through the complete implementation (minijax.numpy's method wrappers).
+    # As the operators: the common eager case here (``_method``: plain positional
+    # arguments, as many as NumPy and minijax read alike, no keywords), every other
+    # through the complete implementation (minijax.numpy's method wrappers). (NumPy's
+    # third positional of sum and mean, second of max and min, is ``out``: minijax's is
+    # keepdims.)
     def reshape(self, *args, **kwargs):
-        if numpy_flag[0] and not kwargs and _plain_args(args):
-            out = _method_result(self, _RESHAPE, args)
-            if out is not None:
-                return out
-        return _complete[_RESHAPE](self, *args, **kwargs)
+        return _method(self, _RESHAPE, args, kwargs, _ANY_NUMBER)
 
     def ravel(self, *args, **kwargs):
-        if numpy_flag[0] and not kwargs and not args:
-            out = _method_result(self, _RAVEL, args)
-            if out is not None:
-                return out
-        return _complete[_RAVEL](self, *args, **kwargs)
+        return _method(self, _RAVEL, args, kwargs, 0)
 
     def sum(self, *args, **kwargs):
-        # (minijax's third positional is keepdims, NumPy's is out: two at most here)
-        if numpy_flag[0] and not kwargs and len(args) <= 2 and _plain_args(args):
-            out = _method_result(self, _SUM, args)
-            if out is not None:
-                return out
-        return _complete[_SUM](self, *args, **kwargs)
+        return _method(self, _SUM, args, kwargs, 2)
 
     def mean(self, *args, **kwargs):
-        if numpy_flag[0] and not kwargs and len(args) <= 2 and _plain_args(args):
-            out = _method_result(self, _MEAN, args)
-            if out is not None:
-                return out
-        return _complete[_MEAN](self, *args, **kwargs)
+        return _method(self, _MEAN, args, kwargs, 2)
 
     def max(self, *args, **kwargs):
-        # (minijax's second positional is keepdims, NumPy's is out: one at most here)
-        if numpy_flag[0] and not kwargs and len(args) <= 1 and _plain_args(args):
-            out = _method_result(self, _MAX, args)
-            if out is not None:
-                return out
-        return _complete[_MAX](self, *args, **kwargs)
+        return _method(self, _MAX, args, kwargs, 1)
 
     def min(self, *args, **kwargs):
-        if numpy_flag[0] and not kwargs and len(args) <= 1 and _plain_args(args):
-            out = _method_result(self, _MIN, args)
-            if out is not None:
-                return out
-        return _complete[_MIN](self, *args, **kwargs)
+        return _method(self, _MIN, args, kwargs, 1)
+
+    def all(self, *args, **kwargs):
+        return _method(self, _ALL, args, kwargs, 1)
+
+    def any(self, *args, **kwargs):
+        return _method(self, _ANY, args, kwargs, 1)
+
+    def astype(self, *args, **kwargs):
+        return _method(self, _ASTYPE, args, kwargs, 1)
+
+    def conj(self, *args, **kwargs):
+        return _method(self, _CONJ, args, kwargs, 0)
+
+    def conjugate(self, *args, **kwargs):
+        return _method(self, _CONJUGATE, args, kwargs, 0)
+
+    def cumprod(self, *args, **kwargs):
+        return _method(self, _CUMPROD, args, kwargs, 2)
+
+    def cumsum(self, *args, **kwargs):
+        return _method(self, _CUMSUM, args, kwargs, 2)
+
+    def flatten(self, *args, **kwargs):
+        return _method(self, _FLATTEN, args, kwargs, 1)
+
+    def prod(self, *args, **kwargs):
+        return _method(self, _PROD, args, kwargs, 2)
+
+    def squeeze(self, *args, **kwargs):
+        return _method(self, _SQUEEZE, args, kwargs, 1)
+
+    def std(self, *args, **kwargs):
+        return _method(self, _STD, args, kwargs, 2)
+
+    def swapaxes(self, *args, **kwargs):
+        return _method(self, _SWAPAXES, args, kwargs, 2)
+
+    def transpose(self, *args, **kwargs):
+        return _method(self, _TRANSPOSE_METHOD, args, kwargs, _ANY_NUMBER)
+
+    def var(self, *args, **kwargs):
+        return _method(self, _VAR, args, kwargs, 2)
 
     def __delitem__(self, idx):
         raise ValueError("cannot delete array elements")
+
+    # ------------------------------------------------------------ installed methods
+    # The methods minijax.numpy defines (its wrappers over the lax definitions). A C
+    # type's attributes are fixed when it is built, so each is a stub here calling what
+    # ``set_method`` installed in ``_installed``.
+    def __iter__(self):
+        return _installed["__iter__"](self)
+
+    def __array_namespace__(self, *args, **kwargs):
+        return _installed["__array_namespace__"](self, *args, **kwargs)
+
+    def __array_ufunc__(self, *args, **kwargs):
+        return _installed["__array_ufunc__"](self, *args, **kwargs)
+
+    def __round__(self, *args, **kwargs):
+        return _installed["__round__"](self, *args, **kwargs)
+
+    def argmax(self, *args, **kwargs):
+        return _installed["argmax"](self, *args, **kwargs)
+
+    def argmin(self, *args, **kwargs):
+        return _installed["argmin"](self, *args, **kwargs)
+
+    def argsort(self, *args, **kwargs):
+        return _installed["argsort"](self, *args, **kwargs)
+
+    def clip(self, *args, **kwargs):
+        return _installed["clip"](self, *args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        return _installed["delete"](self, *args, **kwargs)
+
+    def diagonal(self, *args, **kwargs):
+        return _installed["diagonal"](self, *args, **kwargs)
+
+    def dot(self, *args, **kwargs):
+        return _installed["dot"](self, *args, **kwargs)
+
+    def fill(self, *args, **kwargs):
+        return _installed["fill"](self, *args, **kwargs)
+
+    def is_deleted(self, *args, **kwargs):
+        return _installed["is_deleted"](self, *args, **kwargs)
+
+    def nonzero(self, *args, **kwargs):
+        return _installed["nonzero"](self, *args, **kwargs)
+
+    def partition(self, *args, **kwargs):
+        return _installed["partition"](self, *args, **kwargs)
+
+    def ptp(self, *args, **kwargs):
+        return _installed["ptp"](self, *args, **kwargs)
+
+    def put(self, *args, **kwargs):
+        return _installed["put"](self, *args, **kwargs)
+
+    def repeat(self, *args, **kwargs):
+        return _installed["repeat"](self, *args, **kwargs)
+
+    def resize(self, *args, **kwargs):
+        return _installed["resize"](self, *args, **kwargs)
+
+    def round(self, *args, **kwargs):
+        return _installed["round"](self, *args, **kwargs)
+
+    def searchsorted(self, *args, **kwargs):
+        return _installed["searchsorted"](self, *args, **kwargs)
+
+    def sort(self, *args, **kwargs):
+        return _installed["sort"](self, *args, **kwargs)
+
+    def take(self, *args, **kwargs):
+        return _installed["take"](self, *args, **kwargs)
+
+    def tobytes(self, *args, **kwargs):
+        return _installed["tobytes"](self, *args, **kwargs)
+
+    def tofile(self, *args, **kwargs):
+        return _installed["tofile"](self, *args, **kwargs)
+
+    def trace(self, *args, **kwargs):
+        return _installed["trace"](self, *args, **kwargs)
+
+    def view(self, *args, **kwargs):
+        return _installed["view"](self, *args, **kwargs)
+
+    @property
+    def at(self):
+        return _installed["at"](self)
+
+    @property
+    def imag(self):
+        return _installed["imag"](self)
+
+    @property
+    def mT(self):
+        return _installed["mT"](self)
+
+    @property
+    def flat(self):
+        return _installed["flat"].fget(self)
+
+    @flat.setter
+    def flat(self, value):
+        _installed["flat"].fset(self, value)
 
     @property
     def T(self):
@@ -806,11 +939,15 @@ class ArrayCore:
                     return view_result(self, host, r, None)
         return _complete[_TRANSPOSE](self)
 
-
-class Array(ArrayCore):
-    """minijax's array (see the module docstring). The methods not in ``ArrayCore`` are
-    installed here by minijax.numpy."""
-    __slots__ = ()
+    @property
+    def real(self):
+        if numpy_flag[0]:
+            host = strong_host(self)
+            if host is not None:
+                out = _result(self, host, host.real)
+                if out is not None:
+                    return out
+        return _complete[_REAL](self)
 
 
 _array_type = Array   # (typed in array.pxd: the constructor allocates without a lookup)
@@ -827,7 +964,9 @@ _array_type = Array   # (typed in array.pxd: the constructor allocates without a
  _RXOR, _LSHIFT, _RLSHIFT, _RSHIFT, _RRSHIFT, _LT, _LE, _GT, _GE, _EQ, _NE, _POW,
  _RPOW, _NEG, _POS, _ABS, _INVERT, _IADD, _ISUB, _IMUL, _ITRUEDIV, _IFLOORDIV, _IMOD,
  _IPOW, _IAND, _IOR, _IXOR, _ILSHIFT, _IRSHIFT, _IMATMUL, _GETITEM, _SETITEM,
- _TRANSPOSE, _RESHAPE, _RAVEL, _SUM, _MEAN, _MAX, _MIN) = range(60)
+ _TRANSPOSE, _REAL, _RESHAPE, _RAVEL, _SUM, _MEAN, _MAX, _MIN, _ALL, _ANY, _ASTYPE, _CONJ,
+ _CONJUGATE, _CUMPROD, _CUMSUM, _FLATTEN, _PROD, _SQUEEZE, _STD, _SWAPAXES, _TRANSPOSE_METHOD,
+ _VAR) = range(75)
 OPERATORS = (
     '__add__', '__radd__', '__sub__', '__rsub__', '__mul__', '__rmul__',
     '__truediv__', '__rtruediv__', '__floordiv__', '__rfloordiv__', '__mod__',
@@ -838,7 +977,9 @@ OPERATORS = (
     '__abs__', '__invert__', '__iadd__', '__isub__', '__imul__', '__itruediv__',
     '__ifloordiv__', '__imod__', '__ipow__', '__iand__', '__ior__', '__ixor__',
     '__ilshift__', '__irshift__', '__imatmul__', '__getitem__', '__setitem__', 'T',
-    'reshape', 'ravel', 'sum', 'mean', 'max', 'min')
+    'real', 'reshape', 'ravel', 'sum', 'mean', 'max', 'min', 'all', 'any', 'astype',
+    'conj', 'conjugate', 'cumprod', 'cumsum', 'flatten', 'prod', 'squeeze', 'std',
+    'swapaxes', 'transpose', 'var')
 
 
 def _not_installed(*args):
@@ -848,20 +989,42 @@ def _not_installed(*args):
 _complete = [_not_installed] * len(OPERATORS)
 
 
+# Array's installed-method stubs (class body): name -> what set_method installed
+INSTALLED = (
+    "__iter__", "__array_namespace__", "__array_ufunc__", "__round__", "all", "any",
+    "argmax", "argmin", "argsort", "clip", "delete", "diagonal", "dot", "fill",
+    "is_deleted", "nonzero", "partition", "ptp", "put", "repeat", "resize", "round",
+    "searchsorted", "sort", "take", "tobytes", "tofile", "trace", "view", "at", "imag",
+    "mT", "flat")
+_installed = dict.fromkeys(INSTALLED, _not_installed)
+_INSTALLED_WITH_SETTER = ("flat",)   # (a property: kept whole, the stub calls both)
+
+
 def set_method(cls, name, fn):
-    """``cls.name = fn``, where on ``Array`` an operator the core runs (one of
-    ``OPERATORS``) takes ``fn`` (a property: its getter) as its complete implementation."""
-    if cls is Array and name in OPERATORS:
-        _complete[OPERATORS.index(name)] = fn.fget if isinstance(fn, property) else fn
-    else:
+    """``cls.name = fn`` (``fn`` a function or a property). On ``Array`` an operator the
+    core runs (one of ``OPERATORS``) takes ``fn`` as its complete implementation, and
+    any other name is one of its installed-method stubs (``Array`` is a C type)."""
+    if cls is not Array:
         setattr(cls, name, fn)
+        return
+    if name not in OPERATORS and name not in _installed:
+        raise AttributeError(f"Array has no stub for {name!r}: add one to its class body "
+                             f"(runtime/array.py)")
+    if isinstance(fn, property) and name not in _INSTALLED_WITH_SETTER:
+        fn = fn.fget
+    if name in OPERATORS:
+        _complete[OPERATORS.index(name)] = fn
+    else:
+        _installed[name] = fn
 
 
 def get_method(cls, name):
     """What ``set_method(cls, name, ...)`` installed last (a property: its getter)."""
-    if cls is Array and name in OPERATORS:
-        return _complete[OPERATORS.index(name)]
-    fn = getattr(cls, name)
+    if cls is Array:
+        fn = (_complete[OPERATORS.index(name)] if name in OPERATORS
+              else _installed[name])
+    else:
+        fn = getattr(cls, name)
     return fn.fget if isinstance(fn, property) else fn
 
 
@@ -928,9 +1091,10 @@ def _plain_operand(other):
 def view_result(self, host, r, placement):
     """The Array holding ``r`` (an ndarray of a canonical dtype computed from ``host``,
     ``self``'s current ndarray): a view Array of ``self``'s root when ``r`` views its
-    buffer (NumPy's ``.base`` is the memory's owner: ``host`` or what ``host`` views)."""
+    buffer (NumPy's ``.base`` is the memory's owner: ``host`` or what ``host`` views; a
+    method may also return ``host`` itself, as ``conj`` of a real array)."""
     owner = r.base
-    if owner is not None and (owner is host or owner is host.base):
+    if r is host or owner is not None and (owner is host or owner is host.base):
         root = self if self._view is None else self._view[0]
         return _make(None, r, None, placement, [root, root._host])
     return _make(None, r, None, placement, None)
@@ -1109,6 +1273,19 @@ def _plain_args(args):
         if not isinstance(e, type) and not isinstance(e, _dtype_type):
             return False
     return True
+
+
+_ANY_NUMBER = 1 << 30
+
+
+def _method(self, code, args, kwargs, most):
+    """A common method: its fast path where the arguments allow it (plain, ``most``
+    positional at most, no keywords), else its complete implementation."""
+    if numpy_flag[0] and not kwargs and len(args) <= most and _plain_args(args):
+        out = _method_result(self, code, args)
+        if out is not None:
+            return out
+    return _complete[code](self, *args, **kwargs)
 
 
 def _method_result(self, code, args):
@@ -1367,8 +1544,6 @@ def _make(aval, host, buffer=None, placement=None, view=None):
     arr._view = view
     return arr
 
-
-Array._make = staticmethod(_make)
 
 
 def snapshot(x):

@@ -21,7 +21,7 @@ from ..core.trace import set_eager_bind, set_observe
 from ..interpreters.lowering import lower_jaxpr
 from ..util import LRUCache
 from .. import backend
-from .array import Array, _make, freeze_arrays
+from .array import Array, _make, freeze_arrays, set_method
 from ..errors import ShardingError
 from ..backend import _jaxlib
 from .sharding import Mesh, NamedSharding, PartitionSpec, named_from_hlo, placement_on, put_sharded
@@ -448,8 +448,8 @@ def is_deleted(x):
 
 # (JAX's Array methods; defined here beside the donation that uses them, as
 # numpy/_operators.py defines Array.flat)
-Array.delete = delete
-Array.is_deleted = is_deleted
+set_method(Array, "delete", delete)
+set_method(Array, "is_deleted", is_deleted)
 
 
 def donation_aliases(in_avals, out_avals, donated):

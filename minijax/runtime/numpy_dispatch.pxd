@@ -2,7 +2,8 @@
 # Array's fields are read as C fields where the wrappers read an operand's host value.
 cimport cython
 
-from minijax.runtime.array cimport (ArrayCore, _make, strong_host, ufunc_in_place,
+# (the C type under another name: the .py imports the Python name ``Array``)
+from minijax.runtime.array cimport (Array as ArrayCore, _make, strong_host, ufunc_in_place,
                                     view_result)
 
 
