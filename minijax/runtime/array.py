@@ -49,6 +49,7 @@ def ndarray_from_dlpack(x, copy=None):
 
 
 _ndarray = np.ndarray
+_ABSENT = object()   # (a method's positional-only parameter not given)
 _interned = {}
 
 
@@ -760,66 +761,67 @@ class Array:
     # arguments, as many as NumPy and minijax read alike, no keywords), every other
     # through the complete implementation (minijax.numpy's method wrappers). (NumPy's
     # third positional of sum and mean, second of max and min, is ``out``: minijax's is
-    # keepdims.)
-    def reshape(self, *args, **kwargs):
-        return _method(self, _RESHAPE, args, kwargs, _ANY_NUMBER)
+    # keepdims.) The first arguments are positional-only parameters: a call with few
+    # arguments passes them without an argument tuple (Cython's fast calling convention).
+    def reshape(self, x0=_ABSENT, x1=_ABSENT, /, *rest, **kwargs):
+        return _method(self, _RESHAPE, x0, x1, rest, kwargs, _ANY_NUMBER)
 
-    def ravel(self, *args, **kwargs):
-        return _method(self, _RAVEL, args, kwargs, 0)
+    def ravel(self, x0=_ABSENT, x1=_ABSENT, /, *rest, **kwargs):
+        return _method(self, _RAVEL, x0, x1, rest, kwargs, 0)
 
-    def sum(self, *args, **kwargs):
-        return _method(self, _SUM, args, kwargs, 2)
+    def sum(self, x0=_ABSENT, x1=_ABSENT, /, *rest, **kwargs):
+        return _method(self, _SUM, x0, x1, rest, kwargs, 2)
 
-    def mean(self, *args, **kwargs):
-        return _method(self, _MEAN, args, kwargs, 2)
+    def mean(self, x0=_ABSENT, x1=_ABSENT, /, *rest, **kwargs):
+        return _method(self, _MEAN, x0, x1, rest, kwargs, 2)
 
-    def max(self, *args, **kwargs):
-        return _method(self, _MAX, args, kwargs, 1)
+    def max(self, x0=_ABSENT, x1=_ABSENT, /, *rest, **kwargs):
+        return _method(self, _MAX, x0, x1, rest, kwargs, 1)
 
-    def min(self, *args, **kwargs):
-        return _method(self, _MIN, args, kwargs, 1)
+    def min(self, x0=_ABSENT, x1=_ABSENT, /, *rest, **kwargs):
+        return _method(self, _MIN, x0, x1, rest, kwargs, 1)
 
-    def all(self, *args, **kwargs):
-        return _method(self, _ALL, args, kwargs, 1)
+    def all(self, x0=_ABSENT, x1=_ABSENT, /, *rest, **kwargs):
+        return _method(self, _ALL, x0, x1, rest, kwargs, 1)
 
-    def any(self, *args, **kwargs):
-        return _method(self, _ANY, args, kwargs, 1)
+    def any(self, x0=_ABSENT, x1=_ABSENT, /, *rest, **kwargs):
+        return _method(self, _ANY, x0, x1, rest, kwargs, 1)
 
-    def astype(self, *args, **kwargs):
-        return _method(self, _ASTYPE, args, kwargs, 1)
+    def astype(self, x0=_ABSENT, x1=_ABSENT, /, *rest, **kwargs):
+        return _method(self, _ASTYPE, x0, x1, rest, kwargs, 1)
 
-    def conj(self, *args, **kwargs):
-        return _method(self, _CONJ, args, kwargs, 0)
+    def conj(self, x0=_ABSENT, x1=_ABSENT, /, *rest, **kwargs):
+        return _method(self, _CONJ, x0, x1, rest, kwargs, 0)
 
-    def conjugate(self, *args, **kwargs):
-        return _method(self, _CONJUGATE, args, kwargs, 0)
+    def conjugate(self, x0=_ABSENT, x1=_ABSENT, /, *rest, **kwargs):
+        return _method(self, _CONJUGATE, x0, x1, rest, kwargs, 0)
 
-    def cumprod(self, *args, **kwargs):
-        return _method(self, _CUMPROD, args, kwargs, 2)
+    def cumprod(self, x0=_ABSENT, x1=_ABSENT, /, *rest, **kwargs):
+        return _method(self, _CUMPROD, x0, x1, rest, kwargs, 2)
 
-    def cumsum(self, *args, **kwargs):
-        return _method(self, _CUMSUM, args, kwargs, 2)
+    def cumsum(self, x0=_ABSENT, x1=_ABSENT, /, *rest, **kwargs):
+        return _method(self, _CUMSUM, x0, x1, rest, kwargs, 2)
 
-    def flatten(self, *args, **kwargs):
-        return _method(self, _FLATTEN, args, kwargs, 1)
+    def flatten(self, x0=_ABSENT, x1=_ABSENT, /, *rest, **kwargs):
+        return _method(self, _FLATTEN, x0, x1, rest, kwargs, 1)
 
-    def prod(self, *args, **kwargs):
-        return _method(self, _PROD, args, kwargs, 2)
+    def prod(self, x0=_ABSENT, x1=_ABSENT, /, *rest, **kwargs):
+        return _method(self, _PROD, x0, x1, rest, kwargs, 2)
 
-    def squeeze(self, *args, **kwargs):
-        return _method(self, _SQUEEZE, args, kwargs, 1)
+    def squeeze(self, x0=_ABSENT, x1=_ABSENT, /, *rest, **kwargs):
+        return _method(self, _SQUEEZE, x0, x1, rest, kwargs, 1)
 
-    def std(self, *args, **kwargs):
-        return _method(self, _STD, args, kwargs, 2)
+    def std(self, x0=_ABSENT, x1=_ABSENT, /, *rest, **kwargs):
+        return _method(self, _STD, x0, x1, rest, kwargs, 2)
 
-    def swapaxes(self, *args, **kwargs):
-        return _method(self, _SWAPAXES, args, kwargs, 2)
+    def swapaxes(self, x0=_ABSENT, x1=_ABSENT, /, *rest, **kwargs):
+        return _method(self, _SWAPAXES, x0, x1, rest, kwargs, 2)
 
-    def transpose(self, *args, **kwargs):
-        return _method(self, _TRANSPOSE_METHOD, args, kwargs, _ANY_NUMBER)
+    def transpose(self, x0=_ABSENT, x1=_ABSENT, /, *rest, **kwargs):
+        return _method(self, _TRANSPOSE_METHOD, x0, x1, rest, kwargs, _ANY_NUMBER)
 
-    def var(self, *args, **kwargs):
-        return _method(self, _VAR, args, kwargs, 2)
+    def var(self, x0=_ABSENT, x1=_ABSENT, /, *rest, **kwargs):
+        return _method(self, _VAR, x0, x1, rest, kwargs, 2)
 
     def __delitem__(self, idx):
         raise ValueError("cannot delete array elements")
@@ -827,87 +829,87 @@ class Array:
     # ------------------------------------------------------------ installed methods
     # The methods minijax.numpy defines (its wrappers over the lax definitions). A C
     # type's attributes are fixed when it is built, so each is a stub here calling what
-    # ``set_method`` installed in ``_installed``.
+    # ``set_method`` installed in ``_installed`` (``_installed_method``).
     def __iter__(self):
         return _installed["__iter__"](self)
 
-    def __array_namespace__(self, *args, **kwargs):
-        return _installed["__array_namespace__"](self, *args, **kwargs)
+    def __array_namespace__(self, x0=_ABSENT, /, *rest, **kwargs):
+        return _installed_method(self, "__array_namespace__", x0, rest, kwargs)
 
-    def __array_ufunc__(self, *args, **kwargs):
-        return _installed["__array_ufunc__"](self, *args, **kwargs)
+    def __array_ufunc__(self, x0=_ABSENT, /, *rest, **kwargs):
+        return _installed_method(self, "__array_ufunc__", x0, rest, kwargs)
 
-    def __round__(self, *args, **kwargs):
-        return _installed["__round__"](self, *args, **kwargs)
+    def __round__(self, x0=_ABSENT, /, *rest, **kwargs):
+        return _installed_method(self, "__round__", x0, rest, kwargs)
 
-    def argmax(self, *args, **kwargs):
-        return _installed["argmax"](self, *args, **kwargs)
+    def argmax(self, x0=_ABSENT, /, *rest, **kwargs):
+        return _installed_method(self, "argmax", x0, rest, kwargs)
 
-    def argmin(self, *args, **kwargs):
-        return _installed["argmin"](self, *args, **kwargs)
+    def argmin(self, x0=_ABSENT, /, *rest, **kwargs):
+        return _installed_method(self, "argmin", x0, rest, kwargs)
 
-    def argsort(self, *args, **kwargs):
-        return _installed["argsort"](self, *args, **kwargs)
+    def argsort(self, x0=_ABSENT, /, *rest, **kwargs):
+        return _installed_method(self, "argsort", x0, rest, kwargs)
 
-    def clip(self, *args, **kwargs):
-        return _installed["clip"](self, *args, **kwargs)
+    def clip(self, x0=_ABSENT, /, *rest, **kwargs):
+        return _installed_method(self, "clip", x0, rest, kwargs)
 
-    def delete(self, *args, **kwargs):
-        return _installed["delete"](self, *args, **kwargs)
+    def delete(self, x0=_ABSENT, /, *rest, **kwargs):
+        return _installed_method(self, "delete", x0, rest, kwargs)
 
-    def diagonal(self, *args, **kwargs):
-        return _installed["diagonal"](self, *args, **kwargs)
+    def diagonal(self, x0=_ABSENT, /, *rest, **kwargs):
+        return _installed_method(self, "diagonal", x0, rest, kwargs)
 
-    def dot(self, *args, **kwargs):
-        return _installed["dot"](self, *args, **kwargs)
+    def dot(self, x0=_ABSENT, /, *rest, **kwargs):
+        return _installed_method(self, "dot", x0, rest, kwargs)
 
-    def fill(self, *args, **kwargs):
-        return _installed["fill"](self, *args, **kwargs)
+    def fill(self, x0=_ABSENT, /, *rest, **kwargs):
+        return _installed_method(self, "fill", x0, rest, kwargs)
 
-    def is_deleted(self, *args, **kwargs):
-        return _installed["is_deleted"](self, *args, **kwargs)
+    def is_deleted(self, x0=_ABSENT, /, *rest, **kwargs):
+        return _installed_method(self, "is_deleted", x0, rest, kwargs)
 
-    def nonzero(self, *args, **kwargs):
-        return _installed["nonzero"](self, *args, **kwargs)
+    def nonzero(self, x0=_ABSENT, /, *rest, **kwargs):
+        return _installed_method(self, "nonzero", x0, rest, kwargs)
 
-    def partition(self, *args, **kwargs):
-        return _installed["partition"](self, *args, **kwargs)
+    def partition(self, x0=_ABSENT, /, *rest, **kwargs):
+        return _installed_method(self, "partition", x0, rest, kwargs)
 
-    def ptp(self, *args, **kwargs):
-        return _installed["ptp"](self, *args, **kwargs)
+    def ptp(self, x0=_ABSENT, /, *rest, **kwargs):
+        return _installed_method(self, "ptp", x0, rest, kwargs)
 
-    def put(self, *args, **kwargs):
-        return _installed["put"](self, *args, **kwargs)
+    def put(self, x0=_ABSENT, /, *rest, **kwargs):
+        return _installed_method(self, "put", x0, rest, kwargs)
 
-    def repeat(self, *args, **kwargs):
-        return _installed["repeat"](self, *args, **kwargs)
+    def repeat(self, x0=_ABSENT, /, *rest, **kwargs):
+        return _installed_method(self, "repeat", x0, rest, kwargs)
 
-    def resize(self, *args, **kwargs):
-        return _installed["resize"](self, *args, **kwargs)
+    def resize(self, x0=_ABSENT, /, *rest, **kwargs):
+        return _installed_method(self, "resize", x0, rest, kwargs)
 
-    def round(self, *args, **kwargs):
-        return _installed["round"](self, *args, **kwargs)
+    def round(self, x0=_ABSENT, /, *rest, **kwargs):
+        return _installed_method(self, "round", x0, rest, kwargs)
 
-    def searchsorted(self, *args, **kwargs):
-        return _installed["searchsorted"](self, *args, **kwargs)
+    def searchsorted(self, x0=_ABSENT, /, *rest, **kwargs):
+        return _installed_method(self, "searchsorted", x0, rest, kwargs)
 
-    def sort(self, *args, **kwargs):
-        return _installed["sort"](self, *args, **kwargs)
+    def sort(self, x0=_ABSENT, /, *rest, **kwargs):
+        return _installed_method(self, "sort", x0, rest, kwargs)
 
-    def take(self, *args, **kwargs):
-        return _installed["take"](self, *args, **kwargs)
+    def take(self, x0=_ABSENT, /, *rest, **kwargs):
+        return _installed_method(self, "take", x0, rest, kwargs)
 
-    def tobytes(self, *args, **kwargs):
-        return _installed["tobytes"](self, *args, **kwargs)
+    def tobytes(self, x0=_ABSENT, /, *rest, **kwargs):
+        return _installed_method(self, "tobytes", x0, rest, kwargs)
 
-    def tofile(self, *args, **kwargs):
-        return _installed["tofile"](self, *args, **kwargs)
+    def tofile(self, x0=_ABSENT, /, *rest, **kwargs):
+        return _installed_method(self, "tofile", x0, rest, kwargs)
 
-    def trace(self, *args, **kwargs):
-        return _installed["trace"](self, *args, **kwargs)
+    def trace(self, x0=_ABSENT, /, *rest, **kwargs):
+        return _installed_method(self, "trace", x0, rest, kwargs)
 
-    def view(self, *args, **kwargs):
-        return _installed["view"](self, *args, **kwargs)
+    def view(self, x0=_ABSENT, /, *rest, **kwargs):
+        return _installed_method(self, "view", x0, rest, kwargs)
 
     @property
     def at(self):
@@ -1260,35 +1262,61 @@ _INPLACE_UFUNCS = (np.add, np.subtract, np.multiply, np.true_divide, None, np.re
 
 def _plain_args(args):
     """Whether every argument of a method call is one NumPy takes as it is on the fast
-    path: an int, a tuple of ints, None, a string, a dtype or a scalar type."""
+    path (``_plain_arg``)."""
     for e in args:
-        t = type(e)
-        if t is int or e is None or t is str:
-            continue
-        if t is tuple:
-            for d in e:
-                if type(d) is not int:
-                    return False
-            continue
-        if not isinstance(e, type) and not isinstance(e, _dtype_type):
+        if not _plain_arg(e):
             return False
     return True
+
+
+def _plain_arg(e):
+    """An int, a tuple of ints, None, a string, a dtype or a scalar type."""
+    t = type(e)
+    if t is int or e is None or t is str:
+        return True
+    if t is tuple:
+        for d in e:
+            if type(d) is not int:
+                return False
+        return True
+    return isinstance(e, type) or isinstance(e, _dtype_type)
 
 
 _ANY_NUMBER = 1 << 30
 
 
-def _method(self, code, args, kwargs, most):
+def given(x0, x1, rest):
+    """The positional arguments of a call to a method or wrapper whose first ones are
+    positional-only parameters (``x0``, ``x1``; ``_ABSENT`` if not given) as a tuple."""
+    if x0 is _ABSENT:
+        return rest
+    if x1 is _ABSENT:
+        return (x0, *rest)
+    return (x0, x1, *rest)
+
+
+def _method(self, code, x0, x1, rest, kwargs, most):
     """A common method: its fast path where the arguments allow it (plain, ``most``
     positional at most, no keywords), else its complete implementation."""
-    if numpy_flag[0] and not kwargs and len(args) <= most and _plain_args(args):
-        out = _method_result(self, code, args)
+    if numpy_flag[0] and not kwargs:
+        if x0 is _ABSENT:
+            out = _method_result(self, code, 0, x0, x1, rest)
+        elif x1 is _ABSENT:
+            out = (_method_result(self, code, 1, x0, x1, rest)
+                   if most >= 1 and _plain_arg(x0) else None)
+        else:
+            out = (_method_result(self, code, 2 + len(rest), x0, x1, rest)
+                   if 2 + len(rest) <= most and _plain_arg(x0) and _plain_arg(x1)
+                   and _plain_args(rest) else None)
         if out is not None:
             return out
-    return _complete[code](self, *args, **kwargs)
+    fn = _complete[code]
+    if kwargs or rest or x1 is not _ABSENT:
+        return fn(self, *given(x0, x1, rest), **kwargs)
+    return fn(self) if x0 is _ABSENT else fn(self, x0)
 
 
-def _method_result(self, code, args):
+def _method_result(self, code, n, x0, x1, rest):
     """The fast path of a common method: NumPy's method on ``self``'s host value, as an
     Array; None where the complete implementation must decide (a NumPy scalar's too)."""
     host = strong_host(self)
@@ -1297,14 +1325,23 @@ def _method_result(self, code, args):
     # (ndarray's unbound method, its arguments spelled out: no attribute lookup on the
     # instance, no call through a tuple)
     fn = _NDARRAY_METHODS[code - _RESHAPE]
-    n = len(args)
     if n == 0:
         r = fn(host)
     elif n == 1:
-        r = fn(host, args[0])
+        r = fn(host, x0)
+    elif n == 2:
+        r = fn(host, x0, x1)
     else:
-        r = fn(host, *args)
+        r = fn(host, x0, x1, *rest)
     return _result(self, host, r)
+
+
+def _installed_method(self, name, x0, rest, kwargs):
+    """Call the method ``set_method`` installed as ``name`` (an installed-method stub)."""
+    fn = _installed[name]
+    if kwargs or rest:
+        return fn(self, *given(x0, _ABSENT, rest), **kwargs)
+    return fn(self) if x0 is _ABSENT else fn(self, x0)
 
 
 _dtype_type = np.dtype

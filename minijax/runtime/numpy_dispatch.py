@@ -34,8 +34,8 @@ from ..config import config
 from ..core import Tracer
 from ..core.avals import ShapedArray
 from ..core.trace import non_numeric_context, numpy_eager, numpy_flag
-from .array import (Array, _make, as_view_of, canonical_dtypes, canonical_scalars,
-                    direct_write_target, overlapping_or_read_only, ufunc_in_place,
+from .array import (_ABSENT, Array, _make, as_view_of, canonical_dtypes, canonical_scalars,
+                    direct_write_target, given, overlapping_or_read_only, ufunc_in_place,
                     strong_host, view_result)
 
 _ndarray = np.ndarray
@@ -507,45 +507,48 @@ def numpy_call(np_fn, lax_definition, nin=None):
         return wrap(r, args)
 
     # The common calls (one or two Arrays owning their buffers, no keywords) are
-    # checked inline: this wrapper's cost is added to every eager call.
+    # checked inline: this wrapper's cost is added to every eager call. (Its first two
+    # arguments are positional-only parameters: the common call passes them without an
+    # argument tuple, through Cython's fast calling convention.)
     @functools.wraps(lax_definition)
-    def call(*args, **kwargs):
+    def call(x0=_ABSENT, x1=_ABSENT, /, *rest, **kwargs):
         if numpy_flag[0] or numpy_eager():
-            n = len(args)
-            if kwargs or n > 2 or nin is not None and n > nin:
-                return general(args, kwargs)
+            if kwargs or rest or nin is not None and nin < 2 and x1 is not _ABSENT:
+                return general(given(x0, x1, rest), kwargs)
             try:
-                if n == 2:
-                    ha = _host(args[0])
-                    hb = _host(args[1])
-                elif n == 1:
-                    ha = _host(args[0])
+                if x1 is not _ABSENT:
+                    ha = _host(x0)
+                    hb = _host(x1)
+                elif x0 is not _ABSENT:
+                    ha = _host(x0)
                 else:
                     ha = None
-            except _NotHost:
-                return general(args, kwargs)   # (NumPy's call if a date, string, ... is in it)
+            except _NotHost:   # (NumPy's call if a date, string, ... is in it)
+                return general(given(x0, x1, rest), kwargs)
             try:
-                r = np_fn(ha, hb) if n == 2 else np_fn(ha) if n == 1 else np_fn()
+                r = (np_fn(ha, hb) if x1 is not _ABSENT else np_fn(ha) if x0 is not _ABSENT
+                     else np_fn())
             except Exception as e:
-                return _numpy_failed(e, lax_definition, args, kwargs)
-            if first_operand >= 0 and type(args[-1]) is not Array and _weak_operands(
-                    args[first_operand:]):
-                return _weaken(wrap(r, args))
+                return _numpy_failed(e, lax_definition, given(x0, x1, rest), kwargs)
+            if first_operand >= 0 and type(x1 if x1 is not _ABSENT else x0) is not Array:
+                args = given(x0, x1, rest)
+                if _weak_operands(args[first_operand:]):
+                    return _weaken(wrap(r, args))
             if type(r) is _ndarray and r.dtype in _canonical:
                 out = _make(None, r)
                 owner = r.base
                 if owner is not None:
                     # a view: of the first argument's buffer (checked as in
                     # _self_result), else of another argument's (as_view_of)
-                    a = args[0]
-                    if type(a) is Array and type(ha) is _ndarray and (
+                    if type(x0) is Array and type(ha) is _ndarray and (
                             owner is ha or owner is ha.base):
-                        root = a if a._view is None else a._view[0]
+                        root = x0 if x0._view is None else x0._view[0]
                         out._view = [root, root._host]
                     else:
-                        as_view_of(out, args)
+                        as_view_of(out, given(x0, x1, rest))
                 return out
-            return wrap(r, args)
+            return wrap(r, given(x0, x1, rest))
+        args = given(x0, x1, rest)
         try:
             return lax_definition(*args, **kwargs)
         except NonNumericDtypeError as e:   # (the user's call names it best)
@@ -597,16 +600,18 @@ def eager_host(self):
 
 def method_call(host_fn, lax_definition):
     """An Array method: ``host_fn(self_host, ...)`` eagerly, else ``lax_definition``."""
-    def call(self, *args, **kwargs):
+    # (one positional-only parameter after self: the common call, with one argument or
+    # none, passes it without an argument tuple, as numpy_call's wrapper)
+    def call(self, x0=_ABSENT, /, *rest, **kwargs):
         if numpy_flag[0] or numpy_eager():
             host = eager_host(self)
             if host is not None:
                 # (host_fn is called with its arguments spelled out where it can be:
                 # a call with *args or **{} costs more)
-                n = len(args)
-                if kwargs or n > 1:
+                if kwargs or rest:
+                    args = given(x0, _ABSENT, rest)
                     try:
-                        hargs = args if n == 0 else [_host(a) for a in args]
+                        hargs = [_host(a) for a in args]
                         hkwargs = _host_kwargs(kwargs) if kwargs else kwargs
                     except _NotHost:
                         _count_lax_definition(call)
@@ -614,22 +619,23 @@ def method_call(host_fn, lax_definition):
                     r = host_fn(host, *hargs, **hkwargs)
                     if kwargs and kwargs.get("out") is not None:
                         return _returned_out(kwargs["out"])
-                elif n == 0:
+                elif x0 is _ABSENT:
                     r = host_fn(host)
                 else:
-                    a = args[0]
+                    a = x0
                     if type(a) not in _PLAIN:
                         try:
                             a = _host(a)   # (x.dot(y))
                         except _NotHost:
                             _count_lax_definition(call)
-                            return lax_definition(self, *args)
+                            return lax_definition(self, x0)
                     r = host_fn(host, a)
                 if type(r) is _ndarray and r.dtype in _canonical:   # (_self_result, inline)
                     return view_result(self, host, r, None)
                 if type(r) in _canonical_scalars:   # a 0-d result: the NumPy scalar
                     return _make(None, r)
                 return _self_result(r, self, host)
+        args = given(x0, _ABSENT, rest)
         try:
             _count_lax_definition(call)
             return lax_definition(self, *args, **kwargs)
