@@ -17,6 +17,7 @@ cdef object _dtype_type
 cdef tuple _NDARRAY_METHODS
 cdef list _complete, numpy_flag
 cdef set _canonical_dtypes, _canonical_scalars
+cdef object _last_dtype, _last_scalar_type
 
 
 # (its class directives are on the class in the .py: Cython reads them only there)
@@ -25,6 +26,8 @@ cdef class Array:
     cdef object __weakref__
 
 
+cpdef bint canonical_dtype(object dtype)
+cpdef bint canonical_scalar_type(object t)
 cdef object _current_host(Array self)
 cpdef strong_host(Array self)
 cdef object _plain_operand(object other)

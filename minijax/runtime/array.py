@@ -11,7 +11,7 @@ it (``_writable``). A host ndarray that is not writeable is one something else m
 observe (exported through ``__array__``/DLPack, aliased by a device buffer, shared with
 another Array, or seen by a transformation: ``_freeze``), and a write copies it first
 (copy-on-write). A view Array (basic indexing, ``.T``, reshape, ...) holds a NumPy view
-of its root Array's buffer and ``_view = [root, root host it was derived from]`` (and a
+of its root Array's buffer and ``_view = (root, root host it was derived from)`` (and a
 third entry, True, for a view NumPy made read-only, such as a broadcast); when
 the root's buffer is replaced by a copy-on-write, the view is derived again at the same
 place in the new buffer, so views and their base stay attached as in NumPy.
@@ -145,7 +145,7 @@ class Array:
         host = self._host = _ndarray_at(new_root, offset, host)
         if read_only:
             host.flags.writeable = False
-        self._view = [root, new_root, True] if read_only else [root, new_root]
+        self._view = (root, new_root, True) if read_only else (root, new_root)
         self._buffer = None
         return host
 
@@ -213,7 +213,7 @@ class Array:
         owner = r.base
         if owner is not None and (owner is host or owner is host.base):
             root = self._root()
-            out._view = [root, root._host]
+            out._view = (root, root._host)
         return out
 
     def _same_placement(self, other):
@@ -247,7 +247,7 @@ class Array:
         """Mark this Array (whose host ndarray is a NumPy view into ``root``'s buffer) as
         a view of ``root``; ``writeable=False``: a view NumPy made read-only."""
         root = root._root()
-        self._view = [root, root._value()] + ([] if writeable else [True])
+        self._view = (root, root._value()) if writeable else (root, root._value(), True)
 
     def _host_scalar(self):
         """The NumPy scalar a 0-d eager result holds (NumPy gave a scalar), else None."""
@@ -723,9 +723,9 @@ class Array:
                     host = _current_host(self)
                 r = host[hidx]
                 if type(r) is _ndarray:
-                    if r.dtype in _canonical_dtypes:   # a view
+                    if canonical_dtype(r.dtype):   # a view
                         return view_result(self, host, r, placement)
-                elif type(r) in _canonical_scalars:   # an element: a 0-d Array holding
+                elif canonical_scalar_type(type(r)):   # an element: a 0-d Array holding
                     return _make(None, r, None, placement, None)   # the NumPy scalar
         return _complete[_GETITEM](self, idx)
 
@@ -937,7 +937,7 @@ class Array:
             host = strong_host(self)
             if host is not None:
                 r = host.T
-                if type(r) is _ndarray and r.dtype in _canonical_dtypes:
+                if type(r) is _ndarray and canonical_dtype(r.dtype):
                     return view_result(self, host, r, None)
         return _complete[_TRANSPOSE](self)
 
@@ -1036,11 +1036,38 @@ canonical_dtypes = _canonical_dtypes = set()
 canonical_scalars = _canonical_scalars = set()   # their NumPy scalar types
 
 
+_last_dtype = _last_scalar_type = None   # the last found canonical: loops use one
+
+
 def _refresh_canonical():
+    global _last_dtype, _last_scalar_type
     canonical_dtypes.clear()
     canonical_dtypes.update(d for d in SUPPORTED_DTYPES if canonicalize(d) == d)
     canonical_scalars.clear()
     canonical_scalars.update(d.type for d in canonical_dtypes)
+    _last_dtype = _last_scalar_type = None
+
+
+def canonical_dtype(dtype):
+    """Whether results of ``dtype`` are kept as NumPy gives them (``canonical_dtypes``)."""
+    global _last_dtype
+    if dtype is _last_dtype:
+        return True
+    if dtype in _canonical_dtypes:
+        _last_dtype = dtype
+        return True
+    return False
+
+
+def canonical_scalar_type(t):
+    """Whether ``t`` is the NumPy scalar type of a canonical dtype."""
+    global _last_scalar_type
+    if t is _last_scalar_type:
+        return True
+    if t in _canonical_scalars:
+        _last_scalar_type = t
+        return True
+    return False
 
 
 _refresh_canonical()
@@ -1098,7 +1125,7 @@ def view_result(self, host, r, placement):
     owner = r.base
     if r is host or owner is not None and (owner is host or owner is host.base):
         root = self if self._view is None else self._view[0]
-        return _make(None, r, None, placement, [root, root._host])
+        return _make(None, r, None, placement, (root, root._host))
     return _make(None, r, None, placement, None)
 
 
@@ -1106,9 +1133,9 @@ def _result(self, host, r):
     """The Array holding ``r`` (NumPy's result on the fast path), or None where the
     complete implementation must decide (another dtype, another kind of result)."""
     if type(r) is _ndarray:
-        if r.dtype in _canonical_dtypes:
+        if canonical_dtype(r.dtype):
             return view_result(self, host, r, None)
-    elif type(r) in _canonical_scalars:   # a 0-d result: the NumPy scalar
+    elif canonical_scalar_type(type(r)):   # a 0-d result: the NumPy scalar
         return _make(None, r, None, None, None)
     return None
 
@@ -1534,9 +1561,9 @@ def as_view_of(out, args):
             root_owner = root_host.base
             if ((root_owner is owner or root_host is owner) and
                     (len(args) == 1 or np.may_share_memory(host, root_host))):
-                out._view = [root, root_host]
-                if root_host.flags.writeable and overlapping_or_read_only(host):
-                    out._view.append(True)   # read-only by NumPy's choice (broadcast_to)
+                # (a third entry: read-only by NumPy's choice, as broadcast_to's)
+                out._view = ((root, root_host, True) if root_host.flags.writeable
+                             and overlapping_or_read_only(host) else (root, root_host))
                 return
 
 

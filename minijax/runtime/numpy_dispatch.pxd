@@ -3,7 +3,8 @@
 cimport cython
 
 # (the C type under another name: the .py imports the Python name ``Array``)
-from minijax.runtime.array cimport (Array as ArrayCore, _make, given, strong_host,
+from minijax.runtime.array cimport (Array as ArrayCore, _make, canonical_dtype,
+                                    canonical_scalar_type, given, strong_host,
                                     ufunc_in_place, view_result)
 
 

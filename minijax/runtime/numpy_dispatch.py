@@ -34,9 +34,9 @@ from ..config import config
 from ..core import Tracer
 from ..core.avals import ShapedArray
 from ..core.trace import non_numeric_context, numpy_eager, numpy_flag
-from .array import (_ABSENT, Array, _make, as_view_of, canonical_dtypes, canonical_scalars,
-                    direct_write_target, given, overlapping_or_read_only, ufunc_in_place,
-                    strong_host, view_result)
+from .array import (_ABSENT, Array, _make, as_view_of, canonical_dtype, canonical_dtypes,
+                    canonical_scalar_type, canonical_scalars, direct_write_target, given,
+                    overlapping_or_read_only, ufunc_in_place, strong_host, view_result)
 
 _ndarray = np.ndarray
 
@@ -218,7 +218,7 @@ def _weak_scalar(a):
 
 def _weak_result(r):
     """``r`` (NumPy's result from weak operands only) as a weakly typed Array."""
-    if type(r) in _canonical_scalars and r.dtype.kind in "iufc":
+    if canonical_scalar_type(type(r)) and r.dtype.kind in "iufc":
         out = _new_array(r)   # (holding the NumPy scalar, as a strong 0-d result)
         out._aval = ShapedArray((), r.dtype, True)
         return out
@@ -264,7 +264,7 @@ def wrap(r, args=()):
             out = _make(None, r)   # a 0-d Array holding the NumPy scalar
             return out
         if isinstance(r, _generic):
-            if r.dtype in _canonical or is_non_numeric(r.dtype):
+            if canonical_dtype(r.dtype) or is_non_numeric(r.dtype):
                 return _new_array(r)   # a 0-d Array holding the NumPy scalar
             r = np.asarray(r)
         elif t in _SCALARS:
@@ -275,7 +275,7 @@ def wrap(r, args=()):
             return t(*[wrap(e, args) for e in r])
         else:
             return r
-    if r.dtype not in _canonical and not is_non_numeric(r.dtype):
+    if not canonical_dtype(r.dtype) and not is_non_numeric(r.dtype):
         # 32-bit mode: narrowed on the way out (dates, strings, records and objects stay
         # as NumPy gives them: DESIGN 3)
         r = r.astype(dtypes.canonicalize(r.dtype))
@@ -490,17 +490,18 @@ def numpy_call(np_fn, lax_definition, nin=None):
         if first_operand >= 0 and type(args[-1]) is not Array and _weak_operands(
                 args[first_operand:]):
             return _weaken(wrap(r, args))
-        if type(r) is _ndarray and r.dtype in _canonical:
+        if type(r) is _ndarray and canonical_dtype(r.dtype):
             out = _make(None, r)
             owner = r.base
-            if owner is not None:
+            if owner is not None or r is h:
                 # a view: of the first argument's buffer (checked as in
-                # _self_result), else of another argument's (as_view_of)
+                # _self_result; or that argument's ndarray itself, as atleast_1d
+                # returns it), else of another argument's (as_view_of)
                 a = args[0] if args else None
                 if type(a) is Array and type(h) is _ndarray and (
-                        owner is h or owner is h.base):
+                        r is h or owner is h or owner is h.base):
                     root = a if a._view is None else a._view[0]
-                    out._view = [root, root._host]
+                    out._view = (root, root._host)
                 else:
                     as_view_of(out, args)
             return out
@@ -534,16 +535,15 @@ def numpy_call(np_fn, lax_definition, nin=None):
                 args = given(x0, x1, rest)
                 if _weak_operands(args[first_operand:]):
                     return _weaken(wrap(r, args))
-            if type(r) is _ndarray and r.dtype in _canonical:
+            if type(r) is _ndarray and canonical_dtype(r.dtype):
                 out = _make(None, r)
                 owner = r.base
-                if owner is not None:
-                    # a view: of the first argument's buffer (checked as in
-                    # _self_result), else of another argument's (as_view_of)
+                if owner is not None or r is ha:
+                    # a view (as in ``result`` above)
                     if type(x0) is Array and type(ha) is _ndarray and (
-                            owner is ha or owner is ha.base):
+                            r is ha or owner is ha or owner is ha.base):
                         root = x0 if x0._view is None else x0._view[0]
-                        out._view = [root, root._host]
+                        out._view = (root, root._host)
                     else:
                         as_view_of(out, given(x0, x1, rest))
                 return out
@@ -584,7 +584,7 @@ def inplace_function_call(np_fn, lax_definition):
 def _self_result(r, self, host):
     """``wrap(r, (self,))`` for the result of a method run on ``host`` (``self``'s
     current ndarray): a view of that buffer becomes a view Array of ``self``'s root."""
-    if type(r) is not _ndarray or r.dtype not in _canonical:
+    if type(r) is not _ndarray or not canonical_dtype(r.dtype):
         return wrap(r, (self,))
     return view_result(self, host, r, None)
 
@@ -630,9 +630,9 @@ def method_call(host_fn, lax_definition):
                             _count_lax_definition(call)
                             return lax_definition(self, x0)
                     r = host_fn(host, a)
-                if type(r) is _ndarray and r.dtype in _canonical:   # (_self_result, inline)
+                if type(r) is _ndarray and canonical_dtype(r.dtype):   # (_self_result, inline)
                     return view_result(self, host, r, None)
-                if type(r) in _canonical_scalars:   # a 0-d result: the NumPy scalar
+                if canonical_scalar_type(type(r)):   # a 0-d result: the NumPy scalar
                     return _make(None, r)
                 return _self_result(r, self, host)
         args = given(x0, _ABSENT, rest)
@@ -746,10 +746,10 @@ def getitem_call(lax_definition):
                             return lax_definition(self, idx)
                 r = host[idx]
                 if type(r) is not _ndarray:
-                    if type(r) in _canonical_scalars:   # an element: a 0-d Array holding
+                    if canonical_scalar_type(type(r)):   # an element: a 0-d Array holding
                         return _make(None, r, None, placement)   # the NumPy scalar
                     return wrap(r)
-                if r.dtype in _canonical:   # a view (or a copy: advanced indexing)
+                if canonical_dtype(r.dtype):   # a view (or a copy: advanced indexing)
                     return view_result(self, host, r, placement)
                 return _self_result(r, self, host)
         try:
@@ -933,7 +933,7 @@ def property_call(host_fn, lax_definition):
                 if type(host) is not _ndarray or self._view is not None:
                     host = self._value()
                 r = host_fn(host)
-                if type(r) is _ndarray and r.dtype in _canonical:   # (_self_result, inline)
+                if type(r) is _ndarray and canonical_dtype(r.dtype):   # (_self_result, inline)
                     return view_result(self, host, r, None)
                 return _self_result(r, self, host)
         _count_lax_definition(lax_definition)
