@@ -12,8 +12,9 @@ installed wheel's files all get the time of the install).
 import hashlib
 import pathlib
 
+import numpy
 from Cython.Build import cythonize
-from setuptools import setup
+from setuptools import Extension, setup
 
 # Keep in step with minijax/runtime/__init__.py (COMPILED).
 COMPILED_MODULES = [
@@ -42,7 +43,9 @@ def record_sources():
 record_sources()
 setup(
     ext_modules=cythonize(
-        COMPILED_MODULES,
+        # (NumPy's headers: the core reads an ndarray's fields from its struct)
+        [Extension(path[:-3].replace("/", "."), [path], include_dirs=[numpy.get_include()])
+         for path in COMPILED_MODULES],
         language_level=3,
         compiler_directives={
             # Python semantics where pure-mode differs by default: functions are

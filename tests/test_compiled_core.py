@@ -121,7 +121,7 @@ def test_common_methods_run_in_the_core_and_keep_their_semantics():
     # their complete implementation
     names = ("reshape", "ravel", "sum", "mean", "max", "min", "all", "any", "astype",
              "conj", "conjugate", "cumprod", "cumsum", "flatten", "prod", "squeeze", "std",
-             "swapaxes", "transpose", "var")
+             "swapaxes", "transpose", "var", "argmax", "argmin")
     for name in names:
         assert name in Array.__dict__, name
         assert get_method(Array, name).__wrapped_lax__ is not None, name
@@ -140,7 +140,8 @@ def test_common_methods_run_in_the_core_and_keep_their_semantics():
              lambda x: x.reshape(1, 12).squeeze(0), lambda x: x.std(), lambda x: x.var(1),
              lambda x: x.swapaxes(0, 1), lambda x: x.transpose(), lambda x: x.transpose(1, 0),
              lambda x: x.transpose((1, 0)), lambda x: x.real, lambda x: (x * 1j).real,
-             lambda x: x.std(ddof=1), lambda x: x.cumsum(axis=1)]
+             lambda x: x.std(ddof=1), lambda x: x.cumsum(axis=1), lambda x: x.argmax(),
+             lambda x: x.argmin(1), lambda x: x.argmax(axis=0)]
     jitted = minijax.jit(lambda x: [f(x) for f in calls])(a)
     for f, j in zip(calls, jitted):
         r, expected = f(a), f(h)
@@ -167,6 +168,10 @@ def test_common_methods_run_in_the_core_and_keep_their_semantics():
     for view, base in ((a.transpose(), a), (a.swapaxes(0, 1), a), (a.real, a),
                        (a.conj(), a)):
         assert view.base is a
+    # argmax/argmin of a read-only (observed) buffer: the complete implementation
+    frozen = mnp.asarray(onp.arange(12.0).reshape(3, 4))
+    onp.asarray(frozen)   # (exported: copy-on-write marks it read-only)
+    assert int(frozen.argmax()) == 11 and list(onp.asarray(frozen.argmin(1))) == [0, 0, 0]
     expected = onp.array(a)
     a.conj()[0, 1] = -1.0
     expected.conj()[0, 1] = -1.0

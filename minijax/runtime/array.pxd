@@ -3,6 +3,36 @@
 # functions. The .py stays plain Python (and runs as it is with MINIJAX_UNCOMPILED=1).
 cimport cython
 
+# An ndarray's fields, read from NumPy's array struct (its layout is part of NumPy's
+# ABI); ``a`` must be an ndarray. The .py spells them as attribute reads for the
+# uncompiled run.
+cdef extern from *:
+    """
+    #define NPY_NO_DEPRECATED_API NPY_2_0_API_VERSION
+    #include <numpy/ndarraytypes.h>
+    static PyObject *minijax_ndarray_dtype(PyObject *a) {
+        PyObject *d = (PyObject *)((PyArrayObject_fields *)a)->descr;
+        Py_INCREF(d);
+        return d;
+    }
+    static PyObject *minijax_ndarray_base(PyObject *a) {
+        PyObject *b = ((PyArrayObject_fields *)a)->base;
+        if (b == NULL) b = Py_None;
+        Py_INCREF(b);
+        return b;
+    }
+    static int minijax_ndarray_ndim(PyObject *a) {
+        return ((PyArrayObject_fields *)a)->nd;
+    }
+    static int minijax_ndarray_writeable(PyObject *a) {
+        return (((PyArrayObject_fields *)a)->flags & NPY_ARRAY_WRITEABLE) != 0;
+    }
+    """
+    object ndarray_dtype "minijax_ndarray_dtype"(object a)
+    object ndarray_base "minijax_ndarray_base"(object a)
+    int ndarray_ndim "minijax_ndarray_ndim"(object a)
+    bint ndarray_writeable "minijax_ndarray_writeable"(object a)
+
 cdef int _ADD, _RADD, _SUB, _RSUB, _MUL, _RMUL, _TRUEDIV, _RTRUEDIV, _FLOORDIV
 cdef int _RFLOORDIV, _MOD, _RMOD, _DIVMOD, _RDIVMOD, _MATMUL, _RMATMUL, _AND, _RAND
 cdef int _OR, _ROR, _XOR, _RXOR, _LSHIFT, _RLSHIFT, _RSHIFT, _RRSHIFT, _LT, _LE, _GT
@@ -10,7 +40,7 @@ cdef int _GE, _EQ, _NE, _POW, _RPOW, _NEG, _POS, _ABS, _INVERT, _IADD, _ISUB, _I
 cdef int _ITRUEDIV, _IFLOORDIV, _IMOD, _IPOW, _IAND, _IOR, _IXOR, _ILSHIFT, _IRSHIFT
 cdef int _IMATMUL, _GETITEM, _SETITEM, _TRANSPOSE, _REAL, _RESHAPE, _RAVEL, _SUM, _MEAN
 cdef int _MAX, _MIN, _ALL, _ANY, _ASTYPE, _CONJ, _CONJUGATE, _CUMPROD, _CUMSUM, _FLATTEN
-cdef int _PROD, _SQUEEZE, _STD, _SWAPAXES, _TRANSPOSE_METHOD, _VAR
+cdef int _PROD, _SQUEEZE, _STD, _SWAPAXES, _TRANSPOSE_METHOD, _VAR, _ARGMAX, _ARGMIN
 cdef Py_ssize_t _ANY_NUMBER
 cdef type _array_type, _ndarray
 cdef object _dtype_type

@@ -50,6 +50,22 @@ def ndarray_from_dlpack(x, copy=None):
 
 _ndarray = np.ndarray
 _ABSENT = object()   # (a method's positional-only parameter not given)
+
+if not cython.compiled:
+    # An ndarray's fields as the core reads them. Compiled, these are C functions reading
+    # NumPy's array struct (array.pxd): an attribute lookup each costs about 100
+    # instructions, as much as a small ufunc's loop.
+    def ndarray_dtype(a):
+        return a.dtype
+
+    def ndarray_base(a):
+        return a.base
+
+    def ndarray_ndim(a):
+        return a.ndim
+
+    def ndarray_writeable(a):
+        return a.flags.writeable
 _interned = {}
 
 
@@ -723,7 +739,7 @@ class Array:
                     host = _current_host(self)
                 r = host[hidx]
                 if type(r) is _ndarray:
-                    if canonical_dtype(r.dtype):   # a view
+                    if canonical_dtype(ndarray_dtype(r)):   # a view
                         return view_result(self, host, r, placement)
                 elif canonical_scalar_type(type(r)):   # an element: a 0-d Array holding
                     return _make(None, r, None, placement, None)   # the NumPy scalar
@@ -823,6 +839,12 @@ class Array:
     def var(self, x0=_ABSENT, x1=_ABSENT, /, *rest, **kwargs):
         return _method(self, _VAR, x0, x1, rest, kwargs, 2)
 
+    def argmax(self, x0=_ABSENT, x1=_ABSENT, /, *rest, **kwargs):
+        return _method(self, _ARGMAX, x0, x1, rest, kwargs, 1)
+
+    def argmin(self, x0=_ABSENT, x1=_ABSENT, /, *rest, **kwargs):
+        return _method(self, _ARGMIN, x0, x1, rest, kwargs, 1)
+
     def __delitem__(self, idx):
         raise ValueError("cannot delete array elements")
 
@@ -842,11 +864,6 @@ class Array:
     def __round__(self, x0=_ABSENT, /, *rest, **kwargs):
         return _installed_method(self, "__round__", x0, rest, kwargs)
 
-    def argmax(self, x0=_ABSENT, /, *rest, **kwargs):
-        return _installed_method(self, "argmax", x0, rest, kwargs)
-
-    def argmin(self, x0=_ABSENT, /, *rest, **kwargs):
-        return _installed_method(self, "argmin", x0, rest, kwargs)
 
     def argsort(self, x0=_ABSENT, /, *rest, **kwargs):
         return _installed_method(self, "argsort", x0, rest, kwargs)
@@ -937,7 +954,7 @@ class Array:
             host = strong_host(self)
             if host is not None:
                 r = host.T
-                if type(r) is _ndarray and canonical_dtype(r.dtype):
+                if type(r) is _ndarray and canonical_dtype(ndarray_dtype(r)):
                     return view_result(self, host, r, None)
         return _complete[_TRANSPOSE](self)
 
@@ -968,7 +985,7 @@ _array_type = Array   # (typed in array.pxd: the constructor allocates without a
  _IPOW, _IAND, _IOR, _IXOR, _ILSHIFT, _IRSHIFT, _IMATMUL, _GETITEM, _SETITEM,
  _TRANSPOSE, _REAL, _RESHAPE, _RAVEL, _SUM, _MEAN, _MAX, _MIN, _ALL, _ANY, _ASTYPE, _CONJ,
  _CONJUGATE, _CUMPROD, _CUMSUM, _FLATTEN, _PROD, _SQUEEZE, _STD, _SWAPAXES, _TRANSPOSE_METHOD,
- _VAR) = range(75)
+ _VAR, _ARGMAX, _ARGMIN) = range(77)
 OPERATORS = (
     '__add__', '__radd__', '__sub__', '__rsub__', '__mul__', '__rmul__',
     '__truediv__', '__rtruediv__', '__floordiv__', '__rfloordiv__', '__mod__',
@@ -981,7 +998,7 @@ OPERATORS = (
     '__ilshift__', '__irshift__', '__imatmul__', '__getitem__', '__setitem__', 'T',
     'real', 'reshape', 'ravel', 'sum', 'mean', 'max', 'min', 'all', 'any', 'astype',
     'conj', 'conjugate', 'cumprod', 'cumsum', 'flatten', 'prod', 'squeeze', 'std',
-    'swapaxes', 'transpose', 'var')
+    'swapaxes', 'transpose', 'var', 'argmax', 'argmin')
 
 
 def _not_installed(*args):
@@ -993,11 +1010,10 @@ _complete = [_not_installed] * len(OPERATORS)
 
 # Array's installed-method stubs (class body): name -> what set_method installed
 INSTALLED = (
-    "__iter__", "__array_namespace__", "__array_ufunc__", "__round__", "all", "any",
-    "argmax", "argmin", "argsort", "clip", "delete", "diagonal", "dot", "fill",
-    "is_deleted", "nonzero", "partition", "ptp", "put", "repeat", "resize", "round",
-    "searchsorted", "sort", "take", "tobytes", "tofile", "trace", "view", "at", "imag",
-    "mT", "flat")
+    "__iter__", "__array_namespace__", "__array_ufunc__", "__round__", "argsort", "clip",
+    "delete", "diagonal", "dot", "fill", "is_deleted", "nonzero", "partition", "ptp",
+    "put", "repeat", "resize", "round", "searchsorted", "sort", "take", "tobytes",
+    "tofile", "trace", "view", "at", "imag", "mT", "flat")
 _installed = dict.fromkeys(INSTALLED, _not_installed)
 _INSTALLED_WITH_SETTER = ("flat",)   # (a property: kept whole, the stub calls both)
 
@@ -1122,8 +1138,9 @@ def view_result(self, host, r, placement):
     ``self``'s current ndarray): a view Array of ``self``'s root when ``r`` views its
     buffer (NumPy's ``.base`` is the memory's owner: ``host`` or what ``host`` views; a
     method may also return ``host`` itself, as ``conj`` of a real array)."""
-    owner = r.base
-    if r is host or owner is not None and (owner is host or owner is host.base):
+    owner = ndarray_base(r)
+    if r is host or owner is not None and (owner is host or type(host) is _ndarray
+                                           and owner is ndarray_base(host)):
         root = self if self._view is None else self._view[0]
         return _make(None, r, None, placement, (root, root._host))
     return _make(None, r, None, placement, None)
@@ -1133,7 +1150,7 @@ def _result(self, host, r):
     """The Array holding ``r`` (NumPy's result on the fast path), or None where the
     complete implementation must decide (another dtype, another kind of result)."""
     if type(r) is _ndarray:
-        if canonical_dtype(r.dtype):
+        if canonical_dtype(ndarray_dtype(r)):
             return view_result(self, host, r, None)
     elif canonical_scalar_type(type(r)):   # a 0-d result: the NumPy scalar
         return _make(None, r, None, None, None)
@@ -1256,7 +1273,8 @@ def _inplace(self, other, code):
     elif numpy_flag[0] and code != _IFLOORDIV:
         ho = _plain_operand(other)
         if (ho is not None and strong_host(self) is not None
-                and (type(ho) is not _ndarray or not ho.ndim or self._host.ndim)):
+                and (type(ho) is not _ndarray or not ndarray_ndim(ho)
+                     or ndarray_ndim(self._host))):
             # (a shaped operand into a 0-d Array rebinds it: the complete implementation)
             return ufunc_in_place(self, _INPLACE_UFUNCS[code - _IADD], ho)
     return _complete[code](self, other)
@@ -1347,7 +1365,9 @@ def _method_result(self, code, n, x0, x1, rest):
     """The fast path of a common method: NumPy's method on ``self``'s host value, as an
     Array; None where the complete implementation must decide (a NumPy scalar's too)."""
     host = strong_host(self)
-    if type(host) is not _ndarray:
+    if type(host) is not _ndarray or code >= _ARGMAX and not ndarray_writeable(host):
+        # (NumPy's argmax/argmin copy a read-only input: the complete implementation
+        # reads a large one through a writeable alias)
         return None
     # (ndarray's unbound method, its arguments spelled out: no attribute lookup on the
     # instance, no call through a tuple)
@@ -1427,7 +1447,7 @@ def direct_write_target(self):
     if len(view) > 2:
         return None   # read-only by NumPy's choice (a broadcast): _writable raises
     root, root_host = view
-    if root._host is root_host and root_host.flags.writeable:
+    if root._host is root_host and ndarray_writeable(root_host):
         root._buffer = None
         self._buffer = None
         return host

@@ -4,8 +4,9 @@ cimport cython
 
 # (the C type under another name: the .py imports the Python name ``Array``)
 from minijax.runtime.array cimport (Array as ArrayCore, _make, canonical_dtype,
-                                    canonical_scalar_type, given, strong_host,
-                                    ufunc_in_place, view_result)
+                                    canonical_scalar_type, given, ndarray_base,
+                                    ndarray_dtype, strong_host, ufunc_in_place,
+                                    view_result)
 
 
 @cython.locals(arr=ArrayCore)

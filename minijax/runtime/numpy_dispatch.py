@@ -25,6 +25,8 @@ go into the buffer and copy first only when NumPy refuses because it is read-onl
 import datetime
 import functools
 
+import cython
+
 import numpy as np
 
 from .. import dtypes
@@ -39,6 +41,8 @@ from .array import (_ABSENT, Array, _make, as_view_of, canonical_dtype, canonica
                     overlapping_or_read_only, ufunc_in_place, strong_host, view_result)
 
 _ndarray = np.ndarray
+if not cython.compiled:   # (compiled: C functions, cimported in numpy_dispatch.pxd)
+    from .array import ndarray_base, ndarray_dtype
 
 
 class _NotHost(Exception):
@@ -490,16 +494,16 @@ def numpy_call(np_fn, lax_definition, nin=None):
         if first_operand >= 0 and type(args[-1]) is not Array and _weak_operands(
                 args[first_operand:]):
             return _weaken(wrap(r, args))
-        if type(r) is _ndarray and canonical_dtype(r.dtype):
+        if type(r) is _ndarray and canonical_dtype(ndarray_dtype(r)):
             out = _make(None, r)
-            owner = r.base
+            owner = ndarray_base(r)
             if owner is not None or r is h:
                 # a view: of the first argument's buffer (checked as in
                 # _self_result; or that argument's ndarray itself, as atleast_1d
                 # returns it), else of another argument's (as_view_of)
                 a = args[0] if args else None
                 if type(a) is Array and type(h) is _ndarray and (
-                        r is h or owner is h or owner is h.base):
+                        r is h or owner is h or owner is ndarray_base(h)):
                     root = a if a._view is None else a._view[0]
                     out._view = (root, root._host)
                 else:
@@ -535,13 +539,13 @@ def numpy_call(np_fn, lax_definition, nin=None):
                 args = given(x0, x1, rest)
                 if _weak_operands(args[first_operand:]):
                     return _weaken(wrap(r, args))
-            if type(r) is _ndarray and canonical_dtype(r.dtype):
+            if type(r) is _ndarray and canonical_dtype(ndarray_dtype(r)):
                 out = _make(None, r)
-                owner = r.base
+                owner = ndarray_base(r)
                 if owner is not None or r is ha:
                     # a view (as in ``result`` above)
                     if type(x0) is Array and type(ha) is _ndarray and (
-                            r is ha or owner is ha or owner is ha.base):
+                            r is ha or owner is ha or owner is ndarray_base(ha)):
                         root = x0 if x0._view is None else x0._view[0]
                         out._view = (root, root._host)
                     else:
@@ -584,7 +588,7 @@ def inplace_function_call(np_fn, lax_definition):
 def _self_result(r, self, host):
     """``wrap(r, (self,))`` for the result of a method run on ``host`` (``self``'s
     current ndarray): a view of that buffer becomes a view Array of ``self``'s root."""
-    if type(r) is not _ndarray or not canonical_dtype(r.dtype):
+    if type(r) is not _ndarray or not canonical_dtype(ndarray_dtype(r)):
         return wrap(r, (self,))
     return view_result(self, host, r, None)
 
@@ -630,7 +634,7 @@ def method_call(host_fn, lax_definition):
                             _count_lax_definition(call)
                             return lax_definition(self, x0)
                     r = host_fn(host, a)
-                if type(r) is _ndarray and canonical_dtype(r.dtype):   # (_self_result, inline)
+                if type(r) is _ndarray and canonical_dtype(ndarray_dtype(r)):   # (_self_result, inline)
                     return view_result(self, host, r, None)
                 if canonical_scalar_type(type(r)):   # a 0-d result: the NumPy scalar
                     return _make(None, r)
@@ -933,7 +937,7 @@ def property_call(host_fn, lax_definition):
                 if type(host) is not _ndarray or self._view is not None:
                     host = self._value()
                 r = host_fn(host)
-                if type(r) is _ndarray and canonical_dtype(r.dtype):   # (_self_result, inline)
+                if type(r) is _ndarray and canonical_dtype(ndarray_dtype(r)):   # (_self_result, inline)
                     return view_result(self, host, r, None)
                 return _self_result(r, self, host)
         _count_lax_definition(lax_definition)
