@@ -1034,6 +1034,13 @@ def set_method(cls, name, fn):
         _complete[OPERATORS.index(name)] = fn
     else:
         _installed[name] = fn
+    # the class body's method shows the signature and docstring of what it runs
+    # (``inspect.signature`` follows ``__wrapped__``); slots and properties have none
+    method = Array.__dict__[name]
+    if type(method) is not property and hasattr(method, "__dict__"):
+        target = getattr(fn, "__wrapped_lax__", fn)
+        method.__wrapped__ = target
+        method.__doc__ = getattr(target, "__doc__", None)
 
 
 def get_method(cls, name):
