@@ -33,26 +33,33 @@ def source_digest(path):
                           + (pxd.read_bytes() if pxd.exists() else b"")).hexdigest()
 
 
-def record_sources():
-    digests = {pathlib.Path(path).stem: source_digest(HERE / path) for path in COMPILED_MODULES}
+def record_sources(built=True):
+    """Record the digests of the sources being built (``built=False``: none, after a
+    failed build, so that the extensions left from an earlier build are refused)."""
+    digests = ({pathlib.Path(path).stem: source_digest(HERE / path) for path in COMPILED_MODULES}
+               if built else {})
     (HERE / "minijax/runtime/_built_from.py").write_text(
         '"""Written by setup.py: the sha256 of each source the compiled core was built '
         'from."""\n\nSOURCES = ' + repr(digests) + "\n")
 
 
 record_sources()
-setup(
-    ext_modules=cythonize(
-        # (NumPy's headers: the core reads an ndarray's fields from its struct)
-        [Extension(path[:-3].replace("/", "."), [path], include_dirs=[numpy.get_include()])
-         for path in COMPILED_MODULES],
-        language_level=3,
-        compiler_directives={
-            # Python semantics where pure-mode differs by default: functions are
-            # introspectable, accept attributes and compare like Python's
-            "binding": True,
-            "always_allow_keywords": True,
-            "embedsignature": True,
-        },
-    ),
-)
+try:
+    setup(
+        ext_modules=cythonize(
+            # (NumPy's headers: the core reads an ndarray's fields from its struct)
+            [Extension(path[:-3].replace("/", "."), [path], include_dirs=[numpy.get_include()])
+             for path in COMPILED_MODULES],
+            language_level=3,
+            compiler_directives={
+                # Python semantics where pure-mode differs by default: functions are
+                # introspectable, accept attributes and compare like Python's
+                "binding": True,
+                "always_allow_keywords": True,
+                "embedsignature": True,
+            },
+        ),
+    )
+except BaseException:   # (a failed compile or link)
+    record_sources(built=False)
+    raise

@@ -44,10 +44,13 @@ def test_array_class_and_methods_come_from_the_compiled_modules():
         # their complete implementations, installed by the eager table, are compiled
         assert type(get_method(Array, name)).__name__ == "cython_function_or_method", name
     assert type(Array.__dict__["T"]).__name__ == "getset_descriptor"
-    # the methods minijax.numpy installs run through the type's stubs, and what they
-    # call is compiled (a cyfunction, not a Python function of a .py file)
-    assert type(Array.__dict__["argmax"]).__name__ == "cython_function_or_method"
-    assert type(get_method(Array, "argmax")).__name__ == "cython_function_or_method"
+    # the methods minijax.numpy installs are bound by the class body's descriptors (a
+    # C type), and what they run is compiled (a cyfunction, not a Python function)
+    assert type(Array.__dict__["dot"]).__name__ == "_InstalledMethod"
+    assert not type(Array.__dict__["dot"]).__flags__ & (1 << 9)   # (not a heap type)
+    a = mnp.ones((2, 2))
+    assert a.dot.__func__ is get_method(Array, "dot") and a.dot.__self__ is a
+    assert type(get_method(Array, "dot")).__name__ == "cython_function_or_method"
     with pytest.raises(TypeError):
         Array.argmax = get_method(Array, "argmax")   # (immutable: set_method installs)
     with pytest.raises(AttributeError, match="no stub"):
@@ -248,3 +251,4 @@ def test_methods_show_the_signatures_of_what_they_run():
     assert list(inspect.signature(a.argmax).parameters)[:2] == ["axis", "out"]
     assert "order" in inspect.signature(a.reshape).parameters
     assert "keepdims" in inspect.signature(a.sum).parameters
+    assert list(inspect.signature(a.dot).parameters) == ["b", "out"]

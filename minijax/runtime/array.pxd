@@ -50,6 +50,10 @@ cdef set _canonical_dtypes, _canonical_scalars
 cdef object _last_dtype, _last_scalar_type
 
 
+cdef class _InstalledMethod:
+    cdef public object fn
+
+
 # (its class directives are on the class in the .py: Cython reads them only there)
 cdef class Array:
     cdef public object _aval, _host, _buffer, _placement, _view
@@ -75,7 +79,6 @@ cdef object _method(Array self, int code, object x0, object x1, tuple rest, dict
                     Py_ssize_t most)
 cdef object _method_result(Array self, int code, Py_ssize_t n, object x0, object x1,
                            tuple rest)
-cdef object _installed_method(Array self, str name, object x0, tuple rest, dict kwargs)
 cdef bint _plain_arg(object e)
 cdef object _host_index(object idx)
 cdef object _integer_of(object e)

@@ -17,6 +17,7 @@ the root's buffer is replaced by a copy-on-write, the view is derived again at t
 place in the new buffer, so views and their base stay attached as in NumPy.
 """
 
+import types
 import warnings
 
 import cython   # (compiled: directives only; uncompiled: Cython's pure-Python shadow)
@@ -50,6 +51,7 @@ def ndarray_from_dlpack(x, copy=None):
 
 _ndarray = np.ndarray
 _ABSENT = object()   # (a method's positional-only parameter not given)
+_MethodType = types.MethodType
 
 if not cython.compiled:
     # An ndarray's fields as the core reads them. Compiled, these are C functions reading
@@ -83,6 +85,22 @@ def shaped_array(shape, dtype):
             _interned.clear()
         aval = _interned[key] = ShapedArray(shape, dtype)
     return aval
+
+
+def _not_installed(*args):
+    raise RuntimeError("minijax.numpy is not imported: Array operators are installed by it")
+
+
+class _InstalledMethod:
+    """A method of ``Array`` that ``set_method`` installs: bound to the Array it is read
+    from, as a function in a class is (a C type's class body cannot be added to)."""
+    __slots__ = ("fn",)
+
+    def __init__(self):
+        self.fn = _not_installed
+
+    def __get__(self, obj, objtype):
+        return self.fn if obj is None else _MethodType(self.fn, obj)
 
 
 # An Array cannot be part of a reference cycle (it refers to ndarrays, buffers,
@@ -850,83 +868,37 @@ class Array:
 
     # ------------------------------------------------------------ installed methods
     # The methods minijax.numpy defines (its wrappers over the lax definitions). A C
-    # type's attributes are fixed when it is built, so each is a stub here calling what
-    # ``set_method`` installed in ``_installed`` (``_installed_method``).
+    # type's attributes are fixed when it is built, so each is a descriptor here that
+    # binds what ``set_method`` installed; the special method ``__iter__`` (a C slot)
+    # and the properties are stubs calling it.
+    __array_namespace__ = _InstalledMethod()
+    __array_ufunc__ = _InstalledMethod()
+    __round__ = _InstalledMethod()
+    argsort = _InstalledMethod()
+    clip = _InstalledMethod()
+    delete = _InstalledMethod()
+    diagonal = _InstalledMethod()
+    dot = _InstalledMethod()
+    fill = _InstalledMethod()
+    is_deleted = _InstalledMethod()
+    nonzero = _InstalledMethod()
+    partition = _InstalledMethod()
+    ptp = _InstalledMethod()
+    put = _InstalledMethod()
+    repeat = _InstalledMethod()
+    resize = _InstalledMethod()
+    round = _InstalledMethod()
+    searchsorted = _InstalledMethod()
+    sort = _InstalledMethod()
+    take = _InstalledMethod()
+    tobytes = _InstalledMethod()
+    tofile = _InstalledMethod()
+    trace = _InstalledMethod()
+    view = _InstalledMethod()
+
     def __iter__(self):
         return _installed["__iter__"](self)
 
-    def __array_namespace__(self, x0=_ABSENT, /, *rest, **kwargs):
-        return _installed_method(self, "__array_namespace__", x0, rest, kwargs)
-
-    def __array_ufunc__(self, x0=_ABSENT, /, *rest, **kwargs):
-        return _installed_method(self, "__array_ufunc__", x0, rest, kwargs)
-
-    def __round__(self, x0=_ABSENT, /, *rest, **kwargs):
-        return _installed_method(self, "__round__", x0, rest, kwargs)
-
-
-    def argsort(self, x0=_ABSENT, /, *rest, **kwargs):
-        return _installed_method(self, "argsort", x0, rest, kwargs)
-
-    def clip(self, x0=_ABSENT, /, *rest, **kwargs):
-        return _installed_method(self, "clip", x0, rest, kwargs)
-
-    def delete(self, x0=_ABSENT, /, *rest, **kwargs):
-        return _installed_method(self, "delete", x0, rest, kwargs)
-
-    def diagonal(self, x0=_ABSENT, /, *rest, **kwargs):
-        return _installed_method(self, "diagonal", x0, rest, kwargs)
-
-    def dot(self, x0=_ABSENT, /, *rest, **kwargs):
-        return _installed_method(self, "dot", x0, rest, kwargs)
-
-    def fill(self, x0=_ABSENT, /, *rest, **kwargs):
-        return _installed_method(self, "fill", x0, rest, kwargs)
-
-    def is_deleted(self, x0=_ABSENT, /, *rest, **kwargs):
-        return _installed_method(self, "is_deleted", x0, rest, kwargs)
-
-    def nonzero(self, x0=_ABSENT, /, *rest, **kwargs):
-        return _installed_method(self, "nonzero", x0, rest, kwargs)
-
-    def partition(self, x0=_ABSENT, /, *rest, **kwargs):
-        return _installed_method(self, "partition", x0, rest, kwargs)
-
-    def ptp(self, x0=_ABSENT, /, *rest, **kwargs):
-        return _installed_method(self, "ptp", x0, rest, kwargs)
-
-    def put(self, x0=_ABSENT, /, *rest, **kwargs):
-        return _installed_method(self, "put", x0, rest, kwargs)
-
-    def repeat(self, x0=_ABSENT, /, *rest, **kwargs):
-        return _installed_method(self, "repeat", x0, rest, kwargs)
-
-    def resize(self, x0=_ABSENT, /, *rest, **kwargs):
-        return _installed_method(self, "resize", x0, rest, kwargs)
-
-    def round(self, x0=_ABSENT, /, *rest, **kwargs):
-        return _installed_method(self, "round", x0, rest, kwargs)
-
-    def searchsorted(self, x0=_ABSENT, /, *rest, **kwargs):
-        return _installed_method(self, "searchsorted", x0, rest, kwargs)
-
-    def sort(self, x0=_ABSENT, /, *rest, **kwargs):
-        return _installed_method(self, "sort", x0, rest, kwargs)
-
-    def take(self, x0=_ABSENT, /, *rest, **kwargs):
-        return _installed_method(self, "take", x0, rest, kwargs)
-
-    def tobytes(self, x0=_ABSENT, /, *rest, **kwargs):
-        return _installed_method(self, "tobytes", x0, rest, kwargs)
-
-    def tofile(self, x0=_ABSENT, /, *rest, **kwargs):
-        return _installed_method(self, "tofile", x0, rest, kwargs)
-
-    def trace(self, x0=_ABSENT, /, *rest, **kwargs):
-        return _installed_method(self, "trace", x0, rest, kwargs)
-
-    def view(self, x0=_ABSENT, /, *rest, **kwargs):
-        return _installed_method(self, "view", x0, rest, kwargs)
 
     @property
     def at(self):
@@ -1001,20 +973,12 @@ OPERATORS = (
     'swapaxes', 'transpose', 'var', 'argmax', 'argmin')
 
 
-def _not_installed(*args):
-    raise RuntimeError("minijax.numpy is not imported: Array operators are installed by it")
-
-
 _complete = [_not_installed] * len(OPERATORS)
 
 
-# Array's installed-method stubs (class body): name -> what set_method installed
-INSTALLED = (
-    "__iter__", "__array_namespace__", "__array_ufunc__", "__round__", "argsort", "clip",
-    "delete", "diagonal", "dot", "fill", "is_deleted", "nonzero", "partition", "ptp",
-    "put", "repeat", "resize", "round", "searchsorted", "sort", "take", "tobytes",
-    "tofile", "trace", "view", "at", "imag", "mT", "flat")
-_installed = dict.fromkeys(INSTALLED, _not_installed)
+# Array's stubs calling what set_method installed (the other installed methods are
+# _InstalledMethod descriptors, which hold it themselves)
+_installed = dict.fromkeys(("__iter__", "at", "imag", "mT", "flat"), _not_installed)
 _INSTALLED_WITH_SETTER = ("flat",)   # (a property: kept whole, the stub calls both)
 
 
@@ -1025,18 +989,22 @@ def set_method(cls, name, fn):
     if cls is not Array:
         setattr(cls, name, fn)
         return
-    if name not in OPERATORS and name not in _installed:
+    if (name not in OPERATORS and name not in _installed
+            and type(Array.__dict__.get(name)) is not _InstalledMethod):
         raise AttributeError(f"Array has no stub for {name!r}: add one to its class body "
                              f"(runtime/array.py)")
     if isinstance(fn, property) and name not in _INSTALLED_WITH_SETTER:
         fn = fn.fget
+    method = Array.__dict__[name]
     if name in OPERATORS:
         _complete[OPERATORS.index(name)] = fn
+    elif type(method) is _InstalledMethod:
+        method.fn = fn
+        return
     else:
         _installed[name] = fn
     # the class body's method shows the signature and docstring of what it runs
     # (``inspect.signature`` follows ``__wrapped__``); slots and properties have none
-    method = Array.__dict__[name]
     if type(method) is not property and hasattr(method, "__dict__"):
         target = getattr(fn, "__wrapped_lax__", fn)
         method.__wrapped__ = target
@@ -1046,8 +1014,9 @@ def set_method(cls, name, fn):
 def get_method(cls, name):
     """What ``set_method(cls, name, ...)`` installed last (a property: its getter)."""
     if cls is Array:
+        method = Array.__dict__.get(name)
         fn = (_complete[OPERATORS.index(name)] if name in OPERATORS
-              else _installed[name])
+              else method.fn if type(method) is _InstalledMethod else _installed[name])
     else:
         fn = getattr(cls, name)
     return fn.fget if isinstance(fn, property) else fn
@@ -1390,14 +1359,6 @@ def _method_result(self, code, n, x0, x1, rest):
     return _result(self, host, r)
 
 
-def _installed_method(self, name, x0, rest, kwargs):
-    """Call the method ``set_method`` installed as ``name`` (an installed-method stub)."""
-    fn = _installed[name]
-    if kwargs or rest:
-        return fn(self, *given(x0, _ABSENT, rest), **kwargs)
-    return fn(self) if x0 is _ABSENT else fn(self, x0)
-
-
 _dtype_type = np.dtype
 _NDARRAY_METHODS = tuple(getattr(_ndarray, name) for name in OPERATORS[_RESHAPE:])
 
@@ -1459,7 +1420,6 @@ def direct_write_target(self):
         self._buffer = None
         return host
     return None
-
 
 
 def array_repr(a, max_line_width=None, precision=None, suppress_small=None):
@@ -1626,7 +1586,7 @@ def _make(aval, host, buffer=None, placement=None, view=None):
     """The one constructor of Arrays: ``aval`` (None: a strong aval made from ``host``
     when asked), a host ndarray (or the NumPy scalar of a 0-d eager result) and/or a
     PjRt ``buffer``, the ``placement`` (None: uncommitted; else a sharding) and ``view``
-    (None, or ``[root, root host]`` for a view Array, see the module docstring)."""
+    (None, or ``(root, root host)`` for a view Array, see the module docstring)."""
     arr = _array_type.__new__(_array_type)
     arr._aval = aval
     arr._host = host
@@ -1634,7 +1594,6 @@ def _make(aval, host, buffer=None, placement=None, view=None):
     arr._placement = placement
     arr._view = view
     return arr
-
 
 
 def snapshot(x):

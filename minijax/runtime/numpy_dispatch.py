@@ -647,6 +647,8 @@ def method_call(host_fn, lax_definition):
             raise _named(e, call) from None
     call.__name__ = getattr(lax_definition, "__name__", "method")
     call.__wrapped_lax__ = lax_definition
+    call.__wrapped__ = lax_definition   # (its signature and docstring, for inspect)
+    call.__doc__ = getattr(lax_definition, "__doc__", None)
     return call
 
 
@@ -790,6 +792,8 @@ def inplace_call(host_fn, lax_definition):
         return lax_definition(self, *args, **kwargs)
     call.__name__ = getattr(lax_definition, "__name__", "method")
     call.__wrapped_lax__ = lax_definition
+    call.__wrapped__ = lax_definition   # (its signature and docstring, for inspect)
+    call.__doc__ = getattr(lax_definition, "__doc__", None)
     return call
 
 
