@@ -32,6 +32,7 @@ cdef extern from *:
     object ndarray_base "minijax_ndarray_base"(object a)
     int ndarray_ndim "minijax_ndarray_ndim"(object a)
     bint ndarray_writeable "minijax_ndarray_writeable"(object a)
+    object bound_method "PyMethod_New"(object fn, object obj)
 
 cdef int _ADD, _RADD, _SUB, _RSUB, _MUL, _RMUL, _TRUEDIV, _RTRUEDIV, _FLOORDIV
 cdef int _RFLOORDIV, _MOD, _RMOD, _DIVMOD, _RDIVMOD, _MATMUL, _RMATMUL, _AND, _RAND

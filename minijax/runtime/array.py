@@ -51,7 +51,6 @@ def ndarray_from_dlpack(x, copy=None):
 
 _ndarray = np.ndarray
 _ABSENT = object()   # (a method's positional-only parameter not given)
-_MethodType = types.MethodType
 
 if not cython.compiled:
     # An ndarray's fields as the core reads them. Compiled, these are C functions reading
@@ -68,6 +67,8 @@ if not cython.compiled:
 
     def ndarray_writeable(a):
         return a.flags.writeable
+
+    bound_method = types.MethodType   # (compiled: CPython's PyMethod_New)
 _interned = {}
 
 
@@ -100,7 +101,7 @@ class _InstalledMethod:
         self.fn = _not_installed
 
     def __get__(self, obj, objtype):
-        return self.fn if obj is None else _MethodType(self.fn, obj)
+        return self.fn if obj is None else bound_method(self.fn, obj)
 
 
 # An Array cannot be part of a reference cycle (it refers to ndarrays, buffers,

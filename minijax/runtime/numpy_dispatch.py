@@ -770,7 +770,8 @@ def getitem_call(lax_definition):
 def inplace_call(host_fn, lax_definition):
     """An updating Array method (``sort``, ``fill``, ...): ``host_fn`` writes into the
     Array's buffer (copied first if observed, DESIGN 5) and returns None, eagerly."""
-    def call(self, *args, **kwargs):
+    def call(self, x0=_ABSENT, /, *rest, **kwargs):   # (as method_call's)
+        args = given(x0, _ABSENT, rest)
         if numpy_flag[0] or numpy_eager():
             aval = self._aval
             if self._placement is None and (aval is None or not aval.weak_type):
