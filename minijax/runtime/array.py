@@ -244,11 +244,8 @@ class Array:
         """The Array holding ``r``, the result of indexing ``host`` (this Array's current
         ndarray): a view Array of this Array's root when ``r`` shares its memory, with
         this Array's placement; ``aval`` None: made from ``r`` when asked."""
-        out = _make(aval, r, None, self._placement)
-        owner = r.base
-        if owner is not None and (owner is host or owner is host.base):
-            root = self._root()
-            out._view = (root, root._host)
+        out = view_result(self, host, r, self._placement)
+        out._aval = aval
         return out
 
     def _same_placement(self, other):
@@ -899,7 +896,6 @@ class Array:
 
     def __iter__(self):
         return _installed["__iter__"](self)
-
 
     @property
     def at(self):

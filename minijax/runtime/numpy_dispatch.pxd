@@ -12,3 +12,5 @@ from minijax.runtime.array cimport (Array as ArrayCore, _make, canonical_dtype,
 @cython.locals(arr=ArrayCore)
 cpdef _host(a)
 cpdef eager_host(self)
+@cython.locals(out=ArrayCore)
+cdef object _function_result(object r, object h, object x0, object x1, tuple rest)

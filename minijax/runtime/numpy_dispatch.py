@@ -449,6 +449,24 @@ def _named(error, lax_definition, np_fn=None):
     return error.named(f"{where}{non_numeric_context()}", True)
 
 
+def _function_result(r, h, x0, x1, rest):
+    """``r``, NumPy's ndarray result (of a canonical dtype) of a call with the arguments
+    ``given(x0, x1, rest)``, as an Array (``h``: the first argument's host value): a view
+    Array of the first argument when it views that argument's buffer or is its ndarray
+    itself, as ``atleast_1d`` returns it (``view_result``), else of another argument's
+    (``as_view_of``)."""
+    first = x0 if x0 is not _ABSENT else rest[0] if rest else None
+    if type(first) is Array and type(h) is _ndarray:
+        out = view_result(first, h, r, None)
+        if out._view is not None:
+            return out
+    else:
+        out = _make(None, r)
+    if r is h or ndarray_base(r) is not None:
+        as_view_of(out, given(x0, x1, rest))
+    return out
+
+
 def numpy_call(np_fn, lax_definition, nin=None):
     """``lax_definition`` (a minijax function) that calls ``np_fn`` on host values eagerly.
 
@@ -495,20 +513,7 @@ def numpy_call(np_fn, lax_definition, nin=None):
                 args[first_operand:]):
             return _weaken(wrap(r, args))
         if type(r) is _ndarray and canonical_dtype(ndarray_dtype(r)):
-            out = _make(None, r)
-            owner = ndarray_base(r)
-            if owner is not None or r is h:
-                # a view: of the first argument's buffer (checked as in
-                # _self_result; or that argument's ndarray itself, as atleast_1d
-                # returns it), else of another argument's (as_view_of)
-                a = args[0] if args else None
-                if type(a) is Array and type(h) is _ndarray and (
-                        r is h or owner is h or owner is ndarray_base(h)):
-                    root = a if a._view is None else a._view[0]
-                    out._view = (root, root._host)
-                else:
-                    as_view_of(out, args)
-            return out
+            return _function_result(r, h, _ABSENT, _ABSENT, args)
         return wrap(r, args)
 
     # The common calls (one or two Arrays owning their buffers, no keywords) are
@@ -540,17 +545,7 @@ def numpy_call(np_fn, lax_definition, nin=None):
                 if _weak_operands(args[first_operand:]):
                     return _weaken(wrap(r, args))
             if type(r) is _ndarray and canonical_dtype(ndarray_dtype(r)):
-                out = _make(None, r)
-                owner = ndarray_base(r)
-                if owner is not None or r is ha:
-                    # a view (as in ``result`` above)
-                    if type(x0) is Array and type(ha) is _ndarray and (
-                            r is ha or owner is ha or owner is ndarray_base(ha)):
-                        root = x0 if x0._view is None else x0._view[0]
-                        out._view = (root, root._host)
-                    else:
-                        as_view_of(out, given(x0, x1, rest))
-                return out
+                return _function_result(r, ha, x0, x1, rest)
             return wrap(r, given(x0, x1, rest))
         args = given(x0, x1, rest)
         try:
