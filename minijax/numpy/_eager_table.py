@@ -14,7 +14,7 @@ import operator
 import numpy as np
 
 from .. import _checks
-from ..runtime.array import get_method, set_method
+from ..runtime.array import ARG_EXTREMUM_ALIAS_SIZE, get_method, set_method
 from ..runtime.numpy_dispatch import (binary_operator_call, getitem_call, inplace_call,
                                       inplace_function_call, inplace_operator_call,
                                       iterate, method_call, numpy_call, property_call,
@@ -109,7 +109,7 @@ def _arg_extremum(np_fn, method):
     def host_fn(a, axis=None, out=None, **kwargs):
         if type(a) is not _ndarray:
             return np_fn(a, axis, out, **kwargs)
-        if a.size >= 1 << 14 and a.flags.c_contiguous and not a.flags.writeable:
+        if a.size >= ARG_EXTREMUM_ALIAS_SIZE and a.flags.c_contiguous and not a.flags.writeable:
             a = _writeable_alias(a)
         return method(a, axis, out, **kwargs)
     return host_fn

@@ -27,12 +27,22 @@ cdef extern from *:
     static int minijax_ndarray_writeable(PyObject *a) {
         return (((PyArrayObject_fields *)a)->flags & NPY_ARRAY_WRITEABLE) != 0;
     }
+    /* A C type's dict, read-only to Python code, written as Cython writes its class
+       attributes (then the type's method cache is told) */
+    static int minijax_set_class_attribute(PyObject *cls, PyObject *name,
+                                           PyObject *value) {
+        if (PyDict_SetItem(((PyTypeObject *)cls)->tp_dict, name, value) < 0) return -1;
+        PyType_Modified((PyTypeObject *)cls);
+        return 0;
+    }
     """
     object ndarray_dtype "minijax_ndarray_dtype"(object a)
     object ndarray_base "minijax_ndarray_base"(object a)
     int ndarray_ndim "minijax_ndarray_ndim"(object a)
     bint ndarray_writeable "minijax_ndarray_writeable"(object a)
     object bound_method "PyMethod_New"(object fn, object obj)
+    int set_class_attribute "minijax_set_class_attribute"(object cls, object name,
+                                                          object value) except -1
 
 cdef int _ADD, _RADD, _SUB, _RSUB, _MUL, _RMUL, _TRUEDIV, _RTRUEDIV, _FLOORDIV
 cdef int _RFLOORDIV, _MOD, _RMOD, _DIVMOD, _RDIVMOD, _MATMUL, _RMATMUL, _AND, _RAND
@@ -48,6 +58,7 @@ cdef object _dtype_type
 cdef tuple _NDARRAY_METHODS
 cdef list _complete, numpy_flag
 cdef set _canonical_dtypes, _canonical_scalars
+cdef frozenset _INSTALLABLE
 cdef object _last_dtype, _last_scalar_type
 
 

@@ -69,6 +69,9 @@ if not cython.compiled:
         return a.flags.writeable
 
     bound_method = types.MethodType   # (compiled: CPython's PyMethod_New)
+
+    def set_class_attribute(cls, name, value):
+        setattr(cls, name, value)   # (compiled: written into the C type's dict)
 _interned = {}
 
 
@@ -93,12 +96,13 @@ def _not_installed(*args):
 
 
 class _InstalledMethod:
-    """A method of ``Array`` that ``set_method`` installs: bound to the Array it is read
-    from, as a function in a class is (a C type's class body cannot be added to)."""
+    """A method of ``Array`` that ``set_method`` installs: its place in the class body
+    (until installed, and for a callable that does not bind as a function does), bound
+    to the Array it is read from."""
     __slots__ = ("fn",)
 
-    def __init__(self):
-        self.fn = _not_installed
+    def __init__(self, fn=_not_installed):
+        self.fn = fn
 
     def __get__(self, obj, objtype):
         return self.fn if obj is None else bound_method(self.fn, obj)
@@ -976,6 +980,8 @@ _complete = [_not_installed] * len(OPERATORS)
 # Array's stubs calling what set_method installed (the other installed methods are
 # _InstalledMethod descriptors, which hold it themselves)
 _installed = dict.fromkeys(("__iter__", "at", "imag", "mT", "flat"), _not_installed)
+_INSTALLABLE = frozenset(name for name, value in Array.__dict__.items()
+                         if type(value) is _InstalledMethod)
 _INSTALLED_WITH_SETTER = ("flat",)   # (a property: kept whole, the stub calls both)
 
 
@@ -986,8 +992,7 @@ def set_method(cls, name, fn):
     if cls is not Array:
         setattr(cls, name, fn)
         return
-    if (name not in OPERATORS and name not in _installed
-            and type(Array.__dict__.get(name)) is not _InstalledMethod):
+    if name not in OPERATORS and name not in _installed and name not in _INSTALLABLE:
         raise AttributeError(f"Array has no stub for {name!r}: add one to its class body "
                              f"(runtime/array.py)")
     if isinstance(fn, property) and name not in _INSTALLED_WITH_SETTER:
@@ -995,8 +1000,11 @@ def set_method(cls, name, fn):
     method = Array.__dict__[name]
     if name in OPERATORS:
         _complete[OPERATORS.index(name)] = fn
-    elif type(method) is _InstalledMethod:
-        method.fn = fn
+    elif name in _INSTALLABLE:
+        # a function goes into the class's dict itself: a method call then binds no
+        # method object (CPython calls it with the Array as its first argument)
+        set_class_attribute(Array, name, fn if hasattr(type(fn), "__get__")
+                            else _InstalledMethod(fn))
         return
     else:
         _installed[name] = fn
@@ -1013,7 +1021,8 @@ def get_method(cls, name):
     if cls is Array:
         method = Array.__dict__.get(name)
         fn = (_complete[OPERATORS.index(name)] if name in OPERATORS
-              else method.fn if type(method) is _InstalledMethod else _installed[name])
+              else method.fn if type(method) is _InstalledMethod
+              else method if name in _INSTALLABLE else _installed[name])
     else:
         fn = getattr(cls, name)
     return fn.fget if isinstance(fn, property) else fn
@@ -1301,6 +1310,9 @@ def _plain_arg(e):
 
 
 _ANY_NUMBER = 1 << 30
+# From this size on, argmax/argmin read a read-only buffer through a writeable alias
+# (NumPy copies a read-only input; below this the copy costs less than the alias).
+ARG_EXTREMUM_ALIAS_SIZE = 1 << 14
 
 
 def given(x0, x1, rest):
@@ -1338,7 +1350,8 @@ def _method_result(self, code, n, x0, x1, rest):
     """The fast path of a common method: NumPy's method on ``self``'s host value, as an
     Array; None where the complete implementation must decide (a NumPy scalar's too)."""
     host = strong_host(self)
-    if type(host) is not _ndarray or code >= _ARGMAX and not ndarray_writeable(host):
+    if type(host) is not _ndarray or (code >= _ARGMAX and not ndarray_writeable(host)
+                                      and host.size >= ARG_EXTREMUM_ALIAS_SIZE):
         # (NumPy's argmax/argmin copy a read-only input: the complete implementation
         # reads a large one through a writeable alias)
         return None

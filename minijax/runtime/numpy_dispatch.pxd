@@ -5,7 +5,8 @@ cimport cython
 # (the C type under another name: the .py imports the Python name ``Array``)
 from minijax.runtime.array cimport (Array as ArrayCore, _make, canonical_dtype,
                                     canonical_scalar_type, given, ndarray_base,
-                                    ndarray_dtype, strong_host, ufunc_in_place,
+                                    ndarray_dtype, ndarray_writeable,
+                                    strong_host, ufunc_in_place,
                                     view_result)
 
 
@@ -14,3 +15,4 @@ cpdef _host(a)
 cpdef eager_host(self)
 @cython.locals(out=ArrayCore)
 cdef object _function_result(object r, object h, object x0, object x1, tuple rest)
+cdef object _write_target(ArrayCore self)

@@ -42,7 +42,7 @@ from .array import (_ABSENT, Array, _make, as_view_of, canonical_dtype, canonica
 
 _ndarray = np.ndarray
 if not cython.compiled:   # (compiled: C functions, cimported in numpy_dispatch.pxd)
-    from .array import ndarray_base, ndarray_dtype
+    from .array import ndarray_base, ndarray_dtype, ndarray_writeable
 
 
 class _NotHost(Exception):
@@ -766,31 +766,46 @@ def inplace_call(host_fn, lax_definition):
     """An updating Array method (``sort``, ``fill``, ...): ``host_fn`` writes into the
     Array's buffer (copied first if observed, DESIGN 5) and returns None, eagerly."""
     def call(self, x0=_ABSENT, /, *rest, **kwargs):   # (as method_call's)
-        args = given(x0, _ABSENT, rest)
-        if numpy_flag[0] or numpy_eager():
-            aval = self._aval
-            if self._placement is None and (aval is None or not aval.weak_type):
+        if (numpy_flag[0] or numpy_eager()) and strong_host(self) is not None:
+            if kwargs or rest:
+                args = given(x0, _ABSENT, rest)
                 try:
-                    if not args or len(args) == 1 and type(args[0]) in _PLAIN:
-                        hargs = args
-                    else:
-                        hargs = [_host(a) for a in args]
-                        if len(hargs) > 1 and type(hargs[1]) is list:
-                            hargs[1] = np.asarray(hargs[1])   # a value: size-1 axes drop
-                    if kwargs:
-                        kwargs = {k: _host(v) for k, v in kwargs.items()}
+                    hargs = [_host(a) for a in args]
+                    if len(hargs) > 1 and type(hargs[1]) is list:
+                        hargs[1] = np.asarray(hargs[1])   # a value: size-1 axes drop
+                    hkwargs = _host_kwargs(kwargs) if kwargs else kwargs
                 except _NotHost:
                     _count_lax_definition(call)
                     return lax_definition(self, *args, **kwargs)
-                host_fn(self._writable(), *hargs, **kwargs)
-                return None
+                host_fn(_write_target(self), *hargs, **hkwargs)
+            elif x0 is _ABSENT:
+                host_fn(_write_target(self))
+            else:
+                a = x0
+                if type(a) not in _PLAIN:
+                    try:
+                        a = _host(a)
+                    except _NotHost:
+                        _count_lax_definition(call)
+                        return lax_definition(self, x0)
+                host_fn(_write_target(self), a)
+            return None
         _count_lax_definition(call)
-        return lax_definition(self, *args, **kwargs)
+        return lax_definition(self, *given(x0, _ABSENT, rest), **kwargs)
     call.__name__ = getattr(lax_definition, "__name__", "method")
     call.__wrapped_lax__ = lax_definition
     call.__wrapped__ = lax_definition   # (its signature and docstring, for inspect)
     call.__doc__ = getattr(lax_definition, "__doc__", None)
     return call
+
+
+def _write_target(self):
+    """The host ndarray of the eager Array ``self`` to write into: its own buffer if
+    writable, else a copy (``Array._writable``: copy-on-write, views, broadcasts)."""
+    host = direct_write_target(self)
+    if host is not None and ndarray_writeable(host):
+        return host
+    return self._writable()
 
 
 def inplace_operator_call(ufunc, lax_definition):
