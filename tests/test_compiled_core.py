@@ -144,7 +144,14 @@ def test_common_methods_run_in_the_core_and_keep_their_semantics():
              lambda x: x.swapaxes(0, 1), lambda x: x.transpose(), lambda x: x.transpose(1, 0),
              lambda x: x.transpose((1, 0)), lambda x: x.real, lambda x: (x * 1j).real,
              lambda x: x.std(ddof=1), lambda x: x.cumsum(axis=1), lambda x: x.argmax(),
-             lambda x: x.argmin(1), lambda x: x.argmax(axis=0)]
+             lambda x: x.argmin(1), lambda x: x.argmax(axis=0),
+             # keywords meaning the same to NumPy's methods (the fast path), and one
+             # that does not (where=: the complete implementation)
+             lambda x: x.mean(axis=1, dtype=onp.float32), lambda x: x.prod(axis=0, keepdims=True),
+             lambda x: x.var(axis=0, ddof=1, keepdims=True), lambda x: x.std(ddof=True),
+             lambda x: x.argmax(axis=1, keepdims=True), lambda x: x.all(axis=1, keepdims=False),
+             lambda x: x.cumprod(axis=0, dtype=onp.float32),
+             lambda x: x.reshape(1, 12).squeeze(axis=0), lambda x: x.sum(axis=0, where=x > 2)]
     jitted = minijax.jit(lambda x: [f(x) for f in calls])(a)
     for f, j in zip(calls, jitted):
         r, expected = f(a), f(h)
@@ -175,6 +182,9 @@ def test_common_methods_run_in_the_core_and_keep_their_semantics():
     frozen = mnp.asarray(onp.arange(12.0).reshape(3, 4))
     onp.asarray(frozen)   # (exported: copy-on-write marks it read-only)
     assert int(frozen.argmax()) == 11 and list(onp.asarray(frozen.argmin(1))) == [0, 0, 0]
+    large = mnp.asarray(onp.arange(1 << 15) % 1000)   # (read through a writeable alias)
+    onp.asarray(large)
+    assert int(large.argmax()) == 999 and int(large.argmin(axis=0)) == 0
     expected = onp.array(a)
     a.conj()[0, 1] = -1.0
     expected.conj()[0, 1] = -1.0

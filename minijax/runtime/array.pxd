@@ -90,7 +90,9 @@ cpdef tuple given(object x0, object x1, tuple rest)
 cdef object _method(Array self, int code, object x0, object x1, tuple rest, dict kwargs,
                     Py_ssize_t most)
 cdef object _method_result(Array self, int code, Py_ssize_t n, object x0, object x1,
-                           tuple rest)
+                           tuple rest, dict kwargs)
+cdef bint _plain_keywords(int code, dict kwargs)
+cdef tuple _METHOD_KEYWORDS
 cdef bint _plain_arg(object e)
 cdef object _host_index(object idx)
 cdef object _integer_of(object e)

@@ -1328,14 +1328,14 @@ def given(x0, x1, rest):
 def _method(self, code, x0, x1, rest, kwargs, most):
     """A common method: its fast path where the arguments allow it (plain, ``most``
     positional at most, no keywords), else its complete implementation."""
-    if numpy_flag[0] and not kwargs:
+    if numpy_flag[0] and (not kwargs or _plain_keywords(code, kwargs)):
         if x0 is _ABSENT:
-            out = _method_result(self, code, 0, x0, x1, rest)
+            out = _method_result(self, code, 0, x0, x1, rest, kwargs)
         elif x1 is _ABSENT:
-            out = (_method_result(self, code, 1, x0, x1, rest)
+            out = (_method_result(self, code, 1, x0, x1, rest, kwargs)
                    if most >= 1 and _plain_arg(x0) else None)
         else:
-            out = (_method_result(self, code, 2 + len(rest), x0, x1, rest)
+            out = (_method_result(self, code, 2 + len(rest), x0, x1, rest, kwargs)
                    if 2 + len(rest) <= most and _plain_arg(x0) and _plain_arg(x1)
                    and _plain_args(rest) else None)
         if out is not None:
@@ -1346,7 +1346,34 @@ def _method(self, code, x0, x1, rest, kwargs, most):
     return fn(self) if x0 is _ABSENT else fn(self, x0)
 
 
-def _method_result(self, code, n, x0, x1, rest):
+def _plain_keywords(code, kwargs):
+    """Whether every keyword argument of a common method means to NumPy's method what it
+    means to minijax's (``axis=``, ``keepdims=``, ...), with a value NumPy takes as it is."""
+    names = _METHOD_KEYWORDS[code - _RESHAPE]
+    for k, v in kwargs.items():
+        if k not in names or not (v is True or v is False or _plain_arg(v)):
+            return False
+    return True
+
+
+_REDUCTION_KEYWORDS = frozenset({"axis", "dtype", "keepdims"})
+_EXTREMUM_KEYWORDS = frozenset({"axis", "keepdims"})
+_SCAN_KEYWORDS = frozenset({"axis", "dtype"})
+_MOMENT_KEYWORDS = frozenset({"axis", "dtype", "keepdims", "ddof"})
+_NO_KEYWORDS = frozenset()
+# the keywords each common method (OPERATORS from ``reshape`` on) takes on the fast path
+_METHOD_KEYWORDS = (
+    _NO_KEYWORDS, _NO_KEYWORDS,   # reshape ravel
+    _REDUCTION_KEYWORDS, _REDUCTION_KEYWORDS,   # sum mean
+    _EXTREMUM_KEYWORDS, _EXTREMUM_KEYWORDS, _EXTREMUM_KEYWORDS, _EXTREMUM_KEYWORDS,
+    _NO_KEYWORDS, _NO_KEYWORDS, _NO_KEYWORDS,   # astype conj conjugate
+    _SCAN_KEYWORDS, _SCAN_KEYWORDS, _NO_KEYWORDS,   # cumprod cumsum flatten
+    _REDUCTION_KEYWORDS, frozenset({"axis"}), _MOMENT_KEYWORDS,   # prod squeeze std
+    _NO_KEYWORDS, _NO_KEYWORDS, _MOMENT_KEYWORDS,   # swapaxes transpose var
+    _EXTREMUM_KEYWORDS, _EXTREMUM_KEYWORDS)   # argmax argmin
+
+
+def _method_result(self, code, n, x0, x1, rest, kwargs):
     """The fast path of a common method: NumPy's method on ``self``'s host value, as an
     Array; None where the complete implementation must decide (a NumPy scalar's too)."""
     host = strong_host(self)
@@ -1358,7 +1385,9 @@ def _method_result(self, code, n, x0, x1, rest):
     # (ndarray's unbound method, its arguments spelled out: no attribute lookup on the
     # instance, no call through a tuple)
     fn = _NDARRAY_METHODS[code - _RESHAPE]
-    if n == 0:
+    if kwargs:
+        r = fn(host, *given(x0, x1, rest), **kwargs)
+    elif n == 0:
         r = fn(host)
     elif n == 1:
         r = fn(host, x0)
@@ -1371,6 +1400,7 @@ def _method_result(self, code, n, x0, x1, rest):
 
 _dtype_type = np.dtype
 _NDARRAY_METHODS = tuple(getattr(_ndarray, name) for name in OPERATORS[_RESHAPE:])
+assert len(_METHOD_KEYWORDS) == len(_NDARRAY_METHODS)
 
 
 def _host_index(idx):
@@ -1597,12 +1627,20 @@ def _make(aval, host, buffer=None, placement=None, view=None):
     when asked), a host ndarray (or the NumPy scalar of a 0-d eager result) and/or a
     PjRt ``buffer``, the ``placement`` (None: uncommitted; else a sharding) and ``view``
     (None, or ``(root, root host)`` for a view Array, see the module docstring)."""
-    arr = _array_type.__new__(_array_type)
-    arr._aval = aval
+    arr = _array_type.__new__(_array_type)   # (compiled: its fields are None)
+    if not cython.compiled:
+        arr._aval = arr._buffer = arr._placement = arr._view = None
+    # (a field set costs a reference count change on the old value and the new: only
+    # those that are not None are set)
     arr._host = host
-    arr._buffer = buffer
-    arr._placement = placement
-    arr._view = view
+    if aval is not None:
+        arr._aval = aval
+    if buffer is not None:
+        arr._buffer = buffer
+    if placement is not None:
+        arr._placement = placement
+    if view is not None:
+        arr._view = view
     return arr
 
 
