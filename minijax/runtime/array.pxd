@@ -54,7 +54,8 @@ cdef int _MAX, _MIN, _ALL, _ANY, _ASTYPE, _CONJ, _CONJUGATE, _CUMPROD, _CUMSUM, 
 cdef int _PROD, _SQUEEZE, _STD, _SWAPAXES, _TRANSPOSE_METHOD, _VAR, _ARGMAX, _ARGMIN
 cdef Py_ssize_t _ANY_NUMBER
 cdef type _array_type, _ndarray
-cdef object _dtype_type
+cdef object _dtype_type, _numpy_integer
+cdef type _int64
 cdef tuple _NDARRAY_METHODS
 cdef list _complete, numpy_flag
 cdef set _canonical_dtypes, _canonical_scalars
@@ -94,6 +95,7 @@ cdef object _method_result(Array self, int code, Py_ssize_t n, object x0, object
 cdef bint _plain_keywords(int code, dict kwargs)
 cdef tuple _METHOD_KEYWORDS
 cdef bint _plain_arg(object e)
+@cython.locals(i=Py_ssize_t, out=list)
 cdef object _host_index(object idx)
 cdef object _integer_of(object e)
 cdef bint _basic_index_element(object e)

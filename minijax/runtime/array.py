@@ -1408,19 +1408,18 @@ def _host_index(idx):
     None, Ellipsis, or a tuple of them) as it is, NumPy integers too, and an element read
     of integers (a 0-d Array holding a NumPy integer, as ``obs[t]``) as that integer."""
     if type(idx) is tuple:
-        for e in idx:
-            if not _basic_index_element(e):
-                break
-        else:
-            return idx
-        out = []
+        out = None
+        i = 0
         for e in idx:
             if not _basic_index_element(e):
                 e = _integer_of(e)
                 if e is None:
                     return None
-            out.append(e)
-        return tuple(out)
+                if out is None:
+                    out = list(idx)
+                out[i] = e
+            i += 1
+        return idx if out is None else tuple(out)
     if _basic_index_element(idx):
         return idx
     return _integer_of(idx)
@@ -1431,7 +1430,11 @@ def _integer_of(e):
     typed 0-d Array (an element read), else None."""
     if type(e) is Array:
         e = strong_host(e)
-    return e if isinstance(e, np.integer) else None
+    return e if type(e) is _int64 or isinstance(e, _numpy_integer) else None
+
+
+_int64 = np.int64
+_numpy_integer = np.integer
 
 
 def _basic_index_element(e):

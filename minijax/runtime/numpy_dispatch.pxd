@@ -9,6 +9,10 @@ from minijax.runtime.array cimport (Array as ArrayCore, _make, canonical_dtype,
                                     strong_host, ufunc_in_place,
                                     view_result)
 
+# module globals the wrappers read on every call, as C variables (not dict lookups)
+cdef object _ABSENT
+cdef list numpy_flag
+cdef type _ndarray
 
 @cython.locals(arr=ArrayCore)
 cpdef _host(a)
