@@ -401,16 +401,19 @@ def _returned_out(out):
 _SCALAR_OPERANDS_FROM = {"where": 1, "clip": 0}
 
 
-def _weak_operands(operands):
-    """Every operand is a Python number or a weakly typed Array (at least one)."""
-    for a in operands:
+def _weak_operands(args, start):
+    """Every argument from ``start`` on is a Python number or a weakly typed Array (at
+    least one)."""
+    for i in range(start, len(args)):
+        a = args[i]
         t = type(a)
         if t is Array:
-            if not a.weak_type:
+            arr = a
+            if arr._aval is None or not arr._aval.weak_type:
                 return False
         elif t is not int and t is not float and t is not complex:
             return False
-    return bool(operands)
+    return len(args) > start
 
 
 def _weaken(out):
@@ -510,7 +513,7 @@ def numpy_call(np_fn, lax_definition, nin=None):
     def result(r, args, h):
         # ``r`` wrapped; ``h`` is the host value of ``args[0]``
         if first_operand >= 0 and type(args[-1]) is not Array and _weak_operands(
-                args[first_operand:]):
+                args, first_operand):
             return _weaken(wrap(r, args))
         if type(r) is _ndarray and canonical_dtype(ndarray_dtype(r)):
             return _function_result(r, h, _ABSENT, _ABSENT, args)
@@ -540,9 +543,10 @@ def numpy_call(np_fn, lax_definition, nin=None):
                      else np_fn())
             except Exception as e:
                 return _numpy_failed(e, lax_definition, given(x0, x1, rest), kwargs)
-            if first_operand >= 0 and type(x1 if x1 is not _ABSENT else x0) is not Array:
+            if (first_operand >= 0 and type(x1 if x1 is not _ABSENT else x0) is not Array
+                    and (first_operand > 0 or type(x0) is not Array or x0.weak_type)):
                 args = given(x0, x1, rest)
-                if _weak_operands(args[first_operand:]):
+                if _weak_operands(args, first_operand):
                     return _weaken(wrap(r, args))
             if type(r) is _ndarray and canonical_dtype(ndarray_dtype(r)):
                 return _function_result(r, ha, x0, x1, rest)
