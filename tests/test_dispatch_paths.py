@@ -99,6 +99,12 @@ _SCALAR_CALLS = {
     "greater": lambda c: np.greater(1.0, 2.0), "divmod": lambda c: np.divmod(7.0, 2.0),
     "maximum_weak_array": lambda c: np.maximum(np.sin(1.0), 0.5),
     "ones": lambda c: np.ones(3), "arange": lambda c: np.arange(3),
+    # three positional arguments (the wrapper's fast path): a weak Array and a scalar
+    "where_weak_array": lambda c: np.where(c, np.where(c, 1.0, 0.0), 2.0),
+    "where_weak_last": lambda c: np.where(c, 1.0, np.where(c, 1.0, 0.0)),
+    "where_strong_last": lambda c: np.where(c, 1.0, np.arange(2.0)),
+    "clip_weak_array": lambda c: np.clip(np.sin(1.0), 0.0, 0.5),
+    "maximum_strong_scalar": lambda c: np.maximum(np.arange(2.0), 0.5),
 }
 
 

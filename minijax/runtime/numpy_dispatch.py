@@ -519,19 +519,22 @@ def numpy_call(np_fn, lax_definition, nin=None):
             return _function_result(r, h, _ABSENT, _ABSENT, args)
         return wrap(r, args)
 
-    # The common calls (one or two Arrays owning their buffers, no keywords) are
+    # The common calls (one to three Arrays or plain values, no keywords) are
     # checked inline: this wrapper's cost is added to every eager call. (Its first two
     # arguments are positional-only parameters: the common call passes them without an
     # argument tuple, through Cython's fast calling convention.)
     @functools.wraps(lax_definition)
     def call(x0=_ABSENT, x1=_ABSENT, /, *rest, **kwargs):
         if numpy_flag[0] or numpy_eager():
-            if kwargs or rest or nin is not None and nin < 2 and x1 is not _ABSENT:
+            if (kwargs or len(rest) > 1
+                    or nin is not None and x1 is not _ABSENT and nin < 2 + len(rest)):
                 return general(given(x0, x1, rest), kwargs)
             try:
                 if x1 is not _ABSENT:
                     ha = _host(x0)
                     hb = _host(x1)
+                    if rest:
+                        hc = _host(rest[0])   # (swapaxes(a, 0, 1), where(c, x, y), ...)
                 elif x0 is not _ABSENT:
                     ha = _host(x0)
                 else:
@@ -539,11 +542,12 @@ def numpy_call(np_fn, lax_definition, nin=None):
             except _NotHost:   # (NumPy's call if a date, string, ... is in it)
                 return general(given(x0, x1, rest), kwargs)
             try:
-                r = (np_fn(ha, hb) if x1 is not _ABSENT else np_fn(ha) if x0 is not _ABSENT
-                     else np_fn())
+                r = (np_fn(ha, hb, hc) if rest else np_fn(ha, hb) if x1 is not _ABSENT
+                     else np_fn(ha) if x0 is not _ABSENT else np_fn())
             except Exception as e:
                 return _numpy_failed(e, lax_definition, given(x0, x1, rest), kwargs)
-            if (first_operand >= 0 and type(x1 if x1 is not _ABSENT else x0) is not Array
+            last = rest[0] if rest else x1 if x1 is not _ABSENT else x0
+            if (first_operand >= 0 and type(last) is not Array
                     and (first_operand > 0 or type(x0) is not Array or x0.weak_type)):
                 args = given(x0, x1, rest)
                 if _weak_operands(args, first_operand):
