@@ -66,7 +66,7 @@ if not cython.compiled:
         return a.ndim
 
     def ndarray_writeable(a):
-        return a.flags.writeable
+        return not _read_only(a)   # (the flag without a broadcast output's warning)
 
     bound_method = types.MethodType   # (compiled: CPython's PyMethod_New)
 
@@ -451,7 +451,7 @@ class Array:
         if copy or (dtype is not None and np.dtype(dtype) != host.dtype):
             # a new ndarray (numpy.array(x), a dtype change): nothing is exported
             return host.copy() if dtype is None else host.astype(dtype)
-        if not _read_only(host):
+        if ndarray_writeable(host):   # (the flag itself: no broadcast warning)
             self._freeze()
             host.flags.writeable = False
         return host
