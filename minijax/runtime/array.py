@@ -1583,16 +1583,16 @@ def as_view_of(out, args):
     """Make ``out`` (an Array whose host is a NumPy view) a view Array of the Array in
     ``args`` whose buffer it shares, if any."""
     host = out._host
-    owner = host.base   # NumPy keeps .base pointing at the memory's owner
+    owner = ndarray_base(host)   # NumPy keeps .base pointing at the memory's owner
     for a in args:
         if type(a) is Array:
-            root = a if a._view is None else a._view[0]
-            root_host = root._value()
-            root_owner = root_host.base
-            if ((root_owner is owner or root_host is owner) and
+            arr = a
+            root = arr if arr._view is None else arr._view[0]
+            root_host = _current_host(root)
+            if ((ndarray_base(root_host) is owner or root_host is owner) and
                     (len(args) == 1 or np.may_share_memory(host, root_host))):
                 # (a third entry: read-only by NumPy's choice, as broadcast_to's)
-                out._view = ((root, root_host, True) if root_host.flags.writeable
+                out._view = ((root, root_host, True) if ndarray_writeable(root_host)
                              and overlapping_or_read_only(host) else (root, root_host))
                 return
 

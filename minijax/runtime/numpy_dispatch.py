@@ -279,12 +279,12 @@ def wrap(r, args=()):
             return t(*[wrap(e, args) for e in r])
         else:
             return r
-    if not canonical_dtype(r.dtype) and not is_non_numeric(r.dtype):
+    if not canonical_dtype(ndarray_dtype(r)) and not is_non_numeric(r.dtype):
         # 32-bit mode: narrowed on the way out (dates, strings, records and objects stay
         # as NumPy gives them: DESIGN 3)
         r = r.astype(dtypes.canonicalize(r.dtype))
     out = _make(None, r)
-    if args and r.base is not None:
+    if args and ndarray_base(r) is not None:
         as_view_of(out, args)
     return out
 
@@ -301,8 +301,8 @@ def _wrap_each(r, args):
     owner = dtype = bounds = entry = read_only_entry = None
     root_writeable = False
     for e in r:
-        if (type(e) is _ndarray and e.base is owner and owner is not None
-                and e.dtype is dtype and e.size
+        if (type(e) is _ndarray and owner is not None and ndarray_base(e) is owner
+                and ndarray_dtype(e) is dtype and e.size
                 and (bounds is None or np.may_share_memory(e, bounds))):
             # as_view_of would find the same root (the only Array, whose buffer e views)
             a = _make(None, e)
