@@ -51,6 +51,106 @@ def test_result_type_of_three_and_of_weak_values():
     assert np.result_type(np.asarray(onp.ones(3, onp.int16))) == onp.int16
 
 
+def test_result_type_of_three_arrays_is_not_pairwise():
+    # int8 with uint8 is int16, which with float16 is float32; NumPy's answer is float16
+    arrays = [np.zeros(2, t) for t in (onp.int8, onp.uint8, onp.float16)]
+    assert np.result_type(*arrays) == onp.float16
+    assert np.result_type(*[a.dtype for a in arrays]) == onp.float16
+
+
+@pytest.mark.parametrize("dtype", _PROMOTED)
+def test_result_type_of_an_array_and_a_python_scalar_is_the_complete_paths(dtype):
+    from minijax.numpy._data_types import _complete_result_type
+    for scalar in (True, 3, 2.5, 1j):
+        for first in (np.zeros(2, dtype), onp.zeros(2, dtype), dtype, dtype.type):
+            for args in ((first, scalar), (scalar, first)):
+                expected = _complete_result_type(args)
+                assert np.result_type(*args) == expected
+                assert np.result_type(*args) == expected   # (the kept answer)
+    with minijax.enable_x64(False):
+        got = np.result_type(np.zeros(2, dtype), 2.5)
+        traced = minijax.jit(lambda x: np.zeros(1, np.result_type(x, 2.5)))(np.zeros(2, dtype))
+        assert got == traced.dtype
+
+
+def test_result_type_of_weak_values_and_in_32_bit_mode():
+    weak = minijax.jit(lambda x: x)(2.0)
+    assert weak.weak_type
+    assert np.result_type(weak, np.zeros(2, onp.float32)) == onp.float32
+    assert np.result_type(np.float32, onp.int64) == onp.float64
+    assert np.result_type(onp.zeros(2, onp.int64), np.float64) == onp.float64
+    with minijax.enable_x64(False):
+        assert np.result_type(np.zeros(2, onp.float32), np.zeros(2, onp.int32)) == onp.float32
+        assert np.result_type(onp.float64, onp.int64) == onp.float32
+        assert np.result_type(np.float32, 1.0) == onp.float32
+
+
+def test_result_type_under_jit_agrees_with_eager():
+    args = (onp.zeros(2, onp.int16), onp.zeros(2, onp.float32))
+    eager = np.result_type(*[np.asarray(a) for a in args])
+    traced = minijax.jit(lambda a, b: np.zeros(1, np.result_type(a, b)))(*args).dtype
+    assert eager == traced == onp.float32
+
+
+_DTYPE_LIKES = [onp.float32, onp.int64, onp.uint8, onp.bool_, onp.complex64, float, int,
+                "float16", "i4", onp.dtype("float64"), np.float32, np.int16, np.bfloat16]
+
+
+@pytest.mark.parametrize("casting", ["no", "equiv", "safe", "same_kind", "unsafe"])
+def test_can_cast_of_dtype_likes_is_numpys_every_time(casting):
+    for a, b in itertools.product(_DTYPE_LIKES, repeat=2):
+        expected = onp.can_cast(onp.dtype(a), onp.dtype(b), casting=casting)
+        for _ in range(2):   # (computed, then kept)
+            assert np.can_cast(a, b, casting) is expected
+            assert np.can_cast(a, b, casting=casting) is expected
+    assert np.can_cast(np.zeros(2, onp.float32), onp.float64)
+    assert not np.can_cast(np.zeros(2, onp.float64), np.float32)
+    for bad in ((None, onp.float32), (onp.float32, None)):
+        with pytest.raises(TypeError, match="None"):
+            np.can_cast(*bad)
+    with pytest.raises(ValueError):
+        np.can_cast(onp.float32, onp.float64, "sometimes")
+
+
+def test_issubdtype_and_promote_types_of_dtype_likes_are_numpys_every_time():
+    kinds = [onp.generic, onp.number, onp.integer, onp.signedinteger, onp.unsignedinteger,
+             onp.inexact, onp.floating, onp.complexfloating, np.floating, np.integer]
+    for _ in range(2):   # (computed, then kept)
+        for a in _DTYPE_LIKES[:-1]:
+            for k in kinds + _DTYPE_LIKES[:-1]:
+                want = onp.issubdtype(getattr(a, "_numpy_type", a), getattr(k, "_numpy_type", k))
+                assert np.issubdtype(a, k) is want
+            for b in _DTYPE_LIKES[:-1]:
+                assert np.promote_types(a, b) == onp.promote_types(a, b)
+        assert np.issubdtype(np.bfloat16, np.floating)
+        assert np.promote_types(np.bfloat16, onp.float16) == onp.float32
+    with minijax.enable_x64(False):   # (kept answers are the mode's)
+        assert np.promote_types(onp.float32, onp.int64) == onp.float32
+        assert np.promote_types("float64", onp.int8) == onp.float32
+    assert np.promote_types(onp.float32, onp.int64) == onp.float64
+    with pytest.raises(TypeError, match="array"):
+        np.issubdtype(np.zeros(2), onp.floating)
+    with pytest.raises(TypeError, match="array"):
+        np.issubdtype(onp.zeros(2), onp.floating)
+
+
+def test_canonicalize_keeps_answers_per_mode():
+    from minijax import dtypes
+    for _ in range(2):
+        assert dtypes.canonicalize(onp.float64) == onp.float64
+        assert dtypes.canonicalize("int64") == onp.int64
+        with minijax.enable_x64(False):
+            assert dtypes.canonicalize(onp.float64) == onp.float32
+            assert dtypes.canonicalize("int64") == onp.int32
+            assert dtypes.canonicalize(onp.dtype("complex128")) == onp.complex64
+    tagged = onp.dtype("float64", metadata={"unit": "m"})
+    assert dtypes.canonicalize(tagged).metadata == {"unit": "m"}
+    assert dtypes.canonicalize(onp.dtype(">f4")) == onp.dtype("<f4")
+    assert dtypes.canonicalize([("a", "f4")][0][1]) == onp.float32
+    with pytest.raises(TypeError, match="does not support"):
+        dtypes.canonicalize(onp.longdouble)
+
+
 def test_finfo_iinfo_are_cached_and_complete():
     assert np.finfo(onp.float32) is np.finfo(onp.float32)
     assert np.iinfo("int16") is np.iinfo("int16")
