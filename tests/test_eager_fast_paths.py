@@ -151,6 +151,27 @@ def test_canonicalize_keeps_answers_per_mode():
         dtypes.canonicalize(onp.longdouble)
 
 
+@pytest.mark.parametrize("x", [1, 2.5, 1j, True, "s", b"b", onp.float32(1), None, [1],
+                               onp.ones(()), (1,)])
+def test_isscalar_is_numpys(x):
+    assert np.isscalar(x) is onp.isscalar(x)
+    assert not np.isscalar(np.asarray(1.0))
+
+
+def test_broadcast_shapes_of_two_is_numpys():
+    shapes = [(), (1,), (3,), (0,), (1, 3), (3, 1), (2, 3), (0, 1), (2, 1, 3), (4, 1, 1)]
+    for a, b in itertools.product(shapes, repeat=2):
+        try:
+            expected = onp.broadcast_shapes(a, b)
+        except ValueError:
+            with pytest.raises(ValueError, match="could not be broadcast"):
+                np.broadcast_shapes(a, b)
+        else:
+            assert np.broadcast_shapes(a, b) == expected
+    assert np.broadcast_shapes(3, (2, 1)) == (2, 3)
+    assert np.broadcast_shapes((2, 1), (1, 3), (1, 1)) == (2, 3)
+
+
 def test_finfo_iinfo_are_cached_and_complete():
     assert np.finfo(onp.float32) is np.finfo(onp.float32)
     assert np.iinfo("int16") is np.iinfo("int16")
