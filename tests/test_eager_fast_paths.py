@@ -172,6 +172,97 @@ def test_broadcast_shapes_of_two_is_numpys():
     assert np.broadcast_shapes((2, 1), (1, 3), (1, 1)) == (2, 3)
 
 
+# ------------------------------------------------------------------ creation
+
+def test_asarray_of_an_ndarray_with_a_dtype_is_a_new_array_of_it():
+    h = onp.arange(6.0).reshape(2, 3)
+    for dtype in (onp.float64, onp.float32, "int32", np.float32, onp.dtype("complex64")):
+        got = np.asarray(h, dtype=dtype)
+        assert got.dtype == onp.dtype(dtype)
+        onp.testing.assert_array_equal(got, h.astype(dtype))
+        assert not np.shares_memory(got, h)
+    with minijax.enable_x64(False):
+        got = np.asarray(h, dtype=onp.float64)
+        assert got.dtype == onp.float32
+        got = np.asarray(onp.arange(3), dtype=onp.int64)
+        assert got.dtype == onp.int32
+    strings = np.asarray(onp.array([1, 2]), dtype=str)
+    assert strings.dtype == onp.dtype("<U21") and strings.tolist() == ["1", "2"]
+    got = np.asarray(h, dtype=onp.float64, copy=True)
+    assert not np.shares_memory(got, h)
+    with pytest.raises(ValueError):
+        np.asarray(h, dtype=onp.float32, copy=False)
+
+
+def test_asarray_copy_true_and_order():
+    h = onp.arange(4.0)
+    for got in (np.asarray(h, copy=True), np.asarray(h, order="C")):
+        assert not np.shares_memory(got, h)
+        onp.testing.assert_array_equal(got, h)
+    for got in (np.asarray(h), np.asarray(h, order="K"), np.asarray(h, copy=False)):
+        assert np.shares_memory(got, h)
+    with minijax.enable_x64(False):
+        got = np.asarray(onp.arange(3), copy=True)
+        assert got.dtype == onp.int32
+
+
+@pytest.mark.parametrize("seq", [[1.0, 2.0], (1, 2, 3), [[1, 2], [3, 4]], [True, False],
+                                 [1j, 2], [], [onp.float32(1), 2.0], ["a", "bc"],
+                                 [onp.ones(2), onp.zeros(2)]])
+def test_asarray_and_array_of_a_sequence_are_numpys(seq):
+    want = onp.asarray(seq)
+    for make in (np.asarray, np.array):
+        got = make(seq)
+        assert type(got) is np.ndarray and got.dtype == want.dtype and not got.weak_type
+        onp.testing.assert_array_equal(onp.asarray(got), want)
+    with minijax.enable_x64(False):
+        got = np.asarray(seq)
+        if want.dtype.kind in "iufc":
+            assert got.dtype == minijax.dtypes.canonicalize(want.dtype)
+
+
+def test_asarray_of_a_sequence_holding_arrays_and_tracers():
+    a, b = np.asarray([1.0, 2.0]), np.asarray([3.0, 4.0])
+    onp.testing.assert_array_equal(np.asarray([a, b]), [[1, 2], [3, 4]])
+    out = minijax.jit(lambda x: np.asarray([x, 2 * x]))(1.5)
+    onp.testing.assert_array_equal(out, [1.5, 3.0])
+    grad = minijax.grad(lambda x: np.asarray([x, x * x]).sum())(3.0)
+    assert grad == 7.0
+    with pytest.raises(ValueError):
+        np.asarray([1.0, 2.0], copy=False)
+
+
+def test_asarray_of_an_arrays_scalar_is_a_new_0d_array():
+    s = np.sum(np.asarray([1.0, 2.0]))   # (holds NumPy's scalar)
+    got = np.asarray(s)
+    assert got.shape == () and got == 3.0
+    a = np.asarray([1.0])
+    assert np.asarray(a) is a and np.asarray(a[0]).shape == ()
+
+
+def test_from_dlpack_shares_as_asarray_does():
+    src = onp.arange(3.0)
+    out = np.from_dlpack(src)
+    src[0] = 7.0
+    assert out[0] == 7.0
+    np.asarray(out).__array__()   # (exported: the next write copies first)
+    out += 1
+    assert src[0] == 7.0 and out[0] == 8.0 and src.flags.writeable
+    assert not np.shares_memory(np.from_dlpack(src, copy=True), src)
+    with minijax.enable_x64(False):
+        narrowed = np.from_dlpack(src)
+        assert narrowed.dtype == onp.float32 and not np.shares_memory(narrowed, src)
+
+
+def test_ascontiguousarray_is_at_least_1d():
+    h = onp.ones((2, 3))
+    assert np.shares_memory(np.ascontiguousarray(h), h)
+    assert np.ascontiguousarray(2.0).shape == (1,)
+    assert np.ascontiguousarray(np.asarray(2.0)).shape == (1,)
+    assert np.asfortranarray([[1, 2]]).shape == (1, 2)
+    assert minijax.jit(lambda x: np.ascontiguousarray(x))(2.0).shape == (1,)
+
+
 def test_finfo_iinfo_are_cached_and_complete():
     assert np.finfo(onp.float32) is np.finfo(onp.float32)
     assert np.iinfo("int16") is np.iinfo("int16")
