@@ -60,11 +60,11 @@ def test_result_type_of_three_arrays_is_not_pairwise():
 
 @pytest.mark.parametrize("dtype", _PROMOTED)
 def test_result_type_of_an_array_and_a_python_scalar_is_the_complete_paths(dtype):
-    from minijax.numpy._data_types import _complete_result_type
+    complete = np.result_type.__wrapped__   # (the Python function behind the C one)
     for scalar in (True, 3, 2.5, 1j):
         for first in (np.zeros(2, dtype), onp.zeros(2, dtype), dtype, dtype.type):
             for args in ((first, scalar), (scalar, first)):
-                expected = _complete_result_type(args)
+                expected = complete(*args)
                 assert np.result_type(*args) == expected
                 assert np.result_type(*args) == expected   # (the kept answer)
     with minijax.enable_x64(False):
@@ -83,6 +83,18 @@ def test_result_type_of_weak_values_and_in_32_bit_mode():
         assert np.result_type(np.zeros(2, onp.float32), np.zeros(2, onp.int32)) == onp.float32
         assert np.result_type(onp.float64, onp.int64) == onp.float32
         assert np.result_type(np.float32, 1.0) == onp.float32
+
+
+def test_result_type_of_minijax_scalar_types_and_bfloat16():
+    assert np.result_type(np.float32, np.zeros(2, onp.int8)) == onp.float32
+    assert np.result_type(np.int16) == onp.int16
+    assert np.result_type(np.float16, 1.0) == onp.float16
+    assert np.result_type(np.bfloat16, onp.float32) == onp.float32
+    assert np.result_type(np.zeros(2, np.bfloat16), 1.0) == np.bfloat16
+    assert np.result_type(np.zeros(2, np.bfloat16), onp.zeros(2, onp.float16)) == onp.float32
+    assert np.result_type(1.0, 2) == onp.float64
+    with pytest.raises((TypeError, ValueError)):
+        np.result_type()
 
 
 def test_result_type_under_jit_agrees_with_eager():
@@ -194,6 +206,20 @@ def test_asarray_of_an_ndarray_with_a_dtype_is_a_new_array_of_it():
         np.asarray(h, dtype=onp.float32, copy=False)
 
 
+def test_asarray_dtype_spellings_and_byte_orders():
+    h = onp.arange(4.0)
+    for dtype in (np.float32, onp.float32, onp.dtype("f4"), "f4", np.int8, onp.dtype(">f8"),
+                  onp.dtype("<f8"), np.bfloat16, float, complex):
+        got = np.asarray(h, dtype)
+        want = minijax.dtypes.canonicalize(dtype)
+        assert got.dtype == want and not np.shares_memory(got, h), dtype
+        onp.testing.assert_array_equal(onp.asarray(got, float), h.astype(want).astype(float))
+    swapped = h.astype(">f8")
+    got = np.asarray(swapped)
+    assert got.dtype == onp.float64 and not np.shares_memory(got, swapped)
+    onp.testing.assert_array_equal(got, h)
+
+
 def test_asarray_copy_true_and_order():
     h = onp.arange(4.0)
     for got in (np.asarray(h, copy=True), np.asarray(h, order="C")):
@@ -232,6 +258,22 @@ def test_asarray_of_a_sequence_holding_arrays_and_tracers():
         np.asarray([1.0, 2.0], copy=False)
 
 
+def test_array_copies_views_weak_and_committed_arrays():
+    base = np.asarray(onp.arange(6.0).reshape(2, 3))
+    for a in (base, base[:, 1], base.T, minijax.jit(lambda: 2.0)(), np.sum(base),
+              minijax.device_put(base, minijax.devices()[1])):
+        got = np.array(a)
+        assert got is not a and got.weak_type == a.weak_type and got.dtype == a.dtype
+        onp.testing.assert_array_equal(onp.asarray(got), onp.asarray(a))
+        if a.ndim and not a.committed:   # (a committed one's copy shares copy-on-write)
+            assert not np.shares_memory(got, a)
+    got = np.array(base)
+    got[0, 0] = 9.0
+    assert base[0, 0] == 0.0
+    assert np.array(base, ndmin=3).shape == (1, 2, 3)
+    assert np.array(base, dtype=onp.float32).dtype == onp.float32
+
+
 def test_asarray_of_an_arrays_scalar_is_a_new_0d_array():
     s = np.sum(np.asarray([1.0, 2.0]))   # (holds NumPy's scalar)
     got = np.asarray(s)
@@ -252,6 +294,17 @@ def test_from_dlpack_shares_as_asarray_does():
     with minijax.enable_x64(False):
         narrowed = np.from_dlpack(src)
         assert narrowed.dtype == onp.float32 and not np.shares_memory(narrowed, src)
+
+
+def test_from_dlpack_of_other_exporters_and_with_device():
+    src = np.asarray(onp.arange(3.0))
+    out = np.from_dlpack(src)
+    onp.testing.assert_array_equal(out, [0.0, 1.0, 2.0])
+    cpu = minijax.devices()[0]
+    out = np.from_dlpack(onp.arange(3.0), device=cpu)
+    onp.testing.assert_array_equal(out, [0.0, 1.0, 2.0])
+    ints = onp.arange(3, dtype=onp.int16)
+    assert np.from_dlpack(ints).dtype == onp.int16 and np.shares_memory(np.from_dlpack(ints), ints)
 
 
 def test_ascontiguousarray_is_at_least_1d():
@@ -327,6 +380,56 @@ def test_floor_divide_finite_and_integer_operands_are_numpys():
     onp.testing.assert_array_equal(got, onp.floor_divide(i, j.astype(float)))
     huge = onp.array([1e300, -1e300])   # the dot product overflows: checked element-wise
     onp.testing.assert_array_equal(np.floor_divide(huge, huge), [1.0, 1.0])
+
+
+def _floor_divide_operands():
+    """Operands the compiled check reads (C-ordered native float32/float64, integers) and
+    ones it leaves to the complete path, each with an infinity or a NaN last."""
+    for dtype in (onp.float64, onp.float32, onp.float16, ">f8", onp.int32, onp.bool_):
+        for special in (onp.inf, -onp.inf, onp.nan, None):
+            x = onp.arange(1.0, 13.0).reshape(3, 4)
+            if special is not None:
+                if onp.dtype(dtype).kind != "f":
+                    continue
+                x[-1, -1] = special
+            yield x.astype(dtype)
+            yield x.astype(dtype).T   # (not C-ordered)
+            yield x.astype(dtype)[:, ::2]
+
+
+def test_floor_divide_check_reads_every_float_layout():
+    divisors = [onp.full((3, 4), -2.5), 2.0, -onp.inf, onp.float32(3), 3, onp.ones((3, 4), int)]
+    for x in _floor_divide_operands():
+        for y in divisors:
+            for a, b in ((x, y), (y, x)):
+                try:
+                    with onp.errstate(all="ignore"):
+                        expected = _standard_floor_divide(a, b).astype(onp.result_type(a, b))
+                except ValueError:   # (shapes that do not broadcast)
+                    continue
+                with warnings.catch_warnings():
+                    warnings.simplefilter("error", RuntimeWarning)
+                    if onp.isfinite(onp.asarray(a, float)).all() and onp.isfinite(
+                            onp.asarray(b, float)).all() and onp.all(onp.asarray(b) != 0):
+                        got = np.floor_divide(a, b)   # (no warning where NumPy gives none)
+                    else:
+                        with warnings.catch_warnings():
+                            warnings.simplefilter("ignore", RuntimeWarning)
+                            got = np.floor_divide(a, b)
+                assert got.dtype == expected.dtype, (a, b)
+                onp.testing.assert_array_equal(onp.asarray(got), expected)
+                assert onp.array_equal(onp.signbit(onp.asarray(got)), onp.signbit(expected))
+
+
+def test_floor_divide_with_out_and_where_takes_the_complete_path():
+    a, b = onp.array([onp.inf, 7.0, -1.0]), onp.array([2.0, 2.0, onp.inf])
+    out = np.zeros(3)
+    assert np.floor_divide(a, b, out=out) is out
+    onp.testing.assert_array_equal(out, [onp.inf, 3.0, -0.0])
+    got = np.floor_divide(a, b, where=onp.array([True, False, True]))
+    onp.testing.assert_array_equal(got, [onp.inf, 0.0, -0.0])
+    traced = minijax.jit(np.floor_divide)(a, b)
+    onp.testing.assert_array_equal(traced, np.floor_divide(a, b))
 
 
 # ------------------------------------------------------------------ views

@@ -12,11 +12,13 @@ from .. import _checks, dtypes, lax
 from .. import dtypes as _dtypes
 from ..core import concretization_error, get_aval, get_concrete
 from ..core.trace import eager, full_raise, new_value_main, numpy_eager, numpy_flag
+from ..runtime import fast_functions
 from ..runtime import numpy_dispatch as _numpy_dispatch
 from ..runtime.array import (HOST_DLPACK_TYPES, Array, _make, array_from_device_dlpack,
                              ndarray_from_dlpack)
 from .._mutation import new_object
 from ._core import _contains_tracer, promote_and_broadcast, result_type_of, to_array
+from ._data_types import _ScalarTypeMeta
 from ._elementwise import exp, log, multiply, power, sign
 from ._manipulation import expand_dims, moveaxis, reshape
 from ._searching import where
@@ -43,10 +45,12 @@ def _new_array(fn):
     return create
 
 
-# The eager fast paths below make what the complete paths (``_array``, ``_asarray``)
-# make for the common arguments: an ndarray of a dtype minijax stores as it is, an
+# array and asarray: the commonest eager calls are answered in C (runtime/fast_functions);
+# the Python fast paths below make what the complete paths (``_array``, ``_asarray``)
+# make for the other common arguments: an ndarray of a dtype minijax stores as it is, an
 # Array, a list or tuple of numbers; anything else takes the complete path.
 
+@fast_functions.array_fast_path
 def array(object, dtype=None, *, copy=True, order="K", ndmin=0, device=None):
     """A new array from an array, NumPy array, scalar or nested sequence."""
     if (dtype is None and ndmin == 0 and device is None and order == "K"
@@ -78,6 +82,7 @@ def _array(object, dtype=None, *, copy=True, order="K", ndmin=0, device=None):
     return out
 
 
+@functools.partial(fast_functions.asarray_fast_path, scalar_type_class=_ScalarTypeMeta)
 def asarray(a, dtype=None, order=None, *, device=None, copy=None):
     """``a`` as an array (an Array is returned as it is unless a dtype change or
     ``copy=True`` asks for a new one). A NumPy array of a dtype minijax stores as it is
@@ -300,6 +305,7 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     return out
 
 
+@fast_functions.from_dlpack_fast_path
 def from_dlpack(x, /, *, device=None, copy=None):
     """An array from an object exporting DLPack: its memory is shared unless ``copy``
     is True or minijax stores its dtype differently (as ``asarray`` of a NumPy array).

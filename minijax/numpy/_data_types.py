@@ -17,11 +17,10 @@ from ..core.trace import state as trace_state
 from ..interpreters.ad import JVPTrace
 from ..interpreters.partial_eval import PartialEvalTrace
 from .. import backend
+from ..runtime import fast_functions
 from ..runtime.array import Array, _make
 from .._mutation import new_object
 from ._core import result_type_of, to_array
-
-_ndarray = np.ndarray
 
 __array_api_version__ = "2025.12"
 
@@ -211,70 +210,9 @@ _NUMPY_PROMOTED = frozenset(np.dtype(t) for t in (
     np.uint64, np.float16, np.float32, np.float64, np.complex64, np.complex128))
 
 
-# NumPy's DType classes of the dtypes above (a dtype's type is its class, not np.dtype),
-# and their scalar types
-_DTYPE_CLASSES = frozenset(type(d) for d in _NUMPY_PROMOTED)
-_DTYPE_OF_TYPE = {d.type: d for d in _NUMPY_PROMOTED}
-# In 64-bit mode: result_type of a strong dtype of _NUMPY_PROMOTED and a Python scalar
-# of this type, by (dtype, type), as the complete path gave it
-_WITH_PYTHON_SCALAR = {}
-
-
 def result_type(*arrays_and_dtypes):
     """The dtype NumPy's promotion gives for these arrays, scalars or dtypes."""
-    if config.enable_x64:
-        # the common arguments: one or two strong Arrays, NumPy arrays, dtypes or scalar
-        # types, which minijax promotes as NumPy does (NumPy's promote_types of two
-        # dtypes costs a quarter of its result_type; three do not promote pairwise:
-        # int8, uint8, float16 is float16); or one of them and a Python scalar
-        dt = other = scalar = None
-        for a in arrays_and_dtypes:
-            t = type(a)
-            if t is Array:
-                aval = a._aval   # (None: the strong aval of its host, made when asked)
-                if aval is None:
-                    d = a._host.dtype
-                elif aval.weak_type:
-                    break
-                else:
-                    d = aval.dtype
-            elif t is _ndarray:
-                d = a.dtype
-            elif t in _DTYPE_CLASSES:
-                d = a
-            elif t is type or t is _ScalarTypeMeta:
-                d = _DTYPE_OF_TYPE.get(a if t is type else a._numpy_type)
-                if d is None:
-                    break
-            elif t is float or t is int or t is complex:
-                scalar = t
-                continue
-            else:
-                break
-            if d not in _NUMPY_PROMOTED:
-                break
-            if dt is None:
-                dt = d
-            elif other is None:
-                other = d
-            else:
-                break
-        else:
-            if scalar is None:
-                if other is not None:
-                    return np.promote_types(dt, other)
-                if dt is not None:
-                    return dt
-            elif len(arrays_and_dtypes) == 2 and dt is not None:
-                found = _WITH_PYTHON_SCALAR.get((dt, scalar))
-                if found is None:
-                    found = _WITH_PYTHON_SCALAR[dt, scalar] = _complete_result_type(
-                        arrays_and_dtypes)
-                return found
-    return _complete_result_type(arrays_and_dtypes)
-
-
-def _complete_result_type(arrays_and_dtypes):
+    # (its common calls are answered in C in front of this: see below)
     try:
         return _result_type(arrays_and_dtypes)
     except NonNumericDtypeError:
@@ -357,6 +295,10 @@ class _ScalarTypeMeta(type):
     def __repr__(cls):
         return f"<class 'minijax.numpy.{cls.__name__}'>"
 
+
+# result_type's common calls (one or two strong arrays or dtypes; one and a Python
+# scalar), in C: minijax.numpy's scalar types stand for NumPy's there
+result_type = fast_functions.result_type_fast_path(result_type, _ScalarTypeMeta)
 
 _SCALAR_TYPES = {}   # NumPy scalar type -> minijax.numpy scalar type
 
