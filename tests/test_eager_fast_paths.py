@@ -265,13 +265,107 @@ def test_array_copies_views_weak_and_committed_arrays():
         got = np.array(a)
         assert got is not a and got.weak_type == a.weak_type and got.dtype == a.dtype
         onp.testing.assert_array_equal(onp.asarray(got), onp.asarray(a))
-        if a.ndim and not a.committed:   # (a committed one's copy shares copy-on-write)
+        if a.ndim and not a.committed():   # (a committed one's copy shares copy-on-write)
             assert not np.shares_memory(got, a)
     got = np.array(base)
     got[0, 0] = 9.0
     assert base[0, 0] == 0.0
     assert np.array(base, ndmin=3).shape == (1, 2, 3)
     assert np.array(base, dtype=onp.float32).dtype == onp.float32
+
+
+@pytest.mark.parametrize("x", [1.5, 3, True, 2 - 1j, 2**70, onp.float32(1.5), onp.int16(3),
+                               onp.bool_(True), onp.complex64(1j), onp.float16(2),
+                               onp.uint64(7), onp.datetime64("2024-01-01")])
+def test_asarray_and_array_of_a_scalar_are_the_complete_paths(x):
+    for make in (np.asarray, np.array):
+        for x64 in (True, False):
+            with minijax.enable_x64(x64):
+                try:
+                    expected = make.__wrapped__(x)
+                except OverflowError:
+                    with pytest.raises(OverflowError):
+                        make(x)
+                    continue
+                got = make(x)
+                assert type(got) is np.ndarray and got.shape == ()
+                assert got.dtype == expected.dtype and got.weak_type == expected.weak_type
+                assert got.tolist() == expected.tolist()
+    traced = minijax.jit(lambda: np.asarray(2.5) + np.array(1))()
+    assert traced == 3.5 and traced.dtype == onp.float64
+    grad = minijax.grad(lambda v: v * np.asarray(2.0))(1.0)
+    assert grad == 2.0
+
+
+def test_asarray_of_an_array_with_a_dtype():
+    a = np.asarray(onp.arange(4.0).reshape(2, 2))
+    assert np.asarray(a, dtype=onp.float64) is a
+    assert np.asarray(a, np.float64) is a
+    for dtype in (onp.float32, onp.int32, onp.complex128, onp.bool_, onp.float16, np.float32):
+        got = np.asarray(a, dtype=dtype)
+        want = minijax.lax.convert_element_type(a, onp.dtype(dtype))
+        assert got.dtype == want.dtype and not got.weak_type
+        onp.testing.assert_array_equal(onp.asarray(got), onp.asarray(want))
+    for a in (np.asarray(onp.arange(3, dtype=onp.int8)), np.asarray([1.0, 2.0])[::2],
+              np.asarray(onp.ones((2, 3), order="F")), minijax.jit(lambda: 2.0)(),
+              minijax.device_put(np.asarray([1.0, 2.0]), minijax.devices()[1])):
+        for dtype in (onp.float64, onp.float32, onp.int64, onp.complex128):
+            got = np.asarray(a, dtype=dtype)
+            want = minijax.lax.convert_element_type(a, onp.dtype(dtype))
+            assert got.dtype == want.dtype and got.weak_type == want.weak_type
+            assert got.committed() == want.committed()
+            onp.testing.assert_array_equal(onp.asarray(got), onp.asarray(want))
+            assert onp.asarray(got).strides == onp.asarray(want).strides
+    f = np.asarray(onp.ones((2, 3), order="F"))
+    assert onp.asarray(np.asarray(f, onp.float32)).flags.f_contiguous
+    # narrowing casts: NumPy's cast where it sets no flag, else the conversion's values
+    values = [1.5, -2.0, 0.0, -0.0, onp.inf, -onp.inf, onp.nan, 1e300, -1e-300, 1e-40,
+              70000.0, 3e38, 5e-324, 2.0**31, -(2.0**63), 255.5, -1.0]
+    for src in (onp.float64, onp.float32, onp.int64, onp.uint8, onp.bool_, onp.complex128):
+        for v in values:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                h = onp.array([v, 1.0]).astype(src)
+            a = np.asarray(h)
+            for dtype in (onp.float32, onp.float16, onp.int32, onp.int8, onp.uint16,
+                          onp.bool_, onp.complex64):
+                with warnings.catch_warnings():
+                    warnings.simplefilter("error")
+                    got = np.asarray(a, dtype=dtype)
+                    want = minijax.lax.convert_element_type(a, onp.dtype(dtype))
+                assert got.dtype == want.dtype, (src, v, dtype)
+                onp.testing.assert_array_equal(onp.asarray(got), onp.asarray(want))
+                assert onp.array_equal(onp.signbit(onp.asarray(got).real),
+                                       onp.signbit(onp.asarray(want).real))
+    with minijax.enable_x64(False):
+        b = np.asarray([1.0, 2.0])
+        assert np.asarray(b, dtype=onp.float64) is b
+    out = minijax.jit(lambda x: np.asarray(a, dtype=onp.float32) + x)(1.0)
+    assert out.dtype == onp.float32
+    assert np.asarray(a, dtype=onp.float64, copy=True) is not a
+
+
+def test_array_with_a_dtype_is_a_new_array_as_the_complete_path_makes():
+    h = onp.arange(6.0).reshape(2, 3)
+    a = np.asarray(h.copy())
+    for x in (h, a, h.T, a[:, ::2], onp.arange(3)):
+        for dtype in (onp.float64, onp.float32, np.int16, "f4", onp.complex64, onp.bool_):
+            got = np.array(x, dtype=dtype)
+            want = np.array.__wrapped__(x, dtype=dtype)
+            assert got is not x and got.dtype == want.dtype and not got.weak_type
+            onp.testing.assert_array_equal(onp.asarray(got), onp.asarray(want))
+            got[...] = 0   # (a new array: x is unchanged)
+            assert onp.asarray(x).any()
+    with minijax.enable_x64(False):
+        assert np.array(h, dtype=onp.float64).dtype == onp.float32
+        assert np.array(onp.arange(3), dtype=onp.int64).dtype == onp.int32
+
+
+def test_asarray_and_array_of_an_arrays_scalar_is_a_new_0d_array():
+    s = np.sum(np.asarray([1.0, 2.0]))   # (holds NumPy's scalar)
+    for make in (np.asarray, np.array):
+        got = make(s)
+        assert got is not s and got.shape == () and got == 3.0
 
 
 def test_asarray_of_an_arrays_scalar_is_a_new_0d_array():

@@ -50,7 +50,7 @@ def _new_array(fn):
 # make for the other common arguments: an ndarray of a dtype minijax stores as it is, an
 # Array, a list or tuple of numbers; anything else takes the complete path.
 
-@fast_functions.array_fast_path
+@functools.partial(fast_functions.array_fast_path, scalar_type_class=_ScalarTypeMeta)
 def array(object, dtype=None, *, copy=True, order="K", ndmin=0, device=None):
     """A new array from an array, NumPy array, scalar or nested sequence."""
     if (dtype is None and ndmin == 0 and device is None and order == "K"
@@ -479,7 +479,10 @@ def _check_like(like, name):
 
 def asanyarray(a, dtype=None, order=None, *, device=None, copy=None, like=None):
     """``asarray`` (minijax has no array subclasses)."""
-    _check_like(like, "asanyarray")
+    if like is not None:
+        _check_like(like, "asanyarray")
+    if device is None and copy is None:   # (asarray's compiled fast path, no keywords)
+        return asarray(a, dtype, order)
     return asarray(a, dtype, order, device=device, copy=copy)
 
 

@@ -18,14 +18,19 @@ import numpy as np
 
 from ..config import config
 from ..core.trace import numpy_flag
-from .array import Array, _make, canonical_dtype
+from .array import Array, _make, canonical_dtype, canonical_scalar_type
 
 _ndarray = np.ndarray
 _generic = np.generic
 _np_floor_divide = np.floor_divide
 _promote_types = np.promote_types
+_np_result_type = np.result_type
 _from_dlpack = np.from_dlpack
 _np_array = np.array
+_np_asarray = np.asarray
+_FLOAT64 = np.dtype(np.float64)
+_FLOAT32, _INT64, _INT32, _COMPLEX64 = map(np.dtype, (np.float32, np.int64, np.int32,
+                                                    np.complex64))
 
 if not cython.compiled:   # (compiled: C functions, declared in fast_functions.pxd)
     from .array import ndarray_dtype
@@ -38,6 +43,21 @@ if not cython.compiled:   # (compiled: C functions, declared in fast_functions.p
 
     def ndarray_copy(a):
         return a.copy(order="K")
+
+    def ndarray_quiet_cast(a, dtype):
+        """``a.astype(dtype)`` where the cast sets no floating-point flag: a safe cast,
+        one among integers and bools, from them to float32, float64 or complex, or a
+        float narrowed whose values are finite and normal in ``dtype`` (or zero or
+        infinite); else None."""
+        src, kinds = a.dtype, "biu"
+        if not (np.can_cast(src, dtype) or src.kind in kinds and (
+                dtype.kind in kinds or dtype.kind == "c" or dtype in (_FLOAT32, _FLOAT64))):
+            if src.kind != "f" or dtype.kind != "f" or src.itemsize <= dtype.itemsize:
+                return None
+            info, v = np.finfo(dtype), np.abs(a)
+            if not np.all(np.isinf(v) | (v == 0) | ((v >= info.tiny) & (v <= info.max))):
+                return None
+        return a.astype(dtype)
 
     def ndarray_known_finite(a):
         """Every element of the ndarray ``a`` is known to be finite: an integer or bool
@@ -64,27 +84,40 @@ def _wrapping(complete, fast):
 # ------------------------------------------------------------------ creation
 
 def asarray_fast_path(complete, scalar_type_class):
-    """``asarray``: an Array is itself; an ndarray of a canonical dtype is shared (an
-    Array over a view of it, as ``numpy_dispatch.share_ndarray`` makes), or with
-    ``dtype=`` a canonical dtype, converted (a new ndarray, as ``to_array`` makes it); a
-    flat list or tuple of Python floats and ints is NumPy's array of it; eagerly.
-    (``scalar_type_class``: the class of minijax.numpy's scalar types.)"""
+    """``asarray`` (``scalar_type_class``: the class of minijax.numpy's scalar types):
+
+    - an Array is itself; with ``dtype=`` its dtype, itself too; with a dtype its own
+      casts to safely, eagerly, a new Array of its host converted (what ``lax``'s
+      ``convert_element_type`` computes for a safe cast);
+    - eagerly, an ndarray of a canonical dtype is shared (an Array over a view of it, as
+      ``numpy_dispatch.share_ndarray`` makes); with ``dtype=`` a canonical dtype, it is
+      converted (a new ndarray, as ``to_array`` makes it);
+    - eagerly, Python and NumPy scalars and (nested) lists and tuples of Python floats
+      and ints are as ``to_array`` makes them (``_value_array``)."""
     def asarray(a, dtype=None, order=None, *, device=None, copy=None):
         t = type(a)
         if t is Array:
-            if dtype is None and device is None and not copy and _is_itself(a):
-                return a
-        elif copy is None and device is None and order is None and numpy_flag[0]:
+            if device is None and not copy:
+                if dtype is None:
+                    if _is_itself(a):
+                        return a
+                else:
+                    d = _known_dtype(dtype, scalar_type_class)
+                    if d is not None:
+                        out = _converted(a, d)
+                        if out is not None:
+                            return out
+        elif device is None and numpy_flag[0] and (order is None or order == "K"):
             if t is _ndarray:
                 if dtype is None:
-                    if canonical_dtype(ndarray_dtype(a)):
+                    if not copy and canonical_dtype(ndarray_dtype(a)):
                         return _make(None, ndarray_view(a))
-                else:
+                elif copy is None:
                     d = _known_dtype(dtype, scalar_type_class)
                     if d is not None and canonical_dtype(d):
                         return _make(None, _np_array(a, d))
-            elif (t is list or t is tuple) and dtype is None:
-                out = _numbers_array(a)
+            elif dtype is None and copy is None:
+                out = _value_array(a, t)
                 if out is not None:
                     return out
         return complete(a, dtype, order, device=device, copy=copy)
@@ -99,33 +132,95 @@ def _is_itself(a):
     return type(host) is _ndarray or arr._view is not None or not isinstance(host, _generic)
 
 
-def _numbers_array(seq):
-    """An Array of NumPy's array of ``seq``, a flat list or tuple of Python floats and
-    ints, when that is of a canonical dtype; else None."""
+def _converted(a, d):
+    """The Array ``a`` as ``lax.convert_element_type(a, d)`` makes it when that is ``a``
+    itself (``d``, a canonical dtype, is its dtype and it is strong) or, eagerly, its
+    host converted by a cast that sets no floating-point flag (``ndarray_quiet_cast``:
+    then NumPy's cast is the conversion's); else None."""
+    arr = a
+    aval = arr._aval
+    if aval is None:   # (the strong aval of its host)
+        host = arr._host
+        if type(host) is not _ndarray:
+            return None
+        dt = ndarray_dtype(host)
+    elif aval.weak_type:
+        return None
+    else:
+        dt = aval.dtype
+    if not canonical_dtype(d):
+        return None
+    if dt is d or dt == d:
+        return a
+    host = _strong_ndarray(a)
+    if host is None or not numpy_flag[0]:
+        return None
+    out = ndarray_quiet_cast(host, d)
+    return None if out is None else _make(None, out)
+
+
+def _value_array(x, t):
+    """The Array ``to_array`` makes of ``x`` (of type ``t``), eagerly: a Python scalar as
+    a 0-d array of its default dtype, a NumPy scalar or a (nested) list or tuple of
+    Python floats and ints as NumPy's array of it, when that is of a canonical dtype;
+    else None."""
+    if t is float or t is complex or t is bool:
+        # (NumPy's own dtypes for them are the 64-bit mode's: no dtype= to read)
+        if config.enable_x64 or t is bool:
+            return _make(None, _np_asarray(x))
+        d = _FLOAT32 if t is float else _COMPLEX64
+    elif t is int:   # (as int64 or int32, even where NumPy would take uint64: an error)
+        d = _INT64 if config.enable_x64 else _INT32
+    elif t is list or t is tuple:
+        if not _only_numbers(x):
+            return None
+        host = _np_array(x)
+        return _make(None, host) if canonical_dtype(ndarray_dtype(host)) else None
+    elif canonical_scalar_type(t):
+        return _make(None, _np_array(x))
+    else:
+        return None
+    return _make(None, _np_asarray(x, d))
+
+
+def _only_numbers(seq):
+    """The list or tuple ``seq`` holds only Python floats and ints, and lists and tuples
+    of them."""
     for e in seq:
         t = type(e)
-        if t is not float and t is not int:
-            return None
-    host = _np_array(seq)
-    return _make(None, host) if canonical_dtype(ndarray_dtype(host)) else None
+        if t is not float and t is not int and not (
+                (t is list or t is tuple) and _only_numbers(e)):
+            return False
+    return True
 
 
-def array_fast_path(complete):
-    """``array``: a copy of an ndarray, or of an Array's host ndarray, of a canonical
-    dtype (in NumPy's order 'K', as ``numpy_dispatch.copy_ndarray`` makes it); NumPy's
-    array of a flat list or tuple of Python floats and ints; eagerly."""
+def array_fast_path(complete, scalar_type_class):
+    """``array``, eagerly: a copy of an ndarray, or of an Array's host ndarray, of a
+    canonical dtype (in NumPy's order 'K', as ``numpy_dispatch.copy_ndarray`` makes it),
+    or with ``dtype=`` a canonical dtype, converted as ``asarray`` converts them when that
+    makes a new array; of Python and NumPy scalars and (nested) lists and tuples of
+    numbers, what ``asarray`` makes (``_value_array``)."""
     def array(object, dtype=None, *, copy=True, order="K", ndmin=0, device=None):
-        if (dtype is None and device is None and numpy_flag[0] and ndmin == 0
-                and order == "K"):
+        if device is None and numpy_flag[0] and ndmin == 0 and order == "K":
             t = type(object)
-            if t is _ndarray or t is Array:
-                host = object if t is _ndarray else _strong_ndarray(object)
-                if host is not None and canonical_dtype(ndarray_dtype(host)):
-                    return _make(None, ndarray_copy(host))
-            elif t is list or t is tuple:
-                out = _numbers_array(object)
-                if out is not None:
-                    return out
+            if dtype is None:
+                if t is _ndarray or t is Array:
+                    host = object if t is _ndarray else _strong_ndarray(object)
+                    if host is not None and canonical_dtype(ndarray_dtype(host)):
+                        return _make(None, ndarray_copy(host))
+                else:
+                    out = _value_array(object, t)
+                    if out is not None:
+                        return out
+            else:
+                d = _known_dtype(dtype, scalar_type_class)
+                if d is not None and canonical_dtype(d):
+                    if t is _ndarray:
+                        return _make(None, _np_array(object, d))
+                    if t is Array:
+                        out = _converted(object, d)
+                        if out is not None and out is not object:
+                            return out
         return complete(object, dtype, copy=copy, order=order, ndmin=ndmin, device=device)
     return _wrapping(complete, array)
 
@@ -168,15 +263,22 @@ _DTYPE_OF_TYPE = {d.type: d for d in _PROMOTED}
 
 
 def result_type_fast_path(complete, scalar_type_class):
-    """``result_type`` in 64-bit mode of one or two strong Arrays, NumPy arrays, dtypes or
-    scalar types (``scalar_type_class``: the class of minijax.numpy's, which stand for
-    NumPy's), or of one of them and a Python scalar."""
+    """``result_type`` in 64-bit mode of strong Arrays, NumPy arrays, dtypes or scalar
+    types (``scalar_type_class``: the class of minijax.numpy's, which stand for NumPy's)
+    of the dtypes in ``_PROMOTED``, or of one of them and a Python scalar: NumPy's
+    promotion, which is minijax's there (``promote_types`` of two dtypes costs NumPy a
+    quarter of its ``result_type``, which is fastest given arrays)."""
     # by (dtype, Python scalar type): complete's answer for the two
     with_python_scalar = {}
 
     def result_type(*arrays_and_dtypes):
         n = len(arrays_and_dtypes)
-        if 0 < n <= 2 and config.enable_x64:
+        if n and config.enable_x64:
+            if n > 2:
+                values = _strong_values(arrays_and_dtypes, scalar_type_class)
+                if values is not None:
+                    return _np_result_type(*values)
+                return complete(*arrays_and_dtypes)
             first = _strong_dtype(arrays_and_dtypes[0], scalar_type_class)
             if n == 1:
                 if first is not None:
@@ -195,6 +297,27 @@ def result_type_fast_path(complete, scalar_type_class):
                     return found
         return complete(*arrays_and_dtypes)
     return _wrapping(complete, result_type)
+
+
+def _strong_values(args, scalar_type_class):
+    """What NumPy's result_type is given for ``args`` when each is a strong Array or an
+    ndarray (its host ndarray, or its dtype), a dtype or a scalar type of a dtype in
+    ``_PROMOTED``; else None."""
+    values = []
+    for a in args:
+        t = type(a)
+        if t is _ndarray:
+            v = a if ndarray_dtype(a) in _PROMOTED else None
+        elif t is Array:
+            host = _strong_ndarray(a)
+            v = host if host is not None and ndarray_dtype(host) in _PROMOTED else \
+                _strong_dtype(a, scalar_type_class)
+        else:
+            v = _known_dtype(a, scalar_type_class)
+        if v is None:
+            return None
+        values.append(v)
+    return values
 
 
 def _strong_dtype(a, scalar_type_class):
