@@ -107,7 +107,7 @@ cdef object _strong_ndarray(object a)
 @cython.locals(arr=ArrayCore)
 cdef object _converted(object a, object d)
 cdef object _value_array(object x, object t)
-cdef bint _only_numbers(object seq) except -1
+cdef bint _only_numbers(object seq, int depth) except -1
 cdef list _strong_values(tuple args, object scalar_type_class)
 @cython.locals(arr=ArrayCore)
 cdef object _strong_dtype(object a, object scalar_type_class)

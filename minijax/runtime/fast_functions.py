@@ -86,9 +86,9 @@ def _wrapping(complete, fast):
 def asarray_fast_path(complete, scalar_type_class):
     """``asarray`` (``scalar_type_class``: the class of minijax.numpy's scalar types):
 
-    - an Array is itself; with ``dtype=`` its dtype, itself too; with a dtype its own
-      casts to safely, eagerly, a new Array of its host converted (what ``lax``'s
-      ``convert_element_type`` computes for a safe cast);
+    - an Array is itself, with ``dtype=`` its own dtype too; with another canonical
+      dtype, eagerly, a new Array of its host converted where NumPy's cast is
+      ``lax.convert_element_type``'s (``_converted``);
     - eagerly, an ndarray of a canonical dtype is shared (an Array over a view of it, as
       ``numpy_dispatch.share_ndarray`` makes); with ``dtype=`` a canonical dtype, it is
       converted (a new ndarray, as ``to_array`` makes it);
@@ -172,7 +172,7 @@ def _value_array(x, t):
     elif t is int:   # (as int64 or int32, even where NumPy would take uint64: an error)
         d = _INT64 if config.enable_x64 else _INT32
     elif t is list or t is tuple:
-        if not _only_numbers(x):
+        if not _only_numbers(x, 0):
             return None
         host = _np_array(x)
         return _make(None, host) if canonical_dtype(ndarray_dtype(host)) else None
@@ -183,13 +183,16 @@ def _value_array(x, t):
     return _make(None, _np_asarray(x, d))
 
 
-def _only_numbers(seq):
+def _only_numbers(seq, depth):
     """The list or tuple ``seq`` holds only Python floats and ints, and lists and tuples
-    of them."""
+    of them (nested as deep as an array's dimensions go: deeper ones are not looked at
+    here, where recursion is not checked)."""
+    if depth > 64:
+        return False
     for e in seq:
         t = type(e)
         if t is not float and t is not int and not (
-                (t is list or t is tuple) and _only_numbers(e)):
+                (t is list or t is tuple) and _only_numbers(e, depth + 1)):
             return False
     return True
 
