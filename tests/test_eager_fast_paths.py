@@ -73,6 +73,15 @@ def test_result_type_of_an_array_and_a_python_scalar_is_the_complete_paths(dtype
         assert got == traced.dtype
 
 
+def test_result_type_of_a_dtype_with_metadata_and_a_python_scalar():
+    tagged = onp.dtype("float32", metadata={"unit": "m"})
+    complete = np.result_type.__wrapped__
+    for _ in range(2):   # (answers kept for plain dtypes are not the tagged one's)
+        assert np.result_type(onp.float32, 2.0) == onp.float32
+        got = np.result_type(tagged, 2.0)
+        assert got == onp.float32 and got.metadata == complete(tagged, 2.0).metadata
+
+
 def test_result_type_of_weak_values_and_in_32_bit_mode():
     weak = minijax.jit(lambda x: x)(2.0)
     assert weak.weak_type

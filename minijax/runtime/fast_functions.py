@@ -293,7 +293,8 @@ def result_type_fast_path(complete, scalar_type_class):
                 scalar = _python_scalar_type(arrays_and_dtypes[1] if first is not None
                                              else arrays_and_dtypes[0])
                 dt = first if first is not None else second
-                if dt is not None and scalar is not None:
+                # (a dtype with metadata is equal to the one without: not a key)
+                if dt is not None and scalar is not None and dt.metadata is None:
                     found = with_python_scalar.get((dt, scalar))
                     if found is None:
                         found = with_python_scalar[dt, scalar] = complete(*arrays_and_dtypes)
