@@ -20,6 +20,7 @@ from setuptools import Extension, setup
 COMPILED_MODULES = [
     "minijax/runtime/array.py",
     "minijax/runtime/numpy_dispatch.py",
+    "minijax/runtime/fast_functions.py",
 ]
 
 HERE = pathlib.Path(__file__).parent

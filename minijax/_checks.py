@@ -55,8 +55,12 @@ def shape(value, name="shape"):
     NumPy's errors: TypeError "expected a sequence of integers or a single integer",
     ValueError "negative dimensions are not allowed" and "Maximum allowed dimension
     exceeded"."""
-    if isinstance(value, tuple) and all(type(d) is int and 0 <= d <= MAX_EXTENT for d in value):
-        return value   # fast path: already a valid shape
+    if isinstance(value, tuple):
+        for d in value:
+            if type(d) is not int or not 0 <= d <= MAX_EXTENT:
+                break
+        else:
+            return value   # fast path: already a valid shape
     if isinstance(value, (str, bytes, dict, set, frozenset, float, complex, bool)) or (
             isinstance(value, np.ndarray) and value.ndim > 1):
         raise TypeError(f"{_label(name)}expected a sequence of integers or a single "

@@ -27,6 +27,7 @@ _SUPPORTED = frozenset(SUPPORTED_DTYPES)
 _NARROW_64 = {np.dtype(np.int64): np.dtype(np.int32), np.dtype(np.uint64): np.dtype(np.uint32),
               np.dtype(np.float64): np.dtype(np.float32),
               np.dtype(np.complex128): np.dtype(np.complex64)}
+_SUPPORTED_32 = _SUPPORTED - _NARROW_64.keys()   # stored as they are in 32-bit mode
 
 # NumPy's dtype kinds that are not numbers: datetime64, timedelta64, str_, bytes_, void
 # (structured) and object. Eager Arrays hold them (NumPy computes); nothing else does.
@@ -56,8 +57,41 @@ def default_complex():
     return np.dtype(np.complex128 if config.enable_x64 else np.complex64)
 
 
+# canonicalize's answers for the dtype-likes that name one dtype for good (strings,
+# NumPy's scalar types and Python's; converting one costs NumPy about 1,800
+# instructions), for the current mode. Not dtype objects (an equal dtype may carry
+# metadata, which canonicalize keeps), nor other classes (NumPy reads their ``dtype``
+# attribute, which may change).
+_CANONICAL_OF = {}
+_SUPPORTED_CLASSES = frozenset(type(d) for d in SUPPORTED_DTYPES)   # (NumPy's DType classes)
+config.on_update(lambda name: _CANONICAL_OF.clear() if name == "enable_x64" else None)
+
+
 def canonicalize(dtype):
     """The dtype minijax stores for ``dtype`` (64-bit types narrow in 32-bit mode)."""
+    if type(dtype) in _SUPPORTED_CLASSES:
+        if dtype in (_SUPPORTED if config.enable_x64 else _SUPPORTED_32):
+            return dtype
+        return _canonicalize(dtype)
+    try:
+        found = _CANONICAL_OF.get(dtype)
+    except TypeError:   # unhashable (a structured dtype's list of fields)
+        found = None
+    if found is not None:
+        return found
+    found = _canonicalize(dtype)
+    if (type(dtype) is str or is_scalar_type(dtype)) and len(_CANONICAL_OF) < 1024:
+        _CANONICAL_OF[dtype] = found
+    return found
+
+
+def is_scalar_type(x):
+    """``x`` is NumPy's scalar type or Python's (a dtype-like that names one dtype for
+    good, as a string does: answers about it can be kept)."""
+    return isinstance(x, type) and (issubclass(x, np.generic) or x in PYTHON_SCALAR_TYPES)
+
+
+def _canonicalize(dtype):
     dtype = np.dtype(dtype)
     if dtype not in _SUPPORTED and not dtype.isnative:
         dtype = dtype.newbyteorder("=")   # byte-swapped data is stored in native order

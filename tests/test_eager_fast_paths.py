@@ -51,6 +51,374 @@ def test_result_type_of_three_and_of_weak_values():
     assert np.result_type(np.asarray(onp.ones(3, onp.int16))) == onp.int16
 
 
+def test_result_type_of_three_arrays_is_not_pairwise():
+    # int8 with uint8 is int16, which with float16 is float32; NumPy's answer is float16
+    arrays = [np.zeros(2, t) for t in (onp.int8, onp.uint8, onp.float16)]
+    assert np.result_type(*arrays) == onp.float16
+    assert np.result_type(*[a.dtype for a in arrays]) == onp.float16
+
+
+@pytest.mark.parametrize("dtype", _PROMOTED)
+def test_result_type_of_an_array_and_a_python_scalar_is_the_complete_paths(dtype):
+    complete = np.result_type.__wrapped__   # (the Python function behind the C one)
+    for scalar in (True, 3, 2.5, 1j):
+        for first in (np.zeros(2, dtype), onp.zeros(2, dtype), dtype, dtype.type):
+            for args in ((first, scalar), (scalar, first)):
+                expected = complete(*args)
+                assert np.result_type(*args) == expected
+                assert np.result_type(*args) == expected   # (the kept answer)
+    with minijax.enable_x64(False):
+        got = np.result_type(np.zeros(2, dtype), 2.5)
+        traced = minijax.jit(lambda x: np.zeros(1, np.result_type(x, 2.5)))(np.zeros(2, dtype))
+        assert got == traced.dtype
+
+
+def test_result_type_of_a_dtype_with_metadata_and_a_python_scalar():
+    tagged = onp.dtype("float32", metadata={"unit": "m"})
+    complete = np.result_type.__wrapped__
+    for _ in range(2):   # (answers kept for plain dtypes are not the tagged one's)
+        assert np.result_type(onp.float32, 2.0) == onp.float32
+        got = np.result_type(tagged, 2.0)
+        assert got == onp.float32 and got.metadata == complete(tagged, 2.0).metadata
+
+
+def test_result_type_of_weak_values_and_in_32_bit_mode():
+    weak = minijax.jit(lambda x: x)(2.0)
+    assert weak.weak_type
+    assert np.result_type(weak, np.zeros(2, onp.float32)) == onp.float32
+    assert np.result_type(np.float32, onp.int64) == onp.float64
+    assert np.result_type(onp.zeros(2, onp.int64), np.float64) == onp.float64
+    with minijax.enable_x64(False):
+        assert np.result_type(np.zeros(2, onp.float32), np.zeros(2, onp.int32)) == onp.float32
+        assert np.result_type(onp.float64, onp.int64) == onp.float32
+        assert np.result_type(np.float32, 1.0) == onp.float32
+
+
+def test_result_type_of_minijax_scalar_types_and_bfloat16():
+    assert np.result_type(np.float32, np.zeros(2, onp.int8)) == onp.float32
+    assert np.result_type(np.int16) == onp.int16
+    assert np.result_type(np.float16, 1.0) == onp.float16
+    assert np.result_type(np.bfloat16, onp.float32) == onp.float32
+    assert np.result_type(np.zeros(2, np.bfloat16), 1.0) == np.bfloat16
+    assert np.result_type(np.zeros(2, np.bfloat16), onp.zeros(2, onp.float16)) == onp.float32
+    assert np.result_type(1.0, 2) == onp.float64
+    with pytest.raises((TypeError, ValueError)):
+        np.result_type()
+
+
+def test_result_type_under_jit_agrees_with_eager():
+    args = (onp.zeros(2, onp.int16), onp.zeros(2, onp.float32))
+    eager = np.result_type(*[np.asarray(a) for a in args])
+    traced = minijax.jit(lambda a, b: np.zeros(1, np.result_type(a, b)))(*args).dtype
+    assert eager == traced == onp.float32
+
+
+_DTYPE_LIKES = [onp.float32, onp.int64, onp.uint8, onp.bool_, onp.complex64, float, int,
+                "float16", "i4", onp.dtype("float64"), np.float32, np.int16, np.bfloat16]
+
+
+@pytest.mark.parametrize("casting", ["no", "equiv", "safe", "same_kind", "unsafe"])
+def test_can_cast_of_dtype_likes_is_numpys_every_time(casting):
+    for a, b in itertools.product(_DTYPE_LIKES, repeat=2):
+        expected = onp.can_cast(onp.dtype(a), onp.dtype(b), casting=casting)
+        for _ in range(2):   # (computed, then kept)
+            assert np.can_cast(a, b, casting) is expected
+            assert np.can_cast(a, b, casting=casting) is expected
+    assert np.can_cast(np.zeros(2, onp.float32), onp.float64)
+    assert not np.can_cast(np.zeros(2, onp.float64), np.float32)
+    for bad in ((None, onp.float32), (onp.float32, None)):
+        with pytest.raises(TypeError, match="None"):
+            np.can_cast(*bad)
+    with pytest.raises(ValueError):
+        np.can_cast(onp.float32, onp.float64, "sometimes")
+
+
+def test_issubdtype_and_promote_types_of_dtype_likes_are_numpys_every_time():
+    kinds = [onp.generic, onp.number, onp.integer, onp.signedinteger, onp.unsignedinteger,
+             onp.inexact, onp.floating, onp.complexfloating, np.floating, np.integer]
+    for _ in range(2):   # (computed, then kept)
+        for a in _DTYPE_LIKES[:-1]:
+            for k in kinds + _DTYPE_LIKES[:-1]:
+                want = onp.issubdtype(getattr(a, "_numpy_type", a), getattr(k, "_numpy_type", k))
+                assert np.issubdtype(a, k) is want
+            for b in _DTYPE_LIKES[:-1]:
+                assert np.promote_types(a, b) == onp.promote_types(a, b)
+        assert np.issubdtype(np.bfloat16, np.floating)
+        assert np.promote_types(np.bfloat16, onp.float16) == onp.float32
+    with minijax.enable_x64(False):   # (kept answers are the mode's)
+        assert np.promote_types(onp.float32, onp.int64) == onp.float32
+        assert np.promote_types("float64", onp.int8) == onp.float32
+    assert np.promote_types(onp.float32, onp.int64) == onp.float64
+    with pytest.raises(TypeError, match="array"):
+        np.issubdtype(np.zeros(2), onp.floating)
+    with pytest.raises(TypeError, match="array"):
+        np.issubdtype(onp.zeros(2), onp.floating)
+
+
+def test_canonicalize_keeps_answers_per_mode():
+    from minijax import dtypes
+    for _ in range(2):
+        assert dtypes.canonicalize(onp.float64) == onp.float64
+        assert dtypes.canonicalize("int64") == onp.int64
+        with minijax.enable_x64(False):
+            assert dtypes.canonicalize(onp.float64) == onp.float32
+            assert dtypes.canonicalize("int64") == onp.int32
+            assert dtypes.canonicalize(onp.dtype("complex128")) == onp.complex64
+    tagged = onp.dtype("float64", metadata={"unit": "m"})
+    assert dtypes.canonicalize(tagged).metadata == {"unit": "m"}
+    assert dtypes.canonicalize(onp.dtype(">f4")) == onp.dtype("<f4")
+    assert dtypes.canonicalize([("a", "f4")][0][1]) == onp.float32
+    with pytest.raises(TypeError, match="does not support"):
+        dtypes.canonicalize(onp.longdouble)
+
+
+@pytest.mark.parametrize("x", [1, 2.5, 1j, True, "s", b"b", onp.float32(1), None, [1],
+                               onp.ones(()), (1,)])
+def test_isscalar_is_numpys(x):
+    assert np.isscalar(x) is onp.isscalar(x)
+    assert not np.isscalar(np.asarray(1.0))
+
+
+def test_broadcast_shapes_of_two_is_numpys():
+    shapes = [(), (1,), (3,), (0,), (1, 3), (3, 1), (2, 3), (0, 1), (2, 1, 3), (4, 1, 1)]
+    for a, b in itertools.product(shapes, repeat=2):
+        try:
+            expected = onp.broadcast_shapes(a, b)
+        except ValueError:
+            with pytest.raises(ValueError, match="could not be broadcast"):
+                np.broadcast_shapes(a, b)
+        else:
+            assert np.broadcast_shapes(a, b) == expected
+    assert np.broadcast_shapes(3, (2, 1)) == (2, 3)
+    assert np.broadcast_shapes((2, 1), (1, 3), (1, 1)) == (2, 3)
+
+
+# ------------------------------------------------------------------ creation
+
+def test_asarray_of_an_ndarray_with_a_dtype_is_a_new_array_of_it():
+    h = onp.arange(6.0).reshape(2, 3)
+    for dtype in (onp.float64, onp.float32, "int32", np.float32, onp.dtype("complex64")):
+        got = np.asarray(h, dtype=dtype)
+        assert got.dtype == onp.dtype(dtype)
+        onp.testing.assert_array_equal(got, h.astype(dtype))
+        assert not np.shares_memory(got, h)
+    with minijax.enable_x64(False):
+        got = np.asarray(h, dtype=onp.float64)
+        assert got.dtype == onp.float32
+        got = np.asarray(onp.arange(3), dtype=onp.int64)
+        assert got.dtype == onp.int32
+    strings = np.asarray(onp.array([1, 2]), dtype=str)
+    assert strings.dtype == onp.dtype("<U21") and strings.tolist() == ["1", "2"]
+    got = np.asarray(h, dtype=onp.float64, copy=True)
+    assert not np.shares_memory(got, h)
+    with pytest.raises(ValueError):
+        np.asarray(h, dtype=onp.float32, copy=False)
+
+
+def test_asarray_dtype_spellings_and_byte_orders():
+    h = onp.arange(4.0)
+    for dtype in (np.float32, onp.float32, onp.dtype("f4"), "f4", np.int8, onp.dtype(">f8"),
+                  onp.dtype("<f8"), np.bfloat16, float, complex):
+        got = np.asarray(h, dtype)
+        want = minijax.dtypes.canonicalize(dtype)
+        assert got.dtype == want and not np.shares_memory(got, h), dtype
+        onp.testing.assert_array_equal(onp.asarray(got, float), h.astype(want).astype(float))
+    swapped = h.astype(">f8")
+    got = np.asarray(swapped)
+    assert got.dtype == onp.float64 and not np.shares_memory(got, swapped)
+    onp.testing.assert_array_equal(got, h)
+
+
+def test_asarray_copy_true_and_order():
+    h = onp.arange(4.0)
+    for got in (np.asarray(h, copy=True), np.asarray(h, order="C")):
+        assert not np.shares_memory(got, h)
+        onp.testing.assert_array_equal(got, h)
+    for got in (np.asarray(h), np.asarray(h, order="K"), np.asarray(h, copy=False)):
+        assert np.shares_memory(got, h)
+    with minijax.enable_x64(False):
+        got = np.asarray(onp.arange(3), copy=True)
+        assert got.dtype == onp.int32
+
+
+@pytest.mark.parametrize("seq", [[1.0, 2.0], (1, 2, 3), [[1, 2], [3, 4]], [True, False],
+                                 [1j, 2], [], [onp.float32(1), 2.0], ["a", "bc"],
+                                 [onp.ones(2), onp.zeros(2)]])
+def test_asarray_and_array_of_a_sequence_are_numpys(seq):
+    want = onp.asarray(seq)
+    for make in (np.asarray, np.array):
+        got = make(seq)
+        assert type(got) is np.ndarray and got.dtype == want.dtype and not got.weak_type
+        onp.testing.assert_array_equal(onp.asarray(got), want)
+    with minijax.enable_x64(False):
+        got = np.asarray(seq)
+        if want.dtype.kind in "iufc":
+            assert got.dtype == minijax.dtypes.canonicalize(want.dtype)
+
+
+def test_asarray_of_a_sequence_holding_arrays_and_tracers():
+    a, b = np.asarray([1.0, 2.0]), np.asarray([3.0, 4.0])
+    onp.testing.assert_array_equal(np.asarray([a, b]), [[1, 2], [3, 4]])
+    out = minijax.jit(lambda x: np.asarray([x, 2 * x]))(1.5)
+    onp.testing.assert_array_equal(out, [1.5, 3.0])
+    grad = minijax.grad(lambda x: np.asarray([x, x * x]).sum())(3.0)
+    assert grad == 7.0
+    with pytest.raises(ValueError):
+        np.asarray([1.0, 2.0], copy=False)
+
+
+def test_array_copies_views_weak_and_committed_arrays():
+    base = np.asarray(onp.arange(6.0).reshape(2, 3))
+    for a in (base, base[:, 1], base.T, minijax.jit(lambda: 2.0)(), np.sum(base),
+              minijax.device_put(base, minijax.devices()[1])):
+        got = np.array(a)
+        assert got is not a and got.weak_type == a.weak_type and got.dtype == a.dtype
+        onp.testing.assert_array_equal(onp.asarray(got), onp.asarray(a))
+        if a.ndim and not a.committed():   # (a committed one's copy shares copy-on-write)
+            assert not np.shares_memory(got, a)
+    got = np.array(base)
+    got[0, 0] = 9.0
+    assert base[0, 0] == 0.0
+    assert np.array(base, ndmin=3).shape == (1, 2, 3)
+    assert np.array(base, dtype=onp.float32).dtype == onp.float32
+
+
+@pytest.mark.parametrize("x", [1.5, 3, True, 2 - 1j, 2**70, onp.float32(1.5), onp.int16(3),
+                               onp.bool_(True), onp.complex64(1j), onp.float16(2),
+                               onp.uint64(7), onp.datetime64("2024-01-01")])
+def test_asarray_and_array_of_a_scalar_are_the_complete_paths(x):
+    for make in (np.asarray, np.array):
+        for x64 in (True, False):
+            with minijax.enable_x64(x64):
+                try:
+                    expected = make.__wrapped__(x)
+                except OverflowError:
+                    with pytest.raises(OverflowError):
+                        make(x)
+                    continue
+                got = make(x)
+                assert type(got) is np.ndarray and got.shape == ()
+                assert got.dtype == expected.dtype and got.weak_type == expected.weak_type
+                assert got.tolist() == expected.tolist()
+    traced = minijax.jit(lambda: np.asarray(2.5) + np.array(1))()
+    assert traced == 3.5 and traced.dtype == onp.float64
+    grad = minijax.grad(lambda v: v * np.asarray(2.0))(1.0)
+    assert grad == 2.0
+
+
+def test_asarray_of_an_array_with_a_dtype():
+    a = np.asarray(onp.arange(4.0).reshape(2, 2))
+    assert np.asarray(a, dtype=onp.float64) is a
+    assert np.asarray(a, np.float64) is a
+    for dtype in (onp.float32, onp.int32, onp.complex128, onp.bool_, onp.float16, np.float32):
+        got = np.asarray(a, dtype=dtype)
+        want = minijax.lax.convert_element_type(a, onp.dtype(dtype))
+        assert got.dtype == want.dtype and not got.weak_type
+        onp.testing.assert_array_equal(onp.asarray(got), onp.asarray(want))
+    for a in (np.asarray(onp.arange(3, dtype=onp.int8)), np.asarray([1.0, 2.0])[::2],
+              np.asarray(onp.ones((2, 3), order="F")), minijax.jit(lambda: 2.0)(),
+              minijax.device_put(np.asarray([1.0, 2.0]), minijax.devices()[1])):
+        for dtype in (onp.float64, onp.float32, onp.int64, onp.complex128):
+            got = np.asarray(a, dtype=dtype)
+            want = minijax.lax.convert_element_type(a, onp.dtype(dtype))
+            assert got.dtype == want.dtype and got.weak_type == want.weak_type
+            assert got.committed() == want.committed()
+            onp.testing.assert_array_equal(onp.asarray(got), onp.asarray(want))
+            assert onp.asarray(got).strides == onp.asarray(want).strides
+    f = np.asarray(onp.ones((2, 3), order="F"))
+    assert onp.asarray(np.asarray(f, onp.float32)).flags.f_contiguous
+    # narrowing casts: NumPy's cast where it sets no flag, else the conversion's values
+    values = [1.5, -2.0, 0.0, -0.0, onp.inf, -onp.inf, onp.nan, 1e300, -1e-300, 1e-40,
+              70000.0, 3e38, 5e-324, 2.0**31, -(2.0**63), 255.5, -1.0]
+    for src in (onp.float64, onp.float32, onp.int64, onp.uint8, onp.bool_, onp.complex128):
+        for v in values:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                h = onp.array([v, 1.0]).astype(src)
+            a = np.asarray(h)
+            for dtype in (onp.float32, onp.float16, onp.int32, onp.int8, onp.uint16,
+                          onp.bool_, onp.complex64):
+                with warnings.catch_warnings():
+                    warnings.simplefilter("error")
+                    got = np.asarray(a, dtype=dtype)
+                    want = minijax.lax.convert_element_type(a, onp.dtype(dtype))
+                assert got.dtype == want.dtype, (src, v, dtype)
+                onp.testing.assert_array_equal(onp.asarray(got), onp.asarray(want))
+                assert onp.array_equal(onp.signbit(onp.asarray(got).real),
+                                       onp.signbit(onp.asarray(want).real))
+    with minijax.enable_x64(False):
+        b = np.asarray([1.0, 2.0])
+        assert np.asarray(b, dtype=onp.float64) is b
+    out = minijax.jit(lambda x: np.asarray(a, dtype=onp.float32) + x)(1.0)
+    assert out.dtype == onp.float32
+    assert np.asarray(a, dtype=onp.float64, copy=True) is not a
+
+
+def test_array_with_a_dtype_is_a_new_array_as_the_complete_path_makes():
+    h = onp.arange(6.0).reshape(2, 3)
+    a = np.asarray(h.copy())
+    for x in (h, a, h.T, a[:, ::2], onp.arange(3)):
+        for dtype in (onp.float64, onp.float32, np.int16, "f4", onp.complex64, onp.bool_):
+            got = np.array(x, dtype=dtype)
+            want = np.array.__wrapped__(x, dtype=dtype)
+            assert got is not x and got.dtype == want.dtype and not got.weak_type
+            onp.testing.assert_array_equal(onp.asarray(got), onp.asarray(want))
+            got[...] = 0   # (a new array: x is unchanged)
+            assert onp.asarray(x).any()
+    with minijax.enable_x64(False):
+        assert np.array(h, dtype=onp.float64).dtype == onp.float32
+        assert np.array(onp.arange(3), dtype=onp.int64).dtype == onp.int32
+
+
+def test_asarray_and_array_of_an_arrays_scalar_is_a_new_0d_array():
+    s = np.sum(np.asarray([1.0, 2.0]))   # (holds NumPy's scalar)
+    for make in (np.asarray, np.array):
+        got = make(s)
+        assert got is not s and got.shape == () and got == 3.0
+
+
+def test_asarray_of_an_arrays_scalar_is_a_new_0d_array():
+    s = np.sum(np.asarray([1.0, 2.0]))   # (holds NumPy's scalar)
+    got = np.asarray(s)
+    assert got.shape == () and got == 3.0
+    a = np.asarray([1.0])
+    assert np.asarray(a) is a and np.asarray(a[0]).shape == ()
+
+
+def test_from_dlpack_shares_as_asarray_does():
+    src = onp.arange(3.0)
+    out = np.from_dlpack(src)
+    src[0] = 7.0
+    assert out[0] == 7.0
+    np.asarray(out).__array__()   # (exported: the next write copies first)
+    out += 1
+    assert src[0] == 7.0 and out[0] == 8.0 and src.flags.writeable
+    assert not np.shares_memory(np.from_dlpack(src, copy=True), src)
+    with minijax.enable_x64(False):
+        narrowed = np.from_dlpack(src)
+        assert narrowed.dtype == onp.float32 and not np.shares_memory(narrowed, src)
+
+
+def test_from_dlpack_of_other_exporters_and_with_device():
+    src = np.asarray(onp.arange(3.0))
+    out = np.from_dlpack(src)
+    onp.testing.assert_array_equal(out, [0.0, 1.0, 2.0])
+    cpu = minijax.devices()[0]
+    out = np.from_dlpack(onp.arange(3.0), device=cpu)
+    onp.testing.assert_array_equal(out, [0.0, 1.0, 2.0])
+    ints = onp.arange(3, dtype=onp.int16)
+    assert np.from_dlpack(ints).dtype == onp.int16 and np.shares_memory(np.from_dlpack(ints), ints)
+
+
+def test_ascontiguousarray_is_at_least_1d():
+    h = onp.ones((2, 3))
+    assert np.shares_memory(np.ascontiguousarray(h), h)
+    assert np.ascontiguousarray(2.0).shape == (1,)
+    assert np.ascontiguousarray(np.asarray(2.0)).shape == (1,)
+    assert np.asfortranarray([[1, 2]]).shape == (1, 2)
+    assert minijax.jit(lambda x: np.ascontiguousarray(x))(2.0).shape == (1,)
+
+
 def test_finfo_iinfo_are_cached_and_complete():
     assert np.finfo(onp.float32) is np.finfo(onp.float32)
     assert np.iinfo("int16") is np.iinfo("int16")
@@ -115,6 +483,56 @@ def test_floor_divide_finite_and_integer_operands_are_numpys():
     onp.testing.assert_array_equal(got, onp.floor_divide(i, j.astype(float)))
     huge = onp.array([1e300, -1e300])   # the dot product overflows: checked element-wise
     onp.testing.assert_array_equal(np.floor_divide(huge, huge), [1.0, 1.0])
+
+
+def _floor_divide_operands():
+    """Operands the compiled check reads (C-ordered native float32/float64, integers) and
+    ones it leaves to the complete path, each with an infinity or a NaN last."""
+    for dtype in (onp.float64, onp.float32, onp.float16, ">f8", onp.int32, onp.bool_):
+        for special in (onp.inf, -onp.inf, onp.nan, None):
+            x = onp.arange(1.0, 13.0).reshape(3, 4)
+            if special is not None:
+                if onp.dtype(dtype).kind != "f":
+                    continue
+                x[-1, -1] = special
+            yield x.astype(dtype)
+            yield x.astype(dtype).T   # (not C-ordered)
+            yield x.astype(dtype)[:, ::2]
+
+
+def test_floor_divide_check_reads_every_float_layout():
+    divisors = [onp.full((3, 4), -2.5), 2.0, -onp.inf, onp.float32(3), 3, onp.ones((3, 4), int)]
+    for x in _floor_divide_operands():
+        for y in divisors:
+            for a, b in ((x, y), (y, x)):
+                try:
+                    with onp.errstate(all="ignore"):
+                        expected = _standard_floor_divide(a, b).astype(onp.result_type(a, b))
+                except ValueError:   # (shapes that do not broadcast)
+                    continue
+                with warnings.catch_warnings():
+                    warnings.simplefilter("error", RuntimeWarning)
+                    if onp.isfinite(onp.asarray(a, float)).all() and onp.isfinite(
+                            onp.asarray(b, float)).all() and onp.all(onp.asarray(b) != 0):
+                        got = np.floor_divide(a, b)   # (no warning where NumPy gives none)
+                    else:
+                        with warnings.catch_warnings():
+                            warnings.simplefilter("ignore", RuntimeWarning)
+                            got = np.floor_divide(a, b)
+                assert got.dtype == expected.dtype, (a, b)
+                onp.testing.assert_array_equal(onp.asarray(got), expected)
+                assert onp.array_equal(onp.signbit(onp.asarray(got)), onp.signbit(expected))
+
+
+def test_floor_divide_with_out_and_where_takes_the_complete_path():
+    a, b = onp.array([onp.inf, 7.0, -1.0]), onp.array([2.0, 2.0, onp.inf])
+    out = np.zeros(3)
+    assert np.floor_divide(a, b, out=out) is out
+    onp.testing.assert_array_equal(out, [onp.inf, 3.0, -0.0])
+    got = np.floor_divide(a, b, where=onp.array([True, False, True]))
+    onp.testing.assert_array_equal(got, [onp.inf, 0.0, -0.0])
+    traced = minijax.jit(np.floor_divide)(a, b)
+    onp.testing.assert_array_equal(traced, np.floor_divide(a, b))
 
 
 # ------------------------------------------------------------------ views

@@ -724,10 +724,11 @@ __all__ += ["ufunc", "matvec", "vecmat", "fabs", "frexp", "gcd", "lcm", "ldexp",
 # Deprecated names: minijax follows the newest NumPy it supports, whatever NumPy is
 # installed, and warns eagerly and under a transformation alike.
 def _deprecated(fn, name, since, use):
+    message = f"minijax.numpy.{name} is deprecated (as in NumPy {since}): use {use}"
+
     @_functools.wraps(fn)
     def call(*args, **kwargs):
-        _warnings.warn(f"minijax.numpy.{name} is deprecated (as in NumPy {since}): use {use}",
-                       DeprecationWarning, stacklevel=2)
+        _warnings.warn(message, DeprecationWarning, stacklevel=2)
         return fn(*args, **kwargs)
     call.__doc__ = f"Deprecated (as in NumPy {since}): use {use}. {fn.__doc__}"
     return call

@@ -56,8 +56,14 @@ def non_numeric_array(host, what):
 
 
 def _contains_tracer(x):
-    if isinstance(x, (list, tuple)):
-        return any(_contains_tracer(e) for e in x)
+    """A tracer is ``x`` or an element of the (nested) list or tuple ``x``."""
+    t = type(x)
+    if t is list or t is tuple or isinstance(x, (list, tuple)):
+        for e in x:
+            t = type(e)
+            if t is not float and t is not int and _contains_tracer(e):
+                return True
+        return False
     return isinstance(x, Tracer)
 
 

@@ -11,17 +11,21 @@ import numpy as np
 from .. import _checks, dtypes, lax
 from .. import dtypes as _dtypes
 from ..core import concretization_error, get_aval, get_concrete
-from ..core.trace import eager, full_raise, new_value_main, numpy_eager
+from ..core.trace import eager, full_raise, new_value_main, numpy_eager, numpy_flag
+from ..runtime import fast_functions
 from ..runtime import numpy_dispatch as _numpy_dispatch
-from ..runtime.array import (HOST_DLPACK_TYPES, Array, array_from_device_dlpack,
+from ..runtime.array import (HOST_DLPACK_TYPES, Array, _make, array_from_device_dlpack,
                              ndarray_from_dlpack)
 from .._mutation import new_object
-from ._core import promote_and_broadcast, result_type_of, to_array
+from ._core import _contains_tracer, promote_and_broadcast, result_type_of, to_array
+from ._data_types import _ScalarTypeMeta
 from ._elementwise import exp, log, multiply, power, sign
 from ._manipulation import expand_dims, moveaxis, reshape
 from ._searching import where
 
-_canonical_dtypes = _numpy_dispatch.canonical_dtypes
+_canonical_dtypes = _numpy_dispatch.canonical_dtypes   # (kept current for the mode)
+_ndarray = np.ndarray
+_generic = np.generic
 
 
 def _new_array(fn):
@@ -41,15 +45,26 @@ def _new_array(fn):
     return create
 
 
+# array and asarray: the commonest eager calls are answered in C (runtime/fast_functions);
+# the Python fast paths below make what the complete paths (``_array``, ``_asarray``)
+# make for the other common arguments: an ndarray of a dtype minijax stores as it is, an
+# Array, a list or tuple of numbers; anything else takes the complete path.
+
+@functools.partial(fast_functions.array_fast_path, scalar_type_class=_ScalarTypeMeta)
 def array(object, dtype=None, *, copy=True, order="K", ndmin=0, device=None):
     """A new array from an array, NumPy array, scalar or nested sequence."""
-    t = type(object)
-    if ((t is np.ndarray or t is Array) and dtype is None and ndmin == 0 and device is None
-            and order == "K" and numpy_eager()):
-        host = object if t is np.ndarray else _numpy_dispatch.eager_host(object)
-        if host is not None and (_numpy_dispatch.is_canonical(host.dtype)
-                                 or dtypes.is_non_numeric(host.dtype)):
-            return _numpy_dispatch.copy_ndarray(host)
+    if (dtype is None and ndmin == 0 and device is None and order == "K"
+            and (numpy_flag[0] or numpy_eager())):
+        t = type(object)
+        if t is _ndarray or t is Array:
+            host = object if t is _ndarray else _numpy_dispatch.eager_host(object)
+            if host is not None and (host.dtype in _canonical_dtypes
+                                     or dtypes.is_non_numeric(host.dtype)):
+                return _numpy_dispatch.copy_ndarray(host)
+        elif t is list or t is tuple:
+            out = _from_numbers(object)
+            if out is not None:
+                return out
     return _array(object, dtype, copy=copy, order=order, ndmin=ndmin, device=device)
 
 
@@ -67,24 +82,48 @@ def _array(object, dtype=None, *, copy=True, order="K", ndmin=0, device=None):
     return out
 
 
+@functools.partial(fast_functions.asarray_fast_path, scalar_type_class=_ScalarTypeMeta)
 def asarray(a, dtype=None, order=None, *, device=None, copy=None):
     """``a`` as an array (an Array is returned as it is unless a dtype change or
     ``copy=True`` asks for a new one). A NumPy array of a dtype minijax stores as it is
     is shared, not copied, when no transformation is active (as NumPy's ``asarray``:
     writes through either are seen by both, until minijax exports or snapshots the
     Array; its next write then copies)."""
-    if dtype is None and device is None and not copy:
-        t = type(a)
-        if t is Array:
-            scalar = a._host_scalar()
-            if scalar is not None:   # NumPy's scalar: a new 0-d array
-                return _numpy_dispatch.share_ndarray(np.asarray(scalar))
-            return a
-        if (t is np.ndarray and (a.dtype in _canonical_dtypes
-                                 or dtypes.is_non_numeric(a.dtype))
-                and order in (None, "K") and numpy_eager()):
-            return _numpy_dispatch.share_ndarray(a)
+    t = type(a)
+    if t is Array:
+        if dtype is None and device is None and not copy:
+            host = a._host
+            if type(host) is _ndarray or a._view is not None or not isinstance(host, _generic):
+                return a
+            # NumPy's scalar (a 0-d result): a new 0-d array
+            return _numpy_dispatch.share_ndarray(np.asarray(host))
+    elif (device is None and (order is None or order == "K")
+          and (numpy_flag[0] or numpy_eager())):
+        if t is _ndarray:
+            if dtype is None:
+                if not copy:
+                    if a.dtype in _canonical_dtypes or dtypes.is_non_numeric(a.dtype):
+                        return _numpy_dispatch.share_ndarray(a)
+                elif copy is True and a.dtype in _canonical_dtypes:
+                    return _numpy_dispatch.copy_ndarray(a)
+            elif copy is None:   # (a new ndarray of that dtype, as to_array makes)
+                host = np.array(a, dtype=dtype)
+                if host.dtype in _canonical_dtypes:
+                    return _make(None, host)
+        elif (t is list or t is tuple) and dtype is None and (copy is None or copy is True):
+            out = _from_numbers(a)
+            if out is not None:
+                return out
     return _asarray(a, dtype, order, device=device, copy=copy)
+
+
+def _from_numbers(seq):
+    """An Array of the list or tuple ``seq`` (eagerly), as ``to_array`` makes it, when
+    NumPy converts it to a dtype minijax stores as it is; else None."""
+    if _contains_tracer(seq):
+        return None
+    host = np.array(seq)
+    return _make(None, host) if host.dtype in _canonical_dtypes else None
 
 
 @_new_array
@@ -266,6 +305,7 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     return out
 
 
+@fast_functions.from_dlpack_fast_path
 def from_dlpack(x, /, *, device=None, copy=None):
     """An array from an object exporting DLPack: its memory is shared unless ``copy``
     is True or minijax stores its dtype differently (as ``asarray`` of a NumPy array).
@@ -275,9 +315,12 @@ def from_dlpack(x, /, *, device=None, copy=None):
         where = getattr(x, "__dlpack_device__", None)
         if where is not None and where()[0] not in HOST_DLPACK_TYPES:
             return array_from_device_dlpack(x, copy=copy)
-    host = ndarray_from_dlpack(x, copy=copy)
-    if _numpy_dispatch.is_canonical(host.dtype) and not copy and numpy_eager():
-        return _numpy_dispatch.share_ndarray(host)
+    # (copy=None is NumPy's default: given, it costs a keyword argument)
+    host = np.from_dlpack(x) if copy is None else ndarray_from_dlpack(x, copy=copy)
+    if not copy and host.dtype in _canonical_dtypes and (numpy_flag[0] or numpy_eager()):
+        # shared with x, as asarray shares an ndarray; ``host`` is a new ndarray object,
+        # so marking it read-only (copy-on-write) leaves x as writable as it was
+        return _make(None, host)
     return to_array(host, copy=True, weak_type=False)
 
 
@@ -436,7 +479,10 @@ def _check_like(like, name):
 
 def asanyarray(a, dtype=None, order=None, *, device=None, copy=None, like=None):
     """``asarray`` (minijax has no array subclasses)."""
-    _check_like(like, "asanyarray")
+    if like is not None:
+        _check_like(like, "asanyarray")
+    if device is None and copy is None:   # (asarray's compiled fast path, no keywords)
+        return asarray(a, dtype, order)
     return asarray(a, dtype, order, device=device, copy=copy)
 
 
@@ -447,19 +493,23 @@ def _check_order(order, name, allowed="CFAK"):
 
 def ascontiguousarray(a, dtype=None, *, like=None):
     """``a`` as an array of at least one dimension (minijax arrays are contiguous)."""
-    _check_like(like, "ascontiguousarray")
+    if like is not None:
+        _check_like(like, "ascontiguousarray")
     return _atleast_1d(asarray(a, dtype))
 
 
 def asfortranarray(a, dtype=None, *, like=None):
     """``a`` as an array of at least one dimension (the memory layout is not observable
     through minijax's API)."""
-    _check_like(like, "asfortranarray")
+    if like is not None:
+        _check_like(like, "asfortranarray")
     return _atleast_1d(asarray(a, dtype))
 
 
 def _atleast_1d(x):
-    return lax.reshape(x, (1,)) if get_aval(x).ndim == 0 else x
+    # (an Array's ndim is its host's: its aval is made only when asked)
+    ndim = x.ndim if type(x) is Array else get_aval(x).ndim
+    return lax.reshape(x, (1,)) if ndim == 0 else x
 
 
 def asarray_chkfinite(a, dtype=None, order=None):

@@ -17,6 +17,7 @@ from ..core.trace import state as trace_state
 from ..interpreters.ad import JVPTrace
 from ..interpreters.partial_eval import PartialEvalTrace
 from .. import backend
+from ..runtime import fast_functions
 from ..runtime.array import Array, _make
 from .._mutation import new_object
 from ._core import result_type_of, to_array
@@ -119,11 +120,35 @@ def isdtype(dtype, kind):
     return dt == np.dtype(kind)
 
 
+# can_cast's answers for dtypes, strings and scalar types (NumPy's can_cast costs about
+# 4,500 instructions given dtypes, more given types)
+_CAN_CAST = {}
+
+
 def can_cast(from_, to, casting="safe"):
     """Whether ``from_`` (a dtype or array) casts to ``to`` under NumPy's ``casting`` rule."""
+    if type(from_) is Array:
+        from_ = from_.dtype
+    elif type(from_) is _ScalarTypeMeta:   # (hashed in Python: a NumPy type is not)
+        from_ = from_._numpy_type
+    if type(to) is _ScalarTypeMeta:
+        to = to._numpy_type
+    try:
+        found = _CAN_CAST.get((from_, to, casting))
+    except TypeError:   # (unhashable)
+        found = None
+    if found is not None:
+        return found
     if from_ is None or to is None:   # (np.dtype(None) would be float64)
         raise TypeError("did not understand one of the types; 'None' not accepted")
-    return np.can_cast(_dtype_of(from_), np.dtype(to), casting=casting)
+    found = np.can_cast(_dtype_of(from_), np.dtype(to), casting=casting)
+    return _kept(_CAN_CAST, (from_, to, casting), found)
+
+
+def _is_dtype_constant(x):
+    """``x`` names one dtype for good (a dtype, a string, or a scalar type): answers
+    about it can be kept (a string may also be a casting rule)."""
+    return isinstance(x, (np.dtype, str)) or dtypes.is_scalar_type(x)
 
 
 class _NamespaceInfo:
@@ -187,6 +212,7 @@ _NUMPY_PROMOTED = frozenset(np.dtype(t) for t in (
 
 def result_type(*arrays_and_dtypes):
     """The dtype NumPy's promotion gives for these arrays, scalars or dtypes."""
+    # (its common calls are answered in C in front of this: see below)
     try:
         return _result_type(arrays_and_dtypes)
     except NonNumericDtypeError:
@@ -198,29 +224,6 @@ def result_type(*arrays_and_dtypes):
 
 
 def _result_type(arrays_and_dtypes):
-    if config.enable_x64 and arrays_and_dtypes:
-        # strong NumPy dtypes only: minijax promotes them as NumPy does, so ask NumPy
-        found = []
-        for a in arrays_and_dtypes:
-            t = type(a)
-            if t is Array:
-                if a.weak_type:
-                    break
-                a = a.dtype   # (an eager result's aval is made only when asked)
-            elif t is np.ndarray:
-                a = a.dtype
-            elif not isinstance(a, np.dtype):
-                break
-            if a not in _NUMPY_PROMOTED:
-                break
-            found.append(a)
-        else:
-            # (promote_types is NumPy's promotion of strong dtypes, pairwise; result_type
-            # of dtypes, rather than arrays, costs four times as much)
-            dt = found[0]
-            for other in found[1:]:
-                dt = np.promote_types(dt, other)
-            return dt
     entries = []
     for a in arrays_and_dtypes:
         if isinstance(a, (list, tuple)):
@@ -292,6 +295,10 @@ class _ScalarTypeMeta(type):
     def __repr__(cls):
         return f"<class 'minijax.numpy.{cls.__name__}'>"
 
+
+# result_type's common calls (one or two strong arrays or dtypes; one and a Python
+# scalar), in C: minijax.numpy's scalar types stand for NumPy's there
+result_type = fast_functions.result_type_fast_path(result_type, _ScalarTypeMeta)
 
 _SCALAR_TYPES = {}   # NumPy scalar type -> minijax.numpy scalar type
 
@@ -379,9 +386,36 @@ _ABSTRACT_NUMPY_TYPES = (np.generic, np.number, np.integer, np.signedinteger,
                          np.flexible, np.character)
 
 
+# Answers of issubdtype and promote_types for dtypes, strings and scalar types (minijax's
+# scalar types as NumPy's), by their arguments; promote_types's for the current mode.
+_ISSUBDTYPE, _PROMOTE_TYPES = {}, {}
+config.on_update(lambda name: _PROMOTE_TYPES.clear() if name == "enable_x64" else None)
+
+
+def _kept(cache, args, answer):
+    """``answer``, kept in ``cache`` under ``args`` when each names one dtype for good."""
+    if len(cache) < 1024 and all(_is_dtype_constant(a) for a in args):
+        cache[args] = answer
+    return answer
+
+
 def issubdtype(arg1, arg2):
     """Whether ``arg1`` (a dtype or scalar type) is ``arg2`` or below it in NumPy's type
     hierarchy (``issubdtype(float32, floating)``); bfloat16 is a floating type."""
+    if type(arg1) is _ScalarTypeMeta:   # (hashed in Python: a NumPy type is not)
+        arg1 = arg1._numpy_type
+    if type(arg2) is _ScalarTypeMeta:
+        arg2 = arg2._numpy_type
+    try:
+        found = _ISSUBDTYPE.get((arg1, arg2))
+    except TypeError:   # (unhashable: an array, which is an error below)
+        found = None
+    if found is not None:
+        return found
+    return _kept(_ISSUBDTYPE, (arg1, arg2), _issubdtype(arg1, arg2))
+
+
+def _issubdtype(arg1, arg2):
     for arg in (arg1, arg2):
         if isinstance(arg, (np.ndarray, Array, Tracer)):   # NumPy 2 takes no arrays here
             raise TypeError("issubdtype: Cannot construct a dtype from an array (pass "
@@ -415,6 +449,20 @@ def typename(char):
 
 def promote_types(type1, type2):
     """The smallest dtype both ``type1`` and ``type2`` cast to safely (bfloat16 too)."""
+    if type(type1) is _ScalarTypeMeta:   # (hashed in Python: a NumPy type is not)
+        type1 = type1._numpy_type
+    if type(type2) is _ScalarTypeMeta:
+        type2 = type2._numpy_type
+    try:
+        found = _PROMOTE_TYPES.get((type1, type2))
+    except TypeError:   # (unhashable)
+        found = None
+    if found is not None:
+        return found
+    return _kept(_PROMOTE_TYPES, (type1, type2), _promote_types(type1, type2))
+
+
+def _promote_types(type1, type2):
     d1 = np.dtype(_as_numpy_dtype_arg(type1))
     d2 = np.dtype(_as_numpy_dtype_arg(type2))
     if dtypes.is_non_numeric(d1) or dtypes.is_non_numeric(d2):

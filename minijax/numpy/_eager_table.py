@@ -14,6 +14,7 @@ import operator
 import numpy as np
 
 from .. import _checks
+from ..runtime import fast_functions
 from ..runtime.array import ARG_EXTREMUM_ALIAS_SIZE, get_method, set_method
 from ..runtime.numpy_dispatch import (binary_operator_call, getitem_call, inplace_call,
                                       inplace_function_call, inplace_operator_call,
@@ -163,6 +164,7 @@ NUMPY_FUNCTIONS.update(
 # Where the Array API standard and NumPy disagree on special values, the functions it
 # names follow the standard (README "differences"); the lax paths in
 # minijax/numpy/_elementwise.py agree with these host versions.
+@fast_functions.floor_divide_fast_path   # (NumPy's call in C when no value is infinite)
 def _floor_divide(x1, x2, /, out=None, **kwargs):
     """NumPy's floor_divide, except floor(x1 / x2) where exactly one operand is infinite
     (NumPy gives NaN for inf // 1 and -1.0 for 1 // -inf; the standard ±inf and -0)."""

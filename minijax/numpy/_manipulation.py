@@ -623,8 +623,27 @@ def unstack(x, /, *, axis=0):
 
 def broadcast_shapes(*shapes):
     """The shape the given shapes broadcast to."""
-    return tuple(_broadcast_shapes(*[_checks.shape(s, "shapes") for s in shapes],
-                                   name="shapes"))
+    checked = [_checks.shape(s, "shapes") for s in shapes]
+    if len(checked) == 2:   # (NumPy's broadcast_shapes costs ten times this)
+        out = _broadcast_pair(*checked)
+        if out is not None:
+            return out
+    return tuple(_broadcast_shapes(*checked, name="shapes"))
+
+
+def _broadcast_pair(s1, s2):
+    """The shape two shapes broadcast to, or None if they do not."""
+    if len(s1) < len(s2):
+        s1, s2 = s2, s1
+    lead = len(s1) - len(s2)
+    out = list(s1)
+    for i, d in enumerate(s2, lead):
+        if d != out[i]:
+            if out[i] == 1:
+                out[i] = d
+            elif d != 1:
+                return None
+    return tuple(out)
 
 
 def _concrete_indices(obj, name):

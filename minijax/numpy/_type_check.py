@@ -15,7 +15,12 @@ from ._elementwise import real
 def isscalar(element):
     """Whether ``element`` is a scalar: a Python or NumPy number, string or bytes. Arrays
     are not, even 0-d ones (as in NumPy)."""
+    if type(element) in _SCALAR_TYPES:   # (numbers.Number is an ABC: slow to check)
+        return True
     return isinstance(element, (np.generic, numbers.Number, str, bytes))
+
+
+_SCALAR_TYPES = frozenset({bool, int, float, complex, str, bytes})
 
 
 def iterable(y):

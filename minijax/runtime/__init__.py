@@ -14,7 +14,8 @@ import importlib.util
 import os
 
 # Keep in step with setup.py (COMPILED_MODULES).
-COMPILED = ("minijax.runtime.array", "minijax.runtime.numpy_dispatch")
+COMPILED = ("minijax.runtime.array", "minijax.runtime.numpy_dispatch",
+            "minijax.runtime.fast_functions")
 
 _BUILD = ("Build it with `pip install -e .` (or `python setup.py build_ext --inplace` in a "
           "source checkout; both need a C compiler and Cython), or set "
