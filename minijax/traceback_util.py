@@ -18,10 +18,20 @@ def is_internal(filename):
     return filename.startswith(PACKAGE_DIR)
 
 
+_internal_files = {}   # co_filename -> is_internal (tracing asks once per equation)
+
+
 def user_frame_summary():
     """``file:line`` of the innermost caller outside minijax (None if there is none)."""
     frame = sys._getframe(1)
-    while frame is not None and is_internal(frame.f_code.co_filename):
+    known = _internal_files
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        internal = known.get(filename)
+        if internal is None:
+            internal = known[filename] = is_internal(filename)
+        if not internal:
+            break
         frame = frame.f_back
     if frame is None:
         return None

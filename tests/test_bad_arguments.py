@@ -527,6 +527,13 @@ NUMPY_BAD = [
      "multiple values for argument 'out'"),
     ("isposinf out twice", lambda m: m.isposinf(m.ones(2), m.zeros(2, bool), out=None),
      "multiple values for argument 'out'"),
+    # a list of numbers is points in one dimension, so two edge arrays are one too many
+    ("histogramdd list of numbers, bins for two dimensions",
+     lambda m: m.histogramdd([0, 1], bins=[[1], [2, 3]]),
+     "The dimension of bins must be equal to the dimension of the sample x."),
+    ("histogramdd ragged list", lambda m: m.histogramdd([m.ones(3), m.zeros(2)]), ""),
+    ("histogramdd 3-d sample", lambda m: m.histogramdd(m.ones((2, 2, 2))),
+     "too many values to unpack"),
 ]
 
 

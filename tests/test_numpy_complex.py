@@ -58,12 +58,29 @@ def tol(dtype):
 
 def _agree(name, call, args, dtype):
     """``call(module, *args)`` with minijax.numpy (eager and jit) and with NumPy."""
-    with onp.errstate(all="ignore"):
-        expected = call(onp, *args)
+    _agree_each(name, [(call, args)], dtype)
+
+
+def _agree_each(name, cases, dtype):
+    """``_agree`` for each ``(call, args)`` of ``cases``; their jit values come from one
+    jit-compiled program (it compiles faster than a program per case)."""
     rtol = tol(dtype) * (10 if name in ("power", "float_power", "pow") else 1)
-    assert_same(call(np, *args), expected, rtol=rtol, atol=rtol, err_msg=f"{name} eager")
-    assert_same(minijax.jit(lambda *a: call(np, *a))(*args), expected, rtol=rtol, atol=rtol,
-                err_msg=f"{name} jit")
+    expected = []
+    for i, (call, args) in enumerate(cases):
+        with onp.errstate(all="ignore"):
+            expected.append(call(onp, *args))
+        assert_same(call(np, *args), expected[i], rtol=rtol, atol=rtol,
+                    err_msg=f"{name} eager, case {i}")
+
+    def every_case(*flat):
+        outs, start = [], 0
+        for call, args in cases:
+            outs.append(call(np, *flat[start:start + len(args)]))
+            start += len(args)
+        return outs
+    jitted = minijax.jit(every_case)(*[a for _, args in cases for a in args])
+    for i, (got, want) in enumerate(zip(jitted, expected)):
+        assert_same(got, want, rtol=rtol, atol=rtol, err_msg=f"{name} jit, case {i}")
 
 
 def _named(name):
@@ -93,11 +110,12 @@ def test_unary_special_values():
 @pytest.mark.parametrize("name", BINARY)
 def test_binary(name, dtype):
     a, b = sample(dtype), sample(dtype, (3,), seed=1)
-    _agree(name, _named(name), [a, b], dtype)
-    # mixed with a real operand, and with a Python complex (weak) on either side
-    _agree(name, _named(name), [a, onp.linspace(0.5, 1.5, 3).astype(onp.float32)], dtype)
-    _agree(name, lambda mod, x: getattr(mod, name)(x, 0.5 - 0.25j), [a], dtype)
-    _agree(name, lambda mod, x: getattr(mod, name)(0.5 - 0.25j, x), [a], dtype)
+    _agree_each(name, [
+        (_named(name), [a, b]),
+        # mixed with a real operand, and with a Python complex (weak) on either side
+        (_named(name), [a, onp.linspace(0.5, 1.5, 3).astype(onp.float32)]),
+        (lambda mod, x: getattr(mod, name)(x, 0.5 - 0.25j), [a]),
+        (lambda mod, x: getattr(mod, name)(0.5 - 0.25j, x), [a])], dtype)
 
 
 @pytest.mark.parametrize("dtype", COMPLEX)
@@ -105,10 +123,9 @@ def test_binary(name, dtype):
 def test_reductions(name, dtype):
     a = sample(dtype, (3, 4))
     axes = [None, 0, 1, -1] + ([] if name in ONE_AXIS else [(0, 1)])
-    for axis in axes:
-        kws = [{}] if name in ONE_AXIS else [{}, {"keepdims": True}]
-        for kw in kws:
-            _agree(name, lambda mod, x: getattr(mod, name)(x, axis=axis, **kw), [a], dtype)
+    kws = [{}] if name in ONE_AXIS else [{}, {"keepdims": True}]
+    _agree_each(name, [(lambda mod, x, axis=axis, kw=kw: getattr(mod, name)(x, axis=axis, **kw),
+                        [a]) for axis in axes for kw in kws], dtype)
 
 
 def test_nan_statistics_are_real():

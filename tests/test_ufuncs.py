@@ -115,6 +115,7 @@ def test_reduce_accumulate_outer_reduceat_match_numpy(name):
         ("reduceat", lambda m, x: m.reduceat(x, idx, axis=1)),
         ("outer", lambda m, x: m.outer(x[0], x[1, :3])),
     ]
+    checked = []   # (call, expected) of the calls also checked under jit, below
     for label, call in calls:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -134,9 +135,16 @@ def test_reduce_accumulate_outer_reduceat_match_numpy(name):
                 continue
             eager = call(u, np.asarray(a))
             lax_path = call(_LaxMethods(u), np.asarray(a))
-            jitted = minijax.jit(lambda x, call=call: call(_LaxMethods(u), x))(np.asarray(a))
-        for got in (eager, lax_path, jitted):
+        for got in (eager, lax_path):
             _same(got, want, rtol=1e-6)
+        checked.append((call, want))
+    # one jit-compiled program for all the calls (faster to compile than one each)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        jitted = minijax.jit(lambda x: [call(_LaxMethods(u), x) for call, _ in checked])(
+            np.asarray(a))
+    for got, (_, want) in zip(jitted, checked):
+        _same(got, want, rtol=1e-6)
 
 
 _NUMPY_REDUCE_DIFFERS = {"power", "arctan2"}
@@ -271,8 +279,9 @@ def test_reduceat_with_traced_indices_matches_numpy(name):
             return
         if ref.__name__ in _NUMPY_REDUCE_DIFFERS:   # see above: the left fold
             want = onp.asarray(u.reduceat.__wrapped_lax__(np.asarray(a), idx, axis=1))
-        traced = minijax.jit(lambda x, i: u.reduceat(x, i, axis=1))(a, idx)
-        traced0 = minijax.jit(lambda x, i: u.reduceat(x, i))(a.T, idx)
+        # (one jit-compiled program for both axes)
+        traced, traced0 = minijax.jit(lambda x, xt, i: (u.reduceat(x, i, axis=1),
+                                                         u.reduceat(xt, i)))(a, a.T, idx)
     _same(traced, want, rtol=1e-6)
     _same(traced0, onp.asarray(want).T, rtol=1e-6)
 

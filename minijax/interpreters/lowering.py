@@ -11,7 +11,7 @@ from ..core import ClosedJaxpr, Jaxpr, Literal, get_aval
 from ..core.primitive import missing_rule
 from ..core.avals import ShapedArray
 from ..errors import MissingPlatformLoweringError
-from .partial_eval import trace_to_jaxpr
+from .partial_eval import trace_to_jaxpr, without_source_info
 
 
 def ir_element_type(dtype):
@@ -240,7 +240,7 @@ def lower_jaxpr(jaxpr, name="main", host_callbacks=None, platform=None, arg_shar
     result attribute holds even where XLA simplifies the constraint away). ``aliases``
     (``{input index: output index}``, donated arguments) become ``tf.aliasing_output``
     attributes: XLA may write that output into the argument's buffer."""
-    with new_context() as ctx, ir.Location.unknown(ctx):
+    with new_context() as ctx, ir.Location.unknown(ctx), without_source_info():
         module = ir.Module.create()
         mctx = ModuleContext(module, platform if platform is not None else default_platform())
         fn = define_function(mctx, "main", jaxpr, public=True)

@@ -52,6 +52,26 @@ class Origin(NamedTuple):
     args: frozenset
 
 
+class _SourceInfo(threading.local):
+    on = True
+
+
+_source_info = _SourceInfo()
+
+
+@contextlib.contextmanager
+def without_source_info():
+    """Trace without recording the user's ``file:line`` of each operation (it is only
+    for error messages about the user's code): lowering rules trace minijax's own code,
+    where finding the user's frame walks the whole stack for every equation."""
+    saved = _source_info.on
+    _source_info.on = False
+    try:
+        yield
+    finally:
+        _source_info.on = saved
+
+
 class JaxprTracer(Tracer):
     __slots__ = ("aval", "origin")
 
@@ -127,7 +147,8 @@ class JaxprTrace(Trace):
         avals_out = primitive.abstract_eval(*[t.aval for t in tracers], **params)
         args = frozenset().union(*[t.origin.args for t in tracers
                                    if type(t) is JaxprTracer and t.origin is not None])
-        origin = Origin(primitive.name, user_frame_summary(), tuple(tracers), args)
+        where = user_frame_summary() if _source_info.on else None
+        origin = Origin(primitive.name, where, tuple(tracers), args)
         outs = [JaxprTracer(self, a, origin) for a in avals_out]
         self.main.payload.add_eqn(primitive, tracers, params, outs)
         return outs

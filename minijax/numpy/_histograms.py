@@ -191,14 +191,18 @@ def histogramdd(sample, bins=10, range=None, density=None, weights=None):
     count, one count per dimension, or one edge array per dimension."""
     if isinstance(sample, (Array, Tracer, np.ndarray)):
         sample = to_array(sample)
-        if get_aval(sample).ndim == 1:
+        if get_aval(sample).ndim <= 1:
             sample = reshape(sample, (-1, 1))
         n, d = get_aval(sample).shape
         columns = [sample[:, i] for i in builtins.range(d)]
     else:
-        columns = [reshape(to_array(c), (-1,)) for c in sample]
-        d = len(columns)
-        n = get_aval(columns[0]).shape[0] if d else 0
+        # NumPy reads a sequence as one array of its D coordinate arrays (a sequence of
+        # numbers is then one coordinate: [0, 1] is two points in one dimension)
+        sample = to_array(sample)
+        if get_aval(sample).ndim <= 1:
+            sample = reshape(sample, (1, -1))
+        d, n = get_aval(sample).shape
+        columns = [sample[i] for i in builtins.range(d)]
     if isinstance(bins, (list, tuple)) or (isinstance(bins, (np.ndarray, Array))
                                            and np.ndim(bins) > 0):
         if len(bins) != d:
