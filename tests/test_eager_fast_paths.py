@@ -728,3 +728,96 @@ def test_arg_extremum_of_an_observed_buffer_matches_numpy_and_writes_nothing(nam
         onp.testing.assert_array_equal(onp.asarray(out), getattr(onp, name)(ref, axis=axis))
     assert not x._host.flags.writeable
     onp.testing.assert_array_equal(onp.asarray(x), ref)
+
+
+# ------------------------------------------------------------------ keyword calls
+
+_H = _RNG.uniform(-2.0, 2.0, (3, 4))
+# (name, positional arguments, keywords): keywords NumPy takes as minijax means them
+_KEYWORD_CALLS = [
+    ("zeros", (3,), {"dtype": np.float32}), ("zeros", ((2, 3),), {"dtype": onp.float64}),
+    ("ones", ((2, 2),), {"dtype": np.int32}), ("ones", ((2, 2),), {"dtype": "i2"}),
+    ("zeros", ((2, 2),), {"dtype": onp.dtype("complex64")}), ("zeros", (), {"shape": 3}),
+    ("empty", ((0, 2),), {"dtype": np.float64}), ("arange", (5,), {"dtype": np.float64}),
+    ("arange", (0, 5), {"step": 2}), ("full", ((2, 2), 2.0), {"dtype": np.float32}),
+    ("full", ((2,), 1), {"dtype": np.bool_}), ("eye", (3,), {"k": 1, "dtype": np.int8}),
+    ("linspace", (0.0, 1.0, 5), {"endpoint": False}), ("zeros", (3,), {"dtype": float}),
+    ("sum", (_H,), {"axis": 0}), ("sum", (_H,), {"axis": (0, 1), "keepdims": True}),
+    ("mean", (_H,), {"axis": 1, "keepdims": True}), ("mean", (_H,), {"dtype": np.float32}),
+    ("std", (_H,), {"ddof": 1}), ("cumsum", (_H,), {"axis": 1, "dtype": np.float32}),
+    ("max", (_H,), {"axis": -1}), ("argmax", (_H,), {"axis": 0, "keepdims": True}),
+    ("sum", (onp.arange(6, dtype=onp.int8),), {"dtype": np.int16}),
+    ("prod", (onp.ones((2, 2), onp.int32),), {"axis": onp.int64(0)}),
+    ("argsort", (_H,), {"axis": 0, "kind": "stable"}), ("squeeze", (_H[:1],), {"axis": 0}),
+    ("concatenate", ([_H, _H],), {"axis": 1}), ("transpose", (_H,), {"axes": (1, 0)}),
+    ("reshape", (_H, (4, 3)), {"order": "F"}), ("round", (_H,), {"decimals": 1}),
+    ("add", (_H, _H), {"dtype": np.float32}), ("exp", (_H,), {"casting": "same_kind"}),
+    ("multiply", (2.0, 3.0), {"dtype": np.float32}), ("add", (1, 2), {"dtype": "i1"}),
+]
+
+
+@pytest.mark.parametrize("x64", [True, False])
+@pytest.mark.parametrize("name,args,kwargs", _KEYWORD_CALLS,
+                         ids=[f"{n}-{i}" for i, (n, _, _) in enumerate(_KEYWORD_CALLS)])
+def test_keyword_calls_of_functions_are_numpys_on_every_path(name, args, kwargs, x64):
+    # the wrapper's keyword fast path gives NumPy's answer (narrowed in the 32-bit mode),
+    # and what the general path gives (reached here by a keyword it alone converts)
+    with minijax.enable_x64(x64):
+        fn = getattr(np, name)
+        minijax_args = [np.asarray(a) if isinstance(a, onp.ndarray) else a for a in args]
+        numpy_kwargs = {k: getattr(v, "_numpy_type", v) for k, v in kwargs.items()}
+        want = getattr(onp, name)(*[onp.asarray(a) if isinstance(a, minijax.Array) else a
+                                    for a in minijax_args], **numpy_kwargs)
+        got = fn(*minijax_args, **kwargs)
+        assert type(got) is minijax.Array
+        expected_dtype = minijax.dtypes.canonicalize(onp.result_type(want))
+        assert got.dtype == expected_dtype and got.shape == onp.shape(want)
+        if name != "empty":
+            onp.testing.assert_allclose(onp.asarray(got), onp.asarray(want).astype(expected_dtype),
+                                        rtol=1e-6)
+        for general in ({"out": None}, {"where": True}, {"device": None}):
+            try:
+                other = fn(*minijax_args, **kwargs, **general)
+            except TypeError:
+                continue   # (not a keyword of this function)
+            assert (other.dtype, other.shape, other.weak_type) == (
+                got.dtype, got.shape, got.weak_type), general
+            if name != "empty":
+                onp.testing.assert_array_equal(onp.asarray(other), onp.asarray(got))
+
+
+def test_keyword_calls_keep_views_and_scalar_type_dtypes():
+    x = np.asarray(_H.copy())
+    v = np.transpose(x, axes=(1, 0))   # a view of x, through the keyword path
+    assert v.base is x
+    x[0, 0] = 100.0
+    assert float(v[0, 0]) == 100.0
+    s = np.squeeze(x[:1], axis=0)
+    assert s.base is x
+    # minijax's scalar types and NumPy's (and dtype objects) give one dtype
+    for mj_type in (np.bool_, np.int8, np.uint16, np.int32, np.int64, np.float16,
+                    np.float32, np.float64, np.complex64, np.complex128):
+        for spelling in (mj_type, mj_type._numpy_type, onp.dtype(mj_type._numpy_type)):
+            z = np.zeros((2,), dtype=spelling)
+            assert z.dtype == minijax.dtypes.canonicalize(onp.dtype(mj_type._numpy_type))
+            total = np.sum(np.ones((2, 2), dtype=mj_type), axis=0, dtype=spelling)
+            assert total.dtype == z.dtype
+            onp.testing.assert_array_equal(onp.asarray(total), [2, 2] if z.dtype != bool else [1, 1])
+    # an abstract scalar type is not a dtype (NumPy's error, or minijax's)
+    for bad in (np.floating, np.integer):
+        with pytest.raises(TypeError):
+            np.zeros(2, dtype=bad)
+
+
+def test_keywords_the_general_path_converts_still_apply():
+    x = np.asarray(_H.copy())
+    out = np.zeros(4)
+    assert np.sum(x, axis=0, out=out) is out
+    onp.testing.assert_allclose(onp.asarray(out), _H.sum(axis=0))
+    got = np.add(x, 1.0, where=x > 0)   # masked-out elements are zeros
+    onp.testing.assert_array_equal(onp.asarray(got), onp.where(_H > 0, _H + 1.0, 0.0))
+    onp.testing.assert_allclose(float(np.sum(x, initial=None)), _H.sum())
+    onp.testing.assert_allclose(onp.asarray(np.sum(x, axis=[0, 1][0])), _H.sum(axis=0))
+    with pytest.raises(TypeError):
+        np.zeros(3, dtype=np.float32, no_such_keyword=1)
+

@@ -19,7 +19,9 @@ from ..runtime.array import ARG_EXTREMUM_ALIAS_SIZE, get_method, set_method
 from ..runtime.numpy_dispatch import (binary_operator_call, getitem_call, inplace_call,
                                       inplace_function_call, inplace_operator_call,
                                       iterate, method_call, numpy_call, property_call,
-                                      setitem_call, unary_operator_call)
+                                      set_scalar_type_class, setitem_call,
+                                      unary_operator_call)
+from ._data_types import _ScalarTypeMeta
 
 _ndarray = np.ndarray
 
@@ -421,6 +423,7 @@ def install(namespace, linalg, fft, array_class):
     """Put the NumPy-dispatching wrappers over the ``lax`` definitions: the functions of
     ``namespace`` (``minijax.numpy``'s globals), of the ``linalg`` and ``fft`` modules,
     and the methods and properties of ``array_class``. Called once."""
+    set_scalar_type_class(_ScalarTypeMeta)
     _install_functions(namespace, NUMPY_FUNCTIONS, np, numpy_call)
     _install_functions(namespace, NUMPY_INPLACE_FUNCTIONS, np, inplace_function_call)
     _install_functions(vars(linalg), LINALG_FUNCTIONS, np.linalg, numpy_call)

@@ -13,6 +13,9 @@ from minijax.runtime.array cimport (Array as ArrayCore, _make, canonical_dtype,
 cdef object _ABSENT
 cdef list numpy_flag
 cdef type _ndarray
+cdef frozenset _PLAIN, _KEYWORDS_TO_CONVERT, _NUMERIC_SCALAR_TYPES
+cdef tuple _DTYPE_LIKE
+cdef object _scalar_type_class
 
 @cython.locals(arr=ArrayCore)
 cpdef _host(a)
@@ -22,3 +25,4 @@ cdef object _function_result(object r, object h, object x0, object x1, tuple res
 cdef object _write_target(ArrayCore self)
 @cython.locals(arr=ArrayCore, i=Py_ssize_t)
 cdef bint _weak_operands(tuple args, Py_ssize_t start)
+cdef object _plain_keywords(dict kwargs)

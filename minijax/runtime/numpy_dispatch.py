@@ -357,6 +357,47 @@ _NONE_IS_ABSENT = frozenset({"where", "initial"})
 _KEYWORDS_TO_CONVERT = _NONE_IS_ABSENT | {"out", "device"}
 
 
+def _plain_keywords(kwargs):
+    """``kwargs`` as NumPy takes them when each is one ``_host_kwargs`` passes as it is
+    (``axis=``, ``dtype=``, ``keepdims=``, ... of plain values: never ``out=``,
+    ``where=``, ``initial=``, ``device=``), else None. A ``dtype=`` of minijax.numpy's
+    scalar types becomes the NumPy type it subclasses, which NumPy makes the same dtype
+    of, faster."""
+    stand_in = None
+    for k, v in kwargs.items():
+        if k in _KEYWORDS_TO_CONVERT:
+            return None
+        t = type(v)
+        if t in _PLAIN:
+            continue
+        if t is tuple:
+            for e in v:
+                if type(e) not in _PLAIN:
+                    return None
+        elif t is _scalar_type_class:
+            if k == "dtype":
+                stand_in = v._numpy_type
+        elif not isinstance(v, _DTYPE_LIKE):
+            return None
+    if stand_in is not None and stand_in in _NUMERIC_SCALAR_TYPES:
+        kwargs = dict(kwargs)
+        kwargs["dtype"] = stand_in
+    return kwargs
+
+
+# what ``_host`` passes as it is besides _PLAIN (dtypes, NumPy scalars and scalar types)
+_DTYPE_LIKE = (np.dtype, _generic, type)
+_NUMERIC_SCALAR_TYPES = frozenset(np.dtype(c).type for c in "?bhilqBHILQefdgFDG")
+# the metaclass of minijax.numpy's scalar types (which subclass NumPy's), set by
+# ``set_scalar_type_class`` (the numpy layer defines it)
+_scalar_type_class = None
+
+
+def set_scalar_type_class(cls):
+    global _scalar_type_class
+    _scalar_type_class = cls
+
+
 def _host_kwargs(kwargs):
     """NumPy's keywords: host values (None dropped where it means "not given"), and
     ``out=`` as the writable buffer it names."""
@@ -526,9 +567,12 @@ def numpy_call(np_fn, lax_definition, nin=None):
     @functools.wraps(lax_definition)
     def call(x0=_ABSENT, x1=_ABSENT, /, *rest, **kwargs):
         if numpy_flag[0] or numpy_eager():
-            if (kwargs or len(rest) > 1
-                    or nin is not None and x1 is not _ABSENT and nin < 2 + len(rest)):
+            if len(rest) > 1 or nin is not None and x1 is not _ABSENT and nin < 2 + len(rest):
                 return general(given(x0, x1, rest), kwargs)
+            if kwargs:   # (as NumPy takes them, or the general path decides)
+                kw = _plain_keywords(kwargs)
+                if kw is None:
+                    return general(given(x0, x1, rest), kwargs)
             try:
                 if x1 is not _ABSENT:
                     ha = _host(x0)
@@ -542,8 +586,13 @@ def numpy_call(np_fn, lax_definition, nin=None):
             except _NotHost:   # (NumPy's call if a date, string, ... is in it)
                 return general(given(x0, x1, rest), kwargs)
             try:
-                r = (np_fn(ha, hb, hc) if rest else np_fn(ha, hb) if x1 is not _ABSENT
-                     else np_fn(ha) if x0 is not _ABSENT else np_fn())
+                if kwargs:
+                    r = (np_fn(ha, hb, hc, **kw) if rest else np_fn(ha, hb, **kw)
+                         if x1 is not _ABSENT else np_fn(ha, **kw) if x0 is not _ABSENT
+                         else np_fn(**kw))
+                else:
+                    r = (np_fn(ha, hb, hc) if rest else np_fn(ha, hb) if x1 is not _ABSENT
+                         else np_fn(ha) if x0 is not _ABSENT else np_fn())
             except Exception as e:
                 return _numpy_failed(e, lax_definition, given(x0, x1, rest), kwargs)
             last = rest[0] if rest else x1 if x1 is not _ABSENT else x0
