@@ -821,3 +821,55 @@ def test_keywords_the_general_path_converts_still_apply():
     with pytest.raises(TypeError):
         np.zeros(3, dtype=np.float32, no_such_keyword=1)
 
+
+# ------------------------------------------------------------------ ufuncs with host fixes
+
+_SPECIAL = onp.array([-onp.inf, -2.5, -1.0, -0.5, -0.0, 0.0, 0.5, 1.5, 2.5, onp.inf, onp.nan])
+
+
+def _fixed_operands(nin):
+    """Operands of every kind a host fix sees: float arrays of each width and layout,
+    0-d arrays, Python floats (NumPy's ufunc is called directly on these), and integers,
+    complex values and objects (the host fix decides)."""
+    x, y = _SPECIAL, onp.roll(_SPECIAL, 3)
+    z = onp.empty(x.shape, onp.complex128)
+    z.real, z.imag = x, y
+    floats = [(x, y), (x.astype(onp.float32), y.astype(onp.float32)),
+              (x.astype(onp.float16), y.astype(onp.float16)), (x[::2], y[::2]),
+              (x.astype(">f8"), y), (onp.asarray(1.5), onp.asarray(-0.0)), (2.5, y), (x, -1.5),
+              (x.reshape(1, -1), y.reshape(-1, 1)[:3])]
+    others = [(onp.arange(-3, 4), onp.arange(1, 8)), (onp.array([True, False]), x[:2]),
+              (z, y), (z[:4].astype(onp.complex64), x[:4]), (3, 2), (2.0, 3),
+              (onp.array([1.5, -2.0], dtype=object), onp.array([2.0, 0.5], dtype=object))]
+    return [ops[:nin] for ops in floats + others]
+
+
+@pytest.mark.parametrize("name", sorted(_eager_table.FLOAT_OPERANDS_ARE_NUMPYS))
+def test_ufuncs_with_host_fixes_give_the_fixes_answers(name):
+    # float operands: NumPy's ufunc itself; every operand: what the host fix gives
+    ufunc = getattr(onp, name)
+    host = _eager_table.NUMPY_FUNCTIONS.get(name) or ufunc
+    fn = getattr(np, name)
+    for operands in _fixed_operands(ufunc.nin):
+        with onp.errstate(all="ignore"):
+            try:
+                want = host(*operands)
+            except TypeError:
+                continue   # (no loop for these operands)
+            args = [np.asarray(o) if isinstance(o, onp.ndarray) else o for o in operands]
+            got = fn(*args)
+        assert type(got) is minijax.Array
+        dtype = minijax.dtypes.canonicalize(onp.result_type(want)) \
+            if onp.result_type(want) != object else onp.dtype(object)
+        assert got.dtype == dtype, (operands, got.dtype, dtype)
+        onp.testing.assert_array_equal(onp.asarray(got), onp.asarray(want).astype(dtype))
+        if all(type(o) is float for o in operands):
+            assert got.weak_type
+    if ufunc.nin == 2:   # (positional output, keywords: the general path, as before)
+        out = np.zeros(3)
+        assert fn(np.ones(3), np.ones(3), out) is out
+        with onp.errstate(all="ignore"):
+            plain = fn(np.asarray(_SPECIAL), 2.0)
+        with onp.errstate(all="ignore"):
+            keyword = fn(np.asarray(_SPECIAL), 2.0, casting="same_kind")
+        onp.testing.assert_array_equal(onp.asarray(keyword), onp.asarray(plain))

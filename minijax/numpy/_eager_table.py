@@ -281,6 +281,12 @@ def _object_loop_checked(np_ufunc):
 NUMPY_FUNCTIONS.update({name: _object_loop_checked(getattr(np, name))
                         for name in ("arctan2", "atan2", "hypot", "fmod", "logical_xor")})
 
+# The host versions above (and the rounding ones below) that give their NumPy ufunc's
+# own answer when every operand is a float array or a Python float: the dispatch calls
+# the ufunc itself there.
+FLOAT_OPERANDS_ARE_NUMPYS = frozenset({"expm1", "tanh", "arctan2", "hypot", "fmod",
+                                       "logical_xor", "ceil", "floor", "trunc"})
+
 # Functions that update their first argument in place and return None, as NumPy's.
 NUMPY_INPLACE_FUNCTIONS = {"put": np.put, "place": np.place,
                            "put_along_axis": np.put_along_axis,

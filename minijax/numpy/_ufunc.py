@@ -69,7 +69,10 @@ class ufunc:
         # the runtime's table may name a host function of its own (the Array API's
         # special values for floor_divide, expm1, tanh)
         host_fn = _eager_table.NUMPY_FUNCTIONS.get(np_ufunc.__name__) or np_ufunc
-        dispatch = numpy_dispatch.numpy_call(host_fn, self._lax_entry, nin=np_ufunc.nin)
+        direct = (np_ufunc if host_fn is not np_ufunc
+                  and np_ufunc.__name__ in _eager_table.FLOAT_OPERANDS_ARE_NUMPYS else None)
+        dispatch = numpy_dispatch.numpy_call(host_fn, self._lax_entry, nin=np_ufunc.nin,
+                                             ufunc=direct)
         self.__class__ = type("ufunc", (cls,), {"__call__": staticmethod(dispatch),
                                                 "__module__": cls.__module__})
         self._lax = lax_fn

@@ -15,7 +15,7 @@ cdef list numpy_flag
 cdef type _ndarray
 cdef frozenset _PLAIN, _KEYWORDS_TO_CONVERT, _NUMERIC_SCALAR_TYPES
 cdef tuple _DTYPE_LIKE
-cdef object _scalar_type_class
+cdef object _scalar_type_class, _float64, _float32, _float16
 
 @cython.locals(arr=ArrayCore)
 cpdef _host(a)
@@ -26,3 +26,5 @@ cdef object _write_target(ArrayCore self)
 @cython.locals(arr=ArrayCore, i=Py_ssize_t)
 cdef bint _weak_operands(tuple args, Py_ssize_t start)
 cdef object _plain_keywords(dict kwargs)
+@cython.locals(d=object)
+cdef bint _float_operand(object h)

@@ -511,11 +511,26 @@ def _function_result(r, h, x0, x1, rest):
     return out
 
 
-def numpy_call(np_fn, lax_definition, nin=None):
+def _float_operand(h):
+    """``h`` (a host operand) is a float ndarray (of NumPy's float64, float32 or float16
+    dtype object) or a Python float."""
+    if type(h) is _ndarray:
+        d = ndarray_dtype(h)
+        return d is _float64 or d is _float32 or d is _float16
+    return type(h) is float
+
+
+_float64, _float32, _float16 = np.dtype(np.float64), np.dtype(np.float32), np.dtype(np.float16)
+
+
+def numpy_call(np_fn, lax_definition, nin=None, ufunc=None):
     """``lax_definition`` (a minijax function) that calls ``np_fn`` on host values eagerly.
 
     ``nin``: ``np_fn`` is a ufunc taking ``nin`` inputs; arguments after them are its
-    outputs, passed on as ``out=`` (so they are written as ``out=`` arrays are)."""
+    outputs, passed on as ``out=`` (so they are written as ``out=`` arrays are).
+    ``ufunc``: the NumPy ufunc whose answer ``np_fn`` (a host version fixing NumPy's
+    answers for other input) gives when every operand is a float ndarray or a Python
+    float; called directly there (``np_fn``'s Python frame costs as much as the call)."""
     name = getattr(lax_definition, "__name__", "")
     first_operand = (0 if nin is not None or isinstance(np_fn, np.ufunc) else
                      _SCALAR_OPERANDS_FROM.get(name, -1))
@@ -590,6 +605,9 @@ def numpy_call(np_fn, lax_definition, nin=None):
                     r = (np_fn(ha, hb, hc, **kw) if rest else np_fn(ha, hb, **kw)
                          if x1 is not _ABSENT else np_fn(ha, **kw) if x0 is not _ABSENT
                          else np_fn(**kw))
+                elif ufunc is not None and _float_operand(ha) and (
+                        x1 is _ABSENT or _float_operand(hb)):   # (nin operands at most)
+                    r = ufunc(ha) if x1 is _ABSENT else ufunc(ha, hb)
                 else:
                     r = (np_fn(ha, hb, hc) if rest else np_fn(ha, hb) if x1 is not _ABSENT
                          else np_fn(ha) if x0 is not _ABSENT else np_fn())
