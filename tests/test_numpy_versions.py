@@ -117,6 +117,24 @@ def test_fix_and_typename_are_deprecated_as_in_numpy_2_5():
             assert mnp.typename(char) == np.typename(char), char
 
 
+def test_deprecation_warnings_point_at_the_callers_line():
+    x = mnp.asarray(np.array([-1.5, 2.5]))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        mnp.fix(x)
+        mnp.fix(x, None)
+        mnp.fix(x=x)
+        mnp.typename("d")
+        mnp.row_stack((x, x))
+        minijax.jit(mnp.fix)(x)
+    assert [w.category for w in caught] == [DeprecationWarning] * 6
+    assert [w.filename for w in caught[:5]] == [__file__] * 5
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(DeprecationWarning, match="use minijax.numpy.trunc"):
+            mnp.fix(x)
+
+
 def test_removed_numpy_names_stay_absent():
     for name in REMOVED_BEFORE:
         assert not hasattr(mnp, name), name

@@ -704,10 +704,8 @@ __all__ += ["fft"]
 
 # DESIGN 3: eagerly, each function and Array method named in the eager table calls
 # NumPy once on the host buffers (installed last, over the lax versions).
-import functools as _functools  # noqa: E402
-import warnings as _warnings  # noqa: E402
-
 from . import _eager_table  # noqa: E402
+from ..runtime import fast_functions as _fast_functions  # noqa: E402
 from ._elementwise import returning_the_updated_array as _returning_the_updated_array  # noqa: E402
 
 _eager_table.install(globals(), linalg, fft, ndarray)
@@ -725,11 +723,7 @@ __all__ += ["ufunc", "matvec", "vecmat", "fabs", "frexp", "gcd", "lcm", "ldexp",
 # installed, and warns eagerly and under a transformation alike.
 def _deprecated(fn, name, since, use):
     message = f"minijax.numpy.{name} is deprecated (as in NumPy {since}): use {use}"
-
-    @_functools.wraps(fn)
-    def call(*args, **kwargs):
-        _warnings.warn(message, DeprecationWarning, stacklevel=2)
-        return fn(*args, **kwargs)
+    call = _fast_functions.deprecated(fn, message)   # (compiled: no frame of its own)
     call.__doc__ = f"Deprecated (as in NumPy {since}): use {use}. {fn.__doc__}"
     return call
 

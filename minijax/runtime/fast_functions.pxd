@@ -5,6 +5,8 @@ cimport numpy
 from minijax.runtime.array cimport (Array as ArrayCore, _make, canonical_dtype,
                                     canonical_scalar_type, ndarray_dtype)
 
+cdef object _ABSENT, _warn
+
 # NumPy's C API on an ndarray ``a`` (the .py spells them as method calls for the
 # uncompiled run; import_numpy_c_api, called once at import, sets the API up).
 # ndarray_known_finite: every element of ``a`` is known to be finite (an integer or bool

@@ -1,6 +1,6 @@
 """Compiled fast paths in front of ``minijax.numpy`` functions that are not NumPy-call
 wrappers (DESIGN 10): ``asarray``, ``array``, ``from_dlpack`` and ``result_type``, and
-the host ``floor_divide`` of the eager table.
+the host ``floor_divide`` of the eager table; and the wrapper of deprecated names.
 
 Each ``*_fast_path(complete)`` returns the function ``minijax.numpy`` exports in front of
 ``complete``, its complete Python implementation: the common eager calls are answered
@@ -11,6 +11,7 @@ call, which is why these are not written in ``minijax.numpy`` itself.
 
 import functools
 import math
+import warnings
 
 import cython
 
@@ -18,7 +19,7 @@ import numpy as np
 
 from ..config import config
 from ..core.trace import numpy_flag
-from .array import Array, _make, canonical_dtype, canonical_scalar_type
+from .array import _ABSENT, Array, _make, canonical_dtype, canonical_scalar_type
 
 _ndarray = np.ndarray
 _generic = np.generic
@@ -28,6 +29,7 @@ _np_result_type = np.result_type
 _from_dlpack = np.from_dlpack
 _np_array = np.array
 _np_asarray = np.asarray
+_warn = warnings.warn
 _FLOAT64 = np.dtype(np.float64)
 _FLOAT32, _INT64, _INT32, _COMPLEX64 = map(np.dtype, (np.float32, np.int64, np.int32,
                                                     np.complex64))
@@ -388,3 +390,21 @@ def _finite(x):
     if t is float:
         return math.isfinite(x)
     return t is int or t is bool
+
+
+# ------------------------------------------------------------------ deprecated names
+
+def deprecated(complete, message):
+    """``complete`` (a deprecated function) warning ``message``, a DeprecationWarning,
+    at its caller's line on every call, as a Python wrapper warning with ``stacklevel=2``
+    does (compiled, this wrapper has no frame of its own: the caller's is the first)."""
+    level = 1 if cython.compiled else 2
+
+    def call(x0=_ABSENT, /, *rest, **kwargs):
+        _warn(message, DeprecationWarning, level)
+        if x0 is _ABSENT:
+            return complete(**kwargs)
+        if rest or kwargs:
+            return complete(x0, *rest, **kwargs)
+        return complete(x0)
+    return _wrapping(complete, call)
