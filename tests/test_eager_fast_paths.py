@@ -809,6 +809,35 @@ def test_keyword_calls_keep_views_and_scalar_type_dtypes():
             np.zeros(2, dtype=bad)
 
 
+def test_keyword_path_passes_numpy_its_dtype_and_the_lax_path_the_callers():
+    from minijax.runtime.numpy_dispatch import numpy_call
+    seen = []
+
+    def host(*args, **kwargs):
+        seen.append(("numpy", kwargs))
+        if args[0] < 0:
+            raise ValueError("negative")
+        return onp.zeros(args[0], **kwargs)
+
+    def lax_definition(*args, **kwargs):
+        seen.append(("lax", kwargs))
+        return np.zeros(abs(args[0]), **kwargs)
+
+    call = numpy_call(host, lax_definition)
+    assert call(2, dtype=np.float32).dtype == onp.float32
+    assert seen[-1][1]["dtype"] is onp.dtype(onp.float32)   # (a dtype: NumPy's fastest)
+    with pytest.raises(ValueError, match="negative"):   # (NumPy's error stands)
+        call(-2, dtype=np.float32, order="C")
+    assert [where for where, _ in seen[1:]] == ["numpy", "lax"]
+    assert seen[-1][1] == {"dtype": np.float32, "order": "C"}
+    assert type(seen[-1][1]["dtype"]) is type(np.float32)   # minijax's own, as given
+    for abstract in (np.floating, np.number):   # (not a dtype: passed as given)
+        seen.clear()
+        with pytest.raises(TypeError):
+            call(2, dtype=abstract)
+        assert seen[0][1]["dtype"] is abstract
+
+
 def test_keywords_the_general_path_converts_still_apply():
     x = np.asarray(_H.copy())
     out = np.zeros(4)

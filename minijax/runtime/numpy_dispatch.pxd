@@ -13,7 +13,8 @@ from minijax.runtime.array cimport (Array as ArrayCore, _make, canonical_dtype,
 cdef object _ABSENT
 cdef list numpy_flag
 cdef type _ndarray
-cdef frozenset _PLAIN, _KEYWORDS_TO_CONVERT, _NUMERIC_SCALAR_TYPES
+cdef frozenset _PLAIN, _KEYWORDS_TO_CONVERT
+cdef dict _NUMERIC_DTYPES
 cdef tuple _DTYPE_LIKE
 cdef object _scalar_type_class, _float64, _float32, _float16
 

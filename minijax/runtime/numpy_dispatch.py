@@ -358,17 +358,17 @@ _KEYWORDS_TO_CONVERT = _NONE_IS_ABSENT | {"out", "device"}
 
 
 def _plain_keywords(kwargs):
-    """``kwargs`` as NumPy takes them when each is one ``_host_kwargs`` passes as it is
-    (``axis=``, ``dtype=``, ``keepdims=``, ... of plain values: never ``out=``,
-    ``where=``, ``initial=``, ``device=``), else None. A ``dtype=`` of minijax.numpy's
-    scalar types becomes the NumPy type it subclasses, which NumPy makes the same dtype
-    of, faster."""
-    stand_in = None
+    """Whether NumPy takes ``kwargs`` as they are: each is one ``_host_kwargs`` passes
+    unchanged (``axis=``, ``dtype=``, ``keepdims=``, ... of plain values; never ``out=``,
+    ``where=``, ``initial=``, ``device=``). None where not; else the NumPy dtype to pass
+    for a ``dtype=`` of minijax.numpy's numeric scalar types (NumPy's own reading of
+    that subclass of its scalar type, found faster), or ``_ABSENT``."""
+    stand_in = _ABSENT
     for k, v in kwargs.items():
         if k in _KEYWORDS_TO_CONVERT:
             return None
         t = type(v)
-        if t in _PLAIN:
+        if t is int or t is bool or v is None or t in _PLAIN:
             continue
         if t is tuple:
             for e in v:
@@ -376,18 +376,15 @@ def _plain_keywords(kwargs):
                     return None
         elif t is _scalar_type_class:
             if k == "dtype":
-                stand_in = v._numpy_type
+                stand_in = _NUMERIC_DTYPES.get(v._numpy_type, _ABSENT)
         elif not isinstance(v, _DTYPE_LIKE):
             return None
-    if stand_in is not None and stand_in in _NUMERIC_SCALAR_TYPES:
-        kwargs = dict(kwargs)
-        kwargs["dtype"] = stand_in
-    return kwargs
+    return stand_in
 
 
 # what ``_host`` passes as it is besides _PLAIN (dtypes, NumPy scalars and scalar types)
 _DTYPE_LIKE = (np.dtype, _generic, type)
-_NUMERIC_SCALAR_TYPES = frozenset(np.dtype(c).type for c in "?bhilqBHILQefdgFDG")
+_NUMERIC_DTYPES = {np.dtype(c).type: np.dtype(c) for c in "?bhilqBHILQefdgFDG"}
 # the metaclass of minijax.numpy's scalar types (which subclass NumPy's), set by
 # ``set_scalar_type_class`` (the numpy layer defines it)
 _scalar_type_class = None
@@ -584,9 +581,10 @@ def numpy_call(np_fn, lax_definition, nin=None, ufunc=None):
         if numpy_flag[0] or numpy_eager():
             if len(rest) > 1 or nin is not None and x1 is not _ABSENT and nin < 2 + len(rest):
                 return general(given(x0, x1, rest), kwargs)
+            stand_in = _ABSENT
             if kwargs:   # (as NumPy takes them, or the general path decides)
-                kw = _plain_keywords(kwargs)
-                if kw is None:
+                stand_in = _plain_keywords(kwargs)
+                if stand_in is None:
                     return general(given(x0, x1, rest), kwargs)
             try:
                 if x1 is not _ABSENT:
@@ -602,9 +600,12 @@ def numpy_call(np_fn, lax_definition, nin=None, ufunc=None):
                 return general(given(x0, x1, rest), kwargs)
             try:
                 if kwargs:
-                    r = (np_fn(ha, hb, hc, **kw) if rest else np_fn(ha, hb, **kw)
-                         if x1 is not _ABSENT else np_fn(ha, **kw) if x0 is not _ABSENT
-                         else np_fn(**kw))
+                    if stand_in is not _ABSENT:   # (kwargs is this call's own dict)
+                        dtype = kwargs["dtype"]
+                        kwargs["dtype"] = stand_in
+                    r = (np_fn(ha, hb, hc, **kwargs) if rest else np_fn(ha, hb, **kwargs)
+                         if x1 is not _ABSENT else np_fn(ha, **kwargs) if x0 is not _ABSENT
+                         else np_fn(**kwargs))
                 elif ufunc is not None and _float_operand(ha) and (
                         x1 is _ABSENT or _float_operand(hb)):   # (nin operands at most)
                     r = ufunc(ha) if x1 is _ABSENT else ufunc(ha, hb)
@@ -612,6 +613,8 @@ def numpy_call(np_fn, lax_definition, nin=None, ufunc=None):
                     r = (np_fn(ha, hb, hc) if rest else np_fn(ha, hb) if x1 is not _ABSENT
                          else np_fn(ha) if x0 is not _ABSENT else np_fn())
             except Exception as e:
+                if stand_in is not _ABSENT:
+                    kwargs["dtype"] = dtype   # (the caller's, for the lax path)
                 return _numpy_failed(e, lax_definition, given(x0, x1, rest), kwargs)
             last = rest[0] if rest else x1 if x1 is not _ABSENT else x0
             if (first_operand >= 0 and type(last) is not Array
