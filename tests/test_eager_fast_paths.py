@@ -866,6 +866,8 @@ def _fixed_operands(nin):
     floats = [(x, y), (x.astype(onp.float32), y.astype(onp.float32)),
               (x.astype(onp.float16), y.astype(onp.float16)), (x[::2], y[::2]),
               (x.astype(">f8"), y), (onp.asarray(1.5), onp.asarray(-0.0)), (2.5, y), (x, -1.5),
+              (onp.float64(-0.0), onp.float64(onp.inf)), (onp.float32(2.5), x.astype(onp.float32)),
+              (onp.float16(-1.5), 2.0),
               (x.reshape(1, -1), y.reshape(-1, 1)[:3])]
     others = [(onp.arange(-3, 4), onp.arange(1, 8)), (onp.array([True, False]), x[:2]),
               (z, y), (z[:4].astype(onp.complex64), x[:4]), (3, 2), (2.0, 3),
@@ -887,6 +889,9 @@ def test_ufuncs_with_host_fixes_give_the_fixes_answers(name):
                 continue   # (no loop for these operands)
             args = [np.asarray(o) if isinstance(o, onp.ndarray) else o for o in operands]
             got = fn(*args)
+            scalars = fn(*[np.sum(a) if isinstance(a, minijax.Array) and not a.ndim else a
+                           for a in args])   # (0-d Arrays holding NumPy's scalars)
+            onp.testing.assert_array_equal(onp.asarray(scalars), onp.asarray(got))
         assert type(got) is minijax.Array
         dtype = onp.result_type(want)
         if dtype.kind != "O":

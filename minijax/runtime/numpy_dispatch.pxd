@@ -17,6 +17,7 @@ cdef frozenset _PLAIN, _KEYWORDS_TO_CONVERT
 cdef dict _NUMERIC_DTYPES
 cdef tuple _DTYPE_LIKE
 cdef object _scalar_type_class, _float64, _float32, _float16
+cdef type _float64_scalar, _float32_scalar, _float16_scalar
 
 @cython.locals(arr=ArrayCore)
 cpdef _host(a)
@@ -27,5 +28,5 @@ cdef object _write_target(ArrayCore self)
 @cython.locals(arr=ArrayCore, i=Py_ssize_t)
 cdef bint _weak_operands(tuple args, Py_ssize_t start)
 cdef object _plain_keywords(dict kwargs)
-@cython.locals(d=object)
+@cython.locals(d=object, t=type)
 cdef bint _float_operand(object h)

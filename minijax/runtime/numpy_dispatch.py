@@ -510,14 +510,16 @@ def _function_result(r, h, x0, x1, rest):
 
 def _float_operand(h):
     """``h`` (a host operand) is a float ndarray (of NumPy's float64, float32 or float16
-    dtype object) or a Python float."""
-    if type(h) is _ndarray:
+    dtype object), a NumPy float scalar of those, or a Python float."""
+    t = type(h)
+    if t is _ndarray:
         d = ndarray_dtype(h)
         return d is _float64 or d is _float32 or d is _float16
-    return type(h) is float
+    return t is float or t is _float64_scalar or t is _float32_scalar or t is _float16_scalar
 
 
 _float64, _float32, _float16 = np.dtype(np.float64), np.dtype(np.float32), np.dtype(np.float16)
+_float64_scalar, _float32_scalar, _float16_scalar = np.float64, np.float32, np.float16
 
 
 def numpy_call(np_fn, lax_definition, nin=None, ufunc=None):
