@@ -30,3 +30,6 @@ cdef bint _weak_operands(tuple args, Py_ssize_t start)
 cdef object _plain_keywords(dict kwargs)
 @cython.locals(d=object, t=type)
 cdef bint _float_operand(object h)
+@cython.locals(n=Py_ssize_t)
+cdef object _keyword_call(object np_fn, object a, object b, object c, Py_ssize_t n,
+                          dict kwargs)

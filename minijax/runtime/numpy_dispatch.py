@@ -508,6 +508,23 @@ def _function_result(r, h, x0, x1, rest):
     return out
 
 
+def _keyword_call(np_fn, a, b, c, n, kwargs):
+    """``np_fn`` of its first ``n`` positional arguments ``a, b, c`` and ``kwargs``, a
+    lone ``dtype=`` or ``axis=`` spelled out (compiled, a ``**`` call copies the dict
+    and NumPy's vectorcall unpacks it again)."""
+    if len(kwargs) == 1:
+        v = kwargs.get("dtype", _ABSENT)
+        if v is not _ABSENT:
+            return (np_fn(a, dtype=v) if n == 1 else np_fn(a, b, dtype=v) if n == 2
+                    else np_fn(a, b, c, dtype=v) if n == 3 else np_fn(dtype=v))
+        v = kwargs.get("axis", _ABSENT)
+        if v is not _ABSENT:
+            return (np_fn(a, axis=v) if n == 1 else np_fn(a, b, axis=v) if n == 2
+                    else np_fn(a, b, c, axis=v) if n == 3 else np_fn(axis=v))
+    return (np_fn(a, **kwargs) if n == 1 else np_fn(a, b, **kwargs) if n == 2
+            else np_fn(a, b, c, **kwargs) if n == 3 else np_fn(**kwargs))
+
+
 def _float_operand(h):
     """``h`` (a host operand) is a float ndarray (of NumPy's float64, float32 or float16
     dtype object), a NumPy float scalar of those, or a Python float."""
@@ -605,9 +622,12 @@ def numpy_call(np_fn, lax_definition, nin=None, ufunc=None):
                     if stand_in is not _ABSENT:   # (kwargs is this call's own dict)
                         dtype = kwargs["dtype"]
                         kwargs["dtype"] = stand_in
-                    r = (np_fn(ha, hb, hc, **kwargs) if rest else np_fn(ha, hb, **kwargs)
-                         if x1 is not _ABSENT else np_fn(ha, **kwargs) if x0 is not _ABSENT
-                         else np_fn(**kwargs))
+                    r = (_keyword_call(np_fn, ha, hb, hc, 3, kwargs) if rest
+                         else _keyword_call(np_fn, ha, hb, None, 2, kwargs)
+                         if x1 is not _ABSENT
+                         else _keyword_call(np_fn, ha, None, None, 1, kwargs)
+                         if x0 is not _ABSENT
+                         else _keyword_call(np_fn, None, None, None, 0, kwargs))
                 elif ufunc is not None and _float_operand(ha) and (
                         x1 is _ABSENT or _float_operand(hb)):   # (nin operands at most)
                     r = ufunc(ha) if x1 is _ABSENT else ufunc(ha, hb)
