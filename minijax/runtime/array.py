@@ -751,7 +751,7 @@ class Array:
         if numpy_flag[0]:
             placement = self._placement   # (committed to a CPU device: the same path)
             aval = self._aval
-            hidx = _host_index(idx)
+            hidx = idx if type(idx) is int else _host_index(idx)
             if ((placement is None or placement._host_eager)
                     and (aval is None or not aval.weak_type) and hidx is not None):
                 host = self._host
@@ -762,7 +762,8 @@ class Array:
                     if canonical_dtype(ndarray_dtype(r)):   # a view
                         return view_result(self, host, r, placement)
                 elif canonical_scalar_type(type(r)):   # an element: a 0-d Array holding
-                    return _make(None, r, None, placement, None)   # the NumPy scalar
+                    return (_holding(r) if placement is None   # the NumPy scalar
+                            else _make(None, r, None, placement, None))
         return _complete[_GETITEM](self, idx)
 
     def __setitem__(self, idx, value):
@@ -1104,6 +1105,16 @@ def strong_host(self):
     return host
 
 
+def _plain_host(self):
+    """``strong_host(self)``, answered inline for the plain Array (a host value and no
+    other field) that the eager path makes."""
+    host = self._host
+    if (host is not None and self._aval is None and self._view is None
+            and self._placement is None):
+        return host
+    return strong_host(self)
+
+
 def _plain_operand(other):
     """The value NumPy takes for ``other`` on the fast path: a Python float or int as it
     is, a strongly typed uncommitted Array's host value; else None."""
@@ -1111,7 +1122,7 @@ def _plain_operand(other):
     if t is float or t is int:
         return other
     if t is Array:
-        return strong_host(other)
+        return _plain_host(other)
     return None
 
 
@@ -1135,13 +1146,13 @@ def _result(self, host, r):
         if canonical_dtype(ndarray_dtype(r)):
             return view_result(self, host, r, None)
     elif canonical_scalar_type(type(r)):   # a 0-d result: the NumPy scalar
-        return _make(None, r, None, None, None)
+        return _holding(r)
     return None
 
 
 def _binary(self, other, code):
     if numpy_flag[0]:
-        host = strong_host(self)
+        host = _plain_host(self)
         if host is not None:
             ho = _plain_operand(other)
             if ho is not None:
@@ -1246,9 +1257,9 @@ def _inplace(self, other, code):
         # a 0-d result holding the NumPy scalar NumPy gave stands for that scalar, which
         # is immutable: ``s op= y`` rebinds ``s`` to ``s op y`` (``acc += x[i] * y[i]``)
         ho = (_plain_operand(other) if host is not None and self._view is None
-              and strong_host(self) is not None else None)
+              and _plain_host(self) is not None else None)
         if ho is not None and type(ho) is not _ndarray:
-            r = _apply(_BINARY_OF_INPLACE[code - _IADD], host, ho)
+            r = _apply(_binary_of_inplace(code), host, ho)
             out = _result(self, host, r) if r is not _NO_FAST_PATH else None
             if out is not None:
                 return out
@@ -1278,6 +1289,17 @@ def ufunc_in_place(self, ufunc, operand):
     host = self._writable()
     ufunc(host, operand, host)
     return self
+
+
+def _binary_of_inplace(code):
+    """The code of the binary operator of the in-place operator ``code``."""
+    if code == _IADD:
+        return _ADD
+    if code == _ISUB:
+        return _SUB
+    if code == _IMUL:
+        return _MUL
+    return _BINARY_OF_INPLACE[code - _IADD]
 
 
 _BINARY_OF_INPLACE = (_ADD, _SUB, _MUL, _TRUEDIV, _FLOORDIV, _MOD, _POW, _AND, _OR, _XOR,
@@ -1644,6 +1666,15 @@ def _make(aval, host, buffer=None, placement=None, view=None):
         arr._placement = placement
     if view is not None:
         arr._view = view
+    return arr
+
+
+def _holding(host):
+    """``_make(None, host)``: the plain Array, allocated with its other fields None."""
+    arr = Array.__new__(Array)
+    if not cython.compiled:
+        arr._aval = arr._buffer = arr._placement = arr._view = None
+    arr._host = host
     return arr
 
 
