@@ -60,7 +60,7 @@ cdef tuple _NDARRAY_METHODS
 cdef list _complete, numpy_flag
 cdef set _canonical_dtypes, _canonical_scalars
 cdef frozenset _INSTALLABLE
-cdef object _last_dtype, _last_scalar_type
+cdef object _last_dtype, _last_scalar_type, _other_dtype, _other_scalar_type
 
 
 cdef class _InstalledMethod:
@@ -75,6 +75,7 @@ cdef class Array:
 
 cpdef bint canonical_dtype(object dtype)
 cpdef bint canonical_scalar_type(object t)
+@cython.locals(root=Array)
 cdef object _current_host(Array self)
 cpdef strong_host(Array self)
 cdef object _plain_operand(object other)

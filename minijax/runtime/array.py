@@ -925,7 +925,7 @@ class Array:
     @property
     def T(self):
         if numpy_flag[0]:
-            host = strong_host(self)
+            host = _plain_host(self)
             if host is not None:
                 r = host.T
                 if type(r) is _ndarray and canonical_dtype(ndarray_dtype(r)):
@@ -935,7 +935,7 @@ class Array:
     @property
     def real(self):
         if numpy_flag[0]:
-            host = strong_host(self)
+            host = _plain_host(self)
             if host is not None:
                 out = _result(self, host, host.real)
                 if out is not None:
@@ -1035,24 +1035,27 @@ canonical_dtypes = _canonical_dtypes = set()
 canonical_scalars = _canonical_scalars = set()   # their NumPy scalar types
 
 
-_last_dtype = _last_scalar_type = None   # the last found canonical: loops use one
+# the last two found canonical: a loop uses one or two (floats, and the integers it
+# indexes with)
+_last_dtype = _last_scalar_type = _other_dtype = _other_scalar_type = None
 
 
 def _refresh_canonical():
-    global _last_dtype, _last_scalar_type
+    global _last_dtype, _last_scalar_type, _other_dtype, _other_scalar_type
     canonical_dtypes.clear()
     canonical_dtypes.update(d for d in SUPPORTED_DTYPES if canonicalize(d) == d)
     canonical_scalars.clear()
     canonical_scalars.update(d.type for d in canonical_dtypes)
-    _last_dtype = _last_scalar_type = None
+    _last_dtype = _last_scalar_type = _other_dtype = _other_scalar_type = None
 
 
 def canonical_dtype(dtype):
     """Whether results of ``dtype`` are kept as NumPy gives them (``canonical_dtypes``)."""
-    global _last_dtype
-    if dtype is _last_dtype:
+    global _last_dtype, _other_dtype
+    if dtype is _last_dtype or dtype is _other_dtype:
         return True
     if dtype in _canonical_dtypes:
+        _other_dtype = _last_dtype
         _last_dtype = dtype
         return True
     return False
@@ -1060,10 +1063,11 @@ def canonical_dtype(dtype):
 
 def canonical_scalar_type(t):
     """Whether ``t`` is the NumPy scalar type of a canonical dtype."""
-    global _last_scalar_type
-    if t is _last_scalar_type:
+    global _last_scalar_type, _other_scalar_type
+    if t is _last_scalar_type or t is _other_scalar_type:
         return True
     if t in _canonical_scalars:
+        _other_scalar_type = _last_scalar_type
         _last_scalar_type = t
         return True
     return False
@@ -1086,8 +1090,10 @@ def _current_host(self):
         else:   # a NumPy scalar (a 0-d result of the eager path) stays one: a reader
             return np.asarray(host)   # gets a fresh 0-d ndarray, as from NumPy's
     view = self._view
-    if view is not None and view[0]._host is not view[1]:
-        host = self._derive_again()
+    if view is not None:
+        root = view[0]
+        if root._host is not view[1]:
+            host = self._derive_again()
     return host
 
 
@@ -1136,7 +1142,7 @@ def view_result(self, host, r, placement):
                                            and owner is ndarray_base(host)):
         root = self if self._view is None else self._view[0]
         return _make(None, r, None, placement, (root, root._host))
-    return _make(None, r, None, placement, None)
+    return _holding(r) if placement is None else _make(None, r, None, placement, None)
 
 
 def _result(self, host, r):
@@ -1233,7 +1239,7 @@ _NO_FAST_PATH = object()
 
 def _unary(self, code):
     if numpy_flag[0]:
-        host = strong_host(self)
+        host = _plain_host(self)
         if host is not None:
             out = _result(self, host, _apply_unary(code, host))
             if out is not None:
@@ -1265,7 +1271,7 @@ def _inplace(self, other, code):
                 return out
     elif numpy_flag[0] and code != _IFLOORDIV:
         ho = _plain_operand(other)
-        if (ho is not None and strong_host(self) is not None
+        if (ho is not None and _plain_host(self) is not None
                 and (type(ho) is not _ndarray or not ndarray_ndim(ho)
                      or ndarray_ndim(self._host))):
             # (a shaped operand into a 0-d Array rebinds it: the complete implementation)
@@ -1398,7 +1404,7 @@ _METHOD_KEYWORDS = (
 def _method_result(self, code, n, x0, x1, rest, kwargs):
     """The fast path of a common method: NumPy's method on ``self``'s host value, as an
     Array; None where the complete implementation must decide (a NumPy scalar's too)."""
-    host = strong_host(self)
+    host = _plain_host(self)
     if type(host) is not _ndarray or (code >= _ARGMAX and not ndarray_writeable(host)
                                       and host.size >= ARG_EXTREMUM_ALIAS_SIZE):
         # (NumPy's argmax/argmin copy a read-only input: the complete implementation
