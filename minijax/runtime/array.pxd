@@ -60,7 +60,7 @@ cdef tuple _NDARRAY_METHODS
 cdef list _complete, numpy_flag
 cdef set _canonical_dtypes, _canonical_scalars
 cdef frozenset _INSTALLABLE
-cdef object _last_dtype, _last_scalar_type
+cdef object _last_dtype, _last_scalar_type, _other_dtype, _other_scalar_type
 
 
 cdef class _InstalledMethod:
@@ -75,9 +75,13 @@ cdef class Array:
 
 cpdef bint canonical_dtype(object dtype)
 cpdef bint canonical_scalar_type(object t)
+@cython.locals(root=Array)
 cdef object _current_host(Array self)
 cpdef strong_host(Array self)
 cdef object _plain_operand(object other)
+cdef object _plain_host(Array self)
+@cython.locals(arr=Array)
+cdef Array _holding(object host)
 @cython.locals(root=Array)
 cpdef view_result(Array self, object host, object r, object placement)
 cdef object _result(Array self, object host, object r)
@@ -86,6 +90,7 @@ cdef object _apply(int code, object a, object b)
 cdef object _unary(Array self, int code)
 cdef object _apply_unary(int code, object a)
 cdef object _inplace(Array self, object other, int code)
+cdef int _binary_of_inplace(int code)
 cdef bint _plain_args(tuple args)
 cpdef tuple given(object x0, object x1, tuple rest)
 cdef object _method(Array self, int code, object x0, object x1, tuple rest, dict kwargs,

@@ -751,7 +751,7 @@ class Array:
         if numpy_flag[0]:
             placement = self._placement   # (committed to a CPU device: the same path)
             aval = self._aval
-            hidx = _host_index(idx)
+            hidx = idx if type(idx) is int else _host_index(idx)
             if ((placement is None or placement._host_eager)
                     and (aval is None or not aval.weak_type) and hidx is not None):
                 host = self._host
@@ -762,7 +762,8 @@ class Array:
                     if canonical_dtype(ndarray_dtype(r)):   # a view
                         return view_result(self, host, r, placement)
                 elif canonical_scalar_type(type(r)):   # an element: a 0-d Array holding
-                    return _make(None, r, None, placement, None)   # the NumPy scalar
+                    return (_holding(r) if placement is None   # the NumPy scalar
+                            else _make(None, r, None, placement, None))
         return _complete[_GETITEM](self, idx)
 
     def __setitem__(self, idx, value):
@@ -924,7 +925,7 @@ class Array:
     @property
     def T(self):
         if numpy_flag[0]:
-            host = strong_host(self)
+            host = _plain_host(self)
             if host is not None:
                 r = host.T
                 if type(r) is _ndarray and canonical_dtype(ndarray_dtype(r)):
@@ -934,7 +935,7 @@ class Array:
     @property
     def real(self):
         if numpy_flag[0]:
-            host = strong_host(self)
+            host = _plain_host(self)
             if host is not None:
                 out = _result(self, host, host.real)
                 if out is not None:
@@ -1034,24 +1035,27 @@ canonical_dtypes = _canonical_dtypes = set()
 canonical_scalars = _canonical_scalars = set()   # their NumPy scalar types
 
 
-_last_dtype = _last_scalar_type = None   # the last found canonical: loops use one
+# the last two found canonical: a loop uses one or two (floats, and the integers it
+# indexes with)
+_last_dtype = _last_scalar_type = _other_dtype = _other_scalar_type = None
 
 
 def _refresh_canonical():
-    global _last_dtype, _last_scalar_type
+    global _last_dtype, _last_scalar_type, _other_dtype, _other_scalar_type
     canonical_dtypes.clear()
     canonical_dtypes.update(d for d in SUPPORTED_DTYPES if canonicalize(d) == d)
     canonical_scalars.clear()
     canonical_scalars.update(d.type for d in canonical_dtypes)
-    _last_dtype = _last_scalar_type = None
+    _last_dtype = _last_scalar_type = _other_dtype = _other_scalar_type = None
 
 
 def canonical_dtype(dtype):
     """Whether results of ``dtype`` are kept as NumPy gives them (``canonical_dtypes``)."""
-    global _last_dtype
-    if dtype is _last_dtype:
+    global _last_dtype, _other_dtype
+    if dtype is _last_dtype or dtype is _other_dtype:
         return True
     if dtype in _canonical_dtypes:
+        _other_dtype = _last_dtype
         _last_dtype = dtype
         return True
     return False
@@ -1059,10 +1063,11 @@ def canonical_dtype(dtype):
 
 def canonical_scalar_type(t):
     """Whether ``t`` is the NumPy scalar type of a canonical dtype."""
-    global _last_scalar_type
-    if t is _last_scalar_type:
+    global _last_scalar_type, _other_scalar_type
+    if t is _last_scalar_type or t is _other_scalar_type:
         return True
     if t in _canonical_scalars:
+        _other_scalar_type = _last_scalar_type
         _last_scalar_type = t
         return True
     return False
@@ -1085,8 +1090,10 @@ def _current_host(self):
         else:   # a NumPy scalar (a 0-d result of the eager path) stays one: a reader
             return np.asarray(host)   # gets a fresh 0-d ndarray, as from NumPy's
     view = self._view
-    if view is not None and view[0]._host is not view[1]:
-        host = self._derive_again()
+    if view is not None:
+        root = view[0]
+        if root._host is not view[1]:
+            host = self._derive_again()
     return host
 
 
@@ -1104,6 +1111,16 @@ def strong_host(self):
     return host
 
 
+def _plain_host(self):
+    """``strong_host(self)``, answered inline for the plain Array (a host value and no
+    other field) that the eager path makes."""
+    host = self._host
+    if (host is not None and self._aval is None and self._view is None
+            and self._placement is None):
+        return host
+    return strong_host(self)
+
+
 def _plain_operand(other):
     """The value NumPy takes for ``other`` on the fast path: a Python float or int as it
     is, a strongly typed uncommitted Array's host value; else None."""
@@ -1111,7 +1128,7 @@ def _plain_operand(other):
     if t is float or t is int:
         return other
     if t is Array:
-        return strong_host(other)
+        return _plain_host(other)
     return None
 
 
@@ -1125,7 +1142,7 @@ def view_result(self, host, r, placement):
                                            and owner is ndarray_base(host)):
         root = self if self._view is None else self._view[0]
         return _make(None, r, None, placement, (root, root._host))
-    return _make(None, r, None, placement, None)
+    return _holding(r) if placement is None else _make(None, r, None, placement, None)
 
 
 def _result(self, host, r):
@@ -1135,13 +1152,13 @@ def _result(self, host, r):
         if canonical_dtype(ndarray_dtype(r)):
             return view_result(self, host, r, None)
     elif canonical_scalar_type(type(r)):   # a 0-d result: the NumPy scalar
-        return _make(None, r, None, None, None)
+        return _holding(r)
     return None
 
 
 def _binary(self, other, code):
     if numpy_flag[0]:
-        host = strong_host(self)
+        host = _plain_host(self)
         if host is not None:
             ho = _plain_operand(other)
             if ho is not None:
@@ -1222,7 +1239,7 @@ _NO_FAST_PATH = object()
 
 def _unary(self, code):
     if numpy_flag[0]:
-        host = strong_host(self)
+        host = _plain_host(self)
         if host is not None:
             out = _result(self, host, _apply_unary(code, host))
             if out is not None:
@@ -1246,15 +1263,15 @@ def _inplace(self, other, code):
         # a 0-d result holding the NumPy scalar NumPy gave stands for that scalar, which
         # is immutable: ``s op= y`` rebinds ``s`` to ``s op y`` (``acc += x[i] * y[i]``)
         ho = (_plain_operand(other) if host is not None and self._view is None
-              and strong_host(self) is not None else None)
+              and _plain_host(self) is not None else None)
         if ho is not None and type(ho) is not _ndarray:
-            r = _apply(_BINARY_OF_INPLACE[code - _IADD], host, ho)
+            r = _apply(_binary_of_inplace(code), host, ho)
             out = _result(self, host, r) if r is not _NO_FAST_PATH else None
             if out is not None:
                 return out
     elif numpy_flag[0] and code != _IFLOORDIV:
         ho = _plain_operand(other)
-        if (ho is not None and strong_host(self) is not None
+        if (ho is not None and _plain_host(self) is not None
                 and (type(ho) is not _ndarray or not ndarray_ndim(ho)
                      or ndarray_ndim(self._host))):
             # (a shaped operand into a 0-d Array rebinds it: the complete implementation)
@@ -1278,6 +1295,17 @@ def ufunc_in_place(self, ufunc, operand):
     host = self._writable()
     ufunc(host, operand, host)
     return self
+
+
+def _binary_of_inplace(code):
+    """The code of the binary operator of the in-place operator ``code``."""
+    if code == _IADD:
+        return _ADD
+    if code == _ISUB:
+        return _SUB
+    if code == _IMUL:
+        return _MUL
+    return _BINARY_OF_INPLACE[code - _IADD]
 
 
 _BINARY_OF_INPLACE = (_ADD, _SUB, _MUL, _TRUEDIV, _FLOORDIV, _MOD, _POW, _AND, _OR, _XOR,
@@ -1376,7 +1404,7 @@ _METHOD_KEYWORDS = (
 def _method_result(self, code, n, x0, x1, rest, kwargs):
     """The fast path of a common method: NumPy's method on ``self``'s host value, as an
     Array; None where the complete implementation must decide (a NumPy scalar's too)."""
-    host = strong_host(self)
+    host = _plain_host(self)
     if type(host) is not _ndarray or (code >= _ARGMAX and not ndarray_writeable(host)
                                       and host.size >= ARG_EXTREMUM_ALIAS_SIZE):
         # (NumPy's argmax/argmin copy a read-only input: the complete implementation
@@ -1644,6 +1672,15 @@ def _make(aval, host, buffer=None, placement=None, view=None):
         arr._placement = placement
     if view is not None:
         arr._view = view
+    return arr
+
+
+def _holding(host):
+    """``_make(None, host)``: the plain Array, allocated with its other fields None."""
+    arr = Array.__new__(Array)
+    if not cython.compiled:
+        arr._aval = arr._buffer = arr._placement = arr._view = None
+    arr._host = host
     return arr
 
 
