@@ -1,8 +1,9 @@
 """The suite compiles with XLA's older, faster-compiling CPU emitters, not the ones users
-get (tests/conftest.py: FAST_COMPILE_FLAGS). Here the lax table's rows whose values depend most on XLA's code
-generation (transcendental and special functions, a while loop, division and remainder,
-conversions, reductions, sorting, dot, convolution, FFT) run again in a subprocess with
-XLA's default options, so a lowering that is only right under the suite's flags fails."""
+get (tests/conftest.py: FAST_COMPILE_FLAGS). Here the lax table's rows whose values
+depend most on XLA's code generation (transcendental and special functions, a while
+loop, division and remainder, conversions, reductions, sorting, dot, convolution, FFT)
+run again in a subprocess with XLA's default options, so a lowering that is only right
+under the suite's flags fails."""
 
 import os
 import re
