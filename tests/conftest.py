@@ -23,6 +23,18 @@ os.environ["MINIJAX_CACHE_DIR"] = os.path.join(_TEST_CACHE_DIR, "minijax")
 os.environ.setdefault("JAX_COMPILATION_CACHE_DIR", os.path.join(_TEST_CACHE_DIR, "jax"))
 os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0")
 os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES", "0")
+# XLA's CPU code generation: the suite compiles ~6,000 small programs and runs most of them
+# once, and XLA's default MLIR fusion emitters take 1.65 times as long over the suite to
+# compile them as its older elemental emitters (the suite passes with either). The suite
+# uses the older ones; tests/test_xla_default_options.py runs the lax table's numerically
+# delicate rows with XLA's defaults, which MINIJAX_TEST_XLA_DEFAULTS=1 restores for the
+# whole suite. (-O0 would compile faster still, but changes the last bit of some results
+# and slows the long-running programs.)
+FAST_COMPILE_FLAGS = ("--xla_cpu_use_fusion_emitters=false",)
+_flags = [f for f in os.environ.get("XLA_FLAGS", "").split() if f not in FAST_COMPILE_FLAGS]
+if not os.environ.get("MINIJAX_TEST_XLA_DEFAULTS"):
+    _flags += FAST_COMPILE_FLAGS
+os.environ["XLA_FLAGS"] = " ".join(_flags)
 # Two CPU devices, so that placement is tested (tests/test_devices.py); the default
 # device stays the first. The JAX oracle gets the same devices.
 os.environ.setdefault("MINIJAX_CPU_DEVICE_COUNT", "2")

@@ -644,10 +644,12 @@ def log_ndtr(x):
     # each branch sees only inputs in its own range (where, not clip: clip would split the
     # derivative at the boundary between the branches)
     in_hi, in_lo = x > upper, x < lower
-    mid = jnp.where(in_hi | in_lo, -1.0, x)
-    mid_val = jnp.log(ndtr(mid))
-    hi = jnp.where(in_hi, x, 1.0)
-    hi_val = jnp.log1p(-ndtr(-hi))
+    # the middle and upper branches share one erfc (a large lowering): ndtr(x) in the
+    # middle, ndtr(-x) above
+    mid = jnp.where(in_lo, -1.0, x)
+    tail = 0.5 * lax.erfc(jnp.where(in_hi, mid, -mid) / _SQRT2)
+    mid_val = jnp.log(jnp.where(in_hi, 1.0, tail))  # (tail may be 0 above)
+    hi_val = jnp.log1p(-tail)
     lo = jnp.where(in_lo, x, 2.0 * lower)
     # log ndtr(x) = -x^2/2 - log(-x) - log(sqrt(2 pi)) + log(1 + sum_n (-1)^n (2n-1)!! / x^2n)
     inv_x2 = 1.0 / (lo * lo)

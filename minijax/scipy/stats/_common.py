@@ -141,6 +141,13 @@ def invert_log_tail(log_tail, log_density, log_p, upper, params, x0, x_max):
 _LOG_HALF = float(np.log(0.5))
 
 
+def log_ndtr_each(a, b):
+    """``log_ndtr(a), log_ndtr(b)`` from one call on both stacked (a traced program
+    then holds log_ndtr's large lowering once, not twice)."""
+    both = log_ndtr(jnp.stack(jnp.broadcast_arrays(a, b)))
+    return both[0], both[1]
+
+
 def log_ndtr_diff(lo, hi):
     """``log(ndtr(hi) - ndtr(lo))`` (``-inf`` unless ``lo < hi``; either may be infinite), computed
     on the side of 0 where the two tails are small, so it keeps its digits far out in
@@ -150,8 +157,8 @@ def log_ndtr_diff(lo, hi):
     upper_side = lo > -hi   # the interval lies mostly above 0: use the upper tails
     near = jnp.where(upper_side, -hi, lo)
     far = jnp.where(upper_side, -lo, hi)
-    log_far = log_ndtr(far)
-    ratio = jnp.exp(log_ndtr(near) - log_far)
+    log_far, log_near = log_ndtr_each(far, near)
+    ratio = jnp.exp(log_near - log_far)
     return jnp.where(empty, -jnp.inf, log_far + jnp.log1p(-jnp.minimum(ratio, 1.0)))
 
 

@@ -26,7 +26,7 @@ from ...lax import linalg as lax_linalg
 from ..special import log_ndtr, logsumexp, ndtr
 from .._util import promote_inexact
 from . import norm
-from ._common import log_ndtr_diff, lower_tail_ndtri
+from ._common import log_ndtr_diff, log_ndtr_each, lower_tail_ndtri
 
 _LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)
 
@@ -471,8 +471,9 @@ def _truncated_quantile(za, zb, log_mass, w):
     """The point ``y`` with ``ndtr(y) = ndtr(za) + w * (ndtr(zb) - ndtr(za))``: both that
     probability and its complement are sums of positive terms, so both logs are exact;
     the quantile comes from the smaller."""
-    low = jnp.logaddexp(log_ndtr(za), jnp.log(w) + log_mass)
-    high = jnp.logaddexp(log_ndtr(-zb), jnp.log1p(-w) + log_mass)
+    log_ndtr_za, log_ndtr_minus_zb = log_ndtr_each(za, -zb)
+    low = jnp.logaddexp(log_ndtr_za, jnp.log(w) + log_mass)
+    high = jnp.logaddexp(log_ndtr_minus_zb, jnp.log1p(-w) + log_mass)
     lower = low <= high
     y = lower_tail_ndtri(jnp.minimum(low, high))
     y = jnp.where(lower, y, -y)
