@@ -3,7 +3,7 @@
 cimport cython
 
 # (the C type under another name: the .py imports the Python name ``Array``)
-from minijax.runtime.array cimport (Array as ArrayCore, _make, canonical_dtype,
+from minijax.runtime.array cimport (Array as ArrayCore, _holding, _make, canonical_dtype,
                                     canonical_scalar_type, given, ndarray_base,
                                     ndarray_dtype, ndarray_writeable,
                                     strong_host, ufunc_in_place,

@@ -36,7 +36,7 @@ from ..config import config
 from ..core import Tracer
 from ..core.avals import ShapedArray
 from ..core.trace import non_numeric_context, numpy_eager, numpy_flag
-from .array import (_ABSENT, Array, _make, as_view_of, canonical_dtype, canonical_dtypes,
+from .array import (_ABSENT, Array, _holding, _make, as_view_of, canonical_dtype, canonical_dtypes,
                     canonical_scalar_type, canonical_scalars, direct_write_target, given,
                     overlapping_or_read_only, ufunc_in_place, strong_host, view_result)
 
@@ -644,8 +644,11 @@ def numpy_call(np_fn, lax_definition, nin=None, ufunc=None):
                 args = given(x0, x1, rest)
                 if _weak_operands(args, first_operand):
                     return _weaken(wrap(r, args))
-            if type(r) is _ndarray and canonical_dtype(ndarray_dtype(r)):
-                return _function_result(r, ha, x0, x1, rest)
+            if type(r) is _ndarray:
+                if canonical_dtype(ndarray_dtype(r)):
+                    return _function_result(r, ha, x0, x1, rest)
+            elif canonical_scalar_type(type(r)):   # a 0-d result: the NumPy scalar
+                return _holding(r)
             return wrap(r, given(x0, x1, rest))
         args = given(x0, x1, rest)
         try:
@@ -732,7 +735,7 @@ def method_call(host_fn, lax_definition):
                 if type(r) is _ndarray and canonical_dtype(ndarray_dtype(r)):   # (_self_result, inline)
                     return view_result(self, host, r, None)
                 if canonical_scalar_type(type(r)):   # a 0-d result: the NumPy scalar
-                    return _make(None, r)
+                    return _holding(r)
                 return _self_result(r, self, host)
         args = given(x0, _ABSENT, rest)
         try:
