@@ -60,6 +60,7 @@ cdef tuple _NDARRAY_METHODS
 cdef list _complete, numpy_flag
 cdef set _canonical_dtypes, _canonical_scalars
 cdef frozenset _INSTALLABLE
+cdef object _NO_FAST_PATH
 cdef object _last_dtype, _last_scalar_type, _other_dtype, _other_scalar_type
 
 
