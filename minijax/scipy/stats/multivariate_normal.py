@@ -432,38 +432,41 @@ def _reordered_cholesky(lo, hi, corr):
     prioritisation): each step takes, of the variables left, the one whose interval is
     least probable given the earlier ones set to their truncated means. Returns the
     lower-triangular factor and the limits in the new order. Variables with conditional
-    variance below ``1e-10 * step`` (singular ``corr``) get a zero column."""
+    variance below ``1e-10 * step`` (singular ``corr``) get a zero column. A loop over
+    the steps (not unrolled, so the traced program does not grow with ``d``): the columns
+    not yet computed are zero, so they add nothing to the projections on earlier ones."""
     d = corr.shape[-1]
-    tol = 1e-10 if corr.dtype == np.float64 else 1e-5
+    dtype = np.dtype(corr.dtype)
+    tol = 1e-10 if dtype == np.float64 else 1e-5
+    thresholds = np.array([tol * (k + 1) for k in range(d)], dtype=dtype)
     lo_c, hi_c = lax.stop_gradient(lo), lax.stop_gradient(hi)
-    cols, order = [], []
-    remaining = jnp.ones(d, dtype=bool)
-    var = jnp.diagonal(corr)
-    shift = jnp.zeros(d, dtype=corr.dtype)
-    for k in range(d):
+    positions = jnp.arange(d)
+
+    def step(k, state):
+        cols, order, remaining, var, shift = state
         var_c = lax.stop_gradient(var)
-        usable = remaining & (var_c > tol * (k + 1))
+        usable = remaining & (var_c > jnp.take(jnp.asarray(thresholds), k))
         za, zb = _conditional_limits(lo_c, hi_c, shift, jnp.sqrt(jnp.where(usable, var_c, 1.0)))
         log_mass = log_ndtr_diff(za, zb)
         criterion = jnp.where(usable, log_mass, jnp.where(remaining, 1.0, 2.0))
         pivot = jnp.argmin(criterion)
         degenerate = ~jnp.any(usable)
         scale = jnp.sqrt(jnp.where(degenerate, 1.0, jnp.take(var, pivot)))
-        col = jnp.take(corr, pivot, axis=1)
-        if cols:
-            earlier = jnp.stack(cols, axis=1)
-            col = col - earlier @ jnp.take(earlier, pivot, axis=0)
+        col = jnp.take(corr, pivot, axis=1) - cols @ jnp.take(cols, pivot, axis=0)
         col = jnp.where(remaining & ~degenerate, col / scale, 0.0)
         mean = lax.stop_gradient(_truncated_mean(jnp.take(za, pivot), jnp.take(zb, pivot),
                                                  jnp.take(log_mass, pivot)))
         mean = jnp.where(degenerate, 0.0, mean)
-        cols.append(col)
-        order.append(pivot)
-        remaining = remaining & (jnp.arange(d) != pivot)
+        cols = jnp.where(positions == k, col[:, None], cols)
+        order = jnp.where(positions == k, pivot.astype(order.dtype), order)
+        remaining = remaining & (positions != pivot)
         var = var - col * col
         shift = shift + lax.stop_gradient(col) * mean
-    order = jnp.stack(order)
-    chol = jnp.take(jnp.stack(cols, axis=1), order, axis=0)
+        return cols, order, remaining, var, shift
+    start = (jnp.zeros((d, d), dtype=dtype), jnp.zeros(d, dtype=positions.dtype),
+             jnp.ones(d, dtype=bool), jnp.diagonal(corr), jnp.zeros(d, dtype=dtype))
+    cols, order = lax.fori_loop(0, d, step, start)[:2]
+    chol = jnp.take(cols, order, axis=0)
     return chol, jnp.take(lo, order), jnp.take(hi, order)
 
 
