@@ -1264,9 +1264,8 @@ def _inplace(self, other, code):
     if numpy_flag[0] and code != _IFLOORDIV and type(host) is not _ndarray:
         # a 0-d result holding the NumPy scalar NumPy gave stands for that scalar, which
         # is immutable: ``s op= y`` rebinds ``s`` to ``s op y`` (``acc += x[i] * y[i]``)
-        ho = (_plain_operand(other) if host is not None and self._view is None and (
-            self._aval is None and self._placement is None or strong_host(self) is not None)
-            else None)
+        ho = (_plain_operand(other) if host is not None and self._view is None
+              and _plain_host(self) is not None else None)
         if ho is not None and type(ho) is not _ndarray:
             r = _apply(_binary_of_inplace(code), host, ho)
             if type(r) is not _ndarray and canonical_scalar_type(type(r)):

@@ -265,8 +265,7 @@ def wrap(r, args=()):
     t = type(r)
     if t is not _ndarray:
         if t in _canonical_scalars:
-            out = _make(None, r)   # a 0-d Array holding the NumPy scalar
-            return out
+            return _holding(r)   # a 0-d Array holding the NumPy scalar
         if isinstance(r, _generic):
             if canonical_dtype(r.dtype) or is_non_numeric(r.dtype):
                 return _new_array(r)   # a 0-d Array holding the NumPy scalar
