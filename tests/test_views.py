@@ -149,7 +149,7 @@ def test_inplace_casting_errors_are_numpys():
 # ---------------------------------------------------------------- property tests
 
 _OPS = st.lists(st.tuples(st.sampled_from(["row", "col", "slice", "T", "ravel", "set",
-                                           "iadd", "imul", "mask", "base_set"]),
+                                           "iadd", "imul", "mask", "base_set", "export"]),
                           st.integers(0, 2), st.sampled_from([-2.0, -0.5, 0.0, 0.5, 1.5, 3.0])),
                 min_size=1, max_size=8)
 
@@ -182,14 +182,20 @@ def _run_ops(m, A, ops):
             cur[cur > v] = 0.0
         elif op == "base_set":
             A[i % A.shape[0]] = v
+        elif op == "export" and m is np:
+            onp.asarray(cur)   # the buffer is observed: the next write copies it first
     return arrays
 
 
+@pytest.mark.parametrize("root", ["asarray", "computed"])
 @given(ops=_OPS)
-def test_view_and_update_sequences_match_numpy(ops):
+def test_view_and_update_sequences_match_numpy(root, ops):
     host = onp.arange(12.0).reshape(3, 4)
     want = _run_ops(onp, host.copy(), ops)
-    got = _run_ops(np, np.asarray(host), ops)
+    # the root holds a view of the caller's ndarray, or a buffer NumPy made for it (its
+    # views' links then differ: a tuple, or the root alone)
+    got = _run_ops(np, np.asarray(host) if root == "asarray" else np.asarray(host) * 1.0,
+                   ops)
     assert len(got) == len(want)
     for g, w in zip(got, want):
         same(g, w)

@@ -11,10 +11,12 @@ it (``_writable``). A host ndarray that is not writeable is one something else m
 observe (exported through ``__array__``/DLPack, aliased by a device buffer, shared with
 another Array, or seen by a transformation: ``_freeze``), and a write copies it first
 (copy-on-write). A view Array (basic indexing, ``.T``, reshape, ...) holds a NumPy view
-of its root Array's buffer and ``_view = (root, root host it was derived from)`` (and a
-third entry, True, for a view NumPy made read-only, such as a broadcast); when
-the root's buffer is replaced by a copy-on-write, the view is derived again at the same
-place in the new buffer, so views and their base stay attached as in NumPy.
+of its root Array's buffer and a link to the root, ``_view``: the root Array alone when
+the view's ndarray has the root's ndarray as its NumPy ``.base`` (which then records the
+buffer it was derived from), else ``(root, root host it was derived from)`` (and a third
+entry, True, for a view NumPy made read-only, such as a broadcast); when the root's
+buffer is replaced by a copy-on-write, the view is derived again at the same place in
+the new buffer, so views and their base stay attached as in NumPy.
 """
 
 import types
@@ -136,11 +138,11 @@ class Array:
 
     def _root(self):
         view = self._view
-        return self if view is None else view[0]
+        return self if view is None else _view_root(view)
 
     def _freeze(self):
         """Mark the buffer as observed: the next write through any Array copies it."""
-        root = self if self._view is None else self._view[0]
+        root = self if self._view is None else _view_root(self._view)
         if type(root._host) is _ndarray:   # (a NumPy scalar is immutable already)
             root._host.flags.writeable = False
 
@@ -154,11 +156,11 @@ class Array:
             self._host = host   # (a NumPy scalar written into becomes a 0-d ndarray)
             self._buffer = None
             return host
-        view[0]._writable()
+        _view_root(view)._writable()
         host = self._value()
         if _read_only(host):
             raise ValueError("assignment destination is read-only (a broadcast view)")
-        if len(view) > 2 and _warns_on_write(host):
+        if _read_only_link(view) and _warns_on_write(host):
             # an np.broadcast_arrays output: NumPy's one DeprecationWarning, at the user's
             # line (NumPy's own would point into minijax), then the write is silent
             warn_in_user_code(_BROADCAST_WRITE_WARNING, DeprecationWarning)
@@ -169,9 +171,11 @@ class Array:
     def _derive_again(self):
         # The root's buffer was replaced (copy-on-write): this view's ndarray is made at
         # the same byte offset and strides in the new buffer.
-        root, old_root = self._view[:2]
-        new_root = root._value()
+        view = self._view
+        root = _view_root(view)
         host = self._host
+        old_root = _view_snapshot(view, host)
+        new_root = root._value()
         lo, hi = byte_bounds(old_root)
         vlo, vhi = byte_bounds(host)
         if (new_root.dtype != old_root.dtype or new_root.shape != old_root.shape
@@ -180,11 +184,11 @@ class Array:
             return host
         offset = host.ctypes.data - old_root.ctypes.data
         # a view NumPy made read-only (a broadcast, sliding windows) stays read-only
-        read_only = len(self._view) > 2 or _overlapping(host)
+        read_only = _read_only_link(view) or _overlapping(host)
         host = self._host = _ndarray_at(new_root, offset, host)
         if read_only:
             host.flags.writeable = False
-        self._view = (root, new_root, True) if read_only else (root, new_root)
+        self._view = (root, new_root, True) if read_only else _link(root, new_root, host)
         self._buffer = None
         return host
 
@@ -271,19 +275,21 @@ class Array:
         view = self._view
         if view is None:
             return False
-        if len(view) > 2:
+        if _read_only_link(view):
             return True    # a view NumPy made read-only (a broadcast)
         host = self._value()
         if host.flags.writeable:
             return False
         # read-only because NumPy made it so (its root is writable), or overlapping
-        return view[0]._value().flags.writeable or _overlapping(host)
+        return _view_root(view)._value().flags.writeable or _overlapping(host)
 
     def _make_view_of(self, root, writeable=True):
         """Mark this Array (whose host ndarray is a NumPy view into ``root``'s buffer) as
         a view of ``root``; ``writeable=False``: a view NumPy made read-only."""
         root = root._root()
-        self._view = (root, root._value()) if writeable else (root, root._value(), True)
+        root_host = root._value()
+        self._view = (_link(root, root_host, self._host) if writeable
+                      else (root, root_host, True))
 
     def _host_scalar(self):
         """The NumPy scalar a 0-d eager result holds (NumPy gave a scalar), else None."""
@@ -442,7 +448,7 @@ class Array:
     def base(self):
         """The Array whose buffer this view shares (None if it owns its buffer)."""
         view = self._view
-        return None if view is None else view[0]
+        return None if view is None else _view_root(view)
 
     def __array__(self, dtype=None, copy=None):
         host = self._host
@@ -1091,10 +1097,37 @@ def _current_host(self):
             return np.asarray(host)   # gets a fresh 0-d ndarray, as from NumPy's
     view = self._view
     if view is not None:
-        root = view[0]
-        if root._host is not view[1]:
-            host = self._derive_again()
+        if type(view) is Array:
+            root = view
+            if root._host is not ndarray_base(host):
+                host = self._derive_again()
+        else:
+            root = view[0]
+            if root._host is not view[1]:
+                host = self._derive_again()
     return host
+
+
+def _link(root, root_host, host):
+    """The ``_view`` of a view Array holding ``host``, a view of ``root_host`` (``root``'s
+    current ndarray): ``root`` alone when ``host``'s NumPy ``.base`` is ``root_host``
+    (NumPy keeps it there: no tuple to allocate), else ``(root, root_host)``."""
+    return root if ndarray_base(host) is root_host else (root, root_host)
+
+
+def _view_root(view):
+    """The root Array of a view link."""
+    return view if type(view) is Array else view[0]
+
+
+def _view_snapshot(view, host):
+    """The root's ndarray that the view holding ``host`` was derived from."""
+    return ndarray_base(host) if type(view) is Array else view[1]
+
+
+def _read_only_link(view):
+    """Whether a view link marks a view NumPy made read-only (a broadcast)."""
+    return type(view) is not Array and len(view) > 2
 
 
 def strong_host(self):
@@ -1140,8 +1173,10 @@ def view_result(self, host, r, placement):
     owner = ndarray_base(r)
     if r is host or owner is not None and (owner is host or type(host) is _ndarray
                                            and owner is ndarray_base(host)):
-        root = self if self._view is None else self._view[0]
-        return _make(None, r, None, placement, (root, root._host))
+        root = self if self._view is None else _view_root(self._view)
+        root_host = root._host
+        return _make(None, r, None, placement,
+                     root if owner is root_host else (root, root_host))
     return _holding(r) if placement is None else _make(None, r, None, placement, None)
 
 
@@ -1487,9 +1522,10 @@ def direct_write_target(self):
     if view is None:
         self._buffer = None
         return host
-    if len(view) > 2:
+    if _read_only_link(view):
         return None   # read-only by NumPy's choice (a broadcast): _writable raises
-    root, root_host = view
+    root = _view_root(view)
+    root_host = _view_snapshot(view, host)
     if root._host is root_host and ndarray_writeable(root_host):
         root._buffer = None
         self._buffer = None
@@ -1619,13 +1655,14 @@ def as_view_of(out, args):
     for a in args:
         if type(a) is Array:
             arr = a
-            root = arr if arr._view is None else arr._view[0]
+            root = arr if arr._view is None else _view_root(arr._view)
             root_host = _current_host(root)
             if ((ndarray_base(root_host) is owner or root_host is owner) and
                     (len(args) == 1 or np.may_share_memory(host, root_host))):
                 # (a third entry: read-only by NumPy's choice, as broadcast_to's)
                 out._view = ((root, root_host, True) if ndarray_writeable(root_host)
-                             and overlapping_or_read_only(host) else (root, root_host))
+                             and overlapping_or_read_only(host)
+                             else _link(root, root_host, host))
                 return
 
 

@@ -3,7 +3,8 @@
 cimport cython
 
 # (the C type under another name: the .py imports the Python name ``Array``)
-from minijax.runtime.array cimport (Array as ArrayCore, _holding, _make, canonical_dtype,
+from minijax.runtime.array cimport (Array as ArrayCore, _holding, _link, _make,
+                                    _view_root, _view_snapshot, canonical_dtype,
                                     canonical_scalar_type, given, ndarray_base,
                                     ndarray_dtype, ndarray_writeable,
                                     strong_host, ufunc_in_place,

@@ -42,7 +42,8 @@ from .array import (_ABSENT, Array, _holding, _make, as_view_of, canonical_dtype
 
 _ndarray = np.ndarray
 if not cython.compiled:   # (compiled: C functions, cimported in numpy_dispatch.pxd)
-    from .array import ndarray_base, ndarray_dtype, ndarray_writeable
+    from .array import _link, _view_root, _view_snapshot, ndarray_base, ndarray_dtype, \
+        ndarray_writeable
 
 
 class _NotHost(Exception):
@@ -311,8 +312,11 @@ def _wrap_each(r, args):
         else:
             a = wrap(e, args)
             if arrays == 1 and type(a) is Array and a._view is not None:
-                root, root_host = a._view[:2]
-                entry, read_only_entry = [root, root_host], [root, root_host, True]
+                root = _view_root(a._view)
+                root_host = _view_snapshot(a._view, a._host)
+                # (the elements that share a._host's base share its link's form)
+                entry = _link(root, root_host, a._host)
+                read_only_entry = [root, root_host, True]
                 owner = a._host.base
                 dtype = a._host.dtype
                 root_writeable = root_host.flags.writeable
@@ -1026,9 +1030,11 @@ def iterate(self):
 
 def _rows(self, host):
     # ``host`` is in the root's current buffer (``_self_host`` derived it again if needed)
-    root = self if self._view is None else self._view[0]
-    entry = [root, root._host]   # (view entries are never changed in place: shared)
+    root = self if self._view is None else _view_root(self._view)
+    entry = None   # (view entries are never changed in place: shared)
     for r in host:
+        if entry is None:
+            entry = _link(root, root._host, r)   # (every row has the first one's base)
         out = _make(None, r, None, None, entry)
         yield out
 
