@@ -71,6 +71,28 @@ def test_array_core_holds_no_dict_and_no_more_fields():
     assert ref() is None
 
 
+def test_ufunc_calls_are_forwarded_without_a_python_call_layer():
+    # the C base type's fast call (vectorcall) reaches the ufunc class, which must not
+    # define __call__ itself; and a call forwards positional and keyword arguments
+    from minijax.runtime.numpy_dispatch import Forwarder, enable_vectorcall
+    have_vectorcall = 1 << 11   # (CPython's Py_TPFLAGS_HAVE_VECTORCALL)
+    assert type(mnp.add).__flags__ & have_vectorcall and "__call__" not in vars(mnp.ufunc)
+    x = onp.arange(3.0)
+    onp.testing.assert_array_equal(mnp.add(x, 1.0, dtype=onp.float32),
+                                   onp.add(x, 1.0, dtype=onp.float32))
+    assert mnp.add(x, 1.0, dtype=onp.float32).dtype == onp.float32
+    assert mnp.add(*(x, x), **{}).shape == (3,)
+
+    class WithCall(Forwarder):
+        def __call__(self):
+            return 0
+
+    with pytest.raises(TypeError, match="does not define __call__"):
+        enable_vectorcall(WithCall)
+    with pytest.raises(TypeError, match="not initialized"):
+        Forwarder.__new__(type(mnp.add))()
+
+
 def test_missing_extension_fails_loudly(monkeypatch):
     # as if the extension were not built: the .py would be found, and the check refuses it
     real = importlib.util.find_spec

@@ -57,24 +57,23 @@ class _NoValue:
 _NO_VALUE = _NoValue()
 
 
-class ufunc:
+class ufunc(numpy_dispatch.Forwarder):
     """A universal function: elementwise with broadcasting, NumPy's call keywords and
     the methods ``reduce``, ``accumulate``, ``reduceat``, ``outer`` and ``at``."""
 
     def __new__(cls, np_ufunc, func):
-        # Each ufunc gets a subclass whose __call__ is its dispatching function itself
-        # (a static method): no Python frame is added to a call such as np.add(a, b).
+        # A call such as np.add(a, b) goes straight to the dispatching function, its
+        # arguments forwarded as they came (the C base class, Forwarder): no Python
+        # frame, no argument tuple.
         lax_fn = getattr(func, "__wrapped_lax__", func)
-        self = object.__new__(cls)
+        self = super().__new__(cls)
         # the runtime's table may name a host function of its own (the Array API's
         # special values for floor_divide, expm1, tanh)
         host_fn = _eager_table.NUMPY_FUNCTIONS.get(np_ufunc.__name__) or np_ufunc
         direct = (np_ufunc if host_fn is not np_ufunc
                   and np_ufunc.__name__ in _eager_table.FLOAT_OPERANDS_ARE_NUMPYS else None)
-        dispatch = numpy_dispatch.numpy_call(host_fn, self._lax_entry, nin=np_ufunc.nin,
-                                             ufunc=direct)
-        self.__class__ = type("ufunc", (cls,), {"__call__": staticmethod(dispatch),
-                                                "__module__": cls.__module__})
+        numpy_dispatch.forward_to(self, numpy_dispatch.numpy_call(
+            host_fn, self._lax_entry, nin=np_ufunc.nin, ufunc=direct))
         self._lax = lax_fn
         return self
 
@@ -105,9 +104,6 @@ class ufunc:
     @property
     def __wrapped_lax__(self):
         return self._lax
-
-    def __call__(self, *args, **kwargs):   # replaced per instance (see __new__)
-        return self._lax_entry(*args, **kwargs)
 
     def _lax_entry(self, *args, **kwargs):
         """The call on the lax path: the elementwise function itself when no keyword and
@@ -559,6 +555,9 @@ class ufunc:
                 return lax.dynamic_update_slice(x, new, (p,)), None
             flat, _ = lax.scan(step, flat, (positions, vals))
         return lax.reshape(flat, aval.shape)
+
+
+numpy_dispatch.enable_vectorcall(ufunc)
 
 
 def _numpy_dtype_of(x):

@@ -10,6 +10,103 @@ from minijax.runtime.array cimport (Array as ArrayCore, _holding, _link, _make,
                                     strong_host, ufunc_in_place,
                                     view_result)
 
+# The base of minijax's ufunc objects, a C type: calling an instance forwards its
+# arguments as they came (vectorcall) to the dispatching function it was given, where a
+# Python class's __call__ (even a static method) costs a type lookup, an argument tuple
+# and a second call. Python subclasses get the fast call from ``enable_vectorcall``
+# (CPython 3.11 passes it on only to immutable types).
+cdef extern from *:
+    """
+    #include <structmember.h>
+    typedef struct {
+        PyObject_HEAD
+        vectorcallfunc vectorcall;
+        PyObject *target;
+    } minijax_Forwarder;
+
+    static PyObject *minijax_forwarder_call(PyObject *self, PyObject *const *args,
+                                            size_t nargsf, PyObject *kwnames) {
+        PyObject *target = ((minijax_Forwarder *)self)->target;
+        if (target == NULL) {
+            PyErr_SetString(PyExc_TypeError, "this ufunc object was not initialized");
+            return NULL;
+        }
+        return PyObject_Vectorcall(target, args, nargsf, kwnames);
+    }
+
+    static PyObject *minijax_forwarder_new(PyTypeObject *type, PyObject *args,
+                                           PyObject *kwds) {
+        minijax_Forwarder *self = (minijax_Forwarder *)type->tp_alloc(type, 0);
+        if (self != NULL) self->vectorcall = minijax_forwarder_call;
+        return (PyObject *)self;
+    }
+
+    static void minijax_forwarder_dealloc(PyObject *self) {
+        PyTypeObject *type = Py_TYPE(self);
+        Py_CLEAR(((minijax_Forwarder *)self)->target);
+        type->tp_free(self);
+        Py_DECREF(type);   /* (instances of a heap type hold a reference to it) */
+    }
+
+    static PyMemberDef minijax_forwarder_members[] = {
+        {"__vectorcalloffset__", T_PYSSIZET, offsetof(minijax_Forwarder, vectorcall),
+         READONLY, NULL},
+        {NULL}
+    };
+
+    static PyType_Slot minijax_forwarder_slots[] = {
+        {Py_tp_new, (void *)minijax_forwarder_new},
+        {Py_tp_dealloc, (void *)minijax_forwarder_dealloc},
+        {Py_tp_call, (void *)PyVectorcall_Call},
+        {Py_tp_members, (void *)minijax_forwarder_members},
+        {Py_tp_doc, (void *)"Calls forward to the function set with forward_to."},
+        {0, NULL}
+    };
+
+    static PyType_Spec minijax_forwarder_spec = {
+        "minijax.runtime.numpy_dispatch.Forwarder", sizeof(minijax_Forwarder), 0,
+        Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_VECTORCALL,
+        minijax_forwarder_slots
+    };
+
+    static PyObject *minijax_forwarder_type = NULL;
+
+    static PyObject *minijax_make_forwarder_type(void) {
+        if (minijax_forwarder_type == NULL)
+            minijax_forwarder_type = PyType_FromSpec(&minijax_forwarder_spec);
+        Py_XINCREF(minijax_forwarder_type);
+        return minijax_forwarder_type;
+    }
+
+    static int minijax_forward_to(PyObject *self, PyObject *target) {
+        if (minijax_forwarder_type == NULL ||
+                !PyObject_TypeCheck(self, (PyTypeObject *)minijax_forwarder_type)) {
+            PyErr_SetString(PyExc_TypeError, "forward_to: not a Forwarder");
+            return -1;
+        }
+        Py_INCREF(target);
+        Py_XSETREF(((minijax_Forwarder *)self)->target, target);
+        return 0;
+    }
+
+    static int minijax_enable_vectorcall(PyObject *cls) {
+        PyTypeObject *type = (PyTypeObject *)cls;
+        if (minijax_forwarder_type == NULL || !PyType_Check(cls) ||
+                !PyType_IsSubtype(type, (PyTypeObject *)minijax_forwarder_type) ||
+                type->tp_call != PyVectorcall_Call || type->tp_vectorcall_offset !=
+                offsetof(minijax_Forwarder, vectorcall)) {
+            PyErr_SetString(PyExc_TypeError, "enable_vectorcall: a subclass of Forwarder "
+                            "that does not define __call__ is needed");
+            return -1;
+        }
+        type->tp_flags |= Py_TPFLAGS_HAVE_VECTORCALL;
+        return 0;
+    }
+    """
+    object make_forwarder_type "minijax_make_forwarder_type"()
+    int _forward_to_c "minijax_forward_to"(object self, object target) except -1
+    int _enable_vectorcall_c "minijax_enable_vectorcall"(object cls) except -1
+
 # module globals the wrappers read on every call, as C variables (not dict lookups)
 cdef object _ABSENT
 cdef list numpy_flag

@@ -40,6 +40,32 @@ from .array import (_ABSENT, Array, _holding, _make, as_view_of, canonical_dtype
                     canonical_scalar_type, canonical_scalars, direct_write_target, given,
                     overlapping_or_read_only, ufunc_in_place, strong_host, view_result)
 
+if cython.compiled:
+    Forwarder = make_forwarder_type()   # (a C type: numpy_dispatch.pxd)
+else:
+    class Forwarder:
+        """Calls forward to the function set with ``forward_to``."""
+
+        def __call__(self, *args, **kwargs):
+            return self._forward_target(*args, **kwargs)
+
+    def _forward_to_c(obj, target):
+        obj._forward_target = target
+
+    def _enable_vectorcall_c(cls):
+        pass
+
+
+def forward_to(obj, target):
+    """Make a call of ``obj`` (a ``Forwarder``) a call of ``target``."""
+    _forward_to_c(obj, target)
+
+
+def enable_vectorcall(cls):
+    """Give ``cls``, a subclass of ``Forwarder`` that does not define ``__call__``, the
+    C type's fast call (CPython 3.11 passes it on only to immutable types)."""
+    _enable_vectorcall_c(cls)
+
 _ndarray = np.ndarray
 if not cython.compiled:   # (compiled: C functions, cimported in numpy_dispatch.pxd)
     from .array import _link, _view_root, _view_snapshot, ndarray_base, ndarray_dtype, \
