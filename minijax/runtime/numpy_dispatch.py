@@ -40,20 +40,24 @@ from .array import (_ABSENT, Array, _holding, _make, as_view_of, canonical_dtype
                     canonical_scalar_type, canonical_scalars, direct_write_target, given,
                     overlapping_or_read_only, ufunc_in_place, strong_host, view_result)
 
-if cython.compiled:
-    Forwarder = make_forwarder_type()   # (a C type: numpy_dispatch.pxd)
-else:
-    class Forwarder:
+if not cython.compiled:   # (compiled: a C type and C functions, numpy_dispatch.pxd)
+    class _Forwarder:
         """Calls forward to the function set with ``forward_to``."""
 
         def __call__(self, *args, **kwargs):
             return self._forward_target(*args, **kwargs)
+
+    def make_forwarder_type():
+        return _Forwarder
 
     def _forward_to_c(obj, target):
         obj._forward_target = target
 
     def _enable_vectorcall_c(cls):
         pass
+
+
+Forwarder = make_forwarder_type()
 
 
 def forward_to(obj, target):
