@@ -105,6 +105,10 @@ _SCALAR_CALLS = {
     "where_strong_last": lambda c: np.where(c, 1.0, np.arange(2.0)),
     "clip_weak_array": lambda c: np.clip(np.sin(1.0), 0.0, 0.5),
     "maximum_strong_scalar": lambda c: np.maximum(np.arange(2.0), 0.5),
+    # a weak scalar result of each kind, and a bool one (never weak)
+    "tanh_int": lambda c: np.tanh(3), "log_complex": lambda c: np.log(2 + 1j),
+    "abs_int": lambda c: np.abs(-3), "logical_not": lambda c: np.logical_not(1.0),
+    "tanh_twice": lambda c: np.tanh(np.tanh(0.5)), "add_weak": lambda c: np.add(np.sin(1.0), 2),
 }
 
 

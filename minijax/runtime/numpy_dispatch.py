@@ -251,13 +251,22 @@ def _weak_scalar(a):
     return host if type(host) in _canonical_scalars else a._value()[()]
 
 
-def _weak_result(r):
-    """``r`` (NumPy's result from weak operands only) as a weakly typed Array."""
-    if canonical_scalar_type(type(r)) and r.dtype.kind in "iufc":
-        out = _new_array(r)   # (holding the NumPy scalar, as a strong 0-d result)
-        out._aval = ShapedArray((), r.dtype, True)
-        return out
-    return _weaken(wrap(r))
+_weak_scalar_avals = {}   # NumPy scalar type -> its weakly typed 0-d aval (immutable)
+
+
+def _weak_result(r, args=()):
+    """``r`` (NumPy's result of a call on ``args`` whose operands are all weak) as a
+    weakly typed Array."""
+    t = type(r)
+    if canonical_scalar_type(t):
+        aval = _weak_scalar_avals.get(t)
+        if aval is None and r.dtype.kind in "iufc":
+            aval = _weak_scalar_avals[t] = ShapedArray((), r.dtype, True)
+        if aval is not None:
+            out = _holding(r)   # (holding the NumPy scalar, as a strong 0-d result)
+            out._aval = aval
+            return out
+    return _weaken(wrap(r, args))
 
 
 _canonical = canonical_dtypes   # (the sets runtime/array.py keeps current)
@@ -472,6 +481,15 @@ def _returned_out(out):
 _SCALAR_OPERANDS_FROM = {"where": 1, "clip": 0}
 
 
+def _maybe_weak(a):
+    """Whether ``a`` may be a weak operand: not an Array, or one with an aval (an Array
+    made by the eager path has none: strong, as most are)."""
+    if type(a) is not Array:
+        return True
+    arr = a
+    return arr._aval is not None
+
+
 def _weak_operands(args, start):
     """Every argument from ``start`` on is a Python number or a weakly typed Array (at
     least one)."""
@@ -617,9 +635,9 @@ def numpy_call(np_fn, lax_definition, nin=None, ufunc=None):
 
     def result(r, args, h):
         # ``r`` wrapped; ``h`` is the host value of ``args[0]``
-        if first_operand >= 0 and type(args[-1]) is not Array and _weak_operands(
-                args, first_operand):
-            return _weaken(wrap(r, args))
+        if first_operand >= 0 and _maybe_weak(args[-1] if args else None) \
+                and _weak_operands(args, first_operand):
+            return _weak_result(r, args)
         if type(r) is _ndarray and canonical_dtype(ndarray_dtype(r)):
             return _function_result(r, h, _ABSENT, _ABSENT, args)
         return wrap(r, args)
@@ -672,11 +690,11 @@ def numpy_call(np_fn, lax_definition, nin=None, ufunc=None):
                     kwargs["dtype"] = dtype   # (the caller's, for the lax path)
                 return _numpy_failed(e, lax_definition, given(x0, x1, rest), kwargs)
             last = rest[0] if rest else x1 if x1 is not _ABSENT else x0
-            if (first_operand >= 0 and type(last) is not Array
+            if (first_operand >= 0 and _maybe_weak(last)
                     and (first_operand > 0 or type(x0) is not Array or x0.weak_type)):
                 args = given(x0, x1, rest)
                 if _weak_operands(args, first_operand):
-                    return _weaken(wrap(r, args))
+                    return _weak_result(r, args)
             if type(r) is _ndarray:
                 if canonical_dtype(ndarray_dtype(r)):
                     return _function_result(r, ha, x0, x1, rest)
