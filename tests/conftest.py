@@ -41,17 +41,6 @@ os.environ.setdefault("MINIJAX_CPU_DEVICE_COUNT", "2")
 os.environ.setdefault("JAX_NUM_CPU_DEVICES", os.environ["MINIJAX_CPU_DEVICE_COUNT"])
 
 
-# Modules whose tests are few and long (their work is in subprocesses) run first: at the
-# end of a run under pytest-xdist, one worker would run such a test while the other
-# idles. (A stable sort: every other test keeps its order.)
-_FEW_AND_LONG = ("test_distributed.py", "test_sharding_matrix.py",
-                 "test_xla_default_options.py")
-
-
-def pytest_collection_modifyitems(items):
-    items.sort(key=lambda item: item.path.name not in _FEW_AND_LONG)
-
-
 @pytest.fixture(autouse=True)
 def _config_restored():
     """Each test leaves minijax's options as it found them (a test that switches to the
