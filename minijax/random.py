@@ -260,37 +260,45 @@ def _wrap(keys, typed):
 
 # ------------------------------------------------------------------ threefry2x32
 
-_ROTATIONS = np.array([[13, 15, 26, 6], [17, 29, 16, 24]], np.uint32)
+_ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))   # of even and odd round groups
 
 
 def threefry2x32(k1, k2, x1, x2):
     """The Threefry-2x32 block cipher (20 rounds) of counters ``x1, x2`` under key
     ``(k1, k2)``; uint32 arrays of one shape (scalar keys broadcast).
 
-    The five groups of four rounds are a loop (as JAX's rolled variant) so that programs
-    with many random draws stay small for the compiler; integer arithmetic makes the
-    bits the same as the unrolled cipher's.
+    Round groups 0-3 are a loop of two groups per step (as JAX's rolled variant rolls
+    them) so that programs with many random draws stay small for the compiler, and
+    group 4 follows it. Each step's two groups have their own rotation amounts, which
+    are constants then: XLA compiles constant shifts much faster than shifts by an
+    amount read from a table (the twenty rounds unrolled compile slower still).
+    Integer arithmetic makes the bits the same as the unrolled cipher's.
     """
     shape = jnp.shape(x1)
     k1, k2 = (jnp.broadcast_to(k, shape) for k in (k1, k2))
     k3 = lax.bitwise_xor(lax.bitwise_xor(k1, k2), 0x1BD11BDA)
-    rotations = jnp.asarray(_ROTATIONS)
 
-    def group(i, state):
-        # Group i adds key words (i+1) % 3 and (i+2) % 3; the carry rotates the words.
-        x0, x1, ka, kb, kc = state
-        r = rotations[i % 2]
-        for j in range(4):
-            d = jnp.broadcast_to(r[j], shape)
+    def group(x0, x1, ka, kb, count, rotations):
+        # four rounds, then key words ka and kb and the group's count are added
+        for r in rotations:
             x0 = lax.add(x0, x1)
-            x1 = lax.bitwise_xor(x0, lax.bitwise_or(lax.shift_left(x1, d),
-                                                    lax.shift_right_logical(x1, 32 - d)))
-        x0 = lax.add(x0, ka)
-        x1 = lax.add(lax.add(x1, kb), jnp.broadcast_to((i + 1).astype(_U32), shape))
-        return x0, x1, kb, kc, ka
+            x1 = lax.bitwise_xor(x0, lax.bitwise_or(
+                lax.shift_left(x1, lax.full(shape, r, _U32)),
+                lax.shift_right_logical(x1, lax.full(shape, 32 - r, _U32))))
+        return lax.add(x0, ka), lax.add(lax.add(x1, kb), count)
 
-    x0, x1, *_ = lax.fori_loop(0, 5, group, (lax.add(x1, k1), lax.add(x2, k2), k2, k3, k1))
-    return x0, x1
+    def two_groups(i, state):
+        # groups 2i and 2i + 1; the carry rotates the key words by two places
+        x0, x1, ka, kb, kc = state
+        count = jnp.broadcast_to((2 * i + 1).astype(_U32), shape)
+        x0, x1 = group(x0, x1, ka, kb, count, _ROTATIONS[0])
+        x0, x1 = group(x0, x1, kb, kc, lax.add(count, lax.full(shape, 1, _U32)),
+                       _ROTATIONS[1])
+        return x0, x1, kc, ka, kb
+
+    x0, x1, ka, kb, _ = lax.fori_loop(0, 2, two_groups,
+                                      (lax.add(x1, k1), lax.add(x2, k2), k2, k3, k1))
+    return group(x0, x1, ka, kb, lax.full(shape, 5, _U32), _ROTATIONS[0])
 
 
 def _counters(shape):
