@@ -112,12 +112,15 @@ def _host(a):
         if host is None or arr._view is not None:
             host = arr._value()
         return host
-    if t in _PLAIN or t is _ndarray:
+    if t is _ndarray or t is int or t is float:   # (the common ones before the set)
         return a
     if t is tuple or t is list:
         for e in a:
-            if type(e) not in _PLAIN:
+            te = type(e)
+            if te is not int and te not in _PLAIN:
                 return t([_host(e) for e in a])
+        return a
+    if t in _PLAIN:
         return a
     if isinstance(a, (_generic, np.dtype, type)):   # NumPy scalars, dtypes, numpy.float32
         return a
@@ -553,7 +556,7 @@ def _function_result(r, h, x0, x1, rest):
         if out._view is not None:
             return out
     else:
-        out = _make(None, r)
+        out = _holding(r)
     if r is h or ndarray_base(r) is not None:
         as_view_of(out, given(x0, x1, rest))
     return out
