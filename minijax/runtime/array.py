@@ -1698,7 +1698,7 @@ def _make(aval, host, buffer=None, placement=None, view=None):
     """The one constructor of Arrays: ``aval`` (None: a strong aval made from ``host``
     when asked), a host ndarray (or the NumPy scalar of a 0-d eager result) and/or a
     PjRt ``buffer``, the ``placement`` (None: uncommitted; else a sharding) and ``view``
-    (None, or ``(root, root host)`` for a view Array, see the module docstring)."""
+    (None, or a view Array's link to its root, see the module docstring)."""
     arr = _array_type.__new__(_array_type)   # (compiled: its fields are None)
     if not cython.compiled:
         arr._aval = arr._buffer = arr._placement = arr._view = None
