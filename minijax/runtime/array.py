@@ -1097,6 +1097,7 @@ def _current_host(self):
             return np.asarray(host)   # gets a fresh 0-d ndarray, as from NumPy's
     view = self._view
     if view is not None:
+        # (_view_root and _view_snapshot, spelled out: this read is on every view's path)
         if type(view) is Array:
             root = view
             if root._host is not ndarray_base(host):
@@ -1174,7 +1175,7 @@ def view_result(self, host, r, placement):
     if r is host or owner is not None and (owner is host or type(host) is _ndarray
                                            and owner is ndarray_base(host)):
         root = self if self._view is None else _view_root(self._view)
-        root_host = root._host
+        root_host = root._host   # (_link, spelled out: owner is r's base)
         return _make(None, r, None, placement,
                      root if owner is root_host else (root, root_host))
     return _holding(r) if placement is None else _make(None, r, None, placement, None)
