@@ -124,3 +124,89 @@ def test_python_scalar_operands_weak_type_eager_matches_jit(name):
 
 def _leaves_arrays(x):
     return list(x) if isinstance(x, tuple) else [x]
+
+
+# Python-scalar argument lists, tried in order: the first NumPy accepts is used
+_WEAK_CANDIDATES = [(2.5,), (2.5, 1.5), (3,), (2.5, 1.5, 0.5), ([2.5, 1.0],),
+                    ([2.5, 1.0], [1.5, 0.5]), ([[2.5, 1.0], [0.5, 2.0]],), (2.5, 1), (2.5, 0),
+                    ([2.5, 1.0], 1), ([2.5, 1.0], 0)]
+
+
+def _weak_type_names():
+    names = set(_eager_table.NUMPY_FUNCTIONS) | {
+        n for n in dir(np) if isinstance(getattr(np, n), np.ufunc)}
+    return sorted(n for n in names if callable(getattr(np, n, None)))
+
+
+def _type_of(x):
+    x = x[0] if isinstance(x, (tuple, list)) and x else x
+    return (str(x.dtype), bool(x.weak_type)) if hasattr(x, "weak_type") else None
+
+
+@pytest.mark.parametrize("name", _weak_type_names())
+def test_weak_type_of_python_scalar_calls_eager_matches_traced(name):
+    # the rule (JAX's) is one table, _eager_table.WEAK_OPERANDS: eager results are
+    # NumPy's marked weak by it, traced ones the lax path's marked by it; they agree
+    fn = getattr(np, name)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for args in _WEAK_CANDIDATES:
+            try:
+                eager = fn(*args)
+            except Exception:
+                continue
+            if _type_of(eager) is None:
+                return   # (no array result)
+            try:
+                traced = minijax.eval_shape(lambda: fn(*args))
+            except Exception:
+                return   # (NumPy takes what the lax path refuses: its own tests)
+            assert _type_of(eager) == _type_of(traced), args
+            return
+
+
+def test_weak_operands_table_names_dispatched_functions():
+    for name in _eager_table.WEAK_OPERANDS:
+        assert name in _eager_table.NUMPY_FUNCTIONS or isinstance(getattr(np, name), np.ufunc)
+
+
+# calls on Python scalars whose weak type is JAX's, eagerly and traced (the cases where
+# minijax differs are the README's: bool results, asarray/array and the *_like
+# functions, set functions, divmod and modf, are strong)
+_JAX_WEAK_CALLS = {
+    "sum": lambda m: m.sum(2.5), "max": lambda m: m.max(2.5), "prod": lambda m: m.prod(3),
+    "ptp": lambda m: m.ptp(2.5), "mean": lambda m: m.mean(2.5),
+    "round": lambda m: m.round(2.5), "reshape": lambda m: m.reshape(2.5, (1,)),
+    "ravel": lambda m: m.ravel(2.5), "atleast_2d": lambda m: m.atleast_2d(2.5),
+    "dot": lambda m: m.dot(2.5, 2.0), "outer": lambda m: m.outer(2.5, 2.0),
+    "stack": lambda m: m.stack([2.5, 1.0]), "concatenate": lambda m: m.concatenate([m.atleast_1d(2.5), m.atleast_1d(1)]),
+    "concatenate_dtype": lambda m: m.concatenate([m.atleast_1d(2.5)], dtype="float32"),
+    "tile": lambda m: m.tile(2.5, 2), "broadcast_to": lambda m: m.broadcast_to(2.5, (2,)),
+    "einsum": lambda m: m.einsum("->", 2.5), "select": lambda m: m.select([True], [2.5]),
+    "where": lambda m: m.where(True, 2.5, 1), "clip": lambda m: m.clip(2.5, 0, 1),
+    "deg2rad": lambda m: m.deg2rad(2.5), "heaviside": lambda m: m.heaviside(2.5, 0.5),
+    "logaddexp": lambda m: m.logaddexp(2.5, 1.0), "hypot": lambda m: m.hypot(2.5, 1.0),
+    "floor_divide": lambda m: m.floor_divide(3.5, 2), "float_power": lambda m: m.float_power(2.5, 2),
+    "remainder": lambda m: m.remainder(2.5, 1.5), "reciprocal": lambda m: m.reciprocal(2.5),
+    "log2": lambda m: m.log2(2.5), "log10": lambda m: m.log10(2.5),
+    "ldexp": lambda m: m.ldexp(2.5, 2), "spacing": lambda m: m.spacing(2.5),
+    "sinc": lambda m: m.sinc(2.5), "imag": lambda m: m.imag(2.5),
+    "sqrt_int": lambda m: m.sqrt(2), "tanh_of_weak": lambda m: m.tanh(m.sin(0.5)),
+    "reshape_of_weak": lambda m: m.reshape(m.sin(0.5), (1, 1)),
+    "sum_of_weak": lambda m: m.sum(m.sin(0.5)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_JAX_WEAK_CALLS))
+def test_weak_type_of_python_scalar_calls_is_jaxs(name):
+    jax = pytest.importorskip("jax")
+    import jax.numpy as jnp
+    fn = _JAX_WEAK_CALLS[name]
+    want = bool(fn(jnp).weak_type)   # (JAX computes in 32 bits: its weak type only)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        eager = fn(np)
+        traced = minijax.jit(lambda: fn(np))()
+    assert _type_of(eager) == _type_of(traced) == (str(eager.dtype), want)
+    x32 = onp.ones(2, onp.float32)   # (what the weak type is for: the next promotion)
+    assert (eager * x32).dtype == (traced * x32).dtype

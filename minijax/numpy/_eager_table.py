@@ -8,14 +8,16 @@ NumPy's crashes and hangs). ``install`` puts the runtime's wrappers
 """
 
 import ctypes
+import functools
 import math
 import operator
 
 import numpy as np
 
-from .. import _checks
+from .. import _checks, lax
+from ..core import Tracer
 from ..runtime import fast_functions
-from ..runtime.array import ARG_EXTREMUM_ALIAS_SIZE, get_method, set_method
+from ..runtime.array import ARG_EXTREMUM_ALIAS_SIZE, Array, get_method, set_method
 from ..runtime.numpy_dispatch import (binary_operator_call, getitem_call, inplace_call,
                                       inplace_function_call, inplace_operator_call,
                                       iterate, method_call, numpy_call, property_call,
@@ -287,6 +289,71 @@ NUMPY_FUNCTIONS.update({name: _object_loop_checked(getattr(np, name))
 FLOAT_OPERANDS_ARE_NUMPYS = frozenset({"expm1", "tanh", "arctan2", "hypot", "fmod",
                                        "logical_xor", "ceil", "floor", "trunc"})
 
+# Weak types (JAX's rule, eager and traced alike): a ufunc's result is weakly typed when
+# every input is a Python number or a weakly typed Array, and so is the result of the
+# functions below that move, repeat or combine their operands' values, given as
+# ``(start, stop)``, the positional arguments that are operands (-1: all from ``start``;
+# a list or tuple argument is weak when each element is). None: never weak (as JAX's
+# reductions and these ufuncs, whose results JAX makes strong).
+_ONE = (0, 1)
+WEAK_OPERANDS = {
+    **dict.fromkeys("""
+    around atleast_1d atleast_2d atleast_3d block broadcast_to column_stack concatenate
+    copy delete dstack ediff1d expand_dims flip fliplr flipud hstack i0 imag
+    matrix_transpose moveaxis pad permute_dims ravel real real_if_close repeat reshape
+    resize roll rot90 round sinc squeeze stack swapaxes tile transpose unstack vstack
+    """.split(), _ONE),
+    **dict.fromkeys("append dot inner kron outer polyadd polymul polysub tensordot "
+                    "vdot".split(), (0, 2)),
+    **dict.fromkeys("broadcast_arrays meshgrid".split(), (0, -1)),
+    "where": (1, -1), "clip": (0, -1), "einsum": (1, -1), "extract": (1, 2),
+    "select": (1, 2),
+    **dict.fromkeys("bitwise_count frexp ldexp log10 log2 spacing".split()),
+}
+
+
+def ufunc_weak_operands(name):
+    """A ufunc's ``weak_operands`` (``numpy_call``): all its inputs, or the table's."""
+    return WEAK_OPERANDS.get(name, (0, -1))
+
+
+def with_weak_rule(lax_definition, weak_operands, each):
+    """``lax_definition`` whose result is weakly typed exactly when the operands
+    ``weak_operands`` names all are and no ``dtype=`` or ``out=`` is given: the rule
+    ``numpy_call`` applies to NumPy's result eagerly (``each``: to the elements of a
+    tuple or list result; else that result is left as it is)."""
+    start, stop = weak_operands
+
+    def weak(a):
+        t = type(a)
+        if t is list or t is tuple:
+            return len(a) > 0 and all(weak(e) for e in a)
+        if t is int or t is float or t is complex:
+            return True
+        return isinstance(a, (Array, Tracer)) and a.aval.weak_type
+
+    def ruled(x, want):
+        if not isinstance(x, (Array, Tracer)):
+            return x
+        aval = x.aval
+        if aval.weak_type == want or want and aval.dtype.kind not in "iufc":
+            return x
+        return lax.convert_element_type(x, aval.dtype, want)
+
+    @functools.wraps(lax_definition)
+    def call(*args, **kwargs):
+        out = lax_definition(*args, **kwargs)
+        if kwargs.get("out") is not None or kwargs.get("dtype") is not None:
+            return out
+        operands = args[start:] if stop < 0 else args[start:stop]
+        want = len(operands) > 0 and all(weak(a) for a in operands)
+        t = type(out)
+        if t is tuple or t is list:
+            return t([ruled(e, want) for e in out]) if each else out
+        return ruled(out, want)
+    return call
+
+
 # Functions that update their first argument in place and return None, as NumPy's.
 NUMPY_INPLACE_FUNCTIONS = {"put": np.put, "place": np.place,
                            "put_along_axis": np.put_along_axis,
@@ -430,15 +497,18 @@ def install(namespace, linalg, fft, array_class):
     ``namespace`` (``minijax.numpy``'s globals), of the ``linalg`` and ``fft`` modules,
     and the methods and properties of ``array_class``. Called once."""
     set_scalar_type_class(_ScalarTypeMeta)
-    _install_functions(namespace, NUMPY_FUNCTIONS, np, numpy_call)
-    _install_functions(namespace, NUMPY_INPLACE_FUNCTIONS, np, inplace_function_call)
-    _install_functions(vars(linalg), LINALG_FUNCTIONS, np.linalg, numpy_call)
-    _install_functions(vars(fft), FFT_FUNCTIONS, np.fft, numpy_call)
+    _install_functions(namespace, NUMPY_FUNCTIONS, np, _numpy_call_of)
+    _install_functions(namespace, NUMPY_INPLACE_FUNCTIONS, np,
+                       lambda np_fn, lax_definition, name:
+                       inplace_function_call(np_fn, lax_definition))
+    _install_functions(vars(linalg), LINALG_FUNCTIONS, np.linalg, _numpy_call_of)
+    _install_functions(vars(fft), FFT_FUNCTIONS, np.fft, _numpy_call_of)
     _install_methods(array_class)
 
 
 def _install_functions(namespace, table, numpy_module, make):
-    """Replace each function named in ``table`` in ``namespace`` by ``make``'s wrapper.
+    """Replace each function named in ``table`` in ``namespace`` by ``make``'s wrapper
+    (``make(np_fn, lax_definition, name)``).
 
     The NumPy functions are read from the installed NumPy: a name it lacks (added after
     NumPy 2.0, or removed since) keeps minijax's own (lax) function, eager calls included."""
@@ -450,7 +520,16 @@ def _install_functions(namespace, table, numpy_module, make):
             np_fn = getattr(numpy_module, name, None)
             if np_fn is None:
                 continue
-        namespace[name] = make(np_fn, lax_definition)
+        namespace[name] = make(np_fn, lax_definition, name)
+
+
+def _numpy_call_of(np_fn, lax_definition, name):
+    weak = (ufunc_weak_operands(name) if isinstance(np_fn, np.ufunc)
+            else WEAK_OPERANDS.get(name))
+    if weak is not None:
+        lax_definition = with_weak_rule(lax_definition, weak,
+                                        not isinstance(np_fn, np.ufunc))
+    return numpy_call(np_fn, lax_definition, weak_operands=weak)
 
 
 def _install_methods(cls):

@@ -106,7 +106,7 @@ def _accumulate(a, axis, dtype, keepdims, initial, where, identity, reduce, bool
     aval = get_aval(a)
     axes = reduction_axes(aval.ndim, axis)
     out_dtype = _sum_dtype(aval.dtype) if dtype is None else dtypes.canonicalize(dtype)
-    a = lax.convert_element_type(a, out_dtype, aval.weak_type)
+    a = lax.convert_element_type(a, out_dtype)   # (strong, as JAX's reductions)
     a = _where_fill(a, where, identity)
     res = (bool_reduce if out_dtype == np.bool_ else reduce)(a, axes)
     if initial is not None:
@@ -144,7 +144,7 @@ def _extremum(name, lax_fn):
         if initial is None and builtins.any(aval.shape[i] == 0 for i in axes):
             raise ValueError(f"zero-size array to reduction operation {name} which has no "
                              f"identity")
-        out = lax_fn(a, axes)
+        out = lax.convert_element_type(lax_fn(a, axes), aval.dtype)   # (strong, as JAX's)
         if initial is not None:
             init = lax.full(get_aval(out).shape, initial, aval.dtype)
             out = (lax.max if name == "maximum" else lax.min)(out, init)

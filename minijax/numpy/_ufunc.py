@@ -72,8 +72,11 @@ class ufunc(numpy_dispatch.Forwarder):
         host_fn = _eager_table.NUMPY_FUNCTIONS.get(np_ufunc.__name__) or np_ufunc
         direct = (np_ufunc if host_fn is not np_ufunc
                   and np_ufunc.__name__ in _eager_table.FLOAT_OPERANDS_ARE_NUMPYS else None)
+        weak = _eager_table.ufunc_weak_operands(np_ufunc.__name__)
+        lax_entry = self._lax_entry if weak is None else _eager_table.with_weak_rule(
+            self._lax_entry, weak, False)
         numpy_dispatch.forward_to(self, numpy_dispatch.numpy_call(
-            host_fn, self._lax_entry, nin=np_ufunc.nin, ufunc=direct))
+            host_fn, lax_entry, nin=np_ufunc.nin, ufunc=direct, weak_operands=weak))
         self._lax = lax_fn
         return self
 

@@ -115,7 +115,7 @@ cdef frozenset _PLAIN, _KEYWORDS_TO_CONVERT
 cdef dict _NUMERIC_DTYPES
 cdef dict _weak_scalar_avals
 @cython.locals(out=ArrayCore)
-cdef object _weak_result(object r, tuple args=*)
+cdef object _weak_result(object r, tuple args=*, bint each=*)
 cdef tuple _DTYPE_LIKE
 cdef object _scalar_type_class, _float64, _float32, _float16
 cdef type _float64_scalar, _float32_scalar, _float16_scalar
@@ -126,10 +126,10 @@ cpdef eager_host(self)
 @cython.locals(out=ArrayCore)
 cdef object _function_result(object r, object h, object x0, object x1, tuple rest)
 cdef object _write_target(ArrayCore self)
-@cython.locals(arr=ArrayCore, i=Py_ssize_t)
-cdef bint _weak_operands(tuple args, Py_ssize_t start)
-@cython.locals(arr=ArrayCore)
-cdef bint _maybe_weak(object a)
+@cython.locals(arr=ArrayCore, t=type)
+cdef bint _weak_operand(object a)
+@cython.locals(i=Py_ssize_t, n=Py_ssize_t)
+cdef bint _weak_operands(tuple args, Py_ssize_t start, Py_ssize_t stop)
 cdef object _plain_keywords(dict kwargs)
 @cython.locals(d=object, t=type)
 cdef bint _float_operand(object h)

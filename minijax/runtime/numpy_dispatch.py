@@ -257,9 +257,9 @@ def _weak_scalar(a):
 _weak_scalar_avals = {}   # NumPy scalar type -> its weakly typed 0-d aval (immutable)
 
 
-def _weak_result(r, args=()):
+def _weak_result(r, args=(), each=False):
     """``r`` (NumPy's result of a call on ``args`` whose operands are all weak) as a
-    weakly typed Array."""
+    weakly typed Array (``each``: see ``_weaken``)."""
     t = type(r)
     if canonical_scalar_type(t):
         aval = _weak_scalar_avals.get(t)
@@ -269,7 +269,7 @@ def _weak_result(r, args=()):
             out = _holding(r)   # (holding the NumPy scalar, as a strong 0-d result)
             out._aval = aval
             return out
-    return _weaken(wrap(r, args))
+    return _weaken(wrap(r, args), each)
 
 
 _canonical = canonical_dtypes   # (the sets runtime/array.py keeps current)
@@ -477,43 +477,47 @@ def _returned_out(out):
     return out[0] if type(out) is tuple and len(out) == 1 else out
 
 
-# Functions whose positional arguments after the first ``n`` are all operands that
-# promote together (``where``'s condition does not). When every such operand is a Python
-# scalar (or a weak Array), the lax path's result is weakly typed, as JAX's: the eager
-# result is made weak too (its dtype is NumPy's, which is the same).
-_SCALAR_OPERANDS_FROM = {"where": 1, "clip": 0}
-
-
-def _maybe_weak(a):
-    """Whether ``a`` may be a weak operand: not an Array, or one with an aval (an Array
-    made by the eager path has none: strong, as most are)."""
-    if type(a) is not Array:
+def _weak_operand(a):
+    """``a`` is a Python number (not a bool), a weakly typed Array, or a non-empty list
+    or tuple of those."""
+    t = type(a)
+    if t is Array:
+        arr = a
+        return arr._aval is not None and arr._aval.weak_type
+    if t is int or t is float or t is complex:
         return True
-    arr = a
-    return arr._aval is not None
-
-
-def _weak_operands(args, start):
-    """Every argument from ``start`` on is a Python number or a weakly typed Array (at
-    least one)."""
-    for i in range(start, len(args)):
-        a = args[i]
-        t = type(a)
-        if t is Array:
-            arr = a
-            if arr._aval is None or not arr._aval.weak_type:
+    if t is list or t is tuple:
+        for e in a:
+            if not _weak_operand(e):
                 return False
-        elif t is not int and t is not float and t is not complex:
+        return len(a) > 0
+    return False
+
+
+def _weak_operands(args, start, stop):
+    """Every positional argument in ``[start, stop)`` (``stop`` < 0: to the end) is a
+    weak operand, and there is at least one."""
+    n = len(args)
+    if stop < 0 or stop > n:
+        stop = n
+    if start >= stop:
+        return False
+    for i in range(start, stop):
+        if not _weak_operand(args[i]):
             return False
-    return len(args) > start
+    return True
 
 
-def _weaken(out):
-    """``out`` (a wrapped result) marked weakly typed, unless bool (never weak) or a
-    tuple (the lax path's divmod/modf/frexp give strong results)."""
-    if type(out) is Array and out.dtype.kind in "iufc":
+def _weaken(out, each=False):
+    """``out`` (a wrapped result) marked weakly typed, unless bool (never weak); the
+    elements of a tuple or list result when ``each`` (else it stays strong, as the lax
+    path's divmod/modf/frexp do)."""
+    t = type(out)
+    if t is Array and out.dtype.kind in "iufc":
         out = _new_array(out._value())
         out._aval = ShapedArray(out._host.shape, out._host.dtype, True)
+    elif each and (t is tuple or t is list):
+        return t([_weaken(e) for e in out])
     return out
 
 
@@ -593,17 +597,21 @@ _float64, _float32, _float16 = np.dtype(np.float64), np.dtype(np.float32), np.dt
 _float64_scalar, _float32_scalar, _float16_scalar = np.float64, np.float32, np.float16
 
 
-def numpy_call(np_fn, lax_definition, nin=None, ufunc=None):
+def numpy_call(np_fn, lax_definition, nin=None, ufunc=None, weak_operands=None):
     """``lax_definition`` (a minijax function) that calls ``np_fn`` on host values eagerly.
 
     ``nin``: ``np_fn`` is a ufunc taking ``nin`` inputs; arguments after them are its
     outputs, passed on as ``out=`` (so they are written as ``out=`` arrays are).
     ``ufunc``: the NumPy ufunc whose answer ``np_fn`` (a host version fixing NumPy's
     answers for other input) gives when every operand is a float ndarray or a Python
-    float; called directly there (``np_fn``'s Python frame costs as much as the call)."""
-    name = getattr(lax_definition, "__name__", "")
-    first_operand = (0 if nin is not None or isinstance(np_fn, np.ufunc) else
-                     _SCALAR_OPERANDS_FROM.get(name, -1))
+    float; called directly there (``np_fn``'s Python frame costs as much as the call).
+    ``weak_operands``: ``(start, stop)``, the positional arguments that are operands
+    (``stop`` -1: all from ``start``), when NumPy's result is made weakly typed (JAX's
+    rule) if every operand is a Python number or a weakly typed Array and no ``dtype=``
+    is given (``lax_definition`` applies the rule to its own result); None: never weak."""
+    first_operand, last_operand = weak_operands or (-1, -1)
+    # (a ufunc's tuple results stay strong, as the lax path's)
+    each = nin is None and not isinstance(np_fn, np.ufunc)
 
     def general(args, kwargs):
         # keywords, positional outputs, or more than two arguments
@@ -634,13 +642,13 @@ def numpy_call(np_fn, lax_definition, nin=None, ufunc=None):
             return _numpy_failed(e, lax_definition, args, kwargs)
         if kwargs and kwargs.get("out") is not None:
             return _returned_out(kwargs["out"])
-        return result(r, args, hargs[0] if hargs else None)
+        return result(r, args, kwargs, hargs[0] if hargs else None)
 
-    def result(r, args, h):
+    def result(r, args, kwargs, h):
         # ``r`` wrapped; ``h`` is the host value of ``args[0]``
-        if first_operand >= 0 and _maybe_weak(args[-1] if args else None) \
-                and _weak_operands(args, first_operand):
-            return _weak_result(r, args)
+        if (first_operand >= 0 and kwargs.get("dtype") is None
+                and _weak_operands(args, first_operand, last_operand)):
+            return _weak_result(r, args, each)
         if type(r) is _ndarray and canonical_dtype(ndarray_dtype(r)):
             return _function_result(r, h, _ABSENT, _ABSENT, args)
         return wrap(r, args)
@@ -692,12 +700,11 @@ def numpy_call(np_fn, lax_definition, nin=None, ufunc=None):
                 if stand_in is not _ABSENT:
                     kwargs["dtype"] = dtype   # (the caller's, for the lax path)
                 return _numpy_failed(e, lax_definition, given(x0, x1, rest), kwargs)
-            last = rest[0] if rest else x1 if x1 is not _ABSENT else x0
-            if (first_operand >= 0 and _maybe_weak(last)
-                    and (first_operand > 0 or type(x0) is not Array or x0.weak_type)):
+            if (first_operand >= 0 and _weak_operand(x0 if first_operand == 0 else x1)
+                    and (not kwargs or kwargs.get("dtype") is None)):
                 args = given(x0, x1, rest)
-                if _weak_operands(args, first_operand):
-                    return _weak_result(r, args)
+                if _weak_operands(args, first_operand, last_operand):
+                    return _weak_result(r, args, each)
             if type(r) is _ndarray:
                 if canonical_dtype(ndarray_dtype(r)):
                     return _function_result(r, ha, x0, x1, rest)
