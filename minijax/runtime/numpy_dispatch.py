@@ -107,7 +107,12 @@ def _host(a):
         if aval is not None and aval.weak_type:
             if aval.shape:
                 raise _NotHost
-            return arr._value().item()   # a Python scalar stays weak for NumPy (NEP 50)
+            # a Python scalar stays weak for NumPy (NEP 50); (NumPy scalars' own item()
+            # costs more than a 0-d array's)
+            host = arr._host
+            if type(host) is _float64_scalar:
+                return float(host)
+            return arr._value().item()
         host = arr._host
         if host is None or arr._view is not None:
             host = arr._value()
