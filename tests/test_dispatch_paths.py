@@ -184,6 +184,7 @@ _JAX_WEAK_CALLS = {
     "tile": lambda m: m.tile(2.5, 2), "broadcast_to": lambda m: m.broadcast_to(2.5, (2,)),
     "einsum": lambda m: m.einsum("->", 2.5), "select": lambda m: m.select([True], [2.5]),
     "where": lambda m: m.where(True, 2.5, 1), "clip": lambda m: m.clip(2.5, 0, 1),
+    "clip_none": lambda m: m.clip(2.5, None, 1.0),
     "deg2rad": lambda m: m.deg2rad(2.5), "heaviside": lambda m: m.heaviside(2.5, 0.5),
     "logaddexp": lambda m: m.logaddexp(2.5, 1.0), "hypot": lambda m: m.hypot(2.5, 1.0),
     "floor_divide": lambda m: m.floor_divide(3.5, 2), "float_power": lambda m: m.float_power(2.5, 2),

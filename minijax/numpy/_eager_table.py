@@ -319,9 +319,9 @@ def ufunc_weak_operands(name):
 
 def with_weak_rule(lax_definition, weak_operands, each):
     """``lax_definition`` whose result is weakly typed exactly when the operands
-    ``weak_operands`` names all are and no ``dtype=`` or ``out=`` is given: the rule
-    ``numpy_call`` applies to NumPy's result eagerly (``each``: to the elements of a
-    tuple or list result; else that result is left as it is)."""
+    ``weak_operands`` names (but None) all are and no ``dtype=`` or ``out=`` is given:
+    the rule ``numpy_call`` applies to NumPy's result eagerly (``each``: to the
+    elements of a tuple or list result; else that result is left as it is)."""
     start, stop = weak_operands
 
     def weak(a):
@@ -345,7 +345,8 @@ def with_weak_rule(lax_definition, weak_operands, each):
         out = lax_definition(*args, **kwargs)
         if kwargs.get("out") is not None or kwargs.get("dtype") is not None:
             return out
-        operands = args[start:] if stop < 0 else args[start:stop]
+        operands = [a for a in (args[start:] if stop < 0 else args[start:stop])
+                    if a is not None]
         want = len(operands) > 0 and all(weak(a) for a in operands)
         t = type(out)
         if t is tuple or t is list:

@@ -128,7 +128,7 @@ cdef object _function_result(object r, object h, object x0, object x1, tuple res
 cdef object _write_target(ArrayCore self)
 @cython.locals(arr=ArrayCore, t=type)
 cdef bint _weak_operand(object a)
-@cython.locals(i=Py_ssize_t, n=Py_ssize_t)
+@cython.locals(i=Py_ssize_t, n=Py_ssize_t, found=bint)
 cdef bint _weak_operands(tuple args, Py_ssize_t start, Py_ssize_t stop)
 cdef object _plain_keywords(dict kwargs)
 @cython.locals(d=object, t=type)

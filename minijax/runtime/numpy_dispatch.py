@@ -500,17 +500,19 @@ def _weak_operand(a):
 
 
 def _weak_operands(args, start, stop):
-    """Every positional argument in ``[start, stop)`` (``stop`` < 0: to the end) is a
-    weak operand, and there is at least one."""
+    """Every positional argument in ``[start, stop)`` (``stop`` < 0: to the end) but
+    None (not given: ``clip(x, None, 1.0)``) is a weak operand, and there is one."""
     n = len(args)
     if stop < 0 or stop > n:
         stop = n
-    if start >= stop:
-        return False
+    found = False
     for i in range(start, stop):
-        if not _weak_operand(args[i]):
-            return False
-    return True
+        a = args[i]
+        if a is not None:
+            if not _weak_operand(a):
+                return False
+            found = True
+    return found
 
 
 def _weaken(out, each=False):
