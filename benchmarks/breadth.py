@@ -10,6 +10,15 @@ the length, then a vector of the side length). minijax and NumPy run interleaved
 this process, row by row, on the same host values; JAX runs in a subprocess of its
 own (small inputs only, with ``jax_enable_x64``) so that minijax is never measured
 with JAX loaded. See benchmarks/README.md.
+
+A timed batch keeps its results until it blocks on them, so a batch of 100x100 results
+needs tens of megabytes; glibc's allocator hands freed memory back to the system between
+batches when it is at the top of the heap, and the next batch then pays page faults
+(about a microsecond per 4 KiB page, more than a 100x100 elementwise call). Which
+library's batch pays depended on the heap's layout, and medium rows measured 0.2x to
+17x from run to run. Both processes (this one and the JAX worker) therefore keep freed
+memory (``mallopt``: no trimming, no per-array ``mmap`` below 64 MiB), so every library is
+timed on memory already mapped.
 """
 
 import argparse
@@ -29,6 +38,18 @@ import numpy as onp
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 SIZES = {"small": 3, "medium": 100, "large": 1000}
+
+
+def keep_freed_memory():
+    """glibc: keep freed memory mapped (see the module docstring); elsewhere nothing."""
+    import ctypes
+    try:
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError):
+        return
+    m_trim_threshold, m_mmap_threshold = -1, -3
+    mallopt(m_trim_threshold, 1 << 30)
+    mallopt(m_mmap_threshold, 1 << 26)
 SEED = 0
 
 
@@ -681,6 +702,7 @@ def main(argv=None):
         if s not in SIZES:
             p.error(f"unknown size {s!r} (known: {', '.join(SIZES)})")
 
+    keep_freed_memory()
     if args.worker == "jax":
         rows = [tuple(r) for r in json.loads(sys.stdin.read())]
         json.dump(jax_worker(rows, args.quick), sys.stdout)
