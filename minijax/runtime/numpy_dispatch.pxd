@@ -110,7 +110,7 @@ cdef extern from *:
 # module globals the wrappers read on every call, as C variables (not dict lookups)
 cdef object _ABSENT
 cdef list numpy_flag
-cdef type _ndarray
+cdef type _ndarray, _Array
 cdef frozenset _PLAIN, _KEYWORDS_TO_CONVERT
 cdef dict _NUMERIC_DTYPES
 cdef dict _weak_scalar_avals

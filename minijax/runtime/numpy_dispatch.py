@@ -71,6 +71,7 @@ def enable_vectorcall(cls):
     _enable_vectorcall_c(cls)
 
 _ndarray = np.ndarray
+_Array = Array   # (compiled: a C variable; the name Array is a module global)
 if not cython.compiled:   # (compiled: C functions, cimported in numpy_dispatch.pxd)
     from .array import _link, _view_root, _view_snapshot, ndarray_base, ndarray_dtype, \
         ndarray_writeable
@@ -99,7 +100,7 @@ def _count_lax_definition(fn):
 
 def _host(a):
     t = type(a)
-    if t is Array:   # (strong_host's checks, inline: every eager call's operands)
+    if t is _Array:   # (strong_host's checks, inline: every eager call's operands)
         arr = a
         if arr._placement is not None:
             raise _NotHost
@@ -146,7 +147,7 @@ def _host_loose(a):
         return _host(a)
     except _NotHost:
         t = type(a)
-        if t is Array or isinstance(a, Tracer):
+        if t is _Array or isinstance(a, Tracer):
             raise
         if t is list or t is tuple:
             return t([_host_loose(e) for e in a])
@@ -189,7 +190,7 @@ def _loose_operand(host, other):
     object array (strings, dates, any object), or when ``other`` is a weakly typed Array
     of ``host``'s dtype (``np.where(c, 1.0, 0.0)``: then NumPy's result is JAX's); else
     ``_NotHost``."""
-    if (type(other) is Array and other._placement is None and other.weak_type
+    if (type(other) is _Array and other._placement is None and other.weak_type
             and other.dtype == host.dtype):
         return other._value()
     if is_non_numeric(host.dtype):
@@ -227,7 +228,7 @@ def _weak_scalar_op(fn, self, other):
     try:
         ho = _operand(other)
     except _NotHost:
-        if not (type(other) is Array and other._placement is None and other.weak_type):
+        if not (type(other) is _Array and other._placement is None and other.weak_type):
             return None
         ho = other._value()   # (weak, shaped)
         if ho.dtype != self.dtype:
@@ -342,7 +343,7 @@ def _wrap_each(r, args):
     out = []
     arrays = 0
     for a in args:
-        if type(a) is Array:
+        if type(a) is _Array:
             arrays += 1
     # the last element made a view of the Array's buffer: its owner, dtype, view entries
     owner = dtype = bounds = entry = read_only_entry = None
@@ -358,7 +359,7 @@ def _wrap_each(r, args):
                        else entry)
         else:
             a = wrap(e, args)
-            if arrays == 1 and type(a) is Array and a._view is not None:
+            if arrays == 1 and type(a) is _Array and a._view is not None:
                 root = _view_root(a._view)
                 root_host = _view_snapshot(a._view, a._host)
                 # (the elements that share a._host's base share its link's form)
@@ -375,7 +376,7 @@ def _wrap_each(r, args):
 
 def _involves_non_numeric(args, kwargs):
     for a in (*args, *kwargs.values()):
-        if type(a) is Array:
+        if type(a) is _Array:
             if is_non_numeric(a.dtype):
                 return True
         elif _is_non_numeric(a):
@@ -467,7 +468,7 @@ def _host_out(out):
     """NumPy's ``out=``: the writable host buffer of an Array (copy-on-write, DESIGN 5;
     a view's buffer writes into its base), a NumPy array as it is, or a tuple of those."""
     t = type(out)
-    if t is Array:
+    if t is _Array:
         if out._placement is not None or out.aval.weak_type:
             raise _NotHost
         return out._writable()
@@ -486,7 +487,7 @@ def _weak_operand(a):
     """``a`` is a Python number (not a bool), a weakly typed Array, or a non-empty list
     or tuple of those."""
     t = type(a)
-    if t is Array:
+    if t is _Array:
         arr = a
         return arr._aval is not None and arr._aval.weak_type
     if t is int or t is float or t is complex:
@@ -520,7 +521,7 @@ def _weaken(out, each=False):
     elements of a tuple or list result when ``each`` (else it stays strong, as the lax
     path's divmod/modf/frexp do)."""
     t = type(out)
-    if t is Array and out.dtype.kind in "iufc":
+    if t is _Array and out.dtype.kind in "iufc":
         out = _new_array(out._value())
         out._aval = ShapedArray(out._host.shape, out._host.dtype, True)
     elif each and (t is tuple or t is list):
@@ -562,7 +563,7 @@ def _function_result(r, h, x0, x1, rest):
     itself, as ``atleast_1d`` returns it (``view_result``), else of another argument's
     (``as_view_of``)."""
     first = x0 if x0 is not _ABSENT else rest[0] if rest else None
-    if type(first) is Array and type(h) is _ndarray:
+    if type(first) is _Array and type(h) is _ndarray:
         out = view_result(first, h, r, None)
         if out._view is not None:
             return out
@@ -732,7 +733,7 @@ def inplace_function_call(np_fn, lax_definition):
     buffer (copy-on-write) and returns None; otherwise ``lax_definition`` (which rebinds)."""
     @functools.wraps(lax_definition)
     def call(a, *args, **kwargs):
-        if (numpy_flag[0] or numpy_eager()) and (type(a) is _ndarray or type(a) is Array and a._placement is None
+        if (numpy_flag[0] or numpy_eager()) and (type(a) is _ndarray or type(a) is _Array and a._placement is None
                          and not a.weak_type):
             try:
                 hargs = [_host(x) for x in args]
@@ -741,7 +742,7 @@ def inplace_function_call(np_fn, lax_definition):
                 _count_lax_definition(call)
                 return lax_definition(a, *args, **kwargs)
             try:
-                np_fn(a._writable() if type(a) is Array else a, *hargs, **kwargs)
+                np_fn(a._writable() if type(a) is _Array else a, *hargs, **kwargs)
             except Exception as e:
                 return _numpy_failed(e, lax_definition, (a, *args), kwargs)
             return None
@@ -988,7 +989,7 @@ def inplace_operator_call(ufunc, lax_definition):
                 t = type(other)
                 if t is float or t is int:
                     ho = other
-                elif (t is Array and other._view is None and other._aval is None
+                elif (t is _Array and other._view is None and other._aval is None
                       and other._placement is None):
                     ho = other._host   # an ndarray or a NumPy scalar (x /= x.sum())
                     if type(ho) is _ndarray and ho.ndim and not self.ndim:
@@ -1135,7 +1136,7 @@ def property_call(host_fn, lax_definition):
 
 def host_of(x):
     """The host buffer of an Array (not marked as exported), else ``x`` for NumPy."""
-    if type(x) is Array:
+    if type(x) is _Array:
         return x._value()
     if isinstance(x, Tracer):
         raise TracerArrayConversionError("shares_memory of a traced value: traced values "
