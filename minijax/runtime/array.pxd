@@ -6,6 +6,8 @@ cimport cython
 # An ndarray's fields, read from NumPy's array struct (its layout is part of NumPy's
 # ABI); ``a`` must be an ndarray. The .py spells them as attribute reads for the
 # uncompiled run.
+cdef object _ABSENT
+
 cdef extern from *:
     """
     #define NPY_NO_DEPRECATED_API NPY_2_0_API_VERSION

@@ -52,7 +52,9 @@ def ndarray_from_dlpack(x, copy=None):
 
 
 _ndarray = np.ndarray
-_ABSENT = object()   # (a method's positional-only parameter not given)
+# a method's positional-only parameter not given (compiled, _ABSENT is a C variable;
+# the other modules import NOT_GIVEN)
+NOT_GIVEN = _ABSENT = object()
 
 if not cython.compiled:
     # An ndarray's fields as the core reads them. Compiled, these are C functions reading

@@ -19,7 +19,7 @@ import numpy as np
 
 from ..config import config
 from ..core.trace import numpy_flag
-from .array import _ABSENT, Array, _make, canonical_dtype, canonical_scalar_type
+from .array import NOT_GIVEN as _ABSENT, Array, _make, canonical_dtype, canonical_scalar_type
 
 _ndarray = np.ndarray
 _generic = np.generic

@@ -36,7 +36,7 @@ from ..config import config
 from ..core import Tracer
 from ..core.avals import ShapedArray
 from ..core.trace import non_numeric_context, numpy_eager, numpy_flag
-from .array import (_ABSENT, Array, _holding, _make, as_view_of, canonical_dtype, canonical_dtypes,
+from .array import (NOT_GIVEN as _ABSENT, Array, _holding, _make, as_view_of, canonical_dtype, canonical_dtypes,
                     canonical_scalar_type, canonical_scalars, direct_write_target, given,
                     overlapping_or_read_only, ufunc_in_place, strong_host, view_result)
 
