@@ -6,6 +6,7 @@ from minijax.runtime.array cimport (Array as ArrayCore, _make, canonical_dtype,
                                     canonical_scalar_type, ndarray_dtype)
 
 cdef object _ABSENT, _warn
+cdef type _ndarray, _Array
 
 # NumPy's C API on an ndarray ``a`` (the .py spells them as method calls for the
 # uncompiled run; import_numpy_c_api, called once at import, sets the API up).

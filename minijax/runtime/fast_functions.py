@@ -22,6 +22,7 @@ from ..core.trace import numpy_flag
 from .array import NOT_GIVEN as _ABSENT, Array, _make, canonical_dtype, canonical_scalar_type
 
 _ndarray = np.ndarray
+_Array = Array   # (compiled: C variables, not module globals looked up per call)
 _generic = np.generic
 _np_floor_divide = np.floor_divide
 _promote_types = np.promote_types
@@ -98,7 +99,7 @@ def asarray_fast_path(complete, scalar_type_class):
       and ints are as ``to_array`` makes them (``_value_array``)."""
     def asarray(a, dtype=None, order=None, *, device=None, copy=None):
         t = type(a)
-        if t is Array:
+        if t is _Array:
             if device is None and not copy:
                 if dtype is None:
                     if _is_itself(a):
@@ -209,7 +210,7 @@ def array_fast_path(complete, scalar_type_class):
         if device is None and numpy_flag[0] and ndmin == 0 and order == "K":
             t = type(object)
             if dtype is None:
-                if t is _ndarray or t is Array:
+                if t is _ndarray or t is _Array:
                     host = object if t is _ndarray else _strong_ndarray(object)
                     if host is not None and canonical_dtype(ndarray_dtype(host)):
                         return _make(None, ndarray_copy(host))
@@ -222,7 +223,7 @@ def array_fast_path(complete, scalar_type_class):
                 if d is not None and canonical_dtype(d):
                     if t is _ndarray:
                         return _make(None, _np_array(object, d))
-                    if t is Array:
+                    if t is _Array:
                         out = _converted(object, d)
                         if out is not None and out is not object:
                             return out
@@ -314,7 +315,7 @@ def _strong_values(args, scalar_type_class):
         t = type(a)
         if t is _ndarray:
             v = a if ndarray_dtype(a) in _PROMOTED else None
-        elif t is Array:
+        elif t is _Array:
             host = _strong_ndarray(a)
             v = host if host is not None and ndarray_dtype(host) in _PROMOTED else \
                 _strong_dtype(a, scalar_type_class)
@@ -330,7 +331,7 @@ def _strong_dtype(a, scalar_type_class):
     """The dtype of ``a`` when it is a strong Array or an ndarray of a dtype in
     ``_PROMOTED``, or such a dtype or its scalar type; else None."""
     t = type(a)
-    if t is Array:
+    if t is _Array:
         arr = a
         aval = arr._aval   # (None: the strong aval of its host, made when asked)
         if aval is None:
