@@ -324,7 +324,7 @@ def with_weak_rule(lax_definition, weak_operands, each):
     elements of a tuple or list result; else that result is left as it is)."""
     start, stop = weak_operands
 
-    def weak(a):
+    def weak(a):   # (numpy_dispatch._weak_operand's test, tracers included)
         t = type(a)
         if t is list or t is tuple:
             return len(a) > 0 and all(weak(e) for e in a)

@@ -108,8 +108,8 @@ def _host(a):
         if aval is not None and aval.weak_type:
             if aval.shape:
                 raise _NotHost
-            # a Python scalar stays weak for NumPy (NEP 50); (NumPy scalars' own item()
-            # costs more than a 0-d array's)
+            # a Python scalar stays weak for NumPy (NEP 50): float() of a float64 host,
+            # else item() of a 0-d array (a NumPy scalar's own item() costs more)
             host = arr._host
             if type(host) is _float64_scalar:
                 return float(host)
