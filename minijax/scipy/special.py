@@ -17,7 +17,7 @@ from ..custom_derivatives import custom_jvp
 from . import _faddeeva
 from ._bessel import iv, ive, j0, j1, jn, jv, y0, y1, yn, yv
 from ._hypergeometric import hyp1f1, hyp2f1
-from ._util import check_real, promote_inexact
+from ._util import check_real, promote_inexact, without_float_warnings
 
 __all__ = ["bernoulli", "bessel_jn", "beta", "betainc", "betaln", "boxcox", "boxcox1p", "comb", "dawsn", "digamma",
            "entr", "erf", "erfc", "erfcinv", "erfcx", "erfinv", "exp1", "expi", "expn", "expit", "factorial", "gamma", "gammainc",
@@ -878,3 +878,6 @@ def sph_harm_y(n, m, theta, phi, diff_n=None, n_max=None):
     p_nm = jnp.where((order > n) | (n < 0), 0.0, p_nm)
     angle = m.astype(dtype) * phi
     return lax.complex(p_nm * jnp.cos(angle), p_nm * jnp.sin(angle))
+
+
+without_float_warnings(globals(), __all__)

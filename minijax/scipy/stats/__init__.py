@@ -8,6 +8,12 @@ function theorem, and ``poisson``/``binom`` quantiles by bisection over the inte
 
 from . import (bernoulli, beta, binom, cauchy, chi2, dirichlet, expon, gamma, laplace, logistic,
                multivariate_normal, norm, poisson, t, uniform)
+from .._util import without_float_warnings
+
+for _module in (bernoulli, beta, binom, cauchy, chi2, dirichlet, expon, gamma, laplace, logistic,
+                multivariate_normal, norm, poisson, t, uniform):
+    without_float_warnings(vars(_module))
+del _module
 
 __all__ = ["bernoulli", "beta", "binom", "cauchy", "chi2", "dirichlet", "expon", "gamma",
            "laplace", "logistic", "multivariate_normal", "norm", "poisson", "t", "uniform"]
