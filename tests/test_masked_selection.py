@@ -23,9 +23,10 @@ INPLACE = {
 
 
 def _both(program, *args):
-    """``program(np, *args)`` on NumPy copies and ``jit(program)(mnp, ...)``."""
+    """``program(np, *args)`` and ``jit(program)(mnp, ...)``, each on copies (an update
+    of an argument in place is written back to it, as NumPy's is)."""
     want = program(np, *[np.array(a, copy=True) for a in args])
-    got = minijax.jit(lambda *xs: program(mnp, *xs))(*args)
+    got = minijax.jit(lambda *xs: program(mnp, *xs))(*[np.array(a, copy=True) for a in args])
     return np.asarray(got), want
 
 
@@ -83,8 +84,11 @@ def test_under_vmap():
         r[r > 0] *= 10.0
         return r
 
-    out = minijax.vmap(row)(X2)
-    np.testing.assert_allclose(np.asarray(out), np.where(X2 > 0, X2 * 10.0, X2), rtol=1e-12)
+    x = X2.copy()
+    out = minijax.vmap(row)(x)
+    want = np.where(X2 > 0, X2 * 10.0, X2)
+    np.testing.assert_allclose(np.asarray(out), want, rtol=1e-12)
+    np.testing.assert_allclose(x, want, rtol=1e-12)   # rows updated in place, as NumPy's
 
 
 def test_inplace_casting_follows_numpy():
