@@ -742,3 +742,61 @@ def test_every_name_exists_in_the_namespace():
     assert not missing
     assert all(hasattr(onp, n) for n in _ISSUE_12_NAMES)
     assert isinstance(np.arange(3).flat, np.flatiter)
+
+
+# Calls NumPy takes with a float count, shift, length or index bound, a 0-d operand or
+# a default axes: eager minijax calls NumPy, and jit must give the same values.
+NUMPY_LOOSE_CALLS = {
+    "repeat_float": lambda m, x: m.repeat(x, 2.7),
+    "repeat_float_list": lambda m, x: m.repeat(x, [1.5, 0.2, 2.9, 1.0]),
+    "roll_float": lambda m, x: m.roll(x, 1.5),
+    "roll_negative_float": lambda m, x: m.roll(x, -2.7),
+    "roll_float_axes": lambda m, x: m.roll(m.reshape(x, (2, 2)), (1.5, -0.5), axis=(0, 1)),
+    "permute_dims_default": lambda m, x: m.permute_dims(m.reshape(x, (2, 2))),
+    "argsort_0d": lambda m, x: m.argsort(x[1]),
+    "argsort_0d_axis0": lambda m, x: m.argsort(x[1], axis=0),
+    "convolve_0d": lambda m, x: m.convolve(x[1], 1.5),
+    "convolve_0d_kernel": lambda m, x: m.convolve(x, 2.0),
+    "cumulative_sum_0d": lambda m, x: m.cumulative_sum(x[2]),
+    "cumulative_prod_0d_initial": lambda m, x: m.cumulative_prod(x[2], include_initial=True),
+    "cumulative_sum_0d_last_axis": lambda m, x: m.cumulative_sum(x[3], axis=-1),
+    "tri_float": lambda m, x: m.tri(2.5) + x[0],
+    "tri_float_m": lambda m, x: m.tri(3, 2.5) + x[0],
+    "tri_float_k": lambda m, x: m.tri(3, 4, -1.5) + x[0],
+    **{f"{w}_{M}": (lambda w, M: lambda m, x: getattr(m, w)(M) + x[0])(w, M)
+       for w in ("bartlett", "blackman", "hamming", "hanning")
+       for M in (3.5, 0.5, 1.0, 1.5)},
+    "kaiser_float": lambda m, x: m.kaiser(4.5, 2.0) + x[0],
+}
+
+
+@pytest.mark.parametrize("name", NUMPY_LOOSE_CALLS)
+def test_calls_numpy_takes_loosely_agree_eagerly_and_under_jit(name):
+    f = NUMPY_LOOSE_CALLS[name]
+    x = onp.arange(4.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")   # (kaiser's sqrt of a negative number)
+        want = f(onp, x)
+        same(f(np, np.asarray(x)), want)
+    same(minijax.jit(lambda y: f(np, y))(x), want)
+
+
+@pytest.mark.parametrize("call", [lambda m: m.argsort(m.asarray(2.5), axis=1),
+                                  lambda m: m.cumulative_sum(m.asarray(2.5), axis=1)])
+def test_a_0d_operand_has_one_axis(call):
+    with pytest.raises(onp.exceptions.AxisError):
+        call(onp)
+    with pytest.raises(onp.exceptions.AxisError):
+        call(np)
+    with pytest.raises(onp.exceptions.AxisError):
+        minijax.jit(lambda: call(np))()
+
+
+def test_float_array_repeat_counts_are_refused_as_numpy_refuses_them():
+    counts = onp.array([1.5, 0.2, 2.9, 1.0])
+    with pytest.raises(TypeError, match="Cannot cast"):
+        onp.repeat(onp.arange(4.0), counts)
+    with pytest.raises(TypeError, match="Cannot cast"):
+        np.repeat(np.arange(4.0), np.asarray(counts))
+    with pytest.raises(TypeError, match="Cannot cast"):
+        minijax.jit(lambda x: np.repeat(x, counts))(onp.arange(4.0))

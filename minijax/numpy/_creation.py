@@ -380,6 +380,12 @@ def _tri_mask(n, m, k, shape=None):
 
 def tri(N, M=None, k=0, dtype=None):
     """Ones at and below diagonal ``k``, zeros above."""
+    if any(isinstance(v, (float, np.floating)) for v in (N, M, k)):
+        # NumPy takes float arguments through arange at an integer dtype
+        rows = np.arange(N, dtype=np.int64)
+        cols = np.arange(-k, (N if M is None else M) - k, dtype=np.int64)
+        dt = _dtypes.canonicalize(float if dtype is None else _checks.dtype(dtype))
+        return lax.convert_element_type(np.greater_equal.outer(rows, cols), dt)
     N = _checks.index(N, "N")
     M = N if M is None else _checks.index(M, "M")
     k = _clip_diagonal(_checks.index(k, "k"), N, M)

@@ -303,7 +303,7 @@ WEAK_OPERANDS = {
     matrix_transpose moveaxis pad permute_dims ravel real real_if_close repeat reshape
     resize roll rot90 round sinc squeeze stack swapaxes tile transpose unstack vstack
     """.split(), _ONE),
-    **dict.fromkeys("append dot inner kron outer polyadd polymul polysub tensordot "
+    **dict.fromkeys("append convolve dot inner kron outer polyadd polymul polysub tensordot "
                     "vdot".split(), (0, 2)),
     **dict.fromkeys("broadcast_arrays meshgrid".split(), (0, -1)),
     "where": (1, -1), "clip": (0, -1), "einsum": (1, -1), "extract": (1, 2),

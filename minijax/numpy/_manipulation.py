@@ -107,7 +107,8 @@ def transpose(a, axes=None):
     return lax.transpose(a, axes)
 
 
-def permute_dims(a, axes):
+def permute_dims(a, axes=None):
+    """``transpose`` (axes reversed when ``axes`` is None, as NumPy's)."""
     return transpose(a, axes)
 
 
@@ -366,6 +367,11 @@ def repeat(a, repeats, axis=None, *, total_repeat_length=None):
             raise NotImplementedError("repeat: traced repeat counts are not supported (the "
                                       "output size depends on them)")
         r = np.asarray(r)
+        if r.dtype.kind == "f":
+            if not isinstance(repeats, (float, list, tuple)):
+                raise TypeError(f"Cannot cast array data from {r.dtype!r} to "
+                                f"dtype('int64') according to the rule 'safe'")
+            r = r.astype(np.int64)   # Python floats are truncated, as NumPy does
         if r.ndim == 1 and r.shape[0] != 1:
             if r.shape[0] != s[axis]:
                 raise ValueError(f"repeat: {r.shape[0]} repeat counts for an axis of length "
@@ -445,7 +451,8 @@ def roll(a, shift, axis=None):
         n = get_aval(a).shape[ax]
         if n == 0:
             continue
-        k = operator.index(s) % n
+        # (NumPy takes int() of each shift: a float is truncated toward zero)
+        k = (int(s) if isinstance(s, (float, np.floating)) else operator.index(s)) % n
         if k:
             a = _concat([slice_axis(a, n - k, n, ax), slice_axis(a, 0, n - k, ax)], ax)
     return a

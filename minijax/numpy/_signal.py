@@ -10,7 +10,7 @@ from ..core import get_aval, get_concrete
 from ._core import promote, reduction_axes, take_1d, to_array
 from ._creation import arange, ones, zeros
 from ._elementwise import absolute, conjugate, cos, logical_and, mod, sqrt
-from ._manipulation import concatenate, flip, reshape
+from ._manipulation import atleast_1d, concatenate, flip, reshape
 from ._searching import searchsorted, where
 from ._statistical import cumsum
 from ._statistical import sum as _sum
@@ -64,8 +64,9 @@ def correlate(a, v, mode="valid"):
 
 
 def convolve(a, v, mode="full"):
-    """Discrete linear convolution of two 1-d sequences (``mode`` full, same or valid)."""
-    a, v, n, m = _sequences("convolve", a, v)
+    """Discrete linear convolution of two 1-d sequences (``mode`` full, same or valid;
+    a 0-d operand is a sequence of one, as NumPy takes it)."""
+    a, v, n, m = _sequences("convolve", atleast_1d(a), atleast_1d(v))
     if m > n:
         a, v, n, m = v, a, m, n
     lo, hi = _mode_pads(n, m, mode)
@@ -307,8 +308,13 @@ def i0(x):
     return lax.bessel_i0(x)
 
 
+def _window_length(M):
+    # NumPy's formulas take a float M as it is (bartlett(2.5) has two points)
+    return float(M) if isinstance(M, (float, np.floating)) else operator.index(M)
+
+
 def _window_positions(M):
-    M = operator.index(M)
+    M = _window_length(M)
     return M, arange(1 - M, M, 2, dtype=np.float64)
 
 
@@ -352,7 +358,7 @@ def hanning(M):
 
 def kaiser(M, beta):
     """The Kaiser window of ``M`` points with shape parameter ``beta``."""
-    M = operator.index(M)
+    M = _window_length(M)
     beta = to_array(beta)
     if get_aval(beta).ndim != 0:   # NumPy builds array([0.0, M, beta])
         raise ValueError(f"kaiser: beta must be a scalar, got shape {get_aval(beta).shape} "

@@ -33,6 +33,9 @@ def argsort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False)
     _check_kind(kind, stable)
     if order is not None:
         raise NotImplementedError("argsort: order= (structured arrays) is not supported")
+    a = to_array(a)
+    if axis is not None and get_aval(a).ndim == 0:
+        a = lax.reshape(a, (1,))   # NumPy sorts a 0-d array as a 1-d one
     x, axis = flat_or_axis(a, axis)
     aval = get_aval(x)
     idt = dtypes.default_int()

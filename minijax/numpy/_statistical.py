@@ -242,12 +242,12 @@ def _pad_initial(res, axis, value):
 def _array_api_cumulative(name, fn, identity):
     def cumulative(x, /, *, axis=None, dtype=None, out=None, include_initial=False):
         x = to_array(x)
+        if get_aval(x).ndim == 0:
+            x = lax.reshape(x, (1,))   # a 0-d input is taken as 1-d, as NumPy does
         aval = get_aval(x)
         if axis is None:
             if aval.ndim > 1:
                 raise ValueError(f"{name}: axis must be given for arrays of rank > 1")
-            if aval.ndim == 0:
-                raise ValueError(f"{name}: the input must have at least one dimension")
             axis = 0
         axis = canonicalize_axis(axis, aval.ndim)
         res = fn(x, axis=axis, dtype=dtype)
