@@ -22,11 +22,22 @@ cdef extern from *:
         PyObject_HEAD
         vectorcallfunc vectorcall;
         PyObject *target;
+        PyObject *positional;   /* a _NumpyCall, or NULL */
     } minijax_Forwarder;
+
+    /* _positional_call, and the marker of an argument not given */
+    static PyObject *(*minijax_positional_call)(PyObject *, PyObject *, PyObject *) = NULL;
+    static PyObject *minijax_absent = NULL;
 
     static PyObject *minijax_forwarder_call(PyObject *self, PyObject *const *args,
                                             size_t nargsf, PyObject *kwnames) {
         PyObject *target = ((minijax_Forwarder *)self)->target;
+        PyObject *positional = ((minijax_Forwarder *)self)->positional;
+        Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+        if (positional != NULL && kwnames == NULL && nargs <= 2)
+            return minijax_positional_call(positional,
+                                           nargs > 0 ? args[0] : minijax_absent,
+                                           nargs > 1 ? args[1] : minijax_absent);
         if (target == NULL) {
             PyErr_SetString(PyExc_TypeError, "this ufunc object was not initialized");
             return NULL;
@@ -44,6 +55,7 @@ cdef extern from *:
     static void minijax_forwarder_dealloc(PyObject *self) {
         PyTypeObject *type = Py_TYPE(self);
         Py_CLEAR(((minijax_Forwarder *)self)->target);
+        Py_CLEAR(((minijax_Forwarder *)self)->positional);
         type->tp_free(self);
         Py_DECREF(type);   /* (instances of a heap type hold a reference to it) */
     }
@@ -78,15 +90,32 @@ cdef extern from *:
         return minijax_forwarder_type;
     }
 
-    static int minijax_forward_to(PyObject *self, PyObject *target) {
+    static int minijax_forward_to(PyObject *self, PyObject *target, PyObject *positional) {
         if (minijax_forwarder_type == NULL ||
                 !PyObject_TypeCheck(self, (PyTypeObject *)minijax_forwarder_type)) {
             PyErr_SetString(PyExc_TypeError, "forward_to: not a Forwarder");
             return -1;
         }
+        if (positional != Py_None && minijax_positional_call == NULL) {
+            PyErr_SetString(PyExc_RuntimeError, "forward_to: no positional call set");
+            return -1;
+        }
         Py_INCREF(target);
         Py_XSETREF(((minijax_Forwarder *)self)->target, target);
+        if (positional == Py_None) {
+            Py_CLEAR(((minijax_Forwarder *)self)->positional);
+        } else {
+            Py_INCREF(positional);
+            Py_XSETREF(((minijax_Forwarder *)self)->positional, positional);
+        }
         return 0;
+    }
+
+    static void minijax_set_positional_call(
+            PyObject *(*call)(PyObject *, PyObject *, PyObject *), PyObject *absent) {
+        Py_INCREF(absent);
+        minijax_absent = absent;
+        minijax_positional_call = call;
     }
 
     static int minijax_enable_vectorcall(PyObject *cls) {
@@ -104,7 +133,10 @@ cdef extern from *:
     }
     """
     object make_forwarder_type "minijax_make_forwarder_type"()
-    int _forward_to_c "minijax_forward_to"(object self, object target) except -1
+    int _forward_to_c "minijax_forward_to"(object self, object target,
+                                           object positional) except -1
+    void _set_positional_call_c "minijax_set_positional_call"(
+        object (*call)(object, object, object), object absent)
     int _enable_vectorcall_c "minijax_enable_vectorcall"(object cls) except -1
 
 # module globals the wrappers read on every call, as C variables (not dict lookups)
@@ -136,3 +168,13 @@ cdef bint _float_operand(object h)
 @cython.locals(n=Py_ssize_t)
 cdef object _keyword_call(object np_fn, object a, object b, object c, Py_ssize_t n,
                           dict kwargs)
+cdef dict _NO_KEYWORDS
+cdef object _positional_call(object dispatch, object x0, object x1)
+
+
+cdef class _NumpyCall:
+    cdef object np_fn, lax_definition, nin, ufunc, function
+    cdef Py_ssize_t first_operand, last_operand
+    cdef bint each
+    cdef object eager(self, object x0, object x1, tuple rest, dict kwargs)
+    cdef object general(self, tuple args, dict kwargs)

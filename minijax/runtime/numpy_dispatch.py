@@ -50,10 +50,13 @@ if not cython.compiled:   # (compiled: a C type and C functions, numpy_dispatch.
     def make_forwarder_type():
         return _Forwarder
 
-    def _forward_to_c(obj, target):
+    def _forward_to_c(obj, target, positional):
         obj._forward_target = target
 
     def _enable_vectorcall_c(cls):
+        pass
+
+    def _set_positional_call_c(call, absent):
         pass
 
 
@@ -61,8 +64,10 @@ Forwarder = make_forwarder_type()
 
 
 def forward_to(obj, target):
-    """Make a call of ``obj`` (a ``Forwarder``) a call of ``target``."""
-    _forward_to_c(obj, target)
+    """Make a call of ``obj`` (a ``Forwarder``) a call of ``target`` (a call with at most
+    two positional arguments and no keywords goes straight to the eager dispatch of a
+    ``numpy_call`` target)."""
+    _forward_to_c(obj, target, getattr(target, "_numpy_call", None))
 
 
 def enable_vectorcall(cls):
@@ -617,64 +622,59 @@ def numpy_call(np_fn, lax_definition, nin=None, ufunc=None, weak_operands=None):
     (``stop`` -1: all from ``start``), when NumPy's result is made weakly typed (JAX's
     rule) if every operand is a Python number or a weakly typed Array and no ``dtype=``
     is given (``lax_definition`` applies the rule to its own result); None: never weak."""
-    first_operand, last_operand = weak_operands or (-1, -1)
-    # (a ufunc's tuple results stay strong, as the lax path's)
-    each = nin is None and not isinstance(np_fn, np.ufunc)
+    dispatch = _NumpyCall(np_fn, lax_definition, nin, ufunc, weak_operands)
 
-    def general(args, kwargs):
-        # keywords, positional outputs, or more than two arguments
-        if nin is not None and len(args) > nin:
-            if "out" in kwargs:
-                raise TypeError(f"{np_fn.__name__.lstrip('_')}() got out= both as a "
-                                f"positional and a keyword argument")
-            outs = args[nin:]
-            return call(*args[:nin], out=outs if len(outs) > 1 else outs[0], **kwargs)
-        try:
-            hargs = [_host(a) for a in args]
-            hkwargs = _host_kwargs(kwargs) if kwargs else kwargs
-        except _NotHost:
-            loose = _loose_call(args, kwargs)
-            if loose is None:
-                _count_lax_definition(call)
-                return lax_definition(*args, **kwargs)
-            hargs, hkwargs = loose
-        try:
-            if not kwargs:
-                r = np_fn(*hargs)
-            elif nin is not None and "out" not in hkwargs and hkwargs.get(
-                    "where", True) is not True:
-                r = _masked_fresh_output(np_fn, hargs, hkwargs)
-            else:
-                r = np_fn(*hargs, **hkwargs)
-        except Exception as e:
-            return _numpy_failed(e, lax_definition, args, kwargs)
-        if kwargs and kwargs.get("out") is not None:
-            return _returned_out(kwargs["out"])
-        return result(r, args, kwargs, hargs[0] if hargs else None)
-
-    def result(r, args, kwargs, h):
-        # ``r`` wrapped; ``h`` is the host value of ``args[0]``
-        if (first_operand >= 0 and kwargs.get("dtype") is None
-                and _weak_operands(args, first_operand, last_operand)):
-            return _weak_result(r, args, each)
-        if type(r) is _ndarray and canonical_dtype(ndarray_dtype(r)):
-            return _function_result(r, h, _ABSENT, _ABSENT, args)
-        return wrap(r, args)
-
-    # The common calls (one to three Arrays or plain values, no keywords) are
-    # checked inline: this wrapper's cost is added to every eager call. (Its first two
-    # arguments are positional-only parameters: the common call passes them without an
-    # argument tuple, through Cython's fast calling convention.)
+    # (Its first two arguments are positional-only parameters: the common call passes
+    # them without an argument tuple, through Cython's fast calling convention.)
     @functools.wraps(lax_definition)
     def call(x0=_ABSENT, x1=_ABSENT, /, *rest, **kwargs):
+        return dispatch.eager(x0, x1, rest, kwargs)
+    call.__wrapped_lax__ = lax_definition
+    call._numpy_call = dispatch   # (a ufunc object calls it directly: forward_to)
+    dispatch.function = call
+    return call
+
+
+_NO_KEYWORDS = {}   # (the keywords of a call that has none; never written)
+
+
+def _positional_call(dispatch, x0, x1):
+    """A ufunc object's call with at most two positional arguments and no keywords
+    (the C ``Forwarder`` calls this directly: no argument tuple, no keyword dict)."""
+    return cython.cast(_NumpyCall, dispatch).eager(x0, x1, (), _NO_KEYWORDS)
+
+
+_set_positional_call_c(_positional_call, _ABSENT)
+
+
+@cython.final
+@cython.cclass
+class _NumpyCall:
+    """One ``numpy_call`` function's host function, ``lax`` definition and rules, and
+    its eager dispatch (a C method: this cost is added to every eager call, so the
+    common calls, one to three Arrays or plain values and no keywords, are checked
+    inline)."""
+
+    def __init__(self, np_fn, lax_definition, nin, ufunc, weak_operands):
+        self.np_fn = np_fn
+        self.lax_definition = lax_definition
+        self.nin = nin
+        self.ufunc = ufunc
+        self.first_operand, self.last_operand = weak_operands or (-1, -1)
+        # (a ufunc's tuple results stay strong, as the lax path's)
+        self.each = nin is None and not isinstance(np_fn, np.ufunc)
+        self.function = None
+
+    def eager(self, x0, x1, rest, kwargs):
+        np_fn, nin = self.np_fn, self.nin
         if numpy_flag[0] or numpy_eager():
             if len(rest) > 1 or nin is not None and x1 is not _ABSENT and nin < 2 + len(rest):
-                return general(given(x0, x1, rest), kwargs)
+                return self.general(given(x0, x1, rest), kwargs)
             stand_in = _ABSENT
             if kwargs:   # (as NumPy takes them, or the general path decides)
                 stand_in = _plain_keywords(kwargs)
                 if stand_in is None:
-                    return general(given(x0, x1, rest), kwargs)
+                    return self.general(given(x0, x1, rest), kwargs)
             try:
                 if x1 is not _ABSENT:
                     ha = _host(x0)
@@ -686,7 +686,7 @@ def numpy_call(np_fn, lax_definition, nin=None, ufunc=None, weak_operands=None):
                 else:
                     ha = None
             except _NotHost:   # (NumPy's call if a date, string, ... is in it)
-                return general(given(x0, x1, rest), kwargs)
+                return self.general(given(x0, x1, rest), kwargs)
             try:
                 if kwargs:
                     if stand_in is not _ABSENT:   # (kwargs is this call's own dict)
@@ -698,21 +698,22 @@ def numpy_call(np_fn, lax_definition, nin=None, ufunc=None, weak_operands=None):
                          else _keyword_call(np_fn, ha, None, None, 1, kwargs)
                          if x0 is not _ABSENT
                          else _keyword_call(np_fn, None, None, None, 0, kwargs))
-                elif ufunc is not None and _float_operand(ha) and (
+                elif self.ufunc is not None and _float_operand(ha) and (
                         x1 is _ABSENT or _float_operand(hb)):   # (nin operands at most)
-                    r = ufunc(ha) if x1 is _ABSENT else ufunc(ha, hb)
+                    r = self.ufunc(ha) if x1 is _ABSENT else self.ufunc(ha, hb)
                 else:
                     r = (np_fn(ha, hb, hc) if rest else np_fn(ha, hb) if x1 is not _ABSENT
                          else np_fn(ha) if x0 is not _ABSENT else np_fn())
             except Exception as e:
                 if stand_in is not _ABSENT:
                     kwargs["dtype"] = dtype   # (the caller's, for the lax path)
-                return _numpy_failed(e, lax_definition, given(x0, x1, rest), kwargs)
-            if (first_operand >= 0 and _weak_operand(x0 if first_operand == 0 else x1)
+                return _numpy_failed(e, self.lax_definition, given(x0, x1, rest), kwargs)
+            if (self.first_operand >= 0
+                    and _weak_operand(x0 if self.first_operand == 0 else x1)
                     and (not kwargs or kwargs.get("dtype") is None)):
                 args = given(x0, x1, rest)
-                if _weak_operands(args, first_operand, last_operand):
-                    return _weak_result(r, args, each)
+                if _weak_operands(args, self.first_operand, self.last_operand):
+                    return _weak_result(r, args, self.each)
             if type(r) is _ndarray:
                 if canonical_dtype(ndarray_dtype(r)):
                     return _function_result(r, ha, x0, x1, rest)
@@ -721,11 +722,48 @@ def numpy_call(np_fn, lax_definition, nin=None, ufunc=None, weak_operands=None):
             return wrap(r, given(x0, x1, rest))
         args = given(x0, x1, rest)
         try:
-            return lax_definition(*args, **kwargs)
+            return self.lax_definition(*args, **kwargs)
         except NonNumericDtypeError as e:   # (the user's call names it best)
-            raise _named(e, lax_definition, np_fn) from None
-    call.__wrapped_lax__ = lax_definition
-    return call
+            raise _named(e, self.lax_definition, np_fn) from None
+
+    def general(self, args, kwargs):
+        """Keywords, positional outputs, or more than three arguments."""
+        np_fn, nin = self.np_fn, self.nin
+        if nin is not None and len(args) > nin:
+            if "out" in kwargs:
+                raise TypeError(f"{np_fn.__name__.lstrip('_')}() got out= both as a "
+                                f"positional and a keyword argument")
+            outs = args[nin:]
+            return self.function(*args[:nin], out=outs if len(outs) > 1 else outs[0],
+                                 **kwargs)
+        try:
+            hargs = [_host(a) for a in args]
+            hkwargs = _host_kwargs(kwargs) if kwargs else kwargs
+        except _NotHost:
+            loose = _loose_call(args, kwargs)
+            if loose is None:
+                _count_lax_definition(self.function)
+                return self.lax_definition(*args, **kwargs)
+            hargs, hkwargs = loose
+        try:
+            if not kwargs:
+                r = np_fn(*hargs)
+            elif nin is not None and "out" not in hkwargs and hkwargs.get(
+                    "where", True) is not True:
+                r = _masked_fresh_output(np_fn, hargs, hkwargs)
+            else:
+                r = np_fn(*hargs, **hkwargs)
+        except Exception as e:
+            return _numpy_failed(e, self.lax_definition, args, kwargs)
+        if kwargs and kwargs.get("out") is not None:
+            return _returned_out(kwargs["out"])
+        # the result wrapped; ``hargs[0]`` is the host value of ``args[0]``
+        if (self.first_operand >= 0 and kwargs.get("dtype") is None
+                and _weak_operands(args, self.first_operand, self.last_operand)):
+            return _weak_result(r, args, self.each)
+        if type(r) is _ndarray and canonical_dtype(ndarray_dtype(r)):
+            return _function_result(r, hargs[0] if hargs else None, _ABSENT, _ABSENT, args)
+        return wrap(r, args)
 
 
 def inplace_function_call(np_fn, lax_definition):
