@@ -7,7 +7,7 @@ common Array methods and operators, eagerly, against NumPy (and JAX on small inp
 Inputs are float64 and seeded: small is 3 (vectors) or 3x3, medium 100x100, large
 1000x1000 (1-d functions get the flattened matrix unless their cost is quadratic in
 the length, then a vector of the side length). minijax and NumPy run interleaved in
-this process, row by row, on the same host values; JAX runs in a subprocess of its
+this process, batch by batch, on the same host values; JAX runs in a subprocess of its
 own (small inputs only, with ``jax_enable_x64``) so that minijax is never measured
 with JAX loaded. See benchmarks/README.md.
 
@@ -68,36 +68,61 @@ def block(out):
     return out
 
 
-def best_time(fn, target, repeats, budget):
-    """Minimum seconds per call of ``fn()`` over ``repeats`` batches.
+def _batch(fn, number):
+    start = time.perf_counter()
+    block([fn() for _ in range(number)])
+    return time.perf_counter() - start
 
-    The batch size is chosen so that a batch takes about ``target`` seconds; a call
-    slower than ``target`` is timed alone, and no more than ``budget`` seconds are
-    spent on the repeats. Every library goes through the same loop: a batch keeps its
-    results and blocks on them once, at its end, before the clock stops (``block`` is
-    a no-op for NumPy's arrays).
-    """
 
-    def batch(number):
-        start = time.perf_counter()
-        block([fn() for _ in range(number)])
-        return time.perf_counter() - start
-
-    first = batch(1)
+def _calibrate(fn, target, repeats, budget):
+    """``(calls per batch, batches still to time, best seconds per call so far)``: a
+    batch takes about ``target`` seconds; a call slower than ``target`` is timed alone,
+    and no more than ``budget`` seconds go to its batches."""
+    first = _batch(fn, 1)
     if first >= target:
-        count = max(1, min(repeats, int(budget / first)))
-        return min([first] + [batch(1) for _ in range(count - 1)])
+        return 1, max(1, min(repeats, int(budget / first))) - 1, first
     number = max(1, int(target / max(first, 1e-7)))
     # Calibrate on a batch: the first call of a row is often slower than the rest.
     while True:
-        t = batch(number)
+        t = _batch(fn, number)
         if t >= target / 2 or number >= 1 << 22:
             break
         number = max(number * 2, int(number * target / max(t, 1e-9)))
-    best = t / number
-    for _ in range(repeats - 1):
-        best = min(best, batch(number) / number)
+    return number, repeats - 1, t / number
+
+
+def best_times(fns, target, repeats, budget):
+    """``{name: minimum seconds per call of fns[name]()}`` over batches of each.
+
+    Every library goes through the same loop: a batch keeps its results and blocks on
+    them once, at its end, before the clock stops (``block`` is a no-op for NumPy's
+    arrays). The libraries' batches alternate, so that a stretch of time when the shared
+    machine is slow falls on both sides' batches alike; a library whose call raises gets
+    the error's text instead of a time.
+    """
+    plans, best = {}, {}
+    for name, fn in fns.items():
+        try:
+            number, left, best[name] = _calibrate(fn, target, repeats, budget)
+            plans[name] = [fn, number, left]
+        except Exception as e:                                  # noqa: BLE001
+            best[name] = _error_text(e)
+    while any(plan[2] > 0 for plan in plans.values()):
+        for name, plan in list(plans.items()):
+            fn, number, left = plan
+            if left <= 0:
+                continue
+            plan[2] -= 1
+            try:
+                best[name] = min(best[name], _batch(fn, number) / number)
+            except Exception as e:                              # noqa: BLE001
+                best[name] = _error_text(e)
+                del plans[name]
     return best
+
+
+def _error_text(e):
+    return f"{type(e).__name__}: {str(e).splitlines()[0][:80]}" if str(e) else type(e).__name__
 
 
 # ------------------------------------------------------------------ inputs
@@ -556,16 +581,16 @@ def measure_rows(libnames, rows, quick, check=True):
     warnings.simplefilter("ignore")
     for section, label, size in rows:
         key = f"{size}|{section}|{label}"
-        results = {}
+        results, fns = {}, {}
         for name in libnames:
             try:
                 fn = make_call(section, label, libs[name], inputs[(name, size)])
                 results[name] = to_host(block(fn()))           # warm-up, and the check
-                fn = make_call(section, label, libs[name], inputs[(name, size)])
-                times[name][key] = best_time(fn, target, repeats, budget)
+                fns[name] = make_call(section, label, libs[name], inputs[(name, size)])
             except Exception as e:                              # noqa: BLE001
-                times[name][key] = f"{type(e).__name__}: {str(e).splitlines()[0][:80]}" \
-                    if str(e) else type(e).__name__
+                times[name][key] = _error_text(e)
+        for name, t in best_times(fns, target, repeats, budget).items():
+            times[name][key] = t
         if check and "numpy" in results and len(results) > 1 and label not in NO_CHECK:
             for name, res in results.items():
                 if name != "numpy" and not isinstance(times[name][key], str):
