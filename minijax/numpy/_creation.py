@@ -384,13 +384,13 @@ def tri(N, M=None, k=0, dtype=None):
         # NumPy takes float arguments through arange at an integer dtype
         rows = np.arange(N, dtype=np.int64)
         cols = np.arange(-k, (N if M is None else M) - k, dtype=np.int64)
-        dt = _dtypes.canonicalize(float if dtype is None else _checks.dtype(dtype))
-        return lax.convert_element_type(np.greater_equal.outer(rows, cols), dt)
-    N = _checks.index(N, "N")
-    M = N if M is None else _checks.index(M, "M")
-    k = _clip_diagonal(_checks.index(k, "k"), N, M)
+        mask = np.greater_equal.outer(rows, cols)
+    else:
+        N = _checks.index(N, "N")
+        M = N if M is None else _checks.index(M, "M")
+        mask = _tri_mask(N, M, _clip_diagonal(_checks.index(k, "k"), N, M))
     dt = _dtypes.canonicalize(float if dtype is None else _checks.dtype(dtype))
-    return lax.convert_element_type(_tri_mask(N, M, k), dt)
+    return lax.convert_element_type(mask, dt)
 
 
 def _clip_diagonal(k, n, m):

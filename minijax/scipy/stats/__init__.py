@@ -10,10 +10,9 @@ from . import (bernoulli, beta, binom, cauchy, chi2, dirichlet, expon, gamma, la
                multivariate_normal, norm, poisson, t, uniform)
 from .._util import without_float_warnings
 
-for _module in (bernoulli, beta, binom, cauchy, chi2, dirichlet, expon, gamma, laplace, logistic,
-                multivariate_normal, norm, poisson, t, uniform):
-    without_float_warnings(vars(_module))
-del _module
-
 __all__ = ["bernoulli", "beta", "binom", "cauchy", "chi2", "dirichlet", "expon", "gamma",
            "laplace", "logistic", "multivariate_normal", "norm", "poisson", "t", "uniform"]
+
+for _name in __all__:
+    without_float_warnings(vars(globals()[_name]))
+del _name
