@@ -195,11 +195,14 @@ def test_common_methods_run_in_the_core_and_keep_their_semantics():
         or i.sum().dtype == mnp.int32   # (32-bit mode narrows NumPy's int64 sum)
     with pytest.raises(ValueError):
         a.reshape(5)
-    # views from methods stay attached to their base, a real array's conj() is the
-    # array itself (its buffer), as NumPy's
-    for view, base in ((a.transpose(), a), (a.swapaxes(0, 1), a), (a.real, a),
-                       (a.conj(), a)):
+    # views from methods stay attached to their base; as in NumPy, a real array's
+    # .real and conj(), and squeeze() without a length-1 axis, are the array itself
+    for view in (a.transpose(), a.swapaxes(0, 1), a.T, a.ravel(), a.diagonal(),
+                 a.reshape(1, 3, 4).squeeze()):
         assert view.base is a
+    h = onp.array(a)
+    assert h.real is h and h.conj() is h and h.squeeze() is h
+    assert a.real is a and a.conj() is a and a.squeeze() is a
     # argmax/argmin of a read-only (observed) buffer: the complete implementation
     frozen = mnp.asarray(onp.arange(12.0).reshape(3, 4))
     onp.asarray(frozen)   # (exported: copy-on-write marks it read-only)

@@ -93,6 +93,32 @@ def test_real_imag_and_diagonal_are_views():
     both(prog, (3, 3))
 
 
+# calls that NumPy answers with the array itself (or with a new view: then both differ)
+ITSELF_OR_VIEW = {
+    ".real": lambda m, a: a.real, "np.real": lambda m, a: m.real(a),
+    ".conj()": lambda m, a: a.conj(), "atleast_1d": lambda m, a: m.atleast_1d(a),
+    "atleast_2d": lambda m, a: m.atleast_2d(a), "atleast_3d": lambda m, a: m.atleast_3d(a),
+    ".squeeze()": lambda m, a: a.squeeze(), "np.squeeze": lambda m, a: m.squeeze(a),
+    "asarray": lambda m, a: m.asarray(a),
+    ".astype(copy=False)": lambda m, a: a.astype(a.dtype, copy=False),
+    ".T": lambda m, a: a.T, ".ravel()": lambda m, a: a.ravel(),
+    ".reshape(shape)": lambda m, a: a.reshape(a.shape), ".view()": lambda m, a: a.view(),
+}
+
+
+@pytest.mark.parametrize("shape", [(3, 3), (1, 3), (2, 1, 3)])
+@pytest.mark.parametrize("name", list(ITSELF_OR_VIEW))
+def test_calls_return_the_array_itself_where_numpy_does(name, shape):
+    call = ITSELF_OR_VIEW[name]
+    h = onp.arange(onp.prod(shape), dtype=float).reshape(shape)
+    a = np.asarray(h.copy())
+    r, hr = call(np, a), call(onp, h)
+    assert (r is a) == (hr is h)
+    r[...] = 7.0   # (a view or the array itself: the write reaches it, as in NumPy)
+    hr[...] = 7.0
+    same(a, h)
+
+
 # ---------------------------------------------------------------- copy-on-write
 
 def test_exported_buffers_do_not_change():

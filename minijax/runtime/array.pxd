@@ -2,6 +2,7 @@
 # core becomes a C type whose fields are C slots, and the operators' fast path C
 # functions. The .py stays plain Python (and runs as it is with MINIJAX_UNCOMPILED=1).
 cimport cython
+cimport numpy
 
 # An ndarray's fields, read from NumPy's array struct (its layout is part of NumPy's
 # ABI); ``a`` must be an ndarray. The .py spells them as attribute reads for the
@@ -29,6 +30,26 @@ cdef extern from *:
     static int minijax_ndarray_writeable(PyObject *a) {
         return (((PyArrayObject_fields *)a)->flags & NPY_ARRAY_WRITEABLE) != 0;
     }
+    static int minijax_ndarray_is_complex(PyObject *a) {
+        return PyTypeNum_ISCOMPLEX(((PyArrayObject_fields *)a)->descr->type_num);
+    }
+    /* NumPy's view makers, as its methods call them without arguments (the API table
+       is this module's own: import_numpy_c_api, called once at import, sets it up) */
+    static int minijax_import_numpy_c_api(void) {
+        return _import_array();
+    }
+    static PyObject *minijax_ndarray_transposed(PyObject *a) {
+        return PyArray_Transpose((PyArrayObject *)a, NULL);
+    }
+    static PyObject *minijax_ndarray_raveled(PyObject *a) {
+        return PyArray_Ravel((PyArrayObject *)a, NPY_CORDER);
+    }
+    static PyObject *minijax_ndarray_squeezed(PyObject *a) {
+        return PyArray_Squeeze((PyArrayObject *)a);
+    }
+    static PyObject *minijax_ndarray_diagonal(PyObject *a) {
+        return PyArray_Diagonal((PyArrayObject *)a, 0, 0, 1);
+    }
     /* A C type's dict, read-only to Python code, written as Cython writes its class
        attributes (then the type's method cache is told) */
     static int minijax_set_class_attribute(PyObject *cls, PyObject *name,
@@ -42,6 +63,12 @@ cdef extern from *:
     object ndarray_base "minijax_ndarray_base"(object a)
     int ndarray_ndim "minijax_ndarray_ndim"(object a)
     bint ndarray_writeable "minijax_ndarray_writeable"(object a)
+    bint ndarray_is_complex "minijax_ndarray_is_complex"(object a)
+    int import_numpy_c_api "minijax_import_numpy_c_api"() except -1
+    object ndarray_transposed "minijax_ndarray_transposed"(object a)
+    object ndarray_raveled "minijax_ndarray_raveled"(object a)
+    object ndarray_squeezed "minijax_ndarray_squeezed"(object a)
+    object ndarray_diagonal "minijax_ndarray_diagonal"(object a)
     object bound_method "PyMethod_New"(object fn, object obj)
     int set_class_attribute "minijax_set_class_attribute"(object cls, object name,
                                                           object value) except -1
@@ -53,7 +80,8 @@ cdef int _GE, _EQ, _NE, _POW, _RPOW, _NEG, _POS, _ABS, _INVERT, _IADD, _ISUB, _I
 cdef int _ITRUEDIV, _IFLOORDIV, _IMOD, _IPOW, _IAND, _IOR, _IXOR, _ILSHIFT, _IRSHIFT
 cdef int _IMATMUL, _GETITEM, _SETITEM, _TRANSPOSE, _REAL, _RESHAPE, _RAVEL, _SUM, _MEAN
 cdef int _MAX, _MIN, _ALL, _ANY, _ASTYPE, _CONJ, _CONJUGATE, _CUMPROD, _CUMSUM, _FLATTEN
-cdef int _PROD, _SQUEEZE, _STD, _SWAPAXES, _TRANSPOSE_METHOD, _VAR, _ARGMAX, _ARGMIN
+cdef int _PROD, _SQUEEZE, _STD, _SWAPAXES, _TRANSPOSE_METHOD, _VAR, _DIAGONAL, _ARGMAX
+cdef int _ARGMIN
 cdef Py_ssize_t _ANY_NUMBER
 cdef type _array_type, _ndarray
 cdef object _dtype_type, _numpy_integer
@@ -102,6 +130,8 @@ cdef bint _plain_args(tuple args)
 cpdef tuple given(object x0, object x1, tuple rest)
 cdef object _method(Array self, int code, object x0, object x1, tuple rest, dict kwargs,
                     Py_ssize_t most)
+cdef object _view_method(Array self, int code)
+cdef dict _NO_KWARGS
 cdef object _method_result(Array self, int code, Py_ssize_t n, object x0, object x1,
                            tuple rest, dict kwargs)
 cdef bint _plain_keywords(int code, dict kwargs)

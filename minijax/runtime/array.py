@@ -72,11 +72,31 @@ if not cython.compiled:
     def ndarray_writeable(a):
         return not _read_only(a)   # (the flag without a broadcast output's warning)
 
+    def ndarray_is_complex(a):
+        return a.dtype.kind == "c"
+
+    # NumPy's view makers, called without arguments (compiled: NumPy's C API)
+    def ndarray_transposed(a):
+        return a.transpose()
+
+    def ndarray_raveled(a):
+        return a.ravel()
+
+    def ndarray_squeezed(a):
+        return a.squeeze()
+
+    def ndarray_diagonal(a):
+        return a.diagonal()
+
+    def import_numpy_c_api():
+        pass
+
     bound_method = types.MethodType   # (compiled: CPython's PyMethod_New)
 
     def set_class_attribute(cls, name, value):
         setattr(cls, name, value)   # (compiled: written into the C type's dict)
 _interned = {}
+import_numpy_c_api()
 
 
 def shaped_array(shape, dtype):
@@ -811,8 +831,15 @@ class Array:
     def reshape(self, x0=_ABSENT, x1=_ABSENT, /, *rest, **kwargs):
         return _method(self, _RESHAPE, x0, x1, rest, kwargs, _ANY_NUMBER)
 
-    def ravel(self, x0=_ABSENT, x1=_ABSENT, /, *rest, **kwargs):
-        return _method(self, _RAVEL, x0, x1, rest, kwargs, 0)
+    # (the view methods below name their parameters, as NumPy's do: no ``**kwargs``
+    # dict to build on each call; called without arguments they go to NumPy's C API)
+    def ravel(self, order=_ABSENT):
+        if order is _ABSENT:
+            out = _view_method(self, _RAVEL)
+            if out is not None:
+                return out
+            return _complete[_RAVEL](self)
+        return _complete[_RAVEL](self, order)
 
     def sum(self, x0=_ABSENT, x1=_ABSENT, /, *rest, **kwargs):
         return _method(self, _SUM, x0, x1, rest, kwargs, 2)
@@ -853,8 +880,13 @@ class Array:
     def prod(self, x0=_ABSENT, x1=_ABSENT, /, *rest, **kwargs):
         return _method(self, _PROD, x0, x1, rest, kwargs, 2)
 
-    def squeeze(self, x0=_ABSENT, x1=_ABSENT, /, *rest, **kwargs):
-        return _method(self, _SQUEEZE, x0, x1, rest, kwargs, 1)
+    def squeeze(self, axis=None):
+        if axis is None:
+            out = _view_method(self, _SQUEEZE)
+            if out is not None:
+                return out
+            return _complete[_SQUEEZE](self)
+        return _method(self, _SQUEEZE, axis, _ABSENT, (), _NO_KWARGS, 1)
 
     def std(self, x0=_ABSENT, x1=_ABSENT, /, *rest, **kwargs):
         return _method(self, _STD, x0, x1, rest, kwargs, 2)
@@ -862,11 +894,30 @@ class Array:
     def swapaxes(self, x0=_ABSENT, x1=_ABSENT, /, *rest, **kwargs):
         return _method(self, _SWAPAXES, x0, x1, rest, kwargs, 2)
 
-    def transpose(self, x0=_ABSENT, x1=_ABSENT, /, *rest, **kwargs):
-        return _method(self, _TRANSPOSE_METHOD, x0, x1, rest, kwargs, _ANY_NUMBER)
+    @cython.binding(False)   # (a method descriptor: a call without axes builds no tuple)
+    @cython.embedsignature.format("clinic")
+    def transpose(self, *axes):
+        n = len(axes)
+        if n == 0:
+            out = _view_method(self, _TRANSPOSE_METHOD)
+            if out is not None:
+                return out
+            return _complete[_TRANSPOSE_METHOD](self)
+        return _method(self, _TRANSPOSE_METHOD, axes[0], axes[1] if n > 1 else _ABSENT,
+                       axes[2:], _NO_KWARGS, _ANY_NUMBER)
 
     def var(self, x0=_ABSENT, x1=_ABSENT, /, *rest, **kwargs):
         return _method(self, _VAR, x0, x1, rest, kwargs, 2)
+
+    def diagonal(self, offset=_ABSENT, axis1=_ABSENT, axis2=_ABSENT):
+        if offset is _ABSENT and axis1 is _ABSENT and axis2 is _ABSENT:
+            out = _view_method(self, _DIAGONAL)
+            if out is not None:
+                return out
+            return _complete[_DIAGONAL](self)
+        return _method(self, _DIAGONAL, 0 if offset is _ABSENT else offset,
+                       0 if axis1 is _ABSENT else axis1, (1 if axis2 is _ABSENT else axis2,),
+                       _NO_KWARGS, 3)
 
     def argmax(self, x0=_ABSENT, x1=_ABSENT, /, *rest, **kwargs):
         return _method(self, _ARGMAX, x0, x1, rest, kwargs, 1)
@@ -888,7 +939,6 @@ class Array:
     argsort = _InstalledMethod()
     clip = _InstalledMethod()
     delete = _InstalledMethod()
-    diagonal = _InstalledMethod()
     dot = _InstalledMethod()
     fill = _InstalledMethod()
     is_deleted = _InstalledMethod()
@@ -932,18 +982,15 @@ class Array:
 
     @property
     def T(self):
-        if numpy_flag[0]:
-            host = _plain_host(self)
-            if host is not None:
-                r = host.T
-                if type(r) is _ndarray and canonical_dtype(ndarray_dtype(r)):
-                    return view_result(self, host, r, None)
-        return _complete[_TRANSPOSE](self)
+        out = _view_method(self, _TRANSPOSE)
+        return out if out is not None else _complete[_TRANSPOSE](self)
 
     @property
     def real(self):
         if numpy_flag[0]:
             host = _plain_host(self)
+            if type(host) is _ndarray and not ndarray_is_complex(host):
+                return self   # (NumPy's ``.real`` of a real array is the array itself)
             if host is not None:
                 out = _result(self, host, host.real)
                 if out is not None:
@@ -967,7 +1014,7 @@ _array_type = Array   # (typed in array.pxd: the constructor allocates without a
  _IPOW, _IAND, _IOR, _IXOR, _ILSHIFT, _IRSHIFT, _IMATMUL, _GETITEM, _SETITEM,
  _TRANSPOSE, _REAL, _RESHAPE, _RAVEL, _SUM, _MEAN, _MAX, _MIN, _ALL, _ANY, _ASTYPE, _CONJ,
  _CONJUGATE, _CUMPROD, _CUMSUM, _FLATTEN, _PROD, _SQUEEZE, _STD, _SWAPAXES, _TRANSPOSE_METHOD,
- _VAR, _ARGMAX, _ARGMIN) = range(77)
+ _VAR, _DIAGONAL, _ARGMAX, _ARGMIN) = range(78)
 OPERATORS = (
     '__add__', '__radd__', '__sub__', '__rsub__', '__mul__', '__rmul__',
     '__truediv__', '__rtruediv__', '__floordiv__', '__rfloordiv__', '__mod__',
@@ -980,7 +1027,7 @@ OPERATORS = (
     '__ilshift__', '__irshift__', '__imatmul__', '__getitem__', '__setitem__', 'T',
     'real', 'reshape', 'ravel', 'sum', 'mean', 'max', 'min', 'all', 'any', 'astype',
     'conj', 'conjugate', 'cumprod', 'cumsum', 'flatten', 'prod', 'squeeze', 'std',
-    'swapaxes', 'transpose', 'var', 'argmax', 'argmin')
+    'swapaxes', 'transpose', 'var', 'diagonal', 'argmax', 'argmin')
 
 
 _complete = [_not_installed] * len(OPERATORS)
@@ -1171,11 +1218,14 @@ def _plain_operand(other):
 def view_result(self, host, r, placement):
     """The Array holding ``r`` (an ndarray of a canonical dtype computed from ``host``,
     ``self``'s current ndarray): a view Array of ``self``'s root when ``r`` views its
-    buffer (NumPy's ``.base`` is the memory's owner: ``host`` or what ``host`` views; a
-    method may also return ``host`` itself, as ``conj`` of a real array)."""
+    buffer (NumPy's ``.base`` is the memory's owner: ``host`` or what ``host`` views);
+    ``self`` itself when ``r`` is ``host``, as NumPy returns the array itself (``conj``
+    of a real array, ``atleast_1d``, ``squeeze`` without a length-1 axis)."""
+    if r is host:
+        return self   # (NumPy returned its argument itself, as ``atleast_1d`` does)
     owner = ndarray_base(r)
-    if r is host or owner is not None and (owner is host or type(host) is _ndarray
-                                           and owner is ndarray_base(host)):
+    if owner is not None and (owner is host or type(host) is _ndarray
+                              and owner is ndarray_base(host)):
         root = self if self._view is None else _view_root(self._view)
         root_host = root._host   # (_link, spelled out: owner is r's base)
         return _make(None, r, None, placement,
@@ -1440,6 +1490,7 @@ _METHOD_KEYWORDS = (
     _SCAN_KEYWORDS, _SCAN_KEYWORDS, _NO_KEYWORDS,   # cumprod cumsum flatten
     _REDUCTION_KEYWORDS, frozenset({"axis"}), _MOMENT_KEYWORDS,   # prod squeeze std
     _NO_KEYWORDS, _NO_KEYWORDS, _MOMENT_KEYWORDS,   # swapaxes transpose var
+    frozenset({"offset", "axis1", "axis2"}),   # diagonal
     _EXTREMUM_KEYWORDS, _EXTREMUM_KEYWORDS)   # argmax argmin
 
 
@@ -1468,6 +1519,32 @@ def _method_result(self, code, n, x0, x1, rest, kwargs):
     return _result(self, host, r)
 
 
+def _view_method(self, code):
+    """The fast path of a view method called without arguments (``.T``,
+    ``transpose()``, ``ravel()``, ``squeeze()``, ``diagonal()``): NumPy's view of
+    ``self``'s host ndarray, as an Array; None where the complete implementation must
+    decide."""
+    if not numpy_flag[0]:
+        return None
+    host = _plain_host(self)
+    if type(host) is not _ndarray:
+        return None
+    if code == _TRANSPOSE or code == _TRANSPOSE_METHOD:
+        r = ndarray_transposed(host)
+    elif code == _RAVEL:
+        r = ndarray_raveled(host)
+    elif code == _SQUEEZE:
+        r = ndarray_squeezed(host)
+    elif ndarray_ndim(host) >= 2:
+        r = ndarray_diagonal(host)
+    else:
+        return None   # (the complete implementation names the error)
+    if not canonical_dtype(ndarray_dtype(r)):
+        return None
+    return view_result(self, host, r, None)
+
+
+_NO_KWARGS = {}   # (the keyword arguments of a call that has none; never written)
 _dtype_type = np.dtype
 _NDARRAY_METHODS = tuple(getattr(_ndarray, name) for name in OPERATORS[_RESHAPE:])
 assert len(_METHOD_KEYWORDS) == len(_NDARRAY_METHODS)

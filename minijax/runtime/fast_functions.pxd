@@ -3,21 +3,20 @@ cimport cython
 cimport numpy
 
 from minijax.runtime.array cimport (Array as ArrayCore, _make, canonical_dtype,
-                                    canonical_scalar_type, ndarray_dtype)
+                                    canonical_scalar_type, import_numpy_c_api,
+                                    ndarray_dtype)
 
 cdef object _ABSENT, _warn
 cdef type _ndarray, _Array
 
 # NumPy's C API on an ndarray ``a`` (the .py spells them as method calls for the
-# uncompiled run; import_numpy_c_api, called once at import, sets the API up).
+# uncompiled run; import_numpy_c_api (array.pxd), called once at import, sets the API
+# up for this module).
 # ndarray_known_finite: every element of ``a`` is known to be finite (an integer or bool
 # dtype, or a native float32 or float64 array in C order whose values were checked).
 cdef extern from *:
     """
     #include <float.h>
-    static int minijax_import_numpy_c_api(void) {
-        return _import_array();
-    }
     static PyObject *minijax_ndarray_view(PyObject *a) {
         return PyArray_View((PyArrayObject *)a, NULL, NULL);
     }
@@ -96,7 +95,6 @@ cdef extern from *:
         return 1;
     }
     """
-    int import_numpy_c_api "minijax_import_numpy_c_api"() except -1
     object ndarray_view "minijax_ndarray_view"(object a)
     object ndarray_copy "minijax_ndarray_copy"(object a)
     object ndarray_quiet_cast "minijax_ndarray_quiet_cast"(object a, object dtype)

@@ -36,10 +36,7 @@ _FLOAT32, _INT64, _INT32, _COMPLEX64 = map(np.dtype, (np.float32, np.int64, np.i
                                                     np.complex64))
 
 if not cython.compiled:   # (compiled: C functions, declared in fast_functions.pxd)
-    from .array import ndarray_dtype
-
-    def import_numpy_c_api():
-        pass
+    from .array import import_numpy_c_api, ndarray_dtype
 
     def ndarray_view(a):
         return a.view()

@@ -570,7 +570,7 @@ def _function_result(r, h, x0, x1, rest):
     first = x0 if x0 is not _ABSENT else rest[0] if rest else None
     if type(first) is _Array and type(h) is _ndarray:
         out = view_result(first, h, r, None)
-        if out._view is not None:
+        if out is first or out._view is not None:
             return out
     else:
         out = _holding(r)
