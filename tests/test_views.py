@@ -119,6 +119,22 @@ def test_calls_return_the_array_itself_where_numpy_does(name, shape):
     same(a, h)
 
 
+@pytest.mark.skipif(onp.lib.NumpyVersion(onp.__version__) < "2.1.0",
+                    reason="ndarray.reshape takes copy= from NumPy 2.1")
+@pytest.mark.parametrize("copy", [None, True, False])
+@pytest.mark.parametrize("transposed", [False, True])
+def test_reshape_copy_keyword_matches_numpy(copy, transposed):
+    def prog(m, A):
+        v = A.T if transposed else A
+        try:
+            r = v.reshape(-1, copy=copy)
+        except ValueError as e:
+            return (str(e),)
+        r[0] = 100.0   # (a view writes through, a copy does not)
+        return A, r
+    both(prog, (3, 4))
+
+
 # ---------------------------------------------------------------- copy-on-write
 
 def test_exported_buffers_do_not_change():

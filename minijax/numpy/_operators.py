@@ -118,10 +118,10 @@ def _astype(self, dtype, copy=True):
     return lax.convert_element_type(self, dtypes.canonicalize(dtype))
 
 
-def _reshape(self, *shape, order="C"):
+def _reshape(self, *shape, order="C", copy=None):
     if len(shape) == 1 and not isinstance(shape[0], (int, np.integer)):
         shape = shape[0]
-    return manip.reshape(self, shape, order)
+    return manip.reshape(self, shape, order, copy=copy)
 
 
 def _transpose_method(self, *axes):

@@ -50,6 +50,15 @@ cdef extern from *:
     static PyObject *minijax_ndarray_diagonal(PyObject *a) {
         return PyArray_Diagonal((PyArrayObject *)a, 0, 0, 1);
     }
+    static PyObject *minijax_ndarray_reshaped(PyObject *a, PyObject *shape) {
+        return PyArray_Reshape((PyArrayObject *)a, shape);
+    }
+    static PyObject *minijax_call_with_keywords(PyObject *fn, PyObject *a, PyObject *b,
+                                                PyObject *c, Py_ssize_t n,
+                                                PyObject *kwargs) {
+        PyObject *args[3] = {a, b, c};
+        return PyObject_VectorcallDict(fn, args, n + 1, kwargs);
+    }
     /* A C type's dict, read-only to Python code, written as Cython writes its class
        attributes (then the type's method cache is told) */
     static int minijax_set_class_attribute(PyObject *cls, PyObject *name,
@@ -69,6 +78,10 @@ cdef extern from *:
     object ndarray_raveled "minijax_ndarray_raveled"(object a)
     object ndarray_squeezed "minijax_ndarray_squeezed"(object a)
     object ndarray_diagonal "minijax_ndarray_diagonal"(object a)
+    object ndarray_reshaped "minijax_ndarray_reshaped"(object a, object shape)
+    object call_with_keywords "minijax_call_with_keywords"(object fn, object a, object b,
+                                                           object c, Py_ssize_t n,
+                                                           dict kwargs)
     object bound_method "PyMethod_New"(object fn, object obj)
     int set_class_attribute "minijax_set_class_attribute"(object cls, object name,
                                                           object value) except -1

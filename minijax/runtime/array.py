@@ -75,7 +75,8 @@ if not cython.compiled:
     def ndarray_is_complex(a):
         return a.dtype.kind == "c"
 
-    # NumPy's view makers, called without arguments (compiled: NumPy's C API)
+    # NumPy's view makers, as its methods called without arguments (or a shape) make
+    # them (compiled: NumPy's C API)
     def ndarray_transposed(a):
         return a.transpose()
 
@@ -87,6 +88,15 @@ if not cython.compiled:
 
     def ndarray_diagonal(a):
         return a.diagonal()
+
+    def ndarray_reshaped(a, shape):
+        return a.reshape(shape)
+
+    def call_with_keywords(fn, a, b, c, n, kwargs):
+        """``fn(a, b, c, **kwargs)`` of its first ``n`` + 1 positional arguments
+        (compiled: a vectorcall, without the copy of ``kwargs`` that ``**`` makes)."""
+        return fn(a, **kwargs) if n == 0 else fn(a, b, **kwargs) if n == 1 else \
+            fn(a, b, c, **kwargs)
 
     def import_numpy_c_api():
         pass
@@ -828,11 +838,29 @@ class Array:
     # third positional of sum and mean, second of max and min, is ``out``: minijax's is
     # keepdims.) The first arguments are positional-only parameters: a call with few
     # arguments passes them without an argument tuple (Cython's fast calling convention).
-    def reshape(self, x0=_ABSENT, x1=_ABSENT, /, *rest, **kwargs):
-        return _method(self, _RESHAPE, x0, x1, rest, kwargs, _ANY_NUMBER)
-
     # (the view methods below name their parameters, as NumPy's do: no ``**kwargs``
     # dict to build on each call; called without arguments they go to NumPy's C API)
+    @cython.binding(False)   # (a method descriptor: called without order, no dict)
+    @cython.embedsignature.format("clinic")
+    def reshape(self, *shape, order="C", copy=None):
+        default_order = type(order) is str and order == "C"
+        if default_order and copy is None and numpy_flag[0]:
+            host = _plain_host(self)
+            if type(host) is _ndarray and len(shape) > 0:
+                s = shape[0] if len(shape) == 1 else shape
+                if type(s) is int or type(s) is tuple and _plain_arg(s):
+                    r = ndarray_reshaped(host, s)
+                    if canonical_dtype(ndarray_dtype(r)):
+                        return view_result(self, host, r, None)
+        kwargs = {} if not default_order or copy is not None else _NO_KWARGS
+        if not default_order:
+            kwargs["order"] = order
+        if copy is not None:
+            kwargs["copy"] = copy
+        n = len(shape)
+        return _method(self, _RESHAPE, shape[0] if n else _ABSENT,
+                       shape[1] if n > 1 else _ABSENT, shape[2:], kwargs, _ANY_NUMBER)
+
     def ravel(self, order=_ABSENT):
         if order is _ABSENT:
             out = _view_method(self, _RAVEL)
@@ -1506,8 +1534,12 @@ def _method_result(self, code, n, x0, x1, rest, kwargs):
     # (ndarray's unbound method, its arguments spelled out: no attribute lookup on the
     # instance, no call through a tuple)
     fn = _NDARRAY_METHODS[code - _RESHAPE]
+    if code == _ASTYPE and type(x0) is not type and isinstance(x0, type):
+        # (minijax.numpy's scalar type: NumPy's own converts without a lookup)
+        x0 = getattr(x0, "_numpy_type", x0)
     if kwargs:
-        r = fn(host, *given(x0, x1, rest), **kwargs)
+        r = (call_with_keywords(fn, host, x0, x1, n, kwargs) if n <= 2
+             else fn(host, *given(x0, x1, rest), **kwargs))
     elif n == 0:
         r = fn(host)
     elif n == 1:
