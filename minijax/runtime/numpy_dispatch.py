@@ -24,6 +24,7 @@ go into the buffer and copy first only when NumPy refuses because it is read-onl
 
 import datetime
 import functools
+import types
 
 import cython
 
@@ -632,7 +633,31 @@ def numpy_call(np_fn, lax_definition, nin=None, ufunc=None, weak_operands=None):
     call.__wrapped_lax__ = lax_definition
     call._numpy_call = dispatch   # (a ufunc object calls it directly: forward_to)
     dispatch.function = call
-    return call
+    if nin is not None:
+        return call   # (a ufunc object's call: the object forwards to it)
+    function = NumpyFunction()
+    functools.update_wrapper(function, lax_definition)
+    function.__wrapped_lax__ = lax_definition
+    function._numpy_call = dispatch
+    forward_to(function, call)
+    return function
+
+
+class NumpyFunction(Forwarder):
+    """A function made by ``numpy_call``, as a C object: a call with at most two
+    positional arguments and no keywords goes straight to the eager dispatch (no
+    argument tuple, no keyword dict), any other to the wrapper. It stands for the
+    function it wraps, as NumPy's own functions (C dispatcher objects) do: its name,
+    docstring and signature (``__wrapped__``), and it binds as a method."""
+
+    def __get__(self, obj, objtype=None):
+        return self if obj is None else types.MethodType(self, obj)
+
+    def __repr__(self):
+        return f"<function {self.__qualname__} at {id(self):#x}>"
+
+
+enable_vectorcall(NumpyFunction)
 
 
 _NO_KEYWORDS = {}   # (the keywords of a call that has none; never written)
