@@ -93,6 +93,32 @@ def test_ufunc_calls_are_forwarded_without_a_python_call_layer():
         Forwarder.__new__(type(mnp.add))()
 
 
+def test_functions_are_forwarded_and_stand_for_what_they_wrap():
+    # numpy_call's functions are C-called objects too, and act as the functions they wrap
+    from minijax.numpy import _statistical
+    from minijax.runtime.numpy_dispatch import NumpyFunction
+    have_vectorcall = 1 << 11
+    assert type(mnp.sum) is NumpyFunction and NumpyFunction.__flags__ & have_vectorcall
+    assert type(mnp.add.reduce) is NumpyFunction
+    assert mnp.sum.__name__ == "sum" and mnp.sum.__doc__ == _statistical.sum.__doc__
+    assert inspect.signature(mnp.sum) == inspect.signature(_statistical.sum)
+    assert repr(mnp.sum).startswith("<function sum at 0x")
+    x = onp.arange(6.0).reshape(2, 3)
+    for args, kwargs in [((x,), {}), ((x, 0), {}), ((x,), {"axis": 1}), ((x, None, onp.float32), {}),
+                         ((x,), {"keepdims": True})]:
+        got, want = mnp.sum(*args, **kwargs), onp.sum(*args, **kwargs)
+        assert got.dtype == want.dtype and got.shape == want.shape
+        onp.testing.assert_array_equal(got, want)
+
+    class Holder:   # (bound as a method, as a function is)
+        total = mnp.sum
+
+        def __array__(self, dtype=None, copy=None):
+            return onp.ones(4)
+
+    assert float(Holder().total()) == 4.0 and Holder.total is mnp.sum
+
+
 def test_missing_extension_fails_loudly(monkeypatch):
     # as if the extension were not built: the .py would be found, and the check refuses it
     real = importlib.util.find_spec

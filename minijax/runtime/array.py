@@ -1256,8 +1256,10 @@ def view_result(self, host, r, placement):
                               and owner is ndarray_base(host)):
         root = self if self._view is None else _view_root(self._view)
         root_host = root._host   # (_link, spelled out: owner is r's base)
-        return _make(None, r, None, placement,
-                     root if owner is root_host else (root, root_host))
+        link = root if owner is root_host else (root, root_host)
+        if placement is None:
+            return _view_holding(r, link)
+        return _make(None, r, None, placement, link)
     return _holding(r) if placement is None else _make(None, r, None, placement, None)
 
 
@@ -1834,6 +1836,16 @@ def _holding(host):
     if not cython.compiled:
         arr._aval = arr._buffer = arr._placement = arr._view = None
     arr._host = host
+    return arr
+
+
+def _view_holding(host, link):
+    """``_make(None, host, None, None, link)``: an uncommitted view Array."""
+    arr = Array.__new__(Array)
+    if not cython.compiled:
+        arr._aval = arr._buffer = arr._placement = None
+    arr._host = host
+    arr._view = link
     return arr
 
 

@@ -39,7 +39,7 @@ cdef extern from *:
                                            nargs > 0 ? args[0] : minijax_absent,
                                            nargs > 1 ? args[1] : minijax_absent);
         if (target == NULL) {
-            PyErr_SetString(PyExc_TypeError, "this ufunc object was not initialized");
+            PyErr_SetString(PyExc_TypeError, "this function or ufunc object was not initialized");
             return NULL;
         }
         return PyObject_Vectorcall(target, args, nargsf, kwnames);
