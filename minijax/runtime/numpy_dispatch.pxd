@@ -3,7 +3,7 @@
 cimport cython
 
 # (the C type under another name: the .py imports the Python name ``Array``)
-from minijax.runtime.array cimport (Array as ArrayCore, _holding, _link, _make,
+from minijax.runtime.array cimport (Array as ArrayCore, _current_host, _holding, _link, _make,
                                     _view_root, _view_snapshot, canonical_dtype,
                                     canonical_scalar_type, given, ndarray_base,
                                     ndarray_dtype, ndarray_writeable,
@@ -173,8 +173,8 @@ cdef object _positional_call(object dispatch, object x0, object x1)
 
 
 cdef class _NumpyCall:
-    cdef object np_fn, lax_definition, nin, ufunc, function
-    cdef Py_ssize_t first_operand, last_operand
+    cdef object np_fn, lax_definition, ufunc, function
+    cdef Py_ssize_t nin, first_operand, last_operand
     cdef bint each
     cdef object eager(self, object x0, object x1, tuple rest, dict kwargs)
     cdef object general(self, tuple args, dict kwargs)

@@ -79,8 +79,8 @@ def enable_vectorcall(cls):
 _ndarray = np.ndarray
 _Array = Array   # (compiled: a C variable; the name Array is a module global)
 if not cython.compiled:   # (compiled: C functions, cimported in numpy_dispatch.pxd)
-    from .array import _link, _view_root, _view_snapshot, ndarray_base, ndarray_dtype, \
-        ndarray_writeable
+    from .array import _current_host, _link, _view_root, _view_snapshot, ndarray_base, \
+        ndarray_dtype, ndarray_writeable
 
 
 class _NotHost(Exception):
@@ -122,7 +122,7 @@ def _host(a):
             return arr._value().item()
         host = arr._host
         if host is None or arr._view is not None:
-            host = arr._value()
+            host = _current_host(arr)
         return host
     if t is _ndarray or t is int or t is float:   # (the common ones before the set)
         return a
@@ -568,6 +568,8 @@ def _function_result(r, h, x0, x1, rest):
     Array of the first argument when it views that argument's buffer or is its ndarray
     itself, as ``atleast_1d`` returns it (``view_result``), else of another argument's
     (``as_view_of``)."""
+    if ndarray_base(r) is None and r is not h:
+        return _holding(r)   # (new memory, as a ufunc's result: nothing to link)
     first = x0 if x0 is not _ABSENT else rest[0] if rest else None
     if type(first) is _Array and type(h) is _ndarray:
         out = view_result(first, h, r, None)
@@ -683,7 +685,7 @@ class _NumpyCall:
     def __init__(self, np_fn, lax_definition, nin, ufunc, weak_operands):
         self.np_fn = np_fn
         self.lax_definition = lax_definition
-        self.nin = nin
+        self.nin = -1 if nin is None else nin   # (-1: not a ufunc)
         self.ufunc = ufunc
         self.first_operand, self.last_operand = weak_operands or (-1, -1)
         # (a ufunc's tuple results stay strong, as the lax path's)
@@ -693,7 +695,7 @@ class _NumpyCall:
     def eager(self, x0, x1, rest, kwargs):
         np_fn, nin = self.np_fn, self.nin
         if numpy_flag[0] or numpy_eager():
-            if len(rest) > 1 or nin is not None and x1 is not _ABSENT and nin < 2 + len(rest):
+            if len(rest) > 1 or nin >= 0 and x1 is not _ABSENT and nin < 2 + len(rest):
                 return self.general(given(x0, x1, rest), kwargs)
             stand_in = _ABSENT
             if kwargs:   # (as NumPy takes them, or the general path decides)
@@ -754,7 +756,7 @@ class _NumpyCall:
     def general(self, args, kwargs):
         """Keywords, positional outputs, or more than three arguments."""
         np_fn, nin = self.np_fn, self.nin
-        if nin is not None and len(args) > nin:
+        if nin >= 0 and len(args) > nin:
             if "out" in kwargs:
                 raise TypeError(f"{np_fn.__name__.lstrip('_')}() got out= both as a "
                                 f"positional and a keyword argument")
@@ -773,7 +775,7 @@ class _NumpyCall:
         try:
             if not kwargs:
                 r = np_fn(*hargs)
-            elif nin is not None and "out" not in hkwargs and hkwargs.get(
+            elif nin >= 0 and "out" not in hkwargs and hkwargs.get(
                     "where", True) is not True:
                 r = _masked_fresh_output(np_fn, hargs, hkwargs)
             else:
