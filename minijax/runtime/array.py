@@ -863,10 +863,7 @@ class Array:
 
     def ravel(self, order=_ABSENT):
         if order is _ABSENT:
-            out = _view_method(self, _RAVEL)
-            if out is not None:
-                return out
-            return _complete[_RAVEL](self)
+            return _view_method(self, _RAVEL)
         return _complete[_RAVEL](self, order)
 
     def sum(self, x0=_ABSENT, x1=_ABSENT, /, *rest, **kwargs):
@@ -910,10 +907,7 @@ class Array:
 
     def squeeze(self, axis=None):
         if axis is None:
-            out = _view_method(self, _SQUEEZE)
-            if out is not None:
-                return out
-            return _complete[_SQUEEZE](self)
+            return _view_method(self, _SQUEEZE)
         return _method(self, _SQUEEZE, axis, _ABSENT, (), _NO_KWARGS, 1)
 
     def std(self, x0=_ABSENT, x1=_ABSENT, /, *rest, **kwargs):
@@ -927,10 +921,7 @@ class Array:
     def transpose(self, *axes):
         n = len(axes)
         if n == 0:
-            out = _view_method(self, _TRANSPOSE_METHOD)
-            if out is not None:
-                return out
-            return _complete[_TRANSPOSE_METHOD](self)
+            return _view_method(self, _TRANSPOSE_METHOD)
         return _method(self, _TRANSPOSE_METHOD, axes[0], axes[1] if n > 1 else _ABSENT,
                        axes[2:], _NO_KWARGS, _ANY_NUMBER)
 
@@ -939,10 +930,7 @@ class Array:
 
     def diagonal(self, offset=_ABSENT, axis1=_ABSENT, axis2=_ABSENT):
         if offset is _ABSENT and axis1 is _ABSENT and axis2 is _ABSENT:
-            out = _view_method(self, _DIAGONAL)
-            if out is not None:
-                return out
-            return _complete[_DIAGONAL](self)
+            return _view_method(self, _DIAGONAL)
         return _method(self, _DIAGONAL, 0 if offset is _ABSENT else offset,
                        0 if axis1 is _ABSENT else axis1, (1 if axis2 is _ABSENT else axis2,),
                        _NO_KWARGS, 3)
@@ -1010,8 +998,7 @@ class Array:
 
     @property
     def T(self):
-        out = _view_method(self, _TRANSPOSE)
-        return out if out is not None else _complete[_TRANSPOSE](self)
+        return _view_method(self, _TRANSPOSE)
 
     @property
     def real(self):
@@ -1554,28 +1541,25 @@ def _method_result(self, code, n, x0, x1, rest, kwargs):
 
 
 def _view_method(self, code):
-    """The fast path of a view method called without arguments (``.T``,
-    ``transpose()``, ``ravel()``, ``squeeze()``, ``diagonal()``): NumPy's view of
-    ``self``'s host ndarray, as an Array; None where the complete implementation must
-    decide."""
-    if not numpy_flag[0]:
-        return None
-    host = _plain_host(self)
-    if type(host) is not _ndarray:
-        return None
-    if code == _TRANSPOSE or code == _TRANSPOSE_METHOD:
-        r = ndarray_transposed(host)
-    elif code == _RAVEL:
-        r = ndarray_raveled(host)
-    elif code == _SQUEEZE:
-        r = ndarray_squeezed(host)
-    elif ndarray_ndim(host) >= 2:
-        r = ndarray_diagonal(host)
-    else:
-        return None   # (the complete implementation names the error)
-    if not canonical_dtype(ndarray_dtype(r)):
-        return None
-    return view_result(self, host, r, None)
+    """A view method called without arguments (``.T``, ``transpose()``, ``ravel()``,
+    ``squeeze()``, ``diagonal()``): NumPy's view of ``self``'s host ndarray as an Array
+    on the fast path, else the method's complete implementation."""
+    if numpy_flag[0]:
+        host = _plain_host(self)
+        if type(host) is _ndarray:
+            if code == _TRANSPOSE or code == _TRANSPOSE_METHOD:
+                r = ndarray_transposed(host)
+            elif code == _RAVEL:
+                r = ndarray_raveled(host)
+            elif code == _SQUEEZE:
+                r = ndarray_squeezed(host)
+            elif ndarray_ndim(host) >= 2:
+                r = ndarray_diagonal(host)
+            else:
+                r = None   # (the complete implementation names the error)
+            if r is not None and canonical_dtype(ndarray_dtype(r)):
+                return view_result(self, host, r, None)
+    return _complete[code](self)
 
 
 _NO_KWARGS = {}   # (the keyword arguments of a call that has none; never written)
