@@ -146,7 +146,8 @@ cpdef tuple given(object x0, object x1, tuple rest)
 cdef object _method(Array self, int code, object x0, object x1, tuple rest, dict kwargs,
                     Py_ssize_t most)
 cdef object _view_method(Array self, int code)
-cdef dict _NO_KWARGS
+cdef dict _NO_KWARGS, _KEEPDIMS
+cdef object _reduction(Array self, int code, object axis, object dtype, object keepdims)
 cdef object _method_result(Array self, int code, Py_ssize_t n, object x0, object x1,
                            tuple rest, dict kwargs)
 cdef bint _plain_keywords(int code, dict kwargs)

@@ -866,23 +866,40 @@ class Array:
             return _view_method(self, _RAVEL)
         return _complete[_RAVEL](self, order)
 
-    def sum(self, x0=_ABSENT, x1=_ABSENT, /, *rest, **kwargs):
-        return _method(self, _SUM, x0, x1, rest, kwargs, 2)
+    def sum(self, axis=None, dtype=None, keepdims=False, *, out=None, initial=None,
+            where=None):
+        if out is None and initial is None and where is None:
+            return _reduction(self, _SUM, axis, dtype, keepdims)
+        return _complete[_SUM](self, axis, dtype, keepdims,
+                               **_given_keywords(out=out, initial=initial, where=where))
 
-    def mean(self, x0=_ABSENT, x1=_ABSENT, /, *rest, **kwargs):
-        return _method(self, _MEAN, x0, x1, rest, kwargs, 2)
+    def mean(self, axis=None, dtype=None, keepdims=False, *, out=None, where=None):
+        if out is None and where is None:
+            return _reduction(self, _MEAN, axis, dtype, keepdims)
+        return _complete[_MEAN](self, axis, dtype, keepdims,
+                                **_given_keywords(out=out, where=where))
 
-    def max(self, x0=_ABSENT, x1=_ABSENT, /, *rest, **kwargs):
-        return _method(self, _MAX, x0, x1, rest, kwargs, 1)
+    def max(self, axis=None, keepdims=False, *, out=None, initial=None, where=None):
+        if out is None and initial is None and where is None:
+            return _reduction(self, _MAX, axis, None, keepdims)
+        return _complete[_MAX](self, axis, keepdims,
+                               **_given_keywords(out=out, initial=initial, where=where))
 
-    def min(self, x0=_ABSENT, x1=_ABSENT, /, *rest, **kwargs):
-        return _method(self, _MIN, x0, x1, rest, kwargs, 1)
+    def min(self, axis=None, keepdims=False, *, out=None, initial=None, where=None):
+        if out is None and initial is None and where is None:
+            return _reduction(self, _MIN, axis, None, keepdims)
+        return _complete[_MIN](self, axis, keepdims,
+                               **_given_keywords(out=out, initial=initial, where=where))
 
-    def all(self, x0=_ABSENT, x1=_ABSENT, /, *rest, **kwargs):
-        return _method(self, _ALL, x0, x1, rest, kwargs, 1)
+    def all(self, axis=None, out=None, keepdims=False):
+        if out is None:
+            return _reduction(self, _ALL, axis, None, keepdims)
+        return _complete[_ALL](self, axis, out=out, keepdims=keepdims)
 
-    def any(self, x0=_ABSENT, x1=_ABSENT, /, *rest, **kwargs):
-        return _method(self, _ANY, x0, x1, rest, kwargs, 1)
+    def any(self, axis=None, out=None, keepdims=False):
+        if out is None:
+            return _reduction(self, _ANY, axis, None, keepdims)
+        return _complete[_ANY](self, axis, out=out, keepdims=keepdims)
 
     def astype(self, x0=_ABSENT, x1=_ABSENT, /, *rest, **kwargs):
         return _method(self, _ASTYPE, x0, x1, rest, kwargs, 1)
@@ -935,11 +952,15 @@ class Array:
                        0 if axis1 is _ABSENT else axis1, (1 if axis2 is _ABSENT else axis2,),
                        _NO_KWARGS, 3)
 
-    def argmax(self, x0=_ABSENT, x1=_ABSENT, /, *rest, **kwargs):
-        return _method(self, _ARGMAX, x0, x1, rest, kwargs, 1)
+    def argmax(self, axis=None, out=None, *, keepdims=False):
+        if out is None:
+            return _reduction(self, _ARGMAX, axis, None, keepdims)
+        return _complete[_ARGMAX](self, axis, out=out, keepdims=keepdims)
 
-    def argmin(self, x0=_ABSENT, x1=_ABSENT, /, *rest, **kwargs):
-        return _method(self, _ARGMIN, x0, x1, rest, kwargs, 1)
+    def argmin(self, axis=None, out=None, *, keepdims=False):
+        if out is None:
+            return _reduction(self, _ARGMIN, axis, None, keepdims)
+        return _complete[_ARGMIN](self, axis, out=out, keepdims=keepdims)
 
     def __delitem__(self, idx):
         raise ValueError("cannot delete array elements")
@@ -1540,6 +1561,29 @@ def _method_result(self, code, n, x0, x1, rest, kwargs):
     return _result(self, host, r)
 
 
+def _reduction(self, code, axis, dtype, keepdims):
+    """A reduction method called with ``axis``, ``dtype`` (sum and mean; None for the
+    others) and ``keepdims`` alone: NumPy's method on the fast path (its other
+    positional parameters differ from minijax's: ``keepdims`` goes as a keyword), else
+    the complete implementation."""
+    if numpy_flag[0] and _plain_arg(axis) and _plain_arg(dtype) and (
+            keepdims is False or keepdims is True):
+        out = _method_result(self, code, 1 if dtype is None else 2, axis, dtype, (),
+                             _KEEPDIMS if keepdims else _NO_KWARGS)
+        if out is not None:
+            return out
+    fn = _complete[code]
+    if code == _SUM or code == _MEAN:
+        return (fn(self, axis, dtype) if keepdims is False
+                else fn(self, axis, dtype, keepdims=keepdims))
+    return fn(self, axis) if keepdims is False else fn(self, axis, keepdims=keepdims)
+
+
+def _given_keywords(**kwargs):
+    """The keyword arguments that are not None (the others were not given)."""
+    return {k: v for k, v in kwargs.items() if v is not None}
+
+
 def _view_method(self, code):
     """A view method called without arguments (``.T``, ``transpose()``, ``ravel()``,
     ``squeeze()``, ``diagonal()``): NumPy's view of ``self``'s host ndarray as an Array
@@ -1563,6 +1607,7 @@ def _view_method(self, code):
 
 
 _NO_KWARGS = {}   # (the keyword arguments of a call that has none; never written)
+_KEEPDIMS = {"keepdims": True}   # (never written)
 _dtype_type = np.dtype
 _NDARRAY_METHODS = tuple(getattr(_ndarray, name) for name in OPERATORS[_RESHAPE:])
 assert len(_METHOD_KEYWORDS) == len(_NDARRAY_METHODS)
