@@ -838,8 +838,9 @@ class Array:
     # third positional of sum and mean, second of max and min, is ``out``: minijax's is
     # keepdims.) The first arguments are positional-only parameters: a call with few
     # arguments passes them without an argument tuple (Cython's fast calling convention).
-    # (the view methods below name their parameters, as NumPy's do: no ``**kwargs``
-    # dict to build on each call; called without arguments they go to NumPy's C API)
+    # (``reshape``, ``ravel``, the reductions and the view methods name their parameters
+    # as minijax's complete implementations do: no ``**kwargs`` dict to build on each
+    # call; the view methods called without arguments go to NumPy's C API)
     @cython.binding(False)   # (a method descriptor: called without order, no dict)
     @cython.embedsignature.format("clinic")
     def reshape(self, *shape, order="C", copy=None):
