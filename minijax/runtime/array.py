@@ -1515,22 +1515,20 @@ def _plain_keywords(code, kwargs):
     return True
 
 
-_REDUCTION_KEYWORDS = frozenset({"axis", "dtype", "keepdims"})
-_EXTREMUM_KEYWORDS = frozenset({"axis", "keepdims"})
+_NO_KEYWORDS = frozenset()
+# the keywords each common method (OPERATORS from ``reshape`` on) takes on the fast path;
+# the methods that name their parameters (_NAMED) never hand this table a keyword
+_NAMED = _NO_KEYWORDS
 _SCAN_KEYWORDS = frozenset({"axis", "dtype"})
 _MOMENT_KEYWORDS = frozenset({"axis", "dtype", "keepdims", "ddof"})
-_NO_KEYWORDS = frozenset()
-# the keywords each common method (OPERATORS from ``reshape`` on) takes on the fast path
 _METHOD_KEYWORDS = (
-    _NO_KEYWORDS, _NO_KEYWORDS,   # reshape ravel
-    _REDUCTION_KEYWORDS, _REDUCTION_KEYWORDS,   # sum mean
-    _EXTREMUM_KEYWORDS, _EXTREMUM_KEYWORDS, _EXTREMUM_KEYWORDS, _EXTREMUM_KEYWORDS,
+    _NO_KEYWORDS, _NAMED, _NAMED, _NAMED,   # reshape (order, copy: never) ravel sum mean
+    _NAMED, _NAMED, _NAMED, _NAMED,   # max min all any
     _NO_KEYWORDS, _NO_KEYWORDS, _NO_KEYWORDS,   # astype conj conjugate
     _SCAN_KEYWORDS, _SCAN_KEYWORDS, _NO_KEYWORDS,   # cumprod cumsum flatten
-    _REDUCTION_KEYWORDS, frozenset({"axis"}), _MOMENT_KEYWORDS,   # prod squeeze std
-    _NO_KEYWORDS, _NO_KEYWORDS, _MOMENT_KEYWORDS,   # swapaxes transpose var
-    frozenset({"offset", "axis1", "axis2"}),   # diagonal
-    _EXTREMUM_KEYWORDS, _EXTREMUM_KEYWORDS)   # argmax argmin
+    frozenset({"axis", "dtype", "keepdims"}), _NAMED, _MOMENT_KEYWORDS,   # prod squeeze std
+    _NO_KEYWORDS, _NAMED, _MOMENT_KEYWORDS,   # swapaxes transpose var
+    _NAMED, _NAMED, _NAMED)   # diagonal argmax argmin
 
 
 def _method_result(self, code, n, x0, x1, rest, kwargs):
