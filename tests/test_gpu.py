@@ -1,6 +1,7 @@
 """The differential tier on a GPU: eager vs jit vs NumPy, on minijax's CUDA backend.
 
-Skipped as a module where no CUDA device starts (every CPU-only machine); run by
+Skipped as a module where no CUDA device starts (every CPU-only machine) and in the
+suite, which runs on the CPU platform (tests/conftest.py); run by
 ``benchmarks/gpu_check.sh`` on a GPU machine. Arrays are committed to the GPU, so eager
 calls run compiled there (DESIGN 3) and every result is read back to the host."""
 
@@ -27,7 +28,8 @@ def _gpu():
 
 
 GPU = _gpu()
-pytestmark = pytest.mark.skipif(GPU is None, reason="no CUDA device")
+pytestmark = pytest.mark.skipif(GPU is None, reason="no CUDA device, or the suite's "
+                                "MINIJAX_PLATFORMS=cpu (benchmarks/gpu_check.sh runs it)")
 RNG = onp.random.default_rng(0)
 A = RNG.normal(size=(5, 5))
 SPD = A @ A.T + 5 * onp.eye(5)
@@ -126,6 +128,93 @@ def test_linalg():
     check(lambda s: np.linalg.eigh(s)[0], SPD, ref=onp.linalg.eigh(SPD)[0], rtol=1e-9)
     check(lambda a: np.abs(np.linalg.qr(a)[1]), A, ref=onp.abs(onp.linalg.qr(A)[1]),
           rtol=1e-9)
+
+
+def test_more_linalg():
+    # eig: jaxlib's hybrid kernel (LAPACK on the host, or MAGMA); eigenvalues in any order
+    for f in (np.linalg.eigvals, minijax.jit(np.linalg.eigvals)):
+        w = f(put(A))
+        assert w.device == GPU
+        onp.testing.assert_allclose(onp.sort_complex(onp.asarray(w)),
+                                    onp.sort_complex(onp.linalg.eigvals(A)), rtol=1e-9)
+    # left eigenvectors: the plugin's hybrid kernel (LAPACK on the host)
+    for f in (lambda a: lax.linalg.eig(a, compute_left_eigenvectors=True),
+              minijax.jit(lambda a: lax.linalg.eig(a, compute_left_eigenvectors=True))):
+        w, vl, vr = (onp.asarray(o) for o in f(put(A)))
+        onp.testing.assert_allclose(vl.conj().T @ A, w[:, None] * vl.conj().T, atol=1e-10)
+        onp.testing.assert_allclose(A @ vr, vr * w, atol=1e-10)
+    check(lambda a: np.linalg.det(a), A, ref=onp.linalg.det(A), rtol=1e-9)
+    check(lambda a: np.linalg.inv(a), A, ref=onp.linalg.inv(A), rtol=1e-8, atol=1e-10)
+    check(lambda b: np.linalg.pinv(b), B, ref=onp.linalg.pinv(B), rtol=1e-8, atol=1e-10)
+    check(lambda a, b: np.linalg.lstsq(a, b)[0], A, B, ref=onp.linalg.lstsq(A, B)[0],
+          rtol=1e-8, atol=1e-10)
+    check(lambda s: np.linalg.eigvalsh(s), SPD, ref=onp.linalg.eigvalsh(SPD), rtol=1e-9)
+
+
+def _host(fn, a):
+    """``fn`` on the host (LAPACK's kernels): the reference for NaN placement."""
+    with onp.errstate(all="ignore"):
+        return onp.asarray(fn(np.asarray(a)))
+
+
+def test_non_finite_inputs_give_nan_as_on_the_host():
+    # cuSOLVER can return finite values (and success) for a matrix holding NaN or inf.
+    # (lax's functions: NumPy's own raise LinAlgError for such input, on the host)
+    fns = {"svdvals": lambda a: lax.linalg.svd(a, compute_uv=False),
+           "eigh_w": lambda a: lax.linalg.eigh(a)[1],
+           "svd_u": lambda a: lax.linalg.svd(a)[0]}
+    for value in (onp.nan, onp.inf):
+        bad = onp.stack([SPD, SPD, SPD])
+        bad[1, 2, 1] = bad[1, 1, 2] = value
+        bad[2, 0, 0] = value
+        for name, fn in fns.items():
+            want = onp.isnan(_host(fn, bad))
+            for mode, f in (("eager", fn), ("jit", minijax.jit(fn))):
+                got = onp.asarray(f(put(bad)))
+                onp.testing.assert_array_equal(onp.isnan(got), want,
+                                               err_msg=f"{name} {mode} {value}")
+
+
+def test_convolution_and_half_precision():
+    x = RNG.normal(size=(2, 3, 9, 9))
+    k = RNG.normal(size=(4, 3, 3, 3))
+    cpu = minijax.devices("cpu")[0]
+    conv = minijax.jit(lambda a, b: lax.conv(a, b, (1, 1), "SAME"))
+    ref = onp.asarray(conv(minijax.device_put(x, cpu), minijax.device_put(k, cpu)))
+    out = conv(put(x), put(k))
+    assert out.device == GPU
+    onp.testing.assert_allclose(onp.asarray(out), ref, rtol=1e-9, atol=1e-9)
+    for dtype in (onp.float16, "bfloat16"):
+        h = put(onp.arange(8.0)).astype(dtype)
+        assert h.device == GPU and (h * 2).dtype == h.dtype
+        assert onp.asarray((h * 2).astype(onp.float32)).tolist() == [2.0 * i for i in range(8)]
+
+
+def test_random_bits_match_jax():
+    jax = pytest.importorskip("jax")
+    for shape in ((16,), (3, 5)):
+        bits = random.bits(random.key(7), shape, onp.uint32)
+        theirs = jax.random.bits(jax.random.key(7), shape, onp.uint32)
+        onp.testing.assert_array_equal(onp.asarray(bits), onp.asarray(theirs))
+        u = random.uniform(random.key(3), shape, onp.float32)
+        onp.testing.assert_array_equal(onp.asarray(u), onp.asarray(
+            jax.random.uniform(jax.random.key(3), shape, onp.float32)))
+
+
+def test_in_place_updates_of_gpu_arrays():
+    # (on a GPU, basic indexing gives a copy, as JAX's: README, differences)
+    y = put(onp.arange(12.0))
+    ref = onp.arange(12.0)
+    for a in (y, ref):
+        a[2] = 100.0
+        a[1:7:2] = a[:3]
+        a += 1.0
+        a[[0, 5]] -= a[8:10]
+    onp.testing.assert_array_equal(onp.asarray(y), ref)
+    w = y[1:7]
+    w[0] = -1.0
+    assert float(y[1]) == ref[1] and float(w[0]) == -1.0
+    assert y.device == GPU and w.device == GPU
 
 
 def test_host_callbacks():

@@ -32,12 +32,17 @@ class FakeCuda(cuda.CudaBackend):
 
 @pytest.fixture(scope="module")
 def fake():
-    assert "cuda" not in backend.backends()   # (this machine has no CUDA plugin)
+    # (on a machine with a GPU the real CUDA backend steps aside meanwhile; the suite
+    # names the CPU alone in MINIJAX_PLATFORMS, these tests name platforms themselves)
+    real, platforms = backend._backends.get("cuda"), config.platforms
+    config.update("platforms", None)
     gpu = backend.register_backend(FakeCuda())
     yield gpu
     backend.unregister_backend("cuda")
-    config.update("platforms", None)
-    assert backend.backends() == {"cpu": backend.get_backend("cpu")}
+    if real is not None:
+        backend.register_backend(real)
+    config.update("platforms", platforms)
+    assert backend.get_backend() is backend.get_backend("cpu")
 
 
 @pytest.fixture
@@ -67,7 +72,20 @@ def test_selection_order_and_config(fake):
     assert backend.get_backend() is fake
     config.update("platforms", "cpu")
     assert backend.get_backend() is cpu
-    config.update("platforms", None)
+    # as JAX's jax_platforms, a platform left out is not there; the CPU, where eager
+    # Arrays live, always is
+    try:
+        assert backend.backends() == {"cpu": cpu}
+        with pytest.raises(PlatformUnavailableError, match=r"platform 'cuda' is not "
+                           r"available.*MINIJAX_PLATFORMS.*'cpu'.*name it there"):
+            minijax.devices("cuda")
+        with pytest.raises(ValueError, match="unsupported device 'cuda'"):
+            minijax.device_put(np.ones(2), "cuda")
+        config.update("platforms", "cuda")
+        assert backend.get_backend() is fake and minijax.devices("cpu") == cpu.devices()
+    finally:
+        config.update("platforms", None)
+    assert set(backend.backends()) == {"cpu", "cuda"}
 
 
 def test_unavailable_platforms_are_named_errors(fake):
@@ -92,7 +110,8 @@ def test_unavailable_platforms_are_named_errors(fake):
         minijax.devices(3)
 
 
-def test_a_cuda_backend_that_cannot_start_says_what_to_install():
+def test_a_cuda_backend_that_cannot_start_says_what_to_install(monkeypatch):
+    monkeypatch.setattr(cuda, "find_plugin", lambda: None)   # (as where none is installed)
     broken = cuda.CudaBackend(plugin=None)
     with pytest.raises(PlatformUnavailableError, match=r'pip install "minijax\[cuda12\]"'):
         broken.get_client()
@@ -227,10 +246,12 @@ def _fake_plugin(root, directory):
 
 
 def test_plugin_finder(tmp_path, monkeypatch):
-    monkeypatch.syspath_prepend(str(tmp_path / "a"))
+    # only the directories made here are searched (not a CUDA plugin this machine has)
+    monkeypatch.setattr(sys, "path", [str(tmp_path / "a")])
+    monkeypatch.delitem(sys.modules, "jax_plugins", raising=False)
     assert cuda.find_plugin() is None          # (a directory with no jax_plugins)
     path12 = _fake_plugin(tmp_path / "a", "xla_cuda12")
-    monkeypatch.syspath_prepend(str(tmp_path / "b"))
+    sys.path.insert(0, str(tmp_path / "b"))
     path13 = _fake_plugin(tmp_path / "b", "xla_cuda13")
     import importlib
     importlib.invalidate_caches()
@@ -266,5 +287,8 @@ def test_gpu_tier_runs_on_the_fake_platform(on_fake, monkeypatch):
     monkeypatch.setattr(test_gpu, "GPU", on_fake)
     for test in (test_gpu.test_elementwise_reductions_matmul, test_gpu.test_grad_vmap,
                  test_gpu.test_control_flow_sort_fft,
-                 test_gpu.test_random_and_indexed_updates):
+                 test_gpu.test_random_and_indexed_updates,
+                 test_gpu.test_convolution_and_half_precision,
+                 test_gpu.test_random_bits_match_jax,
+                 test_gpu.test_in_place_updates_of_gpu_arrays):
         test()

@@ -44,6 +44,7 @@ _backends = {}             # platform -> Backend
 _by_device_platform = {}   # what jaxlib's device.platform says -> Backend
 _only = None               # the backend, while exactly one is registered (the common case)
 _default = None            # the default platform's Backend, once chosen (_select_default)
+_visible = None            # {platform: Backend} that config.platforms lets run (_visible_backends)
 #: Platforms tried, in order, when ``config.platforms`` names none (JAX's priorities).
 _AUTO_ORDER = ("cuda", "rocm", "tpu", "cpu")
 #: What to install for a platform that is not available.
@@ -76,9 +77,21 @@ def unregister_backend(platform):
 
 
 def _forget_default(name=None):
-    global _default
+    global _default, _visible
     if name is None or name == "platforms":
-        _default = None
+        _default = _visible = None
+
+
+def _visible_backends():
+    """The registered backends ``config.platforms`` lets run: those it names, as JAX's
+    ``jax_platforms``, and always the CPU, where eager Arrays live and every other
+    platform's buffers are read (all of them when it names none)."""
+    global _visible
+    if _visible is None:
+        requested = requested_platforms()
+        _visible = {p: b for p, b in _backends.items()
+                    if not requested or p == "cpu" or p in requested}
+    return _visible
 
 
 config.on_update(_forget_default)
@@ -111,7 +124,7 @@ def _unavailable(platform, why):
     hint = _INSTALL.get(platform)
     return PlatformUnavailableError(
         f"platform {platform!r} {why}; minijax runs on "
-        f"{', '.join(repr(p) for p in _backends)} in this process"
+        f"{', '.join(repr(p) for p in _visible_backends())} in this process"
         + (f": {hint}" if hint else ""))
 
 
@@ -138,7 +151,8 @@ def _select_default():
             if backend is None:
                 raise _unavailable(name, "was requested (config.platforms / "
                                          "MINIJAX_PLATFORMS) but has no backend")
-            _start(backend)
+            if name != "cpu":   # (the CPU cannot fail to start: its client stays lazy)
+                _start(backend)
         chosen = _backends[requested[0]]
     else:
         chosen = None
@@ -178,18 +192,26 @@ def default_platform():
 
 def backends():
     """``{platform: Backend}`` of the platforms this process can run on."""
-    return dict(_backends)
+    return dict(_visible_backends())
 
 
 def get_backend(platform=None):
     """The ``Backend`` of ``platform`` (the default platform for None)."""
     if platform is None:
         return _default or _select_default()
-    backend = _backends.get(platform)
+    visible = _visible_backends()
+    backend = visible.get(platform)
     if backend is None:
         for name in expand_platform(platform, "get_backend"):
-            if name in _backends:
-                return _backends[name]
+            if name in visible:
+                return visible[name]
+        if platform in _backends:   # installed, but config.platforms leaves it out
+            raise PlatformUnavailableError(
+                f"platform {platform!r} is not available: minijax has no backend for "
+                f"platform {platform!r} among those config.platforms (MINIJAX_PLATFORMS) "
+                f"names ({config.platforms!r}); minijax runs on "
+                f"{', '.join(repr(p) for p in visible)} in this process: name it there "
+                f"to use it")
         raise _unavailable(platform, "is not available: minijax has no backend for "
                                      f"platform {platform!r}")
     return backend
@@ -327,10 +349,11 @@ def resolve_device(device, what):
     and ``minijax.devices()`` return), or a platform name (``"cpu"``, NumPy's device
     name), meaning that platform's default device. Anything else raises
     ``InvalidDeviceError`` naming what to pass."""
-    names = ", ".join(repr(p) for p in _backends)
+    visible = _visible_backends()
+    names = ", ".join(repr(p) for p in visible)
     if isinstance(device, str):
-        if device in _backends:
-            return _backends[device].default_device()
+        if device in visible:
+            return visible[device].default_device()
         raise InvalidDeviceError(
             f"{what}: unsupported device {device!r}. minijax runs on {names}: pass a device "
             f"object (x.device, or one of minijax.devices()) or a platform name ({names})")
