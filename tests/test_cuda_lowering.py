@@ -19,6 +19,7 @@ from jax._src.lib.mlir import ir as jax_ir
 import minijax
 import minijax.numpy as mnp
 from minijax import lax
+from minijax.lax import linalg
 from minijax.errors import MissingPlatformLoweringError
 from test_lax_table import HIGHER_ORDER, ROWS, sample
 
@@ -189,8 +190,31 @@ def test_eig(dtype, batch, left, right):
         lambda lib: lambda x: lib.lax.linalg.eig(x, compute_left_eigenvectors=left,
                                                  compute_right_eigenvectors=right),
         _matrix(batch + (3, 3), dtype))
-    assert _targets(ks) == ['cuhybrid_eig_comp' if dtype.kind == "c"
-                            else 'cuhybrid_eig_real']
+    # (JAX's choice, as minijax's: cuSOLVER's geev where the installed CUDA plugin's
+    # cuSOLVER has it and no left eigenvectors are asked for, else the hybrid kernel)
+    if not left and (linalg.cusolver_version() or 0) >= linalg.CUSOLVER_GEEV:
+        assert _targets(ks) == ['cusolver_geev_ffi']
+    else:
+        assert _targets(ks) == ['cuhybrid_eig_comp' if dtype.kind == "c"
+                                else 'cuhybrid_eig_real']
+
+
+@pytest.mark.parametrize("left", [False, True])
+@pytest.mark.parametrize("dtype", [np.dtype(np.float32), np.dtype(np.complex128)], ids=str)
+def test_eig_uses_cusolvers_geev_where_the_plugin_has_it(monkeypatch, dtype, left):
+    monkeypatch.setattr(linalg, "cusolver_version", lambda: 11800)
+    ks = minijax_kernels(lambda x: lax.linalg.eig(x, compute_left_eigenvectors=left),
+                         _matrix((2, 3, 3), dtype))
+    if left:   # (geev here computes right eigenvectors only)
+        assert _targets(ks) == ['cuhybrid_eig_comp' if dtype.kind == "c"
+                                else 'cuhybrid_eig_real']
+        return
+    assert _targets(ks) == ['cusolver_geev_ffi']
+    _, operands, results, attributes = ks[0]
+    element, w = ("f32", "complex<f32>") if dtype.kind == "f" else ("complex<f64>",) * 2
+    assert operands == (f"tensor<2x3x3x{element}>",)
+    assert results[1] == f"tensor<2x3x{w}>" and results[2] == results[3] == operands[0]
+    assert attributes["mhlo.backend_config"] == "{left = false, right = true}"
 
 
 TRSM_FLAGS = [dict(left_side=True, lower=True),

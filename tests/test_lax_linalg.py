@@ -236,6 +236,20 @@ def test_empty_matrices(fn, shape):
     check_primitive(fn, [onp.zeros(shape)], batch_size=0)
 
 
+def test_unpacking_of_geevs_real_eigenvectors():
+    # (the GPU's geev packs them as LAPACK's does: SciPy's dgeev is the oracle)
+    import scipy.linalg.lapack as lapack
+    a = onp.random.default_rng(1).normal(size=(3, 6, 6))
+    packed = [lapack.dgeev(m, compute_vl=0) for m in a]
+    w = onp.stack([wr + 1j * wi for wr, wi, _, _, _ in packed])
+    v = onp.stack([vr for _, _, _, vr, _ in packed])
+    assert (w.imag > 0).sum() >= 3   # (conjugate pairs to unpack)
+    for f in (linalg._unpack_conjugate_pairs, minijax.jit(linalg._unpack_conjugate_pairs)):
+        vectors = onp.asarray(f(w, v))
+        onp.testing.assert_allclose(a @ vectors, vectors * w[:, None, :], atol=1e-13)
+        onp.testing.assert_allclose(onp.linalg.norm(vectors, axis=1), 1.0, rtol=1e-13)
+
+
 def test_jit_lowers_to_lapack_custom_calls():
     x = spd((3, 3))
     text = minijax.jit(lambda x: (linalg.cholesky(x), linalg.lu(x), linalg.qr(x),

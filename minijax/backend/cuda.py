@@ -10,6 +10,7 @@ GPU run compiled on it, and host reads copy.
 """
 
 import ctypes
+import functools
 import importlib.util
 import os
 
@@ -18,8 +19,9 @@ from ..errors import PlatformUnavailableError
 from . import _jaxlib
 from .base import Backend
 
-__all__ = ["CudaBackend", "find_plugin", "client_options", "HOST_CALLBACK_TARGET",
-           "KDLCUDA", "INSTALL_HINT"]
+__all__ = ["CudaBackend", "find_plugin", "client_options", "cusolver_version",
+           "initialize_hybrid_kernels",
+           "HOST_CALLBACK_TARGET", "KDLCUDA", "INSTALL_HINT"]
 
 HOST_CALLBACK_TARGET = "xla_ffi_python_gpu_callback"
 KDLCUDA = 2
@@ -139,6 +141,34 @@ class CudaBackend(Backend):
         host = _jaxlib.buffer_to_numpy(buffer)
         host.flags.writeable = False
         return host
+
+
+@functools.lru_cache(maxsize=None)
+def cusolver_version():
+    """The version number of the cuSOLVER jaxlib's CUDA plugin uses (11701 for 11.7.1),
+    or None where no plugin is installed."""
+    try:
+        versions = _jaxlib._plugin_submodule("cuda", "_versions")
+        return None if versions is None else int(versions.cusolver_get_version())
+    except Exception:   # (a plugin whose libraries do not load: lowered as without one)
+        return None
+
+
+_hybrid_ready = False
+
+
+def initialize_hybrid_kernels():
+    """Give the plugin's hybrid kernels (``cuhybrid_eig_*``: LAPACK on the host) their
+    LAPACK, once, as JAX does when it lowers ``eig``: uninitialized, they call a null
+    function and the process crashes."""
+    global _hybrid_ready
+    if not _hybrid_ready:
+        try:
+            solver = _jaxlib.load("jaxlib.gpu_solver")
+        except ImportError:   # (no GPU support in this jaxlib: nothing runs them)
+            return
+        solver.initialize_hybrid_kernels()
+        _hybrid_ready = True
 
 
 def _cpu_backend():

@@ -21,11 +21,12 @@ from ..core.avals import ShapedArray
 from ..interpreters import ad, batching
 from ..interpreters.lowering import chlo, hlo, inline_function, ir, ir_constant, ir_type
 from ..backend.cpu import lapack_target
+from ..backend.cuda import cusolver_version, initialize_hybrid_kernels
 from . import elementwise as ew
 from ._helpers import INEXACT, check_kinds, constant
 from ._helpers import zeros_like as _zeros_like
 from .dot import dot_general
-from .reductions import reduce_max, reduce_min, reduce_sum
+from .reductions import reduce_and, reduce_max, reduce_min, reduce_sum
 from .shapes import broadcast_in_dim, broadcasted_iota, expand_dims, full, transpose
 from .slicing import GatherDimensionNumbers, GatherScatterMode, gather, pad
 
@@ -169,6 +170,39 @@ def _nan_where_failed(x, ok):
     aval = get_aval(x)
     okb = broadcast_in_dim(ok, aval.shape, tuple(range(get_aval(ok).ndim)))
     return ew.select(okb, x, full(aval.shape, np.nan, aval.dtype))
+
+
+def _finite_matrices(x, part=None):
+    """Batch-shaped bool: whether each matrix of ``x`` (only its ``"lower"`` or
+    ``"upper"`` triangle, for a kernel that reads one) has finite entries alone."""
+    if part is not None:
+        x = _tril(x) if part == "lower" else _triu(x)
+    finite = ew.is_finite(x) if not _is_complex(x) else ew.bitwise_and(
+        ew.is_finite(ew.real(x)), ew.is_finite(ew.imag(x)))
+    ndim = get_aval(x).ndim
+    return reduce_and(finite, axes=(ndim - 2, ndim - 1))
+
+
+def _finite_operand(ctx, x, part=None):
+    """``_finite_matrices`` of the IR value ``x``, the rule's operand. cuSOLVER's
+    ``syevd`` can return finite values and info 0 for a matrix holding NaN or inf, where
+    LAPACK gives NaN: the GPU rule gives NaN there too."""
+    aval, = ctx.avals_in
+    return inline_function(ctx, lambda a: [_finite_matrices(a, part)], [aval], [x])[0]
+
+
+def _finite_and_safe_operand(ctx, x):
+    """``(operand, finite)``: the rule's operand with each matrix holding NaN or inf
+    replaced by zeros, and ``_finite_matrices`` of it. LAPACK's and cuSOLVER's SVDs can
+    loop forever on such a matrix: its results are NaN without reaching them."""
+    aval, = ctx.avals_in
+    batch = tuple(range(aval.ndim - 2))
+
+    def split(a):
+        finite = _finite_matrices(a)
+        keep = broadcast_in_dim(finite, aval.shape, batch)
+        return [ew.select(keep, a, _zeros_like(a)), finite]
+    return inline_function(ctx, split, [aval], [x])
 
 
 def solve(a, b):
@@ -898,6 +932,12 @@ def svd(x, *, full_matrices=True, compute_uv=True):
 
 
 def _svd_impl(x, *, full_matrices, compute_uv):
+    finite = np.isfinite(x).all(axis=(-2, -1))
+    if not finite.all():   # (as _finite_and_safe_operand: NaN, never LAPACK's endless loop)
+        outs = _svd_impl(np.where(finite[..., None, None], x, 0), full_matrices=full_matrices,
+                         compute_uv=compute_uv)
+        return [np.where(finite.reshape(finite.shape + (1,) * (o.ndim - finite.ndim)), o,
+                         np.nan) for o in outs]
     if not compute_uv:
         return _per_matrix(lambda a: [np.linalg.svd(a, compute_uv=False)], x)
 
@@ -978,14 +1018,15 @@ def _svd_lower(ctx, x, *, full_matrices, compute_uv):
     vt_aval = ShapedArray((*batch, n if full_uv else k, n), aval.dtype)
     info_aval = _info_aval(aval)
     mode = ("A" if full_matrices else "S") if compute_uv else "N"
+    x, finite = _finite_and_safe_operand(ctx, x)
+    finite_aval = ShapedArray(tuple(batch), np.dtype(bool))
     _, s, u, vt, info = _lapack_call("gesdd", aval.dtype, [x], [aval],
                                      [aval, s_aval, u_aval, vt_aval, info_aval],
                                      aliases={0: 0}, mode=mode)
-    if not compute_uv:
-        return inline_function(ctx, lambda s, i: [_nan_where_failed(s, _ok(i))], [s_aval, info_aval],
-                       [s, info])
-    return inline_function(ctx, lambda s, u, vt, i: [_nan_where_failed(o, _ok(i)) for o in (s, u, vt)],
-                   [s_aval, u_aval, vt_aval, info_aval], [s, u, vt, info])
+    outs, avals = ([s, u, vt], [s_aval, u_aval, vt_aval]) if compute_uv else ([s], [s_aval])
+    return inline_function(ctx, lambda i, f, *o: [_nan_where_failed(r, ew.bitwise_and(_ok(i), f))
+                                                  for r in o],
+                           [info_aval, finite_aval, *avals], [info, finite, *outs])
 
 
 svd_p.impl = _svd_impl
@@ -1003,6 +1044,8 @@ def _svd_lower_cuda(ctx, x, *, full_matrices, compute_uv):
     aval, = ctx.avals_in
     *batch, m, n = aval.shape
     batch = tuple(batch)
+    x, finite = _finite_and_safe_operand(ctx, x)
+    finite_aval = ShapedArray(batch, np.dtype(bool))
     k = min(m, n)
     s_aval = ShapedArray((*batch, k), dtypes.real_dtype(aval.dtype))
     info_aval = _info_aval(aval)
@@ -1039,13 +1082,15 @@ def _svd_lower_cuda(ctx, x, *, full_matrices, compute_uv):
             compute_uv=compute_uv, transposed=transposed)
         if transposed:
             u, vt = vt, u
+    def ok(i, f):
+        return ew.bitwise_and(_ok(i), f)
     if not compute_uv:
-        return inline_function(ctx, lambda s, i: [_nan_where_failed(s, _ok(i))],
-                               [s_aval, info_aval], [s, info])
-    return inline_function(ctx, lambda s, u, vt, i: [_nan_where_failed(o, _ok(i))
-                                                     for o in (s, u, vt)],
-                           [s_aval, ctx.avals_out[1], ctx.avals_out[2], info_aval],
-                           [s, u, vt, info])
+        return inline_function(ctx, lambda s, i, f: [_nan_where_failed(s, ok(i, f))],
+                               [s_aval, info_aval, finite_aval], [s, info, finite])
+    return inline_function(ctx, lambda s, u, vt, i, f: [_nan_where_failed(o, ok(i, f))
+                                                        for o in (s, u, vt)],
+                           [s_aval, ctx.avals_out[1], ctx.avals_out[2], info_aval,
+                            finite_aval], [s, u, vt, info, finite])
 
 
 svd_p.platform_lower["cuda"] = _lapack_lowering(_svd_impl, _svd_lower_cuda)
@@ -1123,12 +1168,17 @@ def _eigh_lower_cuda(ctx, x, *, lower):
     aval, = ctx.avals_in
     v_aval, w_aval = ctx.avals_out
     info_aval = _info_aval(aval)
+    finite = _finite_operand(ctx, x, "lower" if lower else "upper")
     # algorithm 0: the plugin's choice (Jacobi for small batched matrices, else syevd)
     v, w, info = _gpu_call("cusolver_syevd_ffi", [x], [aval], [v_aval, w_aval, info_aval],
                            aliases={0: 0}, lower=lower, algorithm=0)
-    return inline_function(ctx, lambda v, w, i: [_nan_where_failed(v, _ok(i)),
-                                                 _nan_where_failed(w, _ok(i))],
-                           [v_aval, w_aval, info_aval], [v, w, info])
+
+    def nan_where_failed(v, w, i, f):
+        ok = ew.bitwise_and(_ok(i), f)
+        return [_nan_where_failed(v, ok), _nan_where_failed(w, ok)]
+    return inline_function(ctx, nan_where_failed,
+                           [v_aval, w_aval, info_aval, info_aval.update(dtype=np.dtype(bool))],
+                           [v, w, info, finite])
 
 
 eigh_p.platform_lower["cuda"] = _lapack_lowering(_eigh_impl, _eigh_lower_cuda)
@@ -1318,15 +1368,51 @@ eig_p.batch = _batch_at_front(eig_p)
 eig_p.platform_lower["cpu"] = _lapack_lowering(_eig_impl, _eig_lower)
 
 
+#: The first cuSOLVER with a nonsymmetric eigensolver (``geev``): 11.7.1.
+CUSOLVER_GEEV = 11701
+
+
+def _unpack_conjugate_pairs(w, v):
+    """Complex eigenvectors from geev's real ones: the eigenvalues of a conjugate pair
+    (positive imaginary part first) share two columns of ``v``, the real and the
+    imaginary part of the first one's eigenvector."""
+    shape = get_aval(v).shape
+    nd = len(shape)
+    zero = _zeros_like(v)
+
+    def shifted(a, by):   # a[..., j - by] along the last axis, zeros shifted in
+        config = [(0, 0, 0)] * (get_aval(a).ndim - 1) + [(by, -by, 0)]
+        return pad(a, constant(0, get_aval(a).dtype), config)
+    imag = ew.imag(w)
+    first = ew.gt(imag, _zeros_like(imag))
+    second = shifted(first, 1)
+    columns = (*range(nd - 2), nd - 1)
+    first, second = (broadcast_in_dim(m, shape, columns) for m in (first, second))
+    real = ew.select(second, shifted(v, 1), v)
+    imag_part = ew.select(first, shifted(v, -1), ew.select(second, ew.neg(v), zero))
+    return ew.complex(real, imag_part)
+
+
 def _eig_lower_cuda(ctx, x, *, compute_left_eigenvectors, compute_right_eigenvectors):
-    # The plugin's hybrid kernel: LAPACK's geev on the host (MAGMA's on the GPU where it
-    # is installed and the matrix is large, magma="auto"), JAX's choice when lowering
-    # without a GPU. (On a GPU with cuSOLVER >= 11.7.1 JAX picks cusolver_geev_ffi for
-    # right eigenvectors alone.)
+    # As JAX: cuSOLVER's geev on the GPU where the plugin's cuSOLVER has it and no left
+    # eigenvectors are asked for; else the plugin's hybrid kernel, LAPACK's geev on the
+    # host (MAGMA's on the GPU where it is installed and the matrix is large).
     aval, = ctx.avals_in
     cdt = _complex_dtype(aval.dtype)
     v_aval = ShapedArray(aval.shape, cdt)
     info_aval = _info_aval(aval)
+    version = cusolver_version()
+    if not compute_left_eigenvectors and version is not None and version >= CUSOLVER_GEEV:
+        w_aval = ShapedArray(aval.shape[:-1], cdt)
+        _, w, _, vr, info = _gpu_call("cusolver_geev_ffi", [x], [aval],
+                                      [aval, w_aval, aval, aval, info_aval], left=False,
+                                      right=compute_right_eigenvectors)
+        if dtypes.kind(aval.dtype) != "c":
+            vr, = inline_function(ctx, lambda w, v: [_unpack_conjugate_pairs(w, v)],
+                                  [w_aval, aval], [w, vr])
+        return _eig_post(ctx, [w], [w_aval], vr, vr, info, False,
+                         compute_right_eigenvectors)
+    initialize_hybrid_kernels()
     if dtypes.kind(aval.dtype) == "c":
         part_avals = [ShapedArray(aval.shape[:-1], cdt)]
         target = "cuhybrid_eig_comp"
