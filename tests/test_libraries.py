@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 import textwrap
+from importlib import metadata
 
 import array_api_compat
 import array_api_extra as xpx
@@ -170,6 +171,10 @@ def test_array_api_extra_under_grad_and_vmap():
 
 # ---------------------------------------------------------------- SciPy and scikit-learn
 
+def _version(package):
+    return tuple(int(part) for part in metadata.version(package).split(".")[:2])
+
+
 def _run(code):
     env = dict(os.environ, SCIPY_ARRAY_API="1")
     out = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
@@ -215,29 +220,33 @@ def _scipy(mode, names):
 names, mode = {names!r}, {mode!r}
 res = {{}}
 for name in names:
-    fn = CASES[name]
-    want = onp.asarray(fn(A, P))
-    if mode == "eager":
-        got = fn(mnp.asarray(A), mnp.asarray(P))
-        ok = type(got) is minijax.Array and got.dtype == want.dtype
-    elif mode == "jit":
-        got = minijax.jit(fn)(A, P)
-        ok = True
-    else:   # grad of the sum against central differences of SciPy on NumPy
-        got = minijax.grad(lambda a, p: mnp.sum(fn(a, p)), argnums=(0, 1))(A, P)
-        got = onp.concatenate([onp.ravel(g) for g in got])
-        num = []
-        for k, base in enumerate((A, P)):
-            for i in onp.ndindex(base.shape):
-                d = onp.zeros_like(base); d[i] = 1e-6
-                args = [A, P]
-                args[k] = base + d; up = onp.sum(fn(*args))
-                args[k] = base - d; down = onp.sum(fn(*args))
-                num.append((up - down) / 2e-6)
-        want = onp.array(num)
-        ok = True
-    got = onp.asarray(got)
-    ok = ok and got.shape == want.shape and bool(onp.allclose(got, want, rtol=1e-5, atol=1e-7))
+    try:
+        fn = CASES[name]
+        want = onp.asarray(fn(A, P))
+        if mode == "eager":
+            got = fn(mnp.asarray(A), mnp.asarray(P))
+            ok = type(got) is minijax.Array and got.dtype == want.dtype
+        elif mode == "jit":
+            got = minijax.jit(fn)(A, P)
+            ok = True
+        else:   # grad of the sum against central differences of SciPy on NumPy
+            got = minijax.grad(lambda a, p: mnp.sum(fn(a, p)), argnums=(0, 1))(A, P)
+            got = onp.concatenate([onp.ravel(g) for g in got])
+            num = []
+            for k, base in enumerate((A, P)):
+                for i in onp.ndindex(base.shape):
+                    d = onp.zeros_like(base); d[i] = 1e-6
+                    args = [A, P]
+                    args[k] = base + d; up = onp.sum(fn(*args))
+                    args[k] = base - d; down = onp.sum(fn(*args))
+                    num.append((up - down) / 2e-6)
+            want = onp.array(num)
+            ok = True
+        got = onp.asarray(got)
+        ok = ok and got.shape == want.shape and bool(onp.allclose(got, want, rtol=1e-5,
+                                                                  atol=1e-7))
+    except Exception as e:   # (each case reports its own failure)
+        ok = type(e).__name__ + ": " + str(e)[:300]
     res[name] = ok
 print(json.dumps(res))
 """)
@@ -257,25 +266,30 @@ SCIPY_TRACEABLE = ["stats.moment", "stats.skew", "stats.kurtosis", "stats.variat
 
 def test_scipy_array_api_functions_eagerly_return_minijax_arrays():
     res = _scipy("eager", SCIPY_EAGER)
-    assert all(res.values()), {k: v for k, v in res.items() if not v}
+    assert all(v is True for v in res.values()), {k: v for k, v in res.items() if v is not True}
 
 
 def test_scipy_array_api_functions_under_grad():
     res = _scipy("grad", SCIPY_TRACEABLE + ["special.logsumexp", "stats.zscore",
                                             "stats.hmean"])
-    assert all(res.values()), {k: v for k, v in res.items() if not v}
+    assert all(v is True for v in res.values()), {k: v for k, v in res.items() if v is not True}
 
 
 def test_scipy_array_api_functions_under_jit():
-    res = _scipy("jit", [n for n in SCIPY_TRACEABLE if n != "stats.moment"])
-    assert all(res.values()), {k: v for k, v in res.items() if not v}
+    names = [n for n in SCIPY_TRACEABLE if n != "stats.moment"]
+    if _version("scipy") >= (1, 18):
+        # SciPy 1.18's nan_policy wrapper asks Python whether the input holds NaN
+        # (`any(contains_nan)`) for every namespace but JAX's: no traced value can answer
+        names.remove("stats.differential_entropy")
+    res = _scipy("jit", names)
+    assert all(v is True for v in res.values()), {k: v for k, v in res.items() if v is not True}
 
 
 def test_scipy_functions_that_write_through_boolean_masks_under_jit():
     # logsumexp, log_softmax and zscore set x[mask] = scalar (array-api-extra's `at` on
     # an unknown backend): a where under jit, with no data-dependent shape
     res = _scipy("jit", ["special.logsumexp", "special.log_softmax", "stats.zscore"])
-    assert all(res.values()), {k: v for k, v in res.items() if not v}
+    assert all(v is True for v in res.values()), {k: v for k, v in res.items() if v is not True}
 
 
 SKLEARN_PRELUDE = """
@@ -320,7 +334,7 @@ with sklearn.config_context(array_api_dispatch=True):
     res["types"] = type(lda_m.predict(mnp.asarray(X))).__name__ == "Array"
 print(json.dumps(res))
 """)
-    assert all(res.values()), {k: v for k, v in res.items() if not v}
+    assert all(v is True for v in res.values()), {k: v for k, v in res.items() if v is not True}
 
 
 def test_sklearn_label_encoder_on_minijax_arrays():
@@ -338,4 +352,4 @@ with sklearn.config_context(array_api_dispatch=True):
          enc_n.inverse_transform(onp.array([0, 2, 1])))
 print(json.dumps(res))
 """)
-    assert all(res.values()), {k: v for k, v in res.items() if not v}
+    assert all(v is True for v in res.values()), {k: v for k, v in res.items() if v is not True}

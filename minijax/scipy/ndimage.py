@@ -69,13 +69,11 @@ def _causal_start(c, z, boundary):
         period = np.concatenate([c[:1], c[:0:-1]])
         return (z ** np.arange(n)) @ period / (1.0 - z ** n)
     # reflect: c[-1] = c[0], so the sum is c[0] plus z times the sum over the half-sample
-    # period c[0], ..., c[n-1], c[n-1], ..., c[0]. SciPy accumulates that sum in c[0]
-    # itself, so its final term (z**(2n-1) times "c[0]") reads the running sum instead;
-    # we reproduce that to agree with it (the difference decays like z**(2n)).
-    powers = z ** np.arange(1, n - 1)
-    partial = (c[0] + z ** n * c[n - 1] + powers @ c[1:n - 1]
-               + (z ** n * powers) @ c[n - 2:0:-1])
-    total = partial * (1.0 + z ** (2 * n - 1)) + z ** (n - 1) * c[n - 1]
+    # period c[0], ..., c[n-1], c[n-1], ..., c[0], summed to infinity. (SciPy before 1.18
+    # summed into c[0] itself, so that its last term read the running sum: an error of
+    # order z**(2n), visible for short axes.)
+    powers = z ** np.arange(n)
+    total = powers @ c + (z ** n * powers) @ c[::-1]
     return c[0] + z * total / (1.0 - z ** (2 * n))
 
 
