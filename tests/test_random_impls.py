@@ -262,7 +262,7 @@ def test_rng_bit_generator_vmap_and_grad_as_jax():
      "RNG_DEFAULT"),
     (lambda: lax.rng_bit_generator(np.zeros(4, np.uint32), (3, -1)), ValueError, "negative"),
     (lambda: lax.rng_bit_generator(np.zeros(4, np.uint32), (3,), out_sharding=1),
-     NotImplementedError, "out_sharding"),
+     TypeError, "NamedSharding or PartitionSpec, got int"),
 ])
 def test_bad_arguments_raise_named_errors(call, err, match):
     with pytest.raises(err, match=match):

@@ -100,6 +100,20 @@ def test_jit_in_out_shardings(mesh, jmesh):
     assert h(x).sharding == s_col
 
 
+def test_out_sharding_keywords_lay_results_out(mesh):
+    rows = NamedSharding(mesh, P("x"))
+    labels = jnp.arange(4) % 3
+    key = np.array([0, 1, 2, 3], np.uint32)
+    for run in (lambda f: f(), lambda f: minijax.jit(f)()):
+        hot = run(lambda: minijax.nn.one_hot(labels, 3, out_sharding=rows))
+        assert hot.sharding == rows
+        np.testing.assert_array_equal(np.asarray(hot), np.eye(3)[[0, 1, 2, 0]])
+        _, bits = run(lambda: minijax.lax.rng_bit_generator(key, (4, 2), out_sharding=rows))
+        assert bits.sharding == rows
+        np.testing.assert_array_equal(np.asarray(bits), np.asarray(
+            minijax.lax.rng_bit_generator(key, (4, 2))[1]))
+
+
 def _mlp_loss(params, xb, yb):
     w1, b1, w2 = params
     h = jnp.tanh(xb @ w1 + b1)

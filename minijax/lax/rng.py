@@ -19,6 +19,7 @@ from ..core import Primitive
 from ..core.avals import ShapedArray
 from ..interpreters import ad, batching
 from ..interpreters.lowering import hlo, ir, ir_type
+from .sharding import with_sharding_constraint
 from .slicing import dynamic_update_index_in_dim, index_in_dim
 
 __all__ = ["RandomAlgorithm", "rng_bit_generator", "rng_bit_generator_p"]
@@ -50,10 +51,8 @@ def rng_bit_generator(key, shape, dtype=np.uint32, algorithm=RandomAlgorithm.RNG
                       *, out_sharding=None):
     """Random bits of ``shape`` and unsigned ``dtype`` from ``key`` (``uint32[4]`` or
     ``uint64[2]``) with XLA's ``algorithm``: ``(new_key, bits)``. The bits are XLA's
-    and may differ between backends and XLA versions (as in JAX)."""
-    if out_sharding is not None:
-        raise NotImplementedError("lax.rng_bit_generator: out_sharding is not supported "
-                                  "(minijax has no sharding); pass out_sharding=None")
+    and may differ between backends and XLA versions (as in JAX); ``out_sharding`` lays
+    the bits out (``with_sharding_constraint``)."""
     try:
         shape = (operator.index(shape),) if not np.iterable(shape) else tuple(
             operator.index(d) for d in shape)
@@ -67,7 +66,10 @@ def rng_bit_generator(key, shape, dtype=np.uint32, algorithm=RandomAlgorithm.RNG
         raise ValueError(f"lax.rng_bit_generator: algorithm must be a lax.RandomAlgorithm "
                          f"({', '.join(a.name for a in RandomAlgorithm)}), got "
                          f"{algorithm!r}") from None
-    return tuple(rng_bit_generator_p.bind(key, shape=shape, dtype=dtype, algorithm=algorithm))
+    new_key, bits = rng_bit_generator_p.bind(key, shape=shape, dtype=dtype, algorithm=algorithm)
+    if out_sharding is not None:
+        bits = with_sharding_constraint(bits, out_sharding)
+    return new_key, bits
 
 
 def _abstract_eval(key, *, shape, dtype, algorithm):

@@ -259,9 +259,9 @@ def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-5, where=None):
     return (x - mean) * lax.rsqrt(variance + epsilon)
 
 
-def one_hot(x, num_classes, *, dtype=None, axis=-1):
+def one_hot(x, num_classes, *, dtype=None, axis=-1, out_sharding=None):
     """``x``'s integer entries as one-hot vectors of length ``num_classes`` placed at
-    ``axis`` (out-of-range entries give all zeros)."""
+    ``axis`` (out-of-range entries give all zeros), laid out as ``out_sharding`` says."""
     x = mnp.asarray(x)
     num_classes = int(num_classes)
     dtype = dtypes.default_float() if dtype is None else dtype
@@ -270,7 +270,8 @@ def one_hot(x, num_classes, *, dtype=None, axis=-1):
     if not 0 <= axis < out_ndim:
         raise ValueError(f"one_hot axis {axis} is out of range for a result of rank {out_ndim}")
     classes = mnp.arange(num_classes).reshape((num_classes,) + (1,) * (out_ndim - axis - 1))
-    return (mnp.expand_dims(x, axis) == classes).astype(dtype)
+    out = (mnp.expand_dims(x, axis) == classes).astype(dtype)
+    return out if out_sharding is None else lax.with_sharding_constraint(out, out_sharding)
 
 
 def dot_product_attention(query, key, value, bias=None, mask=None, *, scale=None,
