@@ -205,6 +205,16 @@ def _finite_and_safe_operand(ctx, x):
     return inline_function(ctx, split, [aval], [x])
 
 
+def _nan_where_failed_or_not_finite(ctx, outs, avals, info, finite):
+    """The results ``outs`` (of ``avals``) with NaN in each matrix whose kernel failed
+    (``info``) or that held NaN or inf (``finite`` False)."""
+    batch = ctx.avals_in[0].shape[:-2]
+    flags = [ShapedArray(batch, np.dtype(np.int32)), ShapedArray(batch, np.dtype(bool))]
+    return inline_function(
+        ctx, lambda i, f, *o: [_nan_where_failed(r, ew.bitwise_and(_ok(i), f)) for r in o],
+        [*flags, *avals], [info, finite, *outs])
+
+
 def solve(a, b):
     """``a⁻¹ b`` for square ``a`` via ``lu`` (batch axes of a and b agree)."""
     lu_, _, perm = lu_p.bind(a)
@@ -1019,14 +1029,11 @@ def _svd_lower(ctx, x, *, full_matrices, compute_uv):
     info_aval = _info_aval(aval)
     mode = ("A" if full_matrices else "S") if compute_uv else "N"
     x, finite = _finite_and_safe_operand(ctx, x)
-    finite_aval = ShapedArray(tuple(batch), np.dtype(bool))
     _, s, u, vt, info = _lapack_call("gesdd", aval.dtype, [x], [aval],
                                      [aval, s_aval, u_aval, vt_aval, info_aval],
                                      aliases={0: 0}, mode=mode)
     outs, avals = ([s, u, vt], [s_aval, u_aval, vt_aval]) if compute_uv else ([s], [s_aval])
-    return inline_function(ctx, lambda i, f, *o: [_nan_where_failed(r, ew.bitwise_and(_ok(i), f))
-                                                  for r in o],
-                           [info_aval, finite_aval, *avals], [info, finite, *outs])
+    return _nan_where_failed_or_not_finite(ctx, outs, avals, info, finite)
 
 
 svd_p.impl = _svd_impl
@@ -1045,7 +1052,6 @@ def _svd_lower_cuda(ctx, x, *, full_matrices, compute_uv):
     *batch, m, n = aval.shape
     batch = tuple(batch)
     x, finite = _finite_and_safe_operand(ctx, x)
-    finite_aval = ShapedArray(batch, np.dtype(bool))
     k = min(m, n)
     s_aval = ShapedArray((*batch, k), dtypes.real_dtype(aval.dtype))
     info_aval = _info_aval(aval)
@@ -1082,15 +1088,9 @@ def _svd_lower_cuda(ctx, x, *, full_matrices, compute_uv):
             compute_uv=compute_uv, transposed=transposed)
         if transposed:
             u, vt = vt, u
-    def ok(i, f):
-        return ew.bitwise_and(_ok(i), f)
-    if not compute_uv:
-        return inline_function(ctx, lambda s, i, f: [_nan_where_failed(s, ok(i, f))],
-                               [s_aval, info_aval, finite_aval], [s, info, finite])
-    return inline_function(ctx, lambda s, u, vt, i, f: [_nan_where_failed(o, ok(i, f))
-                                                        for o in (s, u, vt)],
-                           [s_aval, ctx.avals_out[1], ctx.avals_out[2], info_aval,
-                            finite_aval], [s, u, vt, info, finite])
+    outs, avals = (([s, u, vt], [s_aval, *ctx.avals_out[1:]]) if compute_uv
+                   else ([s], [s_aval]))
+    return _nan_where_failed_or_not_finite(ctx, outs, avals, info, finite)
 
 
 svd_p.platform_lower["cuda"] = _lapack_lowering(_svd_impl, _svd_lower_cuda)
@@ -1172,13 +1172,7 @@ def _eigh_lower_cuda(ctx, x, *, lower):
     # algorithm 0: the plugin's choice (Jacobi for small batched matrices, else syevd)
     v, w, info = _gpu_call("cusolver_syevd_ffi", [x], [aval], [v_aval, w_aval, info_aval],
                            aliases={0: 0}, lower=lower, algorithm=0)
-
-    def nan_where_failed(v, w, i, f):
-        ok = ew.bitwise_and(_ok(i), f)
-        return [_nan_where_failed(v, ok), _nan_where_failed(w, ok)]
-    return inline_function(ctx, nan_where_failed,
-                           [v_aval, w_aval, info_aval, info_aval.update(dtype=np.dtype(bool))],
-                           [v, w, info, finite])
+    return _nan_where_failed_or_not_finite(ctx, [v, w], [v_aval, w_aval], info, finite)
 
 
 eigh_p.platform_lower["cuda"] = _lapack_lowering(_eigh_impl, _eigh_lower_cuda)
