@@ -130,6 +130,8 @@ REDUCTION_CALLS = [
     ("max(0, True)", "max(0, keepdims=True)"), ("max(axis=(0, 1))", None),
     ("min(initial=-1.0)", None), ("argmax(axis=1)", None), ("argmin()", None),
     ("argmax(0, keepdims=True)", None), ("any(0)", None), ("all(axis=1, keepdims=True)", None),
+    ("all(where=x > 0)", None), ("any(1, where=x < -3)", None),
+    ("all(0, keepdims=True, where=x != 0)", None),
 ]
 
 

@@ -191,8 +191,10 @@ _METHODS = {
     "ptp": lambda self, axis=None, out=None, keepdims=False: stats.ptp(self, axis, out, keepdims),
     "trace": lambda self, offset=0, axis1=0, axis2=1, dtype=None, out=None:
         stats.trace(self, offset, axis1, axis2, dtype, out),
-    "all": lambda self, axis=None, out=None, keepdims=False: _utility.all(self, axis, out, keepdims),
-    "any": lambda self, axis=None, out=None, keepdims=False: _utility.any(self, axis, out, keepdims),
+    "all": lambda self, axis=None, out=None, keepdims=False, *, where=None:
+        _utility.all(self, axis, out, keepdims, where=where),
+    "any": lambda self, axis=None, out=None, keepdims=False, *, where=None:
+        _utility.any(self, axis, out, keepdims, where=where),
     "argmax": lambda self, axis=None, out=None, *, keepdims=False:
         _searching.argmax(self, axis, out, keepdims=keepdims),
     "argmin": lambda self, axis=None, out=None, *, keepdims=False:

@@ -892,15 +892,15 @@ class Array:
         return _complete[_MIN](self, axis, keepdims,
                                **_given_keywords(out=out, initial=initial, where=where))
 
-    def all(self, axis=None, out=None, keepdims=False):
-        if out is None:
+    def all(self, axis=None, out=None, keepdims=False, *, where=None):
+        if out is None and where is None:
             return _reduction(self, _ALL, axis, None, keepdims)
-        return _complete[_ALL](self, axis, out=out, keepdims=keepdims)
+        return _complete[_ALL](self, axis, out=out, keepdims=keepdims, where=where)
 
-    def any(self, axis=None, out=None, keepdims=False):
-        if out is None:
+    def any(self, axis=None, out=None, keepdims=False, *, where=None):
+        if out is None and where is None:
             return _reduction(self, _ANY, axis, None, keepdims)
-        return _complete[_ANY](self, axis, out=out, keepdims=keepdims)
+        return _complete[_ANY](self, axis, out=out, keepdims=keepdims, where=where)
 
     def astype(self, x0=_ABSENT, x1=_ABSENT, /, *rest, **kwargs):
         return _method(self, _ASTYPE, x0, x1, rest, kwargs, 1)
