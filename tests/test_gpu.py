@@ -131,7 +131,7 @@ def test_linalg():
 
 
 def test_more_linalg():
-    # eig: jaxlib's hybrid kernel (LAPACK on the host, or MAGMA); eigenvalues in any order
+    # eigvals: cuSOLVER's geev (the hybrid kernel with an older cuSOLVER); in any order
     for f in (np.linalg.eigvals, minijax.jit(np.linalg.eigvals)):
         w = f(put(A))
         assert w.device == GPU
