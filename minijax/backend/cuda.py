@@ -154,21 +154,16 @@ def cusolver_version():
         return None
 
 
-_hybrid_ready = False
-
-
+@functools.lru_cache(maxsize=None)
 def initialize_hybrid_kernels():
     """Give the plugin's hybrid kernels (``cuhybrid_eig_*``: LAPACK on the host) their
     LAPACK, once, as JAX does when it lowers ``eig``: uninitialized, they call a null
     function and the process crashes."""
-    global _hybrid_ready
-    if not _hybrid_ready:
-        try:
-            solver = _jaxlib.load("jaxlib.gpu_solver")
-        except ImportError:   # (no GPU support in this jaxlib: nothing runs them)
-            return
-        solver.initialize_hybrid_kernels()
-        _hybrid_ready = True
+    try:
+        solver = _jaxlib.load("jaxlib.gpu_solver")
+    except ImportError:   # (no GPU support in this jaxlib: nothing runs them)
+        return
+    solver.initialize_hybrid_kernels()
 
 
 def _cpu_backend():
