@@ -1,9 +1,9 @@
-"""The suite compiles with XLA's older, faster-compiling CPU emitters, not the ones users
-get (tests/conftest.py: FAST_COMPILE_FLAGS). Here the lax table's rows whose values
-depend most on XLA's code generation (transcendental and special functions, a while
-loop, division and remainder, conversions, reductions, sorting, dot, convolution, FFT)
-run again in a subprocess with XLA's default options, so a lowering that is only right
-under the suite's flags fails."""
+"""The suite compiles for compile speed, not with the options users get (tests/conftest.py:
+FAST_COMPILE_FLAGS). Here the lax table's rows whose values depend most on XLA's code
+generation (transcendental and special functions, a while loop, division and remainder,
+conversions, reductions, sorting, dot, convolution, FFT) run again in a subprocess with
+XLA's default options, so a lowering that is only right under the suite's flags fails;
+so do the tests marked ``xla_defaults``, whose exact results hold only with them."""
 
 import os
 import re
@@ -32,13 +32,28 @@ def test_the_subprocess_gets_xla_default_options():
     assert not set(out.stdout.split()) & set(FAST_COMPILE_FLAGS), out.stdout
 
 
+def _run_with_defaults(args):
+    return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider",
+                           "-p", "no:xdist", *args],
+                          capture_output=True, text=True, env=_default_env(), timeout=600)
+
+
 def test_lax_table_rows_pass_with_xla_default_options():
     rows = " or ".join(f"[{name}-" if "-" not in name else f"[{name}]" for name in ROWS)
-    out = subprocess.run(
-        [sys.executable, "-m", "pytest", os.path.join(TESTS, "test_lax_table.py"),
-         "-p", "no:cacheprovider", "-p", "no:xdist",
-         "-k", f"kernels_agree and (float32 or float64) and ({rows})"],
-        capture_output=True, text=True, env=_default_env(), timeout=600)
+    out = _run_with_defaults([os.path.join(TESTS, "test_lax_table.py"),
+                              "-k", f"kernels_agree and (float32 or float64) and ({rows})"])
     assert out.returncode == 0, out.stdout[-4000:] + out.stderr[-2000:]
     passed = re.search(r"(\d+) passed", out.stdout)
     assert passed and int(passed.group(1)) >= 60, out.stdout[-2000:]
+
+
+def test_tests_marked_xla_defaults_pass_with_xla_default_options():
+    files = sorted(os.path.join(TESTS, name) for name in os.listdir(TESTS)
+                   if name.startswith("test_") and name.endswith(".py")
+                   and "mark.xla_defaults" in open(os.path.join(TESTS, name)).read())
+    files.remove(os.path.abspath(__file__))
+    assert files
+    out = _run_with_defaults([*files, "-m", "xla_defaults"])
+    assert out.returncode == 0, out.stdout[-4000:] + out.stderr[-2000:]
+    passed = re.search(r"(\d+) passed", out.stdout)
+    assert passed and int(passed.group(1)) >= len(files), out.stdout[-2000:]
