@@ -71,7 +71,15 @@ def pytest_configure(config):
         "run by tests/test_xla_default_options.py, in a subprocess with those options")
 
 
+# Modules with single tests of 5 to 25 s (cold): run first, so that with pytest-xdist the
+# run ends on short tests and the workers finish together.
+LONG_TESTS_FIRST = ("test_random", "test_random_impls", "test_random_more_samplers",
+                    "test_random_gradients", "test_scipy_stats", "test_scipy_stats_mvn_cdf",
+                    "test_sharding_matrix", "test_distributed", "test_xla_default_options")
+
+
 def pytest_collection_modifyitems(config, items):
+    items.sort(key=lambda item: item.module.__name__ not in LONG_TESTS_FIRST)
     if XLA_DEFAULTS:
         return
     kept = [item for item in items if item.get_closest_marker("xla_defaults") is None]

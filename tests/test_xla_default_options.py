@@ -33,8 +33,7 @@ def test_the_subprocess_gets_xla_default_options():
 
 
 def _run_with_defaults(args):
-    return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider",
-                           "-p", "no:xdist", *args],
+    return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args],
                           capture_output=True, text=True, env=_default_env(), timeout=600)
 
 
