@@ -46,11 +46,15 @@ def test_lax_table_rows_pass_with_xla_default_options():
     assert passed and int(passed.group(1)) >= 60, out.stdout[-2000:]
 
 
+def _marks_xla_defaults(path):
+    with open(path) as f:
+        return "@pytest.mark.xla_defaults" in f.read()
+
+
 def test_tests_marked_xla_defaults_pass_with_xla_default_options():
-    files = sorted(os.path.join(TESTS, name) for name in os.listdir(TESTS)
-                   if name.startswith("test_") and name.endswith(".py")
-                   and "mark.xla_defaults" in open(os.path.join(TESTS, name)).read())
-    files.remove(os.path.abspath(__file__))
+    files = sorted(path for path in (os.path.join(TESTS, name) for name in os.listdir(TESTS))
+                   if path.endswith(".py") and os.path.basename(path).startswith("test_")
+                   and path != os.path.abspath(__file__) and _marks_xla_defaults(path))
     assert files
     out = _run_with_defaults([*files, "-m", "xla_defaults"])
     assert out.returncode == 0, out.stdout[-4000:] + out.stderr[-2000:]
