@@ -29,7 +29,12 @@ os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES", "0")
 os.environ.setdefault("MINIJAX_PLATFORMS", "cpu")
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
-_jaxlib_version = tuple(int(part) for part in metadata.version("jaxlib").split(".")[:2])
+
+def package_version(name):
+    """An installed package's ``(major, minor)``."""
+    return tuple(int(part) for part in metadata.version(name).split(".")[:2])
+
+
 # XLA's CPU code generation: the suite compiles ~6,000 small programs and runs most of them
 # once, so it compiles them for compile speed, not run speed: LLVM at -O0 (half of the
 # compile time of -O3, XLA's default) and, on jaxlib 0.10, XLA's older elemental emitters
@@ -40,7 +45,7 @@ _jaxlib_version = tuple(int(part) for part in metadata.version("jaxlib").split("
 # defaults), in a subprocess with XLA's defaults; MINIJAX_TEST_XLA_DEFAULTS=1 restores
 # them for the whole suite.
 FAST_COMPILE_FLAGS = ("--xla_backend_optimization_level=0",) + (
-    ("--xla_cpu_use_fusion_emitters=false",) if _jaxlib_version < (0, 11) else ())
+    ("--xla_cpu_use_fusion_emitters=false",) if package_version("jaxlib") < (0, 11) else ())
 XLA_DEFAULTS = bool(os.environ.get("MINIJAX_TEST_XLA_DEFAULTS"))
 _flags = [f for f in os.environ.get("XLA_FLAGS", "").split() if f not in FAST_COMPILE_FLAGS]
 if not XLA_DEFAULTS:
@@ -82,7 +87,9 @@ def pytest_collection_modifyitems(config, items):
     items.sort(key=lambda item: item.module.__name__ not in LONG_TESTS_FIRST)
     if XLA_DEFAULTS:
         return
-    kept = [item for item in items if item.get_closest_marker("xla_defaults") is None]
-    if len(kept) < len(items):
-        config.hook.pytest_deselected(items=[i for i in items if i not in kept])
+    kept, deselected = [], []
+    for item in items:
+        (kept if item.get_closest_marker("xla_defaults") is None else deselected).append(item)
+    if deselected:
+        config.hook.pytest_deselected(items=deselected)
         items[:] = kept

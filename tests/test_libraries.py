@@ -10,12 +10,12 @@ import os
 import subprocess
 import sys
 import textwrap
-from importlib import metadata
 
 import array_api_compat
 import array_api_extra as xpx
 import numpy as np
 import pytest
+from conftest import package_version
 
 import minijax
 import minijax.numpy as mnp
@@ -171,10 +171,6 @@ def test_array_api_extra_under_grad_and_vmap():
 
 # ---------------------------------------------------------------- SciPy and scikit-learn
 
-def _version(package):
-    return tuple(int(part) for part in metadata.version(package).split(".")[:2])
-
-
 def _run(code):
     env = dict(os.environ, SCIPY_ARRAY_API="1")
     out = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
@@ -277,7 +273,7 @@ def test_scipy_array_api_functions_under_grad():
 
 def test_scipy_array_api_functions_under_jit():
     names = [n for n in SCIPY_TRACEABLE if n != "stats.moment"]
-    if _version("scipy") >= (1, 18):
+    if package_version("scipy") >= (1, 18):
         # SciPy 1.18's nan_policy wrapper asks Python whether the input holds NaN
         # (`any(contains_nan)`) for every namespace but JAX's: no traced value can answer
         names.remove("stats.differential_entropy")

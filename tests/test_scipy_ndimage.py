@@ -3,9 +3,9 @@ scipy.ndimage."""
 
 import numpy as np
 import pytest
-import scipy
 import scipy.ndimage as sn
 import scipy.ndimage._interpolation as sn_interpolation
+from conftest import package_version
 
 import minijax
 import minijax.numpy as jnp
@@ -39,7 +39,7 @@ def _scipy_reference(monkeypatch):
     its last term read the running sum (scipy/scipy#24615: an error of order z**(2n), up
     to 1e-3 on axes of 2 to 5 samples). There the reference filter for those modes is
     the exact one; SciPy's interpolation and every other mode stay SciPy's."""
-    if tuple(int(p) for p in scipy.__version__.split(".")[:2]) >= (1, 18):
+    if package_version("scipy") >= (1, 18):
         return
     original = sn_interpolation.spline_filter1d
 
