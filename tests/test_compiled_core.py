@@ -71,6 +71,28 @@ def test_array_core_holds_no_dict_and_no_more_fields():
     assert ref() is None
 
 
+
+def test_view_links_are_shared_untracked_and_keep_nothing_alive():
+    # asarray of a NumPy array holds a NumPy view of it, so the views of ``x`` need a
+    # ViewLink (their NumPy .base is not x's ndarray)
+    x = mnp.asarray(onp.arange(12.0).reshape(3, 4))
+    views = [x.T, x[1], x.ravel(), x[1:, ::2], x.diagonal()]
+    links = {id(v._view) for v in views}
+    assert len(links) == 1 and not gc.is_tracked(views[0]._view)
+    assert views[0]._view.root is x and not views[0]._view.read_only
+    onp.testing.assert_array_equal(views[1], onp.arange(4.0, 8.0))
+    # a write copies x's buffer (it was observed): views made after it get a new link
+    onp.asarray(x)
+    x[0, 0] = -1.0
+    after = x.T
+    assert after._view is not views[0]._view and after[0, 0] == -1.0
+    assert views[0][0, 0] == -1.0   # (derived again in the new buffer, as NumPy's view)
+    # the remembered link is a borrowed reference: dropping the views frees the root
+    root = weakref.ref(x)
+    del x, views, after
+    gc.collect()
+    assert root() is None
+
 def test_ufunc_calls_are_forwarded_without_a_python_call_layer():
     # the C base type's fast call (vectorcall) reaches the ufunc class, which must not
     # define __call__ itself; and a call forwards positional and keyword arguments

@@ -117,6 +117,17 @@ cdef class Array:
     cdef object __weakref__
 
 
+cdef class ViewLink:
+    cdef readonly Array root
+    cdef readonly object root_host
+    cdef readonly bint read_only
+
+
+cdef void *_last_link
+@cython.locals(link=ViewLink, last=ViewLink)
+cdef ViewLink view_link(Array root, object root_host, bint read_only)
+
+
 cpdef bint canonical_dtype(object dtype)
 cpdef bint canonical_scalar_type(object t)
 @cython.locals(root=Array)

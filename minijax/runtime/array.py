@@ -13,10 +13,10 @@ another Array, or seen by a transformation: ``_freeze``), and a write copies it 
 (copy-on-write). A view Array (basic indexing, ``.T``, reshape, ...) holds a NumPy view
 of its root Array's buffer and a link to the root, ``_view``: the root Array alone when
 the view's ndarray has the root's ndarray as its NumPy ``.base`` (which then records the
-buffer it was derived from), else ``(root, root host it was derived from)`` (and a third
-entry, True, for a view NumPy made read-only, such as a broadcast); when the root's
-buffer is replaced by a copy-on-write, the view is derived again at the same place in
-the new buffer, so views and their base stay attached as in NumPy.
+buffer it was derived from), else a ``ViewLink`` (the root, the root's ndarray it was
+derived from, and whether NumPy made the view read-only, as a broadcast); when the
+root's buffer is replaced by a copy-on-write, the view is derived again at the same place
+in the new buffer, so views and their base stay attached as in NumPy.
 """
 
 import types
@@ -220,7 +220,8 @@ class Array:
         host = self._host = _ndarray_at(new_root, offset, host)
         if read_only:
             host.flags.writeable = False
-        self._view = (root, new_root, True) if read_only else _link(root, new_root, host)
+        self._view = (view_link(root, new_root, True) if read_only
+                      else _link(root, new_root, host))
         self._buffer = None
         return host
 
@@ -321,7 +322,7 @@ class Array:
         root = root._root()
         root_host = root._value()
         self._view = (_link(root, root_host, self._host) if writeable
-                      else (root, root_host, True))
+                      else view_link(root, root_host, True))
 
     def _host_scalar(self):
         """The NumPy scalar a 0-d eager result holds (NumPy gave a scalar), else None."""
@@ -1189,32 +1190,73 @@ def _current_host(self):
             if root._host is not ndarray_base(host):
                 host = self._derive_again()
         else:
-            root = view[0]
-            if root._host is not view[1]:
+            link = cython.cast(ViewLink, view)
+            if link.root._host is not link.root_host:
                 host = self._derive_again()
     return host
+
+
+# A view's link to its root, when the root's ndarray is not the view's NumPy ``.base``
+# (the root's ndarray is itself a view, as ``asarray`` of a NumPy array makes it). Like
+# the Array, it cannot be part of a cycle: no GC tracking (a tuple here made the
+# collector walk every live Array in a loop making views). Links never change once
+# made, so the views of one root share one: the last one made is remembered (a borrowed
+# reference, forgotten when the link is freed) and given again while it matches.
+@cython.final
+@cython.no_gc
+@cython.freelist(64)
+@cython.cclass
+class ViewLink:
+    """A view Array's link: its ``root`` Array, the ``root_host`` ndarray it was derived
+    from, and whether NumPy made the view ``read_only`` (a broadcast)."""
+    __slots__ = ("root", "root_host", "read_only")
+
+    def __dealloc__(self):
+        global _last_link
+        if _last_link == cython.cast(cython.p_void, self):
+            _last_link = cython.NULL
+
+
+_last_link = cython.NULL
+
+
+def view_link(root, root_host, read_only):
+    """The ``ViewLink`` of ``root``, ``root_host`` and ``read_only``: the last one made
+    when it matches (compiled), else a new one."""
+    global _last_link
+    if cython.compiled and _last_link != cython.NULL:
+        last = cython.cast(ViewLink, _last_link)
+        if last.root is root and last.root_host is root_host and last.read_only == read_only:
+            return last
+    link = ViewLink.__new__(ViewLink)
+    link.root = root
+    link.root_host = root_host
+    link.read_only = read_only
+    if cython.compiled:
+        _last_link = cython.cast(cython.p_void, link)
+    return link
 
 
 def _link(root, root_host, host):
     """The ``_view`` of a view Array holding ``host``, a view of ``root_host`` (``root``'s
     current ndarray): ``root`` alone when ``host``'s NumPy ``.base`` is ``root_host``
-    (NumPy keeps it there: no tuple to allocate), else ``(root, root_host)``."""
-    return root if ndarray_base(host) is root_host else (root, root_host)
+    (NumPy keeps it there: nothing to allocate), else a ``ViewLink``."""
+    return root if ndarray_base(host) is root_host else view_link(root, root_host, False)
 
 
 def _view_root(view):
     """The root Array of a view link."""
-    return view if type(view) is Array else view[0]
+    return view if type(view) is Array else cython.cast(ViewLink, view).root
 
 
 def _view_snapshot(view, host):
     """The root's ndarray that the view holding ``host`` was derived from."""
-    return ndarray_base(host) if type(view) is Array else view[1]
+    return ndarray_base(host) if type(view) is Array else cython.cast(ViewLink, view).root_host
 
 
 def _read_only_link(view):
     """Whether a view link marks a view NumPy made read-only (a broadcast)."""
-    return type(view) is not Array and len(view) > 2
+    return type(view) is not Array and cython.cast(ViewLink, view).read_only
 
 
 def strong_host(self):
@@ -1265,7 +1307,7 @@ def view_result(self, host, r, placement):
                               and owner is ndarray_base(host)):
         root = self if self._view is None else _view_root(self._view)
         root_host = root._host   # (_link, spelled out: owner is r's base)
-        link = root if owner is root_host else (root, root_host)
+        link = root if owner is root_host else view_link(root, root_host, False)
         if placement is None:
             return _view_holding(r, link)
         return _make(None, r, None, placement, link)
@@ -1802,7 +1844,8 @@ def as_view_of(out, args):
             if ((ndarray_base(root_host) is owner or root_host is owner) and
                     (len(args) == 1 or np.may_share_memory(host, root_host))):
                 # (a third entry: read-only by NumPy's choice, as broadcast_to's)
-                out._view = ((root, root_host, True) if ndarray_writeable(root_host)
+                out._view = (view_link(root, root_host, True)
+                             if ndarray_writeable(root_host)
                              and overlapping_or_read_only(host)
                              else _link(root, root_host, host))
                 return

@@ -8,7 +8,7 @@ from minijax.runtime.array cimport (Array as ArrayCore, _current_host, _holding,
                                     canonical_scalar_type, given, ndarray_base,
                                     ndarray_dtype, ndarray_writeable,
                                     strong_host, ufunc_in_place,
-                                    view_result)
+                                    view_link, view_result)
 
 # The base of minijax's ufunc objects, a C type: calling an instance forwards its
 # arguments as they came (vectorcall) to the dispatching function it was given, where a

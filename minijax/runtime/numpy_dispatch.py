@@ -80,7 +80,7 @@ _ndarray = np.ndarray
 _Array = Array   # (compiled: a C variable; the name Array is a module global)
 if not cython.compiled:   # (compiled: C functions, cimported in numpy_dispatch.pxd)
     from .array import _current_host, _link, _view_root, _view_snapshot, ndarray_base, \
-        ndarray_dtype, ndarray_writeable
+        ndarray_dtype, ndarray_writeable, view_link
 
 
 class _NotHost(Exception):
@@ -370,7 +370,7 @@ def _wrap_each(r, args):
                 root_host = _view_snapshot(a._view, a._host)
                 # (the elements that share a._host's base share its link's form)
                 entry = _link(root, root_host, a._host)
-                read_only_entry = [root, root_host, True]
+                read_only_entry = view_link(root, root_host, True)
                 owner = a._host.base
                 dtype = a._host.dtype
                 root_writeable = root_host.flags.writeable
