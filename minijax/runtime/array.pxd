@@ -30,6 +30,16 @@ cdef extern from *:
     static int minijax_ndarray_writeable(PyObject *a) {
         return (((PyArrayObject_fields *)a)->flags & NPY_ARRAY_WRITEABLE) != 0;
     }
+    static int minijax_ndarray_contiguous(PyObject *a) {
+        return (((PyArrayObject_fields *)a)->flags
+                & (NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_F_CONTIGUOUS)) != 0;
+    }
+    static Py_ssize_t minijax_ndarray_size(PyObject *a) {
+        PyArrayObject_fields *f = (PyArrayObject_fields *)a;
+        Py_ssize_t n = 1;
+        for (int i = 0; i < f->nd; i++) n *= f->dimensions[i];
+        return n;
+    }
     static int minijax_ndarray_is_complex(PyObject *a) {
         return PyTypeNum_ISCOMPLEX(((PyArrayObject_fields *)a)->descr->type_num);
     }
@@ -72,6 +82,8 @@ cdef extern from *:
     object ndarray_base "minijax_ndarray_base"(object a)
     int ndarray_ndim "minijax_ndarray_ndim"(object a)
     bint ndarray_writeable "minijax_ndarray_writeable"(object a)
+    bint ndarray_contiguous "minijax_ndarray_contiguous"(object a)
+    Py_ssize_t ndarray_size "minijax_ndarray_size"(object a)
     bint ndarray_is_complex "minijax_ndarray_is_complex"(object a)
     int import_numpy_c_api "minijax_import_numpy_c_api"() except -1
     object ndarray_transposed "minijax_ndarray_transposed"(object a)
@@ -143,6 +155,7 @@ cdef object _plain_host(Array self)
 cpdef Array _holding(object host)
 @cython.locals(arr=Array)
 cdef Array _view_holding(object host, object link)
+cpdef bint overlapping_or_read_only(object host)
 @cython.locals(root=Array)
 cpdef view_result(Array self, object host, object r, object placement)
 cdef object _result(Array self, object host, object r)
@@ -173,5 +186,7 @@ cpdef direct_write_target(Array self)
 cpdef ufunc_in_place(Array self, object ufunc, object operand)
 @cython.locals(arr=Array, root=Array)
 cpdef as_view_of(Array out, object args)
+@cython.locals(arrays=Py_ssize_t)
+cpdef bint sole_source(object args)
 @cython.locals(arr=Array)
 cpdef _make(aval, host, buffer=*, placement=*, view=*)

@@ -72,6 +72,12 @@ if not cython.compiled:
     def ndarray_writeable(a):
         return not _read_only(a)   # (the flag without a broadcast output's warning)
 
+    def ndarray_contiguous(a):
+        return a.flags.c_contiguous or a.flags.f_contiguous
+
+    def ndarray_size(a):
+        return a.size
+
     def ndarray_is_complex(a):
         return a.dtype.kind == "c"
 
@@ -1522,8 +1528,8 @@ def given(x0, x1, rest):
     if x0 is _ABSENT:
         return rest
     if x1 is _ABSENT:
-        return (x0, *rest)
-    return (x0, x1, *rest)
+        return (x0,) + rest if rest else (x0,)   # (a starred tuple is built as a list)
+    return (x0, x1) + rest if rest else (x0, x1)
 
 
 def _method(self, code, x0, x1, rest, kwargs, most):
@@ -1819,14 +1825,9 @@ def _warns_on_write(host):
 def overlapping_or_read_only(host):
     """A view NumPy made read-only (``diagonal``) or whose elements overlap (a broadcast):
     it stays read-only in a view Array."""
-    flags = host.flags
-    try:
-        if not flags._writeable_no_warn:
-            return True
-    except AttributeError:
-        if _read_only(host):
-            return True
-    if (flags.c_contiguous or flags.f_contiguous) and host.size:
+    if not ndarray_writeable(host):
+        return True
+    if ndarray_contiguous(host) and ndarray_size(host):
         return False
     return _overlapping(host)
 
@@ -1841,14 +1842,33 @@ def as_view_of(out, args):
             arr = a
             root = arr if arr._view is None else _view_root(arr._view)
             root_host = _current_host(root)
-            if ((ndarray_base(root_host) is owner or root_host is owner) and
-                    (len(args) == 1 or np.may_share_memory(host, root_host))):
+            # (a root ndarray that is itself a view shares its owner with what else
+            # views it: another argument may be where ``host`` is)
+            if root_host is owner or (ndarray_base(root_host) is owner and (
+                    sole_source(args) or np.may_share_memory(host, root_host))):
                 # (a third entry: read-only by NumPy's choice, as broadcast_to's)
                 out._view = (view_link(root, root_host, True)
                              if ndarray_writeable(root_host)
                              and overlapping_or_read_only(host)
                              else _link(root, root_host, host))
                 return
+
+
+def sole_source(args):
+    """Whether ``args`` hold one Array and no ndarray (alone or in a list or tuple): a
+    NumPy result viewing that Array's memory owner then views that Array."""
+    arrays = 0
+    for a in args:
+        t = type(a)
+        if t is Array:
+            arrays += 1
+        elif t is _ndarray:
+            return False
+        elif t is list or t is tuple:
+            for e in a:
+                if type(e) is _ndarray or type(e) is Array:
+                    return False
+    return arrays == 1
 
 
 def freeze_arrays(args):

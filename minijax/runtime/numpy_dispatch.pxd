@@ -7,8 +7,9 @@ from minijax.runtime.array cimport (Array as ArrayCore, _current_host, _holding,
                                     _view_root, _view_snapshot, canonical_dtype,
                                     canonical_scalar_type, given, ndarray_base,
                                     ndarray_dtype, ndarray_writeable,
-                                    strong_host, ufunc_in_place,
-                                    view_link, view_result)
+                                    overlapping_or_read_only, sole_source, strong_host,
+                                    ufunc_in_place, view_link, view_result,
+                                    _view_holding, ndarray_size)
 
 # The base of minijax's ufunc objects, a C type: calling an instance forwards its
 # arguments as they came (vectorcall) to the dispatching function it was given, where a
@@ -155,6 +156,10 @@ cdef type _float64_scalar, _float32_scalar, _float16_scalar
 @cython.locals(arr=ArrayCore)
 cpdef _host(a)
 cpdef eager_host(self)
+@cython.locals(t=type)
+cpdef wrap(object r, object args=*)
+@cython.locals(arrays=Py_ssize_t, root_writeable=bint)
+cdef list _wrap_each(object r, object args)
 @cython.locals(out=ArrayCore)
 cdef object _function_result(object r, object h, object x0, object x1, tuple rest)
 cdef object _write_target(ArrayCore self)

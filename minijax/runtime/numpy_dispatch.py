@@ -39,7 +39,8 @@ from ..core.avals import ShapedArray
 from ..core.trace import non_numeric_context, numpy_eager, numpy_flag
 from .array import (NOT_GIVEN as _ABSENT, Array, _holding, _make, as_view_of, canonical_dtype, canonical_dtypes,
                     canonical_scalar_type, canonical_scalars, direct_write_target, given,
-                    overlapping_or_read_only, ufunc_in_place, strong_host, view_result)
+                    overlapping_or_read_only, sole_source, ufunc_in_place, strong_host,
+                    view_result)
 
 if not cython.compiled:   # (compiled: a C type and C functions, numpy_dispatch.pxd)
     class _Forwarder:
@@ -79,8 +80,8 @@ def enable_vectorcall(cls):
 _ndarray = np.ndarray
 _Array = Array   # (compiled: a C variable; the name Array is a module global)
 if not cython.compiled:   # (compiled: C functions, cimported in numpy_dispatch.pxd)
-    from .array import _current_host, _link, _view_root, _view_snapshot, ndarray_base, \
-        ndarray_dtype, ndarray_writeable, view_link
+    from .array import _current_host, _link, _view_holding, _view_root, _view_snapshot, \
+        ndarray_base, ndarray_dtype, ndarray_size, ndarray_writeable, view_link
 
 
 class _NotHost(Exception):
@@ -319,7 +320,9 @@ def wrap(r, args=()):
     (sharing ``r``'s buffer), tuples and lists are mapped."""
     t = type(r)
     if t is not _ndarray:
-        if t in _canonical_scalars:
+        if t is tuple or t is list:
+            return t(_wrap_each(r, args))
+        if canonical_scalar_type(t):
             return _holding(r)   # a 0-d Array holding the NumPy scalar
         if isinstance(r, _generic):
             if canonical_dtype(r.dtype) or is_non_numeric(r.dtype):
@@ -327,8 +330,6 @@ def wrap(r, args=()):
             r = np.asarray(r)
         elif t in _SCALARS:
             r = np.asarray(r)
-        elif t is tuple or t is list:
-            return t(_wrap_each(r, args))
         elif isinstance(r, tuple):   # NumPy's named tuples (unique_all, eigh, svd, ...)
             return t(*[wrap(e, args) for e in r])
         else:
@@ -355,14 +356,15 @@ def _wrap_each(r, args):
     owner = dtype = bounds = entry = read_only_entry = None
     root_writeable = False
     for e in r:
-        if (type(e) is _ndarray and owner is not None and ndarray_base(e) is owner
-                and ndarray_dtype(e) is dtype and e.size
+        if arrays == 0 and type(e) is _ndarray and canonical_dtype(ndarray_dtype(e)):
+            a = _holding(e)   # (as wrap makes it: no Array in args to be a view of)
+        elif (type(e) is _ndarray and owner is not None and ndarray_base(e) is owner
+                and ndarray_dtype(e) is dtype and ndarray_size(e)
                 and (bounds is None or np.may_share_memory(e, bounds))):
-            # as_view_of would find the same root (the only Array, whose buffer e views)
-            a = _make(None, e)
-            # (view entries are never changed in place: siblings share one)
-            a._view = (read_only_entry if root_writeable and overlapping_or_read_only(e)
-                       else entry)
+            # as_view_of would find the same root (the only Array, whose buffer e views);
+            # view entries are never changed in place: siblings share one
+            a = _view_holding(e, read_only_entry
+                              if root_writeable and overlapping_or_read_only(e) else entry)
         else:
             a = wrap(e, args)
             if arrays == 1 and type(a) is _Array and a._view is not None:
@@ -375,7 +377,7 @@ def _wrap_each(r, args):
                 dtype = a._host.dtype
                 root_writeable = root_host.flags.writeable
                 # (as_view_of checks the bounds when the root's ndarray is itself a view)
-                bounds = None if root_host is owner or len(args) == 1 else root_host
+                bounds = None if root_host is owner or sole_source(args) else root_host
         out.append(a)
     return out
 
