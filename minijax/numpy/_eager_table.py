@@ -7,7 +7,6 @@ NumPy's crashes and hangs). ``install`` puts the runtime's wrappers
 ``minijax/numpy/__init__.py``.
 """
 
-import ctypes
 import functools
 import math
 import operator
@@ -17,7 +16,7 @@ import numpy as np
 from .. import _checks, lax
 from ..core import Tracer
 from ..runtime import fast_functions
-from ..runtime.array import ARG_EXTREMUM_ALIAS_SIZE, Array, get_method, set_method
+from ..runtime.array import Array, get_method, set_method, writeable_alias
 from ..runtime.numpy_dispatch import (binary_operator_call, getitem_call, inplace_call,
                                       inplace_function_call, inplace_operator_call,
                                       iterate, method_call, numpy_call, property_call,
@@ -99,23 +98,17 @@ mask_indices matvec packbits piecewise poly polyadd polyder polydiv polyfit poly
 polyval real_if_close resize rollaxis roots sort_complex trapezoid unpackbits unwrap vander
 vecmat
 """.split()))
-def _writeable_alias(host):
-    """A writeable ndarray over ``host``'s (C-contiguous) memory, for reading only."""
-    buffer = (ctypes.c_char * host.nbytes).from_address(host.ctypes.data)
-    return np.frombuffer(buffer, host.dtype).reshape(host.shape)
-
-
 def _arg_extremum(np_fn, method):
     # NumPy's argmax/argmin copy an input that is not writeable (their contiguity check
-    # also asks for writeability), which triples their time on a large array. Buffers
-    # copy-on-write has marked observed (exported, seen by jit) are read-only: large ones
-    # are read through a writeable alias instead (argmax/argmin never write). An ndarray
-    # goes to the method, a C call (the function is a Python wrapper around it).
+    # also asks for writeability), which doubles their time. Buffers copy-on-write has
+    # marked observed (exported, seen by jit) are read-only: they are read through a
+    # writeable alias instead (argmax/argmin never write). An ndarray goes to the
+    # method, a C call (the function is a Python wrapper around it).
     def host_fn(a, axis=None, out=None, **kwargs):
         if type(a) is not _ndarray:
             return np_fn(a, axis, out, **kwargs)
-        if a.size >= ARG_EXTREMUM_ALIAS_SIZE and a.flags.c_contiguous and not a.flags.writeable:
-            a = _writeable_alias(a)
+        if not a.flags.writeable:
+            a = writeable_alias(a)
         return method(a, axis, out, **kwargs)
     return host_fn
 

@@ -60,6 +60,23 @@ cdef extern from *:
     static PyObject *minijax_ndarray_diagonal(PyObject *a) {
         return PyArray_Diagonal((PyArrayObject *)a, 0, 0, 1);
     }
+    /* a writeable ndarray over a's memory (a's own writeable flag unchanged), for
+       NumPy calls that only read but ask for writeability */
+    static PyObject *minijax_ndarray_writeable_alias(PyObject *a) {
+        PyArrayObject *arr = (PyArrayObject *)a;
+        PyArray_Descr *descr = PyArray_DESCR(arr);
+        Py_INCREF(descr);   /* (both references are stolen) */
+        PyObject *alias = PyArray_NewFromDescr(
+            &PyArray_Type, descr, PyArray_NDIM(arr), PyArray_DIMS(arr),
+            PyArray_STRIDES(arr), PyArray_DATA(arr), NPY_ARRAY_WRITEABLE, NULL);
+        if (alias == NULL) return NULL;
+        Py_INCREF(a);
+        if (PyArray_SetBaseObject((PyArrayObject *)alias, a) < 0) {
+            Py_DECREF(alias);
+            return NULL;
+        }
+        return alias;
+    }
     static PyObject *minijax_ndarray_reshaped(PyObject *a, PyObject *shape) {
         return PyArray_Reshape((PyArrayObject *)a, shape);
     }
@@ -91,6 +108,7 @@ cdef extern from *:
     object ndarray_squeezed "minijax_ndarray_squeezed"(object a)
     object ndarray_diagonal "minijax_ndarray_diagonal"(object a)
     object ndarray_reshaped "minijax_ndarray_reshaped"(object a, object shape)
+    object ndarray_writeable_alias "minijax_ndarray_writeable_alias"(object a)
     object call_with_keywords "minijax_call_with_keywords"(object fn, object a, object b,
                                                            object c, Py_ssize_t n,
                                                            dict kwargs)
@@ -156,6 +174,7 @@ cpdef Array _holding(object host)
 @cython.locals(arr=Array)
 cdef Array _view_holding(object host, object link)
 cpdef bint overlapping_or_read_only(object host)
+cpdef writeable_alias(object host)
 @cython.locals(root=Array)
 cpdef view_result(Array self, object host, object r, object placement)
 cdef object _result(Array self, object host, object r)

@@ -98,6 +98,9 @@ if not cython.compiled:
     def ndarray_reshaped(a, shape):
         return a.reshape(shape)
 
+    def ndarray_writeable_alias(a):
+        return _ndarray_at(a, 0, a, writeable=True)
+
     def call_with_keywords(fn, a, b, c, n, kwargs):
         """``fn(a, b, c, **kwargs)`` of its first ``n`` + 1 positional arguments
         (compiled: a vectorcall, without the copy of ``kwargs`` that ``**`` makes)."""
@@ -1517,9 +1520,6 @@ def _plain_arg(e):
 
 
 _ANY_NUMBER = 1 << 30
-# From this size on, argmax/argmin read a read-only buffer through a writeable alias
-# (NumPy copies a read-only input; below this the copy costs less than the alias).
-ARG_EXTREMUM_ALIAS_SIZE = 1 << 14
 
 
 def given(x0, x1, rest):
@@ -1583,11 +1583,10 @@ def _method_result(self, code, n, x0, x1, rest, kwargs):
     """The fast path of a common method: NumPy's method on ``self``'s host value, as an
     Array; None where the complete implementation must decide (a NumPy scalar's too)."""
     host = _plain_host(self)
-    if type(host) is not _ndarray or (code >= _ARGMAX and not ndarray_writeable(host)
-                                      and host.size >= ARG_EXTREMUM_ALIAS_SIZE):
-        # (NumPy's argmax/argmin copy a read-only input: the complete implementation
-        # reads a large one through a writeable alias)
+    if type(host) is not _ndarray:
         return None
+    if code >= _ARGMAX and not ndarray_writeable(host):
+        host = ndarray_writeable_alias(host)   # (NumPy's would copy a read-only input)
     # (ndarray's unbound method, its arguments spelled out: no attribute lookup on the
     # instance, no call through a tuple)
     fn = _NDARRAY_METHODS[code - _RESHAPE]
@@ -1784,12 +1783,12 @@ class _Interface:
     __slots__ = ("__array_interface__", "keep")
 
 
-def _ndarray_at(root, offset, like):
+def _ndarray_at(root, offset, like, writeable=False):
     """An ndarray of ``like``'s shape, strides and dtype at byte ``offset`` from ``root``'s
-    first element, sharing ``root``'s memory."""
+    first element, sharing ``root``'s memory (writeable if ``root`` is, or if asked)."""
     iface = _Interface()
     iface.__array_interface__ = {
-        "data": (root.ctypes.data + offset, not root.flags.writeable),
+        "data": (root.ctypes.data + offset, not (writeable or root.flags.writeable)),
         "shape": like.shape, "strides": like.strides,
         "typestr": f"|V{like.dtype.itemsize}", "version": 3}
     iface.keep = root
@@ -1820,6 +1819,12 @@ def _warns_on_write(host):
         warnings.simplefilter("always")
         host.flags.writeable
     return bool(caught)
+
+
+def writeable_alias(host):
+    """A writeable ndarray over ``host``'s memory, for NumPy calls that only read it but
+    copy an input that is not writeable (argmax, argmin); never to be written."""
+    return ndarray_writeable_alias(host)
 
 
 def overlapping_or_read_only(host):
