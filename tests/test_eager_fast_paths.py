@@ -908,3 +908,39 @@ def test_ufuncs_with_host_fixes_give_the_fixes_answers(name):
         with onp.errstate(all="ignore"):
             keyword = fn(np.asarray(_SPECIAL), 2.0, casting="same_kind")
         onp.testing.assert_array_equal(onp.asarray(keyword), onp.asarray(plain))
+
+
+METHOD_FORM_CALLS = [
+    ("squeeze", ()), ("swapaxes", (0, 1)), ("transpose", ((1, 0),)),
+    ("permute_dims", ((1, 0),)), ("ravel", ("F",)), ("reshape", ((6, 2),)),
+    ("diagonal", (1,)), ("take", ([0, 2],)), ("repeat", (2, 1)), ("nonzero", ()),
+    ("cumsum", (1,)), ("cumprod", (0, onp.float32)), ("sum", (0, onp.float32)),
+    ("prod", (1,)), ("mean", (None,)), ("std", (1,)), ("var", (0,)), ("max", (1,)),
+    ("min", ()), ("amax", (0,)), ("amin", (1,)), ("all", (0,)), ("any", ()),
+    ("round", (1,)), ("around", ()), ("trace", (1,)), ("clip", (2.5, 7.5)),
+]
+
+
+@pytest.mark.parametrize("name, args", METHOD_FORM_CALLS, ids=[c[0] for c in METHOD_FORM_CALLS])
+def test_functions_that_call_an_ndarray_method_give_numpys_results(name, args):
+    # (an ndarray and positional arguments: the eager call goes to the method itself)
+    h = onp.arange(12.0).reshape(3, 4) / 3.0
+    want = getattr(onp, name)(h, *args)
+    got = getattr(np, name)(np.asarray(h), *args)
+    for w, g in zip(want, got) if isinstance(want, tuple) else [(want, got)]:
+        assert type(g) is minijax.Array and g.dtype == w.dtype
+        onp.testing.assert_array_equal(onp.asarray(g), w)
+    sorted_row = np.asarray(onp.arange(5.0))
+    assert int(np.searchsorted(sorted_row, 2.5)) == onp.searchsorted(onp.arange(5.0), 2.5)
+
+
+def test_method_forms_keep_the_functions_errors_for_other_argument_counts():
+    # the method would take these, NumPy's function does not: its error is raised
+    x = np.asarray(onp.ones((2, 3)))
+    for call in (lambda m: m.transpose(x, 1, 0), lambda m: m.swapaxes(x, 0),
+                 lambda m: m.squeeze(x, 0, 1), lambda m: m.nonzero(x, 0)):
+        with pytest.raises(TypeError) as numpys:
+            call(onp)
+        with pytest.raises(TypeError) as ours:
+            call(np)
+        assert str(ours.value) == str(numpys.value)

@@ -178,8 +178,8 @@ cdef object _positional_call(object dispatch, object x0, object x1)
 
 
 cdef class _NumpyCall:
-    cdef object np_fn, lax_definition, ufunc, function
-    cdef Py_ssize_t nin, first_operand, last_operand
+    cdef object np_fn, lax_definition, ufunc, function, method
+    cdef Py_ssize_t nin, first_operand, last_operand, fewest, most
     cdef bint each
     cdef object eager(self, object x0, object x1, tuple rest, dict kwargs)
     cdef object general(self, tuple args, dict kwargs)

@@ -676,6 +676,28 @@ def _positional_call(dispatch, x0, x1):
 _set_positional_call_c(_positional_call, _ABSENT)
 
 
+# NumPy functions that, given an ndarray first and only positional arguments, call its
+# method with the others (``fromnumeric``'s Python wrappers: the wrapper costs as much
+# as a small call): ``{function: (method, fewest, most positional arguments)}``, the
+# counts including the array. The eager call goes to the method directly.
+_METHOD_FORMS = {getattr(np, name): (getattr(_ndarray, method), fewest, most)
+                 for name, method, fewest, most in (
+                     ("squeeze", "squeeze", 1, 2), ("swapaxes", "swapaxes", 3, 3),
+                     ("transpose", "transpose", 1, 2), ("permute_dims", "transpose", 1, 2),
+                     ("ravel", "ravel", 1, 2), ("reshape", "reshape", 2, 2),
+                     ("diagonal", "diagonal", 1, 3), ("take", "take", 2, 3),
+                     ("repeat", "repeat", 2, 3), ("nonzero", "nonzero", 1, 1),
+                     ("searchsorted", "searchsorted", 2, 3), ("cumsum", "cumsum", 1, 3),
+                     ("cumprod", "cumprod", 1, 3), ("sum", "sum", 1, 3),
+                     ("prod", "prod", 1, 3), ("mean", "mean", 1, 3), ("std", "std", 1, 3),
+                     ("var", "var", 1, 3), ("max", "max", 1, 3), ("min", "min", 1, 3),
+                     ("amax", "max", 1, 3), ("amin", "min", 1, 3), ("all", "all", 1, 3),
+                     ("any", "any", 1, 3), ("round", "round", 1, 2),
+                     ("around", "round", 1, 2), ("trace", "trace", 1, 3),
+                     ("clip", "clip", 3, 3))
+                 if hasattr(np, name)}
+
+
 @cython.final
 @cython.cclass
 class _NumpyCall:
@@ -686,6 +708,7 @@ class _NumpyCall:
 
     def __init__(self, np_fn, lax_definition, nin, ufunc, weak_operands):
         self.np_fn = np_fn
+        self.method, self.fewest, self.most = _METHOD_FORMS.get(np_fn, (None, 0, 0))
         self.lax_definition = lax_definition
         self.nin = -1 if nin is None else nin   # (-1: not a ufunc)
         self.ufunc = ufunc
@@ -731,6 +754,10 @@ class _NumpyCall:
                         x1 is _ABSENT or _float_operand(hb)):   # (nin operands at most)
                     r = self.ufunc(ha) if x1 is _ABSENT else self.ufunc(ha, hb)
                 else:
+                    if self.method is not None and type(ha) is _ndarray:
+                        n = 3 if rest else 2 if x1 is not _ABSENT else 1
+                        if self.fewest <= n <= self.most:
+                            np_fn = self.method
                     r = (np_fn(ha, hb, hc) if rest else np_fn(ha, hb) if x1 is not _ABSENT
                          else np_fn(ha) if x0 is not _ABSENT else np_fn())
             except Exception as e:
