@@ -827,16 +827,17 @@ def inplace_function_call(np_fn, lax_definition):
     buffer (copy-on-write) and returns None; otherwise ``lax_definition`` (which rebinds)."""
     @functools.wraps(lax_definition)
     def call(a, *args, **kwargs):
-        if (numpy_flag[0] or numpy_eager()) and (type(a) is _ndarray or type(a) is _Array and a._placement is None
-                         and not a.weak_type):
+        if (numpy_flag[0] or numpy_eager()) and (
+                type(a) is _ndarray or type(a) is _Array and strong_host(a) is not None):
             try:
                 hargs = [_host(x) for x in args]
-                kwargs = {k: _host(v) for k, v in kwargs.items()}
+                if kwargs:
+                    kwargs = {k: _host(v) for k, v in kwargs.items()}
             except _NotHost:
                 _count_lax_definition(call)
                 return lax_definition(a, *args, **kwargs)
             try:
-                np_fn(a._writable() if type(a) is _Array else a, *hargs, **kwargs)
+                np_fn(_write_target(a) if type(a) is _Array else a, *hargs, **kwargs)
             except Exception as e:
                 return _numpy_failed(e, lax_definition, (a, *args), kwargs)
             return None
