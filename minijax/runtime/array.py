@@ -1851,7 +1851,7 @@ def as_view_of(out, args):
             # views it: another argument may be where ``host`` is)
             if root_host is owner or (ndarray_base(root_host) is owner and (
                     sole_source(args) or np.may_share_memory(host, root_host))):
-                # (a third entry: read-only by NumPy's choice, as broadcast_to's)
+                # (a read-only link: NumPy chose read-only, as broadcast_to does)
                 out._view = (view_link(root, root_host, True)
                              if ndarray_writeable(root_host)
                              and overlapping_or_read_only(host)
