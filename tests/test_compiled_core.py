@@ -76,7 +76,7 @@ def test_view_links_are_shared_untracked_and_keep_nothing_alive():
     # asarray of a NumPy array holds a NumPy view of it, so the views of ``x`` need a
     # ViewLink (their NumPy .base is not x's ndarray)
     x = mnp.asarray(onp.arange(12.0).reshape(3, 4))
-    views = [x.T, x[1], x.ravel(), x[1:, ::2], x.diagonal()]
+    views = [x.T, x[1], x.ravel(), x[1:, ::2], x.diagonal(), *x]   # (*x: its rows)
     links = {id(v._view) for v in views}
     assert len(links) == 1 and not gc.is_tracked(views[0]._view)
     assert views[0]._view.root is x and not views[0]._view.read_only

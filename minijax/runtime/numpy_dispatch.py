@@ -81,7 +81,7 @@ _ndarray = np.ndarray
 _Array = Array   # (compiled: a C variable; the name Array is a module global)
 if not cython.compiled:   # (compiled: C functions, cimported in numpy_dispatch.pxd)
     from .array import _current_host, _link, _view_holding, _view_root, _view_snapshot, \
-        ndarray_base, ndarray_dtype, ndarray_size, ndarray_writeable, view_link
+        ndarray_base, ndarray_dtype, ndarray_ndim, ndarray_size, ndarray_writeable, view_link
 
 
 class _NotHost(Exception):
@@ -1179,37 +1179,54 @@ def setitem_call(lax_definition):
 
 def iterate(self):
     """Iteration over the first axis: views of the rows, as NumPy's."""
+    if numpy_eager():
+        host = eager_host(self)
+        if host is not None and ndarray_ndim(host) > 0:
+            if ndarray_ndim(host) == 1:
+                return _Elements(host)
+            return _Rows(self if self._view is None else _view_root(self._view), host)
     shape = self.shape
     if not shape:
         raise TypeError("iteration over a 0-d array")
-    if numpy_eager():
-        host = eager_host(self)
-        if host is not None:
-            return _rows(self, host) if len(shape) > 1 else _elements(host)
     return (self[i] for i in range(shape[0]))
 
 
-def _rows(self, host):
-    # ``host`` is in the root's current buffer (``_self_host`` derived it again if needed)
-    root = self if self._view is None else _view_root(self._view)
-    entry = None   # (view entries are never changed in place: shared)
-    for r in host:
-        if entry is None:
-            entry = _link(root, root._host, r)   # (every row has the first one's base)
-        out = _make(None, r, None, None, entry)
-        yield out
+@cython.final
+@cython.cclass
+class _Rows:
+    """The rows of an eager Array's ``host`` (in its root's current buffer), as view
+    Arrays of the root: NumPy's row iterator, each row wrapped (no generator frame)."""
+
+    def __init__(self, root, host):
+        self.root = root
+        self.rows = iter(host)
+        self.link = None   # (every row has the first one's base: one link for all)
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        r = next(self.rows)
+        if self.link is None:
+            self.link = _link(self.root, self.root._host, r)
+        return _view_holding(r, self.link)
 
 
-def _elements(host):
-    # a 1-d ``host``'s elements, as ``self[i]`` gives them: 0-d Arrays holding NumPy's
-    # scalars (copies)
-    scalars = _canonical_scalars
-    for r in host:
-        if type(r) in scalars:
-            out = _make(None, r)
-            yield out
-        else:
-            yield wrap(r)
+@cython.final
+@cython.cclass
+class _Elements:
+    """The elements of an eager 1-d Array's ``host``, as ``self[i]`` gives them: 0-d
+    Arrays holding NumPy's scalars (copies)."""
+
+    def __init__(self, host):
+        self.elements = iter(host)
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        r = next(self.elements)
+        return _holding(r) if canonical_scalar_type(type(r)) else wrap(r)
 
 
 def property_call(host_fn, lax_definition):
