@@ -284,6 +284,14 @@ def test_common_methods_run_in_the_core_and_keep_their_semantics():
     assert int(mnp.argmax(frozen)) == 11 and list(onp.asarray(mnp.argmin(frozen.T, 0))) == [0] * 3
     assert list(onp.asarray(frozen[:, ::2].argmax(axis=1))) == [1, 1, 1]
     assert not exported.flags.writeable and not onp.asarray(frozen).flags.writeable
+    # an np.broadcast_arrays output (writeable with NumPy's FutureWarning on reading the
+    # flag): its flag is read without the warning
+    _, row = mnp.broadcast_arrays(mnp.ones((3, 3)), mnp.asarray(onp.arange(3.0)))
+    host_row = onp.broadcast_arrays(onp.ones((3, 3)), onp.arange(3.0))[1]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert int(mnp.argmax(row)) == int(row.argmax()) == 2
+        assert int(mnp.argmin(host_row)) == 0
     expected = onp.array(a)
     a.conj()[0, 1] = -1.0
     expected.conj()[0, 1] = -1.0

@@ -16,7 +16,7 @@ import numpy as np
 from .. import _checks, lax
 from ..core import Tracer
 from ..runtime import fast_functions
-from ..runtime.array import Array, get_method, set_method, writeable_alias
+from ..runtime.array import Array, for_reading, get_method, set_method
 from ..runtime.numpy_dispatch import (binary_operator_call, getitem_call, inplace_call,
                                       inplace_function_call, inplace_operator_call,
                                       iterate, method_call, numpy_call, property_call,
@@ -107,9 +107,7 @@ def _arg_extremum(np_fn, method):
     def host_fn(a, axis=None, out=None, **kwargs):
         if type(a) is not _ndarray:
             return np_fn(a, axis, out, **kwargs)
-        if not a.flags.writeable:
-            a = writeable_alias(a)
-        return method(a, axis, out, **kwargs)
+        return method(for_reading(a), axis, out, **kwargs)
     return host_fn
 
 

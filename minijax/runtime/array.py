@@ -1585,8 +1585,8 @@ def _method_result(self, code, n, x0, x1, rest, kwargs):
     host = _plain_host(self)
     if type(host) is not _ndarray:
         return None
-    if code >= _ARGMAX and not ndarray_writeable(host):
-        host = ndarray_writeable_alias(host)   # (NumPy's would copy a read-only input)
+    if code >= _ARGMAX:
+        host = for_reading(host)   # (NumPy's would copy a read-only input)
     # (ndarray's unbound method, its arguments spelled out: no attribute lookup on the
     # instance, no call through a tuple)
     fn = _NDARRAY_METHODS[code - _RESHAPE]
@@ -1821,10 +1821,12 @@ def _warns_on_write(host):
     return bool(caught)
 
 
-def writeable_alias(host):
-    """A writeable ndarray over ``host``'s memory, for NumPy calls that only read it but
-    copy an input that is not writeable (argmax, argmin); never to be written."""
-    return ndarray_writeable_alias(host)
+def for_reading(host):
+    """``host``, or if it is read-only a writeable ndarray over its memory: for NumPy
+    calls that only read their input but copy one that is not writeable (argmax,
+    argmin). The alias is never written. (The flag is read as NumPy stores it: reading
+    ``flags.writeable`` of an np.broadcast_arrays output warns.)"""
+    return host if ndarray_writeable(host) else ndarray_writeable_alias(host)
 
 
 def overlapping_or_read_only(host):
