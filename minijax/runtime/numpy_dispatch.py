@@ -352,8 +352,8 @@ def _wrap_each(r, args):
     for a in args:
         if type(a) is _Array:
             arrays += 1
-    # the last element made a view of the Array's buffer: its owner, dtype, view entries
-    owner = dtype = bounds = entry = read_only_entry = None
+    # the last element made a view of the Array's buffer: its owner, dtype, root, link
+    owner = dtype = bounds = entry = root = root_host = None
     root_writeable = False
     for e in r:
         if arrays == 0 and type(e) is _ndarray and canonical_dtype(ndarray_dtype(e)):
@@ -363,7 +363,7 @@ def _wrap_each(r, args):
                 and (bounds is None or np.may_share_memory(e, bounds))):
             # as_view_of would find the same root (the only Array, whose buffer e views);
             # view entries are never changed in place: siblings share one
-            a = _view_holding(e, read_only_entry
+            a = _view_holding(e, view_link(root, root_host, True)
                               if root_writeable and overlapping_or_read_only(e) else entry)
         else:
             a = wrap(e, args)
@@ -372,10 +372,9 @@ def _wrap_each(r, args):
                 root_host = _view_snapshot(a._view, a._host)
                 # (the elements that share a._host's base share its link's form)
                 entry = _link(root, root_host, a._host)
-                read_only_entry = view_link(root, root_host, True)
-                owner = a._host.base
-                dtype = a._host.dtype
-                root_writeable = root_host.flags.writeable
+                owner = ndarray_base(a._host)
+                dtype = ndarray_dtype(a._host)
+                root_writeable = ndarray_writeable(root_host)
                 # (as_view_of checks the bounds when the root's ndarray is itself a view)
                 bounds = None if root_host is owner or sole_source(args) else root_host
         out.append(a)
