@@ -55,6 +55,26 @@ SEED = 0
 
 # ------------------------------------------------------------------ timing
 
+class _Blockers(dict):
+    """``{type: how to wait for a value of it}``: ``block`` for containers, the type's
+    ``block_until_ready`` function for arrays that have one, None for NumPy's.
+
+    Looked up once per type, so that every library's result costs one dictionary lookup
+    and then only its own wait (``hasattr(leaf, "block_until_ready")`` bound a method for
+    each array that has one: a minijax or JAX result cost about 40 ns more than an
+    ndarray before its wait)."""
+    def __missing__(self, t):
+        if issubclass(t, (tuple, list, dict)):
+            wait = block
+        else:
+            wait = getattr(t, "block_until_ready", None)
+        self[t] = wait
+        return wait
+
+
+_BLOCKERS = _Blockers()
+
+
 def block(out):
     """Wait for every asynchronous array in ``out`` (nested tuples, lists, namedtuples,
     dicts)."""
@@ -62,9 +82,13 @@ def block(out):
         out = list(out.values())
     if isinstance(out, (tuple, list)):
         for leaf in out:
-            block(leaf)
-    elif hasattr(out, "block_until_ready"):
-        out.block_until_ready()
+            wait = _BLOCKERS[type(leaf)]
+            if wait is not None:
+                wait(leaf)
+    else:
+        wait = _BLOCKERS[type(out)]
+        if wait is not None:
+            wait(out)
     return out
 
 

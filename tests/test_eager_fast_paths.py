@@ -615,6 +615,25 @@ def test_method_results_and_element_reads():
     assert A.argmax() == h.argmax() and type(A.argmax()) is type(A)
 
 
+@pytest.mark.parametrize("dtype", _PROMOTED + ["bfloat16", ">f8"])
+def test_item_and_len_read_from_numpys_struct_are_numpys(dtype):
+    import ml_dtypes
+    dt = onp.dtype(ml_dtypes.bfloat16) if dtype == "bfloat16" else onp.dtype(dtype)
+    h = (_RNG.uniform(-3, 3, size=(2, 3)) * 10).astype(dt)
+    A = np.asarray(h.copy())
+    for got, want in [(A[1:2, 2:3], h[1:2, 2:3]), (A.T[2:, :1], h.T[2:, :1]),
+                      (A[1, 2], h[1, 2]), (A.sum(), h.sum()), (A[:1, :1][0], h[:1, :1][0])]:
+        item, expected = got.item(), onp.asarray(want).item()
+        assert type(item) is type(expected) and (item == expected or item != item)
+    for got, want in [(A, h), (A.T, h.T), (A[1:], h[1:]), (A[None], h[None])]:
+        assert len(got) == len(want)
+    with pytest.raises(TypeError, match="unsized"):
+        len(A[0, 0])
+    with pytest.raises(ValueError, match="size 1"):
+        A.item()
+    assert A.item(4) == h.item(4) and A.item((1, 0)) == h.item((1, 0))
+
+
 def test_copy_is_c_ordered_and_independent():
     A = np.asarray(onp.arange(6.0).reshape(2, 3))
     C = A.T.copy()

@@ -27,6 +27,9 @@ cdef extern from *:
     static int minijax_ndarray_ndim(PyObject *a) {
         return ((PyArrayObject_fields *)a)->nd;
     }
+    static Py_ssize_t minijax_ndarray_dim(PyObject *a, int i) {
+        return ((PyArrayObject_fields *)a)->dimensions[i];
+    }
     static int minijax_ndarray_writeable(PyObject *a) {
         return (((PyArrayObject_fields *)a)->flags & NPY_ARRAY_WRITEABLE) != 0;
     }
@@ -77,6 +80,13 @@ cdef extern from *:
         }
         return alias;
     }
+    /* a.item(): the element of a one-element ndarray as NumPy's method reads it (its
+       dtype's getitem); any other size goes to the method, for NumPy's error */
+    static PyObject *minijax_ndarray_item(PyObject *a) {
+        PyArrayObject *arr = (PyArrayObject *)a;
+        if (PyArray_SIZE(arr) != 1) return PyObject_CallMethod(a, "item", NULL);
+        return PyArray_GETITEM(arr, PyArray_DATA(arr));
+    }
     static PyObject *minijax_ndarray_reshaped(PyObject *a, PyObject *shape) {
         return PyArray_Reshape((PyArrayObject *)a, shape);
     }
@@ -98,6 +108,7 @@ cdef extern from *:
     object ndarray_dtype "minijax_ndarray_dtype"(object a)
     object ndarray_base "minijax_ndarray_base"(object a)
     int ndarray_ndim "minijax_ndarray_ndim"(object a)
+    Py_ssize_t ndarray_dim "minijax_ndarray_dim"(object a, int i)
     bint ndarray_writeable "minijax_ndarray_writeable"(object a)
     bint ndarray_contiguous "minijax_ndarray_contiguous"(object a)
     Py_ssize_t ndarray_size "minijax_ndarray_size"(object a)
@@ -107,6 +118,7 @@ cdef extern from *:
     object ndarray_raveled "minijax_ndarray_raveled"(object a)
     object ndarray_squeezed "minijax_ndarray_squeezed"(object a)
     object ndarray_diagonal "minijax_ndarray_diagonal"(object a)
+    object ndarray_item "minijax_ndarray_item"(object a)
     object ndarray_reshaped "minijax_ndarray_reshaped"(object a, object shape)
     object ndarray_writeable_alias "minijax_ndarray_writeable_alias"(object a)
     object call_with_keywords "minijax_call_with_keywords"(object fn, object a, object b,

@@ -69,6 +69,9 @@ if not cython.compiled:
     def ndarray_ndim(a):
         return a.ndim
 
+    def ndarray_dim(a, i):
+        return a.shape[i]
+
     def ndarray_writeable(a):
         return not _read_only(a)   # (the flag without a broadcast output's warning)
 
@@ -94,6 +97,9 @@ if not cython.compiled:
 
     def ndarray_diagonal(a):
         return a.diagonal()
+
+    def ndarray_item(a):
+        return a.item()
 
     def ndarray_reshaped(a, shape):
         return a.reshape(shape)
@@ -477,6 +483,7 @@ class Array:
             return _make(aval, None, put_sharded(self._value(), placement, aval), placement)
         return _make(aval, None, self._device_buffer(device), placement)
 
+    @cython.binding(False)   # (a method descriptor: the interpreter's fast call)
     def block_until_ready(self):
         if self._buffer is not None:
             self._buffer.block_until_ready()
@@ -549,10 +556,13 @@ class Array:
             host = self._value()
         return host.tolist()
 
+    @cython.binding(False)
     def item(self, *args):
         host = self._host
         if host is None or self._view is not None:
             host = self._value()
+        elif not args and type(host) is _ndarray:
+            return ndarray_item(host)
         return host.item(*args)
 
     def __bool__(self):
@@ -587,7 +597,15 @@ class Array:
 
     def __len__(self):
         aval = self._aval
-        shape = self._host.shape if aval is None else aval.shape
+        host = self._host
+        if aval is not None:
+            shape = aval.shape
+        elif type(host) is _ndarray:   # (NumPy's struct: no shape tuple)
+            if ndarray_ndim(host):
+                return ndarray_dim(host, 0)
+            shape = ()
+        else:
+            shape = host.shape
         if not shape:
             raise TypeError("len() of unsized object (a 0-d array)")
         return shape[0]
