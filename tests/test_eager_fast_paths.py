@@ -555,6 +555,19 @@ def test_tuple_results_are_views_of_their_argument():
         assert rows[3][5] == 99.0
 
 
+def test_tuple_results_of_scalars_and_repeated_arrays_are_numpys():
+    for call in [lambda xp: xp.unravel_index(5, (3, 3)), lambda xp: xp.diag_indices(3),
+                 lambda xp: xp.diag_indices(2, 3), lambda xp: xp.unravel_index([1, 5], (3, 3)),
+                 lambda xp: xp.tril_indices(3)]:
+        got, want = call(np), call(onp)
+        assert type(got) is type(want) and len(got) == len(want)
+        for i, (g, w) in enumerate(zip(got, want)):
+            assert type(g) is np.ndarray and g.dtype == onp.asarray(w).dtype
+            onp.testing.assert_array_equal(g, w)
+            # NumPy gives diag_indices' one index array for every axis: one Array too
+            assert all((got[j] is g) == (want[j] is w) for j in range(i))
+
+
 def test_tuple_results_of_a_view_argument():
     A = np.asarray(onp.arange(36.0).reshape(6, 6))
     V = A[1:5, ::2]

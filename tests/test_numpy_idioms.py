@@ -3,6 +3,8 @@ a reduction's 0-d result used like NumPy's scalar, and in-place assignment into 
 made inside a transformed function (including boolean masks). Each runs with NumPy and
 with minijax (eagerly and under jit/grad/jvp/vmap) and the results are compared."""
 
+import re
+
 import numpy as onp
 import pytest
 
@@ -240,3 +242,33 @@ def test_scalar_augmented_assignment_keeps_it_hashable():
     assert hash(s) == hash(onp.int64(7))
     s -= 0.5
     assert s.dtype == onp.float64 and hash(s) == hash(6.5)
+
+
+@pytest.mark.parametrize("order", ["C", "F", "A", "f", None])
+@pytest.mark.parametrize("shape", [(4, 6), (-1, 2), (24,), (2, 2, 2, 3)])
+def test_reshape_and_ravel_orders_on_every_path(order, shape):
+    x = _RNG.uniform(size=(2, 3, 4))
+    want = onp.reshape(x, shape, order=order)
+    for f in [lambda a: np.reshape(a, shape, order), lambda a: a.reshape(shape, order=order),
+              minijax.jit(lambda a: np.reshape(a, shape, order)),
+              minijax.jit(lambda a: a.reshape(shape, order=order))]:
+        _check(f(np.asarray(x)), want)
+    stacked = np.asarray(onp.stack([x, 2 * x]))
+    batched = minijax.vmap(lambda a: np.reshape(a, shape, order))(stacked)
+    _check(batched, onp.stack([want, onp.reshape(2 * x, shape, order=order)]))
+    for f in [lambda a: np.ravel(a, order), minijax.jit(lambda a: np.ravel(a, order))]:
+        _check(f(np.asarray(x)), onp.ravel(x, order))
+    _check(minijax.jit(lambda a: np.ravel(a, "K"))(np.asarray(x)), onp.ravel(x, "K"))
+    check_grads(lambda a: np.sin(np.reshape(a, shape, order)), (np.asarray(x),), order=1)
+
+
+@pytest.mark.parametrize("call", [lambda xp, a: xp.reshape(a, 3, 8),
+                                  lambda xp, a: xp.reshape(a, (3, 8), "X"),
+                                  lambda xp, a: xp.reshape(a, (3, 8), "K")])
+def test_reshape_order_errors_are_numpys_eager_and_traced(call):
+    x = _RNG.uniform(size=(2, 3, 4))
+    with pytest.raises((TypeError, ValueError)) as want:
+        call(onp, x)
+    for f in [lambda a: call(np, a), minijax.jit(lambda a: call(np, a))]:
+        with pytest.raises(type(want.value), match=re.escape(str(want.value))):
+            f(np.asarray(x))

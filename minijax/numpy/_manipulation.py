@@ -53,10 +53,25 @@ def size(a, axis=None):
     return math.prod(s[i] for i in _checks.axes(axis, len(s)))
 
 
+def _read_order(order, reshaping):
+    """``"C"`` or ``"F"``, the order NumPy's ``reshape``/``ravel`` read elements in for
+    ``order``: "A" (and "K", for ``ravel`` only) is C, as minijax arrays are C-ordered."""
+    if order is None:
+        return "C"
+    if not isinstance(order, str):
+        raise TypeError(f"order must be str, not {type(order).__name__}")
+    upper = order.upper()
+    if upper not in ("C", "F", "A", "K"):
+        raise ValueError(f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
+    if upper == "K" and reshaping:
+        raise ValueError("order 'K' is not permitted for reshaping")
+    return "F" if upper == "F" else "C"
+
+
 def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
-    """``a`` with a new shape (one entry may be -1)."""
-    if order != "C":
-        raise NotImplementedError("reshape supports only order='C'")
+    """``a`` with a new shape (one entry may be -1), its elements read and placed in C
+    (row-major) or, with ``order="F"``, Fortran (column-major) order."""
+    order = _read_order(order, reshaping=True)
     if newshape is not None:
         if shape is not None:
             raise TypeError("You cannot specify 'newshape' and 'shape' arguments at the same "
@@ -84,11 +99,16 @@ def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
         shape = tuple(aval.size // known if d == -1 else d for d in shape)
     if math.prod(shape) != aval.size:
         raise ValueError(f"cannot reshape array of size {aval.size} into shape {shape}")
+    if order == "F":   # (Fortran order is C order of the reversed axes)
+        reversed_in = tuple(range(aval.ndim))[::-1]
+        reversed_out = tuple(range(len(shape)))[::-1]
+        return lax.transpose(lax.reshape(lax.transpose(a, reversed_in), shape[::-1]),
+                             reversed_out)
     return lax.reshape(a, shape)
 
 
 def ravel(a, order="C"):
-    return reshape(a, (-1,), order)
+    return reshape(a, (-1,), _read_order(order, reshaping=False))
 
 
 def transpose(a, axes=None):

@@ -346,7 +346,8 @@ def wrap(r, args=()):
 
 def _wrap_each(r, args):
     """``[wrap(e, args) for e in r]``; when ``args`` hold one Array, the elements that
-    view its buffer (unstack, split, broadcast_arrays) are found once, not per element."""
+    view its buffer (unstack, split, broadcast_arrays) are found once, not per element.
+    An element that is the one before it (``diag_indices``) is the same Array too."""
     out = []
     arrays = 0
     for a in args:
@@ -355,8 +356,14 @@ def _wrap_each(r, args):
     # the last element made a view of the Array's buffer: its owner, dtype, root, link
     owner = dtype = bounds = entry = root = root_host = None
     root_writeable = False
+    before = _ABSENT
     for e in r:
-        if arrays == 0 and type(e) is _ndarray and canonical_dtype(ndarray_dtype(e)):
+        if e is before:   # (diag_indices: the same array twice)
+            out.append(a)
+            continue
+        before = e
+        if (type(e) is _ndarray and arrays == 0 and canonical_dtype(ndarray_dtype(e))
+                or type(e) is not _ndarray and canonical_scalar_type(type(e))):
             a = _holding(e)   # (as wrap makes it: no Array in args to be a view of)
         elif (type(e) is _ndarray and owner is not None and ndarray_base(e) is owner
                 and ndarray_dtype(e) is dtype and ndarray_size(e)
@@ -772,8 +779,8 @@ class _NumpyCall:
             if type(r) is _ndarray:
                 if canonical_dtype(ndarray_dtype(r)):
                     return _function_result(r, ha, x0, x1, rest)
-            elif canonical_scalar_type(type(r)):   # a 0-d result: the NumPy scalar
-                return _holding(r)
+            elif type(r) is not tuple and canonical_scalar_type(type(r)):
+                return _holding(r)   # a 0-d result: the NumPy scalar
             return wrap(r, given(x0, x1, rest))
         args = given(x0, x1, rest)
         try:
