@@ -2,6 +2,7 @@
 merging, axis normalisation, a bounded LRU cache."""
 
 import collections
+import sys
 
 from . import _checks
 
@@ -115,3 +116,26 @@ class NamedCallable:
 
     def __repr__(self):
         return self.name
+
+
+def name_functions_where_public(namespace):
+    """Let pickle find each public function of a module (its ``globals()``) by
+    reference, as it finds NumPy's: a function whose ``__module__`` and ``__qualname__``
+    (copied from the function it wraps, or local to the factory that made it) do not
+    lead back to it is given the name it has in that module."""
+    module_name = namespace["__name__"]
+    for name, value in list(namespace.items()):
+        if (name.startswith("_") or isinstance(value, type) or not callable(value)
+                or "__qualname__" not in dir(value) or _found_by_name(value)):
+            continue
+        try:
+            value.__module__, value.__qualname__ = module_name, name
+        except (AttributeError, TypeError):   # (C objects: pickled as they say)
+            pass
+
+
+def _found_by_name(value):
+    obj = sys.modules.get(getattr(value, "__module__", None) or "")
+    for part in value.__qualname__.split("."):
+        obj = getattr(obj, part, None)
+    return obj is value

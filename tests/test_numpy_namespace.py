@@ -707,3 +707,24 @@ def test_linspace_retstep_under_grad_and_vmap():
         return mnp.sum(points * v) + step * v
     assert float(minijax.grad(f)(1.0)) == pytest.approx(2.75)
     np.testing.assert_allclose(np.asarray(minijax.vmap(f)(np.arange(3.0))), np.arange(3.0) * 2.75)
+
+
+_PUBLIC_MODULES = ["minijax", "minijax.numpy", "minijax.numpy.linalg", "minijax.numpy.fft",
+                   "minijax.numpy.random", "minijax.lax", "minijax.nn", "minijax.random",
+                   "minijax.scipy.special", "minijax.scipy.linalg", "minijax.tree_util"]
+
+
+@pytest.mark.parametrize("module_name", _PUBLIC_MODULES)
+def test_public_functions_pickle_by_reference_as_numpys_do(module_name):
+    # (multiprocessing and joblib send functions by pickling them: numpy.sum travels)
+    import importlib
+    import pickle
+    module = importlib.import_module(module_name)
+    functions = [getattr(module, name) for name in dir(module) if not name.startswith("_")]
+    functions = [f for f in functions if callable(f) and not isinstance(f, type)]
+    for f in list(functions):
+        if isinstance(f, mnp.ufunc):
+            functions += [f.reduce, f.accumulate, f.outer, f.at]
+    assert len(functions) > 5
+    for f in functions:
+        assert pickle.loads(pickle.dumps(f)) is f, f

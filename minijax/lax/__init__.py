@@ -419,3 +419,8 @@ from .bessel import bessel_i0, bessel_i0e, bessel_i1, bessel_i1e  # noqa: E402
 
 # XLA's bit generator
 from .rng import RandomAlgorithm, rng_bit_generator, rng_bit_generator_p  # noqa: E402
+
+
+from ..util import name_functions_where_public as _name_functions_where_public  # noqa: E402
+
+_name_functions_where_public(globals())   # (pickle finds each function by its name here)

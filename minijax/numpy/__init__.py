@@ -736,3 +736,8 @@ def row_stack(tup, *, dtype=None):
 row_stack = _deprecated(row_stack, "row_stack", "2.0; removed in 2.5", "minijax.numpy.vstack")
 fix = _deprecated(fix, "fix", "2.5", "minijax.numpy.trunc")
 typename = _deprecated(typename, "typename", "2.5", "minijax.numpy.dtype(char).name")
+
+
+from ..util import name_functions_where_public as _name_functions_where_public  # noqa: E402
+
+_name_functions_where_public(globals())   # (pickle finds each function by its name here)

@@ -227,3 +227,8 @@ del _name
 __all__ = ["BitGenerator", "Generator", "MT19937", "PCG64", "PCG64DXSM", "Philox",
            "RandomState", "SFC64", "SeedSequence", "default_rng", "get_bit_generator",
            "set_bit_generator", *_LEGACY_FUNCTIONS]
+
+
+from ..util import name_functions_where_public as _name_functions_where_public  # noqa: E402
+
+_name_functions_where_public(globals())   # (pickle finds each function by its name here)

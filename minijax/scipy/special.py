@@ -881,3 +881,8 @@ def sph_harm_y(n, m, theta, phi, diff_n=None, n_max=None):
 
 
 without_float_warnings(globals(), __all__)
+
+
+from ..util import name_functions_where_public as _name_functions_where_public  # noqa: E402
+
+_name_functions_where_public(globals())   # (pickle finds each function by its name here)
