@@ -1,5 +1,5 @@
 """Small helpers shared by the interpreters and the runtime: list splitting and
-merging, axis normalisation, a bounded LRU cache."""
+merging, axis normalisation, a bounded LRU cache, public names for pickle."""
 
 import collections
 import sys
@@ -126,7 +126,7 @@ def name_functions_where_public(namespace):
     module_name = namespace["__name__"]
     for name, value in list(namespace.items()):
         if (name.startswith("_") or isinstance(value, type) or not callable(value)
-                or "__qualname__" not in dir(value) or _found_by_name(value)):
+                or getattr(value, "__qualname__", None) is None or _found_by_name(value)):
             continue
         try:
             value.__module__, value.__qualname__ = module_name, name
