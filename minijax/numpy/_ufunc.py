@@ -102,7 +102,7 @@ class ufunc(numpy_dispatch.Forwarder):
             fn = getattr(self, method)
             fn.__name__ = method
             fn.__qualname__ = f"{np_ufunc.__name__}.{method}"
-            fn.__module__ = "minijax.numpy"   # (pickle finds it as minijax.numpy.add.at)
+            fn.__module__ = "minijax.numpy"   # (pickle finds minijax.numpy.add.reduce)
             fn.__doc__ = getattr(ufunc, f"_lax_{method}").__doc__
 
     @property

@@ -24,9 +24,6 @@ go into the buffer and copy first only when NumPy refuses because it is read-onl
 
 import datetime
 import functools
-import importlib
-import pickle
-import sys
 import types
 
 import cython
@@ -670,33 +667,12 @@ class NumpyFunction(Forwarder):
         return f"<function {self.__qualname__} at {id(self):#x}>"
 
     def __reduce__(self):
-        return _public_reference(self)
+        # (pickled by name, as a function is: its qualified name leads back to it in
+        # its module, as name_functions_where_public makes sure)
+        return self.__qualname__
 
 
 enable_vectorcall(NumpyFunction)
-
-
-def _public_reference(fn):
-    """How pickle finds the ``NumpyFunction`` ``fn`` again, by the name it has in a public
-    minijax module (``minijax.numpy.sum``; a ufunc's method through its ufunc), as a
-    function is pickled by its name."""
-    owner, _, attr = fn.__qualname__.rpartition(".")
-    for module_name, module in list(sys.modules.items()):
-        if not module_name.startswith("minijax.") or "._" in module_name:
-            continue
-        if owner:
-            holder = getattr(module, owner, None)
-            if holder is not None and getattr(holder, attr, None) is fn:
-                return getattr, (holder, attr)   # (the ufunc pickles by its own name)
-            continue
-        for name in (attr, *vars(module)):   # (amax is max's twin, named amax)
-            if getattr(module, name, None) is fn:
-                return _public_attribute, (module_name, name)
-    raise pickle.PicklingError(f"cannot pickle {fn!r}: no public minijax module names it")
-
-
-def _public_attribute(module_name, name):
-    return getattr(importlib.import_module(module_name), name)
 
 
 _NO_KEYWORDS = {}   # (the keywords of a call that has none; never written)
