@@ -80,15 +80,10 @@ def block(out):
     dicts)."""
     if isinstance(out, dict):
         out = list(out.values())
-    if isinstance(out, (tuple, list)):
-        for leaf in out:
-            wait = _BLOCKERS[type(leaf)]
-            if wait is not None:
-                wait(leaf)
-    else:
-        wait = _BLOCKERS[type(out)]
+    for leaf in out if isinstance(out, (tuple, list)) else (out,):
+        wait = _BLOCKERS[type(leaf)]
         if wait is not None:
-            wait(out)
+            wait(leaf)
     return out
 
 

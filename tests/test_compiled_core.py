@@ -71,7 +71,6 @@ def test_array_core_holds_no_dict_and_no_more_fields():
     assert ref() is None
 
 
-
 def test_view_links_are_shared_untracked_and_keep_nothing_alive():
     # asarray of a NumPy array holds a NumPy view of it, so the views of ``x`` need a
     # ViewLink (their NumPy .base is not x's ndarray)
@@ -92,6 +91,7 @@ def test_view_links_are_shared_untracked_and_keep_nothing_alive():
     del x, views, after
     gc.collect()
     assert root() is None
+
 
 def test_ufunc_calls_are_forwarded_without_a_python_call_layer():
     # the C base type's fast call (vectorcall) reaches the ufunc class, which must not
