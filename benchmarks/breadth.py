@@ -55,24 +55,25 @@ SEED = 0
 
 # ------------------------------------------------------------------ timing
 
-class _Blockers(dict):
-    """``{type: how to wait for a value of it}``: ``block`` for containers, the type's
+_BLOCKERS = {}   # {type: how to wait for a value of it}, filled by _blocker
+
+
+def _blocker(t):
+    """How to wait for a value of type ``t``: ``block`` for containers, the type's
     ``block_until_ready`` function for arrays that have one, None for NumPy's.
 
     Looked up once per type, so that every library's result costs one dictionary lookup
     and then only its own wait (``hasattr(leaf, "block_until_ready")`` bound a method for
     each array that has one: a minijax or JAX result cost about 40 ns more than an
-    ndarray before its wait)."""
-    def __missing__(self, t):
-        if issubclass(t, (tuple, list, dict)):
-            wait = block
-        else:
-            wait = getattr(t, "block_until_ready", None)
-        self[t] = wait
-        return wait
-
-
-_BLOCKERS = _Blockers()
+    ndarray before its wait). The table is a plain dict read with ``[]``: a dict
+    subclass with ``__missing__`` is indexed through a Python-level slot, about 250
+    instructions per result, for every library alike."""
+    if issubclass(t, (tuple, list, dict)):
+        wait = block
+    else:
+        wait = getattr(t, "block_until_ready", None)
+    _BLOCKERS[t] = wait
+    return wait
 
 
 def block(out):
@@ -81,7 +82,10 @@ def block(out):
     if isinstance(out, dict):
         out = list(out.values())
     for leaf in out if isinstance(out, (tuple, list)) else (out,):
-        wait = _BLOCKERS[type(leaf)]
+        try:
+            wait = _BLOCKERS[type(leaf)]
+        except KeyError:
+            wait = _blocker(type(leaf))
         if wait is not None:
             wait(leaf)
     return out
