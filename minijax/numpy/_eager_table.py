@@ -347,7 +347,9 @@ def with_weak_rule(lax_definition, weak_operands, each):
 
 
 # Functions that update their first argument in place and return None, as NumPy's.
-NUMPY_INPLACE_FUNCTIONS = {"put": np.put, "place": np.place,
+# (NumPy's ``put`` is a Python wrapper calling the ndarray's method: the first argument
+# here is always an ndarray, so the method is called directly.)
+NUMPY_INPLACE_FUNCTIONS = {"put": np.ndarray.put, "place": np.place,
                            "put_along_axis": np.put_along_axis,
                            "fill_diagonal": np.fill_diagonal, "copyto": np.copyto,
                            "putmask": np.putmask}

@@ -178,7 +178,7 @@ cdef object _positional_call(object dispatch, object x0, object x1)
 
 
 cdef class _NumpyCall:
-    cdef object np_fn, lax_definition, ufunc, function, method
+    cdef object np_fn, lax_definition, ufunc, function, direct
     cdef Py_ssize_t nin, first_operand, last_operand, fewest, most
     cdef bint each
     cdef object eager(self, object x0, object x1, tuple rest, dict kwargs)

@@ -687,11 +687,55 @@ def _positional_call(dispatch, x0, x1):
 _set_positional_call_c(_positional_call, _ABSENT)
 
 
-# NumPy functions that, given an ndarray first and only positional arguments, call its
-# method with the others (``fromnumeric``'s Python wrappers: the wrapper costs as much
-# as a small call): ``{function: (method, fewest, most positional arguments)}``, the
-# counts including the array. The eager call goes to the method directly.
-_METHOD_FORMS = {getattr(np, name): (getattr(_ndarray, method), fewest, most)
+# NumPy functions written in Python that, given an ndarray first and only positional
+# arguments, come down to one operation on it: ``fromnumeric``'s wrappers of a method,
+# and a few more whose common case is one index, attribute or method (the wrapper costs
+# as much as a small call). ``{function: (direct form, fewest, most positional
+# arguments)}``, the counts including the array; the eager call goes to the direct form.
+_REVERSED = slice(None, None, -1)
+
+
+def _flipud(m):
+    return m[_REVERSED, ...] if ndarray_ndim(m) >= 1 else np.flipud(m)   # (its error)
+
+
+def _fliplr(m):
+    return m[:, _REVERSED] if ndarray_ndim(m) >= 2 else np.fliplr(m)
+
+
+def _flip(m):
+    return m[(_REVERSED,) * ndarray_ndim(m)]
+
+
+def _atleast_1d(a):
+    return a if ndarray_ndim(a) >= 1 else np.atleast_1d(a)
+
+
+def _atleast_2d(a):
+    return a if ndarray_ndim(a) >= 2 else np.atleast_2d(a)
+
+
+def _atleast_3d(a):
+    return a if ndarray_ndim(a) >= 3 else np.atleast_3d(a)
+
+
+def _matrix_transpose(x):
+    return x.swapaxes(-1, -2) if ndarray_ndim(x) >= 2 else np.matrix_transpose(x)
+
+
+def _real(val):
+    return val.real
+
+
+def _imag(val):
+    return val.imag
+
+
+def _copy(a, order="K"):
+    return a.copy(order)
+
+
+_DIRECT_FORMS = {getattr(np, name): (getattr(_ndarray, method), fewest, most)
                  for name, method, fewest, most in (
                      ("squeeze", "squeeze", 1, 2), ("swapaxes", "swapaxes", 3, 3),
                      ("transpose", "transpose", 1, 2), ("permute_dims", "transpose", 1, 2),
@@ -705,8 +749,13 @@ _METHOD_FORMS = {getattr(np, name): (getattr(_ndarray, method), fewest, most)
                      ("amax", "max", 1, 3), ("amin", "min", 1, 3), ("all", "all", 1, 3),
                      ("any", "any", 1, 3), ("round", "round", 1, 2),
                      ("around", "round", 1, 2), ("trace", "trace", 1, 3),
-                     ("clip", "clip", 3, 3))
+                     ("clip", "clip", 3, 3), ("argpartition", "argpartition", 2, 3))
                  if hasattr(np, name)}
+_DIRECT_FORMS.update({getattr(np, name): (form, 1, most) for name, form, most in (
+    ("flipud", _flipud, 1), ("fliplr", _fliplr, 1), ("flip", _flip, 1),
+    ("atleast_1d", _atleast_1d, 1), ("atleast_2d", _atleast_2d, 1),
+    ("atleast_3d", _atleast_3d, 1), ("matrix_transpose", _matrix_transpose, 1),
+    ("real", _real, 1), ("imag", _imag, 1), ("copy", _copy, 2)) if hasattr(np, name)})
 
 
 @cython.final
@@ -719,7 +768,7 @@ class _NumpyCall:
 
     def __init__(self, np_fn, lax_definition, nin, ufunc, weak_operands):
         self.np_fn = np_fn
-        self.method, self.fewest, self.most = _METHOD_FORMS.get(np_fn, (None, 0, 0))
+        self.direct, self.fewest, self.most = _DIRECT_FORMS.get(np_fn, (None, 0, 0))
         self.lax_definition = lax_definition
         self.nin = -1 if nin is None else nin   # (-1: not a ufunc)
         self.ufunc = ufunc
@@ -765,10 +814,10 @@ class _NumpyCall:
                         x1 is _ABSENT or _float_operand(hb)):   # (nin operands at most)
                     r = self.ufunc(ha) if x1 is _ABSENT else self.ufunc(ha, hb)
                 else:
-                    if self.method is not None and type(ha) is _ndarray:
+                    if self.direct is not None and type(ha) is _ndarray:
                         n = 3 if rest else 2 if x1 is not _ABSENT else 1
                         if self.fewest <= n <= self.most:
-                            np_fn = self.method
+                            np_fn = self.direct
                     r = (np_fn(ha, hb, hc) if rest else np_fn(ha, hb) if x1 is not _ABSENT
                          else np_fn(ha) if x0 is not _ABSENT else np_fn())
             except Exception as e:
