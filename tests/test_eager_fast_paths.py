@@ -1000,6 +1000,39 @@ def test_functions_with_a_direct_form_are_numpys_views_values_and_errors(name, a
         onp.testing.assert_array_equal(onp.asarray(got), want)
 
 
+METHOD_FORM_KEYWORD_CALLS = [
+    ("squeeze", {"axis": None}), ("ravel", {"order": "F"}), ("reshape", {"order": "F"}),
+    ("diagonal", {"offset": 1, "axis1": 1, "axis2": 0}), ("take", {"axis": 1}),
+    ("take", {"axis": 0, "mode": "clip"}), ("repeat", {"axis": 0}),
+    ("cumsum", {"axis": 0, "dtype": onp.float32}), ("cumprod", {"axis": 1}),
+    ("sum", {"axis": 1, "keepdims": True}), ("prod", {"dtype": onp.float32}),
+    ("mean", {"axis": 0, "keepdims": True}), ("std", {"axis": 1, "ddof": 1}),
+    ("var", {"ddof": 1, "keepdims": True}), ("max", {"axis": 1, "keepdims": True}),
+    ("min", {"axis": 0}), ("amax", {"keepdims": True}), ("amin", {"axis": -1}),
+    ("all", {"axis": 0, "keepdims": True}), ("any", {"axis": 1}),
+    ("round", {"decimals": 1}), ("around", {"decimals": 2}),
+    ("trace", {"offset": 1, "dtype": onp.float32}), ("argpartition", {"axis": 0}),
+    ("searchsorted", {"side": "right"}), ("sum", {"axis": 1, "initial": 1.0}),
+    ("max", {"axis": 0, "where": True, "initial": -1.0}),
+]
+
+
+@pytest.mark.parametrize("name, kwargs", METHOD_FORM_KEYWORD_CALLS,
+                         ids=[f"{c[0]}-{'-'.join(c[1])}" for c in METHOD_FORM_KEYWORD_CALLS])
+def test_method_forms_with_keywords_give_numpys_results(name, kwargs):
+    # (keywords the method takes as the function does go to the method too; others,
+    # such as where= and initial=, go to the function)
+    h = onp.arange(12.0).reshape(3, 4) / 3.0
+    extra = {"take": ([0, 2],), "repeat": (2,), "argpartition": (1,), "reshape": ((4, 3),),
+             "searchsorted": (2.5,)}.get(name, ())
+    if name == "searchsorted":
+        h = onp.arange(5.0)
+    want = getattr(onp, name)(h, *extra, **kwargs)
+    got = getattr(np, name)(np.asarray(h), *extra, **kwargs)
+    assert type(got) is minijax.Array and got.dtype == want.dtype
+    onp.testing.assert_array_equal(onp.asarray(got), want)
+
+
 def test_method_forms_keep_the_functions_errors_for_other_argument_counts():
     # the method would take these, NumPy's function does not: its error is raised
     x = np.asarray(onp.ones((2, 3)))

@@ -175,10 +175,11 @@ cdef object _keyword_call(object np_fn, object a, object b, object c, Py_ssize_t
                           dict kwargs)
 cdef dict _NO_KEYWORDS
 cdef object _positional_call(object dispatch, object x0, object x1)
+cdef bint _keywords_within(dict kwargs, frozenset names)
 
 
 cdef class _NumpyCall:
-    cdef object np_fn, lax_definition, ufunc, function, direct
+    cdef object np_fn, lax_definition, ufunc, function, direct, direct_keywords
     cdef Py_ssize_t nin, first_operand, last_operand, fewest, most
     cdef bint each
     cdef object eager(self, object x0, object x1, tuple rest, dict kwargs)

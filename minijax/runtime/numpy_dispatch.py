@@ -687,11 +687,12 @@ def _positional_call(dispatch, x0, x1):
 _set_positional_call_c(_positional_call, _ABSENT)
 
 
-# NumPy functions written in Python that, given an ndarray first and only positional
-# arguments, come down to one operation on it: ``fromnumeric``'s wrappers of a method,
-# and a few more whose common case is one index, attribute or method (the wrapper costs
-# as much as a small call). ``{function: (direct form, fewest, most positional
-# arguments)}``, the counts including the array; the eager call goes to the direct form.
+# NumPy functions written in Python that, given an ndarray first, come down to one
+# operation on it: ``fromnumeric``'s wrappers of a method, and a few more whose common
+# case is one index, attribute or method (the wrapper costs as much as a small call).
+# ``{function: (direct form, fewest, most positional arguments, keywords)}``: the counts
+# include the array, and the keywords are those the direct form takes as the function
+# does (a call with others goes to the function). The eager call goes to the direct form.
 _REVERSED = slice(None, None, -1)
 
 
@@ -735,27 +736,52 @@ def _copy(a, order="K"):
     return a.copy(order)
 
 
-_DIRECT_FORMS = {getattr(np, name): (getattr(_ndarray, method), fewest, most)
-                 for name, method, fewest, most in (
-                     ("squeeze", "squeeze", 1, 2), ("swapaxes", "swapaxes", 3, 3),
-                     ("transpose", "transpose", 1, 2), ("permute_dims", "transpose", 1, 2),
-                     ("ravel", "ravel", 1, 2), ("reshape", "reshape", 2, 2),
-                     ("diagonal", "diagonal", 1, 3), ("take", "take", 2, 3),
-                     ("repeat", "repeat", 2, 3), ("nonzero", "nonzero", 1, 1),
-                     ("searchsorted", "searchsorted", 2, 3), ("cumsum", "cumsum", 1, 3),
-                     ("cumprod", "cumprod", 1, 3), ("sum", "sum", 1, 3),
-                     ("prod", "prod", 1, 3), ("mean", "mean", 1, 3), ("std", "std", 1, 3),
-                     ("var", "var", 1, 3), ("max", "max", 1, 3), ("min", "min", 1, 3),
-                     ("amax", "max", 1, 3), ("amin", "min", 1, 3), ("all", "all", 1, 3),
-                     ("any", "any", 1, 3), ("round", "round", 1, 2),
-                     ("around", "round", 1, 2), ("trace", "trace", 1, 3),
-                     ("clip", "clip", 3, 3), ("argpartition", "argpartition", 2, 3))
+_AXIS, _REDUCE = frozenset({"axis"}), frozenset({"axis", "dtype", "keepdims"})
+_DIRECT_FORMS = {getattr(np, name): (getattr(_ndarray, method), fewest, most, keywords)
+                 for name, method, fewest, most, keywords in (
+                     ("squeeze", "squeeze", 1, 2, _AXIS),
+                     ("swapaxes", "swapaxes", 3, 3, frozenset()),
+                     ("transpose", "transpose", 1, 2, frozenset()),
+                     ("permute_dims", "transpose", 1, 2, frozenset()),
+                     ("ravel", "ravel", 1, 2, frozenset({"order"})),
+                     ("reshape", "reshape", 2, 2, frozenset({"order"})),
+                     ("diagonal", "diagonal", 1, 3, frozenset({"offset", "axis1", "axis2"})),
+                     ("take", "take", 2, 3, frozenset({"axis", "mode"})),
+                     ("repeat", "repeat", 2, 3, _AXIS),
+                     ("nonzero", "nonzero", 1, 1, frozenset()),
+                     ("searchsorted", "searchsorted", 2, 3, frozenset({"side", "sorter"})),
+                     ("cumsum", "cumsum", 1, 3, frozenset({"axis", "dtype"})),
+                     ("cumprod", "cumprod", 1, 3, frozenset({"axis", "dtype"})),
+                     ("sum", "sum", 1, 3, _REDUCE), ("prod", "prod", 1, 3, _REDUCE),
+                     ("mean", "mean", 1, 3, _REDUCE),
+                     ("std", "std", 1, 3, _REDUCE | {"ddof"}),
+                     ("var", "var", 1, 3, _REDUCE | {"ddof"}),
+                     ("max", "max", 1, 3, frozenset({"axis", "keepdims"})),
+                     ("min", "min", 1, 3, frozenset({"axis", "keepdims"})),
+                     ("amax", "max", 1, 3, frozenset({"axis", "keepdims"})),
+                     ("amin", "min", 1, 3, frozenset({"axis", "keepdims"})),
+                     ("all", "all", 1, 3, frozenset({"axis", "keepdims"})),
+                     ("any", "any", 1, 3, frozenset({"axis", "keepdims"})),
+                     ("round", "round", 1, 2, frozenset({"decimals"})),
+                     ("around", "round", 1, 2, frozenset({"decimals"})),
+                     ("trace", "trace", 1, 3,
+                      frozenset({"offset", "axis1", "axis2", "dtype"})),
+                     ("clip", "clip", 3, 3, frozenset()),
+                     ("argpartition", "argpartition", 2, 3,
+                      frozenset({"axis", "kind", "order"})))
                  if hasattr(np, name)}
-_DIRECT_FORMS.update({getattr(np, name): (form, 1, most) for name, form, most in (
+_DIRECT_FORMS.update({getattr(np, name): (form, 1, most, frozenset()) for name, form, most in (
     ("flipud", _flipud, 1), ("fliplr", _fliplr, 1), ("flip", _flip, 1),
     ("atleast_1d", _atleast_1d, 1), ("atleast_2d", _atleast_2d, 1),
     ("atleast_3d", _atleast_3d, 1), ("matrix_transpose", _matrix_transpose, 1),
     ("real", _real, 1), ("imag", _imag, 1), ("copy", _copy, 2)) if hasattr(np, name)})
+
+
+def _keywords_within(kwargs, names):
+    for k in kwargs:
+        if k not in names:
+            return False
+    return True
 
 
 @cython.final
@@ -768,7 +794,8 @@ class _NumpyCall:
 
     def __init__(self, np_fn, lax_definition, nin, ufunc, weak_operands):
         self.np_fn = np_fn
-        self.direct, self.fewest, self.most = _DIRECT_FORMS.get(np_fn, (None, 0, 0))
+        self.direct, self.fewest, self.most, self.direct_keywords = _DIRECT_FORMS.get(
+            np_fn, (None, 0, 0, None))
         self.lax_definition = lax_definition
         self.nin = -1 if nin is None else nin   # (-1: not a ufunc)
         self.ufunc = ufunc
@@ -799,6 +826,11 @@ class _NumpyCall:
                     ha = None
             except _NotHost:   # (NumPy's call if a date, string, ... is in it)
                 return self.general(given(x0, x1, rest), kwargs)
+            if self.direct is not None and type(ha) is _ndarray:
+                n = 3 if rest else 2 if x1 is not _ABSENT else 1
+                if self.fewest <= n <= self.most and (
+                        not kwargs or _keywords_within(kwargs, self.direct_keywords)):
+                    np_fn = self.direct
             try:
                 if kwargs:
                     if stand_in is not _ABSENT:   # (kwargs is this call's own dict)
@@ -814,10 +846,6 @@ class _NumpyCall:
                         x1 is _ABSENT or _float_operand(hb)):   # (nin operands at most)
                     r = self.ufunc(ha) if x1 is _ABSENT else self.ufunc(ha, hb)
                 else:
-                    if self.direct is not None and type(ha) is _ndarray:
-                        n = 3 if rest else 2 if x1 is not _ABSENT else 1
-                        if self.fewest <= n <= self.most:
-                            np_fn = self.direct
                     r = (np_fn(ha, hb, hc) if rest else np_fn(ha, hb) if x1 is not _ABSENT
                          else np_fn(ha) if x0 is not _ABSENT else np_fn())
             except Exception as e:
