@@ -19,6 +19,7 @@ import minijax
 import minijax.numpy as mnp
 import minijax.runtime as runtime
 from minijax.runtime.array import Array, get_method, set_method
+from minijax.runtime.numpy_dispatch import Forwarder, NumpyFunction
 
 EXTENSIONS = tuple(importlib.machinery.EXTENSION_SUFFIXES)
 
@@ -44,12 +45,16 @@ def test_array_class_and_methods_come_from_the_compiled_modules():
         # their complete implementations, installed by the eager table, are compiled
         assert type(get_method(Array, name)).__name__ == "cython_function_or_method", name
     assert type(Array.__dict__["T"]).__name__ == "getset_descriptor"
-    # the methods minijax.numpy installs are in the class's dict themselves, compiled
-    # (a cyfunction, not a Python function), and bind as a class body's functions do
+    # the methods minijax.numpy installs are in the class's dict themselves, C objects
+    # (NumpyFunction, a C Forwarder: a call with one argument goes straight to the eager
+    # dispatch) that CPython calls as functions, with no bound method made
+    # (Py_TPFLAGS_METHOD_DESCRIPTOR), and that bind as a class body's functions do
     assert Array.__dict__["dot"] is get_method(Array, "dot")
     a = mnp.ones((2, 2))
     assert a.dot.__func__ is get_method(Array, "dot") and a.dot.__self__ is a
-    assert type(get_method(Array, "dot")).__name__ == "cython_function_or_method"
+    method_type = type(get_method(Array, "dot"))
+    assert method_type is NumpyFunction and method_type.__flags__ & (1 << 17)
+    assert importlib.import_module(Forwarder.__module__).__file__.endswith(EXTENSIONS)
     with pytest.raises(TypeError):
         Array.argmax = get_method(Array, "argmax")   # (immutable: set_method installs)
     with pytest.raises(AttributeError, match="no stub"):

@@ -537,7 +537,7 @@ def _install_methods(cls):
             elif name.startswith("__"):
                 make = binary_operator_call(host_fn, lax_definition)
             else:
-                make = method_call(host_fn, lax_definition)
+                make = method_call(host_fn, lax_definition, name)
             make.__name__ = name
             set_method(cls, name, make)
     for name, host_fn in ARRAY_INPLACE.items():

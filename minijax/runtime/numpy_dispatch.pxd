@@ -132,6 +132,22 @@ cdef extern from *:
         type->tp_flags |= Py_TPFLAGS_HAVE_VECTORCALL;
         return 0;
     }
+
+    /* cls (a vectorcall subclass of Forwarder whose __get__ binds as a function's does)
+       is called as a function is when found in a class's dict: CPython then calls it
+       with the instance first and makes no bound method (and CPython 3.11 specializes
+       that call only for an immutable type: cls's own attributes are fixed from now) */
+    static int minijax_bind_as_function(PyObject *cls) {
+        PyTypeObject *type = (PyTypeObject *)cls;
+        if (!(type->tp_flags & Py_TPFLAGS_HAVE_VECTORCALL) || type->tp_descr_get == NULL) {
+            PyErr_SetString(PyExc_TypeError, "bind_as_function: a Forwarder subclass "
+                            "with vectorcall and __get__ is needed");
+            return -1;
+        }
+        type->tp_flags |= Py_TPFLAGS_METHOD_DESCRIPTOR | Py_TPFLAGS_IMMUTABLETYPE;
+        PyType_Modified(type);
+        return 0;
+    }
     """
     object make_forwarder_type "minijax_make_forwarder_type"()
     int _forward_to_c "minijax_forward_to"(object self, object target,
@@ -139,6 +155,7 @@ cdef extern from *:
     void _set_positional_call_c "minijax_set_positional_call"(
         object (*call)(object, object, object), object absent)
     int _enable_vectorcall_c "minijax_enable_vectorcall"(object cls) except -1
+    int _bind_as_function_c "minijax_bind_as_function"(object cls) except -1
 
 # module globals the wrappers read on every call, as C variables (not dict lookups)
 cdef object _ABSENT
@@ -184,6 +201,14 @@ cdef class _NumpyCall:
     cdef bint each
     cdef object eager(self, object x0, object x1, tuple rest, dict kwargs)
     cdef object general(self, tuple args, dict kwargs)
+
+
+cdef class _MethodCall:
+    cdef object host_fn, function
+    cdef object eager(self, object arr, object x0)
+
+
+cdef object _method_result(object r, object self, object host)
 
 
 cdef class _Rows:

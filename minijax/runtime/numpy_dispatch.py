@@ -58,6 +58,9 @@ if not cython.compiled:   # (compiled: a C type and C functions, numpy_dispatch.
     def _enable_vectorcall_c(cls):
         pass
 
+    def _bind_as_function_c(cls):
+        pass
+
     def _set_positional_call_c(call, absent):
         pass
 
@@ -673,15 +676,19 @@ class NumpyFunction(Forwarder):
 
 
 enable_vectorcall(NumpyFunction)
+_bind_as_function_c(NumpyFunction)   # (its __get__ binds as a function's: an Array method)
 
 
 _NO_KEYWORDS = {}   # (the keywords of a call that has none; never written)
 
 
 def _positional_call(dispatch, x0, x1):
-    """A ufunc object's call with at most two positional arguments and no keywords
-    (the C ``Forwarder`` calls this directly: no argument tuple, no keyword dict)."""
-    return cython.cast(_NumpyCall, dispatch).eager(x0, x1, (), _NO_KEYWORDS)
+    """A ufunc object's or function's call with at most two positional arguments and no
+    keywords, or an Array method's with the Array and at most one more (the C
+    ``Forwarder`` calls this directly: no argument tuple, no keyword dict)."""
+    if type(dispatch) is _NumpyCall:
+        return cython.cast(_NumpyCall, dispatch).eager(x0, x1, (), _NO_KEYWORDS)
+    return cython.cast(_MethodCall, dispatch).eager(x0, x1)
 
 
 _set_positional_call_c(_positional_call, _ABSENT)
@@ -952,54 +959,81 @@ def eager_host(self):
     return host
 
 
-def method_call(host_fn, lax_definition):
-    """An Array method: ``host_fn(self_host, ...)`` eagerly, else ``lax_definition``."""
-    # (one positional-only parameter after self: the common call, with one argument or
-    # none, passes it without an argument tuple, as numpy_call's wrapper)
-    def call(self, x0=_ABSENT, /, *rest, **kwargs):
+def method_call(host_fn, lax_definition, name):
+    """The Array method ``name``: ``host_fn(self_host, ...)`` eagerly, else
+    ``lax_definition``. A
+    ``NumpyFunction``: a call with at most one argument besides the Array and no keywords
+    goes straight to ``_MethodCall.eager`` (no argument tuple, no keyword dict), any other
+    to the wrapper; in the class's dict it is called as a function is, with no bound
+    method made."""
+    def call(self, *args, **kwargs):
         if numpy_flag[0] or numpy_eager():
             host = eager_host(self)
             if host is not None:
-                # (host_fn is called with its arguments spelled out where it can be:
-                # a call with *args or **{} costs more)
-                if kwargs or rest:
-                    args = given(x0, _ABSENT, rest)
-                    try:
-                        hargs = [_host(a) for a in args]
-                        hkwargs = _host_kwargs(kwargs) if kwargs else kwargs
-                    except _NotHost:
-                        _count_lax_definition(call)
-                        return lax_definition(self, *args, **kwargs)
-                    r = host_fn(host, *hargs, **hkwargs)
-                    if kwargs and kwargs.get("out") is not None:
-                        return _returned_out(kwargs["out"])
-                elif x0 is _ABSENT:
-                    r = host_fn(host)
-                else:
-                    a = x0
-                    if type(a) not in _PLAIN:
-                        try:
-                            a = _host(a)   # (x.dot(y))
-                        except _NotHost:
-                            _count_lax_definition(call)
-                            return lax_definition(self, x0)
-                    r = host_fn(host, a)
-                if type(r) is _ndarray and canonical_dtype(ndarray_dtype(r)):   # (_self_result, inline)
-                    return view_result(self, host, r, None)
-                if canonical_scalar_type(type(r)):   # a 0-d result: the NumPy scalar
-                    return _holding(r)
-                return _self_result(r, self, host)
-        args = given(x0, _ABSENT, rest)
+                try:
+                    hargs = [_host(a) for a in args]
+                    hkwargs = _host_kwargs(kwargs) if kwargs else kwargs
+                except _NotHost:
+                    _count_lax_definition(call)
+                    return lax_definition(self, *args, **kwargs)
+                r = host_fn(host, *hargs, **hkwargs)
+                if kwargs and kwargs.get("out") is not None:
+                    return _returned_out(kwargs["out"])
+                return _method_result(r, self, host)
         try:
             _count_lax_definition(call)
             return lax_definition(self, *args, **kwargs)
         except NonNumericDtypeError as e:
             raise _named(e, call) from None
-    call.__name__ = getattr(lax_definition, "__name__", "method")
+    call.__name__ = name
     call.__wrapped_lax__ = lax_definition
-    call.__wrapped__ = lax_definition   # (its signature and docstring, for inspect)
-    call.__doc__ = getattr(lax_definition, "__doc__", None)
-    return call
+    function = NumpyFunction()
+    function.__name__ = name
+    function.__qualname__ = f"Array.{name}"
+    function.__module__ = Array.__module__   # (pickled by name: minijax's Array.<name>)
+    function.__doc__ = getattr(lax_definition, "__doc__", None)
+    function.__wrapped__ = lax_definition   # (its signature, for inspect)
+    function.__wrapped_lax__ = lax_definition
+    _forward_to_c(function, call, _MethodCall(host_fn, call))
+    return function
+
+
+def _method_result(r, self, host):
+    """The Array method's result ``r``, NumPy's method's on ``host`` (``self``'s)."""
+    if type(r) is _ndarray and canonical_dtype(ndarray_dtype(r)):   # (_self_result, inline)
+        return view_result(self, host, r, None)
+    if canonical_scalar_type(type(r)):   # a 0-d result: the NumPy scalar
+        return _holding(r)
+    return _self_result(r, self, host)
+
+
+@cython.final
+@cython.cclass
+class _MethodCall:
+    """One Array method's eager call with at most one argument and no keywords, called
+    by the C ``Forwarder`` with the Array and the argument; any other call, and any this
+    one does not answer, is ``function``'s (the complete wrapper)."""
+
+    def __init__(self, host_fn, function):
+        self.host_fn = host_fn
+        self.function = function
+
+    def eager(self, arr, x0):
+        if type(arr) is _Array and (numpy_flag[0] or numpy_eager()):
+            host = eager_host(arr)
+            if host is not None:
+                if x0 is _ABSENT:
+                    return _method_result(self.host_fn(host), arr, host)
+                a = x0
+                if type(a) not in _PLAIN:
+                    try:
+                        a = _host(a)   # (x.dot(y))
+                    except _NotHost:
+                        return self.function(arr, x0)
+                return _method_result(self.host_fn(host, a), arr, host)
+        if arr is _ABSENT:
+            return self.function()
+        return self.function(arr) if x0 is _ABSENT else self.function(arr, x0)
 
 
 def binary_operator_call(host_fn, lax_definition):
