@@ -970,6 +970,7 @@ DIRECT_FORM_CALLS = [
     ("flipud", ()), ("fliplr", ()), ("flip", ()), ("atleast_1d", ()), ("atleast_2d", ()),
     ("atleast_3d", ()), ("matrix_transpose", ()), ("real", ()), ("imag", ()), ("copy", ()),
     ("copy", ("C",)), ("copy", ("F",)), ("argpartition", (1,)), ("argpartition", (0, 0)),
+    ("count_nonzero", ()),
 ]
 
 
@@ -992,7 +993,7 @@ def test_functions_with_a_direct_form_are_numpys_views_values_and_errors(name, a
             getattr(np, name)(x, *args)
         return
     got = getattr(np, name)(x, *args)
-    assert type(got) is minijax.Array and got.dtype == want.dtype
+    assert type(got) is minijax.Array and got.dtype == onp.asarray(want).dtype
     onp.testing.assert_array_equal(onp.asarray(got), want)
     if h.ndim:
         h[...] = 7

@@ -716,15 +716,18 @@ def _flip(m):
 
 
 def _atleast_1d(a):
-    return a if ndarray_ndim(a) >= 1 else np.atleast_1d(a)
+    return a if ndarray_ndim(a) >= 1 else a.reshape(1)
 
 
 def _atleast_2d(a):
-    return a if ndarray_ndim(a) >= 2 else np.atleast_2d(a)
+    n = ndarray_ndim(a)
+    return a if n >= 2 else a[None, :] if n == 1 else a.reshape(1, 1)
 
 
 def _atleast_3d(a):
-    return a if ndarray_ndim(a) >= 3 else np.atleast_3d(a)
+    n = ndarray_ndim(a)
+    return (a if n >= 3 else a[:, :, None] if n == 2 else a[None, :, None] if n == 1
+            else a.reshape(1, 1, 1))
 
 
 def _matrix_transpose(x):
@@ -781,7 +784,10 @@ _DIRECT_FORMS.update({getattr(np, name): (form, 1, most, frozenset()) for name, 
     ("flipud", _flipud, 1), ("fliplr", _fliplr, 1), ("flip", _flip, 1),
     ("atleast_1d", _atleast_1d, 1), ("atleast_2d", _atleast_2d, 1),
     ("atleast_3d", _atleast_3d, 1), ("matrix_transpose", _matrix_transpose, 1),
-    ("real", _real, 1), ("imag", _imag, 1), ("copy", _copy, 2)) if hasattr(np, name)})
+    ("real", _real, 1), ("imag", _imag, 1), ("copy", _copy, 2),
+    # (count_nonzero(a) is its C function's: NumPy's wrapper adds axis= and keepdims=)
+    ("count_nonzero", getattr(np._core.multiarray, "count_nonzero", None), 1))
+    if hasattr(np, name) and form is not None})
 
 
 def _keywords_within(kwargs, names):
