@@ -1001,7 +1001,7 @@ def test_functions_with_a_direct_form_are_numpys_views_values_and_errors(name, a
         onp.testing.assert_array_equal(onp.asarray(got), want)
 
 
-METHOD_FORM_KEYWORD_CALLS = [
+DIRECT_FORM_KEYWORD_CALLS = [
     ("squeeze", {"axis": None}), ("ravel", {"order": "F"}), ("reshape", {"order": "F"}),
     ("diagonal", {"offset": 1, "axis1": 1, "axis2": 0}), ("take", {"axis": 1}),
     ("take", {"axis": 0, "mode": "clip"}), ("repeat", {"axis": 0}),
@@ -1014,22 +1014,25 @@ METHOD_FORM_KEYWORD_CALLS = [
     ("round", {"decimals": 1}), ("around", {"decimals": 2}),
     ("trace", {"offset": 1, "dtype": onp.float32}), ("argpartition", {"axis": 0}),
     ("searchsorted", {"side": "right"}), ("sum", {"axis": 1, "initial": 1.0}),
+    ("correlate", {}), ("correlate", {"mode": "full"}),
     ("max", {"axis": 0, "where": True, "initial": -1.0}),
 ]
 
 
-@pytest.mark.parametrize("name, kwargs", METHOD_FORM_KEYWORD_CALLS,
-                         ids=[f"{c[0]}-{'-'.join(c[1])}" for c in METHOD_FORM_KEYWORD_CALLS])
-def test_method_forms_with_keywords_give_numpys_results(name, kwargs):
-    # (keywords the method takes as the function does go to the method too; others,
-    # such as where= and initial=, go to the function)
+@pytest.mark.parametrize("name, kwargs", DIRECT_FORM_KEYWORD_CALLS,
+                         ids=[f"{c[0]}-{'-'.join(c[1])}" for c in DIRECT_FORM_KEYWORD_CALLS])
+def test_direct_forms_with_keywords_give_numpys_results(name, kwargs):
+    # (keywords the direct form takes as the function does go to it too; others, such
+    # as where= and initial=, go to the function)
     h = onp.arange(12.0).reshape(3, 4) / 3.0
     extra = {"take": ([0, 2],), "repeat": (2,), "argpartition": (1,), "reshape": ((4, 3),),
              "searchsorted": (2.5,)}.get(name, ())
-    if name == "searchsorted":
+    if name in ("searchsorted", "correlate"):
         h = onp.arange(5.0)
+        extra = extra or (onp.array([1.0, -2.0, 0.5]),)
     want = getattr(onp, name)(h, *extra, **kwargs)
-    got = getattr(np, name)(np.asarray(h), *extra, **kwargs)
+    got = getattr(np, name)(np.asarray(h), *[np.asarray(e) if type(e) is onp.ndarray else e
+                                             for e in extra], **kwargs)
     assert type(got) is minijax.Array and got.dtype == want.dtype
     onp.testing.assert_array_equal(onp.asarray(got), want)
 

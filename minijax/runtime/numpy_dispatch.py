@@ -780,6 +780,9 @@ _DIRECT_FORMS = {getattr(np, name): (getattr(_ndarray, method), fewest, most, ke
                      ("argpartition", "argpartition", 2, 3,
                       frozenset({"axis", "kind", "order"})))
                  if hasattr(np, name)}
+_correlate2 = getattr(np._core.multiarray, "correlate2", None)
+if _correlate2 is not None:   # (NumPy's correlate passes its arguments on to it)
+    _DIRECT_FORMS[np.correlate] = (_correlate2, 2, 3, frozenset({"mode"}))
 _DIRECT_FORMS.update({getattr(np, name): (form, 1, most, frozenset()) for name, form, most in (
     ("flipud", _flipud, 1), ("fliplr", _fliplr, 1), ("flip", _flip, 1),
     ("atleast_1d", _atleast_1d, 1), ("atleast_2d", _atleast_2d, 1),
