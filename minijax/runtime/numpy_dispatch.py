@@ -970,11 +970,10 @@ def eager_host(self):
 
 def method_call(host_fn, lax_definition, name):
     """The Array method ``name``: ``host_fn(self_host, ...)`` eagerly, else
-    ``lax_definition``. A
-    ``NumpyFunction``: a call with at most one argument besides the Array and no keywords
-    goes straight to ``_MethodCall.eager`` (no argument tuple, no keyword dict), any other
-    to the wrapper; in the class's dict it is called as a function is, with no bound
-    method made."""
+    ``lax_definition``. A ``NumpyFunction``: a call with at most one argument besides the
+    Array and no keywords goes straight to ``_MethodCall.eager`` (no argument tuple, no
+    keyword dict), any other to the wrapper; in the class's dict it is called as a
+    function is, with no bound method made."""
     def call(self, *args, **kwargs):
         if numpy_flag[0] or numpy_eager():
             host = eager_host(self)
