@@ -1682,6 +1682,19 @@ def _host_index(idx):
     None, Ellipsis, or a tuple of them) as it is, NumPy integers too, and an element read
     of integers (a 0-d Array holding a NumPy integer, as ``obs[t]``) as that integer."""
     if type(idx) is tuple:
+        if len(idx) == 2:   # (B[:, obs[t]]: the new tuple made at once, not via a list)
+            a, b = idx
+            if not _basic_index_element(a):
+                a = _integer_of(a)
+                if a is None:
+                    return None
+            elif _basic_index_element(b):
+                return idx
+            if not _basic_index_element(b):
+                b = _integer_of(b)
+                if b is None:
+                    return None
+            return (a, b)
         out = None
         i = 0
         for e in idx:
