@@ -107,6 +107,10 @@ def _worker(scenario, rank, n, port):
             minijax.distributed.initialize(address, n, rank)
     print("RESULT " + json.dumps(result), flush=True)
     if scenario == "dead0" and rank == 0:
+        # one more step first: its collective completes only once the others have
+        # printed their result and joined it (else, on a loaded machine, it could die
+        # while a survivor was still finishing the result's own collectives)
+        step(params, gx, gy)[0].block_until_ready()
         os._exit(7)   # dies without a word
     if scenario == "raise" and rank == n - 1:
         raise KeyError("a bug in the last process")   # ends on an uncaught exception
