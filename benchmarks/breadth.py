@@ -66,8 +66,8 @@ def _blocker(t):
     and then only its own wait (``hasattr(leaf, "block_until_ready")`` bound a method for
     each array that has one: a minijax or JAX result cost about 40 ns more than an
     ndarray before its wait). The table is a plain dict read with ``[]``: a dict
-    subclass with ``__missing__`` is indexed through a Python-level slot, about 250
-    instructions per result, for every library alike."""
+    subclass with ``__missing__`` is indexed through a Python-level slot, about 160
+    instructions more per result, for every library alike."""
     if issubclass(t, (tuple, list, dict)):
         wait = block
     else:

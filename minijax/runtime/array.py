@@ -1586,13 +1586,14 @@ _NO_KEYWORDS = frozenset()
 # the methods that name their parameters (_NAMED) never hand this table a keyword
 _NAMED = _NO_KEYWORDS
 _SCAN_KEYWORDS = frozenset({"axis", "dtype"})
-_MOMENT_KEYWORDS = frozenset({"axis", "dtype", "keepdims", "ddof"})
+_REDUCE_KEYWORDS = frozenset({"axis", "dtype", "keepdims"})
+_MOMENT_KEYWORDS = _REDUCE_KEYWORDS | {"ddof"}
 _METHOD_KEYWORDS = (
     _NO_KEYWORDS, _NAMED, _NAMED, _NAMED,   # reshape (order, copy: never) ravel sum mean
     _NAMED, _NAMED, _NAMED, _NAMED,   # max min all any
     _NO_KEYWORDS, _NO_KEYWORDS, _NO_KEYWORDS,   # astype conj conjugate
     _SCAN_KEYWORDS, _SCAN_KEYWORDS, _NO_KEYWORDS,   # cumprod cumsum flatten
-    frozenset({"axis", "dtype", "keepdims"}), _NAMED, _MOMENT_KEYWORDS,   # prod squeeze std
+    _REDUCE_KEYWORDS, _NAMED, _MOMENT_KEYWORDS,   # prod squeeze std
     _NO_KEYWORDS, _NAMED, _MOMENT_KEYWORDS,   # swapaxes transpose var
     _NAMED, _NAMED, _NAMED)   # diagonal argmax argmin
 

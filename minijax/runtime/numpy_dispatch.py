@@ -37,7 +37,8 @@ from ..config import config
 from ..core import Tracer
 from ..core.avals import ShapedArray
 from ..core.trace import non_numeric_context, numpy_eager, numpy_flag
-from .array import (NOT_GIVEN as _ABSENT, Array, _holding, _make, as_view_of, canonical_dtype, canonical_dtypes,
+from .array import (NOT_GIVEN as _ABSENT, Array, _MOMENT_KEYWORDS, _REDUCE_KEYWORDS,
+                    _SCAN_KEYWORDS, _holding, _make, as_view_of, canonical_dtype, canonical_dtypes,
                     canonical_scalar_type, canonical_scalars, direct_write_target, given,
                     overlapping_or_read_only, sole_source, ufunc_in_place, strong_host,
                     view_result)
@@ -746,44 +747,46 @@ def _copy(a, order="K"):
     return a.copy(order)
 
 
-_AXIS, _REDUCE = frozenset({"axis"}), frozenset({"axis", "dtype", "keepdims"})
+# (the reductions, scans and moments take the keywords the Array methods' fast path passes
+# to NumPy's method: ``array._METHOD_KEYWORDS``)
+_NONE, _AXIS = frozenset(), frozenset({"axis"})
+_AXIS_KEEPDIMS = frozenset({"axis", "keepdims"})
 _DIRECT_FORMS = {getattr(np, name): (getattr(_ndarray, method), fewest, most, keywords)
                  for name, method, fewest, most, keywords in (
                      ("squeeze", "squeeze", 1, 2, _AXIS),
-                     ("swapaxes", "swapaxes", 3, 3, frozenset()),
-                     ("transpose", "transpose", 1, 2, frozenset()),
-                     ("permute_dims", "transpose", 1, 2, frozenset()),
+                     ("swapaxes", "swapaxes", 3, 3, _NONE),
+                     ("transpose", "transpose", 1, 2, _NONE),
+                     ("permute_dims", "transpose", 1, 2, _NONE),
                      ("ravel", "ravel", 1, 2, frozenset({"order"})),
                      ("reshape", "reshape", 2, 2, frozenset({"order"})),
                      ("diagonal", "diagonal", 1, 3, frozenset({"offset", "axis1", "axis2"})),
                      ("take", "take", 2, 3, frozenset({"axis", "mode"})),
                      ("repeat", "repeat", 2, 3, _AXIS),
-                     ("nonzero", "nonzero", 1, 1, frozenset()),
+                     ("nonzero", "nonzero", 1, 1, _NONE),
                      ("searchsorted", "searchsorted", 2, 3, frozenset({"side", "sorter"})),
-                     ("cumsum", "cumsum", 1, 3, frozenset({"axis", "dtype"})),
-                     ("cumprod", "cumprod", 1, 3, frozenset({"axis", "dtype"})),
-                     ("sum", "sum", 1, 3, _REDUCE), ("prod", "prod", 1, 3, _REDUCE),
-                     ("mean", "mean", 1, 3, _REDUCE),
-                     ("std", "std", 1, 3, _REDUCE | {"ddof"}),
-                     ("var", "var", 1, 3, _REDUCE | {"ddof"}),
-                     ("max", "max", 1, 3, frozenset({"axis", "keepdims"})),
-                     ("min", "min", 1, 3, frozenset({"axis", "keepdims"})),
-                     ("amax", "max", 1, 3, frozenset({"axis", "keepdims"})),
-                     ("amin", "min", 1, 3, frozenset({"axis", "keepdims"})),
-                     ("all", "all", 1, 3, frozenset({"axis", "keepdims"})),
-                     ("any", "any", 1, 3, frozenset({"axis", "keepdims"})),
+                     ("cumsum", "cumsum", 1, 3, _SCAN_KEYWORDS),
+                     ("cumprod", "cumprod", 1, 3, _SCAN_KEYWORDS),
+                     ("sum", "sum", 1, 3, _REDUCE_KEYWORDS),
+                     ("prod", "prod", 1, 3, _REDUCE_KEYWORDS),
+                     ("mean", "mean", 1, 3, _REDUCE_KEYWORDS),
+                     ("std", "std", 1, 3, _MOMENT_KEYWORDS),
+                     ("var", "var", 1, 3, _MOMENT_KEYWORDS),
+                     ("max", "max", 1, 3, _AXIS_KEEPDIMS), ("min", "min", 1, 3, _AXIS_KEEPDIMS),
+                     ("amax", "max", 1, 3, _AXIS_KEEPDIMS),
+                     ("amin", "min", 1, 3, _AXIS_KEEPDIMS),
+                     ("all", "all", 1, 3, _AXIS_KEEPDIMS), ("any", "any", 1, 3, _AXIS_KEEPDIMS),
                      ("round", "round", 1, 2, frozenset({"decimals"})),
                      ("around", "round", 1, 2, frozenset({"decimals"})),
                      ("trace", "trace", 1, 3,
                       frozenset({"offset", "axis1", "axis2", "dtype"})),
-                     ("clip", "clip", 3, 3, frozenset()),
+                     ("clip", "clip", 3, 3, _NONE),
                      ("argpartition", "argpartition", 2, 3,
                       frozenset({"axis", "kind", "order"})))
                  if hasattr(np, name)}
 _correlate2 = getattr(np._core.multiarray, "correlate2", None)
 if _correlate2 is not None:   # (NumPy's correlate passes its arguments on to it)
     _DIRECT_FORMS[np.correlate] = (_correlate2, 2, 3, frozenset({"mode"}))
-_DIRECT_FORMS.update({getattr(np, name): (form, 1, most, frozenset()) for name, form, most in (
+_DIRECT_FORMS.update({getattr(np, name): (form, 1, most, _NONE) for name, form, most in (
     ("flipud", _flipud, 1), ("fliplr", _fliplr, 1), ("flip", _flip, 1),
     ("atleast_1d", _atleast_1d, 1), ("atleast_2d", _atleast_2d, 1),
     ("atleast_3d", _atleast_3d, 1), ("matrix_transpose", _matrix_transpose, 1),
