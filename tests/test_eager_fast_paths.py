@@ -4,6 +4,7 @@ views, the argsort and floor_divide checks, cached finfo/iinfo, result_type by p
 promotion) against NumPy as the oracle, and against the general paths they skip."""
 
 import itertools
+import re
 import warnings
 
 import numpy as onp
@@ -645,6 +646,76 @@ def test_item_and_len_read_from_numpys_struct_are_numpys(dtype):
     with pytest.raises(ValueError, match="size 1"):
         A.item()
     assert A.item(4) == h.item(4) and A.item((1, 0)) == h.item((1, 0))
+
+
+@pytest.mark.parametrize("dtype", _PROMOTED + ["bfloat16", ">f8", "<U3", "V8"])
+def test_integer_reads_are_numpys_values_types_and_errors(dtype):
+    """``x[i]``, ``x[i, j, k]`` of plain ints, read from NumPy's struct, against NumPy's
+    subscript: in range, negative, out of range, too many, and other integer types."""
+    import ml_dtypes
+    dt = onp.dtype(ml_dtypes.bfloat16) if dtype == "bfloat16" else onp.dtype(dtype)
+    base = _RNG.uniform(-3, 3, size=(2, 3, 4)) * 10
+    h = base.astype(dt) if dt.kind != "V" else base.view(dt)
+    A = np.asarray(h.copy())
+    h = onp.array(A)   # (as minijax holds it: a non-native byte order is made native)
+    keys = [1, -1, -2, 2, (1, 2, 3), (-1, -3, -4), (0, 0, 0), (1, 2), (2, 0, 0),
+            (0, 3, 0), (0, 0, -5), (0, 0, 0, 0), (), onp.int64(1), (onp.int8(1), 0, 0),
+            (1, 0, np.asarray(onp.arange(4))[3]), 2**70, (0, 0, 2**70), True, (0, False)]
+    for key in keys:
+        try:
+            want = h[key]
+        except Exception as e:
+            with pytest.raises(type(e), match=re.escape(str(e))):
+                A[key]
+            continue
+        got = A[key]
+        assert type(got) is type(A) and got.dtype == want.dtype and got.shape == want.shape
+        if dt.kind in "UV":
+            assert onp.asarray(got).tobytes() == onp.asarray(want).tobytes(), key
+        else:
+            onp.testing.assert_array_equal(onp.asarray(got), want)
+    assert type(A[1, 2, 3]._host) is type(h[1, 2, 3]) and A[1]._host.base is not None
+    B = np.asarray(h.copy()).T[1:]   # a view: a read sees writes made after it
+    B_np = h.copy().T[1:]
+    A_view_root = B.base
+    A_view_root[1, 1, 1] = A_view_root[0, 0, 0]
+    B_np.base[1, 1, 1] = B_np.base[0, 0, 0]
+    assert onp.asarray(B[0, 1, 1]).tobytes() == onp.asarray(B_np[0, 1, 1]).tobytes()
+    r = B[0]
+    A_view_root[1, 0, 1] = A_view_root[0, 0, 0]
+    assert onp.asarray(r).tobytes() == onp.asarray(B[0]).tobytes()
+
+
+def test_iteration_reads_each_row_when_it_is_reached():
+    """``for r in x`` gives NumPy's rows and elements, read one at a time: a write into
+    ``x`` during the loop shows in the rows not read yet, and the rows are views."""
+    h = _RNG.uniform(size=(4, 3))
+    for x, want in [(np.asarray(h.copy()), h), (np.asarray(h.copy()).T, h.T),
+                    (np.asarray(h.copy())[:, 1], h[:, 1]), (np.arange(5), onp.arange(5)),
+                    (np.zeros((0, 3)), onp.zeros((0, 3)))]:
+        rows = list(x)
+        assert len(rows) == len(want) and all(type(r) is type(x) for r in rows)
+        for r, w in zip(rows, want):
+            assert r.dtype == w.dtype and r.shape == onp.shape(w)
+            onp.testing.assert_array_equal(onp.asarray(r), w)
+    it = iter(np.asarray(h.copy()))
+    assert it.__length_hint__() == 4 and iter(it) is it
+    next(it)
+    assert it.__length_hint__() == 3
+    x, xn = np.asarray(h.copy()), h.copy()
+    seen, seen_np = [], []
+    for out, arr in [(seen, x), (seen_np, xn)]:
+        for i, r in enumerate(arr):
+            if i == 1:
+                arr[2:] = -1.0
+            r *= 2.0   # (a row is a view: x is written)
+            out.append(onp.asarray(r).copy())
+    onp.testing.assert_array_equal(onp.asarray(x), xn)
+    onp.testing.assert_array_equal(onp.stack(seen), onp.stack(seen_np))
+    weak = np.asarray(np.asarray(2.0) * onp.ones(1).tolist()[0] + np.zeros(2))
+    assert [float(e) for e in weak] == [2.0, 2.0]
+    with pytest.raises(TypeError, match="0-d"):
+        iter(np.asarray(1.0))
 
 
 def test_copy_is_c_ordered_and_independent():

@@ -90,6 +90,40 @@ cdef extern from *:
     static PyObject *minijax_ndarray_reshaped(PyObject *a, PyObject *shape) {
         return PyArray_Reshape((PyArrayObject *)a, shape);
     }
+    /* a[idx] when idx is a plain int (a in-range row or element) or a tuple of plain
+       ints, one per dimension (an element): NumPy's own result, read as its item
+       and subscript read it (the element is NumPy's scalar of a's dtype, sharing
+       nothing); else NotImplemented, and a's subscript does the rest, with its
+       errors */
+    static PyObject *minijax_ndarray_at(PyObject *a, PyObject *idx) {
+        PyArrayObject_fields *f = (PyArrayObject_fields *)a;
+        if (!PyArray_CheckExact(a) || PyDataType_REFCHK(f->descr)) goto other;
+        if (PyLong_CheckExact(idx)) {
+            if (f->nd == 0) goto other;
+            Py_ssize_t k = PyLong_AsSsize_t(idx);
+            if (k == -1 && PyErr_Occurred()) { PyErr_Clear(); goto other; }
+            if (k < 0) k += f->dimensions[0];
+            if (k < 0 || k >= f->dimensions[0]) goto other;
+            if (f->nd > 1) return Py_TYPE(a)->tp_as_sequence->sq_item(a, k);
+            return PyArray_Scalar(f->data + k * f->strides[0], f->descr, a);
+        }
+        if (PyTuple_CheckExact(idx) && PyTuple_GET_SIZE(idx) == f->nd && f->nd > 0) {
+            char *p = f->data;
+            for (int i = 0; i < f->nd; i++) {
+                PyObject *e = PyTuple_GET_ITEM(idx, i);
+                if (!PyLong_CheckExact(e)) goto other;
+                Py_ssize_t k = PyLong_AsSsize_t(e);
+                if (k == -1 && PyErr_Occurred()) { PyErr_Clear(); goto other; }
+                if (k < 0) k += f->dimensions[i];
+                if (k < 0 || k >= f->dimensions[i]) goto other;
+                p += k * f->strides[i];
+            }
+            return PyArray_Scalar(p, f->descr, a);
+        }
+      other:
+        Py_INCREF(Py_NotImplemented);
+        return Py_NotImplemented;
+    }
     static PyObject *minijax_call_with_keywords(PyObject *fn, PyObject *a, PyObject *b,
                                                 PyObject *c, Py_ssize_t n,
                                                 PyObject *kwargs) {
@@ -120,6 +154,8 @@ cdef extern from *:
     object ndarray_diagonal "minijax_ndarray_diagonal"(object a)
     object ndarray_item "minijax_ndarray_item"(object a)
     object ndarray_reshaped "minijax_ndarray_reshaped"(object a, object shape)
+    object ndarray_at "minijax_ndarray_at"(object a, object idx)
+    object ndarray_row "PySequence_GetItem"(object a, Py_ssize_t i)
     object ndarray_writeable_alias "minijax_ndarray_writeable_alias"(object a)
     object call_with_keywords "minijax_call_with_keywords"(object fn, object a, object b,
                                                            object c, Py_ssize_t n,
@@ -166,6 +202,15 @@ cdef class ViewLink:
 
 
 cdef void *_last_link
+
+
+cdef class _Rows:
+    cdef Array array
+    cdef Py_ssize_t index, length
+
+
+@cython.locals(rows=_Rows)
+cdef _Rows _rows(Array array, Py_ssize_t length)
 @cython.locals(link=ViewLink, last=ViewLink)
 cdef ViewLink view_link(Array root, object root_host, bint read_only)
 
@@ -190,6 +235,7 @@ cpdef for_reading(object host)
 @cython.locals(root=Array)
 cpdef view_result(Array self, object host, object r, object placement)
 cdef object _result(Array self, object host, object r)
+cdef object _indexable_host(Array self)
 cdef object _binary(Array self, object other, int code)
 cdef object _apply(int code, object a, object b)
 cdef object _unary(Array self, int code)

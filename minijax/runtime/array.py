@@ -104,6 +104,12 @@ if not cython.compiled:
     def ndarray_reshaped(a, shape):
         return a.reshape(shape)
 
+    def ndarray_row(a, i):
+        return a[i]
+
+    def ndarray_at(a, idx):
+        return NotImplemented   # (compiled: an element or row read straight from the struct)
+
     def ndarray_writeable_alias(a):
         return _ndarray_at(a, 0, a, writeable=True)
 
@@ -814,22 +820,17 @@ class Array:
         return _inplace(self, other, _IMATMUL)
 
     def __getitem__(self, idx):
-        if numpy_flag[0]:
-            placement = self._placement   # (committed to a CPU device: the same path)
-            aval = self._aval
-            hidx = idx if type(idx) is int else _host_index(idx)
-            if ((placement is None or placement._host_eager)
-                    and (aval is None or not aval.weak_type) and hidx is not None):
-                host = self._host
-                if type(host) is not _ndarray or self._view is not None:
-                    host = _current_host(self)
+        host = _indexable_host(self)
+        if host is not None:
+            r = ndarray_at(host, idx)
+            if r is NotImplemented:
+                hidx = _host_index(idx)
+                if hidx is None:
+                    return _complete[_GETITEM](self, idx)
                 r = host[hidx]
-                if type(r) is _ndarray:
-                    if canonical_dtype(ndarray_dtype(r)):   # a view
-                        return view_result(self, host, r, placement)
-                elif canonical_scalar_type(type(r)):   # an element: a 0-d Array holding
-                    return (_holding(r) if placement is None   # the NumPy scalar
-                            else _make(None, r, None, placement, None))
+            out = _result(self, host, r)
+            if out is not None:
+                return out
         return _complete[_GETITEM](self, idx)
 
     def __setitem__(self, idx, value):
@@ -1024,6 +1025,9 @@ class Array:
     view = _InstalledMethod()
 
     def __iter__(self):
+        host = self._host
+        if type(host) is _ndarray and ndarray_ndim(host):
+            return _rows(self, ndarray_dim(host, 0))
         return _installed["__iter__"](self)
 
     @property
@@ -1247,6 +1251,44 @@ class ViewLink:
 _last_link = cython.NULL
 
 
+@cython.final
+@cython.no_gc
+@cython.freelist(8)
+@cython.cclass
+class _Rows:
+    """``iter(x)`` of an Array held in host memory: ``x[0]``, ``x[1]``, ... read one at a
+    time through ``Array.__getitem__``, as NumPy's iteration reads ``x[i]`` (a write into
+    ``x`` during the loop shows in the rows read after it)."""
+    __slots__ = ("array", "index", "length")
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        i: cython.Py_ssize_t = self.index
+        if i >= self.length:
+            raise StopIteration
+        self.index = i + 1
+        array = self.array
+        host = _indexable_host(array)
+        if host is not None and ndarray_ndim(host) and i < ndarray_dim(host, 0):
+            row = _result(array, host, ndarray_row(host, i))
+            if row is not None:
+                return row
+        return array[i]
+
+    def __length_hint__(self):
+        return self.length - self.index
+
+
+def _rows(array, length):
+    rows = _Rows.__new__(_Rows)
+    rows.array = array
+    rows.index = 0
+    rows.length = length
+    return rows
+
+
 def view_link(root, root_host, read_only):
     """The ``ViewLink`` of ``root``, ``root_host`` and ``read_only``: the last one made
     when it matches (compiled), else a new one."""
@@ -1344,11 +1386,27 @@ def view_result(self, host, r, placement):
 def _result(self, host, r):
     """The Array holding ``r`` (NumPy's result on the fast path), or None where the
     complete implementation must decide (another dtype, another kind of result)."""
+    placement = self._placement   # (committed to a CPU device: the same path)
     if type(r) is _ndarray:
         if canonical_dtype(ndarray_dtype(r)):
-            return view_result(self, host, r, None)
-    elif canonical_scalar_type(type(r)):   # a 0-d result: the NumPy scalar
-        return _holding(r)
+            return view_result(self, host, r, placement)
+    elif canonical_scalar_type(type(r)):   # a 0-d result (an element): the NumPy scalar
+        return _holding(r) if placement is None else _make(None, r, None, placement, None)
+    return None
+
+
+def _indexable_host(self):
+    """``self``'s current host ndarray when NumPy's indexing of it is minijax's (eager,
+    in host memory, strongly typed), else None."""
+    if numpy_flag[0]:
+        placement = self._placement
+        aval = self._aval
+        if ((placement is None or placement._host_eager)
+                and (aval is None or not aval.weak_type)):
+            host = self._host
+            if type(host) is not _ndarray or self._view is not None:
+                host = _current_host(self)
+            return host
     return None
 
 
