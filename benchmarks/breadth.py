@@ -60,14 +60,8 @@ _BLOCKERS = {}   # {type: how to wait for a value of it}, filled by _blocker
 
 def _blocker(t):
     """How to wait for a value of type ``t``: ``block`` for containers, the type's
-    ``block_until_ready`` function for arrays that have one, None for NumPy's.
-
-    Looked up once per type, so that every library's result costs one dictionary lookup
-    and then only its own wait (``hasattr(leaf, "block_until_ready")`` bound a method for
-    each array that has one: a minijax or JAX result cost about 40 ns more than an
-    ndarray before its wait). The table is a plain dict read with ``[]``: a dict
-    subclass with ``__missing__`` is indexed through a Python-level slot, about 160
-    instructions more per result, for every library alike."""
+    ``block_until_ready`` function for arrays that have one, None for NumPy's (looked up
+    once per type)."""
     if issubclass(t, (tuple, list, dict)):
         wait = block
     else:
@@ -78,7 +72,7 @@ def _blocker(t):
 
 def block(out):
     """Wait for every asynchronous array in ``out`` (nested tuples, lists, namedtuples,
-    dicts)."""
+    dicts), of any library: for one result (a warm-up, a whole program's)."""
     if isinstance(out, dict):
         out = list(out.values())
     for leaf in out if isinstance(out, (tuple, list)) else (out,):
@@ -91,23 +85,37 @@ def block(out):
     return out
 
 
-def _batch(fn, number):
+def library_wait(name):
+    """How a batch of ``name``'s results is waited for: the library's own
+    ``block_until_ready`` of the batch's list, called once (the wait a user of an
+    asynchronous library writes); None for NumPy, whose results are ready when returned.
+
+    (Waiting leaf by leaf from Python, as ``block`` does, cost a minijax or JAX result
+    about 40 ns of calls more than an ndarray, about a third of a 100 ns call's time.)"""
+    if name == "numpy":
+        return None
+    return importlib.import_module(name).block_until_ready
+
+
+def _batch(fn, number, wait):
     start = time.perf_counter()
-    block([fn() for _ in range(number)])
+    out = [fn() for _ in range(number)]
+    if wait is not None:
+        wait(out)
     return time.perf_counter() - start
 
 
-def _calibrate(fn, target, repeats, budget):
+def _calibrate(fn, wait, target, repeats, budget):
     """``(calls per batch, batches still to time, best seconds per call so far)``: a
     batch takes about ``target`` seconds; a call slower than ``target`` is timed alone,
     and no more than ``budget`` seconds go to its batches."""
-    first = _batch(fn, 1)
+    first = _batch(fn, 1, wait)
     if first >= target:
         return 1, max(1, min(repeats, int(budget / first))) - 1, first
     number = max(1, int(target / max(first, 1e-7)))
     # Calibrate on a batch: the first call of a row is often slower than the rest.
     while True:
-        t = _batch(fn, number)
+        t = _batch(fn, number, wait)
         if t >= target / 2 or number >= 1 << 22:
             break
         number = max(number * 2, int(number * target / max(t, 1e-9)))
@@ -117,27 +125,27 @@ def _calibrate(fn, target, repeats, budget):
 def best_times(fns, target, repeats, budget):
     """``{name: minimum seconds per call of fns[name]()}`` over batches of each.
 
-    Every library goes through the same loop: a batch keeps its results and blocks on
-    them once, at its end, before the clock stops (``block`` is a no-op for NumPy's
-    arrays). The libraries' batches alternate, so that a stretch of time when the shared
+    Every library goes through the same loop: a batch keeps its results and waits for
+    them once, at its end, before the clock stops (``library_wait``). The libraries' batches alternate, so that a stretch of time when the shared
     machine is slow falls on both sides' batches alike; a library whose call raises gets
     the error's text instead of a time.
     """
     plans, best = {}, {}
     for name, fn in fns.items():
+        wait = library_wait(name)
         try:
-            number, left, best[name] = _calibrate(fn, target, repeats, budget)
-            plans[name] = [fn, number, left]
+            number, left, best[name] = _calibrate(fn, wait, target, repeats, budget)
+            plans[name] = [fn, wait, number, left]
         except Exception as e:                                  # noqa: BLE001
             best[name] = _error_text(e)
-    while any(plan[2] > 0 for plan in plans.values()):
+    while any(plan[3] > 0 for plan in plans.values()):
         for name, plan in list(plans.items()):
-            fn, number, left = plan
+            fn, wait, number, left = plan
             if left <= 0:
                 continue
-            plan[2] -= 1
+            plan[3] -= 1
             try:
-                best[name] = min(best[name], _batch(fn, number) / number)
+                best[name] = min(best[name], _batch(fn, number, wait) / number)
             except Exception as e:                              # noqa: BLE001
                 best[name] = _error_text(e)
                 del plans[name]

@@ -30,7 +30,7 @@ from .dtypes import is_non_numeric
 from . import backend
 from . import backend as _backends   # (devices(backend=...) shadows the module's name)
 from .runtime import dispatch, numpy_dispatch
-from .runtime.array import Array, _make, resolve_placement, snapshot
+from .runtime.array import Array, _make, resolve_placement, snapshot, wait_for_arrays
 from .runtime.sharding import (NamedSharding, put_local_pieces, shardings_per_leaf)
 from .util import LRUCache
 from .traceback_util import api_boundary
@@ -1159,6 +1159,8 @@ def block_until_ready(x):
     """Wait for every array in the pytree ``x``; returns ``x``."""
     if type(x) is Array:
         return x.block_until_ready()
+    if (type(x) is list or type(x) is tuple) and wait_for_arrays(x):
+        return x
     for leaf in tree_util.tree_leaves(x):
         if isinstance(leaf, Array):
             leaf.block_until_ready()

@@ -48,6 +48,16 @@ def test_devices_and_device_put():
     assert minijax.block_until_ready(tree) is tree
 
 
+def test_block_until_ready_of_a_batch_waits_for_every_array_in_it():
+    f = minijax.jit(lambda a: a * 2)
+    for batch in ([f(np.ones(3)) for _ in range(4)],
+                  (f(np.ones(2)), [None, 1.5, onp.float32(2), onp.ones(2), (f(np.ones(1)),)]),
+                  [f(np.ones(2)), {"k": f(np.ones(2))}, minijax.random.key(0)]):
+        assert minijax.block_until_ready(batch) is batch
+        leaves = minijax.tree_util.tree_leaves(batch)
+        assert all(leaf.is_ready() for leaf in leaves if isinstance(leaf, minijax.Array))
+
+
 def _raised(fn):
     try:
         fn()

@@ -1363,6 +1363,29 @@ def _plain_operand(other):
     return None
 
 
+def wait_for_arrays(seq):
+    """Wait for each Array in the list or tuple ``seq`` and in the lists and tuples in
+    it; False at the first item that is neither one of them nor a value with nothing to
+    wait for (None, a Python or NumPy number, an ndarray): a pytree left to
+    ``block_until_ready``'s tree walk."""
+    for item in seq:
+        t = type(item)
+        if t is Array:
+            arr = cython.cast(Array, item)
+            if arr._buffer is not None:
+                arr._buffer.block_until_ready()
+        elif t is list or t is tuple:
+            if not wait_for_arrays(item):
+                return False
+        elif not (item is None or t is float or t is int or t is bool or t is complex
+                  or t is _ndarray or isinstance(item, _numpy_generic)):
+            return False
+    return True
+
+
+_numpy_generic = np.generic
+
+
 def view_result(self, host, r, placement):
     """The Array holding ``r`` (an ndarray of a canonical dtype computed from ``host``,
     ``self``'s current ndarray): a view Array of ``self``'s root when ``r`` views its
