@@ -1159,7 +1159,7 @@ def block_until_ready(x):
     """Wait for every array in the pytree ``x``; returns ``x``."""
     if type(x) is Array:
         return x.block_until_ready()
-    if (type(x) is list or type(x) is tuple) and wait_for_arrays(x):
+    if (type(x) is list or type(x) is tuple) and wait_for_arrays(x, tree_util.node_types):
         return x
     for leaf in tree_util.tree_leaves(x):
         if isinstance(leaf, Array):

@@ -19,6 +19,7 @@ class _NodeType(NamedTuple):
 
 
 _registry: dict[type, _NodeType] = {}
+node_types = _registry   # (read-only to other modules: block_until_ready's fast walk)
 
 
 def register_pytree_node(nodetype, flatten_func, unflatten_func):

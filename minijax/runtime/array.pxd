@@ -175,7 +175,7 @@ cdef int _PROD, _SQUEEZE, _STD, _SWAPAXES, _TRANSPOSE_METHOD, _VAR, _DIAGONAL, _
 cdef int _ARGMIN
 cdef Py_ssize_t _ANY_NUMBER
 cdef type _array_type, _ndarray
-cdef object _dtype_type, _numpy_integer, _numpy_generic
+cdef object _dtype_type, _numpy_integer
 cdef type _int64
 cdef tuple _NDARRAY_METHODS
 cdef list _complete, numpy_flag
@@ -233,7 +233,7 @@ cdef Array _view_holding(object host, object link)
 cpdef bint overlapping_or_read_only(object host)
 cpdef for_reading(object host)
 @cython.locals(arr=Array)
-cpdef bint wait_for_arrays(object seq) except -1
+cpdef bint wait_for_arrays(object seq, dict node_types) except -1
 @cython.locals(root=Array)
 cpdef view_result(Array self, object host, object r, object placement)
 cdef object _result(Array self, object host, object r)

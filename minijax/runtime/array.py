@@ -1363,11 +1363,12 @@ def _plain_operand(other):
     return None
 
 
-def wait_for_arrays(seq):
+def wait_for_arrays(seq, node_types):
     """Wait for each Array in the list or tuple ``seq`` and in the lists and tuples in
-    it; False at the first item that is neither one of them nor a value with nothing to
-    wait for (None, a Python or NumPy number, an ndarray): a pytree left to
-    ``block_until_ready``'s tree walk."""
+    it. False at the first item that may hold Arrays another way (a type in
+    ``node_types``, the pytree node types, or a subclass of tuple such as a namedtuple):
+    a pytree left to ``block_until_ready``'s tree walk. Any other item is a leaf with
+    nothing to wait for."""
     for item in seq:
         t = type(item)
         if t is Array:
@@ -1375,15 +1376,11 @@ def wait_for_arrays(seq):
             if arr._buffer is not None:
                 arr._buffer.block_until_ready()
         elif t is list or t is tuple:
-            if not wait_for_arrays(item):
+            if not wait_for_arrays(item, node_types):
                 return False
-        elif not (item is None or t is float or t is int or t is bool or t is complex
-                  or t is _ndarray or isinstance(item, _numpy_generic)):
+        elif item is not None and (t in node_types or isinstance(item, tuple)):
             return False
     return True
-
-
-_numpy_generic = np.generic
 
 
 def view_result(self, host, r, placement):
