@@ -85,16 +85,33 @@ def block(out):
     return out
 
 
-def library_wait(name):
-    """How a batch of ``name``'s results is waited for: the library's own
+def library_wait(name, result):
+    """How a batch of ``name``'s results like ``result`` is waited for: the library's own
     ``block_until_ready`` of the batch's list, called once (the wait a user of an
-    asynchronous library writes); None for NumPy, whose results are ready when returned.
+    asynchronous library writes); None when ``result`` holds no array with a wait (any
+    NumPy result; a list of floats from ``tolist``, a shape tuple).
 
     (Waiting leaf by leaf from Python, as ``block`` does, cost a minijax or JAX result
     about 40 ns of calls more than an ndarray, about a third of a 100 ns call's time.)"""
-    if name == "numpy":
+    if not _holds_waits(result):
         return None
     return importlib.import_module(name).block_until_ready
+
+
+def _holds_waits(out):
+    if isinstance(out, dict):
+        out = list(out.values())
+    for leaf in out if isinstance(out, (tuple, list)) else (out,):
+        try:
+            wait = _BLOCKERS[type(leaf)]
+        except KeyError:
+            wait = _blocker(type(leaf))
+        if wait is block:
+            if _holds_waits(leaf):
+                return True
+        elif wait is not None:
+            return True
+    return False
 
 
 def _batch(fn, number, wait):
@@ -122,17 +139,18 @@ def _calibrate(fn, wait, target, repeats, budget):
     return number, repeats - 1, t / number
 
 
-def best_times(fns, target, repeats, budget):
+def best_times(fns, waits, target, repeats, budget):
     """``{name: minimum seconds per call of fns[name]()}`` over batches of each.
 
     Every library goes through the same loop: a batch keeps its results and waits for
-    them once, at its end, before the clock stops (``library_wait``). The libraries' batches alternate, so that a stretch of time when the shared
-    machine is slow falls on both sides' batches alike; a library whose call raises gets
-    the error's text instead of a time.
+    them once, at its end, before the clock stops, with ``waits[name]``
+    (``library_wait``). The libraries' batches alternate, so that a stretch of time when
+    the shared machine is slow falls on both sides' batches alike; a library whose call
+    raises gets the error's text instead of a time.
     """
     plans, best = {}, {}
     for name, fn in fns.items():
-        wait = library_wait(name)
+        wait = waits[name]
         try:
             number, left, best[name] = _calibrate(fn, wait, target, repeats, budget)
             plans[name] = [fn, wait, number, left]
@@ -622,15 +640,17 @@ def measure_rows(libnames, rows, quick, check=True):
 
     def time_row(section, label, size, check):
         key = f"{size}|{section}|{label}"
-        results, fns = {}, {}
+        results, fns, waits = {}, {}, {}
         for name in libnames:
             try:
                 fn = make_call(section, label, libs[name], inputs[(name, size)])
-                results[name] = to_host(block(fn()))           # warm-up, and the check
+                first = block(fn())                              # warm-up, and the check
+                results[name] = to_host(first)
+                waits[name] = library_wait(name, first)
                 fns[name] = make_call(section, label, libs[name], inputs[(name, size)])
             except Exception as e:                              # noqa: BLE001
                 times[name][key] = _error_text(e)
-        for name, t in best_times(fns, target, repeats, budget).items():
+        for name, t in best_times(fns, waits, target, repeats, budget).items():
             before = times[name].get(key)
             times[name][key] = (min(t, before) if isinstance(t, float)
                                 and isinstance(before, float) else t)
