@@ -70,9 +70,9 @@ def _blocker(t):
     return wait
 
 
-def block(out):
-    """Wait for every asynchronous array in ``out`` (nested tuples, lists, namedtuples,
-    dicts), of any library: for one result (a warm-up, a whole program's)."""
+def _leaf_waits(out):
+    """``(leaf, its wait)`` for each array with a wait in ``out`` (nested tuples, lists,
+    namedtuples, dicts), of any library."""
     if isinstance(out, dict):
         out = list(out.values())
     for leaf in out if isinstance(out, (tuple, list)) else (out,):
@@ -80,8 +80,17 @@ def block(out):
             wait = _BLOCKERS[type(leaf)]
         except KeyError:
             wait = _blocker(type(leaf))
-        if wait is not None:
-            wait(leaf)
+        if wait is block:
+            yield from _leaf_waits(leaf)
+        elif wait is not None:
+            yield leaf, wait
+
+
+def block(out):
+    """Wait for every asynchronous array in ``out``: for one result (a warm-up, a whole
+    program's)."""
+    for leaf, wait in _leaf_waits(out):
+        wait(leaf)
     return out
 
 
@@ -93,25 +102,9 @@ def library_wait(name, result):
 
     (Waiting leaf by leaf from Python, as ``block`` does, cost a minijax or JAX result
     about 40 ns of calls more than an ndarray, about a third of a 100 ns call's time.)"""
-    if not _holds_waits(result):
+    if next(_leaf_waits(result), None) is None:
         return None
     return importlib.import_module(name).block_until_ready
-
-
-def _holds_waits(out):
-    if isinstance(out, dict):
-        out = list(out.values())
-    for leaf in out if isinstance(out, (tuple, list)) else (out,):
-        try:
-            wait = _BLOCKERS[type(leaf)]
-        except KeyError:
-            wait = _blocker(type(leaf))
-        if wait is block:
-            if _holds_waits(leaf):
-                return True
-        elif wait is not None:
-            return True
-    return False
 
 
 def _batch(fn, number, wait):
