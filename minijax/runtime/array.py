@@ -834,12 +834,9 @@ class Array:
         return _complete[_GETITEM](self, idx)
 
     def __setitem__(self, idx, value):
-        if numpy_flag[0]:
-            placement = self._placement
-            aval = self._aval
+        if _indexes_on_host(self):
             hidx = _host_index(idx)
-            if ((placement is None or placement._host_eager)
-                    and (aval is None or not aval.weak_type) and hidx is not None):
+            if hidx is not None:
                 t = type(value)
                 if t is float or t is int or t is bool or t is _ndarray:
                     hvalue = value
@@ -1257,8 +1254,8 @@ _last_link = cython.NULL
 @cython.cclass
 class _Rows:
     """``iter(x)`` of an Array held in host memory: ``x[0]``, ``x[1]``, ... read one at a
-    time through ``Array.__getitem__``, as NumPy's iteration reads ``x[i]`` (a write into
-    ``x`` during the loop shows in the rows read after it)."""
+    time as ``Array.__getitem__`` reads them, as NumPy's iteration reads ``x[i]`` (a
+    write into ``x`` during the loop shows in the rows read after it)."""
     __slots__ = ("array", "index", "length")
 
     def __iter__(self):
@@ -1415,19 +1412,25 @@ def _result(self, host, r):
     return None
 
 
+def _indexes_on_host(self):
+    """Whether NumPy's indexing of ``self``'s host ndarray is minijax's: eager, the Array
+    in host memory (uncommitted or committed to a CPU device) and strongly typed."""
+    if not numpy_flag[0]:
+        return False
+    placement = self._placement
+    aval = self._aval
+    return ((placement is None or placement._host_eager)
+            and (aval is None or not aval.weak_type))
+
+
 def _indexable_host(self):
-    """``self``'s current host ndarray when NumPy's indexing of it is minijax's (eager,
-    in host memory, strongly typed), else None."""
-    if numpy_flag[0]:
-        placement = self._placement
-        aval = self._aval
-        if ((placement is None or placement._host_eager)
-                and (aval is None or not aval.weak_type)):
-            host = self._host
-            if type(host) is not _ndarray or self._view is not None:
-                host = _current_host(self)
-            return host
-    return None
+    """``self``'s current host ndarray when ``_indexes_on_host(self)``, else None."""
+    if not _indexes_on_host(self):
+        return None
+    host = self._host
+    if type(host) is not _ndarray or self._view is not None:
+        host = _current_host(self)
+    return host
 
 
 def _binary(self, other, code):
