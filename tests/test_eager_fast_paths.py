@@ -804,8 +804,10 @@ def test_eig_eigvals_eagerly_are_numpys_made_complex(dtype):
     assert wv.dtype == complex_dtype
     jw = minijax.jit(np.linalg.eigvals)(a)
     tol = 1e-4 if complex_dtype == onp.complex64 else 1e-10
-    onp.testing.assert_allclose(onp.sort_complex(onp.asarray(jw).reshape(-1)),
-                                onp.sort_complex(onp.asarray(wv).reshape(-1)), atol=tol)
+    # (each matrix's eigenvalues as a set: their order is the kernel's, and a conjugate
+    # pair's two members have the same real part up to rounding, so sorting can swap them)
+    distance = abs(onp.asarray(jw)[..., :, None] - onp.asarray(wv)[..., None, :])
+    assert (distance.min(-1) <= tol).all() and (distance.min(-2) <= tol).all()
 
 
 def test_dispatch_tables_name_the_fast_wrappers():
