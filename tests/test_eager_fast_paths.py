@@ -756,11 +756,22 @@ def test_inplace_operators_with_array_operands():
 
 @pytest.mark.parametrize("shape,axis", [((200,), -1), ((70, 80), -1), ((70, 80), 0),
                                         ((70, 80), 1), ((3, 70, 4), 1), ((80, 90), None)])
-@pytest.mark.parametrize("variant", ["distinct", "ties", "nan", "signed_zeros", "float32"])
+@pytest.mark.parametrize("variant", ["distinct", "ties", "tie_in_last_row", "nan",
+                                     "signed_zeros", "float32", "float32_ties", "float16",
+                                     "strided"])
 def test_argsort_is_stable_on_every_path(shape, axis, variant):
     a = _RNG.uniform(size=shape)
     if variant == "ties":
         a = onp.round(a, 1)
+    elif variant == "tie_in_last_row":   # (the check must read every row)
+        flat = a.reshape(-1)
+        flat[-80:] = onp.round(flat[-80:], 1)
+    elif variant == "float32_ties":
+        a = onp.round(a, 1).astype(onp.float32)
+    elif variant == "float16":
+        a = a.astype(onp.float16)
+    elif variant == "strided":
+        a = onp.repeat(a, 2, axis=-1)[..., ::2]
     elif variant == "nan":
         a.reshape(-1)[::7] = onp.nan
     elif variant == "signed_zeros":

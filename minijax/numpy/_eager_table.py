@@ -77,11 +77,12 @@ def _argsort(a, axis=-1, kind=None, order=None, *, stable=None):
 def _has_ties(a, idx, axis):
     """Whether ``a`` (real floating) has equal elements, or NaNs, along ``axis``; ``idx``
     is an argsort of ``a`` along it."""
+    if axis == -1 or axis == a.ndim - 1:
+        found = fast_functions.argsorted_rows_tie(a, idx)
+        if found >= 0:
+            return found == 1
     if a.ndim == 1:
         s = a[idx]
-    elif a.ndim == 2 and axis in (-1, 1) and a.flags.c_contiguous:
-        m, n = a.shape   # (a flat gather: take_along_axis costs more for one matrix)
-        s = a.reshape(-1).take(idx + np.arange(0, m * n, n)[:, None])
     else:
         s = np.moveaxis(np.take_along_axis(a, idx, axis), axis, -1)
     # NaNs sort last, in an order of the sort's choosing: they count as ties

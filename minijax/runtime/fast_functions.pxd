@@ -94,11 +94,62 @@ cdef extern from *:
         }
         return 1;
     }
+    /* Whether the rows (along the last axis) of ``a``, a native float64 or float32
+       array, read in the order of ``idx`` (their argsort, intp, of a's shape) have two
+       equal neighbours or end in a NaN (NaNs sort last): 1 or 0; -1 where the arrays
+       are not both C-contiguous and aligned, or idx is not such an argsort. */
+    static int minijax_sorted_rows_tie(PyObject *a_obj, PyObject *idx_obj) {
+        PyArrayObject *a = (PyArrayObject *)a_obj, *idx = (PyArrayObject *)idx_obj;
+        PyArray_Descr *descr = PyArray_DESCR(a), *idescr = PyArray_DESCR(idx);
+        int type_num = descr->type_num, nd = PyArray_NDIM(a), d;
+        npy_intp n, rows, r, j;
+        const npy_intp *order = (const npy_intp *)PyArray_DATA(idx);
+        if ((type_num != NPY_DOUBLE && type_num != NPY_FLOAT) || nd < 1
+                || PyArray_NDIM(idx) != nd || idescr->type_num != NPY_INTP
+                || !PyArray_IS_C_CONTIGUOUS(a) || !PyArray_IS_C_CONTIGUOUS(idx)
+                || !PyArray_ISALIGNED(a) || !PyArray_ISALIGNED(idx)
+                || !PyArray_ISNBO(descr->byteorder) || !PyArray_ISNBO(idescr->byteorder)) {
+            return -1;
+        }
+        for (d = 0; d < nd; d++) {
+            if (PyArray_DIM(a, d) != PyArray_DIM(idx, d)) return -1;
+        }
+        n = PyArray_DIM(a, nd - 1);
+        if (n == 0) return 0;
+        rows = PyArray_SIZE(a) / n;
+        for (r = 0; r < rows; r++, order += n) {
+            if ((npy_uintp)order[0] >= (npy_uintp)n || (npy_uintp)order[n - 1] >= (npy_uintp)n)
+                return -1;   /* (an index out of the row: not an argsort) */
+            if (type_num == NPY_DOUBLE) {
+                const double *row = (const double *)PyArray_DATA(a) + r * n;
+                double prev = row[order[0]], v;
+                if (isnan(row[order[n - 1]])) return 1;
+                for (j = 1; j < n; j++) {
+                    if ((npy_uintp)order[j] >= (npy_uintp)n) return -1;
+                    v = row[order[j]];
+                    if (v == prev) return 1;
+                    prev = v;
+                }
+            } else {
+                const float *row = (const float *)PyArray_DATA(a) + r * n;
+                float prev = row[order[0]], v;
+                if (isnan(row[order[n - 1]])) return 1;
+                for (j = 1; j < n; j++) {
+                    if ((npy_uintp)order[j] >= (npy_uintp)n) return -1;
+                    v = row[order[j]];
+                    if (v == prev) return 1;
+                    prev = v;
+                }
+            }
+        }
+        return 0;
+    }
     """
     object ndarray_view "minijax_ndarray_view"(object a)
     object ndarray_copy "minijax_ndarray_copy"(object a)
     object ndarray_quiet_cast "minijax_ndarray_quiet_cast"(object a, object dtype)
     bint ndarray_known_finite "minijax_ndarray_known_finite"(object a)
+    int sorted_rows_tie "minijax_sorted_rows_tie"(object a, object idx)
 
 
 @cython.locals(arr=ArrayCore)

@@ -71,6 +71,9 @@ if not cython.compiled:   # (compiled: C functions, declared in fast_functions.p
             return False
         return bool(np.isfinite(a).all())
 
+    def sorted_rows_tie(a, idx):
+        return -1   # (uncompiled: the caller's NumPy check answers)
+
 
 import_numpy_c_api()
 
@@ -388,6 +391,16 @@ def _finite(x):
     if t is float:
         return math.isfinite(x)
     return t is int or t is bool
+
+
+def argsorted_rows_tie(a, idx):
+    """Whether the rows (along the last axis) of the ndarray ``a``, taken in the order of
+    ``idx`` (their argsort), have two equal neighbours or end in a NaN: 1 or 0. Checked
+    in one pass, without a gather, for C-contiguous native float64 and float32; -1 for
+    any other input."""
+    if type(a) is not _ndarray or type(idx) is not _ndarray:
+        return -1
+    return sorted_rows_tie(a, idx)
 
 
 # ------------------------------------------------------------------ deprecated names
