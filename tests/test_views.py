@@ -148,6 +148,24 @@ def test_exported_buffers_do_not_change():
     same(v, onp.array([20.0, 2.0, 3.0]))
 
 
+@pytest.mark.parametrize("make", [lambda xp, a, b: xp.ix_(a, b)[1],
+                                  lambda xp, a, b: xp.meshgrid(a, b, sparse=True, copy=False)[1],
+                                  lambda xp, a, b: xp.broadcast_arrays(a, b[:, None])[1]])
+def test_results_view_the_argument_whose_memory_they_share(make):
+    # (both Arrays view one caller's ndarray, so NumPy's .base cannot tell them apart:
+    # the memory bounds do; after a copy-on-write of b the result must still follow b)
+    h, ref = onp.arange(10.0), onp.arange(10.0)
+    a, b = np.asarray(h[:5]), np.asarray(h[5:])
+    out, ref_out = make(np, a, b), make(onp, ref[:5], ref[5:])
+    onp.asarray(b)   # (exported: the next write copies b's buffer first)
+    b[0] = 100.0
+    ref[5] = 100.0
+    same(out, ref_out)
+    a[1] = -1.0
+    ref[1] = -1.0
+    same(out, ref_out)
+
+
 def test_copies_are_independent():
     x = np.asarray(onp.arange(4.0))
     for y in (np.array(x), np.copy(x), x.copy(), np.asarray(x, copy=True)):

@@ -43,6 +43,27 @@ cdef extern from *:
         for (int i = 0; i < f->nd; i++) n *= f->dimensions[i];
         return n;
     }
+    /* Whether the byte ranges of two ndarrays overlap, as np.may_share_memory(a, b)
+       answers by default (an empty array overlaps nothing); without its release of the
+       GIL, which costs more than the check */
+    static void minijax_byte_range(PyArrayObject_fields *f, char **lo, char **hi) {
+        char *start = f->data, *end = f->data + PyDataType_ELSIZE(f->descr);
+        for (int i = 0; i < f->nd; i++) {
+            npy_intp span = (f->dimensions[i] - 1) * f->strides[i];
+            if (span < 0) start += span; else end += span;
+        }
+        *lo = start;
+        *hi = end;
+    }
+    static int minijax_ndarray_bounds_overlap(PyObject *a, PyObject *b) {
+        PyArrayObject_fields *fa = (PyArrayObject_fields *)a, *fb = (PyArrayObject_fields *)b;
+        char *alo, *ahi, *blo, *bhi;
+        for (int i = 0; i < fa->nd; i++) if (fa->dimensions[i] == 0) return 0;
+        for (int i = 0; i < fb->nd; i++) if (fb->dimensions[i] == 0) return 0;
+        minijax_byte_range(fa, &alo, &ahi);
+        minijax_byte_range(fb, &blo, &bhi);
+        return alo < bhi && blo < ahi;
+    }
     static int minijax_ndarray_is_complex(PyObject *a) {
         return PyTypeNum_ISCOMPLEX(((PyArrayObject_fields *)a)->descr->type_num);
     }
@@ -147,6 +168,7 @@ cdef extern from *:
     bint ndarray_contiguous "minijax_ndarray_contiguous"(object a)
     Py_ssize_t ndarray_size "minijax_ndarray_size"(object a)
     bint ndarray_is_complex "minijax_ndarray_is_complex"(object a)
+    bint ndarray_bounds_overlap "minijax_ndarray_bounds_overlap"(object a, object b)
     int import_numpy_c_api "minijax_import_numpy_c_api"() except -1
     object ndarray_transposed "minijax_ndarray_transposed"(object a)
     object ndarray_raveled "minijax_ndarray_raveled"(object a)

@@ -84,6 +84,9 @@ if not cython.compiled:
     def ndarray_is_complex(a):
         return a.dtype.kind == "c"
 
+    def ndarray_bounds_overlap(a, b):
+        return np.may_share_memory(a, b)
+
     # NumPy's view makers, as its methods called without arguments (or a shape) make
     # them (compiled: NumPy's C API)
     def ndarray_transposed(a):
@@ -1965,7 +1968,7 @@ def as_view_of(out, args):
             # (a root ndarray that is itself a view shares its owner with what else
             # views it: another argument may be where ``host`` is)
             if root_host is owner or (ndarray_base(root_host) is owner and (
-                    sole_source(args) or np.may_share_memory(host, root_host))):
+                    sole_source(args) or ndarray_bounds_overlap(host, root_host))):
                 # (a read-only link: NumPy chose read-only, as broadcast_to does)
                 out._view = (view_link(root, root_host, True)
                              if ndarray_writeable(root_host)

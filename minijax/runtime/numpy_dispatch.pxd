@@ -9,7 +9,8 @@ from minijax.runtime.array cimport (Array as ArrayCore, _current_host, _holding,
                                     ndarray_dtype, ndarray_writeable,
                                     overlapping_or_read_only, sole_source, strong_host,
                                     ufunc_in_place, view_link, view_result,
-                                    _view_holding, ndarray_ndim, ndarray_size)
+                                    _view_holding, ndarray_bounds_overlap, ndarray_ndim,
+                                    ndarray_size)
 
 # The base of minijax's ufunc objects, a C type: calling an instance forwards its
 # arguments as they came (vectorcall) to the dispatching function it was given, where a

@@ -85,7 +85,8 @@ _ndarray = np.ndarray
 _Array = Array   # (compiled: a C variable; the name Array is a module global)
 if not cython.compiled:   # (compiled: C functions, cimported in numpy_dispatch.pxd)
     from .array import _current_host, _link, _view_holding, _view_root, _view_snapshot, \
-        ndarray_base, ndarray_dtype, ndarray_ndim, ndarray_size, ndarray_writeable, view_link
+        ndarray_base, ndarray_bounds_overlap, ndarray_dtype, ndarray_ndim, ndarray_size, \
+        ndarray_writeable, view_link
 
 
 class _NotHost(Exception):
@@ -371,7 +372,7 @@ def _wrap_each(r, args):
             a = _holding(e)   # (as wrap makes it: no Array in args to be a view of)
         elif (type(e) is _ndarray and owner is not None and ndarray_base(e) is owner
                 and ndarray_dtype(e) is dtype and ndarray_size(e)
-                and (bounds is None or np.may_share_memory(e, bounds))):
+                and (bounds is None or ndarray_bounds_overlap(e, bounds))):
             # as_view_of would find the same root (the only Array, whose buffer e views);
             # view entries are never changed in place: siblings share one
             a = _view_holding(e, view_link(root, root_host, True)
