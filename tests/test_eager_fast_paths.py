@@ -702,16 +702,19 @@ def test_iteration_reads_each_row_when_it_is_reached():
     assert it.__length_hint__() == 4 and iter(it) is it
     next(it)
     assert it.__length_hint__() == 3
-    x, xn = np.asarray(h.copy()), h.copy()
-    seen, seen_np = [], []
-    for out, arr in [(seen, x), (seen_np, xn)]:
-        for i, r in enumerate(arr):
-            if i == 1:
-                arr[2:] = -1.0
-            r *= 2.0   # (a row is a view: x is written)
-            out.append(onp.asarray(r).copy())
-    onp.testing.assert_array_equal(onp.asarray(x), xn)
-    onp.testing.assert_array_equal(onp.stack(seen), onp.stack(seen_np))
+    for exported in (False, True):   # (exported: the write copies x's buffer first)
+        x, xn = np.asarray(h.copy()), h.copy()
+        seen, seen_np = [], []
+        for out, arr in [(seen, x), (seen_np, xn)]:
+            for i, r in enumerate(arr):
+                if i == 1:
+                    if exported:
+                        onp.asarray(arr)
+                    arr[2:] = -1.0
+                r *= 2.0   # (a row is a view: x is written)
+                out.append(onp.asarray(r).copy())
+        onp.testing.assert_array_equal(onp.asarray(x), xn)
+        onp.testing.assert_array_equal(onp.stack(seen), onp.stack(seen_np))
     weak = np.asarray(np.asarray(2.0) * onp.ones(1).tolist()[0] + np.zeros(2))
     assert [float(e) for e in weak] == [2.0, 2.0]
     with pytest.raises(TypeError, match="0-d"):

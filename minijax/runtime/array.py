@@ -1258,8 +1258,10 @@ _last_link = cython.NULL
 class _Rows:
     """``iter(x)`` of an Array held in host memory: ``x[0]``, ``x[1]``, ... read one at a
     time as ``Array.__getitem__`` reads them, as NumPy's iteration reads ``x[i]`` (a
-    write into ``x`` during the loop shows in the rows read after it)."""
-    __slots__ = ("array", "index", "length")
+    write into ``x`` during the loop shows in the rows read after it). While ``x``'s host
+    ndarray stays the same object, every row views it the same way: the first row's link
+    serves the rest."""
+    __slots__ = ("array", "index", "length", "host", "link")
 
     def __iter__(self):
         return self
@@ -1272,8 +1274,13 @@ class _Rows:
         array = self.array
         host = _indexable_host(array)
         if host is not None and ndarray_ndim(host) and i < ndarray_dim(host, 0):
+            if host is self.host and array._placement is None:
+                return _view_holding(ndarray_row(host, i), self.link)
             row = _result(array, host, ndarray_row(host, i))
             if row is not None:
+                if type(row) is Array and row._view is not None and row._placement is None:
+                    self.host = host
+                    self.link = row._view
                 return row
         return array[i]
 
@@ -1286,6 +1293,7 @@ def _rows(array, length):
     rows.array = array
     rows.index = 0
     rows.length = length
+    rows.host = rows.link = None
     return rows
 
 
