@@ -5,6 +5,10 @@ device transfers, ``eager_backend="xla"`` and ``lax`` refuse such arrays with
 ``NonNumericDtypeError``."""
 
 import datetime
+import subprocess
+import sys
+import types
+import warnings
 
 import numpy as np
 import pytest
@@ -14,6 +18,7 @@ import minijax.numpy as mnp
 from minijax import lax
 from minijax.config import config
 from minijax.errors import NonNumericDtypeError
+from minijax.numpy._nonnumeric import install_module
 
 DAYS = ["2020-01-01", "2020-01-03", "2019-12-30", "NaT"]
 
@@ -312,3 +317,32 @@ def test_array_api_namespace_stays_numeric():
     assert not any(minijax.dtypes.is_non_numeric(np.dtype(d)) for d in info.dtypes().values())
     x = mnp.asarray([1.0, 2.0])
     assert x.__array_namespace__() is mnp and x.dtype == mnp.float64
+
+
+def test_names_numpy_deprecates_warn_when_read_not_at_import():
+    # (NumPy 2.5 deprecates numpy.char.chararray: importing minijax must not warn)
+    run = subprocess.run([sys.executable, "-W", "error::DeprecationWarning", "-c",
+                          "import minijax, minijax.numpy.char, minijax.numpy.rec, "
+                          "minijax.numpy.strings"], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    # a module with a deprecated name, as NumPy's char is on 2.5
+    fake = types.ModuleType("fake")
+    fake.__all__ = ["upper", "old"]
+    fake.upper = np.char.upper
+
+    def deprecated(name):
+        if name == "old":
+            warnings.warn("old is deprecated", DeprecationWarning, stacklevel=2)
+            return np.char.lower
+        raise AttributeError(name)
+    fake.__getattr__ = deprecated
+    namespace = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        install_module(namespace, fake, "minijax.fake")
+    assert "old" not in namespace and namespace["__all__"] == ["upper", "old"]
+    with pytest.warns(DeprecationWarning, match="old is deprecated"):
+        lower = namespace["__getattr__"]("old")
+    _same(lower(mnp.asarray(["AB"])), np.char.lower(np.asarray(["AB"])), "old")
+    with pytest.raises(AttributeError, match="no attribute 'other'"):
+        namespace["__getattr__"]("other")

@@ -9,6 +9,7 @@ eagerly only: under a transformation or with ``eager_backend="xla"`` they raise
 read as ``a['name']``, not as attributes)."""
 
 import functools
+import warnings
 
 import numpy as np
 
@@ -74,15 +75,32 @@ def host_function(np_fn, qualname):
 
 def install_module(namespace, np_module, qualname, skip=()):
     """Fill a module's ``namespace`` with ``np_module``'s public functions as
-    ``host_function``s (its classes and constants as they are)."""
+    ``host_function``s (its classes and constants as they are). A name NumPy deprecates
+    (reading it warns, as ``numpy.char.chararray`` does from NumPy 2.5) is read when it
+    is first asked for, with NumPy's warning then, not at import."""
+    deprecated = set()
     for name in getattr(np_module, "__all__", ()):
         if name in skip:
             continue
-        value = getattr(np_module, name)
-        if callable(value) and not isinstance(value, type):
-            value = host_function(value, f"{qualname}.{name}")
-        namespace[name] = value
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            value = getattr(np_module, name)
+        if any(issubclass(w.category, DeprecationWarning) for w in caught):
+            deprecated.add(name)
+            continue
+        namespace[name] = _installed(value, f"{qualname}.{name}")
     namespace["__all__"] = [n for n in np_module.__all__ if n not in skip]
+    if deprecated:
+        def __getattr__(name):
+            if name in deprecated:
+                return _installed(getattr(np_module, name), f"{qualname}.{name}")
+            raise AttributeError(f"module {qualname!r} has no attribute {name!r}")
+        namespace["__getattr__"] = __getattr__
+
+
+def _installed(value, qualname):
+    return (host_function(value, qualname) if callable(value) and not isinstance(value, type)
+            else value)
 
 
 busday_count = host_function(np.busday_count, "minijax.numpy.busday_count")
