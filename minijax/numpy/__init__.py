@@ -606,7 +606,7 @@ __all__ += [
 ]
 
 # NumPy only: floating-point error state, printing, files, runtime information
-from . import exceptions, lib, testing  # noqa: E402,F401
+from . import exceptions, lib  # noqa: E402,F401  (testing: imported when first read)
 from ._floating_point_errors import (  # noqa: E402
     errstate,
     getbufsize,
@@ -695,6 +695,9 @@ def __getattr__(name):
     if name == "__version__":
         import sys   # (here, not at the top: the namespace would gain `sys`)
         return sys.modules["minijax"].__version__
+    if name == "testing":   # (as NumPy's: importing numpy.testing is a sixth of the import)
+        import importlib
+        return importlib.import_module(".testing", __name__)
     from ._unsupported import unsupported   # (likewise)
     raise unsupported(__name__, name)
 # The fft extension (minijax.numpy.fft)
