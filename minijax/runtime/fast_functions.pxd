@@ -94,6 +94,18 @@ cdef extern from *:
         }
         return 1;
     }
+    /* row r of minijax_sorted_rows_tie, of elements of type T */
+    #define MINIJAX_ROW_TIES(T) do {                                    \
+            const T *row = (const T *)PyArray_DATA(a) + r * n;           \
+            T prev = row[order[0]], v;                                   \
+            if (isnan(row[order[n - 1]])) return 1;                      \
+            for (j = 1; j < n; j++) {                                    \
+                if ((npy_uintp)order[j] >= (npy_uintp)n) return -1;      \
+                v = row[order[j]];                                       \
+                if (v == prev) return 1;                                 \
+                prev = v;                                                \
+            }                                                            \
+        } while (0)
     /* Whether the rows (along the last axis) of ``a``, a native float64 or float32
        array, read in the order of ``idx`` (their argsort, intp, of a's shape) have two
        equal neighbours or end in a NaN (NaNs sort last): 1 or 0; -1 where the arrays
@@ -120,27 +132,8 @@ cdef extern from *:
         for (r = 0; r < rows; r++, order += n) {
             if ((npy_uintp)order[0] >= (npy_uintp)n || (npy_uintp)order[n - 1] >= (npy_uintp)n)
                 return -1;   /* (an index out of the row: not an argsort) */
-            if (type_num == NPY_DOUBLE) {
-                const double *row = (const double *)PyArray_DATA(a) + r * n;
-                double prev = row[order[0]], v;
-                if (isnan(row[order[n - 1]])) return 1;
-                for (j = 1; j < n; j++) {
-                    if ((npy_uintp)order[j] >= (npy_uintp)n) return -1;
-                    v = row[order[j]];
-                    if (v == prev) return 1;
-                    prev = v;
-                }
-            } else {
-                const float *row = (const float *)PyArray_DATA(a) + r * n;
-                float prev = row[order[0]], v;
-                if (isnan(row[order[n - 1]])) return 1;
-                for (j = 1; j < n; j++) {
-                    if ((npy_uintp)order[j] >= (npy_uintp)n) return -1;
-                    v = row[order[j]];
-                    if (v == prev) return 1;
-                    prev = v;
-                }
-            }
+            if (type_num == NPY_DOUBLE) MINIJAX_ROW_TIES(double);
+            else MINIJAX_ROW_TIES(float);
         }
         return 0;
     }
