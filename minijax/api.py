@@ -432,13 +432,7 @@ class Jitted:
                       for x in leaves)
         key = (in_tree, statics, avals, config.enable_x64)
         state = self._state
-        entry = state.traced.get(key)
-        cached = entry is not None
-        if entry is None:
-            entry = self._trace(args, kwargs, static_pos, in_tree, avals)
-            if not any(isinstance(c, Tracer) for c in entry[1]):
-                state.traced[key] = entry
-                cached = True
+        entry, cached = self._traced_entry(key, args, kwargs, static_pos, in_tree, avals)
         alias = _aliases(leaves) if entry[3] else None
         if alias is not None:
             # A function that updates its arguments in place, given one array twice: it
@@ -506,6 +500,19 @@ class Jitted:
             n += k
         return out
 
+    def _traced_entry(self, key, args, kwargs, static_pos, in_tree, avals):
+        """``(entry, cached)``: the cached trace for ``key``, else a new one (cached when
+        it closes over no traced value)."""
+        state = self._state
+        entry = state.traced.get(key)
+        if entry is not None:
+            return entry, True
+        entry = self._trace(args, kwargs, static_pos, in_tree, avals)
+        if any(isinstance(c, Tracer) for c in entry[1]):
+            return entry, False
+        state.traced[key] = entry
+        return entry, True
+
     def _trace(self, args, kwargs, static_pos, in_tree, avals, alias=None):
         """``(jaxpr, consts, out tree, updated leaves)``; with ``alias`` (see ``_aliases``)
         the jaxpr takes only the first of the leaves that are one object."""
@@ -561,31 +568,44 @@ class Jitted:
         self._state.clear()
 
     def lower(self, *args, **kwargs):
-        """The StableHLO text this function compiles to for these arguments."""
-        return lower_jaxpr(self.trace(*args, **kwargs).jaxpr)
+        """This function lowered for these arguments, as JAX's ``jit(f).lower``: a
+        ``Lowered`` (``as_text()``, ``compile()``)."""
+        return self.trace(*args, **kwargs).lower()
 
     def trace(self, *args, **kwargs):
-        """This function traced for these arguments: a ``Traced`` whose
+        """This function traced for these arguments: a ``Traced`` (its ``jaxpr``) whose
         ``lower(lowering_platforms=("cuda",))`` lowers it for a platform, as JAX spells
-        it (a platform this process has no device for included)."""
-        dyn_args, dyn_kwargs, static_pos, _ = self._split(args, kwargs)
+        it (a platform this process has no device for included). The trace is the one
+        a call with these arguments uses."""
+        dyn_args, dyn_kwargs, static_pos, statics = self._split(args, kwargs)
         leaves, in_tree = tree_util.tree_flatten((dyn_args, dyn_kwargs))
-        avals = tuple(get_aval(x) for x in leaves)
-        return Traced(self._trace(args, kwargs, static_pos, in_tree, avals)[0])
+        avals = tuple(_check_leaf(x, f"argument of jit-compiled `{_fun_name(self.fun)}`")
+                      for x in leaves)
+        key = (in_tree, statics, avals, config.enable_x64)
+        entry, _ = self._traced_entry(key, args, kwargs, static_pos, in_tree, avals)
+        return Traced(self, entry, args, kwargs, static_pos, in_tree, avals)
 
 
 class Traced:
-    """A jit-compiled function traced for some arguments (``Jitted.trace``)."""
+    """A jit-compiled function traced for some arguments (``Jitted.trace``): its
+    ``jaxpr``, and ``lower()``."""
 
-    def __init__(self, jaxpr):
-        self.jaxpr = jaxpr
+    def __init__(self, jitted, entry, args, kwargs, static_pos, in_tree, in_avals):
+        self.jaxpr, self._consts, self.out_tree, _ = entry
+        self.in_tree = in_tree
+        self._jitted = jitted
+        self._in_avals = in_avals
+        # the static arguments, put back around the dynamic ones a Compiled is called with
+        self._static_args = {i: args[i] for i in static_pos}
+        self._n_args = len(args)
+        self._static_kwargs = {k: v for k, v in kwargs.items() if k in jitted.static_argnames}
 
     def lower(self, *, lowering_platforms=None):
         """Lower for one platform (``lowering_platforms=("cuda",)``; the default
         platform for None). Rules are chosen per platform, so no device of that
         platform is needed."""
         if lowering_platforms is None:
-            return Lowered(lower_jaxpr(self.jaxpr))
+            return Lowered(lower_jaxpr(self.jaxpr), self, None)
         if isinstance(lowering_platforms, str) or len(lowering_platforms) != 1:
             raise ValueError(f"Traced.lower: lowering_platforms must be a tuple of one "
                              f"platform name, such as ('cuda',), got {lowering_platforms!r} "
@@ -596,18 +616,118 @@ class Traced:
             raise ValueError(f"Traced.lower: {lowering_platforms[0]!r} names several "
                              f"platforms; name one of {platform!r}, "
                              f"{', '.join(repr(p) for p in more)}")
-        return Lowered(lower_jaxpr(self.jaxpr, platform=platform))
+        return Lowered(lower_jaxpr(self.jaxpr, platform=platform), self, platform)
 
 
 class Lowered:
-    """A lowered program (``Traced.lower``): its StableHLO text is ``as_text()``."""
+    """A lowered program (``jit(f).lower(...)`` or ``Traced.lower``), as JAX's: its text
+    (``as_text``), its IR (``compiler_ir``), and ``compile()``."""
 
-    def __init__(self, text):
+    def __init__(self, text, traced, platform):
         self._text = text
+        self._traced = traced
+        self._platform = platform
+        self.in_tree = traced.in_tree
+        self.out_tree = traced.out_tree
+
+    def as_text(self, dialect=None):
+        """The program's text: StableHLO (``dialect`` None or ``"stablehlo"``) or XLA's
+        HLO (``"hlo"``)."""
+        if _ir_dialect(dialect, "as_text") == "hlo":
+            return self.compiler_ir("hlo").as_hlo_text()
+        return self._text
+
+    def compiler_ir(self, dialect=None):
+        """The program as an MLIR module (StableHLO, the default) or as XLA's
+        ``XlaComputation`` (``"hlo"``)."""
+        if _ir_dialect(dialect, "compiler_ir") == "hlo":
+            return backend.xla_computation(self._text)
+        return backend.parse_module(self._text)
+
+    def compile(self):
+        """The program compiled by XLA for the default device: a ``Compiled``, called
+        with the arguments the function was lowered for, less its static ones."""
+        platform = backend.platform_of(backend.default_device())
+        if self._platform is not None and self._platform != platform:
+            raise ValueError(f"Lowered.compile: this program was lowered for "
+                             f"{self._platform!r}, and the default device is {platform!r}; "
+                             f"lower it without lowering_platforms to compile it here")
+        return Compiled(self._traced)
+
+
+def _ir_dialect(dialect, method):
+    if dialect in (None, "stablehlo"):
+        return "stablehlo"
+    if dialect == "hlo":
+        return "hlo"
+    raise ValueError(f"Lowered.{method}: unknown dialect {dialect!r}; use 'stablehlo' (the "
+                     f"default) or 'hlo'")
+
+
+class Compiled:
+    """A jit-compiled function compiled for the arguments it was lowered for
+    (``Lowered.compile``), as JAX's: call it with those arguments less the static ones
+    (the static ones are the lowering's); ``as_text``, ``cost_analysis`` and
+    ``memory_analysis`` read XLA's executable."""
+
+    def __init__(self, traced):
+        self._traced = traced
+        self.in_tree = traced.in_tree
+        self.out_tree = traced.out_tree
+        jaxpr = traced.jaxpr
+        # (a program with a mesh of its own is compiled for that mesh at its first call)
+        self._executable = None if (
+            dispatch.spmd_mesh(jaxpr) is not None
+            or dispatch.constrained_placement(jaxpr) is not None) else \
+            dispatch.compiled_jaxpr(jaxpr, backend.default_device(), False)
+
+    def __call__(self, *args, **kwargs):
+        t = self._traced
+        jitted = t._jitted
+        n = len(args) + len(t._static_args)
+        dyn = iter(args)
+        full = tuple(t._static_args[i] if i in t._static_args else next(dyn, None)
+                     for i in range(n))
+        extra = set(kwargs) & jitted.static_argnames
+        if n != t._n_args or extra:
+            raise TypeError(f"Compiled `{_fun_name(jitted.fun)}` takes the arguments it "
+                            f"was lowered for less the static ones: "
+                            f"{t._n_args - len(t._static_args)} positional, got {len(args)}"
+                            + (f", and static keyword arguments {sorted(extra)}" if extra
+                               else ""))
+        kwargs = {**kwargs, **t._static_kwargs}
+        dyn_args, dyn_kwargs, _, _ = jitted._split(full, kwargs)
+        leaves, in_tree = tree_util.tree_flatten((dyn_args, dyn_kwargs))
+        if in_tree != t.in_tree:
+            raise TypeError(f"Compiled `{_fun_name(jitted.fun)}` was lowered for "
+                            f"arguments of structure {t.in_tree}, and is called with "
+                            f"{in_tree}")
+        what = f"argument of compiled `{_fun_name(jitted.fun)}`"
+        for i, (x, want) in enumerate(zip(leaves, t._in_avals)):
+            got = _check_leaf(x, what)
+            if (got.shape, got.dtype) != (want.shape, want.dtype):
+                raise TypeError(f"Argument types differ from the types for which "
+                                f"`{_fun_name(jitted.fun)}` was compiled: leaf {i} is "
+                                f"{got.str_short()}, compiled for {want.str_short()}")
+        return jitted._call(full, kwargs)
+
+    def _loaded(self, what):
+        if self._executable is None:
+            raise ValueError(f"Compiled.{what}: this program runs on the mesh of its "
+                             f"shardings and is compiled for it at its first call")
+        return self._executable.loaded
 
     def as_text(self):
-        """The StableHLO program text."""
-        return self._text
+        """XLA's optimized HLO of the program."""
+        return self._loaded("as_text").hlo_modules()[0].to_string()
+
+    def cost_analysis(self):
+        """XLA's estimate of the program's cost (flops, bytes accessed, ...)."""
+        return self._loaded("cost_analysis").cost_analysis()
+
+    def memory_analysis(self):
+        """XLA's sizes of the program's arguments, outputs, temporaries and code."""
+        return self._loaded("memory_analysis").get_compiled_memory_stats()
 
 
 def _array_tree_key(x, leaves):

@@ -110,10 +110,53 @@ def test_pytree_inputs_outputs_and_kwargs():
 def test_jit_of_jit_lowers_to_a_call():
     inner = jit(lambda x: np.sin(x) * 2)
     outer = jit(lambda x: inner(x) + inner(x + 1))
-    text = outer.lower(np.ones(3))
+    text = outer.lower(np.ones(3)).as_text()
     assert "func.call" in text and text.count("stablehlo.sine") == 1
     onp.testing.assert_allclose(onp.asarray(outer(np.ones(3))),
                                 2 * (onp.sin(1.0) + onp.sin(2.0)) * onp.ones(3))
+
+
+def test_lower_and_compile_are_jaxs():
+    jax = pytest.importorskip("jax")   # (the test-only oracle)
+
+    def f(x, n, *, scale):
+        return {"y": x * n * scale, "s": (x ** 2).sum()}
+    x = onp.arange(3.0, dtype=onp.float32)
+    runs = {}
+    for lib, xp in ((minijax, np), (jax, jax.numpy)):
+        lowered = lib.jit(f, static_argnums=1).lower(xp.asarray(x), 3, scale=2.0)
+        assert "stablehlo.multiply" in lowered.as_text()
+        assert lowered.as_text(dialect="hlo").startswith("HloModule")
+        assert "func.func" in str(lowered.compiler_ir())
+        assert "ENTRY" in lowered.compiler_ir("hlo").as_hlo_text()
+        compiled = lowered.compile()
+        assert "HloModule" in compiled.as_text()
+        assert compiled.cost_analysis()["flops"] > 0
+        assert compiled.memory_analysis().argument_size_in_bytes >= 12 + 4
+        out = compiled(xp.asarray(x + 1), scale=2.0)   # (the static argument is the lowering's)
+        assert lowered.in_tree.num_leaves == compiled.in_tree.num_leaves == 2
+        assert lowered.out_tree.num_leaves == 2
+        with pytest.raises(TypeError):   # another shape than the one compiled for
+            compiled(xp.ones(4, "float32"), scale=2.0)
+        with pytest.raises(TypeError):   # the static argument again
+            compiled(xp.asarray(x), 3, scale=2.0)
+        runs[lib] = out
+    for key in ("y", "s"):
+        onp.testing.assert_array_equal(runs[minijax][key], runs[jax][key])
+    with pytest.raises(ValueError, match="unknown dialect"):
+        jit(f, static_argnums=1).lower(x, 3, scale=2.0).as_text("mhlo")
+
+
+def test_compiled_calls_run_the_program_compile_made():
+    from minijax.runtime import dispatch
+    f = jit(lambda x: np.cos(x) + 1)
+    x = np.ones(5)
+    traced = f.trace(x)
+    compiled = traced.lower().compile()
+    made = dict(dispatch._compiled[traced.jaxpr])
+    onp.testing.assert_allclose(compiled(x), onp.cos(1.0) + onp.ones(5))
+    onp.testing.assert_allclose(f(x), onp.cos(1.0) + onp.ones(5))
+    assert dict(dispatch._compiled[traced.jaxpr]) == made   # (nothing compiled again)
 
 
 def test_closed_over_arrays_become_arguments():

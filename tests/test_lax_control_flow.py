@@ -85,7 +85,7 @@ def test_scan_matches_python_loop():
 
 
 def test_scan_lowers_to_while_with_dynamic_slices():
-    text = jit(lambda c, xs: rnn_like(c, xs, W)).lower(C0, XS)
+    text = jit(lambda c, xs: rnn_like(c, xs, W)).lower(C0, XS).as_text()
     assert "stablehlo.while" in text
     assert "stablehlo.dynamic_slice" in text and "stablehlo.dynamic_update_slice" in text
 
@@ -263,7 +263,7 @@ def test_while_batched_predicate_keeps_finished_lanes():
 
 
 def test_while_lowers_to_while():
-    text = jit(count_doublings).lower(1.0, 10.0)
+    text = jit(count_doublings).lower(1.0, 10.0).as_text()
     assert "stablehlo.while" in text
 
 
@@ -306,7 +306,7 @@ def test_fori_loop_static_and_traced_bounds():
     assert float(traced(2, 7, 1.0)) == pytest.approx(expected, rel=1e-14)
     assert float(lax.fori_loop(5, 2, body, 1.0)) == 1.0     # empty range
     assert float(traced(5, 2, 1.0)) == 1.0
-    text = jit(lambda x: lax.fori_loop(0, 3, body, x)).lower(1.0)
+    text = jit(lambda x: lax.fori_loop(0, 3, body, x)).lower(1.0).as_text()
     assert "stablehlo.while" in text
     check_primitive(lambda x, n: lax.fori_loop(0, n, lambda i, c: c * 1.5 + i, x),
                     [onp.array(1.0), onp.array(4)], vmap_axes=[(0,), (0,)])

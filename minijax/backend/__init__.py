@@ -18,7 +18,7 @@ from ..config import config
 from ..errors import InvalidDeviceError, PlatformUnavailableError, UnknownPlatformError
 from . import _jaxlib
 from ._jaxlib import (chlo, device_sharding, execute, func_dialect, hlo, ir, new_context,
-                      result_handlers)
+                      parse_module, result_handlers, xla_computation)
 from .base import Backend
 from . import cpu as _cpu
 from .cpu import CpuBackend, lapack_target
@@ -29,11 +29,12 @@ __all__ = ["Backend", "CpuBackend", "CudaBackend", "LOWERING_PLATFORMS", "backen
            "default_device", "default_platform", "device_sharding", "devices",
            "dlpack_device", "dlpack_export", "execute", "expand_platform",
            "func_dialect", "get_backend", "get_client", "hlo", "host_callback_target", "import_dlpack", "ir",
-           "jaxlib_version", "lapack_target", "local_devices", "new_context", "platform_of",
+           "jaxlib_version", "lapack_target", "local_devices", "new_context", "parse_module",
+           "platform_of",
            "process_count", "process_index",
            "reads_host_memory", "register_backend", "requested_platforms",
            "resolve_device", "result_handlers", "to_device", "to_host",
-           "unregister_backend"]
+           "unregister_backend", "xla_computation"]
 
 #: The platforms lowering rules may be registered for (JAX's names).
 LOWERING_PLATFORMS = ("cpu", "cuda", "rocm", "tpu")

@@ -154,6 +154,24 @@ def new_context():
     return ctx
 
 
+def parse_module(module_text):
+    """StableHLO text as an MLIR module (which keeps its context alive); parsing needs
+    the func dialect too, registered through jaxlib's dialect registry."""
+    registry = ir.DialectRegistry()
+    _jax_mlir_ext.register_dialects(registry)
+    with new_context() as ctx:
+        ctx.append_dialect_registry(registry)
+        ctx.load_all_available_dialects()
+        return ir.Module.parse(module_text)
+
+
+def xla_computation(module_text):
+    """StableHLO text as XLA's ``XlaComputation`` (``as_hlo_text()``: XLA's HLO)."""
+    _load()
+    return _jax.mlir.mlir_module_to_xla_computation(module_text, use_tuple_args=False,
+                                                    return_tuple=False)
+
+
 def load(module=None):
     """Import jaxlib (once); with ``module`` (``"jaxlib.lapack"``), import and return
     that jaxlib module too."""

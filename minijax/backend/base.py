@@ -109,15 +109,9 @@ class Backend:
             lambda data: client.deserialize_executable(data, device_list, options))
 
     def _compile_with_callbacks(self, client, module_text, device_list, options, callbacks):
-        # This overload of compile_and_load takes a parsed module, not text; parsing
-        # needs the func dialect, registered through jaxlib's dialect registry.
-        ir = _jaxlib.ir
-        registry = ir.DialectRegistry()
-        _jaxlib._jax_mlir_ext.register_dialects(registry)
-        with _jaxlib.new_context() as ctx:
-            ctx.append_dialect_registry(registry)
-            ctx.load_all_available_dialects()
-            module = ir.Module.parse(module_text)
+        # (this overload of compile_and_load takes a parsed module, not text)
+        module = _jaxlib.parse_module(module_text)
+        with module.context:
             return client.compile_and_load(module, device_list, options, list(callbacks))
 
     def to_device(self, host, device, aval=None):
