@@ -591,7 +591,7 @@ class Traced:
     ``jaxpr``, and ``lower()``."""
 
     def __init__(self, jitted, entry, args, kwargs, static_pos, in_tree, in_avals):
-        self.jaxpr, self._consts, self.out_tree, _ = entry
+        self.jaxpr, _, self.out_tree, _ = entry
         self.in_tree = in_tree
         self._jitted = jitted
         self._in_avals = in_avals
