@@ -13,7 +13,6 @@ import re
 from collections.abc import Mapping
 
 import numpy as np
-from numpy.lib import recfunctions
 
 from .. import dtypes
 from ..core import Tracer
@@ -196,6 +195,7 @@ def fromregex(file, regexp, dtype, encoding=None):
         regexp = re.compile(regexp)
     ngroups = max(regexp.groups, 1)
     fields = np.dtype([(f"f{i}", dtype) for i in range(ngroups)])
+    from numpy.lib import recfunctions   # (here: it imports numpy.ma, 5% of the import)
     out = recfunctions.structured_to_unstructured(np.fromregex(file, regexp, fields,
                                                                encoding))
     return _to_minijax(out[:, 0] if ngroups == 1 else out, "fromregex")
