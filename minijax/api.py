@@ -427,10 +427,7 @@ class Jitted:
             dyn_args = self._place_inputs(dyn_args, dyn_kwargs)
             it = iter(dyn_args)
             args = tuple(a if i in static_pos else next(it) for i, a in enumerate(args))
-        leaves, in_tree = tree_util.tree_flatten((dyn_args, dyn_kwargs))
-        avals = tuple(_check_leaf(x, f"argument of jit-compiled `{_fun_name(self.fun)}`")
-                      for x in leaves)
-        key = (in_tree, statics, avals, config.enable_x64)
+        leaves, in_tree, avals, key = self._signature(dyn_args, dyn_kwargs, statics)
         state = self._state
         entry, cached = self._traced_entry(key, args, kwargs, static_pos, in_tree, avals)
         alias = _aliases(leaves) if entry[3] else None
@@ -499,6 +496,14 @@ class Jitted:
                 out.extend(range(n, n + k))
             n += k
         return out
+
+    def _signature(self, dyn_args, dyn_kwargs, statics):
+        """``(leaves, in_tree, avals, key)`` of a call's dynamic arguments: the key of
+        its trace in the cache, the same for a call and for ``trace``."""
+        leaves, in_tree = tree_util.tree_flatten((dyn_args, dyn_kwargs))
+        avals = tuple(_check_leaf(x, f"argument of jit-compiled `{_fun_name(self.fun)}`")
+                      for x in leaves)
+        return leaves, in_tree, avals, (in_tree, statics, avals, config.enable_x64)
 
     def _traced_entry(self, key, args, kwargs, static_pos, in_tree, avals):
         """``(entry, cached)``: the cached trace for ``key``, else a new one (cached when
@@ -578,10 +583,7 @@ class Jitted:
         it (a platform this process has no device for included). The trace is the one
         a call with these arguments uses."""
         dyn_args, dyn_kwargs, static_pos, statics = self._split(args, kwargs)
-        leaves, in_tree = tree_util.tree_flatten((dyn_args, dyn_kwargs))
-        avals = tuple(_check_leaf(x, f"argument of jit-compiled `{_fun_name(self.fun)}`")
-                      for x in leaves)
-        key = (in_tree, statics, avals, config.enable_x64)
+        _, in_tree, avals, key = self._signature(dyn_args, dyn_kwargs, statics)
         entry, _ = self._traced_entry(key, args, kwargs, static_pos, in_tree, avals)
         return Traced(self, entry, args, kwargs, static_pos, in_tree, avals)
 
@@ -696,15 +698,13 @@ class Compiled:
                             + (f", and static keyword arguments {sorted(extra)}" if extra
                                else ""))
         kwargs = {**kwargs, **t._static_kwargs}
-        dyn_args, dyn_kwargs, _, _ = jitted._split(full, kwargs)
-        leaves, in_tree = tree_util.tree_flatten((dyn_args, dyn_kwargs))
+        dyn_args, dyn_kwargs, _, statics = jitted._split(full, kwargs)
+        _, in_tree, avals, _ = jitted._signature(dyn_args, dyn_kwargs, statics)
         if in_tree != t.in_tree:
             raise TypeError(f"Compiled `{_fun_name(jitted.fun)}` was lowered for "
                             f"arguments of structure {t.in_tree}, and is called with "
                             f"{in_tree}")
-        what = f"argument of compiled `{_fun_name(jitted.fun)}`"
-        for i, (x, want) in enumerate(zip(leaves, t._in_avals)):
-            got = _check_leaf(x, what)
+        for i, (got, want) in enumerate(zip(avals, t._in_avals)):
             if (got.shape, got.dtype) != (want.shape, want.dtype):
                 raise TypeError(f"Argument types differ from the types for which "
                                 f"`{_fun_name(jitted.fun)}` was compiled: leaf {i} is "
