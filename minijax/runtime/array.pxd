@@ -261,6 +261,7 @@ cpdef bint wait_for_arrays(object seq, dict node_types) except -1
 cpdef view_result(Array self, object host, object r, object placement)
 cdef object _result(Array self, object host, object r)
 cdef bint _indexes_on_host(Array self) except -1
+cdef bint host_indexing(Array self) except -1
 cdef object _indexable_host(Array self)
 cdef object _binary(Array self, object other, int code)
 cdef object _apply(int code, object a, object b)

@@ -1424,10 +1424,14 @@ def _result(self, host, r):
 
 
 def _indexes_on_host(self):
-    """Whether NumPy's indexing of ``self``'s host ndarray is minijax's: eager, the Array
-    in host memory (uncommitted or committed to a CPU device) and strongly typed."""
-    if not numpy_flag[0]:
-        return False
+    """Whether NumPy's indexing of ``self``'s host ndarray is minijax's: eager and
+    ``host_indexing(self)``."""
+    return numpy_flag[0] and host_indexing(self)
+
+
+def host_indexing(self):
+    """Whether NumPy's indexing of ``self``'s host ndarray is minijax's when eager: the
+    Array in host memory (uncommitted or committed to a CPU device) and strongly typed."""
     placement = self._placement
     aval = self._aval
     return ((placement is None or placement._host_eager)

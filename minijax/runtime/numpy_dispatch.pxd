@@ -4,7 +4,7 @@ cimport cython
 
 # (the C type under another name: the .py imports the Python name ``Array``)
 from minijax.runtime.array cimport (Array as ArrayCore, _current_host, _holding, _link, _make,
-                                    as_view_of, direct_write_target,
+                                    as_view_of, direct_write_target, host_indexing,
                                     _view_root, _view_snapshot, canonical_dtype,
                                     canonical_scalar_type, given, ndarray_base,
                                     ndarray_dtype, ndarray_writeable,

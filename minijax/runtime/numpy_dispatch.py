@@ -85,8 +85,8 @@ _ndarray = np.ndarray
 _Array = Array   # (compiled: a C variable; the name Array is a module global)
 if not cython.compiled:   # (compiled: C functions, cimported in numpy_dispatch.pxd)
     from .array import _current_host, _link, _view_holding, _view_root, _view_snapshot, \
-        ndarray_base, ndarray_bounds_overlap, ndarray_dtype, ndarray_ndim, ndarray_size, \
-        ndarray_writeable, view_link
+        host_indexing, ndarray_base, ndarray_bounds_overlap, ndarray_dtype, ndarray_ndim, \
+        ndarray_size, ndarray_writeable, view_link
 
 
 class _NotHost(Exception):
@@ -1123,10 +1123,8 @@ def getitem_call(lax_definition):
     Array; an element read gives a 0-d Array holding a copy)."""
     def __getitem__(self, idx):
         if numpy_flag[0] or numpy_eager():
-            aval = self._aval
             placement = self._placement   # (committed to a CPU device: the same path)
-            if ((placement is None or placement._host_eager)
-                    and (aval is None or not aval.weak_type)):
+            if host_indexing(self):
                 host = self._host
                 if type(host) is not _ndarray or self._view is not None:
                     host = self._value()
@@ -1274,10 +1272,7 @@ def setitem_call(lax_definition):
     """``x[idx] = value``: written into the Array's buffer (copy-on-write)."""
     def __setitem__(self, idx, value):
         if numpy_flag[0] or numpy_eager():
-            aval = self._aval
-            placement = self._placement   # (committed to a CPU device: the same path)
-            if ((placement is None or placement._host_eager)
-                    and (aval is None or not aval.weak_type)):
+            if host_indexing(self):   # (committed to a CPU device: the same path)
                 try:
                     hidx = idx if type(idx) is int else _index_host(idx)
                     t = type(value)
