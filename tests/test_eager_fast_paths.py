@@ -795,6 +795,60 @@ def test_argsort_bad_axis_is_numpys_error():
         np.argsort(np.zeros((100, 100)), axis=2)
 
 
+def _same_array(got, want):
+    assert type(got) is np.ndarray and got.shape == want.shape and got.dtype == want.dtype
+    assert got.weak_type == want.weak_type and got.committed() == want.committed()
+
+
+@pytest.mark.parametrize("name", ["empty", "zeros", "ones"])
+def test_shape_makers_are_numpys_and_the_eager_dispatchs(name):
+    made, numpys = getattr(np, name), getattr(onp, name)
+    for shape in (3, 0, (), (0,), (2, 3), (1, 0, 4), [2, 3], (onp.int64(2), 3)):
+        got = made(shape)   # (plain ints: before the eager dispatch; the others: through it)
+        _same_array(got, made(shape, dtype=None))   # (a keyword: the eager dispatch)
+        want = numpys(shape)
+        assert got.shape == want.shape and got.dtype == want.dtype
+        if name != "empty":
+            onp.testing.assert_array_equal(onp.asarray(got), want)
+        got[...] = 7.0   # (writable, and memory of its own)
+        assert not np.shares_memory(got, made(shape)) or got.size == 0
+    with minijax.enable_x64(False):
+        assert made((2, 3)).dtype == onp.float32 == made(3, dtype=None).dtype
+    for shape, error, message in (((-1, 3), ValueError, "negative dimensions"),
+                                  (-2, ValueError, "negative dimensions"),
+                                  ((2 ** 40, 2 ** 40), ValueError, "too big"),
+                                  (2 ** 70, ValueError, "Maximum allowed dimension"),
+                                  ((10 ** 6, 10 ** 6), MemoryError, "Unable to allocate"),
+                                  ((2.0, 3), TypeError, "integer")):
+        with pytest.raises(error, match=message):
+            made(shape)
+        with pytest.raises(error, match=message):
+            made(shape, dtype=None)
+    jitted = minijax.jit(lambda: made((2, 3)))()
+    assert jitted.shape == (2, 3) and jitted.dtype == onp.float64
+
+
+@pytest.mark.parametrize("name", ["empty_like", "zeros_like", "ones_like"])
+def test_like_makers_are_numpys_and_the_eager_dispatchs_on_every_argument(name):
+    made, numpys = getattr(np, name), getattr(onp, name)
+    base = np.asarray(_RNG.uniform(size=(2, 3)))
+    weak, committed = minijax.jit(lambda: 2.0)(), minijax.device_put(base, minijax.devices()[1])
+    for a in (base, base[:, 1], base.T, np.asarray([1, 2], np.int32), np.asarray(2.5), weak,
+              committed, onp.ones((2, 2), onp.float32), onp.arange(3), [1.0, 2.0], 3):
+        onp.asarray(a)   # (a weak or committed Array then holds its value in an ndarray too)
+        got = made(a)
+        _same_array(got, made(a, dtype=None))
+        want = numpys(onp.asarray(a))
+        assert got.shape == want.shape and got.dtype == want.dtype
+        if name != "empty_like":
+            onp.testing.assert_array_equal(onp.asarray(got), want)
+        if got.ndim and not got.committed():
+            got[...] = 7.0
+            assert not np.shares_memory(got, a) and np.shares_memory(got, got)
+    with minijax.enable_x64(False):
+        assert made(onp.ones(3)).dtype == onp.float32
+
+
 def test_tile_fast_path_and_size_check():
     a = _RNG.uniform(size=(2, 3))
     for reps in ((2, 1), (1, 2, 3), (3,), 2, [2, 2], (0, 2), ()):

@@ -150,6 +150,24 @@ cdef extern from *:
         PyType_Modified(type);
         return 0;
     }
+
+    /* whether NumPy reads ``shape`` as it is: an int or a tuple of ints, each exact
+       and in 0 .. PY_SSIZE_T_MAX */
+    static int minijax_plain_shape(PyObject *shape) {
+        PyObject *const *items = &shape;
+        Py_ssize_t n = 1;
+        if (PyTuple_CheckExact(shape)) {
+            items = &PyTuple_GET_ITEM(shape, 0);
+            n = PyTuple_GET_SIZE(shape);
+        }
+        for (Py_ssize_t i = 0; i < n; i++) {
+            if (!PyLong_CheckExact(items[i])) return 0;
+            Py_ssize_t k = PyLong_AsSsize_t(items[i]);
+            if (k == -1 && PyErr_Occurred()) { PyErr_Clear(); return 0; }
+            if (k < 0) return 0;
+        }
+        return 1;
+    }
     """
     object make_forwarder_type "minijax_make_forwarder_type"()
     int _forward_to_c "minijax_forward_to"(object self, object target,
@@ -158,6 +176,7 @@ cdef extern from *:
         object (*call)(object, object, object), object absent)
     int _enable_vectorcall_c "minijax_enable_vectorcall"(object cls) except -1
     int _bind_as_function_c "minijax_bind_as_function"(object cls) except -1
+    bint plain_shape "minijax_plain_shape"(object shape)
 
 # module globals the wrappers read on every call, as C variables (not dict lookups)
 cdef object _ABSENT
@@ -193,16 +212,21 @@ cdef bint _float_operand(object h)
 cdef object _keyword_call(object np_fn, object a, object b, object c, Py_ssize_t n,
                           dict kwargs)
 cdef dict _NO_KEYWORDS
+@cython.locals(call=_NumpyCall)
 cdef object _positional_call(object dispatch, object x0, object x1)
 cdef bint _keywords_within(dict kwargs, frozenset names)
+cdef frozenset _SHAPE_MAKERS, _LIKE_MAKERS
 
 
 cdef class _NumpyCall:
     cdef object np_fn, lax_definition, ufunc, function, direct, direct_keywords
     cdef Py_ssize_t nin, first_operand, last_operand, fewest, most
-    cdef bint each
+    cdef bint each, makes, makes_shape
     cdef object eager(self, object x0, object x1, tuple rest, dict kwargs)
     cdef object general(self, tuple args, dict kwargs)
+
+
+cdef object _made(_NumpyCall call, object x)
 
 
 cdef class _MethodCall:

@@ -65,6 +65,10 @@ if not cython.compiled:   # (compiled: a C type and C functions, numpy_dispatch.
     def _set_positional_call_c(call, absent):
         pass
 
+    def plain_shape(shape):
+        return all(type(n) is int and 0 <= n < 2**63
+                   for n in (shape if type(shape) is tuple else (shape,)))
+
 
 Forwarder = make_forwarder_type()
 
@@ -689,7 +693,12 @@ def _positional_call(dispatch, x0, x1):
     keywords, or an Array method's with the Array and at most one more (the C
     ``Forwarder`` calls this directly: no argument tuple, no keyword dict)."""
     if type(dispatch) is _NumpyCall:
-        return cython.cast(_NumpyCall, dispatch).eager(x0, x1, (), _NO_KEYWORDS)
+        call = cython.cast(_NumpyCall, dispatch)
+        if call.makes and x1 is _ABSENT and numpy_flag[0]:
+            r = _made(call, x0)
+            if r is not None:
+                return r
+        return call.eager(x0, x1, (), _NO_KEYWORDS)
     return cython.cast(_MethodCall, dispatch).eager(x0, x1)
 
 
@@ -797,6 +806,32 @@ _DIRECT_FORMS.update({getattr(np, name): (form, 1, most, _NONE) for name, form, 
     if hasattr(np, name) and form is not None})
 
 
+# the commonest calls of all, one argument and no keywords, checked before the eager
+# dispatch: empty(shape), zeros(shape), ones(shape) and their *_like(a)
+_SHAPE_MAKERS = frozenset({np.empty, np.zeros, np.ones})
+_LIKE_MAKERS = frozenset({np.empty_like, np.zeros_like, np.ones_like})
+
+
+def _made(call, x):
+    """``call``'s NumPy function of ``x`` as an Array, for a ``plain_shape`` (a shape
+    maker's) or a strongly typed Array or an ndarray (a ``*_like``'s) when NumPy makes a
+    canonical dtype; else None, and the eager dispatch decides."""
+    if call.makes_shape:
+        if not plain_shape(x):
+            return None
+    elif type(x) is _Array:
+        x = strong_host(x)
+        if type(x) is not _ndarray:
+            return None
+    elif type(x) is not _ndarray:
+        return None
+    try:
+        r = call.np_fn(x)
+    except Exception:   # (too large: the eager dispatch raises its named error)
+        return None
+    return _holding(r) if canonical_dtype(ndarray_dtype(r)) else None
+
+
 def _keywords_within(kwargs, names):
     for k in kwargs:
         if k not in names:
@@ -823,6 +858,8 @@ class _NumpyCall:
         # (a ufunc's tuple results stay strong, as the lax path's)
         self.each = nin is None and not isinstance(np_fn, np.ufunc)
         self.function = None
+        self.makes_shape = np_fn in _SHAPE_MAKERS
+        self.makes = self.makes_shape or np_fn in _LIKE_MAKERS
 
     def eager(self, x0, x1, rest, kwargs):
         np_fn, nin = self.np_fn, self.nin
