@@ -204,3 +204,73 @@ def test_jax_spellings_of_the_cpu_device_count(how):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          env=env, timeout=120)
     assert out.stdout.split() == ["4", "fixed"], out.stderr[-2000:]
+
+
+_BASE = onp.arange(6.0).reshape(2, 3)
+# (name, positional arguments, keywords) of the functions that make an array and take
+# device=; "base" stands for an Array of _BASE
+_MAKERS = [("zeros", ((2, 3),), {}), ("ones", (4,), {"dtype": onp.int32}), ("empty", (3,), {}),
+           ("full", ((2,), 1.5), {}), ("zeros_like", ("base",), {}),
+           ("ones_like", ("base",), {"shape": (4,)}), ("empty_like", ("base",), {}),
+           ("full_like", ("base", 2.0), {}), ("arange", (5,), {}), ("eye", (3,), {"k": 1}),
+           ("linspace", (0.0, 1.0, 5), {}), ("asarray", ([1.0, 2.0],), {}),
+           ("asarray", ("base",), {}), ("array", ("base",), {}),
+           ("astype", ("base", onp.float32), {})]
+
+
+@pytest.mark.parametrize("backend", ["numpy", "xla"])
+@pytest.mark.parametrize("name, args, kwargs", _MAKERS, ids=[f"{m[0]}-{i}" for i, m in
+                                                              enumerate(_MAKERS)])
+def test_creation_functions_commit_to_the_device_they_are_given(second, name, args, kwargs,
+                                                                backend):
+    import jax
+    import jax.numpy as jnp
+    config.update("eager_backend", backend)
+    base = np.asarray(_BASE)
+    given = [base if a == "base" else a for a in args]
+    out = getattr(np, name)(*given, **kwargs, device=second)
+    assert out.committed() and out.devices() == {second}
+    jax_given = [jnp.asarray(_BASE) if a == "base" else a for a in args]
+    assert getattr(jnp, name)(*jax_given, **kwargs, device=jax.devices()[1]).committed
+    want = getattr(onp, name)(*[_BASE if a == "base" else a for a in args], **kwargs)
+    assert out.shape == want.shape and out.dtype == want.dtype
+    if "empty" not in name:
+        onp.testing.assert_array_equal(onp.asarray(out), want)
+    for device in ("cpu", minijax.devices()[0]):   # (a platform name: its first device)
+        assert getattr(np, name)(*given, **kwargs, device=device).devices() == {
+            minijax.devices()[0]}
+    with pytest.raises(ValueError, match="unsupported device 'tpu'"):
+        getattr(np, name)(*given, **kwargs, device="tpu")
+    # under jit the device is checked, and the staged value stays where jit puts it
+    staged = minijax.jit(lambda: getattr(np, name)(*given, **kwargs, device=second))()
+    onp.testing.assert_array_equal(staged.shape, out.shape)
+
+
+@pytest.mark.parametrize("name", ["zeros_like", "ones_like", "empty_like", "full_like"])
+def test_like_functions_keep_a_committed_placement_and_weak_type_as_jaxs(second, name):
+    import jax
+    import jax.numpy as jnp
+    from jax.sharding import Mesh, NamedSharding, PartitionSpec
+    make = (lambda f: lambda a, **kw: f(a, 3.0, **kw)) if name == "full_like" else (
+        lambda f: f)
+    ours, theirs = make(getattr(np, name)), make(getattr(jnp, name))
+    numpys = make(getattr(onp, name))
+    committed = minijax.device_put(np.asarray(_BASE), second)
+    committed_jax = jax.device_put(jnp.asarray(_BASE), jax.devices()[1])
+    mesh = minijax.sharding.Mesh(onp.array(minijax.devices()), ("x",))
+    sharded = minijax.device_put(np.arange(4.0), minijax.sharding.NamedSharding(
+        mesh, minijax.sharding.PartitionSpec("x")))
+    sharded_jax = jax.device_put(jnp.arange(4.0), NamedSharding(
+        Mesh(onp.array(jax.devices()), ("x",)), PartitionSpec("x")))
+    weak, weak_jax = minijax.jit(lambda: 2.0)(), jax.jit(lambda: 2.0)()
+    for a, b in ((committed, committed_jax), (sharded, sharded_jax), (weak, weak_jax),
+                 (np.asarray(_BASE), jnp.asarray(_BASE)), (2.0, 2.0)):
+        for kwargs in ({}, {"shape": (3,)}, {"dtype": onp.int32}):
+            got, want = ours(a, **kwargs), theirs(b, **kwargs)
+            assert got.committed() == want.committed, (a, kwargs)
+            assert len(got.devices()) == len(want.devices())
+            assert got.weak_type == want.weak_type and got.shape == want.shape
+            assert got.dtype == numpys(onp.asarray(a), **kwargs).dtype
+            if want.committed and len(want.devices()) == 1:
+                assert got.devices() == {minijax.devices()[next(iter(want.devices())).id]}
+    assert ours(sharded).sharding == sharded.sharding

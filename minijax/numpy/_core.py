@@ -2,6 +2,8 @@
 reduction axes and ``keepdims``, and concrete (host) values for functions whose output
 shape depends on the data."""
 
+import functools
+
 import numpy as np
 
 from .. import _checks, dtypes, lax
@@ -10,7 +12,7 @@ from ..core.avals import ShapedArray
 from ..core.trace import non_numeric_context, numpy_eager
 from ..errors import NonNumericDtypeError
 from ..runtime import numpy_dispatch
-from ..runtime.array import Array, _make
+from ..runtime.array import Array, _make, resolve_placement
 from ..util import canonicalize_axis
 
 _PY_SCALARS = (bool, int, float, complex)
@@ -45,6 +47,37 @@ def to_array(x, dtype=None, copy=True, weak_type=None):
     if host.dtype != target:
         host = host.astype(target)
     return _make(None, host)   # its aval (strong) is made from host when asked
+
+
+def placed(fn):
+    """``fn`` (a function that makes an array, with a keyword-only ``device=``) whose
+    ``device`` commits what it makes to that device, as JAX's creation functions do;
+    under a transformation the device is checked and the staged value stays put, as
+    with ``device_put``."""
+    name = fn.__name__.lstrip("_")
+
+    @functools.wraps(fn)
+    def make(*args, device=None, **kwargs):
+        out = fn(*args, **kwargs)
+        if device is None:
+            return out
+        placement = resolve_placement(device, name)
+        if type(out) is tuple:   # (linspace's retstep)
+            return tuple(o._put(placement, name) if type(o) is Array else o for o in out)
+        return out._put(placement, name) if type(out) is Array else out
+    return make
+
+
+def like_placement(out, a, shape):
+    """``out``, made by a ``*_like`` function of ``a`` with no ``device=``, where JAX's
+    puts it: on ``a``'s placement when ``a`` is committed (only when ``a`` is on one
+    device if ``shape`` is given: a mesh's sharding is for ``a``'s shape)."""
+    if type(a) is not Array or type(out) is not Array or a._placement is None:
+        return out
+    placement = a._placement
+    if shape is not None and placement._device is None:
+        return out
+    return out._put(placement, "device_put")
 
 
 def non_numeric_array(host, what):

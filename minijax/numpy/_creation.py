@@ -17,7 +17,8 @@ from ..runtime import numpy_dispatch as _numpy_dispatch
 from ..runtime.array import (HOST_DLPACK_TYPES, Array, _make, array_from_device_dlpack,
                              ndarray_from_dlpack)
 from .._mutation import new_object
-from ._core import _contains_tracer, promote_and_broadcast, result_type_of, to_array
+from ._core import (_contains_tracer, like_placement, placed, promote_and_broadcast,
+                    result_type_of, to_array)
 from ._data_types import _ScalarTypeMeta
 from ._elementwise import exp, log, multiply, power, sign
 from ._manipulation import expand_dims, moveaxis, reshape
@@ -68,6 +69,7 @@ def array(object, dtype=None, *, copy=True, order="K", ndmin=0, device=None):
     return _array(object, dtype, copy=copy, order=order, ndmin=ndmin, device=device)
 
 
+@placed
 @_new_array
 def _array(object, dtype=None, *, copy=True, order="K", ndmin=0, device=None):
     out = to_array(object, dtype=dtype, copy=True, weak_type=False)
@@ -126,6 +128,7 @@ def _from_numbers(seq):
     return _make(None, host) if host.dtype in _canonical_dtypes else None
 
 
+@placed
 @_new_array
 def _asarray(a, dtype=None, order=None, *, device=None, copy=None):
     if copy is False and isinstance(a, np.ndarray) and not a.dtype.isnative:
@@ -145,6 +148,7 @@ def _dtype_or(dtype, default):
     return dtypes.canonicalize(default if dtype is None else _checks.dtype(dtype))
 
 
+@placed
 @_new_array
 def full(shape, fill_value, dtype=None, order="C", *, device=None):
     """An array of ``shape`` filled with ``fill_value``."""
@@ -162,16 +166,19 @@ def full(shape, fill_value, dtype=None, order="C", *, device=None):
                                                           len(shape))))
 
 
+@placed
 @_new_array
 def zeros(shape, dtype=None, order="C", *, device=None):
     return lax.full(_shape(shape), 0, _dtype_or(dtype, dtypes.default_float()))
 
 
+@placed
 @_new_array
 def ones(shape, dtype=None, order="C", *, device=None):
     return lax.full(_shape(shape), 1, _dtype_or(dtype, dtypes.default_float()))
 
 
+@placed
 @_new_array
 def empty(shape, dtype=None, order="C", *, device=None):
     """An array of ``shape``: uninitialised eagerly (as NumPy's), zeros under ``jit``."""
@@ -184,29 +191,33 @@ def _like(a, dtype, shape):
             aval.dtype if dtype is None else dtypes.canonicalize(dtype))
 
 
+@placed
 @_new_array
 def zeros_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
-    shape, dtype = _like(a, dtype, shape)
-    return lax.full(shape, 0, dtype)
+    like_shape, dtype = _like(a, dtype, shape)
+    return like_placement(lax.full(like_shape, 0, dtype), a, shape)
 
 
+@placed
 @_new_array
 def ones_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
-    shape, dtype = _like(a, dtype, shape)
-    return lax.full(shape, 1, dtype)
+    like_shape, dtype = _like(a, dtype, shape)
+    return like_placement(lax.full(like_shape, 1, dtype), a, shape)
 
 
+@placed
 @_new_array
 def empty_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
     """An array like ``a``: uninitialised eagerly (as NumPy's), zeros under ``jit``."""
     return zeros_like(a, dtype, shape=shape)
 
 
+@placed
 @_new_array
 def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *,
               device=None):
-    shape, dtype = _like(a, dtype, shape)
-    return full(shape, fill_value, dtype)
+    like_shape, dtype = _like(a, dtype, shape)
+    return like_placement(full(like_shape, fill_value, dtype), a, shape)
 
 
 def _concrete_scalar(x, name):
@@ -222,6 +233,7 @@ def _concrete_scalar(x, name):
     return value[()]
 
 
+@placed
 @_new_array
 def arange(start, stop=None, step=None, dtype=None, *, device=None):
     """Evenly spaced values in ``[start, stop)`` (NumPy's dtype rules)."""
@@ -253,6 +265,7 @@ def arange(start, stop=None, step=None, dtype=None, *, device=None):
     return lax.convert_element_type(out, dtype)
 
 
+@placed
 @_new_array
 def eye(N, M=None, k=0, dtype=None, order="C", *, device=None):
     """A 2-d array with ones on diagonal ``k``."""
@@ -266,6 +279,7 @@ def eye(N, M=None, k=0, dtype=None, order="C", *, device=None):
     return lax.convert_element_type(on, dtype)
 
 
+@placed
 @_new_array
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *,
              device=None):

@@ -20,7 +20,7 @@ from .. import backend
 from ..runtime import fast_functions
 from ..runtime.array import Array, _make
 from .._mutation import new_object
-from ._core import result_type_of, to_array
+from ._core import placed, result_type_of, to_array
 
 __array_api_version__ = "2025.12"
 
@@ -195,6 +195,7 @@ def __array_namespace_info__():
     return _NamespaceInfo()
 
 
+@placed
 def astype(x, dtype, /, *, copy=True, device=None):
     """``x`` converted to ``dtype`` (Array API)."""
     x = to_array(x)

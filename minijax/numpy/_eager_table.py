@@ -291,7 +291,8 @@ _ONE = (0, 1)
 WEAK_OPERANDS = {
     **dict.fromkeys("""
     around atleast_1d atleast_2d atleast_3d block broadcast_to column_stack concatenate
-    copy delete dstack ediff1d expand_dims flip fliplr flipud hstack i0 imag
+    copy delete dstack ediff1d empty_like expand_dims flip fliplr flipud full_like hstack i0
+    imag ones_like zeros_like
     matrix_transpose moveaxis pad permute_dims ravel real real_if_close repeat reshape
     resize roll rot90 round sinc squeeze stack swapaxes tile transpose unstack vstack
     """.split(), _ONE),

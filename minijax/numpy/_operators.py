@@ -12,6 +12,7 @@ from ..runtime.array import Array, resolve_placement, set_method
 from ..runtime.sharding import placement_on
 from . import _elementwise as ew
 from . import _array_ufunc, _index_tricks, _indexing, _linear_algebra, _searching, _sorting, _utility
+from . import _data_types
 from . import _manipulation as manip
 from . import _statistical as stats
 from ._creation import full_like
@@ -114,8 +115,13 @@ def _resize_method(self, *new_shape, refcheck=True):
     return None
 
 
-def _astype(self, dtype, copy=True):
-    return lax.convert_element_type(self, dtypes.canonicalize(dtype))
+def _astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True, *, device=None):
+    # (order is a memory layout, which a traced or device value does not have)
+    target = dtypes.canonicalize(dtype)
+    if casting != "unsafe" and not np.can_cast(self.dtype, target, casting):
+        raise TypeError(f"Cannot cast array data from {self.dtype!r} to {target!r} "
+                        f"according to the rule {casting!r}")
+    return _data_types.astype(self, target, copy=copy, device=device)
 
 
 def _reshape(self, *shape, order="C", copy=None):
