@@ -715,6 +715,17 @@ def test_iteration_reads_each_row_when_it_is_reached():
                 out.append(onp.asarray(r).copy())
         onp.testing.assert_array_equal(onp.asarray(x), xn)
         onp.testing.assert_array_equal(onp.stack(seen), onp.stack(seen_np))
+        # a view's rows: the root's write (a copy first when exported) shows in them
+        x, xn = np.asarray(h.copy()), h.copy()
+        seen, seen_np = [], []
+        for out, root in [(seen, x), (seen_np, xn)]:
+            for i, r in enumerate(root[1:]):
+                if i == 1:
+                    if exported:
+                        onp.asarray(root)
+                    root[3] = -5.0
+                out.append(onp.asarray(r).copy())
+        onp.testing.assert_array_equal(onp.stack(seen), onp.stack(seen_np))
     weak = np.asarray(np.asarray(2.0) * onp.ones(1).tolist()[0] + np.zeros(2))
     assert [float(e) for e in weak] == [2.0, 2.0]
     with pytest.raises(TypeError, match="0-d"):

@@ -229,7 +229,7 @@ cdef void *_last_link
 cdef class _Rows:
     cdef Array array
     cdef Py_ssize_t index, length
-    cdef object host, link
+    cdef object host, link, aval
 
 
 @cython.locals(rows=_Rows)

@@ -1260,8 +1260,9 @@ class _Rows:
     time as ``Array.__getitem__`` reads them, as NumPy's iteration reads ``x[i]`` (a
     write into ``x`` during the loop shows in the rows read after it). While ``x``'s host
     ndarray stays the same object, every row views it the same way: the first row's link
-    serves the rest."""
-    __slots__ = ("array", "index", "length", "host", "link")
+    serves the rest, and while ``x`` (a root) keeps that ndarray and its aval, it stays
+    one that indexes on the host."""
+    __slots__ = ("array", "index", "length", "host", "link", "aval")
 
     def __iter__(self):
         return self
@@ -1272,6 +1273,11 @@ class _Rows:
             raise StopIteration
         self.index = i + 1
         array = self.array
+        host = array._host
+        if (host is self.host and array._view is None and array._aval is self.aval
+                and array._placement is None and numpy_flag[0]
+                and i < ndarray_dim(host, 0)):
+            return _view_holding(ndarray_row(host, i), self.link)
         host = _indexable_host(array)
         if host is not None and ndarray_ndim(host) and i < ndarray_dim(host, 0):
             if host is self.host and array._placement is None:
@@ -1281,6 +1287,7 @@ class _Rows:
                 if type(row) is Array and row._view is not None and row._placement is None:
                     self.host = host
                     self.link = row._view
+                    self.aval = array._aval
                 return row
         return array[i]
 
@@ -1293,7 +1300,7 @@ def _rows(array, length):
     rows.array = array
     rows.index = 0
     rows.length = length
-    rows.host = rows.link = None
+    rows.host = rows.link = rows.aval = None
     return rows
 
 
