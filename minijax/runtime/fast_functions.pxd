@@ -2,11 +2,12 @@
 cimport cython
 cimport numpy
 
-from minijax.runtime.array cimport (Array as ArrayCore, _make, canonical_dtype,
+from minijax.runtime.array cimport (Array as ArrayCore, _holding, canonical_dtype,
                                     canonical_scalar_type, import_numpy_c_api,
                                     ndarray_dtype)
 
 cdef object _ABSENT, _warn
+cdef list numpy_flag   # (a C variable: the closures below read it on every call)
 cdef type _ndarray, _Array
 
 # NumPy's C API on an ndarray ``a`` (the .py spells them as method calls for the

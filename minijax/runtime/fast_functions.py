@@ -19,7 +19,7 @@ import numpy as np
 
 from ..config import config
 from ..core.trace import numpy_flag
-from .array import NOT_GIVEN as _ABSENT, Array, _make, canonical_dtype, canonical_scalar_type
+from .array import NOT_GIVEN as _ABSENT, Array, _holding, canonical_dtype, canonical_scalar_type
 
 _ndarray = np.ndarray
 _Array = Array   # (compiled: C variables, not module globals looked up per call)
@@ -114,11 +114,11 @@ def asarray_fast_path(complete, scalar_type_class):
             if t is _ndarray:
                 if dtype is None:
                     if not copy and canonical_dtype(ndarray_dtype(a)):
-                        return _make(None, ndarray_view(a))
+                        return _holding(ndarray_view(a))
                 elif copy is None:
                     d = _known_dtype(dtype, scalar_type_class)
                     if d is not None and canonical_dtype(d):
-                        return _make(None, _np_array(a, d))
+                        return _holding(_np_array(a, d))
             elif dtype is None and copy is None:
                 out = _value_array(a, t)
                 if out is not None:
@@ -159,7 +159,7 @@ def _converted(a, d):
     if host is None or not numpy_flag[0]:
         return None
     out = ndarray_quiet_cast(host, d)
-    return None if out is None else _make(None, out)
+    return None if out is None else _holding(out)
 
 
 def _value_array(x, t):
@@ -170,7 +170,7 @@ def _value_array(x, t):
     if t is float or t is complex or t is bool:
         # (NumPy's own dtypes for them are the 64-bit mode's: no dtype= to read)
         if config.enable_x64 or t is bool:
-            return _make(None, _np_asarray(x))
+            return _holding(_np_asarray(x))
         d = _FLOAT32 if t is float else _COMPLEX64
     elif t is int:   # (as int64 or int32, even where NumPy would take uint64: an error)
         d = _INT64 if config.enable_x64 else _INT32
@@ -178,12 +178,12 @@ def _value_array(x, t):
         if not _only_numbers(x, 0):
             return None
         host = _np_array(x)
-        return _make(None, host) if canonical_dtype(ndarray_dtype(host)) else None
+        return _holding(host) if canonical_dtype(ndarray_dtype(host)) else None
     elif canonical_scalar_type(t):
-        return _make(None, _np_array(x))
+        return _holding(_np_array(x))
     else:
         return None
-    return _make(None, _np_asarray(x, d))
+    return _holding(_np_asarray(x, d))
 
 
 def _only_numbers(seq, depth):
@@ -213,7 +213,7 @@ def array_fast_path(complete, scalar_type_class):
                 if t is _ndarray or t is _Array:
                     host = object if t is _ndarray else _strong_ndarray(object)
                     if host is not None and canonical_dtype(ndarray_dtype(host)):
-                        return _make(None, ndarray_copy(host))
+                        return _holding(ndarray_copy(host))
                 else:
                     out = _value_array(object, t)
                     if out is not None:
@@ -222,7 +222,7 @@ def array_fast_path(complete, scalar_type_class):
                 d = _known_dtype(dtype, scalar_type_class)
                 if d is not None and canonical_dtype(d):
                     if t is _ndarray:
-                        return _make(None, _np_array(object, d))
+                        return _holding(_np_array(object, d))
                     if t is _Array:
                         out = _converted(object, d)
                         if out is not None and out is not object:
@@ -252,7 +252,7 @@ def from_dlpack_fast_path(complete):
         if copy is None and device is None and numpy_flag[0] and type(x) is _ndarray:
             host = _from_dlpack(x)
             if canonical_dtype(ndarray_dtype(host)):
-                return _make(None, host)
+                return _holding(host)
         return complete(x, device=device, copy=copy)
     return _wrapping(complete, from_dlpack)
 
