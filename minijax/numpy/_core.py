@@ -62,9 +62,10 @@ def placed(fn):
         if device is None:
             return out
         placement = resolve_placement(device, name)
-        if type(out) is tuple:   # (linspace's retstep)
-            return tuple(o._put(placement, name) if type(o) is Array else o for o in out)
-        return out._put(placement, name) if type(out) is Array else out
+
+        def put(o):
+            return o._put(placement, name) if type(o) is Array else o
+        return tuple(map(put, out)) if type(out) is tuple else put(out)   # (retstep)
     return make
 
 
