@@ -49,6 +49,28 @@ def default_int():
     return np.dtype(np.int64 if config.enable_x64 else np.int32)
 
 
+def python_int_fits(x, dtype):
+    """The Python int ``x`` is in the range of the integer ``dtype``."""
+    low, high = _INT_RANGES[dtype]
+    return low <= x <= high
+
+
+def check_python_int(x, dtype):
+    """``OverflowError`` (named) where the Python int ``x`` would be taken as the integer
+    ``dtype`` and does not fit it."""
+    if type(x) is int and dtype in _INT_RANGES and not python_int_fits(x, dtype):
+        raise OverflowError(
+            f"Python int {x} is too large to convert to {dtype.name}"
+            f"{', the default integer type' if dtype == default_int() else ''}; pass it "
+            f"as a float, or as a NumPy array of a type that holds it (such as "
+            f"numpy.uint64 or numpy.float64)")
+
+
+_INT_RANGES = {np.dtype(t): (int(np.iinfo(t).min), int(np.iinfo(t).max))
+               for t in (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16,
+                         np.uint32, np.uint64)}
+
+
 def default_float():
     return np.dtype(np.float64 if config.enable_x64 else np.float32)
 

@@ -63,7 +63,7 @@ _CRASH_CASES = [
     ("jit broadcast_to sum", "jit(lambda: np.broadcast_to(1.0, (2**40,)).sum())()",
      "MemoryError", "Unable to allocate"),
     ("eager fori_loop 2**63", "lax.fori_loop(0, 2**63, lambda i, c: c, 0)", "OverflowError",
-     "out of bounds for int64"),
+     "Python int 9223372036854775808 is too large to convert to int64"),
     ("jit dim 2**63", "jit(lambda: np.zeros((2**63,)))()", "ValueError",
      "Maximum allowed dimension exceeded"),
     ("jit dim 2**64", "jit(lambda: np.zeros((2**64,)))()", "ValueError",
@@ -100,6 +100,34 @@ def test_numpy_raises_these_at_once():
         assert_same(jit(lambda p, m=m: np.polyder(p, m=m))(np.asarray([1.0, 2.0, 3.0])),
                     onp.polyder(onp.array([1.0, 2.0, 3.0]), m=m))
     assert_same(np.vander(np.zeros(0), N=2 ** 40), onp.vander(onp.zeros(0), N=2 ** 40))
+
+@pytest.mark.parametrize("value", [2 ** 63, 2 ** 64 - 1, 2 ** 64, -2 ** 63 - 1, 2 ** 63 - 1])
+def test_python_ints_past_int64_convert_as_numpys_or_raise_a_named_overflow(value):
+    """A strong conversion (array, asarray, full) takes NumPy's type, eagerly and under
+    jit where it is numeric (uint64; object past it, eagerly); a weakly typed use (a jit
+    argument, an operand of a traced operation, the 32-bit mode) raises OverflowError
+    naming the value, not a C message or a wrapped value."""
+    for make in (lambda m: m.asarray(value), lambda m: m.array(value),
+                 lambda m: m.full(2, value), lambda m: m.asarray([value, 1])):
+        want, got = make(onp), make(np)
+        assert got.dtype == want.dtype and got.shape == want.shape
+        onp.testing.assert_array_equal(onp.asarray(got), want)
+        if want.dtype != object:
+            assert_same(jit(lambda: make(np))(), want)
+    if -2 ** 63 <= value < 2 ** 63:
+        assert jit(lambda v: v + 0)(value) == value
+        return
+    message = f"Python int {value} is too large to convert to int64"
+    with pytest.raises(OverflowError, match=message):
+        jit(lambda v: v + 1)(value)
+    with pytest.raises(OverflowError):   # eagerly NumPy's own error (its C message)
+        np.ones(2, onp.int64) + value
+    with pytest.raises(OverflowError, match=message):
+        jit(lambda x: x + value)(np.ones(2, onp.int64))
+    with minijax.enable_x64(False), pytest.raises(
+            OverflowError, match=f"Python int {value} is too large to convert to int32"):
+        np.asarray(value)
+
 
 _RUNNER = textwrap.dedent("""
     import json, resource, sys

@@ -69,6 +69,7 @@ def get_aval(x):
         return aval
     if dtypes.is_python_scalar(x):
         dtype, weak = dtypes.python_scalar_dtype(x)
+        dtypes.check_python_int(x, dtype)
         return ShapedArray((), dtype, weak)
     if isinstance(x, (np.ndarray, np.generic)):
         return ShapedArray(np.shape(x), dtypes.canonicalize(x.dtype))

@@ -7,6 +7,7 @@ import functools
 import numpy as np
 
 from .. import _checks, dtypes, lax
+from ..config import config
 from ..core import Tracer, concretization_error, get_aval, get_concrete
 from ..core.avals import ShapedArray
 from ..core.trace import non_numeric_context, numpy_eager
@@ -34,7 +35,10 @@ def to_array(x, dtype=None, copy=True, weak_type=None):
                 # NumPy's conversion to or from dates, strings, records or objects
                 return numpy_dispatch.wrap(x._value().astype(dtype))
         return x
-    if dtypes.is_python_scalar(x) and dtype is None:
+    if dtypes.is_python_scalar(x) and dtype is None and not (
+            weak_type is False and type(x) is int and config.enable_x64
+            and not dtypes.python_int_fits(x, dtypes.default_int())):
+        # (a strong int past int64 takes NumPy's type below: uint64, or object)
         aval = get_aval(x)
         weak = aval.weak_type if weak_type is None else weak_type
         return _make(ShapedArray((), aval.dtype, weak), np.asarray(x, aval.dtype))
@@ -144,6 +148,7 @@ def promote(*args, dtype=None, weak=False):
     out = []
     for a in args:
         if dtypes.is_python_scalar(a):
+            dtypes.check_python_int(a, dtype)
             out.append(_make(scalar_aval(dtype, weak), np.asarray(a, dtype)))
             continue
         if isinstance(a, (np.ndarray, np.generic, list, tuple)):

@@ -153,12 +153,11 @@ def _dtype_or(dtype, default):
 def full(shape, fill_value, dtype=None, order="C", *, device=None):
     """An array of ``shape`` filled with ``fill_value``."""
     shape = _shape(shape)
-    if dtype is None:
-        fill = to_array(fill_value)
+    if dtype is None:   # (NumPy: np.full(3, 1.0) is float64, np.full(3, 2**63) uint64)
+        fill = to_array(fill_value, weak_type=False)
         aval = get_aval(fill)
-        dtype = aval.dtype
-        if aval.weak_type:   # NumPy: np.full(3, 1.0) is float64
-            fill = lax.convert_element_type(fill, dtype)
+        if aval.weak_type:   # (a weakly typed traced value)
+            fill = lax.convert_element_type(fill, aval.dtype)
     else:
         fill = lax.convert_element_type(to_array(fill_value), dtypes.canonicalize(dtype))
     fill_aval = get_aval(fill)

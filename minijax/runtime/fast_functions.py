@@ -172,7 +172,7 @@ def _value_array(x, t):
         if config.enable_x64 or t is bool:
             return _holding(_np_asarray(x))
         d = _FLOAT32 if t is float else _COMPLEX64
-    elif t is int:   # (as int64 or int32, even where NumPy would take uint64: an error)
+    elif t is int:
         d = _INT64 if config.enable_x64 else _INT32
     elif t is list or t is tuple:
         if not _only_numbers(x, 0):
@@ -183,7 +183,10 @@ def _value_array(x, t):
         return _holding(_np_array(x))
     else:
         return None
-    return _holding(_np_asarray(x, d))
+    try:
+        return _holding(_np_asarray(x, d))
+    except OverflowError:   # (an int past the default integer type: the complete path)
+        return None
 
 
 def _only_numbers(seq, depth):
