@@ -114,8 +114,12 @@ cdef extern from *:
     /* a[idx] when idx is a plain int (a in-range row or element) or a tuple of plain
        ints, one per dimension (an element): NumPy's own result, read as its item
        and subscript read it (the element is NumPy's scalar of a's dtype, sharing
-       nothing); else NotImplemented, and a's subscript does the rest, with its
-       errors */
+       nothing); when idx is a basic index of slices (a slice, None, Ellipsis, or a
+       tuple of them and plain ints), a's subscript's view, or its error; else
+       NotImplemented */
+    static int minijax_basic_index_element(PyObject *e) {
+        return PyLong_CheckExact(e) || PySlice_Check(e) || e == Py_None || e == Py_Ellipsis;
+    }
     static PyObject *minijax_ndarray_at(PyObject *a, PyObject *idx) {
         PyArrayObject_fields *f = (PyArrayObject_fields *)a;
         if (!PyArray_CheckExact(a) || PyDataType_REFCHK(f->descr)) goto other;
@@ -132,7 +136,7 @@ cdef extern from *:
             char *p = f->data;
             for (int i = 0; i < f->nd; i++) {
                 PyObject *e = PyTuple_GET_ITEM(idx, i);
-                if (!PyLong_CheckExact(e)) goto other;
+                if (!PyLong_CheckExact(e)) goto basic;
                 Py_ssize_t k = PyLong_AsSsize_t(e);
                 if (k == -1 && PyErr_Occurred()) { PyErr_Clear(); goto other; }
                 if (k < 0) k += f->dimensions[i];
@@ -141,6 +145,14 @@ cdef extern from *:
             }
             return PyArray_Scalar(p, f->descr, a);
         }
+      basic:
+        if (PyTuple_CheckExact(idx)) {
+            for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(idx); i++)
+                if (!minijax_basic_index_element(PyTuple_GET_ITEM(idx, i))) goto other;
+            return Py_TYPE(a)->tp_as_mapping->mp_subscript(a, idx);
+        }
+        if (PySlice_Check(idx) || idx == Py_None || idx == Py_Ellipsis)
+            return Py_TYPE(a)->tp_as_mapping->mp_subscript(a, idx);
       other:
         Py_INCREF(Py_NotImplemented);
         return Py_NotImplemented;

@@ -823,7 +823,10 @@ class Array:
         return _inplace(self, other, _IMATMUL)
 
     def __getitem__(self, idx):
-        host = _indexable_host(self)
+        host = self._host
+        if not (type(host) is _ndarray and self._view is None and self._aval is None
+                and self._placement is None and numpy_flag[0]):   # (not a plain root)
+            host = _indexable_host(self)
         if host is not None:
             r = ndarray_at(host, idx)
             if r is NotImplemented:
