@@ -710,7 +710,12 @@ def test_histogram_too_many_bins_for_a_narrow_range_is_numpys_error(data):
             fn(data, 3)
         with pytest.raises(ValueError, match="Cannot create 3 finite-sized bins"):
             minijax.jit(lambda d, fn=fn: fn(d, 3, range=(data[0], data[-1])))(data)
+        with pytest.raises(ValueError, match="Cannot create 3 finite-sized bins"):
+            minijax.jit(lambda fn=fn: fn(data, 3))()   # (constant data: checked too)
     same(np.histogram.__wrapped_lax__(data, 1), onp.histogram(data, 1))
+    for fn in (np.histogram, np.histogram_bin_edges):   # (range checks need the values)
+        with pytest.raises(ValueError, match=r"autodetected range of \[1.0, inf\]"):
+            minijax.jit(lambda fn=fn: fn(onp.array([1.0, onp.inf]), 3))()
 
 
 @given(hnp.arrays(onp.int64, hnp.array_shapes(min_dims=1, max_dims=3, max_side=5),

@@ -81,7 +81,12 @@ def _range_edges(a, range_):
     elif get_aval(a).size == 0:
         first, last = 0, 1
     else:
-        first, last = amin(a), amax(a)
+        value = get_concrete(a)   # (a constant under jit too: NumPy's checks apply)
+        if value is None:
+            first, last = amin(a), amax(a)
+        else:
+            value = np.asarray(value)
+            first, last = value.min(), value.max()
         lo, hi = get_concrete(first), get_concrete(last)
         if lo is not None and not (np.isfinite(lo) and np.isfinite(hi)):
             raise ValueError(f"autodetected range of [{lo}, {hi}] is not finite")
