@@ -60,7 +60,7 @@ def check_python_int(x, dtype):
     ``dtype`` and does not fit it."""
     if type(x) is int and dtype in _INT_RANGES and not python_int_fits(x, dtype):
         raise OverflowError(
-            f"Python int {x} is too large to convert to {dtype.name}"
+            f"Python int {x} is out of bounds for {dtype.name}"
             f"{', the default integer type' if dtype == default_int() else ''}; pass it "
             f"as a float, or as a NumPy array of a type that holds it (such as "
             f"numpy.uint64 or numpy.float64)")

@@ -63,7 +63,7 @@ _CRASH_CASES = [
     ("jit broadcast_to sum", "jit(lambda: np.broadcast_to(1.0, (2**40,)).sum())()",
      "MemoryError", "Unable to allocate"),
     ("eager fori_loop 2**63", "lax.fori_loop(0, 2**63, lambda i, c: c, 0)", "OverflowError",
-     "Python int 9223372036854775808 is too large to convert to int64"),
+     "Python int 9223372036854775808 is out of bounds for int64"),
     ("jit dim 2**63", "jit(lambda: np.zeros((2**63,)))()", "ValueError",
      "Maximum allowed dimension exceeded"),
     ("jit dim 2**64", "jit(lambda: np.zeros((2**64,)))()", "ValueError",
@@ -117,7 +117,7 @@ def test_python_ints_past_int64_convert_as_numpys_or_raise_a_named_overflow(valu
     if -2 ** 63 <= value < 2 ** 63:
         assert jit(lambda v: v + 0)(value) == value
         return
-    message = f"Python int {value} is too large to convert to int64"
+    message = f"Python int {value} is out of bounds for int64"
     with pytest.raises(OverflowError, match=message):
         jit(lambda v: v + 1)(value)
     with pytest.raises(OverflowError):   # eagerly NumPy's own error (its C message)
@@ -125,7 +125,7 @@ def test_python_ints_past_int64_convert_as_numpys_or_raise_a_named_overflow(valu
     with pytest.raises(OverflowError, match=message):
         jit(lambda x: x + value)(np.ones(2, onp.int64))
     with minijax.enable_x64(False), pytest.raises(
-            OverflowError, match=f"Python int {value} is too large to convert to int32"):
+            OverflowError, match=f"Python int {value} is out of bounds for int32"):
         np.asarray(value)
 
 
