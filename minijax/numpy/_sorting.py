@@ -105,6 +105,8 @@ def lexsort(keys, axis=-1):
         if dtypes.is_complex(get_aval(k).dtype):
             raise TypeError("lexsort of complex keys is not supported")
     if not shape:
+        if axis not in (0, -1):   # (the two NumPy takes for scalar keys)
+            raise _checks.AxisError(f"axis {axis} is out of bounds for array of dimension 0")
         return lax.full((), 0, dtypes.default_int())
     axis = canonicalize_axis(axis, len(shape))
     position = lax.broadcasted_iota(dtypes.default_int(), shape, axis)
