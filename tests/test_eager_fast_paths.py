@@ -232,10 +232,11 @@ def test_asarray_dtype_spellings_and_byte_orders():
 
 def test_asarray_copy_true_and_order():
     h = onp.arange(4.0)
-    for got in (np.asarray(h, copy=True), np.asarray(h, order="C")):
+    for got in (np.asarray(h, copy=True), np.asarray(h, order="F", copy=True)):
         assert not np.shares_memory(got, h)
         onp.testing.assert_array_equal(got, h)
-    for got in (np.asarray(h), np.asarray(h, order="K"), np.asarray(h, copy=False)):
+    for got in (np.asarray(h), np.asarray(h, order="K"), np.asarray(h, copy=False),
+                np.asarray(h, order="C")):   # (NumPy's: h is C-contiguous already)
         assert np.shares_memory(got, h)
     with minijax.enable_x64(False):
         got = np.asarray(onp.arange(3), copy=True)

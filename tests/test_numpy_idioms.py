@@ -272,3 +272,55 @@ def test_reshape_order_errors_are_numpys_eager_and_traced(call):
     for f in [lambda a: call(np, a), minijax.jit(lambda a: call(np, a))]:
         with pytest.raises(type(want.value), match=re.escape(str(want.value))):
             f(np.asarray(x))
+
+
+_H = onp.arange(12.0).reshape(3, 4)
+_LAYOUT_INPUTS = {"C": lambda: _H.copy(), "F": lambda: onp.asfortranarray(_H),
+                  "list": lambda: _H.tolist(), "1-d": lambda: _H[0].copy(),
+                  "float16": lambda: onp.asfortranarray(_H.astype(onp.float16)),
+                  "int32": lambda: _H.astype(onp.int32)}
+_LAYOUT_MAKERS = [("asarray", lambda m, a, o: m.asarray(a, order=o)),
+                  ("array", lambda m, a, o: m.array(a, order=o)),
+                  ("asarray copy", lambda m, a, o: m.asarray(a, order=o, copy=True)),
+                  ("array ndmin", lambda m, a, o: m.array(a, order=o, ndmin=3)),
+                  ("asfortranarray", lambda m, a, o: m.asfortranarray(a)),
+                  ("ascontiguousarray", lambda m, a, o: m.ascontiguousarray(a))]
+
+
+@pytest.mark.parametrize("order", ["C", "F", "A", "K", None])
+@pytest.mark.parametrize("kind", list(_LAYOUT_INPUTS))
+@pytest.mark.parametrize("name, make", _LAYOUT_MAKERS, ids=[m[0] for m in _LAYOUT_MAKERS])
+def test_order_gives_numpys_memory_layout_and_sharing(name, make, kind, order):
+    """``order=`` (and asfortranarray/ascontiguousarray) lay the host memory out as
+    NumPy does, which ``ravel(order='K')`` and ``tobytes(order='A')`` read; the input
+    itself comes back, or stays shared, where NumPy's does; from an ndarray and from an
+    Array alike."""
+    want = make(onp, _LAYOUT_INPUTS[kind](), order)
+    for given in (_LAYOUT_INPUTS[kind](), np.asarray(_LAYOUT_INPUTS[kind]())):
+        got = make(np, given, order)
+        assert got.dtype == np.asarray(want).dtype and got.shape == want.shape
+        onp.testing.assert_array_equal(onp.asarray(np.ravel(got, order="K")),
+                                       onp.ravel(want, order="K"))
+        assert got.tobytes(order="A") == onp.asarray(want, got.dtype).tobytes(order="A")
+        host = _LAYOUT_INPUTS[kind]()
+        if kind == "list" or want.dtype != host.dtype:
+            continue
+        numpy_shares = onp.shares_memory(make(onp, host, order), host)
+        assert (got is given) == (type(given) is not onp.ndarray and numpy_shares)
+        if type(given) is onp.ndarray:   # NumPy's sharing: a write through either is seen
+            assert onp.shares_memory(onp.asarray(got), given) == numpy_shares
+
+
+def test_order_is_checked_as_numpy_checks_it_eagerly_and_under_jit():
+    for order, error, text in ((0, TypeError, "order must be str, not int"),
+                               ("Q", ValueError, "order must be one of 'C', 'F', 'A', or 'K'")):
+        with pytest.raises(error, match=text):
+            onp.asarray(_H, order=order)
+        for fn in (lambda: np.asarray(_H, order=order), lambda: np.array(_H, order=order),
+                   minijax.jit(lambda: np.asarray(_H, order=order)),
+                   lambda: minijax.jit(lambda x: np.array(x, order=order))(_H)):
+            with pytest.raises(error, match=text):
+                fn()
+    # under jit the layout is XLA's: the values are NumPy's
+    out = minijax.jit(lambda x: np.asfortranarray(x) * 2)(np.asarray(_H))
+    onp.testing.assert_array_equal(onp.asarray(out), _H * 2)

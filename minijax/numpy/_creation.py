@@ -69,9 +69,38 @@ def array(object, dtype=None, *, copy=True, order="K", ndmin=0, device=None):
     return _array(object, dtype, copy=copy, order=order, ndmin=ndmin, device=device)
 
 
+def _laid_out(object, dtype, order, copy, ndmin=0):
+    """Eagerly, the Array of NumPy's ``array(object, dtype, copy=copy, order=order,
+    ndmin=ndmin)`` where ``order`` asks for a memory layout (which ``ravel(order='K')``
+    and ``tobytes(order='A')`` read): ``object`` itself where NumPy returns it, a new
+    Array of NumPy's result otherwise. None where the layout is XLA's (a traced value, a
+    committed or weakly typed Array): ``order`` is only checked (NumPy's errors)."""
+    host = object
+    if type(object) is Array:
+        host = _numpy_dispatch.eager_host(object)
+    elif _contains_tracer(object):
+        host = None
+    if host is None or not (numpy_flag[0] or numpy_eager()):
+        np.array(_NO_ELEMENTS, order=order)
+        return None
+    r = np.array(host, dtype=dtype, copy=copy, order=order, ndmin=ndmin)
+    if r is host:   # (no copy was needed: NumPy's asarray shares, as minijax's does)
+        return object if type(object) is Array else _numpy_dispatch.share_ndarray(r)
+    if r.dtype in _canonical_dtypes or dtypes.is_non_numeric(r.dtype):
+        return _numpy_dispatch.wrap(r)
+    return _make(None, r.astype(dtypes.canonicalize(r.dtype), order="K"))
+
+
+_NO_ELEMENTS = np.empty(0)
+
+
 @placed
 @_new_array
 def _array(object, dtype=None, *, copy=True, order="K", ndmin=0, device=None):
+    if order is not None and order != "K":
+        out = _laid_out(object, dtype, order, True, ndmin)
+        if out is not None:
+            return out
     out = to_array(object, dtype=dtype, copy=True, weak_type=False)
     if out is object:
         out = new_object(out)
@@ -93,7 +122,7 @@ def asarray(a, dtype=None, order=None, *, device=None, copy=None):
     Array; its next write then copies)."""
     t = type(a)
     if t is Array:
-        if dtype is None and device is None and not copy:
+        if dtype is None and device is None and not copy and (order is None or order == "K"):
             host = a._host
             if type(host) is _ndarray or a._view is not None or not isinstance(host, _generic):
                 return a
@@ -131,6 +160,10 @@ def _from_numbers(seq):
 @placed
 @_new_array
 def _asarray(a, dtype=None, order=None, *, device=None, copy=None):
+    if order is not None and order != "K":
+        out = _laid_out(a, dtype, order, copy)
+        if out is not None:
+            return out
     if copy is False and isinstance(a, np.ndarray) and not a.dtype.isnative:
         raise ValueError(f"Unable to avoid copy while creating an array as requested: "
                          f"minijax stores the byte-swapped dtype {a.dtype} in native "
@@ -511,18 +544,18 @@ def _check_order(order, name, allowed="CFAK"):
 
 
 def ascontiguousarray(a, dtype=None, *, like=None):
-    """``a`` as an array of at least one dimension (minijax arrays are contiguous)."""
+    """``a`` as a C-contiguous array of at least one dimension."""
     if like is not None:
         _check_like(like, "ascontiguousarray")
-    return _atleast_1d(asarray(a, dtype))
+    return _atleast_1d(asarray(a, dtype, order="C"))
 
 
 def asfortranarray(a, dtype=None, *, like=None):
-    """``a`` as an array of at least one dimension (the memory layout is not observable
-    through minijax's API)."""
+    """``a`` as a Fortran-contiguous array of at least one dimension (eagerly: under
+    ``jit`` the layout is XLA's)."""
     if like is not None:
         _check_like(like, "asfortranarray")
-    return _atleast_1d(asarray(a, dtype))
+    return _atleast_1d(asarray(a, dtype, order="F"))
 
 
 def _atleast_1d(x):

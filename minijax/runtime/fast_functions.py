@@ -100,7 +100,7 @@ def asarray_fast_path(complete, scalar_type_class):
     def asarray(a, dtype=None, order=None, *, device=None, copy=None):
         t = type(a)
         if t is _Array:
-            if device is None and not copy:
+            if device is None and not copy and (order is None or order == "K"):
                 if dtype is None:
                     if _is_itself(a):
                         return a
