@@ -203,6 +203,8 @@ def histogramdd(sample, bins=10, range=None, density=None, weights=None):
     else:
         # NumPy reads a sequence as one array of its D coordinate arrays (a sequence of
         # numbers is then one coordinate: [0, 1] is two points in one dimension)
+        if dtypes.is_python_scalar(sample):   # (NumPy iterates over it)
+            raise TypeError(f"'{type(sample).__name__}' object is not iterable")
         sample = to_array(sample)
         if get_aval(sample).ndim <= 1:
             sample = reshape(sample, (1, -1))

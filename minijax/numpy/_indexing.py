@@ -889,7 +889,7 @@ def _along_axis_key(shape, indices, axis):
     return tuple(key)
 
 
-def take_along_axis(arr, indices, axis, mode=None, fill_value=None):
+def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None):
     """``arr`` indexed by ``indices`` along ``axis`` (other axes broadcast), as NumPy; with
     ``axis=None`` the flattened ``arr``."""
     arr, indices = to_array(arr), to_array(indices)

@@ -416,6 +416,10 @@ def _numpy_failed(error, lax_definition, args, kwargs):
         _count_lax_definition(lax_definition)
         return lax_definition(*args, **kwargs)   # a call NumPy's signature does not take
     if _involves_non_numeric(args, kwargs):
+        if isinstance(error, AttributeError):   # (NumPy's slip over an argument's kind)
+            name = getattr(lax_definition, "__name__", "this function")
+            raise TypeError(f"{name}: NumPy cannot take an argument of this kind here "
+                            f"({error}); pass what NumPy's {name} documents") from error
         raise error   # NumPy's answer on dates, strings, records and objects is final
     result = lax_definition(*args, **kwargs)
     if isinstance(error, AttributeError):
