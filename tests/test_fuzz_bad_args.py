@@ -301,6 +301,9 @@ REGRESSIONS = [
     ["numpy", "lexsort", ["onp.arange(4)"], {"axis": "-100"}],
     ["numpy", "histogram_bin_edges", ["(2**63,)"], {}],
     ["numpy", "histogramdd", ["1j"], {}],
+    ["numpy.linalg", "matrix_rank", ["onp.arange(6.0).reshape(2, 3)", "[1.5, 2]",
+                                     "onp.arange(4)"], {}],
+    ["numpy", "delete", ["(1.5,)", "onp.ones((0,))"], {"axis": "None"}],
 ]
 
 

@@ -737,3 +737,33 @@ def test_vecdot_conjugates_the_first_argument():
     a, b = onp.array([1 + 2j, 3 - 1j]), onp.array([2 - 1j, 1 + 1j])
     for fn in (np.vecdot, np.linalg.vecdot):
         onp.testing.assert_allclose(onp.asarray(fn(a, b)), onp.vecdot(a, b))
+
+
+_RNG_H = onp.random.default_rng(7)
+_SQUARE = _RNG_H.normal(size=(4, 4))
+_COMPLEX = _RNG_H.normal(size=(3, 3)) + 1j * _RNG_H.normal(size=(3, 3))
+
+
+@pytest.mark.parametrize("a", [_SQUARE + _SQUARE.T, _SQUARE, _COMPLEX + _COMPLEX.conj().T,
+                               onp.stack([_SQUARE, _SQUARE.T * 2])],
+                         ids=["symmetric", "not symmetric", "hermitian", "batched"])
+def test_hermitian_svd_pinv_and_rank_are_numpys_under_jit(a):
+    """``hermitian=True`` reads the lower triangle through eigh, as NumPy's (so a matrix
+    that is not Hermitian gives NumPy's answer too), traced as eagerly."""
+    want = onp.linalg.svd(a, hermitian=True)
+    got = minijax.jit(lambda x: np.linalg.svd(x, hermitian=True))(a)
+    onp.testing.assert_allclose(onp.asarray(got.S), want.S, rtol=1e-10, atol=1e-12)
+    onp.testing.assert_allclose(onp.asarray(got.U @ (got.S[..., None] * got.Vh)),
+                                want.U @ (want.S[..., None] * want.Vh), rtol=1e-10, atol=1e-12)
+    onp.testing.assert_allclose(abs(onp.asarray(got.U)), abs(want.U), rtol=1e-10, atol=1e-12)
+    onp.testing.assert_allclose(
+        onp.asarray(minijax.jit(lambda x: np.linalg.svd(x, compute_uv=False, hermitian=True))(a)),
+        onp.linalg.svd(a, compute_uv=False, hermitian=True), rtol=1e-10, atol=1e-12)
+    onp.testing.assert_allclose(
+        onp.asarray(minijax.jit(lambda x: np.linalg.pinv(x, hermitian=True))(a)),
+        onp.linalg.pinv(a, hermitian=True), rtol=1e-9, atol=1e-12)
+    onp.testing.assert_array_equal(
+        onp.asarray(minijax.jit(lambda x: np.linalg.matrix_rank(x[..., :3, :3], hermitian=True))(a)),
+        onp.linalg.matrix_rank(a[..., :3, :3], hermitian=True))
+    with pytest.raises(onp.linalg.LinAlgError, match="must be square"):
+        minijax.jit(lambda x: np.linalg.svd(x[..., :2, :], hermitian=True))(a)

@@ -36,13 +36,16 @@ METHOD_CALLS = {
     "any": lambda x: (x > 0.5).any(),
     "argmax": lambda x: x.argmax(axis=1),
     "argmin": lambda x: x.argmin(),
-    "argsort": lambda x: x.argsort(axis=0),
+    "argsort": lambda x: x.argsort(axis=0, stable=True),
+    "argpartition": lambda x: mnp.sort(x.argpartition(1, axis=1)[:, :2], axis=1),
+    "choose": lambda x: mnp.asarray(np.array([0, 2, 1, 0])).choose(x[:, :4]),
+    "compress": lambda x: x.compress(np.array([True, False, True, True]), axis=1),
     "astype": lambda x: x.astype(np.float32),
     "at": lambda x: x.at[0, 1].add(5.0),
     "clip": lambda x: x.clip(0.2, 0.7),
     "conj": lambda x: x.conj(),
     "conjugate": lambda x: x.conjugate(),
-    "copy": lambda x: x.copy() * 2,
+    "copy": lambda x: x.copy() * 2 + x.copy(order="F"),
     "cumprod": lambda x: x.cumprod(axis=1),
     "cumsum": lambda x: x.cumsum(),
     "diagonal": lambda x: x.diagonal(),
@@ -237,3 +240,39 @@ def test_concrete_tracers_report_their_arrays_device_and_commitment():
     minijax.grad(f)(x)
     minijax.grad(f)(mnp.asarray(X))
     assert seen == [(True, x.device), (False, x.device)]
+
+
+# ndarray's attributes minijax leaves out: the memory-level ones (minijax owns its
+# buffers' layout, flags and byte order; numpy.asarray(x) gives them)
+_NOT_PROVIDED = {"byteswap", "ctypes", "data", "flags", "getfield", "setfield", "setflags",
+                 "strides"}
+
+
+def test_ndarrays_methods_exist_on_arrays_and_agree_with_numpy():
+    x = mnp.asarray(X)
+    missing = {n for n in dir(np.ndarray) if not n.startswith("_") and not hasattr(x, n)}
+    assert missing == _NOT_PROVIDED
+    h = X.copy()
+    for call in (lambda a: a.argpartition(1, axis=1)[:, :2].shape,
+                 lambda a: a.compress([True, False, True], axis=0),
+                 lambda a: (a > 0.5).astype(int).choose([a[0], -a[0]]),
+                 lambda a: a.argsort(axis=1, stable=True),
+                 lambda a: a.copy(order="F").ravel(order="K")):
+        _compare(np.asarray(call(x)) if not isinstance(call(h), tuple) else call(x), call(h))
+    assert x.copy(order="F").tobytes(order="A") == h.copy(order="F").tobytes(order="A")
+    for order, error in (("Q", ValueError), (0, TypeError)):
+        for a in (x, x.sum(), mnp.zeros(())):   # (an ndarray, a NumPy scalar, a 0-d array)
+            with pytest.raises(error, match="order must be"):
+                a.copy(order=order)
+
+
+@pytest.mark.parametrize("value", [3.0, 7.0, "a", None, np.arange(4.0), 1.0 + 0j])
+def test_in_looks_for_an_element_as_numpy_does(value):
+    # (iterating would compare rows: a 2-d array's truth value is ambiguous)
+    h = np.arange(12.0).reshape(3, 4)
+    assert (value in mnp.asarray(h)) is (value in h)
+    if isinstance(value, str):   # (no comparison: False, traced too)
+        assert minijax.jit(lambda a: mnp.asarray(value in a))(h) == (value in h)
+        return
+    with pytest.raises(errors.TracerBoolConversionError):
+        minijax.jit(lambda a: value in a)(h)

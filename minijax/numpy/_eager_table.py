@@ -419,7 +419,8 @@ ARRAY_METHODS = {
     "__invert__": operator.invert,
     "__getitem__": operator.getitem,
     **{name: _call_method(name) for name in """
-        all any astype clip conj conjugate cumprod cumsum diagonal dot flatten
+        all any argpartition astype choose clip compress conj conjugate cumprod cumsum
+        diagonal dot flatten
         nonzero prod ptp ravel repeat reshape round searchsorted squeeze std swapaxes trace
         transpose var""".split()},
     # minijax's signatures: keepdims is the next positional after axis (and dtype)

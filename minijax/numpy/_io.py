@@ -9,6 +9,8 @@ minijax arrays hold: a structured, string or object result raises a ``TypeError`
 naming the dtype.
 """
 
+import os
+import pickle
 import re
 from collections.abc import Mapping
 
@@ -211,6 +213,21 @@ def _tofile(self, fid, sep="", format="%s"):
     self._value().tofile(fid, sep, format)
 
 
+def _dumps(self):
+    """The array's pickle (as ``numpy.ndarray.dumps``; ``pickle.loads`` reads it back)."""
+    return pickle.dumps(self, protocol=2)
+
+
+def _dump(self, file):
+    """Pickle the array into ``file``, a path or a file open for binary writing (as
+    ``numpy.ndarray.dump``)."""
+    if isinstance(file, (str, os.PathLike)):
+        with open(file, "wb") as f:
+            pickle.dump(self, f, protocol=2)
+    else:
+        pickle.dump(self, file, protocol=2)
+
+
 def _traced_bytes(name):
     def method(self, *args, **kwargs):
         raise TracerArrayConversionError(
@@ -221,7 +238,9 @@ def _traced_bytes(name):
 
 
 def install(array_cls, tracer_cls):
-    """Give ``Array`` the ``tobytes``/``tofile`` methods (tracers: a named error)."""
-    for name, method in (("tobytes", _tobytes), ("tofile", _tofile)):
+    """Give ``Array`` the ``tobytes``/``tofile``/``dump``/``dumps`` methods (tracers: a
+    named error)."""
+    for name, method in (("tobytes", _tobytes), ("tofile", _tofile), ("dump", _dump),
+                         ("dumps", _dumps)):
         set_method(array_cls, name, method)
         setattr(tracer_cls, name, _traced_bytes(name))

@@ -698,8 +698,8 @@ def delete(arr, obj, axis=None):
                                  f"dimensional and match the axis length of {n}")
             removed = np.flatnonzero(idx)
         else:
-            if idx.size == 0:
-                idx = idx.astype(np.intp)
+            if idx.size == 0 and not isinstance(obj, (np.ndarray, Array)):
+                idx = idx.astype(np.intp)   # (an empty list; an empty array keeps its type)
             if idx.dtype.kind not in "iu":
                 raise IndexError("arrays used as indices must be of integer (or boolean) "
                                  "type")

@@ -208,15 +208,21 @@ _METHODS = {
     "searchsorted": lambda self, v, side="left", sorter=None:
         _searching.searchsorted(self, v, side, sorter),
     "nonzero": lambda self: _searching.nonzero(self),
-    "sort": _mutating("sort", lambda self, axis=-1, kind=None, order=None:
-                      _sorting.sort(self, axis, kind, order)),
+    "sort": _mutating("sort", lambda self, axis=-1, kind=None, order=None, *, stable=None:
+                      _sorting.sort(self, axis, kind, order, stable=stable)),
     "partition": _mutating("partition", lambda self, kth, axis=-1, kind="introselect",
                            order=None: _sorting.partition(self, kth, axis, kind, order)),
     "fill": _mutating("fill", lambda self, value: full_like(self, value)),
     "put": _mutating("put", lambda self, indices, values, mode="raise":
                      _indexing.put(self, indices, values, mode, inplace=False)),
-    "argsort": lambda self, axis=-1, kind=None, order=None: _sorting.argsort(self, axis, kind,
-                                                                            order),
+    "argsort": lambda self, axis=-1, kind=None, order=None, *, stable=None:
+        _sorting.argsort(self, axis, kind, order, stable=stable),
+    "argpartition": lambda self, kth, axis=-1, kind="introselect", order=None:
+        _sorting.argpartition(self, kth, axis, kind, order),
+    "choose": lambda self, choices, out=None, mode="raise":
+        _indexing.choose(self, choices, out, mode),
+    "compress": lambda self, condition, axis=None, out=None:
+        _indexing.compress(condition, self, axis, out),
     "dot": lambda self, b, out=None: _linear_algebra.dot(self, b, out),
     "ravel": lambda self, order="C": manip.ravel(self, order),
     "flatten": lambda self, order="C": manip.ravel(self, order),
@@ -292,6 +298,13 @@ def _tracer_to_device(self, device, /, *, stream=None):
     return self   # as device_put under a transformation: the staged value stays put
 
 
+def _contains(self, value):
+    """``value in x`` of a traced value, as the Array's (needs the value: a named error
+    unless nothing compares)."""
+    equal = self == value
+    return equal if type(equal) is bool else bool(equal.any())
+
+
 def _no_buffer(self, name):
     """``delete``/``is_deleted`` of a traced value (it has no buffer): JAX's error."""
     raise concretization_error(self, f"The {name}() method was called on a traced value")
@@ -303,9 +316,10 @@ def _cannot_delete(self, key):
 
 # Array methods whose meaning for a tracer needs the runtime (devices) or numpy (copy).
 _TRACER_METHODS = {
-    "copy": lambda self: manip.copy(self),
+    "copy": lambda self, order="C": manip.copy(self, order),
     "__copy__": lambda self: manip.copy(self),
     "__deepcopy__": lambda self, memo: manip.copy(self),
+    "__contains__": lambda self, value: _contains(self, value),
     "devices": lambda self: {_tracer_device(self)},
     "committed": lambda self: _tracer_committed(self),
     "to_device": _tracer_to_device,

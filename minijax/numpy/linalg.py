@@ -166,13 +166,32 @@ def qr(a, mode="reduced"):
 
 def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
     """Singular value decomposition: ``SVDResult(U, S, Vh)`` with ``a = U diag(S) Vh``
-    and ``S`` descending, or ``S`` alone. (``hermitian`` is accepted; the general
-    algorithm is used.)"""
+    and ``S`` descending, or ``S`` alone. With ``hermitian`` (a square ``a``) it comes
+    from ``eigh`` of ``a``'s lower triangle, as NumPy's."""
     a = _float("svd", a, complex_ok=True)
     _at_least_2d("svd", a)
+    if hermitian:
+        return _hermitian_svd(a, compute_uv)
     if not compute_uv:
         return _lax_linalg.svd(a, compute_uv=False)
     return SVDResult(*_lax_linalg.svd(a, full_matrices=full_matrices))
+
+
+def _hermitian_svd(a, compute_uv):
+    # the singular values are the eigenvalues' magnitudes, descending; their signs
+    # move into Vh (NumPy's construction)
+    from ._sorting import argsort
+    from ._indexing import take_along_axis
+    _square("svd", a)
+    w, u = eigh(a)
+    s = lax.abs(w)
+    descending = lax.rev(argsort(s, axis=-1), (get_aval(s).ndim - 1,))
+    s = take_along_axis(s, descending, axis=-1)
+    if not compute_uv:
+        return s
+    sign = take_along_axis(lax.sign(w), descending, axis=-1)
+    u = take_along_axis(u, expand_dims(descending, -2), axis=-1)
+    return SVDResult(u, s, _H(multiply(u, expand_dims(sign, -2))))
 
 
 def svdvals(x, /):
@@ -335,7 +354,7 @@ def matrix_rank(A, tol=None, hermitian=False, *, rtol=None):
     if aval.ndim < 2:
         nonzero = lax.reduce_or(lax.ne(A, _scalar_like(0, A)), tuple(range(aval.ndim)))
         return lax.convert_element_type(nonzero, dtypes.default_int())
-    s = svdvals(A)
+    s = svd(A, compute_uv=False, hermitian=bool(hermitian))
     if tol is None:
         if rtol is None:
             rtol = max(aval.shape[-2:]) * _finfo_eps(aval.dtype)
@@ -378,7 +397,7 @@ def pinv(a, rcond=None, hermitian=False, *, rtol=_NoValue):
     m, n = aval.shape[-2:]
     if m == 0 or n == 0:
         return lax.full((*aval.shape[:-2], n, m), 0, aval.dtype)
-    u, s, vh = _lax_linalg.svd(a, full_matrices=False)
+    u, s, vh = svd(a, full_matrices=False, hermitian=bool(hermitian))
     s_inv, _ = _inverse_above(s, rcond)
     return _matmul(_H(vh), multiply(expand_dims(s_inv, -1), _H(u)))
 

@@ -619,6 +619,12 @@ class Array:
             raise TypeError("len() of unsized object (a 0-d array)")
         return shape[0]
 
+    def __contains__(self, value):
+        """``value in x``: whether an element equals ``value`` (NumPy's
+        ``(x == value).any()``; not the rows an iteration gives)."""
+        equal = self == value
+        return equal if type(equal) is bool else bool(equal.any())
+
     def __hash__(self):
         # A 0-d result that NumPy gives as a scalar (its host is NumPy's scalar) hashes as
         # that scalar does; arrays, as NumPy's, are mutable and unhashable.
@@ -643,14 +649,18 @@ class Array:
     def __reduce__(self):
         return (_rebuild, (np.array(self._value()), self.weak_type))
 
-    def copy(self):
+    def copy(self, order="C"):
+        """A copy in memory ``order`` (as ``numpy.ndarray.copy``)."""
         aval = self._aval
         if aval is None and self._view is None and self._host is not None:
-            # an eager Array of a strong type (ndarray.copy: C order, as NumPy's)
+            # an eager Array of a strong type
             host = self._host
-            return _make(None, host.copy() if type(host) is _ndarray else host,
-                         None, self._placement)
-        host = self._value().copy()
+            if type(host) is _ndarray:
+                host = host.copy(order)
+            elif order != "C":
+                _ndarray.copy(_NO_ELEMENTS, order)   # (NumPy's check of order)
+            return _make(None, host, None, self._placement)
+        host = self._value().copy(order)
         return _make(ShapedArray(host.shape, host.dtype, self.weak_type), host, None,
                      self._placement)
 
@@ -1006,10 +1016,15 @@ class Array:
     __array_namespace__ = _InstalledMethod()
     __array_ufunc__ = _InstalledMethod()
     __round__ = _InstalledMethod()
+    argpartition = _InstalledMethod()
     argsort = _InstalledMethod()
+    choose = _InstalledMethod()
     clip = _InstalledMethod()
+    compress = _InstalledMethod()
     delete = _InstalledMethod()
     dot = _InstalledMethod()
+    dump = _InstalledMethod()
+    dumps = _InstalledMethod()
     fill = _InstalledMethod()
     is_deleted = _InstalledMethod()
     nonzero = _InstalledMethod()
@@ -1070,6 +1085,7 @@ class Array:
         return _complete[_REAL](self)
 
 
+_NO_ELEMENTS = np.empty(0)
 _array_type = Array   # (typed in array.pxd: the constructor allocates without a lookup)
 
 
