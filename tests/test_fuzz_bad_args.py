@@ -304,6 +304,9 @@ REGRESSIONS = [
     ["numpy.linalg", "matrix_rank", ["onp.arange(6.0).reshape(2, 3)", "[1.5, 2]",
                                      "onp.arange(4)"], {}],
     ["numpy", "delete", ["(1.5,)", "onp.ones((0,))"], {"axis": "None"}],
+    ["numpy", "geomspace", ["1.5", "[0, 1]"], {}],
+    ["numpy", "percentile", ["onp.arange(6.0).reshape(2, 3)", "onp.ones((2, 2, 2))"], {}],
+    ["numpy", "partition", ["onp.array([1.5, -2.0, 0.0])"], {"kth": "onp.ones((0,))"}],
 ]
 
 
@@ -330,6 +333,15 @@ def test_numpys_attribute_errors_on_string_arrays_are_type_errors(call):
         call(mnp)
     with pytest.raises(TypeError):
         minijax.jit(lambda: call(mnp))()
+
+
+def test_positive_of_bool_raises_as_numpys_under_jit_too():
+    with pytest.raises(TypeError):
+        onp.positive(True)
+    for call in (lambda: mnp.positive(True), minijax.jit(lambda: mnp.positive(True)),
+                 lambda: minijax.jit(lambda x: +x)(onp.array([True]))):
+        with pytest.raises(TypeError):
+            call()
 
 
 @pytest.mark.parametrize("name", ["atan2", "arctan2", "hypot", "fmod", "logical_xor"])

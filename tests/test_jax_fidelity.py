@@ -430,3 +430,41 @@ def test_dlpack_module_exchanges_the_dtypes_it_reports():
         else:
             with pytest.raises(BufferError):
                 minijax.dlpack.from_dlpack(host)
+
+
+@pytest.mark.parametrize("repeats, length", [([1, 2, 0, 3], 6), ([1, 2, 0, 3], 4),
+                                             ([1, 2, 0, 3], 9), (2, 5), ([0, 0, 0, 2], 3),
+                                             ([2, 0, 0, 0], 4), (3, 0)])
+def test_repeat_to_a_total_length_as_jax_with_traced_counts(repeats, length):
+    """JAX's ``total_repeat_length``: the output's length, so that the counts may be
+    traced (cut when longer, the last element repeated when shorter)."""
+    a = onp.arange(4.0) * 10
+    want = onp.asarray(jnp.repeat(jnp.asarray(a), jnp.asarray(repeats),
+                                  total_repeat_length=length))
+    for got in (mnp.repeat(a, repeats, total_repeat_length=length),
+                minijax.jit(lambda x, r: mnp.repeat(x, r, total_repeat_length=length))(
+                    a, onp.asarray(repeats))):
+        onp.testing.assert_array_equal(onp.asarray(got), want)
+    m = onp.arange(6.0).reshape(2, 3)
+    onp.testing.assert_array_equal(
+        onp.asarray(minijax.jit(lambda x, r: mnp.repeat(x, r, axis=1, total_repeat_length=5))(
+            m, onp.array([1, 2, 2]))),
+        onp.asarray(jnp.repeat(m, jnp.array([1, 2, 2]), axis=1, total_repeat_length=5)))
+    with pytest.raises(NotImplementedError, match="total_repeat_length"):
+        minijax.jit(lambda r: mnp.repeat(a, r))(onp.array([1, 1, 1, 1]))
+
+
+@pytest.mark.parametrize("mode", ["clip", "drop", "fill"])
+def test_put_along_axis_modes_as_jax(mode):
+    # (mode=None keeps NumPy's IndexError for an index out of bounds)
+    a, idx = onp.arange(8.0).reshape(2, 4), onp.array([[1, 7], [-9, 0]])
+    want = onp.asarray(jnp.put_along_axis(jnp.asarray(a), jnp.asarray(idx), -1.0, axis=1,
+                                          inplace=False, mode=mode))
+    for put in (lambda x: mnp.put_along_axis(x, idx, -1.0, axis=1, inplace=False, mode=mode),
+                minijax.jit(lambda x: mnp.put_along_axis(x, idx, -1.0, axis=1, inplace=False,
+                                                         mode=mode))):
+        onp.testing.assert_array_equal(onp.asarray(put(a)), want)
+    with pytest.raises(IndexError, match="out of bounds"):
+        mnp.put_along_axis(a, idx, -1.0, axis=1, inplace=False)
+    with pytest.raises(ValueError, match="unknown mode 'wrap'"):
+        mnp.put_along_axis(a, idx, -1.0, axis=1, inplace=False, mode="wrap")

@@ -393,8 +393,8 @@ def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
     """Numbers spaced evenly on a log scale from ``start`` to ``stop`` (real endpoints of
     one sign; arrays broadcast, the samples run along ``axis``)."""
     s, t = to_array(start), to_array(stop)
+    known = [get_concrete(e) for e in (s, t)]   # (before promotion stages them)
     s, t = promote_and_broadcast(s, t)
-    known = [get_concrete(e) for e in (s, t)]
     if any(k is not None and np.any(np.asarray(k) == 0) for k in known):
         raise ValueError("Geometric sequence cannot include zero")
     sgn = sign(s)

@@ -85,7 +85,12 @@ def negative(x, /):
 
 
 def positive(x, /):
-    return to_array(x)
+    """``+x`` (bool arrays are rejected, as in NumPy 2)."""
+    x = to_array(x)
+    if get_aval(x).dtype == np.bool_:
+        raise TypeError("positive of a boolean array is not supported (NumPy has no bool "
+                        "loop for it); convert it first, e.g. x.astype(int)")
+    return x
 
 
 def absolute(x, /):

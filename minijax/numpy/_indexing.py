@@ -909,7 +909,11 @@ def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None):
 def put_along_axis(arr, indices, values, axis, inplace=True, mode=None):
     """``arr`` with ``values`` written at ``indices`` along ``axis``. NumPy mutates
     ``arr``: a minijax ``arr`` is rebound to the result (like ``arr[...] = v``), which is
-    also returned."""
+    also returned. An index out of bounds raises NumPy's IndexError (a traced one is
+    dropped); JAX's ``mode`` 'clip' clamps it, 'drop' or 'fill' drop it."""
+    if mode not in (None, "drop", "fill", _CLIP, "promise_in_bounds"):
+        raise ValueError(f"put_along_axis: unknown mode {mode!r}; use 'clip', 'drop' or "
+                         f"'fill' (or None: out-of-bounds indices raise IndexError)")
     a, indices = to_array(arr), to_array(indices)
     if axis is None:
         a = lax.reshape(a, (get_aval(a).size,))
@@ -917,7 +921,8 @@ def put_along_axis(arr, indices, values, axis, inplace=True, mode=None):
     shape = get_aval(a).shape
     axis = _axis(axis, len(shape))
     key = _along_axis_key(shape, indices, axis)
-    result = _update(a, key, values, "set")
+    result = _update(a, key, values, "set", mode=_CLIP if mode == _CLIP else None,
+                     strict=mode in (None, "promise_in_bounds"))
     result = lax.reshape(result, get_aval(to_array(arr)).shape)
     return _rebind_arg(arr, result, "put_along_axis") if inplace else result
 

@@ -19,7 +19,7 @@ from .._mutation import new_object
 from ._core import broadcast_shapes as _broadcast_shapes
 from ._core import concrete_value, flat_or_axis, to_array
 from ._core import promote as _promote
-from ._indexing import take
+from ._indexing import _update, take
 
 
 def append(arr, values, axis=None):
@@ -378,14 +378,20 @@ def tile(A, reps):
 
 
 def repeat(a, repeats, axis=None, *, total_repeat_length=None):
-    """Repeat each element ``repeats`` times (an integer) along ``axis``."""
+    """Repeat each element ``repeats`` times (an integer, or one count per element) along
+    ``axis``. JAX's ``total_repeat_length`` fixes the output's length, so that the counts
+    may be traced: longer outputs are cut, shorter ones repeat the last element."""
     a, axis = flat_or_axis(a, axis)
     s = get_aval(a).shape
+    if total_repeat_length is not None:
+        return _repeat_to_length(a, repeats, axis,
+                                 _checks.index(total_repeat_length, "total_repeat_length"))
     if not isinstance(repeats, (int, np.integer)):
         r = get_concrete(to_array(repeats))
         if r is None:
-            raise NotImplementedError("repeat: traced repeat counts are not supported (the "
-                                      "output size depends on them)")
+            raise NotImplementedError("repeat: traced repeat counts need "
+                                      "total_repeat_length= (the output's length, which "
+                                      "depends on the counts)")
         r = np.asarray(r)
         if r.dtype.kind == "f":
             if not isinstance(repeats, (float, list, tuple)):
@@ -636,6 +642,34 @@ def copy(a, order="K"):
         raise ValueError(f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
     out = to_array(a, copy=True)
     return new_object(out) if out is a else out
+
+
+def _repeat_to_length(a, repeats, axis, length):
+    # output position i reads the element whose block (of repeats[j] copies) holds i:
+    # one mark where each block starts (blocks starting past the end are dropped), and
+    # a running count of the marks
+    if length < 0:
+        raise ValueError("repeat: total_repeat_length must be non-negative")
+    s = get_aval(a).shape
+    n = s[axis]
+    if length == 0 or n == 0:
+        return take(a, np.zeros(length if n else 0, np.intp), axis=axis) if n else a
+    counts = to_array(repeats)
+    if not _dtypes.is_integer(get_aval(counts).dtype):
+        raise TypeError(f"repeat: repeat counts must be integers, not "
+                        f"{get_aval(counts).dtype}")
+    size = get_aval(counts).size
+    if size not in (1, n):
+        raise ValueError(f"repeat: {size} repeat counts for an axis of length {n}")
+    known = get_concrete(counts)
+    if known is not None and (np.asarray(known) < 0).any():
+        raise ValueError("repeat: negative repeat counts")
+    counts = lax.broadcast_to_shape(lax.reshape(counts, (size,)), (n,))
+    counts = lax.convert_element_type(counts, np.int64)
+    starts = lax.cumsum(counts, 0) - counts   # (exclusive)
+    marks = lax.full((length,), 0, np.int64)
+    marks = _update(marks, starts, lax.full((n,), 1, np.int64), "add", strict=False)
+    return take(a, lax.cumsum(marks, 0) - 1, axis=axis)
 
 
 def unstack(x, /, *, axis=0):

@@ -62,6 +62,8 @@ def _check_partition(name, a, kth, axis, kind, order):
             not isinstance(kth, (tuple, list)) and not hasattr(kth, "__index__") and not (
                 hasattr(kth, "dtype") and get_aval(kth).dtype.kind in "iu")):
         raise TypeError("Partition index must be integer")
+    if hasattr(kth, "dtype") and get_aval(kth).dtype.kind not in "iu":
+        raise TypeError("Partition index must be integer")   # (an empty one too)
     values = kth if isinstance(kth, (tuple, list)) else np.ravel(np.asarray(kth))
     for k in values:
         if isinstance(k, bool) or not hasattr(k, "__index__"):

@@ -521,7 +521,10 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
 
 
 def _check_q(q, top, what):
-    """NumPy's ValueError for concrete ``q`` outside [0, top] (traced q is not checked)."""
+    """NumPy's ValueError for concrete ``q`` outside [0, top] (traced q is not checked),
+    and for ``q`` of more than two dimensions."""
+    if get_aval(to_array(q)).ndim > 2:
+        raise ValueError("q must be a scalar or 1d")
     value = q if isinstance(q, (int, float, list, tuple, np.ndarray, np.generic)) else (
         get_concrete(to_array(q)))
     if value is None:

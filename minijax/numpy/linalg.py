@@ -29,8 +29,10 @@ from ._elementwise import divide, greater, multiply
 from ._linear_algebra import matmul as _matmul
 from ._linear_algebra import outer as _outer
 from ._linear_algebra import tensordot as _tensordot
+from ._indexing import take_along_axis
 from ._manipulation import expand_dims
 from ._searching import where
+from ._sorting import argsort
 from ._statistical import max as _max
 from ._statistical import sum as _sum
 
@@ -180,8 +182,6 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
 def _hermitian_svd(a, compute_uv):
     # the singular values are the eigenvalues' magnitudes, descending; their signs
     # move into Vh (NumPy's construction)
-    from ._sorting import argsort
-    from ._indexing import take_along_axis
     _square("svd", a)
     w, u = eigh(a)
     s = lax.abs(w)
