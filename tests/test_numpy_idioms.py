@@ -324,3 +324,39 @@ def test_order_is_checked_as_numpy_checks_it_eagerly_and_under_jit():
     # under jit the layout is XLA's: the values are NumPy's
     out = minijax.jit(lambda x: np.asfortranarray(x) * 2)(np.asarray(_H))
     onp.testing.assert_array_equal(onp.asarray(out), _H * 2)
+
+
+@pytest.mark.parametrize("make", [
+    lambda m, o: m.zeros(2, order=o), lambda m, o: m.ones(2, order=o),
+    lambda m, o: m.empty(2, order=o), lambda m, o: m.full(2, 1.0, order=o),
+    lambda m, o: m.eye(2, order=o), lambda m, o: m.zeros_like(_H, order=o),
+    lambda m, o: m.empty_like(_H, order=o), lambda m, o: m.full_like(_H, 1, order=o)])
+@pytest.mark.parametrize("order", ["C", "F", "A", "K", "Q", 3, None])
+def test_new_arrays_check_order_as_numpy_under_jit_too(make, order):
+    try:
+        make(onp, order)
+    except (TypeError, ValueError) as e:
+        for call in (lambda: make(np, order), minijax.jit(lambda: make(np, order))):
+            with pytest.raises(type(e)):
+                call()
+    else:
+        minijax.jit(lambda: make(np, order))()
+
+
+@pytest.mark.parametrize("name", ["concatenate", "stack", "hstack", "vstack", "einsum"])
+@pytest.mark.parametrize("dtype, casting", [(int, "safe"), (int, "unsafe"), (int, None),
+                                            (onp.float32, None), (None, "bogus")])
+def test_casting_is_checked_as_numpy_checks_it_under_jit_too(name, dtype, casting):
+    args = (["i,i->i", _H[0], _H[1]] if name == "einsum" else [[_H[0], _H[1]]])
+    kwargs = {"dtype": dtype} | ({} if casting is None else {"casting": casting})
+    try:
+        want = getattr(onp, name)(*args, **kwargs)
+    except (TypeError, ValueError) as e:
+        for call in (lambda: getattr(np, name)(*args, **kwargs),
+                     minijax.jit(lambda: getattr(np, name)(*args, **kwargs))):
+            with pytest.raises(type(e)):
+                call()
+        return
+    for got in (getattr(np, name)(*args, **kwargs),
+                minijax.jit(lambda: getattr(np, name)(*args, **kwargs))()):
+        _check(got, want)

@@ -731,9 +731,9 @@ def _deprecated(fn, name, since, use):
     return call
 
 
-def row_stack(tup, *, dtype=None):
+def row_stack(tup, *, dtype=None, casting="same_kind"):
     """Stack arrays vertically (``vstack``; NumPy 2.5 removed ``row_stack``)."""
-    return vstack(tup, dtype=dtype)
+    return vstack(tup, dtype=dtype, casting=casting)
 
 
 row_stack = _deprecated(row_stack, "row_stack", "2.0; removed in 2.5", "minijax.numpy.vstack")

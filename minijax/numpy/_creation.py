@@ -173,6 +173,14 @@ def _asarray(a, dtype=None, order=None, *, device=None, copy=None):
     return new_object(out) if copy and out is a else out
 
 
+def _order(order, like=False):
+    """NumPy's check of a new array's ``order`` (the layout itself is NumPy's eagerly,
+    XLA's under ``jit``)."""
+    if order != ("K" if like else "C"):   # (the defaults need no check)
+        (np.empty_like(_NO_ELEMENTS, order=order) if like
+         else np.empty(0, order=order))
+
+
 def _shape(shape):
     return _checks.shape(shape)
 
@@ -185,6 +193,7 @@ def _dtype_or(dtype, default):
 @_new_array
 def full(shape, fill_value, dtype=None, order="C", *, device=None):
     """An array of ``shape`` filled with ``fill_value``."""
+    _order(order)
     shape = _shape(shape)
     if dtype is None:   # (NumPy: np.full(3, 1.0) is float64, np.full(3, 2**63) uint64)
         fill = to_array(fill_value, weak_type=False)
@@ -201,12 +210,14 @@ def full(shape, fill_value, dtype=None, order="C", *, device=None):
 @placed
 @_new_array
 def zeros(shape, dtype=None, order="C", *, device=None):
+    _order(order)
     return lax.full(_shape(shape), 0, _dtype_or(dtype, dtypes.default_float()))
 
 
 @placed
 @_new_array
 def ones(shape, dtype=None, order="C", *, device=None):
+    _order(order)
     return lax.full(_shape(shape), 1, _dtype_or(dtype, dtypes.default_float()))
 
 
@@ -214,7 +225,7 @@ def ones(shape, dtype=None, order="C", *, device=None):
 @_new_array
 def empty(shape, dtype=None, order="C", *, device=None):
     """An array of ``shape``: uninitialised eagerly (as NumPy's), zeros under ``jit``."""
-    return zeros(shape, dtype)
+    return zeros(shape, dtype, order)
 
 
 def _like(a, dtype, shape):
@@ -226,6 +237,7 @@ def _like(a, dtype, shape):
 @placed
 @_new_array
 def zeros_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    _order(order, like=True)
     like_shape, dtype = _like(a, dtype, shape)
     return like_placement(lax.full(like_shape, 0, dtype), a, shape)
 
@@ -233,6 +245,7 @@ def zeros_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None)
 @placed
 @_new_array
 def ones_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    _order(order, like=True)
     like_shape, dtype = _like(a, dtype, shape)
     return like_placement(lax.full(like_shape, 1, dtype), a, shape)
 
@@ -241,13 +254,14 @@ def ones_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
 @_new_array
 def empty_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
     """An array like ``a``: uninitialised eagerly (as NumPy's), zeros under ``jit``."""
-    return zeros_like(a, dtype, shape=shape)
+    return zeros_like(a, dtype, order, shape=shape)
 
 
 @placed
 @_new_array
 def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *,
               device=None):
+    _order(order, like=True)
     like_shape, dtype = _like(a, dtype, shape)
     return like_placement(full(like_shape, fill_value, dtype), a, shape)
 
@@ -301,6 +315,7 @@ def arange(start, stop=None, step=None, dtype=None, *, device=None):
 @_new_array
 def eye(N, M=None, k=0, dtype=None, order="C", *, device=None):
     """A 2-d array with ones on diagonal ``k``."""
+    _order(order)
     N = _checks.index(N, "N")
     M = N if M is None else _checks.index(M, "M")
     k = _clip_diagonal(_checks.index(k, "k"), N, M)

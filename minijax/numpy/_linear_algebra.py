@@ -285,7 +285,12 @@ def einsum(subscripts, *operands, out=None, dtype=None, optimize=False, casting=
     if not isinstance(subscripts, str):
         subscripts, operands = _sublist_subscripts(subscripts, operands)
     ops = [to_array(o) for o in operands]
-    ops = promote(*ops) if dtype is None else promote(*ops, dtype=dtypes.canonicalize(dtype))
+    _checks.casting(casting)
+    if dtype is not None:
+        dtype = dtypes.canonicalize(dtype)
+        for o in ops:
+            _checks.castable(get_aval(o).dtype, dtype, casting)
+    ops = promote(*ops) if dtype is None else promote(*ops, dtype=dtype)
     res_dtype = get_aval(ops[0]).dtype
     is_bool = res_dtype == np.bool_
     if is_bool:

@@ -226,8 +226,12 @@ def concatenate(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
     if axis is None:
         arrays = [reshape(a, (-1,)) for a in arrays]
         axis = 0
-    arrays = _promote(*arrays) if dtype is None else _promote(
-        *arrays, dtype=_dtypes.canonicalize(dtype))
+    _checks.casting(casting)
+    if dtype is not None:
+        dtype = _dtypes.canonicalize(dtype)
+        for a in arrays:
+            _checks.castable(get_aval(a).dtype, dtype, casting)
+    arrays = _promote(*arrays) if dtype is None else _promote(*arrays, dtype=dtype)
     nd = get_aval(arrays[0]).ndim
     if nd == 0:
         raise ValueError("zero-dimensional arrays cannot be concatenated")
@@ -254,7 +258,7 @@ def _stack_sequence(arrays):
 
 
 @supports_out(casting="same_kind")
-def stack(arrays, axis=0, out=None, *, dtype=None):
+def stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
     """Join arrays of one shape along a new ``axis``."""
     arrays = [to_array(a) for a in _stack_sequence(arrays)]
     if not arrays:
@@ -263,19 +267,22 @@ def stack(arrays, axis=0, out=None, *, dtype=None):
     if len(shapes) != 1:
         raise ValueError("all input arrays must have the same shape")
     axis = canonicalize_axis(axis, get_aval(arrays[0]).ndim + 1)
-    return concatenate([lax.expand_dims(a, (axis,)) for a in arrays], axis, out, dtype=dtype)
+    return concatenate([lax.expand_dims(a, (axis,)) for a in arrays], axis, out, dtype=dtype,
+                       casting=casting)
 
 
-def vstack(tup, *, dtype=None):
+def vstack(tup, *, dtype=None, casting="same_kind"):
     """Stack arrays vertically (along the first axis, 1-d arrays as rows)."""
-    return concatenate([atleast_2d(a) for a in _stack_sequence(tup)], 0, dtype=dtype)
+    return concatenate([atleast_2d(a) for a in _stack_sequence(tup)], 0, dtype=dtype,
+                       casting=casting)
 
 
 
-def hstack(tup, *, dtype=None):
+def hstack(tup, *, dtype=None, casting="same_kind"):
     """Stack arrays horizontally (along the second axis; the first for 1-d arrays)."""
     arrs = [atleast_1d(a) for a in _stack_sequence(tup)]
-    return concatenate(arrs, 0 if arrs and get_aval(arrs[0]).ndim == 1 else 1, dtype=dtype)
+    return concatenate(arrs, 0 if arrs and get_aval(arrs[0]).ndim == 1 else 1, dtype=dtype,
+                       casting=casting)
 
 
 def atleast_3d(a):
