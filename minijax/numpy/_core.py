@@ -53,6 +53,18 @@ def to_array(x, dtype=None, copy=True, weak_type=None):
     return _make(None, host)   # its aval (strong) is made from host when asked
 
 
+def cast_dtype(arrays, dtype, casting):
+    """The canonical ``dtype=`` (or None) that ``arrays`` are converted to, where NumPy's
+    ``casting=`` rule allows it; NumPy's errors for a bad rule or a cast it forbids."""
+    _checks.casting(casting)
+    if dtype is None:
+        return None
+    dtype = dtypes.canonicalize(dtype)
+    for a in arrays:
+        _checks.castable(get_aval(a).dtype, dtype, casting)
+    return dtype
+
+
 def placed(fn):
     """``fn`` (a function that makes an array, with a keyword-only ``device=``) whose
     ``device`` commits what it makes to that device, as JAX's creation functions do;

@@ -11,7 +11,7 @@ from .. import _checks, dtypes, lax
 from ..core import get_aval
 from ..errors import ShapeMismatchError
 from ._out import supports_out
-from ._core import broadcast_shapes, promote, promote_and_broadcast, to_array
+from ._core import broadcast_shapes, cast_dtype, promote, promote_and_broadcast, to_array
 from ._elementwise import multiply
 from ._manipulation import moveaxis, ravel, reshape
 
@@ -285,11 +285,7 @@ def einsum(subscripts, *operands, out=None, dtype=None, optimize=False, casting=
     if not isinstance(subscripts, str):
         subscripts, operands = _sublist_subscripts(subscripts, operands)
     ops = [to_array(o) for o in operands]
-    _checks.casting(casting)
-    if dtype is not None:
-        dtype = dtypes.canonicalize(dtype)
-        for o in ops:
-            _checks.castable(get_aval(o).dtype, dtype, casting)
+    dtype = cast_dtype(ops, dtype, casting)
     ops = promote(*ops) if dtype is None else promote(*ops, dtype=dtype)
     res_dtype = get_aval(ops[0]).dtype
     is_bool = res_dtype == np.bool_

@@ -17,7 +17,7 @@ from ..util import canonicalize_axis
 from ._out import supports_out
 from .._mutation import new_object
 from ._core import broadcast_shapes as _broadcast_shapes
-from ._core import concrete_value, flat_or_axis, to_array
+from ._core import cast_dtype, concrete_value, flat_or_axis, to_array
 from ._core import promote as _promote
 from ._indexing import _update, take
 
@@ -226,11 +226,7 @@ def concatenate(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
     if axis is None:
         arrays = [reshape(a, (-1,)) for a in arrays]
         axis = 0
-    _checks.casting(casting)
-    if dtype is not None:
-        dtype = _dtypes.canonicalize(dtype)
-        for a in arrays:
-            _checks.castable(get_aval(a).dtype, dtype, casting)
+    dtype = cast_dtype(arrays, dtype, casting)
     arrays = _promote(*arrays) if dtype is None else _promote(*arrays, dtype=dtype)
     nd = get_aval(arrays[0]).ndim
     if nd == 0:
