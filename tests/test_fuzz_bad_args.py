@@ -60,7 +60,7 @@ KEYWORDS = ["axis", "axes", "shape", "dtype", "k", "ddof", "kth", "decimals", "n
 # IndexError), minijax's named errors (all subclass these), and MemoryError for arrays
 # that cannot exist.
 ALLOWED = ("TypeError", "ValueError", "IndexError", "OverflowError", "NotImplementedError",
-           "MemoryError")
+           "MemoryError", "ZeroDivisionError")   # (NumPy's for average's zero weights)
 # Text from below minijax that must not reach the user.
 FOREIGN_TEXT = ("mlir", "jaxlib", "stablehlo", "StatusOr", "RESOURCE_EXHAUSTED",
                 "INVALID_ARGUMENT", "incompatible function arguments", "absl::", "hlo.",
@@ -307,6 +307,7 @@ REGRESSIONS = [
     ["numpy", "geomspace", ["1.5", "[0, 1]"], {}],
     ["numpy", "percentile", ["onp.arange(6.0).reshape(2, 3)", "onp.ones((2, 2, 2))"], {}],
     ["numpy", "partition", ["onp.array([1.5, -2.0, 0.0])"], {"kth": "onp.ones((0,))"}],
+    ["numpy", "average", ["onp.array([1 + 2j, 3j])"], {"weights": "(0, 0)"}],
 ]
 
 

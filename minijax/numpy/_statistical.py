@@ -408,6 +408,10 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
         return res
     w = to_array(weights)
     waval = get_aval(w)
+    known = get_concrete(w)   # (constant weights, under jit too: NumPy's check)
+    if known is not None and (np.sum(np.asarray(known), axis=None if waval.shape != aval.shape
+                                     else axis) == 0).any():
+        raise ZeroDivisionError("Weights sum to zero, can't be normalized")
     if waval.shape != aval.shape:
         if axis is None:
             raise TypeError("average: axis must be given when weights and a differ in shape")
