@@ -360,3 +360,23 @@ def test_casting_is_checked_as_numpy_checks_it_under_jit_too(name, dtype, castin
     for got in (getattr(np, name)(*args, **kwargs),
                 minijax.jit(lambda: getattr(np, name)(*args, **kwargs))()):
         _check(got, want)
+
+
+@pytest.mark.parametrize("kwargs", [{"dtype": onp.float32}, {"dtype": int, "casting": "unsafe"},
+                                    {"dtype": int, "casting": "safe"},
+                                    {"where": onp.array([True, True, True])}, {"bogus": 1}])
+@pytest.mark.parametrize("bounds", [(0, 1), (0, None), (None, 1)])
+def test_clip_takes_numpys_ufunc_keywords_under_jit_too(kwargs, bounds):
+    x = onp.array([-1.0, 0.5, 2.0])
+    calls = (lambda m, v: m.clip(v, *bounds, **kwargs),
+             lambda m, v: m.asarray(v).clip(*bounds, **kwargs))
+    for call in calls:
+        try:
+            want = call(onp, x)
+        except TypeError:
+            for got in (lambda: call(np, x), lambda: minijax.jit(lambda v: call(np, v))(x)):
+                with pytest.raises(TypeError):
+                    got()
+            continue
+        _check(call(np, x), want)
+        _check(minijax.jit(lambda v: call(np, v))(x), want)

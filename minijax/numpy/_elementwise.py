@@ -1033,19 +1033,31 @@ def nextafter(x1, x2, /):
     return lax.nextafter(a, b)
 
 
+_UFUNC_KEYWORDS = frozenset({"where", "casting", "order", "dtype", "subok", "signature"})
+
+
 @supports_out(broadcast=True, casting="same_kind")
-def clip(a, /, min=None, max=None, out=None, *, a_min=None, a_max=None):
+def clip(a, /, min=None, max=None, out=None, *, a_min=None, a_max=None, **kwargs):
     """``a`` limited to ``[min, max]`` (either may be None); NumPy's ``a_min``/``a_max``
-    keywords are accepted too."""
+    keywords are accepted too, and its ufunc keywords (``where``, ``dtype``,
+    ``casting``, ...), applied as NumPy's ``clip`` applies them: through ``maximum`` and
+    ``minimum``."""
     if out is not None:
         raise NotImplementedError("clip: out= is not supported")
     lo = a_min if min is None else min
     hi = a_max if max is None else max
+    above, below = maximum, minimum
+    if kwargs:
+        for name in kwargs:
+            if name not in _UFUNC_KEYWORDS:
+                raise TypeError(f"clip() got an unexpected keyword argument {name!r}")
+        from ._ufunc import _by_name   # (the ufunc objects are made from this module)
+        above, below = _by_name("maximum"), _by_name("minimum")
     res = to_array(a)
     if lo is not None:
-        res = maximum(res, lo)
+        res = above(res, lo, **kwargs)
     if hi is not None:
-        res = minimum(res, hi)
+        res = below(res, hi, **kwargs)
     return res
 
 

@@ -231,7 +231,8 @@ _METHODS = {
     "diagonal": lambda self, offset=0, axis1=0, axis2=1: manip.diagonal(self, offset, axis1,
                                                                          axis2),
     "repeat": lambda self, repeats, axis=None: manip.repeat(self, repeats, axis),
-    "clip": lambda self, min=None, max=None, out=None: ew.clip(self, min, max, out),
+    "clip": lambda self, min=None, max=None, out=None, **kwargs:
+        ew.clip(self, min, max, out, **kwargs),
     "round": lambda self, decimals=0, out=None: ew.round(self, decimals, out),
     "conj": lambda self: ew.conjugate(self),
     "conjugate": lambda self: ew.conjugate(self),
