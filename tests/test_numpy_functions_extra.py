@@ -805,3 +805,31 @@ def test_float_array_repeat_counts_are_refused_as_numpy_refuses_them():
         np.repeat(np.arange(4.0), np.asarray(counts))
     with pytest.raises(TypeError, match="Cannot cast"):
         minijax.jit(lambda x: np.repeat(x, counts))(onp.arange(4.0))
+
+
+_QUANTILE_METHODS = ["inverted_cdf", "averaged_inverted_cdf", "closest_observation",
+                     "interpolated_inverted_cdf", "hazen", "weibull", "linear",
+                     "median_unbiased", "normal_unbiased", "lower", "higher", "midpoint",
+                     "nearest"]
+
+
+@pytest.mark.parametrize("method", _QUANTILE_METHODS)
+def test_quantile_methods_are_numpys_traced_too(method):
+    """Every NumPy method, values and dtype, on the quantiles where the discrete methods
+    round (q n whole, or a half past whole), eagerly through the lax definition and
+    under jit."""
+    rng = onp.random.default_rng(3)
+    qs = onp.concatenate([onp.arange(41) / 40, rng.random(8)])
+    for n in (1, 2, 3, 5, 8):
+        for dtype in (onp.float64, onp.int64, onp.float32):
+            a = rng.permutation(onp.arange(n) * 3 + 1).astype(dtype)
+            want = onp.quantile(a, qs, method=method)
+            for got in (np.quantile.__wrapped_lax__(a, qs, method=method),
+                        minijax.jit(lambda x: np.quantile(x, qs, method=method))(a)):
+                assert onp.asarray(got).dtype == want.dtype
+                onp.testing.assert_allclose(onp.asarray(got), want, rtol=2e-6)
+    x = onp.arange(12.0).reshape(3, 4)
+    same(minijax.jit(lambda v: np.percentile(v, [20, 75], axis=1, method=method))(x),
+         onp.percentile(x, [20, 75], axis=1, method=method), rtol=1e-12)
+    with pytest.raises(ValueError, match="is not a valid method"):
+        np.quantile.__wrapped_lax__(x, 0.5, method="bogus")

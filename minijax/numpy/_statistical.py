@@ -447,11 +447,13 @@ def _take_last(x, idx):
 @supports_out
 def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
              keepdims=False, *, weights=None):
-    """The ``q``-th quantiles along ``axis`` (method 'linear'; q in [0, 1])."""
+    """The ``q``-th quantiles along ``axis`` (q in [0, 1]), by any of NumPy's 13
+    methods (default 'linear')."""
     keepdims = _checks.flag(keepdims, "keepdims")
     _check_q(q, 1, "Quantiles")
-    if method not in ("linear", "lower", "higher", "nearest", "midpoint"):
-        raise NotImplementedError(f"quantile: method {method!r} is not supported")
+    if method not in _QUANTILE_METHODS:
+        raise ValueError(f"{method!r} is not a valid method. Use one of: "
+                         f"{tuple(_QUANTILE_METHODS)}")
     if weights is not None:
         raise NotImplementedError("quantile: weights are not supported")
     a = to_array(a)
@@ -468,7 +470,7 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
     q_dtype = get_aval(qa).dtype
     if not get_aval(qa).weak_type and dtypes.is_inexact(q_dtype):
         out_dtype = np.result_type(out_dtype, q_dtype)
-    discrete = method in ("lower", "higher", "nearest")
+    discrete = method in _PICKING_METHODS
     x_orig = x
     x = lax.convert_element_type(x, out_dtype)
     qa = lax.convert_element_type(qa, out_dtype)
@@ -476,13 +478,25 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
         raise ValueError("quantile of an empty axis")
     # the discrete methods pick elements, so they keep the input dtype (as NumPy)
     srt = lax.sort(x_orig if discrete else x, get_aval(x).ndim - 1)
-    pos = lax.mul(qa, lax.full(get_aval(qa).shape, n - 1, out_dtype))
+    qs = get_aval(qa).shape
+
+    def const(v):
+        return lax.full(qs, v, out_dtype)
+    if method in _PICKING_METHODS[3:]:   # inverted_cdf, closest_observation
+        pos = _picked_position(qa, n, method, const)
+        method = "lower"
+    elif method in _ALPHA_BETA:
+        alpha, beta = _ALPHA_BETA[method]
+        # NumPy's virtual index n q + alpha + q (1 - alpha - beta) - 1, interpolated
+        pos = lax.sub(lax.add(lax.mul(qa, const(n + 1 - alpha - beta)), const(alpha)),
+                      const(1))
+    else:
+        pos = lax.mul(qa, const(n - 1))
     lo = lax.floor(pos)
     hi = lax.ceil(pos)
     idt = np.dtype(np.int64)
     lo_i = lax.convert_element_type(lo, idt)
     hi_i = lax.convert_element_type(hi, idt)
-    qs = get_aval(qa).shape
     lo_i = lax.max(lax.min(lo_i, lax.full(qs, n - 1, idt)), lax.full(qs, 0, idt))
     hi_i = lax.max(lax.min(hi_i, lax.full(qs, n - 1, idt)), lax.full(qs, 0, idt))
     below = _take_last(srt, lo_i)
@@ -498,6 +512,20 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
         res = above
     elif method == "midpoint":
         res = lax.mul(lax.add(below, above), lax.full(shp, 0.5, out_dtype))
+    elif method == "averaged_inverted_cdf":
+        # NumPy: at the virtual index n q - 1, the mean of the two neighbours where it is
+        # whole, else the next element (the end ones outside the range)
+        t = lax.mul(qa, const(n))
+        f = lax.floor(t)
+
+        def element(i):
+            i = lax.convert_element_type(i, idt)
+            return _take_last(srt, lax.max(lax.min(i, lax.full(qs, n - 1, idt)),
+                                           lax.full(qs, 0, idt)))
+        nxt = element(f)
+        mean = lax.mul(lax.add(element(lax.sub(f, const(1))), nxt),
+                       lax.full(shp, 0.5, out_dtype))
+        res = lax.select_n(b(lax.eq(t, f)), nxt, mean)
     elif method == "nearest":
         frac = b(lax.sub(pos, lo))
         # NumPy rounds half to even on the index
@@ -522,6 +550,38 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                                                 for i, s in enumerate(aval.shape))
         res = lax.reshape(res, full_shape)
     return res
+
+
+def _picked_position(qa, n, method, const):
+    """The element ``inverted_cdf`` or ``closest_observation`` picks, as NumPy rounds its
+    virtual index (``n q - 1``, ``n q - 1.5``): down where that index is whole (and, for
+    the closest observation, odd), else up. Decided by comparing ``n q`` (one product)
+    with its floor: compiled code may fuse a product and a sum into one rounding, which
+    would move the whole indexes."""
+    t = lax.mul(qa, const(n))
+    f = lax.floor(t)
+    if method == "inverted_cdf":
+        return lax.select_n(lax.eq(t, f), f, lax.sub(f, const(1)))
+    twice = lax.mul(t, const(2))   # (exact)
+    half = lax.eq(twice, lax.add(lax.mul(f, const(2)), const(1)))   # fraction 0.5
+    below_half = lax.lt(twice, lax.add(lax.mul(f, const(2)), const(1)))
+    # fraction 0.5: the index t - 1.5 = f - 1, kept if odd, else f; otherwise the
+    # index rounds up to floor(t - 0.5): f - 1 below a half, f above
+    whole = lax.sub(f, const(1))
+    odd = lax.eq(lax.rem(whole, const(2)), const(1))
+    at_half = lax.select_n(odd, f, whole)
+    return lax.select_n(half, lax.select_n(below_half, f, whole), at_half)
+
+
+# NumPy's (alpha, beta) of the interpolating methods (H&F 4-9; linear is 7)
+_ALPHA_BETA = {"interpolated_inverted_cdf": (0, 1), "hazen": (0.5, 0.5), "weibull": (0, 0),
+               "median_unbiased": (1 / 3, 1 / 3), "normal_unbiased": (3 / 8, 3 / 8)}
+# the methods that pick an element (its dtype kept); the last two by NumPy's rounding
+_PICKING_METHODS = ("lower", "higher", "nearest", "inverted_cdf", "closest_observation")
+_QUANTILE_METHODS = ("inverted_cdf", "averaged_inverted_cdf", "closest_observation",
+                     "interpolated_inverted_cdf", "hazen", "weibull", "linear",
+                     "median_unbiased", "normal_unbiased", "lower", "higher", "midpoint",
+                     "nearest")
 
 
 def _check_q(q, top, what):
