@@ -215,20 +215,3 @@ def flag(value, name):
         raise OverflowError(f"{name}: Python int too large to convert to C int")
     return bool(v)
 
-
-_CASTINGS = ("no", "equiv", "safe", "same_kind", "unsafe")
-
-
-def casting(value):
-    """NumPy's ``casting=`` values; its ValueError for anything else."""
-    if not isinstance(value, str) or value not in _CASTINGS:
-        raise ValueError("casting must be one of 'no', 'equiv', 'safe', 'same_kind', or "
-                         "'unsafe'")
-    return value
-
-
-def castable(source, target, rule):
-    """NumPy's TypeError where ``casting=rule`` does not allow ``source`` to ``target``."""
-    if not np.can_cast(source, target, rule):
-        raise TypeError(f"Cannot cast array data from {np.dtype(source)!r} to "
-                        f"{np.dtype(target)!r} according to the rule {rule!r}")

@@ -380,3 +380,10 @@ def test_clip_takes_numpys_ufunc_keywords_under_jit_too(kwargs, bounds):
             continue
         _check(call(np, x), want)
         _check(minijax.jit(lambda v: call(np, v))(x), want)
+
+
+def test_an_unknown_ufunc_keyword_is_named_for_the_ufunc_under_jit():
+    with pytest.raises(TypeError, match=r"^maximum\(\) got an unexpected keyword argument 'bogus'"):
+        minijax.jit(lambda x: np.maximum(x, 1, bogus=1))(_H)
+    with pytest.raises(TypeError, match=r"^clip\(\) got an unexpected keyword argument 'bogus'"):
+        minijax.jit(lambda x: np.clip(x, 0, 1, bogus=1))(_H)

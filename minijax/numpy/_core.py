@@ -15,6 +15,7 @@ from ..errors import NonNumericDtypeError
 from ..runtime import numpy_dispatch
 from ..runtime.array import Array, _make, resolve_placement
 from ..util import canonicalize_axis
+from ._out import check_casting
 
 _PY_SCALARS = (bool, int, float, complex)
 
@@ -56,12 +57,15 @@ def to_array(x, dtype=None, copy=True, weak_type=None):
 def cast_dtype(arrays, dtype, casting):
     """The canonical ``dtype=`` (or None) that ``arrays`` are converted to, where NumPy's
     ``casting=`` rule allows it; NumPy's errors for a bad rule or a cast it forbids."""
-    _checks.casting(casting)
+    check_casting(casting)
     if dtype is None:
         return None
     dtype = dtypes.canonicalize(dtype)
     for a in arrays:
-        _checks.castable(get_aval(a).dtype, dtype, casting)
+        source = get_aval(a).dtype
+        if not np.can_cast(source, dtype, casting):
+            raise TypeError(f"Cannot cast array data from {source!r} to {dtype!r} "
+                            f"according to the rule {casting!r}")
     return dtype
 
 

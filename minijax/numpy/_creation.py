@@ -81,7 +81,7 @@ def _laid_out(object, dtype, order, copy, ndmin=0):
     elif _contains_tracer(object):
         host = None
     if host is None or not (numpy_flag[0] or numpy_eager()):
-        np.array(_NO_ELEMENTS, order=order)
+        _order(order, like=True)
         return None
     r = np.array(host, dtype=dtype, copy=copy, order=order, ndmin=ndmin)
     if r is host:   # (no copy was needed: NumPy's asarray shares, as minijax's does)
@@ -174,8 +174,9 @@ def _asarray(a, dtype=None, order=None, *, device=None, copy=None):
 
 
 def _order(order, like=False):
-    """NumPy's check of a new array's ``order`` (the layout itself is NumPy's eagerly,
-    XLA's under ``jit``)."""
+    """NumPy's check of ``order``: 'C' or 'F' for a new array, also 'A' and 'K' for one
+    that follows an input (``like``). The layout itself is NumPy's eagerly, XLA's under
+    ``jit``."""
     if order != ("K" if like else "C"):   # (the defaults need no check)
         (np.empty_like(_NO_ELEMENTS, order=order) if like
          else np.empty(0, order=order))

@@ -655,8 +655,10 @@ def _repeat_to_length(a, repeats, axis, length):
         raise ValueError("repeat: total_repeat_length must be non-negative")
     s = get_aval(a).shape
     n = s[axis]
-    if length == 0 or n == 0:
-        return take(a, np.zeros(length if n else 0, np.intp), axis=axis) if n else a
+    if n == 0:
+        return a
+    if length == 0:
+        return take(a, np.zeros(0, np.intp), axis=axis)
     counts = to_array(repeats)
     if not _dtypes.is_integer(get_aval(counts).dtype):
         raise TypeError(f"repeat: repeat counts must be integers, not "

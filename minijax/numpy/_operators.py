@@ -8,7 +8,7 @@ import numpy as np
 from .. import _mutation, dtypes, lax
 from ..core import Tracer, concretization_error, get_aval
 from .. import backend
-from ..runtime.array import Array, resolve_placement, set_method
+from ..runtime.array import Array, contains, resolve_placement, set_method
 from ..runtime.sharding import placement_on
 from . import _elementwise as ew
 from . import _array_ufunc, _index_tricks, _indexing, _linear_algebra, _searching, _sorting, _utility
@@ -299,13 +299,6 @@ def _tracer_to_device(self, device, /, *, stream=None):
     return self   # as device_put under a transformation: the staged value stays put
 
 
-def _contains(self, value):
-    """``value in x`` of a traced value, as the Array's (needs the value: a named error
-    unless nothing compares)."""
-    equal = self == value
-    return equal if type(equal) is bool else bool(equal.any())
-
-
 def _no_buffer(self, name):
     """``delete``/``is_deleted`` of a traced value (it has no buffer): JAX's error."""
     raise concretization_error(self, f"The {name}() method was called on a traced value")
@@ -320,7 +313,7 @@ _TRACER_METHODS = {
     "copy": lambda self, order="C": manip.copy(self, order),
     "__copy__": lambda self: manip.copy(self),
     "__deepcopy__": lambda self, memo: manip.copy(self),
-    "__contains__": lambda self, value: _contains(self, value),
+    "__contains__": contains,   # (a traced value: the named error unless nothing compares)
     "devices": lambda self: {_tracer_device(self)},
     "committed": lambda self: _tracer_committed(self),
     "to_device": _tracer_to_device,

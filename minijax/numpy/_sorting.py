@@ -58,12 +58,11 @@ def _check_partition(name, a, kth, axis, kind, order):
         raise NotImplementedError(f"{name}: order= (structured arrays) is not supported")
     x, axis = flat_or_axis(a, axis)
     n = get_aval(x).shape[axis]
-    if isinstance(kth, bool) or kth is None or (
-            not isinstance(kth, (tuple, list)) and not hasattr(kth, "__index__") and not (
-                hasattr(kth, "dtype") and get_aval(kth).dtype.kind in "iu")):
+    has_dtype = hasattr(kth, "dtype")   # (an array's type is checked, empty ones too)
+    if (isinstance(kth, bool) or kth is None
+            or (has_dtype and get_aval(kth).dtype.kind not in "iu")
+            or not (has_dtype or isinstance(kth, (tuple, list)) or hasattr(kth, "__index__"))):
         raise TypeError("Partition index must be integer")
-    if hasattr(kth, "dtype") and get_aval(kth).dtype.kind not in "iu":
-        raise TypeError("Partition index must be integer")   # (an empty one too)
     values = kth if isinstance(kth, (tuple, list)) else np.ravel(np.asarray(kth))
     for k in values:
         if isinstance(k, bool) or not hasattr(k, "__index__"):

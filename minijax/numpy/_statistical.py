@@ -492,15 +492,14 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                       const(1))
     else:
         pos = lax.mul(qa, const(n - 1))
-    lo = lax.floor(pos)
-    hi = lax.ceil(pos)
     idt = np.dtype(np.int64)
-    lo_i = lax.convert_element_type(lo, idt)
-    hi_i = lax.convert_element_type(hi, idt)
-    lo_i = lax.max(lax.min(lo_i, lax.full(qs, n - 1, idt)), lax.full(qs, 0, idt))
-    hi_i = lax.max(lax.min(hi_i, lax.full(qs, n - 1, idt)), lax.full(qs, 0, idt))
-    below = _take_last(srt, lo_i)
-    above = _take_last(srt, hi_i)
+
+    def element(i):   # (the sorted element at the float index i, clamped to the axis)
+        i = lax.convert_element_type(i, idt)
+        return _take_last(srt, lax.max(lax.min(i, lax.full(qs, n - 1, idt)),
+                                       lax.full(qs, 0, idt)))
+    lo = lax.floor(pos)
+    below, above = element(lo), element(lax.ceil(pos))
     qnd = get_aval(qa).ndim
     shp = get_aval(below).shape
 
@@ -517,11 +516,6 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
         # whole, else the next element (the end ones outside the range)
         t = lax.mul(qa, const(n))
         f = lax.floor(t)
-
-        def element(i):
-            i = lax.convert_element_type(i, idt)
-            return _take_last(srt, lax.max(lax.min(i, lax.full(qs, n - 1, idt)),
-                                           lax.full(qs, 0, idt)))
         nxt = element(f)
         mean = lax.mul(lax.add(element(lax.sub(f, const(1))), nxt),
                        lax.full(shp, 0.5, out_dtype))
@@ -563,8 +557,9 @@ def _picked_position(qa, n, method, const):
     if method == "inverted_cdf":
         return lax.select_n(lax.eq(t, f), f, lax.sub(f, const(1)))
     twice = lax.mul(t, const(2))   # (exact)
-    half = lax.eq(twice, lax.add(lax.mul(f, const(2)), const(1)))   # fraction 0.5
-    below_half = lax.lt(twice, lax.add(lax.mul(f, const(2)), const(1)))
+    half_past = lax.add(lax.mul(f, const(2)), const(1))   # (2 f + 1: fraction 0.5)
+    half = lax.eq(twice, half_past)
+    below_half = lax.lt(twice, half_past)
     # fraction 0.5: the index t - 1.5 = f - 1, kept if odd, else f; otherwise the
     # index rounds up to floor(t - 0.5): f - 1 below a half, f above
     whole = lax.sub(f, const(1))
@@ -587,7 +582,7 @@ _QUANTILE_METHODS = ("inverted_cdf", "averaged_inverted_cdf", "closest_observati
 def _check_q(q, top, what):
     """NumPy's ValueError for concrete ``q`` outside [0, top] (traced q is not checked),
     and for ``q`` of more than two dimensions."""
-    if get_aval(to_array(q)).ndim > 2:
+    if np.ndim(q) > 2:
         raise ValueError("q must be a scalar or 1d")
     value = q if isinstance(q, (int, float, list, tuple, np.ndarray, np.generic)) else (
         get_concrete(to_array(q)))

@@ -126,8 +126,11 @@ class ufunc(numpy_dispatch.Forwarder):
 
     # ------------------------------------------------------------ __call__
     def _lax_call(self, *args, out=None, where=True, casting="same_kind", order="K",
-                  dtype=None, subok=True, signature=None):
+                  dtype=None, subok=True, signature=None, **unknown):
         name = self.__name__
+        if unknown:   # (named for the ufunc, not this method)
+            raise TypeError(f"{name}() got an unexpected keyword argument "
+                            f"{next(iter(unknown))!r}")
         if len(args) > self.nin:
             if out is not None:
                 raise TypeError(f"{name}() got out= both as a positional and a keyword "

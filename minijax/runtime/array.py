@@ -620,10 +620,7 @@ class Array:
         return shape[0]
 
     def __contains__(self, value):
-        """``value in x``: whether an element equals ``value`` (NumPy's
-        ``(x == value).any()``; not the rows an iteration gives)."""
-        equal = self == value
-        return equal if type(equal) is bool else bool(equal.any())
+        return contains(self, value)
 
     def __hash__(self):
         # A 0-d result that NumPy gives as a scalar (its host is NumPy's scalar) hashes as
@@ -1083,6 +1080,13 @@ class Array:
                 if out is not None:
                     return out
         return _complete[_REAL](self)
+
+
+def contains(x, value):
+    """``value in x`` of an Array or a tracer: whether an element equals ``value``
+    (NumPy's ``(x == value).any()``; not the rows an iteration gives)."""
+    equal = x == value
+    return equal if type(equal) is bool else bool(equal.any())
 
 
 _NO_ELEMENTS = np.empty(0)
