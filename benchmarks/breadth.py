@@ -7,7 +7,7 @@ common Array methods and operators, eagerly, against NumPy (and JAX on small inp
 Inputs are float64 and seeded: small is 3 (vectors) or 3x3, medium 100x100, large
 1000x1000 (1-d functions get the flattened matrix unless their cost is quadratic in
 the length, then a vector of the side length). minijax and NumPy run interleaved in
-this process, batch by batch, on the same host values; JAX runs in a subprocess of its
+this process, batch by batch, on the same input memory; JAX runs in a subprocess of its
 own (small inputs only, with ``jax_enable_x64``) so that minijax is never measured
 with JAX loaded. See benchmarks/README.md.
 
@@ -140,6 +140,13 @@ def best_times(fns, waits, target, repeats, budget):
     (``library_wait``). The libraries' batches alternate, so that a stretch of time when
     the shared machine is slow falls on both sides' batches alike; a library whose call
     raises gets the error's text instead of a time.
+
+    Every library's batches make the same number of calls, the largest that any one's
+    calibration chose: the first call of a batch runs on caches that the other
+    library's batch has just filled, and on 1000x1000 inputs a library calibrated to
+    half as many calls per batch (as happened) paid that twice as often per call
+    (``x - y``, ``np.greater``, ``np.meshgrid`` read 1.3x to 1.5x that way, 1.0x with
+    equal batches).
     """
     plans, best = {}, {}
     for name, fn in fns.items():
@@ -149,6 +156,12 @@ def best_times(fns, waits, target, repeats, budget):
             plans[name] = [fn, wait, number, left]
         except Exception as e:                                  # noqa: BLE001
             best[name] = _error_text(e)
+    if len({plan[2] for plan in plans.values()}) > 1:
+        number = max(plan[2] for plan in plans.values())
+        for name, plan in plans.items():
+            plan[2] = number
+            plan[3] = max(plan[3], 1)
+            best[name] = math.inf   # (timed again with the common batch)
     while any(plan[3] > 0 for plan in plans.values()):
         for name, plan in list(plans.items()):
             fn, wait, number, left = plan
@@ -468,22 +481,32 @@ def row_fill(np, n):
 # ------------------------------------------------------------------ libraries
 
 class LibInputs:
-    """``Inputs`` converted to one library's arrays (scalars and dtypes unchanged)."""
+    """``Inputs`` converted to one library's arrays (scalars and dtypes unchanged).
 
-    def __init__(self, lib_np, host):
+    ``like``: another library's inputs whose memory these read (NumPy's inputs are
+    read-only NumPy views of minijax's, so that both libraries read the same bytes at the
+    same addresses; see ``measure_rows``)."""
+
+    NAMES = ("A", "B", "v", "w", "f", "g", "I", "J", "idx", "mask", "spd", "sorted", "A3",
+             "C3", "A1", "Jidx", "J01", "eye2", "s")
+
+    def __init__(self, lib_np, host, like=None):
         conv = lib_np.asarray
         self._conv = conv
         self._host = host
         self.n = host.n
-        for name in ("A", "B", "v", "w", "f", "g", "I", "J", "idx", "mask", "spd", "sorted",
-                     "A3", "C3"):
+        self.host_A = host.A
+        if like is not None:
+            for name in self.NAMES:
+                setattr(self, name, conv(getattr(like, name)))
+            return
+        for name in self.NAMES[:14]:
             setattr(self, name, conv(getattr(host, name).copy()))
         self.A1 = conv(host.A + 1.0)
         self.Jidx = conv(onp.argsort(host.A, axis=1))
         self.J01 = conv(host.J % 2)
         self.eye2 = conv(onp.eye(2))
         self.s = conv(host.A[0, 0])
-        self.host_A = host.A
 
     def fresh(self, name):
         return self._conv(getattr(self._host, name).copy())
@@ -625,8 +648,16 @@ def measure_rows(libnames, rows, quick, check=True):
     target, repeats, budget = (0.0005, 15, 0.5) if quick else (0.002, 25, 2.0)
     libs = {name: load(name) for name in libnames}
     hosts = {size: Inputs(SIZES[size]) for size in dict.fromkeys(r[2] for r in rows)}
-    inputs = {(name, size): LibInputs(libs[name][0], hosts[size])
-              for name in libnames for size in hosts}
+    # NumPy reads minijax's input memory. With a copy each, NumPy's own ``tile`` on
+    # minijax's copy of the 1000x1000 input took 1.6x to 1.75x its time on its own copy,
+    # for a whole run and in four runs of four (a fresh copy was as fast as NumPy's; the
+    # transparent huge pages were the same; the cause was not found): that was where the
+    # input lay, not either library.
+    inputs = {}
+    for size in hosts:
+        for name in sorted(libnames, key=lambda n: n == "numpy"):
+            like = inputs.get(("minijax", size)) if name == "numpy" else None
+            inputs[(name, size)] = LibInputs(libs[name][0], hosts[size], like)
     times = {name: {} for name in libnames}
     mismatch = {}
     warnings.simplefilter("ignore")
