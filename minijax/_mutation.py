@@ -29,6 +29,35 @@ def set_view_indexing(read, write):
     _read_view, _write_view = read, write
 
 
+class Derived:
+    """The link of a traced view that NumPy makes without indexing (``.T``,
+    ``transpose``, ``reshape`` of a root, ``squeeze``): ``read(base)`` is the view's
+    value and ``write(base, value)`` the base with the view's elements replaced."""
+
+    __slots__ = ("read", "write")
+
+    def __init__(self, read, write):
+        self.read, self.write = read, write
+
+
+def read_view(base, key):
+    """The current value of the view of ``base`` that ``key`` (an index or a
+    ``Derived``) makes."""
+    return key.read(base) if type(key) is Derived else _read_view(base, key)
+
+
+def _written(base, key, value):
+    return key.write(base, value) if type(key) is Derived else _write_view(base, key, value)
+
+
+def derived_view(out, base, read, write):
+    """``out``, which ``read(base)`` made, recorded as a view of traced ``base`` (see
+    ``Derived``); a constant ``base`` or an ``out`` that is ``base`` is left alone."""
+    if isinstance(base, Tracer) and isinstance(out, Tracer) and out is not base:
+        out._view_of = (base, Derived(read, write), getattr(base, "_stamp", 0))
+    return out
+
+
 def new_object(x):
     """A distinct array object holding ``x``'s value, so that an in-place update of
     either leaves the other as it was (values are immutable: nothing is copied)."""
@@ -49,7 +78,7 @@ def refresh(view):
     if link is not None:
         base, key = link[0], link[1]
         refresh(base)
-        current = _read_view(base, key)
+        current = read_view(base, key)
         if get_aval(current).shape != view.aval.shape:
             view._view_of = None   # the base changed shape (resize): no longer its view
             return
@@ -88,7 +117,7 @@ def write_back(view, what):
     link = getattr(view, "_view_of", None)
     if link is not None:
         base, key = link[0], link[1]
-        rebind_or_raise(base, _write_view(base, key, view), what)
+        rebind_or_raise(base, _written(base, key, view), what)
         if view._view_of is link:   # the view and its updated base agree
             view._view_of = (base, key, getattr(base, "_stamp", 0))
 
@@ -110,7 +139,7 @@ def capture_in_body(self, result, what):
     link = getattr(self, "_view_of", None) if isinstance(self, Tracer) else None
     if link is not None:
         base, key = link[0], link[1]
-        rebind_or_raise(base, _write_view(base, key, result), what)
+        rebind_or_raise(base, _written(base, key, result), what)
     return True
 
 

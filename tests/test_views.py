@@ -229,6 +229,12 @@ def _run_ops(m, A, ops):
             arrays.append(cur[i % cur.shape[0]:])
         elif op == "T":
             arrays.append(cur.T)
+        elif op == "swap":
+            arrays.append(m.swapaxes(cur, 0, -1))
+        elif op == "ravel_root":   # (a root is contiguous: its ravel is a view)
+            arrays.append(A.ravel())
+        elif op == "squeeze":
+            arrays.append(m.squeeze(m.expand_dims(cur, 0), 0))
         elif op == "ravel" and cur.ndim == 2 and (cur.flags.c_contiguous if m is onp
                                                   else onp.asarray(cur).flags.c_contiguous):
             arrays.append(cur.ravel())
@@ -272,8 +278,10 @@ def test_copies_of_views_are_snapshots():
 
 
 # Under jit, vmap and grad the same programs run through functional updates: a traced
-# view remembers its base and index, an update of it is written back into the base.
-_TRACED_OPS = st.lists(st.tuples(st.sampled_from(["row", "col", "slice", "set", "iadd",
+# view remembers its base and index (or how it was transposed or reshaped), an update of
+# it is written back into the base.
+_TRACED_OPS = st.lists(st.tuples(st.sampled_from(["row", "col", "slice", "T", "swap",
+                                                  "ravel_root", "squeeze", "set", "iadd",
                                                   "imul", "base_set"]),
                                  st.integers(0, 2), st.sampled_from([-2.0, -0.5, 0.0, 0.5, 1.5, 3.0])),
                        min_size=1, max_size=8)
@@ -320,6 +328,20 @@ def test_view_and_update_sequences_under_transformations(ops):
     [("col", 2, 0.0), ("slice", 1, 0.0), ("imul", 0, -2.0), ("set", 0, 0.5)],
 ])
 def test_view_of_view_update_sequences_regressions(ops):
+    _check_sequence_under_transformations(ops)
+
+
+@pytest.mark.parametrize("ops", [
+    # writes through a transposed view were lost under jit (only index views were
+    # tracked): the base kept its values
+    [("T", 0, 0.0), ("set", 1, 3.0)],
+    [("T", 0, 0.0), ("row", 1, 0.0), ("set", 0, -2.0)],
+    [("slice", 1, 0.0), ("T", 0, 0.0), ("imul", 0, -0.5)],
+    [("swap", 0, 0.0), ("T", 0, 0.0), ("set", 2, 1.5), ("base_set", 0, 3.0)],
+    [("ravel_root", 0, 0.0), ("set", 2, 1.5), ("base_set", 1, -2.0), ("iadd", 0, 0.5)],
+    [("squeeze", 0, 0.0), ("col", 1, 0.0), ("set", 2, 3.0)],
+])
+def test_transposed_and_reshaped_view_update_sequences(ops):
     _check_sequence_under_transformations(ops)
 
 

@@ -32,7 +32,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from .. import _checks, dtypes, lax
-from .._mutation import rebind_or_raise, refresh, set_view_indexing
+from .._mutation import read_view, rebind_or_raise, refresh, set_view_indexing
 from ..config import config
 from ..core import Tracer, get_aval, get_concrete, state
 from ..core.avals import ShapedArray
@@ -636,7 +636,7 @@ def _is_basic(key):
     return True
 
 
-pe.set_view_reader(lambda base, key: _getitem(base, key))
+pe.set_view_reader(read_view)
 set_view_indexing(lambda base, key: _getitem(base, key),
                   lambda base, key, value: _update(base, key, value, "set"))
 

@@ -15,7 +15,7 @@ from ..core import get_aval, get_concrete
 from ..runtime.array import Array
 from ..util import canonicalize_axis
 from ._out import supports_out
-from .._mutation import new_object
+from .._mutation import derived_view, new_object
 from ._core import broadcast_shapes as _broadcast_shapes
 from ._core import cast_dtype, concrete_value, flat_or_axis, to_array
 from ._core import promote as _promote
@@ -104,7 +104,17 @@ def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
         reversed_out = tuple(range(len(shape)))[::-1]
         return lax.transpose(lax.reshape(lax.transpose(a, reversed_in), shape[::-1]),
                              reversed_out)
-    return lax.reshape(a, shape)
+    if getattr(a, "_view_of", None) is not None:
+        return lax.reshape(a, shape)   # (NumPy's reshape of a view may be a copy)
+    return _reshaped_view(a, shape)
+
+
+def _reshaped_view(a, shape):
+    """``a`` reshaped, recorded under a transformation as a view of ``a`` (as NumPy's
+    reshape of a contiguous array is), so that writes into it reach ``a``."""
+    own = get_aval(a).shape
+    return derived_view(lax.reshape(a, shape), a, lambda base: lax.reshape(base, shape),
+                        lambda base, value: lax.reshape(value, own))
 
 
 def ravel(a, order="C"):
@@ -124,7 +134,15 @@ def transpose(a, axes=None):
     axes = _checks.axes(axes, nd, "axes", allow_duplicates=True)
     if sorted(axes) != list(range(nd)):
         raise ValueError(f"axes {axes} don't match array of dimension {nd}")
-    return lax.transpose(a, axes)
+    return _permuted(a, tuple(axes))
+
+
+def _permuted(a, perm):
+    """``a``'s axes permuted, recorded under a transformation as a view of ``a`` (as
+    NumPy's transposes are), so that writes into it reach ``a``."""
+    inverse = tuple(int(i) for i in np.argsort(perm))
+    return derived_view(lax.transpose(a, perm), a, lambda base: lax.transpose(base, perm),
+                        lambda base, value: lax.transpose(value, inverse))
 
 
 def permute_dims(a, axes=None):
@@ -142,7 +160,7 @@ def moveaxis(a, source, destination):
     order = [i for i in range(nd) if i not in src]
     for d, s in sorted(zip(dst, src)):
         order.insert(d, s)
-    return lax.transpose(a, tuple(order))
+    return _permuted(a, tuple(order))
 
 
 def swapaxes(a, axis1, axis2):
@@ -151,7 +169,7 @@ def swapaxes(a, axis1, axis2):
     perm = list(range(nd))
     i, j = canonicalize_axis(axis1, nd), canonicalize_axis(axis2, nd)
     perm[i], perm[j] = perm[j], perm[i]
-    return lax.transpose(a, tuple(perm))
+    return _permuted(a, tuple(perm))
 
 
 def expand_dims(a, axis):
@@ -161,7 +179,10 @@ def expand_dims(a, axis):
     axes = _checks.axes(axis, out_ndim, allow_duplicates=True)
     if len(set(axes)) != len(axes):
         raise ValueError("repeated axis in expand_dims")
-    return lax.expand_dims(a, axes)
+    shape = list(get_aval(a).shape)
+    for d in sorted(axes):
+        shape.insert(d, 1)
+    return _reshaped_view(a, tuple(shape))
 
 
 def squeeze(a, axis=None):
@@ -175,7 +196,7 @@ def squeeze(a, axis=None):
             if s[x] != 1:
                 raise ValueError("cannot select an axis to squeeze out which has size not "
                                  "equal to one")
-    return lax.squeeze(a, axes)
+    return _reshaped_view(a, tuple(d for i, d in enumerate(s) if i not in axes))
 
 
 def broadcast_to(array, shape):
