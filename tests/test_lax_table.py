@@ -176,6 +176,8 @@ ROWS = [
         x, np.float64 if x.dtype == np.float32 else np.float32), ((3, 4),),
         FLOAT + [np.int32, np.bool_], (-2.0, 2.0)),
     Row("stop_gradient", lambda x: lax.stop_gradient(x) * x, ((3, 4),), FLOAT),
+    Row("optimization_barrier", lambda x, y: lax.optimization_barrier((x, y))[1] * x,
+        ((3, 4),) * 2, ALL, (-2.0, 2.0)),
     # a replicated layout on a one-device mesh: the value is unchanged, the layout moves
     Row("sharding_constraint", lambda x: lax.with_sharding_constraint(x, ONE_DEVICE) * 2,
         ((3, 4),), ALL, (-2.0, 2.0)),

@@ -23,7 +23,7 @@ from ..interpreters.lowering import (
     lower_compare,
     lower_elementwise,
 )
-from ..tree_util import tree_map
+from ..tree_util import tree_flatten, tree_map, tree_unflatten
 from ._helpers import (
     ANY,
     BOOL,
@@ -1247,6 +1247,30 @@ stop_gradient_p.lower = lambda ctx, x: [x]
 def stop_gradient(x):
     """``x`` (any pytree of arrays), treated as a constant by differentiation."""
     return tree_map(stop_gradient_p.bind, x)
+
+
+optimization_barrier_p = Primitive("optimization_barrier", multiple_results=True)
+
+
+def optimization_barrier(operand):
+    """``operand`` (any pytree of arrays) unchanged, computed once before its users: the
+    compiler neither moves work across the barrier nor recomputes the operand inside each
+    user (where it might round a product and a sum once or twice, differently per user)."""
+    leaves, tree = tree_flatten(operand)
+    return tree_unflatten(tree, optimization_barrier_p.bind(*leaves))
+
+
+def _barrier_batch(axis_size, args, dims):
+    return optimization_barrier_p.bind(*args), list(dims)
+
+
+optimization_barrier_p.impl = lambda *xs: list(xs)
+optimization_barrier_p.abstract_eval = lambda *avals: list(avals)
+# (the tangents are not held back: they are new values the barrier never saw)
+optimization_barrier_p.jvp = lambda primals, tangents: (
+    optimization_barrier_p.bind(*primals), list(tangents))
+optimization_barrier_p.batch = _barrier_batch
+optimization_barrier_p.lower = lambda ctx, *xs: list(hlo.OptimizationBarrierOp(list(xs)).results)
 
 
 bitcast_convert_type_p = Primitive("bitcast_convert_type")

@@ -32,9 +32,10 @@ from ._searching import where
 
 def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, *,
         dtype=None):
-    """Covariance matrix of the variables in the rows (``rowvar``) of ``m``."""
-    if fweights is not None or aweights is not None:
-        raise NotImplementedError("cov: fweights/aweights are not supported")
+    """Covariance matrix of the variables in the rows (``rowvar``) of ``m``, with
+    observations weighted by ``fweights`` (integer repeat counts) and ``aweights``
+    (importance weights) as NumPy's. NumPy's checks of the weights' values (integral,
+    not negative) are made where the weights are concrete, under jit too."""
     x = to_array(m)
     if get_aval(x).ndim > 2:
         raise ValueError("m has more than 2 dimensions")
@@ -61,9 +62,49 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
             raise ValueError(f"cov: ddof must be integer, got {ddof!r}")
         ddof = int(ddof)
     ddof = _checks.index(ddof, "ddof")
-    xc = subtract(x, mean(x, axis=1, keepdims=True))
-    c = divide(matmul(xc, lax.transpose(conjugate(xc), (1, 0))), builtins.max(n - ddof, 0))
+    f = _cov_weights(fweights, "fweights", n)
+    a = _cov_weights(aweights, "aweights", n)
+    w = a if f is None else f if a is None else multiply(f, a)
+    if w is None:
+        xc = subtract(x, mean(x, axis=1, keepdims=True))
+        c = divide(matmul(xc, lax.transpose(conjugate(xc), (1, 0))), builtins.max(n - ddof, 0))
+    else:
+        w_sum = sum(w)
+        xc = subtract(x, divide(sum(multiply(x, w), axis=1, keepdims=True), w_sum))
+        if ddof == 0:
+            fact = w_sum
+        elif a is None:
+            fact = subtract(w_sum, ddof)
+        else:
+            fact = subtract(w_sum, divide(multiply(ddof, sum(multiply(w, a))), w_sum))
+        fact = lax.max(fact, lax.full((), 0, get_aval(fact).dtype))
+        xw = lax.transpose(conjugate(multiply(xc, w)), (1, 0))
+        c = divide(matmul(xc, xw), fact)
     return lax.squeeze(c, (0, 1)) if get_aval(c).shape == (1, 1) else c
+
+
+def _cov_weights(weights, name, n):
+    """``cov``'s ``fweights`` or ``aweights`` as a 1-d float array of ``n`` weights, with
+    NumPy's checks (those of the values where they are concrete)."""
+    if weights is None:
+        return None
+    w = to_array(weights)
+    aval = get_aval(w)
+    if aval.ndim > 1:
+        raise RuntimeError(f"cannot handle multidimensional {name}")
+    if aval.shape != (n,):
+        raise RuntimeError(f"incompatible numbers of samples and {name}")
+    known = get_concrete(w)
+    if known is not None:
+        values = np.asarray(known, dtype=float)
+        if name == "fweights" and not (values == np.around(values)).all():
+            raise TypeError("fweights must be integer")
+        if (values < 0).any():
+            raise ValueError(f"{name} cannot be negative")
+    elif name == "fweights" and dtypes.is_inexact(aval.dtype):
+        raise TypeError("cov: traced fweights must have an integer dtype (their values "
+                        "cannot be checked to be integers under a transformation)")
+    return lax.convert_element_type(w, dtypes.default_float())
 
 
 def corrcoef(x, y=None, rowvar=True, *, dtype=None):
@@ -432,118 +473,179 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
     return res
 
 
-def _take_last(x, idx):
-    # x[..., idx] for integer indices idx of shape Q (broadcast over x's leading axes):
-    # a masked sum over the last axis, so that it is traceable and differentiable.
-    xa, ia = get_aval(x), get_aval(idx)
-    shape = ia.shape + xa.shape
-    iota = lax.broadcasted_iota(ia.dtype, shape, len(shape) - 1)
-    ib = lax.broadcast_in_dim(idx, shape, tuple(range(ia.ndim)))
-    xb = lax.broadcast_in_dim(x, shape, tuple(range(ia.ndim, len(shape))))
-    picked = lax.select_n(lax.eq(iota, ib), lax.full(shape, 0, xa.dtype), xb)
-    return lax.reduce_sum(picked, (len(shape) - 1,))
-
-
 @supports_out
 def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
              keepdims=False, *, weights=None):
     """The ``q``-th quantiles along ``axis`` (q in [0, 1]), by any of NumPy's 13
-    methods (default 'linear')."""
+    methods (default 'linear'); ``weights`` (method 'inverted_cdf' only, as NumPy's)
+    weigh the observations."""
+    return _quantile(a, q, axis, method, keepdims, weights, skip_nan=False)
+
+
+def _quantile(a, q, axis, method, keepdims, weights, skip_nan):
+    """``quantile``, or ``nanquantile`` (``skip_nan``: each lane's quantile of its
+    non-NaN elements, NaN where there are none)."""
     keepdims = _checks.flag(keepdims, "keepdims")
     _check_q(q, 1, "Quantiles")
     if method not in _QUANTILE_METHODS:
         raise ValueError(f"{method!r} is not a valid method. Use one of: "
                          f"{tuple(_QUANTILE_METHODS)}")
-    if weights is not None:
-        raise NotImplementedError("quantile: weights are not supported")
+    if weights is not None and method != "inverted_cdf":
+        raise ValueError(f"Only method 'inverted_cdf' supports weights. Got: {method}.")
     a = to_array(a)
     aval = get_aval(a)
     if dtypes.is_complex(aval.dtype):
         raise TypeError("quantile of complex arrays is not defined")
+    skip_nan = skip_nan and dtypes.is_inexact(aval.dtype)
     axes = reduction_axes(aval.ndim, axis)
-    kept = tuple(i for i in range(aval.ndim) if i not in axes)
-    n = int(np.prod([aval.shape[i] for i in axes], dtype=np.int64))
-    x = lax.transpose(a, kept + axes) if aval.ndim else a
-    x = lax.reshape(x, tuple(aval.shape[i] for i in kept) + (n,))
+    x_orig = _to_lanes(a, axes)
+    *lanes, n = get_aval(x_orig).shape
+    lanes = tuple(lanes)
+    if n == 0 and not skip_nan:
+        raise ValueError("quantile of an empty axis")
     out_dtype = _mean_dtype(aval.dtype)
     qa = to_array(q)
     q_dtype = get_aval(qa).dtype
     if not get_aval(qa).weak_type and dtypes.is_inexact(q_dtype):
         out_dtype = np.result_type(out_dtype, q_dtype)
-    discrete = method in _PICKING_METHODS
-    x_orig = x
-    x = lax.convert_element_type(x, out_dtype)
-    qa = lax.convert_element_type(qa, out_dtype)
-    if n == 0:
-        raise ValueError("quantile of an empty axis")
+    x = lax.convert_element_type(x_orig, out_dtype)
     # the discrete methods pick elements, so they keep the input dtype (as NumPy)
-    srt = lax.sort(x_orig if discrete else x, get_aval(x).ndim - 1)
+    keys = x_orig if method in _PICKING_METHODS else x
     qs = get_aval(qa).shape
+    full = qs + lanes
+    qb = lax.broadcast_in_dim(lax.convert_element_type(qa, out_dtype), full,
+                              tuple(range(len(qs))))
+    nan = isnan(x) if dtypes.is_inexact(aval.dtype) else None
+    if skip_nan:
+        count = lax.reduce_sum(lax.convert_element_type(logical_not(nan), out_dtype),
+                               (len(lanes),))
+        count = lax.broadcast_in_dim(count, full, tuple(range(len(qs), len(full))))
+    else:
+        count = lax.full(full, n, out_dtype)
+    idt = np.dtype(np.int64)
+    last = lax.sub(lax.convert_element_type(count, idt), lax.full(full, 1, idt))
+
+    def element(i):   # (the sorted element at the float index i, clamped to the lane)
+        i = lax.convert_element_type(i, idt)
+        return _take_per_lane(srt, lax.max(lax.min(i, last), lax.full(full, 0, idt)))
+    if weights is None:
+        srt = lax.sort(keys, len(lanes))   # (NaNs last)
+        res = _interpolated(qb, count, method, element, out_dtype)
+    else:
+        w = _quantile_weights(weights, aval, axis, axes)
+        srt, w = lax.sort((keys, w), len(lanes), num_keys=1)
+        if skip_nan:   # (a NaN's weight does not count)
+            w = lax.select_n(isnan(srt), w, lax.full(get_aval(w).shape, 0, get_aval(w).dtype))
+        res = element(_weighted_index(w, qa, full))
+    if nan is not None:
+        if skip_nan:
+            empty = lax.eq(count, lax.full(full, 0, out_dtype))
+        else:   # any NaN along the axis makes the quantile NaN
+            empty = lax.broadcast_in_dim(lax.reduce_max(nan, (len(lanes),)), full,
+                                         tuple(range(len(qs), len(full))))
+        res = lax.select_n(empty, res, lax.full(full, np.nan, get_aval(res).dtype))
+    if keepdims:
+        res = lax.reshape(res, qs + tuple(1 if i in axes else s
+                                          for i, s in enumerate(aval.shape)))
+    return res
+
+
+def _to_lanes(a, axes):
+    """``a`` with ``axes`` moved last and merged into one: shape ``lanes + (n,)``."""
+    aval = get_aval(a)
+    kept = tuple(i for i in range(aval.ndim) if i not in axes)
+    n = int(np.prod([aval.shape[i] for i in axes], dtype=np.int64))
+    x = lax.transpose(a, kept + axes) if aval.ndim else a
+    return lax.reshape(x, tuple(aval.shape[i] for i in kept) + (n,))
+
+
+def _interpolated(q, count, method, element, dtype):
+    """NumPy's quantile ``method`` at ``q`` of lanes of ``count`` sorted elements
+    (``q`` and ``count`` of the result's shape; ``element(i)`` reads the sorted lane at
+    the float index ``i``, clamped to it)."""
+    shape = get_aval(q).shape
 
     def const(v):
-        return lax.full(qs, v, out_dtype)
+        return lax.full(shape, v, dtype)
     if method in _PICKING_METHODS[3:]:   # inverted_cdf, closest_observation
-        pos = _picked_position(qa, n, method, const)
+        pos = _picked_position(q, count, method, const)
         method = "lower"
     elif method in _ALPHA_BETA:
         alpha, beta = _ALPHA_BETA[method]
-        # NumPy's virtual index n q + alpha + q (1 - alpha - beta) - 1, interpolated
-        pos = lax.sub(lax.add(lax.mul(qa, const(n + 1 - alpha - beta)), const(alpha)),
-                      const(1))
+        # NumPy's virtual index n q + (alpha + q (1 - alpha - beta)) - 1, interpolated
+        pos = lax.sub(lax.add(lax.mul(count, q), lax.add(
+            const(alpha), lax.mul(q, const(1 - alpha - beta)))), const(1))
     else:
-        pos = lax.mul(qa, const(n - 1))
-    idt = np.dtype(np.int64)
-
-    def element(i):   # (the sorted element at the float index i, clamped to the axis)
-        i = lax.convert_element_type(i, idt)
-        return _take_last(srt, lax.max(lax.min(i, lax.full(qs, n - 1, idt)),
-                                       lax.full(qs, 0, idt)))
+        pos = lax.mul(q, lax.sub(count, const(1)))
     lo = lax.floor(pos)
     below, above = element(lo), element(lax.ceil(pos))
-    qnd = get_aval(qa).ndim
-    shp = get_aval(below).shape
-
-    def b(v):
-        return lax.broadcast_in_dim(v, shp, tuple(range(qnd)))
     if method == "lower":
-        res = below
-    elif method == "higher":
-        res = above
-    elif method == "midpoint":
-        res = lax.mul(lax.add(below, above), lax.full(shp, 0.5, out_dtype))
-    elif method == "averaged_inverted_cdf":
+        return below
+    if method == "higher":
+        return above
+    if method == "midpoint":
+        return lax.mul(lax.add(below, above), const(0.5))
+    if method == "averaged_inverted_cdf":
         # NumPy: at the virtual index n q - 1, the mean of the two neighbours where it is
         # whole, else the next element (the end ones outside the range)
-        t = lax.mul(qa, const(n))
+        t = lax.mul(q, count)
         f = lax.floor(t)
         nxt = element(f)
-        mean = lax.mul(lax.add(element(lax.sub(f, const(1))), nxt),
-                       lax.full(shp, 0.5, out_dtype))
-        res = lax.select_n(b(lax.eq(t, f)), nxt, mean)
-    elif method == "nearest":
-        frac = b(lax.sub(pos, lo))
-        # NumPy rounds half to even on the index
-        even = lax.eq(lax.rem(b(lo), lax.full(shp, 2, out_dtype)), lax.full(shp, 0, out_dtype))
-        half = lax.eq(frac, lax.full(shp, 0.5, out_dtype))
-        take_hi = lax.select_n(half, lax.gt(frac, lax.full(shp, 0.5, out_dtype)),
+        mean = lax.mul(lax.add(element(lax.sub(f, const(1))), nxt), const(0.5))
+        return lax.select_n(lax.eq(t, f), nxt, mean)
+    frac = lax.sub(pos, lo)
+    if method == "nearest":   # NumPy rounds half to even on the index
+        even = lax.eq(lax.rem(lo, const(2)), const(0))
+        take_hi = lax.select_n(lax.eq(frac, const(0.5)), lax.gt(frac, const(0.5)),
                                logical_not(even))
-        res = lax.select_n(take_hi, below, above)
-    else:
-        t = b(lax.sub(pos, lo))
-        diff = lax.sub(above, below)
-        from_below = lax.add(below, lax.mul(diff, t))
-        from_above = lax.sub(above, lax.mul(diff, lax.sub(lax.full(shp, 1, out_dtype), t)))
-        res = lax.select_n(lax.ge(t, lax.full(shp, 0.5, out_dtype)), from_below, from_above)
-        res = lax.select_n(lax.eq(diff, lax.full(shp, 0, out_dtype)), res, below)
-    if dtypes.is_inexact(aval.dtype):   # any NaN along the axis makes the quantile NaN
-        has_nan = lax.reduce_max(lax.ne(x, x), (get_aval(x).ndim - 1,))
-        has_nan = lax.broadcast_in_dim(has_nan, shp, tuple(range(qnd, len(shp))))
-        res = lax.select_n(has_nan, res, lax.full(shp, np.nan, get_aval(res).dtype))
-    if keepdims:
-        full_shape = get_aval(qa).shape + tuple(1 if i in axes else s
-                                                for i, s in enumerate(aval.shape))
-        res = lax.reshape(res, full_shape)
-    return res
+        return lax.select_n(take_hi, below, above)
+    diff = lax.sub(above, below)
+    from_below = lax.add(below, lax.mul(diff, frac))
+    from_above = lax.sub(above, lax.mul(diff, lax.sub(const(1), frac)))
+    res = lax.select_n(lax.ge(frac, const(0.5)), from_below, from_above)
+    return lax.select_n(lax.eq(diff, const(0)), res, below)
+
+
+def _quantile_weights(weights, aval, axis, axes):
+    """``quantile``'s ``weights`` checked as NumPy's (their values where they are
+    concrete), broadcast to ``a`` and laid out in lanes as ``a`` is."""
+    w = to_array(weights)
+    waval = get_aval(w)
+    if waval.shape != aval.shape:
+        if axis is None:
+            raise TypeError("Axis must be specified when shapes of a and weights differ.")
+        given = tuple(canonicalize_axis(ax, aval.ndim)
+                      for ax in (axis if isinstance(axis, tuple) else (axis,)))
+        if waval.shape != tuple(aval.shape[ax] for ax in given):
+            raise ValueError("Shape of weights must be consistent with shape of a along "
+                             "specified axis.")
+        order = sorted(range(len(given)), key=given.__getitem__)
+        w = lax.broadcast_in_dim(lax.transpose(w, tuple(order)), aval.shape,
+                                 tuple(sorted(given)))
+    known = get_concrete(w)
+    if known is not None and (np.asarray(known) < 0).any():
+        raise ValueError("Weights must be non-negative.")
+    return _to_lanes(w, axes)
+
+
+def _weighted_index(w, q, full):
+    """NumPy's weighted inverted CDF: in each lane of sorted weights ``w``, the first
+    index where the cumulative weight (over the total) reaches ``q``; a run of zero
+    weights at the start is passed over, so ``q = 0`` picks the first weighted one."""
+    fdt = dtypes.default_float()
+    cdf = lax.cumsum(lax.convert_element_type(w, fdt), get_aval(w).ndim - 1)
+    cdf = lax.div(cdf, lax.slice_in_dim(cdf, get_aval(cdf).shape[-1] - 1, None,
+                                        axis=get_aval(cdf).ndim - 1))
+    q_dtype = get_aval(q).dtype
+    if dtypes.is_inexact(q_dtype):   # (NumPy compares in q's dtype)
+        cdf = lax.convert_element_type(cdf, q_dtype)
+    cdt = get_aval(cdf).dtype
+    shape = full + (get_aval(cdf).shape[-1],)
+    qs = get_aval(q).ndim
+    cdf = lax.broadcast_in_dim(cdf, shape, tuple(range(qs, len(shape))))
+    q = lax.broadcast_in_dim(lax.convert_element_type(q, cdt), shape, tuple(range(qs)))
+    below = lax.bitwise_or(lax.lt(cdf, q), lax.le(cdf, lax.full(shape, 0, cdt)))
+    return lax.reduce_sum(lax.convert_element_type(below, np.int64), (len(shape) - 1,))
 
 
 def _picked_position(qa, n, method, const):
@@ -552,7 +654,7 @@ def _picked_position(qa, n, method, const):
     the closest observation, odd), else up. Decided by comparing ``n q`` (one product)
     with its floor: compiled code may fuse a product and a sum into one rounding, which
     would move the whole indexes."""
-    t = lax.mul(qa, const(n))
+    t = lax.mul(qa, n)
     f = lax.floor(t)
     if method == "inverted_cdf":
         return lax.select_n(lax.eq(t, f), f, lax.sub(f, const(1)))
@@ -613,7 +715,8 @@ def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear"
     """The ``q``-th percentiles along ``axis`` (q in [0, 100])."""
     keepdims = _checks.flag(keepdims, "keepdims")
     _check_q(q, 100, "Percentiles")
-    return quantile(a, _percent_to_fraction(q), axis, out, overwrite_input, method, keepdims, weights=weights)
+    return quantile(a, _percent_to_fraction(q), axis, out, overwrite_input, method,
+                    keepdims, weights=weights)
 
 
 @supports_out
@@ -638,13 +741,12 @@ def _complex_median(a, axis, keepdims, skip_nan):
     lane (the mean of the middle two for an even count), NaNs sorted last."""
     aval = get_aval(a)
     axes = reduction_axes(aval.ndim, axis)
-    kept = tuple(i for i in range(aval.ndim) if i not in axes)
-    n = int(np.prod([aval.shape[i] for i in axes], dtype=np.int64))
+    x = _to_lanes(a, axes)
+    *lanes, n = get_aval(x).shape
+    lanes = tuple(lanes)
     if n == 0:
         raise ValueError("median of an empty axis")
-    lanes = tuple(aval.shape[i] for i in kept)
-    x = lax.transpose(a, kept + axes) if aval.ndim else a
-    srt = lax.sort(lax.reshape(x, lanes + (n,)), len(lanes))
+    srt = lax.sort(x, len(lanes))
     nan = isnan(srt)
     idt = np.dtype(np.int64)
     count = lax.full(lanes, n, idt)
@@ -774,59 +876,19 @@ def _take_per_lane(x, idx):
 
 @supports_out
 def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
-                keepdims=False):
-    """``quantile`` ignoring NaNs (method 'linear'; NaN where a lane is all NaN)."""
-    keepdims = _checks.flag(keepdims, "keepdims")
-    _check_q(q, 1, "Quantiles")
-    if method != "linear":
-        raise NotImplementedError("nanquantile: only method='linear' is supported")
-    a = to_array(a)
-    aval = get_aval(a)
-    if not dtypes.is_inexact(aval.dtype):
-        return quantile(a, q, axis, method=method, keepdims=keepdims)
-    axes = reduction_axes(aval.ndim, axis)
-    kept = tuple(i for i in range(aval.ndim) if i not in axes)
-    n = int(np.prod([aval.shape[i] for i in axes], dtype=np.int64))
-    x = lax.transpose(a, kept + axes) if aval.ndim else a
-    lanes = tuple(aval.shape[i] for i in kept)
-    x = lax.reshape(x, lanes + (n,))
-    dt = aval.dtype
-    qa = to_array(q)
-    if not get_aval(qa).weak_type and dtypes.is_inexact(get_aval(qa).dtype):
-        dt = np.result_type(dt, get_aval(qa).dtype)
-    x = lax.convert_element_type(x, dt)
-    qa = lax.convert_element_type(qa, dt)
-    qs = get_aval(qa).shape
-    srt = lax.sort(x, len(lanes))   # NaNs last
-    cnt = lax.reduce_sum(lax.convert_element_type(logical_not(isnan(x)), dt), (len(lanes),))
-    full = qs + lanes
-    qb = lax.broadcast_in_dim(qa, full, tuple(range(len(qs))))
-    cb = lax.broadcast_in_dim(cnt, full, tuple(range(len(qs), len(full))))
-    pos = lax.mul(qb, lax.max(lax.sub(cb, lax.full(full, 1, dt)), lax.full(full, 0, dt)))
-    lo, hi = lax.floor(pos), lax.ceil(pos)
-    idt = np.dtype(np.int64)
-    below = _take_per_lane(srt, lax.convert_element_type(lo, idt))
-    above = _take_per_lane(srt, lax.convert_element_type(hi, idt))
-    t = lax.sub(pos, lo)
-    diff = lax.sub(above, below)
-    from_below = lax.add(below, lax.mul(diff, t))
-    from_above = lax.sub(above, lax.mul(diff, lax.sub(lax.full(full, 1, dt), t)))
-    res = lax.select_n(lax.ge(t, lax.full(full, 0.5, dt)), from_below, from_above)
-    res = lax.select_n(lax.eq(diff, lax.full(full, 0, dt)), res, below)
-    res = lax.select_n(lax.eq(cb, lax.full(full, 0, dt)), res, lax.full(full, np.nan, dt))
-    if keepdims:
-        res = lax.reshape(res, qs + tuple(1 if i in axes else s
-                                          for i, s in enumerate(aval.shape)))
-    return res
+                keepdims=False, *, weights=None):
+    """``quantile`` ignoring NaNs (NaN where a lane is all NaN)."""
+    return _quantile(a, q, axis, method, keepdims, weights, skip_nan=True)
 
 
 @supports_out
 def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
-                  keepdims=False):
+                  keepdims=False, *, weights=None):
     """``percentile`` ignoring NaNs."""
     keepdims = _checks.flag(keepdims, "keepdims")
     _check_q(q, 100, "Percentiles")
-    return nanquantile(a, _percent_to_fraction(q), axis, out, overwrite_input, method, keepdims)
+    return nanquantile(a, _percent_to_fraction(q), axis, out, overwrite_input, method,
+                       keepdims, weights=weights)
 
 
 @supports_out
