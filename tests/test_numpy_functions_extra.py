@@ -947,3 +947,62 @@ def test_cov_weights_are_numpys_traced_too():
             minijax.jit(lambda d: np.cov(d, **bad))(m)
     with pytest.raises(TypeError, match="integer dtype"):
         minijax.jit(lambda d, u: np.cov(d, fweights=u))(m, f * 1.0)
+
+
+def _pad_with(vector, pad_width, iaxis, kwargs):   # (NumPy's documented example)
+    vector[:pad_width[0]] = kwargs.get("padder", 10)
+    vector[vector.shape[0] - pad_width[1]:] = kwargs.get("padder", 10)
+
+
+_PAD_MODES = [("edge", {}), ("wrap", {}), ("reflect", {}), ("symmetric", {}),
+              ("reflect", {"reflect_type": "odd"}), ("symmetric", {"reflect_type": "odd"}),
+              ("linear_ramp", {}), ("linear_ramp", {"end_values": (1.5, -2)}),
+              ("linear_ramp", {"end_values": ((1, 2), (3, 4))}), ("maximum", {}),
+              ("minimum", {"stat_length": 2}), ("mean", {}),
+              ("mean", {"stat_length": ((1, 2), (3, 1))}), ("median", {"stat_length": 3}),
+              ("median", {}), (_pad_with, {}), (_pad_with, {"padder": 3})]
+
+
+@pytest.mark.parametrize("mode,kwargs", _PAD_MODES, ids=lambda v: getattr(v, "__name__", v))
+def test_pad_modes_are_numpys_traced_too(mode, kwargs):
+    """Every pad mode and its keywords, widths wider than the axis (the repeating modes
+    go round more than once), integer, boolean, float32 and single-element axes:
+    eagerly, through the lax definition and under jit."""
+    rng = onp.random.default_rng(2)
+    arrays = [rng.normal(size=(3, 4)), rng.integers(-9, 9, size=(2, 5)),
+              onp.arange(5.0) ** 2, rng.random((3, 3)) > 0.5,
+              rng.normal(size=(4, 3)).astype(onp.float32), onp.array([[2.5, 3.0, 4.0]])]
+    for a in arrays:
+        for width in (1, (2, 3), ((1, 0), (4, 7)), 9, ((0, 0), (13, 2))):
+            try:
+                want = onp.pad(a, width, mode, **kwargs)
+            except ValueError:   # (a width pair that does not fit the rank, a 0 stat)
+                continue
+            runs = [np.pad(np.asarray(a), width, mode, **kwargs),
+                    np.pad.__wrapped_lax__(a, width, mode, **kwargs)]
+            if not (mode == "linear_ramp" and a.dtype == bool):
+                # (a boolean ramp is its float ramp's nonzeros: XLA's fused multiply-add
+                # leaves -2 + 6 * (3 / 9) at -1.1e-16, True, where NumPy's is 0, False)
+                runs.append(minijax.jit(lambda x: np.pad(x, width, mode, **kwargs))(a))
+            for got in runs:
+                same(got, want, rtol=1e-6, atol=1e-6)
+
+
+def test_pad_errors_are_numpys_traced_too():
+    calls = [lambda m, x: m.pad(x, 1, "edge", constant_values=3),
+             lambda m, x: m.pad(x, 1, "bogus"),
+             lambda m, x: m.pad(x[:0], 1, "reflect"),
+             lambda m, x: m.pad(x, 1, "maximum", stat_length=0),
+             lambda m, x: m.pad(x, -1, "wrap")]
+    x = onp.arange(6.0).reshape(2, 3)
+    for call in calls:
+        with pytest.raises(ValueError) as numpys:
+            call(onp, x)
+        for run in (lambda: call(np, np.asarray(x)),
+                    lambda: minijax.jit(lambda v: call(np, v))(x)):
+            with pytest.raises(ValueError, match=re.escape(str(numpys.value))):
+                run()
+    same(minijax.jit(lambda v: np.pad(v, 2, "empty"))(x).shape, (6, 7))
+    flat = ((0, 0), (2, 1))   # (a zero-size array whose empty axis is not padded)
+    assert (minijax.jit(lambda v: np.pad(v[:0], flat, "mean"))(x).shape
+            == onp.pad(x[:0], flat, "mean").shape)

@@ -758,20 +758,23 @@ def iscomplex(x, /):
     return logical_not(isreal(x))
 
 
-def _dtype_of_object(x):
-    # the dtype an Array, tracer, ndarray or NumPy scalar carries, without converting it
-    dtype = getattr(x, "dtype", None)
-    return dtype if isinstance(dtype, np.dtype) else get_aval(to_array(x)).dtype
-
+# (isrealobj and iscomplexobj read the dtype an Array, tracer, ndarray or NumPy scalar
+# carries themselves, without converting it: a helper's frame was a fifth of the call)
 
 def isrealobj(x):
     """Whether ``x`` has a non-complex dtype (a Python bool, as NumPy's)."""
-    return _dtype_of_object(x).kind != "c"
+    dtype = getattr(x, "dtype", None)
+    if not isinstance(dtype, np.dtype):
+        dtype = get_aval(to_array(x)).dtype
+    return dtype.kind != "c"
 
 
 def iscomplexobj(x):
     """Whether ``x`` has a complex dtype (a Python bool, as NumPy's)."""
-    return _dtype_of_object(x).kind == "c"
+    dtype = getattr(x, "dtype", None)
+    if not isinstance(dtype, np.dtype):
+        dtype = get_aval(to_array(x)).dtype
+    return dtype.kind == "c"
 
 
 def conjugate(x, /):
@@ -969,8 +972,6 @@ def _round_real(x, decimals):
 @supports_out(casting="same_kind")
 def round(a, decimals=0, out=None):
     """Round half to even, to ``decimals`` decimal places (as numpy.round)."""
-    if out is not None:
-        raise NotImplementedError("round: out= is not supported")
     x = to_array(a)
     aval = get_aval(x)
     decimals = _checks.index(decimals, "decimals")
@@ -1042,8 +1043,6 @@ def clip(a, /, min=None, max=None, out=None, *, a_min=None, a_max=None, **kwargs
     keywords are accepted too, and its ufunc keywords (``where``, ``dtype``,
     ``casting``, ...), applied as NumPy's ``clip`` applies them: through ``maximum`` and
     ``minimum``."""
-    if out is not None:
-        raise NotImplementedError("clip: out= is not supported")
     lo = a_min if min is None else min
     hi = a_max if max is None else max
     above, below = maximum, minimum

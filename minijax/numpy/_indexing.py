@@ -851,8 +851,6 @@ def take(a, indices, axis=None, out=None, mode=None, fill_value=None):
     ``mode``: None/'raise' (NumPy: concrete out-of-bounds indices raise, traced ones are
     clamped), 'wrap', 'clip' (negative indices clip to 0, as in NumPy) or 'fill'
     (``fill_value`` for out-of-bounds indices, as JAX)."""
-    if out is not None:
-        raise NotImplementedError("take(out=...) is not supported; arrays are immutable")
     a = to_array(a)
     if axis is None:
         a = lax.reshape(a, (get_aval(a).size,))
@@ -978,8 +976,6 @@ def _reason(x):
 def compress(condition, a, axis=None, out=None):
     """The slices of ``a`` along ``axis`` where ``condition`` (a concrete 1-d mask) is
     true; a mask shorter than the axis counts as False beyond its end."""
-    if out is not None:
-        raise NotImplementedError("compress(out=...) is not supported")
     c = _concrete_bool(condition, "compress").astype(bool)
     if c.ndim != 1:
         raise ValueError("condition must be a 1-d array")
@@ -1037,8 +1033,6 @@ def _broadcast_all(*xs):
 def choose(a, choices, out=None, mode="raise"):
     """``choices[a[i]][i]`` for every ``i`` (all broadcast together); ``mode`` 'raise',
     'wrap' or 'clip' treats out-of-range ``a`` (traced 'raise' clamps)."""
-    if out is not None:
-        raise NotImplementedError("choose(out=...) is not supported")
     if isinstance(choices, (Array, Tracer, np.ndarray)):
         if get_aval(to_array(choices)).ndim == 0:
             raise TypeError("choose: choices must be a sequence of arrays or an array of at "

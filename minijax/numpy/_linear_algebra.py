@@ -280,8 +280,6 @@ def einsum(subscripts, *operands, out=None, dtype=None, optimize=False, casting=
            precision=None, preferred_element_type=None):
     """Einstein summation (pairwise contraction left to right through dot_general;
     ``precision`` and ``preferred_element_type`` are passed to it)."""
-    if out is not None:
-        raise NotImplementedError("einsum: out= is not supported")
     if not isinstance(subscripts, str):
         subscripts, operands = _sublist_subscripts(subscripts, operands)
     ops = [to_array(o) for o in operands]

@@ -239,8 +239,6 @@ def _concat(arrays, axis):
 @supports_out(casting="same_kind")
 def concatenate(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
     """Join arrays along an existing ``axis`` (``None``: flatten them first)."""
-    if out is not None:
-        raise NotImplementedError("concatenate: out= is not supported")
     arrays = [to_array(a) for a in arrays]
     if not arrays:
         raise ValueError("need at least one array to concatenate")
@@ -521,11 +519,28 @@ def _pad_widths(pad_width, nd):
     return [(_checks.index(lo), _checks.index(hi)) for lo, hi in pw]
 
 
+# the keywords each of NumPy's pad modes takes
+_PAD_KEYWORDS = {"constant": ("constant_values",), "edge": (), "wrap": (), "empty": (),
+                 "linear_ramp": ("end_values",), "maximum": ("stat_length",),
+                 "minimum": ("stat_length",), "mean": ("stat_length",),
+                 "median": ("stat_length",), "reflect": ("reflect_type",),
+                 "symmetric": ("reflect_type",)}
+
+
 def pad(array, pad_width, mode="constant", **kwargs):
-    """Pad an array (modes constant, edge, reflect, symmetric, wrap)."""
+    """Pad an array by any of NumPy's modes, or by a function that fills each padded
+    1-d lane in place, called as NumPy calls it (``mode(lane, (before, after), axis,
+    kwargs)``). ``empty`` pads with zeros."""
     a = to_array(array)
     aval = get_aval(a)
     widths = _pad_widths(pad_width, aval.ndim)
+    if callable(mode):
+        return _pad_with_function(a, widths, mode, kwargs)
+    if mode not in _PAD_KEYWORDS:
+        raise ValueError(f"mode '{mode}' is not supported")
+    unsupported = set(kwargs) - set(_PAD_KEYWORDS[mode])
+    if unsupported:
+        raise ValueError(f"unsupported keyword arguments for mode '{mode}': {unsupported}")
     if mode == "constant":
         cv = kwargs.get("constant_values", 0)
         cvs = np.broadcast_to(np.asarray(cv), (aval.ndim, 2)) if np.ndim(cv) else None
@@ -542,49 +557,156 @@ def pad(array, pad_width, mode="constant", **kwargs):
                     val = lax.convert_element_type(to_array(cvs[ax][side]), aval.dtype)
                     out = lax.pad(out, val, cfg2)
         return out
-    if mode not in ("edge", "reflect", "symmetric", "wrap"):
-        raise NotImplementedError(f"pad: mode {mode!r} is not supported")
+    zero = lax.full((), 0, aval.dtype)
+    if mode == "empty" or aval.size == 0:
+        for ax, (lo, hi) in enumerate(widths):
+            if mode != "empty" and aval.shape[ax] == 0 and (lo or hi):
+                raise ValueError(f"can't extend empty axis {ax} using modes other than "
+                                 f"'constant' or 'empty'")
+        return lax.pad(a, zero, [(lo, hi, 0) for lo, hi in widths])
+    ends = _pad_pairs(kwargs.get("end_values", 0), aval.ndim)
+    lengths = _pad_lengths(kwargs.get("stat_length"), aval.ndim)
+    odd = kwargs.get("reflect_type", "even") == "odd"   # (NumPy reads anything else as even)
     out = a
     for ax, (lo, hi) in enumerate(widths):
-        if lo == 0 and hi == 0:
+        if not (lo or hi):
             continue
-        n = get_aval(out).shape[ax]
-        if n == 0:
-            raise ValueError(f"can't extend empty axis {ax} using modes other than 'constant'")
-        out = _pad_axis(out, ax, lo, hi, mode, n)
+        if mode == "linear_ramp":
+            left, right = (_linear_ramp(out, ax, w, end, side)
+                           for side, w, end in ((0, lo, ends[ax][0]), (1, hi, ends[ax][1])))
+        elif mode in ("edge", "maximum", "minimum", "mean", "median"):
+            left, right = _pad_statistics(out, ax, lo, hi, mode, lengths[ax])
+        elif get_aval(out).shape[ax] == 1:   # (one element repeats, odd or even)
+            left, right = _pad_statistics(out, ax, lo, hi, "edge", lengths[ax])
+        else:
+            left, right = _pad_repeating(out, ax, lo, hi, mode, odd)
+        out = _concat([p for p in (left, out, right) if get_aval(p).shape[ax]], ax)
     return out
 
 
-def _pad_axis(x, ax, lo, hi, mode, n):
-    def piece(i):
-        return slice_axis(x, i, i + 1, ax)
+def _pad_pairs(values, nd):
+    """NumPy's per-axis (before, after) pairs of a pad value (``end_values``)."""
+    if np.ndim(values) == 0:
+        return [(values, values)] * nd
+    return np.broadcast_to(np.asarray(values), (nd, 2)).tolist()
+
+
+def _pad_lengths(stat_length, nd):
+    """``stat_length`` as per-axis (before, after) counts, None for the whole axis."""
+    if stat_length is None:
+        return [(None, None)] * nd
+    return _pad_widths(np.round(np.asarray(stat_length, dtype=np.float64)), nd)
+
+
+def _pad_statistics(x, ax, lo, hi, mode, lengths):
+    """The two pads of ``x`` along ``ax``: its edge element, or a statistic (NumPy's
+    amax, amin, mean or median, rounded for integers) of its first and last
+    ``lengths`` elements, repeated ``lo`` and ``hi`` times."""
+    n = get_aval(x).shape[ax]
+    pads = []
+    for side, width, length in ((0, lo, lengths[0]), (1, hi, lengths[1])):
+        if mode == "edge":
+            length = 1
+        elif length is None or length > n:
+            length = n
+        if length == 0 and mode in ("maximum", "minimum"):
+            raise ValueError("stat_length of 0 yields no value for padding")
+        part = slice_axis(x, 0, length, ax) if side == 0 else slice_axis(x, n - length, n, ax)
+        pads.append(_broadcast_along(_statistic(part, ax, mode), ax, width))
+    return pads
+
+
+def _statistic(part, ax, mode):
+    from . import _statistical   # (it imports this module)
+    dtype = get_aval(part).dtype
     if mode == "edge":
-        left = [piece(0)] * lo
-        right = [piece(n - 1)] * hi
-        return _concat(left + [x] + right, ax)
-    # index sequences (numpy's semantics, built element by element)
-    if mode == "wrap":
-        left_idx = [(-(lo - i)) % n for i in range(lo)]
-        right_idx = [i % n for i in range(hi)]
-    elif mode == "reflect":
-        period = 2 * (n - 1) if n > 1 else 1
+        return part
+    fn = {"maximum": _statistical.max, "minimum": _statistical.min,
+          "mean": _statistical.mean, "median": _statistical.median}[mode]
+    value = fn(part, axis=ax, keepdims=True)
+    if _dtypes.is_integer(dtype) and _dtypes.is_inexact(get_aval(value).dtype):
+        value = lax.round(value, lax.RoundingMethod.TO_NEAREST_EVEN)
+    return lax.convert_element_type(value, dtype)
 
-        def refl(j):
-            if n == 1:
-                return 0
-            j = j % period
-            return j if j < n else period - j
-        left_idx = [refl(-(lo - i)) for i in range(lo)]
-        right_idx = [refl(n - 1 + 1 + i) for i in range(hi)]
-    else:   # symmetric
-        period = 2 * n
 
-        def sym(j):
-            j = j % period
-            return j if j < n else period - 1 - j
-        left_idx = [sym(-(lo - i)) for i in range(lo)]
-        right_idx = [sym(n + i) for i in range(hi)]
-    return _concat([piece(i) for i in left_idx] + [x] + [piece(i) for i in right_idx], ax)
+def _broadcast_along(x, ax, width):
+    shape = list(get_aval(x).shape)
+    shape[ax] = width
+    return lax.broadcast_in_dim(lax.squeeze(x, (ax,)), tuple(shape),
+                                tuple(i for i in range(len(shape)) if i != ax))
+
+
+def _linear_ramp(x, ax, width, end, side):
+    """NumPy's ramp from ``end`` to the edge element (excluded) of ``x`` along ``ax``:
+    its ``linspace`` in ``x``'s dtype, before (``side`` 0) or after ``x``."""
+    from ._creation import linspace   # (it imports this module)
+    n = get_aval(x).shape[ax]
+    edge = lax.squeeze(slice_axis(x, 0, 1, ax) if side == 0 else slice_axis(x, n - 1, n, ax),
+                       (ax,))
+    ramp = linspace(end, edge, width, endpoint=False, dtype=get_aval(x).dtype, axis=ax)
+    return ramp if side == 0 else lax.rev(ramp, (ax,))
+
+
+def _pad_repeating(x, ax, lo, hi, mode, odd):
+    """The two pads of ``x`` along ``ax`` for the modes that repeat it: 'wrap', and
+    'reflect'/'symmetric' (about the edge element, or including it; ``odd``: the
+    reflected values turned about the edge value). As NumPy builds them: in rounds, each
+    copying at most a whole number of periods of what is filled so far."""
+    n = get_aval(x).shape[ax]
+    lefts, rights = [], []
+    cur = x
+    while lo or hi:
+        m = get_aval(cur).shape[ax]
+        if mode == "wrap":
+            usable = m // n * n
+        elif mode == "reflect":
+            usable = (m - 1) // (n - 1) * (n - 1)
+        else:
+            usable = m // n * n
+        c_lo, c_hi = min(usable, lo), min(usable, hi)
+        if mode == "wrap":
+            left = slice_axis(cur, usable - c_lo, usable, ax)
+            right = slice_axis(cur, m - usable, m - usable + c_hi, ax)
+        else:
+            skip = 1 if mode == "reflect" else 0   # (reflect leaves the edge out)
+            left = _turned(slice_axis(cur, skip, skip + c_lo, ax),
+                           slice_axis(cur, 0, 1, ax), ax, odd)
+            right = _turned(slice_axis(cur, m - skip - c_hi, m - skip, ax),
+                            slice_axis(cur, m - 1, m, ax), ax, odd)
+        lefts.append(left)
+        rights.append(right)
+        cur = _concat([p for p in (left, cur, right) if get_aval(p).shape[ax]], ax)
+        lo, hi = lo - c_lo, hi - c_hi
+    left = _concat(lefts[::-1], ax) if lefts else slice_axis(x, 0, 0, ax)
+    right = _concat(rights, ax) if rights else slice_axis(x, 0, 0, ax)
+    return left, right
+
+
+def _turned(chunk, edge, ax, odd):
+    """``chunk`` mirrored along ``ax``; ``odd``: ``2 * edge - chunk`` (as NumPy's
+    arithmetic does it, in the array's dtype; booleans as integers)."""
+    chunk = lax.rev(chunk, (ax,))
+    if not odd:
+        return chunk
+    dtype = get_aval(chunk).dtype
+    work = np.dtype(np.int8) if dtype == np.bool_ else dtype
+    c, e = lax.convert_element_type(chunk, work), lax.convert_element_type(edge, work)
+    e = lax.broadcast_in_dim(lax.squeeze(e, (ax,)), get_aval(c).shape,
+                             tuple(i for i in range(get_aval(c).ndim) if i != ax))
+    return lax.convert_element_type(lax.sub(lax.add(e, e), c), dtype)
+
+
+def _pad_with_function(a, widths, fill, kwargs):
+    """NumPy's pad by a function: ``a`` padded with zeros, then ``fill(lane, (before,
+    after), axis, kwargs)`` on every 1-d lane along each axis in turn, writing in place
+    (a lane is a view of the result, under transformations too)."""
+    from . import moveaxis as lanes_of   # (the public one: NumPy's view, eagerly too)
+    out = lax.pad(a, lax.full((), 0, get_aval(a).dtype), [(lo, hi, 0) for lo, hi in widths])
+    for ax, pair in enumerate(widths):
+        lanes = lanes_of(out, ax, -1)
+        for index in np.ndindex(get_aval(lanes).shape[:-1]):
+            fill(lanes[index + (Ellipsis,)], pair, ax, kwargs)
+    return out
 
 
 def diagonal(a, offset=0, axis1=0, axis2=1):

@@ -617,8 +617,6 @@ def matrix_power(a, n):
 @supports_out(casting="no")
 def multi_dot(arrays, *, out=None):
     """The product of a sequence of matrices (1-d ends are row/column vectors)."""
-    if out is not None:
-        raise NotImplementedError("multi_dot: out= is not supported (arrays are immutable)")
     arrays = list(arrays)
     if len(arrays) < 2:
         raise ValueError("Expecting at least two arrays.")
