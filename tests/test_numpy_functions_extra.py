@@ -1006,3 +1006,34 @@ def test_pad_errors_are_numpys_traced_too():
     flat = ((0, 0), (2, 1))   # (a zero-size array whose empty axis is not padded)
     assert (minijax.jit(lambda v: np.pad(v[:0], flat, "mean"))(x).shape
             == onp.pad(x[:0], flat, "mean").shape)
+
+
+def test_descending_sort_of_complex_values():
+    z = onp.array([3 + 1j, 1 + 2j, 1 - 1j, onp.nan + 0j, 3 + 0j, 1 + 2j, -2 + 5j])
+    want = onp.sort(z)[::-1]   # (lexicographic, NaNs last, reversed)
+    for got in (np.sort(z, descending=True),
+                minijax.jit(lambda v: np.sort(v, descending=True))(z)):
+        same(got, want)
+    # equal elements keep their input order (stable), as the Array API asks
+    order = onp.asarray(np.argsort(z, descending=True))
+    same(z[order], want)
+    assert list(order[3:5]) == [1, 5]
+
+
+@pytest.mark.parametrize("name", ["convolve", "correlate"])
+def test_convolve_and_correlate_all_lengths_and_complex_traced_too(name):
+    """Every mode, both operand orders, even and odd lengths ('same' pads an even
+    length one more before than after), real and complex operands."""
+    rng = onp.random.default_rng(1)
+    for n in (1, 2, 3, 4, 7, 8):
+        for m in (1, 2, 3, 6, 7):
+            for complex_x in (False, True):
+                x = rng.normal(size=n) + (1j * rng.normal(size=n) if complex_x else 0)
+                y = rng.normal(size=m) + 1j * rng.normal(size=m) * (n % 2)
+                for mode in ("full", "same", "valid"):
+                    for p, q in ((x, y), (y, x)):
+                        want = getattr(onp, name)(p, q, mode)
+                        fn = getattr(np, name)
+                        for got in (fn.__wrapped_lax__(p, q, mode),
+                                    minijax.jit(lambda u, w: fn(u, w, mode))(p, q)):
+                            same(got, want, rtol=1e-9, atol=1e-12)

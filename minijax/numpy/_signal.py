@@ -23,10 +23,13 @@ def _correlate_full(a, v, pad_lo, pad_hi):
     dt = get_aval(a).dtype
     if dt == np.bool_:
         raise TypeError("convolve/correlate of boolean arrays")
+    if dtypes.is_complex(dt):   # (four real correlations: the product's parts)
+        re, im = lax.real, lax.imag
+        rr, ii = (_correlate_full(f(a), f(v), pad_lo, pad_hi) for f in (re, im))
+        ri, ir = (_correlate_full(f(a), g(v), pad_lo, pad_hi) for f, g in ((re, im), (im, re)))
+        return lax.complex(lax.sub(rr, ii), lax.add(ri, ir))
     lhs = reshape(a, (1, 1, -1))
     rhs = reshape(v, (1, 1, -1))
-    if dtypes.is_complex(dt):
-        raise NotImplementedError("convolve/correlate of complex arrays")
     out = lax.conv_general_dilated(lhs, rhs, (1,), [(pad_lo, pad_hi)])
     return reshape(out, (-1,))
 
@@ -34,8 +37,8 @@ def _correlate_full(a, v, pad_lo, pad_hi):
 def _mode_pads(n, m, mode):
     if mode == "full":
         return m - 1, m - 1
-    if mode == "same":
-        return (m - 1) // 2, m - 1 - (m - 1) // 2
+    if mode == "same":   # (an even m pads one more before than after, as NumPy)
+        return m // 2, m - 1 - m // 2
     if mode == "valid":
         return 0, 0
     raise ValueError(f"mode must be one of 'full', 'same', 'valid', got {mode!r}")
@@ -60,7 +63,8 @@ def correlate(a, v, mode="valid"):
         a, v, n, m = v, a, m, n
     lo, hi = _mode_pads(n, m, mode)
     out = _correlate_full(a, conjugate(v), lo, hi)
-    return flip(out) if swapped else out
+    # (the other way round, the correlation is reversed and conjugated)
+    return conjugate(flip(out)) if swapped else out
 
 
 def convolve(a, v, mode="full"):

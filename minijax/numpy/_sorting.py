@@ -21,8 +21,6 @@ def sort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False):
     if order is not None:
         raise NotImplementedError("sort: order= (structured arrays) is not supported")
     x, axis = flat_or_axis(a, axis)
-    if dtypes.is_complex(get_aval(x).dtype) and descending:
-        raise NotImplementedError("descending sort of complex arrays")
     out = lax.sort(x, axis)
     return lax.rev(out, (axis,)) if descending else out
 
