@@ -58,6 +58,16 @@ def derived_view(out, base, read, write):
     return out
 
 
+def _read_only(base, value):
+    raise ValueError("assignment destination is read-only")
+
+
+def read_only_view(out, base, read):
+    """``out`` recorded as a view of traced ``base`` that NumPy makes read-only
+    (``diagonal``, ``imag`` of a real array): writing into it raises NumPy's error."""
+    return derived_view(out, base, read, _read_only)
+
+
 def new_object(x):
     """A distinct array object holding ``x``'s value, so that an in-place update of
     either leaves the other as it was (values are immutable: nothing is copied)."""

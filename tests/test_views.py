@@ -2,6 +2,7 @@
 share their base's buffer, in-place methods; values seen by transformations never
 change under them. NumPy is the oracle: each program runs on both."""
 
+import re
 import warnings
 
 import numpy as onp
@@ -343,6 +344,52 @@ def test_view_of_view_update_sequences_regressions(ops):
 ])
 def test_transposed_and_reshaped_view_update_sequences(ops):
     _check_sequence_under_transformations(ops)
+
+
+def _set_real(m, x):
+    r = x.real
+    r[0, 0] = 9.0
+    r += 1.0
+    return x
+
+
+def _set_imag(m, x):
+    i = m.imag(x)
+    i[...] = 7.0
+    x[1, 1] = 5 + 5j   # (the view sees it)
+    return x, i + 0
+
+
+def _read_diagonal_after_update(m, x):
+    d = m.diagonal(x)
+    x[1, 1] = 8.0
+    return d + 0
+
+
+@pytest.mark.parametrize("program", [_set_real, _set_imag, _read_diagonal_after_update])
+def test_real_imag_and_diagonal_views_under_transformations(program):
+    """Writes through ``.real``/``.imag`` of a complex array reach it, and these views
+    (and ``diagonal``) see later updates of their base, eagerly, under jit and vmap."""
+    a = onp.arange(4.0).reshape(2, 2)
+    if program is not _read_diagonal_after_update:
+        a = a + 1j * a[::-1]
+    want = program(onp, a.copy())
+    same_tree = lambda got: [same(g, w) for g, w in zip(  # noqa: E731
+        got if isinstance(got, tuple) else (got,), want if isinstance(want, tuple) else (want,))]
+    same_tree(program(np, np.asarray(a.copy())))
+    same_tree(minijax.jit(lambda x: program(np, x))(a.copy()))
+    batched = minijax.vmap(lambda x: program(np, x))(onp.stack([a, a]))
+    same_tree(tuple(b[1] for b in batched) if isinstance(batched, tuple) else batched[1])
+
+
+@pytest.mark.parametrize("write", [lambda m, x: m.diagonal(x).__setitem__(0, 5.0),
+                                   lambda m, x: x.imag.__setitem__(0, 1.0)])
+def test_writing_a_read_only_view_raises_under_jit(write):
+    x = onp.arange(4.0).reshape(2, 2)
+    with pytest.raises(ValueError, match="read-only") as numpys:
+        write(onp, x.copy())
+    with pytest.raises(ValueError, match=re.escape(str(numpys.value))):
+        minijax.jit(lambda v: (write(np, v), v)[1])(x)
 
 
 def test_issue_programs_under_jit():

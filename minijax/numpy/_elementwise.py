@@ -8,7 +8,7 @@ import functools
 import numpy as np
 
 from .. import _checks, dtypes, lax
-from .._mutation import rebind_or_raise
+from .._mutation import derived_view, read_only_view, rebind_or_raise
 from ..core import Tracer, eager, get_aval, get_concrete
 from ..custom_derivatives import custom_jvp
 from ..runtime.array import Array
@@ -1001,18 +1001,27 @@ rint = _unary("rint", _rint)
 
 
 def real(val, /):
-    """Real part (the array itself for real arrays)."""
+    """Real part (the array itself for real arrays); under a transformation, as NumPy's
+    view, writing into it sets the real parts of ``val``."""
     x = to_array(val)
-    return lax.real(x) if dtypes.is_complex(get_aval(x).dtype) else x
+    if not dtypes.is_complex(get_aval(x).dtype):
+        return x
+    return derived_view(lax.real(x), x, lax.real,
+                        lambda base, value: lax.complex(value, lax.imag(base)))
 
 
 def imag(val, /):
-    """Imaginary part (zeros for real arrays)."""
+    """Imaginary part (read-only zeros for real arrays); under a transformation, as
+    NumPy's view, writing into it sets the imaginary parts of ``val``."""
     x = to_array(val)
     aval = get_aval(x)
     if dtypes.is_complex(aval.dtype):
-        return lax.imag(x)
-    return lax.full(aval.shape, 0, aval.dtype)
+        return derived_view(lax.imag(x), x, lax.imag,
+                            lambda base, value: lax.complex(lax.real(base), value))
+
+    def zeros(base):
+        return lax.full(aval.shape, 0, aval.dtype)
+    return read_only_view(zeros(x), x, zeros)
 
 
 def angle(z, deg=False):

@@ -15,7 +15,7 @@ from ..core import get_aval, get_concrete
 from ..runtime.array import Array
 from ..util import canonicalize_axis
 from ._out import supports_out
-from .._mutation import derived_view, new_object
+from .._mutation import derived_view, new_object, read_only_view
 from ._core import broadcast_shapes as _broadcast_shapes
 from ._core import cast_dtype, concrete_value, flat_or_axis, to_array
 from ._core import promote as _promote
@@ -710,8 +710,14 @@ def _pad_with_function(a, widths, fill, kwargs):
 
 
 def diagonal(a, offset=0, axis1=0, axis2=1):
-    """The diagonal ``offset`` of the plane ``(axis1, axis2)``, as the last axis."""
+    """The diagonal ``offset`` of the plane ``(axis1, axis2)``, as the last axis (NumPy's
+    read-only view: writing into it raises, under a transformation too)."""
     a = to_array(a)
+    out = _diagonal(a, offset, axis1, axis2)
+    return read_only_view(out, a, lambda base: _diagonal(base, offset, axis1, axis2))
+
+
+def _diagonal(a, offset, axis1, axis2):
     aval = get_aval(a)
     if aval.ndim < 2:
         raise ValueError("diag requires an array of at least two dimensions")

@@ -215,7 +215,7 @@ class Array:
         _view_root(view)._writable()
         host = self._value()
         if _read_only(host):
-            raise ValueError("assignment destination is read-only (a broadcast view)")
+            raise ValueError("assignment destination is read-only")
         if _read_only_link(view) and _warns_on_write(host):
             # an np.broadcast_arrays output: NumPy's one DeprecationWarning, at the user's
             # line (NumPy's own would point into minijax), then the write is silent
