@@ -145,6 +145,14 @@ def test_qr(dtype, batch, shape, full_matrices):
     assert _targets(ks) == ['cusolver_geqrf_ffi', 'cusolver_orgqr_ffi']
 
 
+@pytest.mark.parametrize("shape", [(5, 3), (3, 5)], ids=str)
+@pytest.mark.parametrize("batch", [(), (2,)], ids=["unbatched", "batched"])
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_geqrf(dtype, batch, shape):
+    ks = assert_same_kernels(lambda lib: lib.lax.linalg.geqrf, _matrix(batch + shape, dtype))
+    assert _targets(ks) == ['cusolver_geqrf_ffi']
+
+
 @pytest.mark.parametrize("lower", [True, False], ids=["lower", "upper"])
 @pytest.mark.parametrize("batch", [(), (2,)], ids=["unbatched", "batched"])
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)

@@ -158,6 +158,17 @@ def test_qr_kernels_agree(dtype, shape):
 
 
 @pytest.mark.parametrize("dtype,shape", DTYPE_SHAPES, ids=str)
+def test_geqrf_kernels_agree_and_give_numpys_raw_qr(dtype, shape):
+    a = randn(*shape, dtype=dtype)
+    check_primitive(linalg.geqrf, [a], **tols(dtype))
+    for h, tau in both_backends(lambda x: np.linalg.qr(x, mode="raw"), a):
+        want_h, want_tau = onp.linalg.qr(a, mode="raw")
+        onp.testing.assert_allclose(onp.asarray(h), want_h, **tols(dtype))
+        onp.testing.assert_allclose(onp.asarray(tau), want_tau, **tols(dtype))
+        assert onp.asarray(h).dtype == want_h.dtype
+
+
+@pytest.mark.parametrize("dtype,shape", DTYPE_SHAPES, ids=str)
 def test_svd_kernels_agree(dtype, shape):
     a = randn(*shape, dtype=dtype)
     check_primitive(lambda x: linalg.svd(x, compute_uv=False), [a], **tols(dtype))

@@ -259,6 +259,8 @@ ROWS = [
         lax.rem(lax.abs(p), lax.full(p.shape, 4, p.dtype)), 5), ((4,),), [np.int32]),
     Row("qr", lambda x: [y * y for y in lax.linalg.qr(x, full_matrices=False)], ((4, 3),),
         FLOAT, (-2.0, 2.0), finite=True),
+    Row("geqrf", lambda x: [y * 1 for y in lax.linalg.geqrf(x)], ((4, 3),), FLOAT,
+        finite=True),
     Row("svd", lambda x: lax.linalg.svd(x, compute_uv=False), ((3, 4),), FLOAT, (-2.0, 2.0),
         finite=True),
     Row("eigh", lambda x: [y * y for y in lax.linalg.eigh(_spd(x))], ((3, 3),), FLOAT,

@@ -30,8 +30,9 @@ from .reductions import reduce_and, reduce_max, reduce_min, reduce_sum
 from .shapes import broadcast_in_dim, broadcasted_iota, expand_dims, full, transpose
 from .slicing import GatherDimensionNumbers, GatherScatterMode, gather, pad
 
-__all__ = ["cholesky", "triangular_solve", "lu", "qr", "svd", "eigh", "cholesky_p",
-           "triangular_solve_p", "lu_p", "qr_p", "svd_p", "eigh_p", "lu_pivots_to_permutation",
+__all__ = ["cholesky", "triangular_solve", "lu", "qr", "geqrf", "svd", "eigh", "cholesky_p",
+           "triangular_solve_p", "lu_p", "qr_p", "geqrf_p", "svd_p", "eigh_p",
+           "lu_pivots_to_permutation",
            "eig", "eig_p", "schur", "schur_p",
            "lu_pivots_to_permutation_p",
            # helpers on batches of matrices, shared with minijax.numpy.linalg
@@ -923,6 +924,42 @@ qr_p.platform_lower["cpu"] = _lapack_lowering(_qr_impl,
                                               _qr_lowering(_lapack_geqrf, _lapack_orgqr))
 qr_p.platform_lower["cuda"] = _lapack_lowering(_qr_impl,
                                                _qr_lowering(_cusolver_geqrf, _cusolver_orgqr))
+
+
+geqrf_p = Primitive("geqrf", multiple_results=True)
+
+
+def geqrf(x):
+    """The QR decomposition of ``x`` (..., m, n) in LAPACK's Householder form: ``(a,
+    taus)`` with ``r`` in ``a``'s upper triangle, the reflectors' vectors under its
+    diagonal (their leading 1 implicit) and their scales in ``taus`` (..., min(m, n)).
+    Not differentiable."""
+    return tuple(geqrf_p.bind(x))
+
+
+def _geqrf_impl(x):
+    h, taus = np.linalg.qr(x, mode="raw")   # (NumPy's h is LAPACK's matrix transposed)
+    return [np.swapaxes(h, -1, -2), taus]
+
+
+def _geqrf_abstract_eval(x):
+    _check_matrix("geqrf", x)
+    *batch, m, n = x.shape
+    return [x, ShapedArray((*batch, min(m, n)), x.dtype)]
+
+
+def _geqrf_lowering(kernel):
+    def rule(ctx, x):
+        aval, = ctx.avals_in
+        return list(kernel(x, aval, ctx.avals_out[1]))
+    return _lapack_lowering(_geqrf_impl, rule)
+
+
+geqrf_p.impl = _geqrf_impl
+geqrf_p.abstract_eval = _geqrf_abstract_eval
+geqrf_p.batch = _batch_at_front(geqrf_p)
+geqrf_p.platform_lower["cpu"] = _geqrf_lowering(_lapack_geqrf)
+geqrf_p.platform_lower["cuda"] = _geqrf_lowering(_cusolver_geqrf)
 
 
 # ---------------------------------------------------------------- svd

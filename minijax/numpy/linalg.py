@@ -154,13 +154,15 @@ def cholesky(a, /, *, upper=False):
 
 
 def qr(a, mode="reduced"):
-    """QR decomposition: ``QRResult(Q, R)`` (``mode`` 'reduced' or 'complete'), or R
-    alone (``mode='r'``)."""
+    """QR decomposition: ``QRResult(Q, R)`` (``mode`` 'reduced' or 'complete'), R
+    alone (``mode='r'``), or LAPACK's Householder form ``(h, tau)`` as NumPy returns it
+    (``mode='raw'``: ``h`` transposed)."""
     a = _float("qr", a, complex_ok=True)
     _at_least_2d("qr", a)
+    if mode == "raw":
+        h, tau = _lax_linalg.geqrf(a)
+        return _lax_linalg.matrix_transpose(h), tau
     if mode not in ("reduced", "complete", "r"):
-        if mode == "raw":
-            raise NotImplementedError("minijax.numpy.linalg.qr: mode='raw' is not supported")
         raise ValueError(f"Unrecognized mode '{mode}'")
     q, r = _lax_linalg.qr(a, full_matrices=(mode == "complete"))
     return r if mode == "r" else QRResult(q, r)
