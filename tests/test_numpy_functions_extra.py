@@ -1037,3 +1037,26 @@ def test_convolve_and_correlate_all_lengths_and_complex_traced_too(name):
                         for got in (fn.__wrapped_lax__(p, q, mode),
                                     minijax.jit(lambda u, w: fn(u, w, mode))(p, q)):
                             same(got, want, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("kwargs", [dict(pad_width=1.5, mode="edge"),
+                                    dict(pad_width=onp.uint8(2), mode="edge"),
+                                    dict(pad_width=True, mode="wrap"),
+                                    dict(pad_width=2, mode="minimum", stat_length="a")])
+def test_pad_width_types_are_numpys_traced_too(kwargs):
+    x = onp.arange(6.0).reshape(2, 3)
+    with pytest.raises(TypeError) as numpys:
+        onp.pad(x, **kwargs)
+    for run in (lambda: np.pad(np.asarray(x), **kwargs),
+                lambda: minijax.jit(lambda v: np.pad(v, **kwargs))(x)):
+        with pytest.raises(TypeError, match=re.escape(str(numpys.value)[:30])):
+            run()
+
+
+def test_pad_width_dict_traced():
+    # NumPy 2.3's {axis: width}: under jit whatever NumPy is installed
+    x = onp.arange(6.0).reshape(2, 3)
+    same(minijax.jit(lambda v: np.pad(v, {1: (1, 2)}, "reflect"))(x),
+         onp.pad(x, ((0, 0), (1, 2)), "reflect"))
+    same(minijax.jit(lambda v: np.pad(v, {-1: 2, 0: 1}, "wrap"))(x),
+         onp.pad(x, ((1, 1), (2, 2)), "wrap"))

@@ -507,7 +507,22 @@ def roll(a, shift, axis=None):
 
 
 def _pad_widths(pad_width, nd):
-    pw = np.asarray(pad_width, dtype=np.int64)
+    """``pad``'s widths as per-axis (before, after) pairs: NumPy's integer, pair, pair
+    per axis, or (NumPy 2.3) dict of axis to an integer or a pair."""
+    if isinstance(pad_width, dict):
+        pairs = [(0, 0)] * nd
+        for axis, width in pad_width.items():
+            pairs[axis] = (width, width) if isinstance(width, int) else tuple(width)
+        pad_width = pairs
+    pw = np.asarray(pad_width)
+    if pw.dtype.kind != "i":
+        raise TypeError("`pad_width` must be of integral type.")
+    return _index_pairs(pw, nd)
+
+
+def _index_pairs(pw, nd):
+    """An integer array ``pw`` broadcast to (before, after) pairs for ``nd`` axes, none
+    negative."""
     if pw.ndim == 0:
         pw = np.full((nd, 2), _checks.index(pw))
     elif pw.shape == (1,) or pw.shape == (2,) or pw.shape == (1, 2):
@@ -595,7 +610,7 @@ def _pad_lengths(stat_length, nd):
     """``stat_length`` as per-axis (before, after) counts, None for the whole axis."""
     if stat_length is None:
         return [(None, None)] * nd
-    return _pad_widths(np.round(np.asarray(stat_length, dtype=np.float64)), nd)
+    return _index_pairs(np.round(np.asarray(stat_length)).astype(np.intp), nd)
 
 
 def _pad_statistics(x, ax, lo, hi, mode, lengths):
