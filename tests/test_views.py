@@ -382,6 +382,21 @@ def test_real_imag_and_diagonal_views_under_transformations(program):
     same_tree(tuple(b[1] for b in batched) if isinstance(batched, tuple) else batched[1])
 
 
+@pytest.mark.skipif(onp.lib.NumpyVersion(onp.__version__) < "2.1.0",
+                    reason="reshape(copy=) is NumPy 2.1's")
+def test_a_reshape_copy_is_not_a_view_under_jit():
+    def program(x):
+        r = x.reshape(-1, copy=True)
+        r[0] = 9.0
+        v = x.reshape(-1)
+        v[1] = 7.0
+        return x, r
+    a = onp.arange(6.0).reshape(2, 3)
+    want = program(a.copy())
+    for got, w in zip(minijax.jit(program)(a.copy()), want):
+        same(got, w)
+
+
 @pytest.mark.parametrize("write", [lambda m, x: m.diagonal(x).__setitem__(0, 5.0),
                                    lambda m, x: x.imag.__setitem__(0, 1.0)])
 def test_writing_a_read_only_view_raises_under_jit(write):

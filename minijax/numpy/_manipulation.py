@@ -104,8 +104,8 @@ def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
         reversed_out = tuple(range(len(shape)))[::-1]
         return lax.transpose(lax.reshape(lax.transpose(a, reversed_in), shape[::-1]),
                              reversed_out)
-    if getattr(a, "_view_of", None) is not None:
-        return lax.reshape(a, shape)   # (NumPy's reshape of a view may be a copy)
+    if copy or getattr(a, "_view_of", None) is not None:
+        return lax.reshape(a, shape)   # (a copy; NumPy's reshape of a view may be one)
     return _reshaped_view(a, shape)
 
 
@@ -572,13 +572,12 @@ def pad(array, pad_width, mode="constant", **kwargs):
                     val = lax.convert_element_type(to_array(cvs[ax][side]), aval.dtype)
                     out = lax.pad(out, val, cfg2)
         return out
-    zero = lax.full((), 0, aval.dtype)
     if mode == "empty" or aval.size == 0:
         for ax, (lo, hi) in enumerate(widths):
             if mode != "empty" and aval.shape[ax] == 0 and (lo or hi):
                 raise ValueError(f"can't extend empty axis {ax} using modes other than "
                                  f"'constant' or 'empty'")
-        return lax.pad(a, zero, [(lo, hi, 0) for lo, hi in widths])
+        return lax.pad(a, lax.full((), 0, aval.dtype), [(lo, hi, 0) for lo, hi in widths])
     ends = _pad_pairs(kwargs.get("end_values", 0), aval.ndim)
     lengths = _pad_lengths(kwargs.get("stat_length"), aval.ndim)
     odd = kwargs.get("reflect_type", "even") == "odd"   # (NumPy reads anything else as even)
@@ -633,9 +632,9 @@ def _pad_statistics(x, ax, lo, hi, mode, lengths):
 
 def _statistic(part, ax, mode):
     from . import _statistical   # (it imports this module)
-    dtype = get_aval(part).dtype
     if mode == "edge":
         return part
+    dtype = get_aval(part).dtype
     fn = {"maximum": _statistical.max, "minimum": _statistical.min,
           "mean": _statistical.mean, "median": _statistical.median}[mode]
     value = fn(part, axis=ax, keepdims=True)
@@ -672,12 +671,7 @@ def _pad_repeating(x, ax, lo, hi, mode, odd):
     cur = x
     while lo or hi:
         m = get_aval(cur).shape[ax]
-        if mode == "wrap":
-            usable = m // n * n
-        elif mode == "reflect":
-            usable = (m - 1) // (n - 1) * (n - 1)
-        else:
-            usable = m // n * n
+        usable = (m - 1) // (n - 1) * (n - 1) if mode == "reflect" else m // n * n
         c_lo, c_hi = min(usable, lo), min(usable, hi)
         if mode == "wrap":
             left = slice_axis(cur, usable - c_lo, usable, ax)
@@ -692,9 +686,7 @@ def _pad_repeating(x, ax, lo, hi, mode, odd):
         rights.append(right)
         cur = _concat([p for p in (left, cur, right) if get_aval(p).shape[ax]], ax)
         lo, hi = lo - c_lo, hi - c_hi
-    left = _concat(lefts[::-1], ax) if lefts else slice_axis(x, 0, 0, ax)
-    right = _concat(rights, ax) if rights else slice_axis(x, 0, 0, ax)
-    return left, right
+    return _concat(lefts[::-1], ax), _concat(rights, ax)
 
 
 def _turned(chunk, edge, ax, odd):
