@@ -1253,9 +1253,10 @@ optimization_barrier_p = Primitive("optimization_barrier", multiple_results=True
 
 
 def optimization_barrier(operand):
-    """``operand`` (any pytree of arrays) unchanged, computed once before its users: the
-    compiler neither moves work across the barrier nor recomputes the operand inside each
-    user (where it might round a product and a sum once or twice, differently per user)."""
+    """``operand`` (any pytree of arrays) unchanged, as JAX's: XLA does not move work
+    across the barrier (used to order computations, as rematerialization does). It does
+    not pin rounding: XLA's CPU compiler still fused a product before the barrier into a
+    sum after it (one multiply-add)."""
     leaves, tree = tree_flatten(operand)
     return tree_unflatten(tree, optimization_barrier_p.bind(*leaves))
 
