@@ -1060,3 +1060,13 @@ def test_pad_width_dict_traced():
          onp.pad(x, ((0, 0), (1, 2)), "reflect"))
     same(minijax.jit(lambda v: np.pad(v, {-1: 2, 0: 1}, "wrap"))(x),
          onp.pad(x, ((1, 1), (2, 2)), "wrap"))
+
+
+def test_pad_batches_and_differentiates():
+    b = onp.arange(12.0).reshape(2, 2, 3)
+    got = minijax.vmap(lambda x: np.pad(x, 1, _pad_with, padder=3))(b)
+    same(got, onp.stack([onp.pad(x, 1, _pad_with, padder=3) for x in b]))
+    for mode, kwargs in (("reflect", {"reflect_type": "odd"}), ("mean", {"stat_length": 2}),
+                         ("linear_ramp", {"end_values": 1.0}), ("wrap", {}), ("median", {})):
+        check_grads(lambda x: np.pad(x, ((2, 3), (4, 1)), mode, **kwargs) ** 2, (b[0],),
+                    order=1)
