@@ -3,6 +3,7 @@ NumPy's attributes, call keywords and methods, eagerly (NumPy on the host) and o
 ``lax`` path (under jit and vmap), with NumPy as the oracle and finite differences for
 derivatives."""
 
+import re
 import warnings
 
 import hypothesis.extra.numpy as hnp
@@ -349,10 +350,31 @@ def test_call_keywords_dtype_casting_and_errors():
             u(np.asarray(_F), 1.0, out=np.zeros((3, 4), np.int64))
         with pytest.raises(ValueError):
             u(np.asarray(_F), 1.0, out=np.zeros((2, 4)))
-    with pytest.raises(NotImplementedError, match="order"):
-        _LaxCall(np.add)(np.asarray(a), 1, order="F")
     with pytest.raises(TypeError):
         np.add(np.asarray(a))
+
+
+@pytest.mark.parametrize("kwargs", [dict(order="F"), dict(order="f"), dict(order="k"),
+                                    dict(order="X"), dict(order=3), dict(signature="dd->d"),
+                                    dict(signature="ff->f"), dict(signature="ll->l"),
+                                    dict(signature=("float64", None, "float64")),
+                                    dict(signature="float32,float32->float32"),
+                                    dict(signature="d->d"), dict(signature="ii->i")])
+def test_order_and_signature_are_numpys_traced_too(kwargs):
+    """The layout order= asks for is XLA's under jit (the values are the same), and a
+    signature= of one dtype is dtype=; both with NumPy's errors."""
+    for a in (onp.arange(6.0).reshape(2, 3), onp.arange(6).reshape(2, 3)):
+        try:
+            want = onp.add(a, 1, **kwargs)
+        except (TypeError, ValueError) as e:
+            for run in (lambda: _LaxCall(np.add)(np.asarray(a), 1, **kwargs),
+                        lambda: minijax.jit(lambda v: np.add(v, 1, **kwargs))(a)):
+                with pytest.raises(TypeError if isinstance(e, TypeError) else ValueError,
+                                   match=re.escape(str(e)[:40])):
+                    run()
+            continue
+        _same(_LaxCall(np.add)(np.asarray(a), 1, **kwargs), want)
+        _same(minijax.jit(lambda v: np.add(v, 1, **kwargs))(a), want)
 
 
 class _LaxCall:

@@ -45,6 +45,7 @@ _SCATTERS = {"add": "add", "maximum": "max", "minimum": "min"}
 _CUMULATIVE = {"add": lax.cumsum, "multiply": lax.cumprod, "maximum": lax.cummax,
                "minimum": lax.cummin}
 _ORDERS = ("K", "A", "C")
+_NO_ELEMENTS = np.empty(0)
 
 
 class _NoValue:
@@ -141,9 +142,8 @@ class ufunc(numpy_dispatch.Forwarder):
                             f"{'s' if self.nin > 1 else ''}, got {len(args)}")
         outs = self._outs(out)
         check_casting(casting)
-        if order not in _ORDERS:
-            raise NotImplementedError(f"{name}: order={order!r}: minijax results are "
-                                      f"C-contiguous; use order='K', 'A' or 'C'")
+        if order not in _ORDERS:   # (NumPy's check; the layout is XLA's under jit)
+            np.empty_like(_NO_ELEMENTS, order=order)
         if subok is not True and subok is not False:
             raise TypeError(f"{name}: subok must be a bool")
         if signature is not None:
@@ -580,15 +580,24 @@ def _numpy_dtype_of(x):
 
 
 def _signature_dtype(name, signature, nin, nout):
-    if isinstance(signature, (tuple, list)):
-        outs = [s for s in signature[nin:] if s is not None]
-        ins = [s for s in signature[:nin] if s is not None]
-        if ins or len(outs) != 1 and len(set(map(np.dtype, outs))) != 1:
-            raise NotImplementedError(f"{name}: signature= fixing input dtypes is not "
-                                      f"supported; use dtype= for the output dtype")
-        return outs[0] if outs else None
-    raise NotImplementedError(f"{name}: signature= as a string is not supported; use "
-                              f"dtype=")
+    """The one dtype a ``signature=`` gives (a tuple of dtypes or None, or NumPy's type
+    string such as ``"dd->d"``): the loop minijax runs computes in one dtype, so the
+    given ones must agree."""
+    if isinstance(signature, str):
+        ins, arrow, outs = signature.partition("->")
+        if not arrow or len(ins) != nin or len(outs) != nout:
+            raise ValueError(f"a type-string for {name}, {nin} typecode(s) before and "
+                             f"{nout} after the -> sign")
+        signature = [np.dtype(code) for code in ins + outs]
+    if not isinstance(signature, (tuple, list)) or len(signature) != nin + nout:
+        raise TypeError(f"{name}: signature must be a string or a tuple of {nin + nout} "
+                        f"dtypes or None, got {signature!r}")
+    given = {np.dtype(s) for s in signature if s is not None}
+    if len(given) > 1:
+        raise NotImplementedError(f"{name}: signature= with dtypes that differ "
+                                  f"({', '.join(sorted(d.name for d in given))}) is not "
+                                  f"supported; minijax's loop takes one dtype (dtype=)")
+    return given.pop() if given else None
 
 
 _UFUNCS = {}
