@@ -214,4 +214,3 @@ def flag(value, name):
     if not -2 ** 31 <= v < 2 ** 31:
         raise OverflowError(f"{name}: Python int too large to convert to C int")
     return bool(v)
-

@@ -69,6 +69,18 @@ def cast_dtype(arrays, dtype, casting):
     return dtype
 
 
+def check_order(order, like=False):
+    """NumPy's check of ``order``: 'C' or 'F' for a new array, also 'A' and 'K' for one
+    that follows an input (``like``). The layout itself is NumPy's eagerly, XLA's under
+    ``jit``."""
+    if order != ("K" if like else "C"):   # (the defaults need no check)
+        (np.empty_like(_NO_ELEMENTS, order=order) if like
+         else np.empty(0, order=order))
+
+
+_NO_ELEMENTS = np.empty(0)
+
+
 def placed(fn):
     """``fn`` (a function that makes an array, with a keyword-only ``device=``) whose
     ``device`` commits what it makes to that device, as JAX's creation functions do;

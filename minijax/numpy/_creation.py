@@ -17,8 +17,8 @@ from ..runtime import numpy_dispatch as _numpy_dispatch
 from ..runtime.array import (HOST_DLPACK_TYPES, Array, _make, array_from_device_dlpack,
                              ndarray_from_dlpack)
 from .._mutation import new_object
-from ._core import (_contains_tracer, like_placement, placed, promote_and_broadcast,
-                    result_type_of, to_array)
+from ._core import (_contains_tracer, check_order, like_placement, placed,
+                    promote_and_broadcast, result_type_of, to_array)
 from ._data_types import _ScalarTypeMeta
 from ._elementwise import exp, log, multiply, power, sign
 from ._manipulation import expand_dims, moveaxis, reshape
@@ -81,7 +81,7 @@ def _laid_out(object, dtype, order, copy, ndmin=0):
     elif _contains_tracer(object):
         host = None
     if host is None or not (numpy_flag[0] or numpy_eager()):
-        _order(order, like=True)
+        check_order(order, like=True)
         return None
     r = np.array(host, dtype=dtype, copy=copy, order=order, ndmin=ndmin)
     if r is host:   # (no copy was needed: NumPy's asarray shares, as minijax's does)
@@ -89,9 +89,6 @@ def _laid_out(object, dtype, order, copy, ndmin=0):
     if r.dtype in _canonical_dtypes or dtypes.is_non_numeric(r.dtype):
         return _numpy_dispatch.wrap(r)
     return _make(None, r.astype(dtypes.canonicalize(r.dtype), order="K"))
-
-
-_NO_ELEMENTS = np.empty(0)
 
 
 @placed
@@ -173,15 +170,6 @@ def _asarray(a, dtype=None, order=None, *, device=None, copy=None):
     return new_object(out) if copy and out is a else out
 
 
-def _order(order, like=False):
-    """NumPy's check of ``order``: 'C' or 'F' for a new array, also 'A' and 'K' for one
-    that follows an input (``like``). The layout itself is NumPy's eagerly, XLA's under
-    ``jit``."""
-    if order != ("K" if like else "C"):   # (the defaults need no check)
-        (np.empty_like(_NO_ELEMENTS, order=order) if like
-         else np.empty(0, order=order))
-
-
 def _shape(shape):
     return _checks.shape(shape)
 
@@ -194,7 +182,7 @@ def _dtype_or(dtype, default):
 @_new_array
 def full(shape, fill_value, dtype=None, order="C", *, device=None):
     """An array of ``shape`` filled with ``fill_value``."""
-    _order(order)
+    check_order(order)
     shape = _shape(shape)
     if dtype is None:   # (NumPy: np.full(3, 1.0) is float64, np.full(3, 2**63) uint64)
         fill = to_array(fill_value, weak_type=False)
@@ -211,14 +199,14 @@ def full(shape, fill_value, dtype=None, order="C", *, device=None):
 @placed
 @_new_array
 def zeros(shape, dtype=None, order="C", *, device=None):
-    _order(order)
+    check_order(order)
     return lax.full(_shape(shape), 0, _dtype_or(dtype, dtypes.default_float()))
 
 
 @placed
 @_new_array
 def ones(shape, dtype=None, order="C", *, device=None):
-    _order(order)
+    check_order(order)
     return lax.full(_shape(shape), 1, _dtype_or(dtype, dtypes.default_float()))
 
 
@@ -238,7 +226,7 @@ def _like(a, dtype, shape):
 @placed
 @_new_array
 def zeros_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
-    _order(order, like=True)
+    check_order(order, like=True)
     like_shape, dtype = _like(a, dtype, shape)
     return like_placement(lax.full(like_shape, 0, dtype), a, shape)
 
@@ -246,7 +234,7 @@ def zeros_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None)
 @placed
 @_new_array
 def ones_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
-    _order(order, like=True)
+    check_order(order, like=True)
     like_shape, dtype = _like(a, dtype, shape)
     return like_placement(lax.full(like_shape, 1, dtype), a, shape)
 
@@ -262,7 +250,7 @@ def empty_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None)
 @_new_array
 def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *,
               device=None):
-    _order(order, like=True)
+    check_order(order, like=True)
     like_shape, dtype = _like(a, dtype, shape)
     return like_placement(full(like_shape, fill_value, dtype), a, shape)
 
@@ -316,7 +304,7 @@ def arange(start, stop=None, step=None, dtype=None, *, device=None):
 @_new_array
 def eye(N, M=None, k=0, dtype=None, order="C", *, device=None):
     """A 2-d array with ones on diagonal ``k``."""
-    _order(order)
+    check_order(order)
     N = _checks.index(N, "N")
     M = N if M is None else _checks.index(M, "M")
     k = _clip_diagonal(_checks.index(k, "k"), N, M)
@@ -554,11 +542,6 @@ def asanyarray(a, dtype=None, order=None, *, device=None, copy=None, like=None):
     return asarray(a, dtype, order, device=device, copy=copy)
 
 
-def _check_order(order, name, allowed="CFAK"):
-    if order is not None and (not isinstance(order, str) or order.upper() not in allowed):
-        raise ValueError(f"{name}: order must be one of {', '.join(allowed)}, got {order!r}")
-
-
 def ascontiguousarray(a, dtype=None, *, like=None):
     """``a`` as a C-contiguous array of at least one dimension."""
     if like is not None:
@@ -583,8 +566,7 @@ def _atleast_1d(x):
 def asarray_chkfinite(a, dtype=None, order=None):
     """``asarray`` that raises ``ValueError`` if ``a`` holds an inf or a NaN (so it needs
     concrete values)."""
-    _check_order(order, "asarray_chkfinite")
-    out = asarray(a, dtype)
+    out = asarray(a, dtype, order)
     value = get_concrete(out)
     if value is None:
         raise concretization_error(

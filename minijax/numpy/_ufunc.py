@@ -22,7 +22,7 @@ from ..runtime import numpy_dispatch
 from ..runtime.array import Array
 from ..util import canonicalize_axis
 from . import _eager_table, _indexing
-from ._core import reduction_axes, to_array, with_kept_dims
+from ._core import check_order, reduction_axes, to_array, with_kept_dims
 from ._masked_selection import MaskedSelection
 from ._masked_selection import apply_ufunc as apply_masked_selection
 from ._out import check_casting, write_out
@@ -45,7 +45,6 @@ _SCATTERS = {"add": "add", "maximum": "max", "minimum": "min"}
 _CUMULATIVE = {"add": lax.cumsum, "multiply": lax.cumprod, "maximum": lax.cummax,
                "minimum": lax.cummin}
 _ORDERS = ("K", "A", "C")
-_NO_ELEMENTS = np.empty(0)
 
 
 class _NoValue:
@@ -142,8 +141,8 @@ class ufunc(numpy_dispatch.Forwarder):
                             f"{'s' if self.nin > 1 else ''}, got {len(args)}")
         outs = self._outs(out)
         check_casting(casting)
-        if order not in _ORDERS:   # (NumPy's check; the layout is XLA's under jit)
-            np.empty_like(_NO_ELEMENTS, order=order)
+        if order not in _ORDERS:
+            check_order(order, like=True)
         if subok is not True and subok is not False:
             raise TypeError(f"{name}: subok must be a bool")
         if signature is not None:
