@@ -697,9 +697,8 @@ def _turned(chunk, edge, ax, odd):
         return chunk
     dtype = get_aval(chunk).dtype
     work = np.dtype(np.int8) if dtype == np.bool_ else dtype
-    c, e = lax.convert_element_type(chunk, work), lax.convert_element_type(edge, work)
-    e = lax.broadcast_in_dim(lax.squeeze(e, (ax,)), get_aval(c).shape,
-                             tuple(i for i in range(get_aval(c).ndim) if i != ax))
+    c = lax.convert_element_type(chunk, work)
+    e = _broadcast_along(lax.convert_element_type(edge, work), ax, get_aval(c).shape[ax])
     return lax.convert_element_type(lax.sub(lax.add(e, e), c), dtype)
 
 
