@@ -558,10 +558,10 @@ def pad(array, pad_width, mode="constant", **kwargs):
         raise ValueError(f"unsupported keyword arguments for mode '{mode}': {unsupported}")
     if mode == "constant":
         cv = kwargs.get("constant_values", 0)
-        cvs = np.broadcast_to(np.asarray(cv), (aval.ndim, 2)) if np.ndim(cv) else None
-        if cvs is None:
+        if not np.ndim(cv):
             val = lax.convert_element_type(to_array(cv), aval.dtype)
             return lax.pad(a, val, [(lo, hi, 0) for lo, hi in widths])
+        cvs = _pad_pairs(cv, aval.ndim)
         out = a
         for ax, (lo, hi) in enumerate(widths):
             cfg = [(0, 0, 0)] * aval.ndim
