@@ -1069,3 +1069,14 @@ def test_pad_batches_and_differentiates():
                          ("linear_ramp", {"end_values": 1.0}), ("wrap", {}), ("median", {})):
         check_grads(lambda x: np.pad(x, ((2, 3), (4, 1)), mode, **kwargs) ** 2, (b[0],),
                     order=1)
+
+
+@pytest.mark.parametrize("end_values", [0, (1.5, -2), ((1, 2),)])
+def test_linear_ramp_of_float32_computes_as_numpy(end_values):
+    # NumPy reads end_values as its (strong) scalars: a float32 ramp is made in float64
+    a = (onp.arange(5.0) * 0.37).astype(onp.float32)
+    want = onp.pad(a, 7, "linear_ramp", end_values=end_values)
+    for got in (np.pad.__wrapped_lax__(a, 7, "linear_ramp", end_values=end_values),
+                minijax.jit(lambda x: np.pad(x, 7, "linear_ramp", end_values=end_values))(a)):
+        assert onp.asarray(got).dtype == want.dtype
+        onp.testing.assert_array_equal(onp.asarray(got), want)

@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import _checks, lax
 from .. import dtypes as _dtypes
-from ..core import get_aval, get_concrete
+from ..core import Tracer, get_aval, get_concrete
 from ..runtime.array import Array
 from ..util import canonicalize_axis
 from ._out import supports_out
@@ -599,10 +599,12 @@ def pad(array, pad_width, mode="constant", **kwargs):
 
 
 def _pad_pairs(values, nd):
-    """NumPy's per-axis (before, after) pairs of a pad value (``end_values``)."""
-    if np.ndim(values) == 0:
+    """NumPy's per-axis (before, after) pairs of a pad value, NumPy scalars as NumPy
+    reads them (strongly typed: ``end_values=0`` ramps a float32 array in float64); a
+    traced value as it is."""
+    if isinstance(values, Tracer):
         return [(values, values)] * nd
-    return np.broadcast_to(np.asarray(values), (nd, 2)).tolist()
+    return np.broadcast_to(np.asarray(values), (nd, 2))
 
 
 def _pad_lengths(stat_length, nd):
