@@ -359,10 +359,16 @@ def test_call_keywords_dtype_casting_and_errors():
                                     dict(signature="ff->f"), dict(signature="ll->l"),
                                     dict(signature=("float64", None, "float64")),
                                     dict(signature="float32,float32->float32"),
-                                    dict(signature="d->d"), dict(signature="ii->i")])
-def test_order_and_signature_are_numpys_traced_too(kwargs):
-    """The layout order= asks for is XLA's under jit (the values are the same), and a
-    signature= of one dtype is dtype=; both with NumPy's errors."""
+                                    dict(signature="d->d"), dict(signature="ii->i"),
+                                    dict(casting="no"), dict(casting="equiv"),
+                                    dict(casting="safe"), dict(casting="same_kind"),
+                                    dict(casting="unsafe"), dict(casting="bogus"),
+                                    dict(casting="safe", dtype="float32"),
+                                    dict(casting="no", signature="dd->d")])
+def test_order_signature_and_casting_are_numpys_traced_too(kwargs):
+    """The layout order= asks for is XLA's under jit (the values are the same), a
+    signature= of one dtype is dtype=, and casting= is NumPy's rule; with NumPy's
+    errors."""
     for a in (onp.arange(6.0).reshape(2, 3), onp.arange(6).reshape(2, 3)):
         try:
             want = onp.add(a, 1, **kwargs)
@@ -491,3 +497,22 @@ def test_methods_on_random_shapes_and_axes(data):
         got = np.array(flat)
         u.at.__wrapped_lax__(got, pos, np.asarray(vals))
         _same(got, want, rtol=1e-10)
+
+
+@pytest.mark.parametrize("casting", ["no", "equiv", "safe", "same_kind", "unsafe"])
+def test_casting_of_python_scalars_is_numpys_traced_too(casting):
+    """casting= with a Python scalar operand: its dtype follows NEP 50 (weak), and
+    "equiv", unlike "no", refuses a Python scalar whose own dtype is not the loop's."""
+    for dtype in (onp.float64, onp.float32, onp.int64, onp.int8, onp.complex128, onp.bool_):
+        a = onp.ones(3, dtype)
+        for s in (1, 1.0, 1j, True):
+            try:
+                want = onp.add(a, s, casting=casting)
+            except TypeError as e:
+                for run in (lambda: _LaxCall(np.add)(np.asarray(a), s, casting=casting),
+                            lambda: minijax.jit(lambda v: np.add(v, s, casting=casting))(a)):
+                    with pytest.raises(TypeError, match=re.escape(str(e)[-30:])):
+                        run()
+                continue
+            _same(_LaxCall(np.add)(np.asarray(a), s, casting=casting), want)
+            _same(minijax.jit(lambda v: np.add(v, s, casting=casting))(a), want)

@@ -182,18 +182,35 @@ class ufunc(numpy_dispatch.Forwarder):
 
     def _cast_inputs(self, args, dtype, casting):
         in_dtypes = tuple(_numpy_dtype_of(a) for a in args)
-        sig = None if dtype is None else (None,) * self.nin + (np.dtype(dtype),) * self.nout
-        try:
-            loop = self._np.resolve_dtypes(in_dtypes + (None,) * self.nout, signature=sig,
-                                           casting=casting)
-        except Exception as e:   # NumPy's casting or no-loop error, renamed
-            raise TypeError(f"{self.__name__}: {e}") from None
+        if casting == "equiv":
+            # (NumPy's resolve_dtypes crashes on "equiv" with a Python scalar's type. For
+            # minijax's dtypes, all in native byte order, it is "no", except that NumPy's
+            # call first refuses a Python scalar whose own dtype is not the loop's)
+            loop = self._loop(in_dtypes, dtype, "unsafe")
+            for given, dt in zip(in_dtypes, loop):
+                if isinstance(given, type) and np.dtype(given) != dt:
+                    raise TypeError(f"cannot cast Python {given.__name__} to {dt} under "
+                                    f"the casting rule 'equiv'")
+        loop = self._loop(in_dtypes, dtype, casting)
         out = []
         for a, dt in zip(args, loop[:self.nin]):
             a = to_array(a)
             dt = dtypes.canonicalize(dt)
             out.append(a if get_aval(a).dtype == dt else lax.convert_element_type(a, dt))
         return out
+
+    def _loop(self, in_dtypes, dtype, casting):
+        """NumPy's loop dtypes for ``in_dtypes`` (and ``dtype=``) under ``casting``."""
+        # (resolve_dtypes refuses signature=None: the keyword is left out then)
+        sig = {} if dtype is None else {
+            "signature": (None,) * self.nin + (np.dtype(dtype),) * self.nout}
+        try:
+            return self._np.resolve_dtypes(in_dtypes + (None,) * self.nout,
+                                           casting="no" if casting == "equiv" else casting,
+                                           **sig)
+        except Exception as e:   # NumPy's casting or no-loop error, renamed
+            message = str(e).replace("rule 'no'", f"rule {casting!r}")
+            raise TypeError(f"{self.__name__}: {message}") from None
 
     @staticmethod
     def _masked(result, mask, out):
