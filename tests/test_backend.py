@@ -19,6 +19,7 @@ from minijax.extend import core, mlir
 from minijax.extend.mlir import hlo
 from minijax.interpreters.lowering import lower_jaxpr
 from minijax.lax import linalg
+from minijax.sharding import Mesh, NamedSharding, P
 
 
 def test_registry_and_cpu_facts():
@@ -179,3 +180,40 @@ def test_compile_cache_key_has_the_platform():
     device = backend.default_device()
     keys = {compile_cache.make_key("text", Client(p), device, b"") for p in ("cpu", "cuda")}
     assert len(keys) == 2
+
+
+@pytest.mark.xla_defaults
+@pytest.mark.parametrize("dtype", ["int8", "int16", "int32"])
+def test_bitwise_and_or_of_converted_narrow_integers_compile(dtype):
+    """jaxlib 0.10's XLA CPU fusion emitters crash the process on a bitwise and/or of a
+    signed integer narrower than 64 bits fed by a conversion to it: such a program is
+    compiled with XLA's older emitters (run with XLA's defaults, in the subprocess of
+    tests/test_xla_default_options.py, a crash there fails that test)."""
+    a, b = onp.arange(-8, 8), onp.arange(16) % 5
+    want_and = onp.bitwise_and(a.astype(dtype), b.astype(dtype))
+    want_or = onp.bitwise_or(a.astype(dtype), b.astype(dtype))
+    assert_same = onp.testing.assert_array_equal
+    assert_same(minijax.jit(lambda x, y: x.astype(dtype) & y.astype(dtype))(a, b), want_and)
+    assert_same(minijax.jit(lambda x, y: np.bitwise_or(x, y, dtype=dtype))(a, b), want_or)
+    assert_same(minijax.jit(lambda x, y: x.astype(dtype) | y)(a, b.astype(dtype)), want_or)
+    assert_same(minijax.vmap(lambda x, y: x.astype(dtype) & y.astype(dtype))(a, b), want_and)
+    # and sharded over the suite's two CPU devices (XLA's SPMD compile)
+    mesh = Mesh(onp.array(minijax.devices()[:2]), ("x",))
+    xs = minijax.device_put(a, NamedSharding(mesh, P("x")))
+    assert_same(minijax.jit(lambda x, y: x.astype(dtype) & y.astype(dtype))(xs, b), want_and)
+
+
+def test_narrow_bitwise_programs_are_the_ones_compiled_with_older_emitters():
+    """Only programs with both a narrow signed and/or and a conversion to a narrow
+    signed type get the option (on jaxlib 0.10; 0.11 has no such option)."""
+    from minijax.backend import _jaxlib
+    lower = lambda f, *args: minijax.jit(f).lower(*args).as_text()
+    a = onp.arange(4)
+    narrow = lower(lambda x: x.astype("int16") & x.astype("int16"), a)
+    older = [("xla_cpu_use_fusion_emitters", False)] if _jaxlib._CPU_EMITTER_OPTION else []
+    assert _jaxlib.cpu_option_overrides(narrow) == older
+    assert _jaxlib.cpu_option_overrides(
+        lower(lambda x: x.astype("float32") > 1, a)) == []
+    assert _jaxlib.cpu_option_overrides(lower(lambda x: x & 3, a)) == []
+    assert _jaxlib.cpu_option_overrides(
+        lower(lambda x: x.astype("uint32") & x.astype("uint32"), a)) == []

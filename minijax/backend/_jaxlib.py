@@ -50,6 +50,9 @@ def _load():
         # jaxlib 0.11 dropped the keyword (and the checks). Read from the signature.
         signature = g["_jax"].array_result_handler.__doc__ or ""
         _HANDLER_OPTIONS = {"_skip_checks": True} if "_skip_checks" in signature else {}
+        global _CPU_EMITTER_OPTION
+        version = importlib.import_module("jaxlib.version").__version__
+        _CPU_EMITTER_OPTION = tuple(int(p) for p in version.split(".")[:2]) < (0, 11)
         _loaded = True
 
 
@@ -451,6 +454,29 @@ def reordered_sharding(order, text, perm):
                               xla_client.HloSharding.from_string("{" + body + "}"))
 
 
+# jaxlib 0.10's XLA CPU fusion emitters crash the process (SIGSEGV while generating code)
+# on a bitwise and/or of a signed integer type narrower than 64 bits fed by a conversion
+# to that type, as ``x.astype(np.int32) & y`` is (JAX 0.10.2 crashes on the same
+# program). Its older emitters, which the test suite compiles everything with, generate
+# such a program correctly; jaxlib 0.11's XLA has only the fusion emitters (and no
+# option to choose).
+_CPU_EMITTER_OPTION = False
+_NARROW_SIGNED = r"tensor<(?:[0-9]+x)*i(?:8|16|32)>"
+_NARROW_BITWISE = re.compile(r"stablehlo\.(?:and|or)\b[^\n]*" + _NARROW_SIGNED)
+_NARROW_CONVERT = re.compile(r"stablehlo\.convert\b[^\n]*-> " + _NARROW_SIGNED)
+
+
+def cpu_option_overrides(text):
+    """The XLA options (name, value) that the CPU program ``text`` (StableHLO) is
+    compiled with besides the defaults: the older emitters where the fusion emitters of
+    jaxlib 0.10 would crash on it."""
+    _load()
+    if (_CPU_EMITTER_OPTION and _NARROW_BITWISE.search(text)
+            and _NARROW_CONVERT.search(text)):
+        return [("xla_cpu_use_fusion_emitters", False)]
+    return []
+
+
 def compile_spmd(client, text, devices):
     """Compile StableHLO ``text`` (with ``mhlo.sharding`` attributes) for ``devices``
     with XLA's SPMD partitioner: one partition per device, in this order."""
@@ -463,6 +489,8 @@ def compile_spmd(client, text, devices):
     build.allow_spmd_sharding_propagation_to_output = [True]
     build.device_assignment = xla_client.DeviceAssignment.create(
         np.array([[d.id for d in devices]], dtype=np.int32))
+    if client.platform == "cpu":
+        options.env_option_overrides = cpu_option_overrides(text)
     return quietly(lambda: client.compile_and_load(text, xla_client.DeviceList(tuple(devices)),
                                                    options))
 

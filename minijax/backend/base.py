@@ -91,6 +91,11 @@ class Backend:
             np.array([[device.id]], dtype=np.int32))
         return options
 
+    def option_overrides(self, module_text):
+        """XLA options (name, value) that the program ``module_text`` needs besides
+        ``compile_options``' (none here; see the CPU backend's)."""
+        return []
+
     def compile(self, module_text, device, host_callbacks=()):
         """Compile StableHLO text for ``device``; returns a loaded executable.
 
@@ -100,6 +105,9 @@ class Backend:
         client = self.get_client()
         device_list = xla_client.DeviceList((device,))
         options = self.compile_options(device)
+        overrides = self.option_overrides(module_text)
+        if overrides:
+            options.env_option_overrides = overrides
         if host_callbacks:
             return self._compile_with_callbacks(client, module_text, device_list, options,
                                                 host_callbacks)

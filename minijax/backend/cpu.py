@@ -55,6 +55,9 @@ class CpuBackend(Backend):
         # multi-process run the client's first device may be another process's)
         self._default_device = client.local_devices()[0]
 
+    def option_overrides(self, module_text):
+        return _jaxlib.cpu_option_overrides(module_text)
+
     def to_host(self, buffer, dtype=None):
         """A read-only host ndarray view of a PjRt buffer (waits for it to be ready).
 
