@@ -1080,3 +1080,46 @@ def test_linear_ramp_of_float32_computes_as_numpy(end_values):
                 minijax.jit(lambda x: np.pad(x, 7, "linear_ramp", end_values=end_values))(a)):
         assert onp.asarray(got).dtype == want.dtype
         onp.testing.assert_array_equal(onp.asarray(got), want)
+
+
+_STAT_INPUTS = {"float64": lambda a: a, "float32": lambda a: a.astype(onp.float32),
+                "float16": lambda a: a.astype(onp.float16),
+                "complex128": lambda a: a + 1j * a[::-1], "int64": lambda a: (a * 10).astype(int)}
+_STAT_KEYWORDS = [dict(), dict(axis=1, ddof=1), dict(ddof=0.5), dict(axis=1, ddof=4),
+                  dict(dtype=onp.float32), dict(dtype=onp.complex64),
+                  dict(dtype=onp.complex128, axis=0), dict(dtype=onp.float16),
+                  dict(dtype=onp.int32), dict(dtype=onp.int32, axis=0),
+                  dict(where="mask", axis=1), dict(where="mask", dtype=onp.complex64, axis=0),
+                  dict(where="mask", keepdims=True)]
+
+
+@pytest.mark.parametrize("name", ["mean", "var", "std", "nanmean", "nanvar", "nanstd"])
+@pytest.mark.parametrize("kind", list(_STAT_INPUTS))
+def test_statistics_keywords_match_numpy_traced_too(name, kind):
+    """dtype= (the result's dtype, and where NumPy computes in it), fractional ddof,
+    where= and NumPy's errors, eagerly and under jit: NaN where a nan-statistic has no
+    more than ddof values, an inexact input's nan-statistic refuses an integer dtype."""
+    base = onp.random.default_rng(3).uniform(0.1, 5.0, (4, 5))
+    base[1, 2] = base[3, :4] = onp.nan
+    a = _STAT_INPUTS[kind](base if name.startswith("nan") else onp.nan_to_num(base))
+    if kind == "int64" and name.startswith("nan"):
+        a = _STAT_INPUTS[kind](onp.nan_to_num(base))
+    for kwargs in _STAT_KEYWORDS:
+        if name.endswith("mean") and "ddof" in kwargs:
+            continue
+        kwargs = {k: (base > 1 if v == "mask" else v) for k, v in kwargs.items()}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                want = getattr(onp, name)(a, **kwargs)
+            except TypeError as e:
+                for run in (lambda: getattr(np, name)(a, **kwargs),
+                            lambda: minijax.jit(lambda v: getattr(np, name)(v, **kwargs))(a)):
+                    with pytest.raises(TypeError, match=re.escape(str(e)[:30])):
+                        run()
+                continue
+            for got in (getattr(np, name)(a, **kwargs),
+                        minijax.jit(lambda v: getattr(np, name)(v, **kwargs))(a)):
+                small = onp.dtype(want.dtype).itemsize <= 8
+                assert_same(got, want, rtol=4e-3 if small else 1e-12, atol=1e-3 if small else 0,
+                            err_msg=f"{name}{kwargs}")

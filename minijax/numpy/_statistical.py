@@ -208,12 +208,6 @@ amax, amin = max, min
 def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     """Arithmetic mean over ``axis`` (integers average in the default float)."""
     keepdims = _checks.flag(keepdims, "keepdims")
-    if where is not None and where is not True:
-        a = to_array(a)
-        aval = get_aval(a)
-        mask = lax.broadcast_to_shape(to_array(where), aval.shape)
-        return divide(sum(a, axis, dtype=dtype, keepdims=keepdims, where=mask),
-                      sum(mask, axis, keepdims=keepdims))
     a = to_array(a)
     aval = get_aval(a)
     axes = reduction_axes(aval.ndim, axis)
@@ -227,6 +221,13 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     compute = np.dtype(np.float32) if out_dtype.itemsize < 4 and out_dtype.kind == "f" else out_dtype
     if out_dtype == dtypes.bfloat16:
         compute = np.dtype(np.float32)
+    if where is not None and where is not True:
+        mask = lax.broadcast_to_shape(to_array(where), aval.shape)
+        total = sum(lax.convert_element_type(a, compute), axis, keepdims=keepdims,
+                    where=mask)
+        count = sum(mask, axis, keepdims=keepdims)
+        out = lax.div(total, lax.convert_element_type(count, compute))
+        return lax.convert_element_type(out, out_dtype)
     total = lax.reduce_sum(lax.convert_element_type(a, compute, aval.weak_type), axes)
     count = int(np.prod([aval.shape[i] for i in axes], dtype=np.int64))
     out = lax.div(total, lax.full(get_aval(total).shape, count, compute))
@@ -354,31 +355,38 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     mask = None if where is None or where is True else lax.broadcast_to_shape(
         lax.convert_element_type(to_array(where), np.bool_), aval.shape)
     out_dtype = _mean_dtype(aval.dtype) if dtype is None else dtypes.canonicalize(dtype)
-    compute = out_dtype
-    if out_dtype == np.float16 or out_dtype == dtypes.bfloat16:
-        compute = np.dtype(np.float32)
+    if dtype is None and dtypes.is_complex(out_dtype):
+        out_dtype = dtypes.real_dtype(out_dtype)
+    compute = _wider_than_half(dtypes.canonicalize(dtype) if dtype is not None
+                               else _mean_dtype(aval.dtype))
+    # NumPy's steps: the mean in dtype=, the deviations in a's dtype promoted with it,
+    # their squares (|.|**2 for complex a) summed in dtype= (real for complex a without)
     x = lax.convert_element_type(a, compute)
     if mean is not None:   # NumPy's: the mean over axis, shaped as with keepdims=True
-        m = lax.convert_element_type(to_array(mean), compute)
-        centered = lax.sub(x, lax.broadcast_to_shape(m, aval.shape))
+        m = lax.broadcast_to_shape(lax.convert_element_type(to_array(mean), compute),
+                                   aval.shape)
     elif mask is not None:
-        centered = lax.sub(x, lax.broadcast_to_shape(
-            _masked_mean_keep(x, mask, axes), aval.shape))
+        m = lax.broadcast_to_shape(_masked_mean_keep(x, mask, axes), aval.shape)
     else:
-        centered = lax.sub(x, _mean_keep(x, axes))
-    if dtypes.is_complex(compute):
+        m = _mean_keep(x, axes)
+    deviation = _wider_than_half(dtypes.canonicalize(np.result_type(aval.dtype, compute)))
+    centered = lax.sub(lax.convert_element_type(a, deviation),
+                       lax.convert_element_type(m, deviation))
+    if dtypes.is_complex(aval.dtype):
         sq = lax.abs(centered)
         sq = lax.mul(sq, sq)
-        out_dtype = dtypes.real_dtype(out_dtype)
     else:
         sq = lax.mul(centered, centered)
+    summed = compute if dtype is not None else _wider_than_half(out_dtype)
+    sq = lax.convert_element_type(sq, summed)
     if mask is not None:
         sq = lax.select_n(mask, lax.full(aval.shape, 0, get_aval(sq).dtype), sq)
         total = lax.reduce_sum(sq, axes)
-        n = lax.reduce_sum(lax.convert_element_type(mask, get_aval(total).dtype), axes)
-        denom = lax.max(lax.sub(n, lax.full(get_aval(n).shape, ddof, get_aval(n).dtype)),
-                        lax.full(get_aval(n).shape, 0, get_aval(n).dtype))
-        res = lax.div(total, denom)
+        real = dtypes.real_dtype(get_aval(total).dtype)
+        n = lax.reduce_sum(lax.convert_element_type(mask, real), axes)
+        denom = lax.max(lax.sub(n, lax.full(get_aval(n).shape, ddof, real)),
+                        lax.full(get_aval(n).shape, 0, real))
+        res = lax.div(total, lax.convert_element_type(denom, get_aval(total).dtype))
     else:
         total = lax.reduce_sum(sq, axes)
         n = int(np.prod([aval.shape[i] for i in axes], dtype=np.int64))
@@ -386,6 +394,11 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
         res = lax.div(total, lax.full(get_aval(total).shape, denom, get_aval(total).dtype))
     res = lax.convert_element_type(res, out_dtype)
     return with_kept_dims(res, aval.shape, axes) if keepdims else res
+
+
+def _wider_than_half(dtype):
+    # (half-precision statistics compute in float32)
+    return np.dtype(np.float32) if dtype == np.float16 or dtype == dtypes.bfloat16 else dtype
 
 
 def _masked_mean_keep(x, mask, axes):
@@ -410,8 +423,20 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
         mean=None, correction=None):
     """Standard deviation over ``axis`` with ``ddof`` (or ``correction``)."""
     keepdims = _checks.flag(keepdims, "keepdims")
-    return _sqrt_of_variance(var(a, axis, dtype, out, ddof, keepdims, where=where, mean=mean,
-                                 correction=correction))
+    return _deviation(var(a, axis, dtype, out, ddof, keepdims, where=where, mean=mean,
+                          correction=correction))
+
+
+def _deviation(v):
+    """The standard deviation of the variance ``v``, as NumPy's ``std`` takes it."""
+    vdt = get_aval(v).dtype
+    if not dtypes.is_inexact(vdt):   # an integer dtype=: NumPy's square root of its scalar
+        if get_aval(v).shape:
+            raise TypeError(f"Cannot cast ufunc 'sqrt' output from dtype('float64') to "
+                            f"dtype('{vdt.name}') with casting rule 'same_kind'")
+        return lax.convert_element_type(
+            lax.sqrt(lax.convert_element_type(v, dtypes.default_float())), vdt)
+    return _sqrt_of_variance(v)
 
 
 @custom_jvp
@@ -818,39 +843,60 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     aval = get_aval(a)
     if not dtypes.is_inexact(aval.dtype):
         return mean(a, axis, dtype, out, keepdims, where=where)
+    _check_inexact(dtype, out)
     filled, mask = _replace_nan(a, 0)
     count = sum(logical_not(mask), axis, keepdims=keepdims, where=where)
     total = sum(filled, axis, dtype, out, keepdims, where=where)
     return divide(total, lax.convert_element_type(count, get_aval(total).dtype))
 
 
+def _check_inexact(dtype, out):
+    # NumPy's nan-statistics of an inexact array compute in an inexact dtype
+    if dtype is not None and not dtypes.is_inexact(dtypes.canonicalize(_checks.dtype(dtype))):
+        raise TypeError("If a is inexact, then dtype must be inexact")
+    if out is not None and not dtypes.is_inexact(get_aval(out).dtype):
+        raise TypeError("If a is inexact, then out must be inexact")
+
+
 @supports_out
 def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
            mean=None, correction=None):
-    """Variance ignoring NaNs (real for complex input: the mean of ``|x - mean|**2``)."""
+    """Variance ignoring NaNs (real for complex input: the mean of ``|x - mean|**2``);
+    NaN where no more than ``ddof`` values are not NaN, as NumPy's."""
     keepdims = _checks.flag(keepdims, "keepdims")
     ddof = _variance_ddof("nanvar", ddof, correction)
     a = to_array(a)
     aval = get_aval(a)
     if not dtypes.is_inexact(aval.dtype):
         return var(a, axis, dtype, out, ddof, keepdims, where=where, mean=mean)
+    _check_inexact(dtype, None)
     chosen = None if where is None or where is True else lax.broadcast_to_shape(
         lax.convert_element_type(to_array(where), np.bool_), aval.shape)
     m = nanmean(a, axis, dtype, keepdims=True, where=chosen) if mean is None else mean
-    filled, mask = _replace_nan(subtract(a, m), 0)
+    # (NumPy subtracts the mean in a's own dtype, squares there, and sums in dtype=)
+    centered = subtract(a, m)
+    if get_aval(centered).dtype != aval.dtype:
+        centered = lax.convert_element_type(
+            lax.real(centered) if dtypes.is_complex(get_aval(centered).dtype)
+            and not dtypes.is_complex(aval.dtype) else centered, aval.dtype)
+    filled, mask = _replace_nan(centered, 0)
     if chosen is not None:   # entries outside where= count as NaNs do: not at all
         mask = lax.bitwise_or(mask, lax.bitwise_not(chosen))
-        filled = lax.select_n(mask, filled, lax.full(aval.shape, 0, get_aval(filled).dtype))
-    if dtypes.is_complex(get_aval(filled).dtype):   # |a - m|**2, real (as NumPy)
+        filled = lax.select_n(mask, filled, lax.full(aval.shape, 0, aval.dtype))
+    if dtypes.is_complex(aval.dtype):   # |a - m|**2, real (as NumPy)
         re, im = lax.real(filled), lax.imag(filled)
         sq = lax.add(lax.mul(re, re), lax.mul(im, im))
     else:
         sq = multiply(filled, filled)
     count = sum(logical_not(mask), axis, keepdims=keepdims)
-    total = sum(sq, axis, keepdims=keepdims)
-    cs, cd = get_aval(count).shape, get_aval(count).dtype
-    denom = lax.max(lax.sub(count, lax.full(cs, ddof, cd)), lax.full(cs, 0, cd))
-    return divide(total, lax.convert_element_type(denom, get_aval(total).dtype))
+    total = sum(sq, axis, dtype, keepdims=keepdims)
+    rdt = get_aval(total).dtype
+    dof = lax.sub(lax.convert_element_type(count, rdt), lax.full(get_aval(count).shape, ddof, rdt))
+    variance = divide(total, dof)
+    bad = lax.le(lax.real(dof) if dtypes.is_complex(rdt) else dof,
+                 lax.full(get_aval(count).shape, 0, dtypes.real_dtype(rdt)))
+    return lax.select_n(bad, variance, lax.full(get_aval(variance).shape, np.nan,
+                                               get_aval(variance).dtype))
 
 
 @supports_out
@@ -858,8 +904,8 @@ def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=
            mean=None, correction=None):
     """Standard deviation ignoring NaNs (real for complex input)."""
     keepdims = _checks.flag(keepdims, "keepdims")
-    return _sqrt_of_variance(nanvar(a, axis, dtype, out, ddof, keepdims, where=where,
-                                    mean=mean, correction=correction))
+    return _deviation(nanvar(a, axis, dtype, out, ddof, keepdims, where=where, mean=mean,
+                             correction=correction))
 
 
 def _take_per_lane(x, idx):
