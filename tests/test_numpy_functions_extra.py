@@ -1123,3 +1123,76 @@ def test_statistics_keywords_match_numpy_traced_too(name, kind):
                 small = onp.dtype(want.dtype).itemsize <= 8
                 assert_same(got, want, rtol=4e-3 if small else 1e-12, atol=1e-3 if small else 0,
                             err_msg=f"{name}{kwargs}")
+
+
+def _gufunc_cases():
+    rng = onp.random.default_rng(0)
+    a3, m, v = rng.uniform(size=(3, 4, 5)), rng.uniform(size=(4, 4)), rng.uniform(size=4)
+    i, c = rng.integers(0, 5, (4, 4)), m + 1j * m.T
+    return [
+        ("matmul", (m, m), {}), ("matmul", (a3, a3), dict(axes=[(0, 1), (1, 0), (0, 1)])),
+        ("matmul", (m, v), dict(axes=[(0, 1), (0,), (0,)])),
+        ("matmul", (v, m), dict(axes=[0, (1, 0), 0])), ("matmul", (m, m), dict(dtype="float32")),
+        ("matmul", (m, m), dict(dtype="int32")),
+        ("matmul", (m, m), dict(dtype="int32", casting="unsafe")),
+        ("matmul", (i, i), dict(dtype="float32")), ("matmul", (m, m), dict(casting="no")),
+        ("matmul", (i, m), dict(casting="no")), ("matmul", (i, m), dict(casting="safe")),
+        ("matmul", (m, m), dict(order="F")), ("matmul", (m, m), dict(order="X")),
+        ("matmul", (m, m), dict(subok=False)), ("matmul", (m, m), dict(signature="ff->f")),
+        ("matmul", (m, m), dict(axis=0)), ("matmul", (m, m), dict(keepdims=True)),
+        ("matmul", (m, m), dict(axes=[(0, 1), (0, 1)])),
+        ("matmul", (m, m), dict(axes=((0, 1), (0, 1), (0, 1)))),
+        ("matmul", (m, m), dict(axes=[(0, 1), (0, 1), (0, 2)])),
+        ("matmul", (m, m), dict(axes=[(0, 0), (0, 1), (0, 1)])),
+        ("matmul", (m, m), dict(axes=[(0,), (0, 1), (0, 1)])),
+        ("matmul", (m > 0.5, m > 0.3), {}),
+        ("vecdot", (m, m), {}), ("vecdot", (m, m), dict(axis=0)),
+        ("vecdot", (m, m), dict(axis=0, keepdims=True)), ("vecdot", (a3, a3), dict(axes=[0, 1])),
+        ("vecdot", (a3, a3), dict(axes=[(0,), (2,), ()])),
+        ("vecdot", (a3, a3), dict(axes=[0, 2], keepdims=True)),
+        ("vecdot", (a3, a3), dict(axes=[0, 2, 1], keepdims=True)),
+        ("vecdot", (m, m), dict(keepdims=True)), ("vecdot", (c, c), dict(axis=0)),
+        ("vecdot", (m, v), dict(dtype="complex64")), ("vecdot", (m, m), dict(axis=0, axes=[0, 0])),
+        ("vecdot", (m, m), dict(axis=2)), ("vecdot", (i, i), dict(casting="safe", dtype="float64")),
+        ("vecdot", (v > 0.5, v > 0.3), {}),
+        ("matvec", (m, v), {}), ("matvec", (m, v), dict(axes=[(1, 0), 0, 0])),
+        ("matvec", (a3, v), dict(axes=[(1, 0), 0, 1])), ("matvec", (m, v), dict(axis=0)),
+        ("matvec", (m, v), dict(keepdims=True)), ("matvec", (m, v), dict(dtype="float32")),
+        ("vecmat", (v, m), {}), ("vecmat", (v, c), dict(axes=[0, (1, 0), 0])),
+        ("vecmat", (v, a3), dict(axes=[0, (0, 1), 0])),
+    ]
+
+
+@pytest.mark.parametrize("case", _gufunc_cases(), ids=lambda c: f"{c[0]}-{sorted(c[2])}")
+def test_gufunc_keywords_match_numpy_traced_too(case):
+    """matmul, vecdot, matvec and vecmat take NumPy's gufunc keywords: axes=/axis= place
+    the core axes, keepdims=, dtype=/signature=/casting= cast the operands, order= and
+    subok= are checked; with NumPy's results and error types, eagerly and under jit."""
+    name, args, kwargs = case
+    try:
+        want = getattr(onp, name)(*args, **kwargs)
+    except Exception as e:
+        error = next(c for c in type(e).__mro__ if c.__module__ == "builtins")
+        for run in (lambda: getattr(np, name)(*args, **kwargs),
+                    lambda: minijax.jit(lambda *a: getattr(np, name)(*a, **kwargs))(*args)):
+            with pytest.raises(error):
+                run()
+        return
+    assert_same(getattr(np, name)(*args, **kwargs), want, rtol=1e-6)
+    assert_same(minijax.jit(lambda *a: getattr(np, name)(*a, **kwargs))(*args), want,
+                rtol=1e-6)
+
+
+def test_products_of_booleans_are_booleans():
+    """NumPy's products of boolean arrays are the or of ands (they raised TypeError)."""
+    rng = onp.random.default_rng(0)
+    a, b = rng.integers(0, 2, (3, 4)).astype(bool), rng.integers(0, 2, (4, 5)).astype(bool)
+    for f in (lambda m, x, y: m.matmul(x, y), lambda m, x, y: m.dot(x, y),
+              lambda m, x, y: m.inner(x, y.T), lambda m, x, y: m.vdot(x, x),
+              lambda m, x, y: m.tensordot(x, y, 1), lambda m, x, y: m.matvec(x, y[:, 0]),
+              lambda m, x, y: m.vecmat(x[0], y), lambda m, x, y: x @ y,
+              lambda m, x, y: m.linalg.multi_dot([x, y, y.T]),
+              lambda m, x, y: m.linalg.matrix_power(x[:, :3], 3)):
+        want = f(onp, a, b)
+        assert_same(f(np, a, b), want)
+        assert_same(minijax.jit(lambda x, y: f(np, x, y))(a, b), want)

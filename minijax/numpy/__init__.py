@@ -8,7 +8,7 @@ chapter of the Array API standard (in the standard's order), then NumPy-only cha
 from ..runtime.array import Array as ndarray
 from ..runtime.numpy_dispatch import host_of as _host_of
 
-# The linalg extension (minijax.numpy.linalg) and its top-level vecdot
+# The linalg extension (minijax.numpy.linalg)
 # Operators and methods on Array and tracers (installed on import)
 from . import _operators, linalg  # noqa: F401  (_operators installs operators on arrays)
 from . import random  # noqa: F401  (NumPy's random generators, on the host)
@@ -241,6 +241,7 @@ from ._linear_algebra import (
     outer,
     tensordot,
     vdot,
+    vecdot,
     vecmat,
 )
 
@@ -377,7 +378,6 @@ from ._utility import (
     any,
     diff,
 )
-from .linalg import vecdot
 
 # NumPy only: vander and the NumPy-flavoured creation functions
 from ._creation import (

@@ -10,17 +10,18 @@ import numpy as np
 from .. import _checks, dtypes, lax
 from ..core import get_aval
 from ..errors import ShapeMismatchError
-from ._out import supports_out
-from ._core import broadcast_shapes, cast_dtype, promote, promote_and_broadcast, to_array
+from ._out import check_casting, supports_out
+from ._core import (broadcast_shapes, cast_dtype, check_order, promote,
+                    promote_and_broadcast, to_array)
 from ._elementwise import multiply
 from ._manipulation import moveaxis, ravel, reshape
+from ._ufunc import signature_dtype, cast_inputs
+from ..util import canonicalize_axis
 
 
 def _operands(a, b, dtype=None):
-    a, b = promote(a, b) if dtype is None else promote(a, b, dtype=dtypes.canonicalize(dtype))
-    if get_aval(a).dtype == np.bool_:
-        raise TypeError("products of boolean arrays are not supported; convert to int first")
-    return a, b
+    # (products of booleans are booleans: XLA's dot of them is NumPy's or of ands)
+    return promote(a, b) if dtype is None else promote(a, b, dtype=dtypes.canonicalize(dtype))
 
 
 @supports_out(casting="no")
@@ -52,8 +53,19 @@ def _check_contract(name, sa, sb, ia, ib):
 
 
 @supports_out(casting="same_kind")
-def matmul(a, b, /, out=None, *, precision=None, preferred_element_type=None):
-    """Matrix product with NumPy's broadcasting of leading (batch) axes."""
+def matmul(x1, x2, /, out=None, *, axes=None, axis=None, keepdims=False,
+           casting="same_kind", order="K", dtype=None, subok=True, signature=None,
+           precision=None, preferred_element_type=None):
+    """Matrix product with NumPy's broadcasting of leading (batch) axes, and its gufunc
+    keywords (``axes=`` places the matrices' axes); ``precision`` and
+    ``preferred_element_type`` are ``lax.dot_general``'s."""
+    def kernel(a, b):
+        return _matmul(a, b, precision, preferred_element_type)
+    return _gufunc("matmul", np.matmul, x1, x2, kernel, axes, axis, keepdims, casting,
+                   order, dtype, subok, signature)
+
+
+def _matmul(a, b, precision=None, preferred_element_type=None):
     a, b = _operands(a, b)
     sa, sb = get_aval(a).shape, get_aval(b).shape
     if not sa or not sb:
@@ -78,25 +90,41 @@ def matmul(a, b, /, out=None, *, precision=None, preferred_element_type=None):
     return lax.squeeze(out, drop) if drop else out
 
 
+# (NumPy 2.2 added matvec and vecmat; their dtype rules are matmul's)
+_NUMPY_MATVEC, _NUMPY_VECMAT = getattr(np, "matvec", np.matmul), getattr(np, "vecmat", np.matmul)
+
+
 @supports_out(broadcast=True, casting="same_kind")
-def matvec(x1, x2, /, out=None, *, dtype=None):
+def matvec(x1, x2, /, out=None, *, axes=None, axis=None, keepdims=False,
+           casting="same_kind", order="K", dtype=None, subok=True, signature=None):
     """Matrix-vector product over the last two axes of ``x1`` and the last of ``x2``, with
     broadcasting of the leading axes (numpy.matvec)."""
-    a, b = _operands(x1, x2, dtype)
+    return _gufunc("matvec", _NUMPY_MATVEC, x1, x2, _matvec, axes, axis, keepdims, casting,
+                   order, dtype, subok, signature)
+
+
+def _matvec(a, b):
+    a, b = _operands(a, b)
     sa, sb = get_aval(a).shape, get_aval(b).shape
     if len(sa) < 2 or len(sb) < 1:
         raise ValueError(f"matvec: needs a matrix (ndim >= 2) and a vector (ndim >= 1), got "
                          f"shapes {sa} and {sb}")
     _check_contract("matvec", sa, sb, len(sa) - 1, len(sb) - 1)
-    col = lax.reshape(b, (*sb, 1))
-    return lax.squeeze(matmul(a, col), (get_aval(matmul(a, col)).ndim - 1,))
+    prod = _matmul(a, lax.reshape(b, (*sb, 1)))
+    return lax.squeeze(prod, (get_aval(prod).ndim - 1,))
 
 
 @supports_out(broadcast=True, casting="same_kind")
-def vecmat(x1, x2, /, out=None, *, dtype=None):
+def vecmat(x1, x2, /, out=None, *, axes=None, axis=None, keepdims=False,
+           casting="same_kind", order="K", dtype=None, subok=True, signature=None):
     """Vector-matrix product of the (conjugated) last axis of ``x1`` with the last two of
     ``x2``, with broadcasting of the leading axes (numpy.vecmat)."""
-    a, b = _operands(x1, x2, dtype)
+    return _gufunc("vecmat", _NUMPY_VECMAT, x1, x2, _vecmat, axes, axis, keepdims, casting,
+                   order, dtype, subok, signature)
+
+
+def _vecmat(a, b):
+    a, b = _operands(a, b)
     sa, sb = get_aval(a).shape, get_aval(b).shape
     if len(sa) < 1 or len(sb) < 2:
         raise ValueError(f"vecmat: needs a vector (ndim >= 1) and a matrix (ndim >= 2), got "
@@ -104,9 +132,120 @@ def vecmat(x1, x2, /, out=None, *, dtype=None):
     _check_contract("vecmat", sa, sb, len(sa) - 1, len(sb) - 2)
     if dtypes.is_complex(get_aval(a).dtype):
         a = lax.conj(a)
-    row = lax.reshape(a, (*sa[:-1], 1, sa[-1]))
-    prod = matmul(row, b)
+    prod = _matmul(lax.reshape(a, (*sa[:-1], 1, sa[-1])), b)
     return lax.squeeze(prod, (get_aval(prod).ndim - 2,))
+
+
+@supports_out(broadcast=True, casting="same_kind")
+def vecdot(x1, x2, /, out=None, *, axes=None, axis=None, keepdims=False,
+           casting="same_kind", order="K", dtype=None, subok=True, signature=None):
+    """Dot product of vectors along the last axis (``axis=``/``axes=`` another), with
+    broadcasting and the first argument conjugated (numpy.vecdot)."""
+    return _gufunc("vecdot", np.vecdot, x1, x2, vector_dot, axes, axis, keepdims, casting,
+                   order, dtype, subok, signature)
+
+
+def vector_dot(x1, x2, axis=-1):
+    """The dot products of the vectors along ``axis`` of ``x1`` (conjugated) and ``x2``,
+    broadcast against each other."""
+    x1, x2 = promote(x1, x2)
+    s1, s2 = get_aval(x1).shape, get_aval(x2).shape
+    if len(s1) == 0 or len(s2) == 0:
+        raise ValueError("vecdot: scalars are not allowed")
+    shape = broadcast_shapes(s1, s2, name="vecdot operands")
+    ax = canonicalize_axis(axis, len(shape))
+    if s1[ax - len(shape) + len(s1)] != s2[ax - len(shape) + len(s2)]:
+        raise ValueError(f"vecdot: shapes {s1} and {s2} differ along axis {axis}")
+    x1, x2 = lax.broadcast_to_shape(x1, shape), lax.broadcast_to_shape(x2, shape)
+    if get_aval(x1).dtype == np.bool_:
+        return lax.reduce_or(lax.select(x1, x2, x1), (ax,))
+    if dtypes.is_complex(get_aval(x1).dtype):
+        x1 = lax.conj(x1)
+    return lax.reduce_sum(lax.mul(x1, x2), (ax,))
+
+
+# the core dimensions of the gufuncs' operands and result, by the operands' ndims
+_CORES = {"matmul": lambda n1, n2: (min(n1, 2), min(n2, 2), (n1 >= 2) + (n2 >= 2)),
+          "matvec": lambda n1, n2: (2, 1, 1), "vecmat": lambda n1, n2: (1, 2, 1),
+          "vecdot": lambda n1, n2: (1, 1, 0)}
+
+
+def _gufunc(name, np_ufunc, x1, x2, kernel, axes, axis, keepdims, casting, order, dtype,
+            subok, signature):
+    """NumPy's call of its gufunc ``np_ufunc`` (matmul, matvec, vecmat, vecdot), computed
+    by ``kernel`` on operands whose core axes are last: the cast ``dtype=``,
+    ``signature=`` and ``casting=`` ask for, the checks of ``order=`` (the layout is
+    XLA's under jit) and ``subok=``, and the core axes ``axes=``/``axis=`` name, kept
+    with ``keepdims=``."""
+    check_order(order, like=True)
+    if subok is not True and subok is not False:
+        raise TypeError(f"{name}: subok must be a bool")
+    if signature is not None:
+        if dtype is not None:
+            raise TypeError(f"{name}: give dtype= or signature=, not both")
+        dtype = signature_dtype(name, signature, 2, 1)
+    check_casting(casting)
+    keepdims = _checks.flag(keepdims, "keepdims")
+    if dtype is not None or casting not in ("same_kind", "unsafe"):
+        x1, x2 = cast_inputs(np_ufunc, name, (x1, x2), dtype, casting)
+    if axes is None and axis is None and not keepdims:
+        return kernel(x1, x2)
+    x1, x2 = to_array(x1), to_array(x2)
+    n1, n2 = get_aval(x1).ndim, get_aval(x2).ndim
+    c1, c2, co = _CORES[name](n1, n2)
+    if n1 < c1 or n2 < c2:   # (the kernel's own error)
+        return kernel(x1, x2)
+    if keepdims:
+        if c1 != c2 or co:
+            raise TypeError(f"{name}: keepdims= needs operands with the same number of core "
+                            f"dimensions and a result without any")
+        co = c1
+    ndim_out = builtins.max(n1 - c1, n2 - c2) + co
+    a1, a2, ao = _gufunc_axes(name, axes, axis, (c1, c2, co), (n1, n2, ndim_out))
+    x1 = moveaxis(x1, a1, tuple(range(n1 - c1, n1)))
+    x2 = moveaxis(x2, a2, tuple(range(n2 - c2, n2)))
+    r = kernel(x1, x2)
+    if keepdims:
+        r = reshape(r, get_aval(r).shape + (1,) * co)
+    return moveaxis(r, tuple(range(ndim_out - co, ndim_out)), ao) if co else r
+
+
+def _gufunc_axes(name, axes, axis, cores, ndims):
+    """The core axes (normalized tuples) of the two operands and the result, from NumPy's
+    ``axes=`` (a list, an int for one core dimension, the result's left out when it has
+    none) or ``axis=`` (one axis shared by operands with one core dimension each)."""
+    if axis is not None:
+        if axes is not None:
+            raise TypeError("cannot specify both 'axis' and 'axes'")
+        if cores[0] != 1 or cores[1] != 1:
+            raise TypeError(f"{name}: axis= can only be used with a single shared core "
+                            f"dimension; use axes=")
+        axes = [axis, axis] + ([axis] if cores[2] else [])
+    if axes is None:
+        return tuple(tuple(range(n - c, n)) for c, n in zip(cores, ndims))
+    if not isinstance(axes, list):
+        raise TypeError(f"{name}: axes= must be a list, got {type(axes).__name__}")
+    axes = list(axes)
+    if len(axes) == 2 and cores[2] == 0:
+        axes.append(())
+    if len(axes) != 3:
+        raise ValueError(f"{name}: axes= should be a list with an entry for all 3 inputs "
+                         f"and outputs; entries for outputs can only be omitted if none "
+                         f"of them has core axes")
+    out = []
+    for i, (entry, c, n) in enumerate(zip(axes, cores, ndims)):
+        if not isinstance(entry, tuple):
+            if c != 1 or isinstance(entry, (list, bool)) or not hasattr(entry, "__index__"):
+                raise TypeError(f"{name}: axes item {i} should be a tuple")
+            entry = (entry,)
+        if len(entry) != c:
+            raise ValueError(f"{name}: axes item {i} should be a tuple with {c} elements, "
+                             f"got {len(entry)}")
+        normalized = tuple(canonicalize_axis(_checks.index(a, "axes"), n) for a in entry)
+        if len(set(normalized)) != len(normalized):
+            raise ValueError(f"{name}: axes item {i} has value repeated")
+        out.append(normalized)
+    return tuple(out)
 
 
 def vdot(a, b, *, precision=None, preferred_element_type=None):

@@ -148,7 +148,7 @@ class ufunc(numpy_dispatch.Forwarder):
         if signature is not None:
             if dtype is not None:
                 raise TypeError(f"{name}: give dtype= or signature=, not both")
-            dtype = _signature_dtype(name, signature, self.nin, self.nout)
+            dtype = signature_dtype(name, signature, self.nin, self.nout)
         if dtype is not None or casting not in ("same_kind", "unsafe"):
             args = self._cast_inputs(args, dtype, casting)
         results = self._lax(*args)
@@ -181,36 +181,7 @@ class ufunc(numpy_dispatch.Forwarder):
         return out
 
     def _cast_inputs(self, args, dtype, casting):
-        in_dtypes = tuple(_numpy_dtype_of(a) for a in args)
-        if casting == "equiv":
-            # (NumPy's resolve_dtypes crashes on "equiv" with a Python scalar's type. For
-            # minijax's dtypes, all in native byte order, it is "no", except that NumPy's
-            # call first refuses a Python scalar whose own dtype is not the loop's)
-            loop = self._loop(in_dtypes, dtype, "unsafe")
-            for given, dt in zip(in_dtypes, loop):
-                if isinstance(given, type) and np.dtype(given) != dt:
-                    raise TypeError(f"cannot cast Python {given.__name__} to {dt} under "
-                                    f"the casting rule 'equiv'")
-        loop = self._loop(in_dtypes, dtype, casting)
-        out = []
-        for a, dt in zip(args, loop[:self.nin]):
-            a = to_array(a)
-            dt = dtypes.canonicalize(dt)
-            out.append(a if get_aval(a).dtype == dt else lax.convert_element_type(a, dt))
-        return out
-
-    def _loop(self, in_dtypes, dtype, casting):
-        """NumPy's loop dtypes for ``in_dtypes`` (and ``dtype=``) under ``casting``."""
-        # (resolve_dtypes refuses signature=None: the keyword is left out then)
-        sig = {} if dtype is None else {
-            "signature": (None,) * self.nin + (np.dtype(dtype),) * self.nout}
-        try:
-            return self._np.resolve_dtypes(in_dtypes + (None,) * self.nout,
-                                           casting="no" if casting == "equiv" else casting,
-                                           **sig)
-        except Exception as e:   # NumPy's casting or no-loop error, renamed
-            message = str(e).replace("rule 'no'", f"rule {casting!r}")
-            raise TypeError(f"{self.__name__}: {message}") from None
+        return cast_inputs(self._np, self.__name__, args, dtype, casting)
 
     @staticmethod
     def _masked(result, mask, out):
@@ -595,7 +566,43 @@ def _numpy_dtype_of(x):
     return aval.dtype
 
 
-def _signature_dtype(name, signature, nin, nout):
+def cast_inputs(np_ufunc, name, args, dtype, casting):
+    """``args`` converted to the loop dtypes of the NumPy ufunc ``np_ufunc`` for them, with
+    ``dtype=`` (or None) and NumPy's ``casting=`` rule and errors."""
+    in_dtypes = tuple(_numpy_dtype_of(a) for a in args)
+    if casting == "equiv":
+        # (NumPy's resolve_dtypes crashes on "equiv" with a Python scalar's type. For
+        # minijax's dtypes, all in native byte order, it is "no", except that NumPy's
+        # call first refuses a Python scalar whose own dtype is not the loop's)
+        loop = _loop(np_ufunc, name, in_dtypes, dtype, "unsafe")
+        for given, dt in zip(in_dtypes, loop):
+            if isinstance(given, type) and np.dtype(given) != dt:
+                raise TypeError(f"cannot cast Python {given.__name__} to {dt} under "
+                                f"the casting rule 'equiv'")
+    loop = _loop(np_ufunc, name, in_dtypes, dtype, casting)
+    out = []
+    for a, dt in zip(args, loop[:np_ufunc.nin]):
+        a = to_array(a)
+        dt = dtypes.canonicalize(dt)
+        out.append(a if get_aval(a).dtype == dt else lax.convert_element_type(a, dt))
+    return out
+
+
+def _loop(np_ufunc, name, in_dtypes, dtype, casting):
+    """NumPy's loop dtypes for ``in_dtypes`` (and ``dtype=``) under ``casting``."""
+    # (resolve_dtypes refuses signature=None: the keyword is left out then)
+    nout = np_ufunc.nout
+    sig = {} if dtype is None else {
+        "signature": (None,) * np_ufunc.nin + (np.dtype(dtype),) * nout}
+    try:
+        return np_ufunc.resolve_dtypes(in_dtypes + (None,) * nout,
+                                       casting="no" if casting == "equiv" else casting, **sig)
+    except Exception as e:   # NumPy's casting or no-loop error, renamed
+        message = str(e).replace("rule 'no'", f"rule {casting!r}")
+        raise TypeError(f"{name}: {message}") from None
+
+
+def signature_dtype(name, signature, nin, nout):
     """The one dtype a ``signature=`` gives (a tuple of dtypes or None, or NumPy's type
     string such as ``"dd->d"``): the loop minijax runs computes in one dtype, so the
     given ones must agree."""

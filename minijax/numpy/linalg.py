@@ -29,6 +29,7 @@ from ._elementwise import divide, greater, multiply
 from ._linear_algebra import matmul as _matmul
 from ._linear_algebra import outer as _outer
 from ._linear_algebra import tensordot as _tensordot
+from ._linear_algebra import vector_dot as _vector_dot
 from ._indexing import take_along_axis
 from ._manipulation import expand_dims
 from ._searching import where
@@ -660,20 +661,7 @@ def matrix_transpose(x, /):
 def vecdot(x1, x2, /, *, axis=-1):
     """Dot product of vectors along ``axis`` (with broadcasting; the first argument
     conjugated)."""
-    x1, x2 = promote(x1, x2)
-    s1, s2 = get_aval(x1).shape, get_aval(x2).shape
-    shape = broadcast_shapes(s1, s2, name="vecdot operands")
-    ax = canonicalize_axis(axis, len(shape))
-    if len(s1) == 0 or len(s2) == 0:
-        raise ValueError("vecdot: scalars are not allowed")
-    if s1[ax - len(shape) + len(s1)] != s2[ax - len(shape) + len(s2)]:
-        raise ValueError(f"vecdot: shapes {s1} and {s2} differ along axis {axis}")
-    x1, x2 = lax.broadcast_to_shape(x1, shape), lax.broadcast_to_shape(x2, shape)
-    if get_aval(x1).dtype == _np.bool_:
-        return lax.reduce_or(lax.select(x1, x2, x1), (ax,))
-    if dtypes.is_complex(get_aval(x1).dtype):
-        x1 = lax.conj(x1)
-    return lax.reduce_sum(lax.mul(x1, x2), (ax,))
+    return _vector_dot(x1, x2, axis)
 
 
 def _diag_mask_values(x, offset):
