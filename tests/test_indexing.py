@@ -519,8 +519,20 @@ def test_mutating_index_functions_rebind():
         out = fn_mj(b)
         _same(alias, want)
         assert out is None   # as NumPy's: the array is updated in place
-    got = minijax.jit(lambda b: np.put(b * 1.0, np.asarray([1, 2]), 0.0))(np.asarray(X1))
+        out, b = minijax.jit(lambda b: (fn_mj(b), b))(X3)   # under jit too
+        assert out is None
+        _same(b, want)
+
+    def put_into_a_copy(b):
+        c = b * 1.0
+        return np.put(c, np.asarray([1, 2]), 0.0), c
+    out, got = minijax.jit(put_into_a_copy)(np.asarray(X1))
+    assert out is None
     _same(got, _np_set(X1, [1, 2], 0.0))
+    host = X1.copy()   # a NumPy array is written into, where the values are concrete
+    assert np.put(host, [0], 5.0, inplace=True) is None and host[0] == 5.0
+    with pytest.raises(TypeError, match="cannot be updated in place with traced values"):
+        minijax.jit(lambda v: np.put(host, [0], v))(1.0)
 
 
 # ---------------------------------------------------------------- property tests

@@ -809,11 +809,18 @@ def at(self):
 
 
 def _rebind_arg(a, result, name):
-    """NumPy mutates ``a`` in place: rebind it when it is a minijax array (as setitem)."""
+    """NumPy mutates ``a`` in place and returns None: a minijax array is rebound (as by
+    setitem), a NumPy array written into."""
     if isinstance(a, (Array, Tracer)):
         rebind_or_raise(a, result, name)
-        return a
-    return result
+        return None
+    values = get_concrete(result)
+    if values is None:
+        raise TypeError(f"{name}: a NumPy array cannot be updated in place with traced "
+                        f"values; pass it to the transformed function as an argument (or "
+                        f"use inplace=False, which returns the new array)")
+    a[...] = values
+    return None
 
 
 def _axis(axis, ndim):
@@ -905,9 +912,9 @@ def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None):
 
 
 def put_along_axis(arr, indices, values, axis, inplace=True, mode=None):
-    """``arr`` with ``values`` written at ``indices`` along ``axis``. NumPy mutates
-    ``arr``: a minijax ``arr`` is rebound to the result (like ``arr[...] = v``), which is
-    also returned. An index out of bounds raises NumPy's IndexError (a traced one is
+    """``arr`` with ``values`` written at ``indices`` along ``axis``, in place as NumPy's
+    (a minijax ``arr`` is rebound, as by ``arr[...] = v``; None is returned), or as a new
+    array with JAX's ``inplace=False``. An index out of bounds raises NumPy's IndexError (a traced one is
     dropped); JAX's ``mode`` 'clip' clamps it, 'drop' or 'fill' drop it."""
     if mode not in (None, "drop", "fill", _CLIP, "promise_in_bounds"):
         raise ValueError(f"put_along_axis: unknown mode {mode!r}; use 'clip', 'drop' or "
@@ -932,8 +939,8 @@ def _check_updatable(name, a, inplace):
 
 
 def put(a, ind, v, mode="raise", inplace=True):
-    """Write ``v`` (repeated as needed) at the flat positions ``ind`` of ``a``. NumPy
-    mutates ``a``: a minijax ``a`` is rebound to the result, which is also returned."""
+    """Write ``v`` (repeated as needed) at the flat positions ``ind`` of ``a``, in place as
+    NumPy's (None is returned), or into a new array with JAX's ``inplace=False``."""
     _check_updatable("put", a, inplace)
     x = to_array(a)
     aval = get_aval(x)
@@ -947,12 +954,10 @@ def put(a, ind, v, mode="raise", inplace=True):
     vals = to_array(v, dtype=aval.dtype)
     vals = lax.reshape(vals, (get_aval(vals).size,))
     k = get_aval(vals).shape[0]
-    if m and k == 0:
-        return a
-    if k != m and m:
+    if not m or not k:   # (NumPy writes nothing)
+        return None if inplace else x
+    if k != m:
         vals = _getitem(vals, (np.arange(m) % k,))
-    elif not m:
-        return a
     result = lax.reshape(_update(flat, (idx,), vals, "set", strict=strict), aval.shape)
     return _rebind_arg(a, result, "put") if inplace else result
 
@@ -1000,8 +1005,8 @@ def extract(condition, arr):
 
 
 def place(arr, mask, vals, inplace=True):
-    """Write ``vals`` (repeated as needed) where ``mask`` (concrete) is true; a minijax
-    ``arr`` is rebound to the result, which is also returned (NumPy mutates ``arr``)."""
+    """Write ``vals`` (repeated as needed) where ``mask`` (concrete) is true, in place as
+    NumPy's (None is returned), or into a new array with ``inplace=False``."""
     _check_updatable("place", arr, inplace)
     x = to_array(arr)
     aval = get_aval(x)
@@ -1016,7 +1021,7 @@ def place(arr, mask, vals, inplace=True):
     vals = lax.reshape(vals, (get_aval(vals).size,))
     k = get_aval(vals).shape[0]
     if len(positions) == 0:
-        return arr
+        return None if inplace else x
     if k == 0:
         raise ValueError("Cannot insert from an empty array!")
     vals = _getitem(vals, (np.arange(len(positions)) % k,))
