@@ -1196,3 +1196,63 @@ def test_products_of_booleans_are_booleans():
         want = f(onp, a, b)
         assert_same(f(np, a, b), want)
         assert_same(minijax.jit(lambda x, y: f(np, x, y))(a, b), want)
+
+
+def _keyword_cases():
+    rng = onp.random.default_rng(1)
+    a, f, i = rng.uniform(size=(4, 4)), rng.uniform(size=16), rng.integers(0, 9, (4, 4))
+    return [
+        ("cov", (a,), dict(dtype="int32")), ("cov", (a,), dict(dtype=bool)),
+        ("cov", (a,), dict(dtype="float32")), ("corrcoef", (a,), dict(dtype="int8")),
+        ("corrcoef", (a,), dict(dtype="complex64")),
+        ("histogram", (f,), dict(weights=a)), ("histogram", (a,), dict(weights=f)),
+        ("histogram", (a,), dict(weights=a)),
+        ("isin", (f, f[::2]), dict(kind="stable")), ("isin", (f, f[::2]), dict(kind="sort")),
+        ("isin", (f, f[::2]), dict(kind="table")), ("isin", (i, i[0]), dict(kind="table")),
+        ("isin", (i, f), dict(kind="table")),
+        ("linalg.qr", (a,), dict(mode="full")), ("linalg.qr", (a,), dict(mode="f")),
+        ("linalg.qr", (a[:, :3],), dict(mode="economic")), ("linalg.qr", (a,), dict(mode="e")),
+        ("linalg.qr", (a,), dict(mode="x")),
+    ]
+
+
+def _named(module, name):
+    for part in name.split("."):
+        module = getattr(module, part)
+    return module
+
+
+@pytest.mark.parametrize("case", _keyword_cases(), ids=lambda c: f"{c[0]}-{c[2]}")
+def test_keyword_values_match_numpy_traced_too(case):
+    """Keyword values NumPy takes (qr's deprecated modes, with its warning) or refuses
+    (an integer dtype= of cov, weights= of another shape, an unknown isin kind), with
+    NumPy's results and error types, eagerly and under jit."""
+    name, args, kwargs = case
+    with warnings.catch_warnings(record=True) as numpy_warnings:
+        warnings.simplefilter("always")
+        try:
+            want = _named(onp, name)(*args, **kwargs)
+        except Exception as e:
+            error = next(c for c in type(e).__mro__ if c.__module__ == "builtins")
+            for run in (lambda: _named(np, name)(*args, **kwargs),
+                        lambda: minijax.jit(lambda *a: _named(np, name)(*a, **kwargs))(*args)):
+                with pytest.raises(error):
+                    run()
+            return
+    with warnings.catch_warnings(record=True) as ours:
+        warnings.simplefilter("always")
+        results = (_named(np, name)(*args, **kwargs),
+                   minijax.jit(lambda *a: _named(np, name)(*a, **kwargs))(*args))
+    assert ([w.category for w in ours]
+            == [w.category for w in numpy_warnings] * 2)
+    for got in results:
+        if name == "linalg.qr":   # (the signs of Householder vectors are LAPACK's)
+            want_parts = want if isinstance(want, tuple) else (want,)
+            got_parts = got if isinstance(got, tuple) else (got,)
+            for g, w in zip(got_parts, want_parts):
+                assert_same(onp.abs(onp.asarray(g)), onp.abs(w), rtol=1e-10, atol=1e-12)
+        elif isinstance(want, tuple):
+            for g, w in zip(got, want):
+                assert_same(g, w, rtol=1e-6)
+        else:
+            assert_same(got, want, rtol=1e-6)

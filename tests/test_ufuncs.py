@@ -429,6 +429,10 @@ def test_gcd_lcm_ldexp_on_signs_and_zeros():
     for name in ("gcd", "lcm"):
         for fn in (getattr(np, name).__wrapped_lax__, minijax.jit(getattr(np, name))):
             _same(fn(np.asarray(a), np.asarray(b)), getattr(onp, name)(a, b))
+    # an lcm past the dtype's range wraps as NumPy's (|a| / gcd * |b|, no abs after)
+    a8, b8 = onp.array([99, -99, 120, 7], onp.int8), onp.array([4, 4, -7, 0], onp.int8)
+    for fn in (np.lcm.__wrapped_lax__, minijax.jit(np.lcm)):
+        _same(fn(np.asarray(a8), np.asarray(b8)), onp.lcm(a8, b8))
     e = onp.arange(-6, 8)
     for x in (_SPECIAL, _SPECIAL.astype(onp.float32)):
         for fn in (np.ldexp.__wrapped_lax__, minijax.jit(np.ldexp)):

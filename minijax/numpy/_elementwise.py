@@ -1106,7 +1106,8 @@ def gcd(x1, x2, /):
 
 
 def lcm(x1, x2, /):
-    """Least common multiple of integers (non-negative; 0 when either is 0)."""
+    """Least common multiple of integers (0 when either is 0), as NumPy's: non-negative
+    unless it overflows the dtype."""
     a, b = _integer_operands("lcm", x1, x2)
     if get_aval(a).dtype == np.bool_:
         raise TypeError("numpy.lcm is not defined for boolean arrays")
@@ -1114,7 +1115,9 @@ def lcm(x1, x2, /):
     zero = _full(g, 0)
     g_zero = lax.eq(g, zero)
     safe = lax.select_n(g_zero, g, _full(g, 1))
-    return lax.select_n(g_zero, lax.abs(lax.mul(lax.div(a, safe), b)), zero)
+    if get_aval(a).dtype.kind == "i":   # NumPy's |a| / gcd * |b|, wrapping on overflow
+        a, b = lax.abs(a), lax.abs(b)
+    return lax.select_n(g_zero, lax.mul(lax.div(a, safe), b), zero)
 
 
 def ldexp(x1, x2, /):

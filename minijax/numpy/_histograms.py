@@ -172,11 +172,13 @@ def _bin_index(x, edges):
 def histogram(a, bins=10, range=None, density=None, weights=None):
     """Counts (or weight sums) of ``a``'s values in bins, and the bin edges. ``density``
     normalizes to a probability density. Values outside the range are left out."""
-    a = reshape(to_array(a), (-1,))
+    a = to_array(a)
     if weights is not None:
-        weights = reshape(to_array(weights), (-1,))
+        weights = to_array(weights)
         if get_aval(weights).shape != get_aval(a).shape:
             raise ValueError("weights should have the same shape as a.")
+        weights = reshape(weights, (-1,))
+    a = reshape(a, (-1,))
     edges = _bin_edges(a, bins, range, weights)
     n_bins = get_aval(edges).shape[0] - 1
     idx = _bin_index(a, edges)

@@ -20,7 +20,15 @@ from ._utility import any as any_
 
 
 def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None):
-    """Whether each element of ``element`` is in ``test_elements`` (by broadcasting)."""
+    """Whether each element of ``element`` is in ``test_elements`` (by broadcasting).
+    ``kind`` is NumPy's choice of algorithm, checked as NumPy checks it; the answer is
+    the same for every kind."""
+    if kind not in (None, "sort", "table"):
+        raise ValueError(f"Invalid kind: {kind!r}. Please use None, 'sort' or 'table'.")
+    if kind == "table" and not all(
+            get_aval(to_array(x)).dtype.kind in "biu" for x in (element, test_elements)):
+        raise ValueError("The 'table' method is only supported for boolean or integer "
+                         "arrays. Please select 'sort' or None for kind.")
     e, t = promote(element, test_elements)
     es = get_aval(e).shape
     t = reshape(t, (-1,))

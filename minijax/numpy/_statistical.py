@@ -53,6 +53,9 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
         dt if dtypes.is_inexact(dt) else dtypes.default_float())
     if dtypes.is_inexact(dt) and get_aval(x).dtype.itemsize < 8 and dtype is None:
         target = np.result_type(dt, np.float64)
+    if not dtypes.is_inexact(target):   # (NumPy subtracts the float mean in dtype=, in place)
+        raise TypeError(f"Cannot cast ufunc 'subtract' output from dtype('float64') to "
+                        f"dtype('{target.name}') with casting rule 'same_kind'")
     x = lax.convert_element_type(x, target)
     n = get_aval(x).shape[1]
     if ddof is None:

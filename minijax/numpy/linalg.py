@@ -9,6 +9,7 @@ the results hold inf or NaN, as in JAX.
 
 import builtins
 import operator
+import warnings
 from typing import NamedTuple
 
 import numpy as _np
@@ -157,14 +158,21 @@ def cholesky(a, /, *, upper=False):
 def qr(a, mode="reduced"):
     """QR decomposition: ``QRResult(Q, R)`` (``mode`` 'reduced' or 'complete'), R
     alone (``mode='r'``), or LAPACK's Householder form ``(h, tau)`` as NumPy returns it
-    (``mode='raw'``: ``h`` transposed)."""
+    (``mode='raw'``: ``h`` transposed); NumPy's deprecated 'full' is 'reduced', and its
+    'economic' is ``h`` alone."""
+    if mode in ("f", "full", "e", "economic"):
+        full = mode in ("f", "full")
+        warnings.warn("The 'full' option is deprecated in favor of 'reduced'.\nFor backward "
+                      "compatibility let mode default." if full else
+                      "The 'economic' option is deprecated.", DeprecationWarning, stacklevel=2)
+        mode = "reduced" if full else "economic"
+    elif mode not in ("reduced", "complete", "r", "raw"):
+        raise ValueError(f"Unrecognized mode '{mode}'")
     a = _float("qr", a, complex_ok=True)
     _at_least_2d("qr", a)
-    if mode == "raw":
+    if mode in ("raw", "economic"):
         h, tau = _lax_linalg.geqrf(a)
-        return _lax_linalg.matrix_transpose(h), tau
-    if mode not in ("reduced", "complete", "r"):
-        raise ValueError(f"Unrecognized mode '{mode}'")
+        return h if mode == "economic" else (_lax_linalg.matrix_transpose(h), tau)
     q, r = _lax_linalg.qr(a, full_matrices=(mode == "complete"))
     return r if mode == "r" else QRResult(q, r)
 
