@@ -1256,3 +1256,53 @@ def test_keyword_values_match_numpy_traced_too(case):
                 assert_same(g, w, rtol=1e-6)
         else:
             assert_same(got, want, rtol=1e-6)
+
+
+@pytest.mark.parametrize("name, args", [
+    ("zeros", (3,)), ("ones", (3,)), ("empty", (3,)), ("full", (3, 2.0)), ("eye", (3,)),
+    ("identity", (3,)), ("tri", (3,)), ("arange", (3,)), ("array", ([1, 2],)),
+    ("asarray", ([1, 2],)), ("asarray", (onp.ones(2),)), ("asanyarray", ([1],)),
+    ("ascontiguousarray", ([1],)), ("require", ([1.0],))])
+def test_like_makes_a_minijax_array(name, args):
+    """NumPy's like=: minijax's functions make minijax arrays, given a NumPy or minijax
+    array; anything but an array is NumPy's TypeError; eagerly and under jit."""
+    want = getattr(onp, name)(*args)
+    for like in (None, onp.ones(2), np.ones(2)):
+        for got in (getattr(np, name)(*args, like=like),
+                    minijax.jit(lambda: getattr(np, name)(*args, like=like))()):
+            assert type(got) is minijax.Array
+            assert got.shape == onp.shape(want) and got.dtype == want.dtype
+    for bad in ([1], 5):
+        with pytest.raises(TypeError):
+            getattr(onp, name)(*args, like=bad)
+        with pytest.raises(TypeError, match="like= takes an array"):
+            getattr(np, name)(*args, like=bad)
+        with pytest.raises(TypeError, match="like= takes an array"):
+            minijax.jit(lambda: getattr(np, name)(*args, like=bad))()
+
+
+def test_array_ndmax_and_subok_are_numpys():
+    """array's ndmax= (NumPy 2.4: the most dimensions a nested sequence may give) and
+    subok= (minijax has no subclasses to pass through), and subok= of broadcast_to,
+    broadcast_arrays and copy; with NumPy's errors, eagerly and under jit."""
+    nested, host = [[1, 2], [3, 4]], onp.ones((2, 2))
+    cases = [(nested, dict(ndmax=1), ValueError), (nested, dict(ndmax=2), None),
+             (nested, dict(ndmax=0), None), (host, dict(ndmax=1), None),
+             ([np.ones(2), np.ones(2)], dict(ndmax=1), ValueError),
+             (nested, dict(ndmax=-1), ValueError), (nested, dict(ndmax=65), ValueError),
+             (nested, dict(ndmax=1, ndmin=2), ValueError), (nested, dict(ndmax=1.5), TypeError),
+             (nested, dict(ndmax=3, ndmin=3), None), (nested, dict(subok=True), None)]
+    for obj, kwargs, error in cases:
+        for run in (lambda: np.array(obj, **kwargs),
+                    lambda: minijax.jit(lambda: np.array(obj, **kwargs))()):
+            if error is not None:
+                with pytest.raises(error):
+                    run()
+            else:
+                assert_same(run(), onp.array(onp.asarray(obj), ndmin=kwargs.get("ndmin", 0)))
+    x = onp.arange(3.0)
+    for f in (lambda m, v: m.broadcast_to(v, (2, 3), subok=True),
+              lambda m, v: m.broadcast_arrays(v, v[:1], subok=True)[1],
+              lambda m, v: m.copy(v, subok=True)):
+        assert_same(f(np, x), onp.asarray(f(onp, x)))
+        assert_same(minijax.jit(lambda v: f(np, v))(x), onp.asarray(f(onp, x)))

@@ -5,12 +5,13 @@ geomspace, eye, meshgrid, indices, tri, tril, triu, from_dlpack."""
 import builtins
 import functools
 import math
+import operator
 
 import numpy as np
 
 from .. import _checks, dtypes, lax
 from .. import dtypes as _dtypes
-from ..core import concretization_error, get_aval, get_concrete
+from ..core import Tracer, concretization_error, get_aval, get_concrete
 from ..core.trace import eager, full_raise, new_value_main, numpy_eager, numpy_flag
 from ..runtime import fast_functions
 from ..runtime import numpy_dispatch as _numpy_dispatch
@@ -52,8 +53,14 @@ def _new_array(fn):
 # Array, a list or tuple of numbers; anything else takes the complete path.
 
 @functools.partial(fast_functions.array_fast_path, scalar_type_class=_ScalarTypeMeta)
-def array(object, dtype=None, *, copy=True, order="K", ndmin=0, device=None):
-    """A new array from an array, NumPy array, scalar or nested sequence."""
+def array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, ndmax=0,
+          device=None, like=None):
+    """A new array from an array, NumPy array, scalar or nested sequence (``ndmax``: the
+    most dimensions a nested sequence may give, 0 for any; ``subok`` has nothing to pass
+    through: minijax has no array subclasses)."""
+    check_like(like, "array")
+    if ndmax != 0:
+        _check_ndmax(object, ndmax, ndmin)
     if (dtype is None and ndmin == 0 and device is None and order == "K"
             and (numpy_flag[0] or numpy_eager())):
         t = type(object)
@@ -110,13 +117,45 @@ def _array(object, dtype=None, *, copy=True, order="K", ndmin=0, device=None):
     return out
 
 
+def _check_ndmax(object, ndmax, ndmin):
+    """NumPy's ``ndmax``: an int in [0, 64], at least ``ndmin``, and no smaller than the
+    dimensions a nested sequence gives (more would make an object array)."""
+    ndmax = operator.index(ndmax) if not isinstance(ndmax, float) else None
+    if ndmax is None:
+        raise TypeError("integer argument expected, got float")
+    if not 0 <= ndmax <= 64:
+        raise ValueError("ndmax must be in the range [0, NPY_MAXDIMS (64)] ")
+    if ndmax and ndmin > ndmax:
+        raise ValueError(f"ndmin must be <= ndmax ({ndmax})")
+    if isinstance(object, (list, tuple)) and np.ndim(_nesting(object)) > ndmax:
+        raise ValueError(f"setting an array element with a sequence. The requested array "
+                         f"would exceed the maximum number of dimension of {ndmax}.")
+
+
+def _nesting(seq):
+    # the nested sequence's structure, with each array leaf standing in by its shape
+    if isinstance(seq, (list, tuple)):
+        return [_nesting(e) for e in seq]
+    aval = getattr(seq, "aval", None) if isinstance(seq, (Array, Tracer)) else None
+    return np.empty(aval.shape if aval is not None else np.shape(seq), np.int8)
+
+
+def check_like(like, name):
+    """NumPy's ``like=``: an array whose library makes the result, here always minijax
+    (minijax's functions make minijax's arrays); anything else is NumPy's TypeError."""
+    if like is not None and not hasattr(like, "__array__"):
+        raise TypeError(f"{name}: like= takes an array (the result is a minijax array), "
+                        f"got {type(like).__name__}")
+
+
 @functools.partial(fast_functions.asarray_fast_path, scalar_type_class=_ScalarTypeMeta)
-def asarray(a, dtype=None, order=None, *, device=None, copy=None):
+def asarray(a, dtype=None, order=None, *, device=None, copy=None, like=None):
     """``a`` as an array (an Array is returned as it is unless a dtype change or
     ``copy=True`` asks for a new one). A NumPy array of a dtype minijax stores as it is
     is shared, not copied, when no transformation is active (as NumPy's ``asarray``:
     writes through either are seen by both, until minijax exports or snapshots the
     Array; its next write then copies)."""
+    check_like(like, "asarray")
     t = type(a)
     if t is Array:
         if dtype is None and device is None and not copy and (order is None or order == "K"):
@@ -180,8 +219,9 @@ def _dtype_or(dtype, default):
 
 @placed
 @_new_array
-def full(shape, fill_value, dtype=None, order="C", *, device=None):
+def full(shape, fill_value, dtype=None, order="C", *, device=None, like=None):
     """An array of ``shape`` filled with ``fill_value``."""
+    check_like(like, "full")
     check_order(order)
     shape = _shape(shape)
     if dtype is None:   # (NumPy: np.full(3, 1.0) is float64, np.full(3, 2**63) uint64)
@@ -198,22 +238,25 @@ def full(shape, fill_value, dtype=None, order="C", *, device=None):
 
 @placed
 @_new_array
-def zeros(shape, dtype=None, order="C", *, device=None):
+def zeros(shape, dtype=None, order="C", *, device=None, like=None):
+    check_like(like, "zeros")
     check_order(order)
     return lax.full(_shape(shape), 0, _dtype_or(dtype, dtypes.default_float()))
 
 
 @placed
 @_new_array
-def ones(shape, dtype=None, order="C", *, device=None):
+def ones(shape, dtype=None, order="C", *, device=None, like=None):
+    check_like(like, "ones")
     check_order(order)
     return lax.full(_shape(shape), 1, _dtype_or(dtype, dtypes.default_float()))
 
 
 @placed
 @_new_array
-def empty(shape, dtype=None, order="C", *, device=None):
+def empty(shape, dtype=None, order="C", *, device=None, like=None):
     """An array of ``shape``: uninitialised eagerly (as NumPy's), zeros under ``jit``."""
+    check_like(like, "empty")
     return zeros(shape, dtype, order)
 
 
@@ -270,8 +313,9 @@ def _concrete_scalar(x, name):
 
 @placed
 @_new_array
-def arange(start, stop=None, step=None, dtype=None, *, device=None):
+def arange(start, stop=None, step=None, dtype=None, *, device=None, like=None):
     """Evenly spaced values in ``[start, stop)`` (NumPy's dtype rules)."""
+    check_like(like, "arange")
     if stop is None:
         start, stop = 0, start
     if step is None:
@@ -302,8 +346,9 @@ def arange(start, stop=None, step=None, dtype=None, *, device=None):
 
 @placed
 @_new_array
-def eye(N, M=None, k=0, dtype=None, order="C", *, device=None):
+def eye(N, M=None, k=0, dtype=None, order="C", *, device=None, like=None):
     """A 2-d array with ones on diagonal ``k``."""
+    check_like(like, "eye")
     check_order(order)
     N = _checks.index(N, "N")
     M = N if M is None else _checks.index(M, "M")
@@ -428,8 +473,9 @@ def _tri_mask(n, m, k, shape=None):
     return lax.ge(lax.add(rows, lax.full((n, m), k, np.int64)), cols)   # j <= i + k
 
 
-def tri(N, M=None, k=0, dtype=None):
+def tri(N, M=None, k=0, dtype=None, *, like=None):
     """Ones at and below diagonal ``k``, zeros above."""
+    check_like(like, "tri")
     if any(isinstance(v, (float, np.floating)) for v in (N, M, k)):
         # NumPy takes float arguments through arange at an integer dtype
         rows = np.arange(N, dtype=np.int64)
@@ -522,21 +568,15 @@ def indices(dimensions, dtype=int, sparse=False):
     return out
 
 
-def identity(n, dtype=None):
+def identity(n, dtype=None, *, like=None):
     """The ``n`` by ``n`` identity matrix."""
+    check_like(like, "identity")
     return eye(n, dtype=dtype)
-
-
-def _check_like(like, name):
-    # NumPy's ``like=`` picks the array library of the result: here always minijax's
-    if like is not None and not hasattr(like, "__array__"):
-        raise TypeError(f"{name}: like= must be an array, got {type(like).__name__}")
 
 
 def asanyarray(a, dtype=None, order=None, *, device=None, copy=None, like=None):
     """``asarray`` (minijax has no array subclasses)."""
-    if like is not None:
-        _check_like(like, "asanyarray")
+    check_like(like, "asanyarray")
     if device is None and copy is None:   # (asarray's compiled fast path, no keywords)
         return asarray(a, dtype, order)
     return asarray(a, dtype, order, device=device, copy=copy)
@@ -544,16 +584,14 @@ def asanyarray(a, dtype=None, order=None, *, device=None, copy=None, like=None):
 
 def ascontiguousarray(a, dtype=None, *, like=None):
     """``a`` as a C-contiguous array of at least one dimension."""
-    if like is not None:
-        _check_like(like, "ascontiguousarray")
+    check_like(like, "ascontiguousarray")
     return _atleast_1d(asarray(a, dtype, order="C"))
 
 
 def asfortranarray(a, dtype=None, *, like=None):
     """``a`` as a Fortran-contiguous array of at least one dimension (eagerly: under
     ``jit`` the layout is XLA's)."""
-    if like is not None:
-        _check_like(like, "asfortranarray")
+    check_like(like, "asfortranarray")
     return _atleast_1d(asarray(a, dtype, order="F"))
 
 
@@ -588,7 +626,7 @@ def require(a, dtype=None, requirements=None, *, like=None):
     """``a`` as an array of ``dtype`` meeting ``requirements`` ('C', 'F', 'A', 'W', 'O',
     'E' or their long names). minijax arrays are contiguous, aligned and writable; 'O'
     (own data) makes a copy."""
-    _check_like(like, "require")
+    check_like(like, "require")
     if requirements is None:
         flags = set()
     else:
@@ -606,7 +644,7 @@ def require(a, dtype=None, requirements=None, *, like=None):
 
 def fromiter(iter, dtype, count=-1, *, like=None):
     """A 1-d array from the first ``count`` values of an iterable (all if -1)."""
-    _check_like(like, "fromiter")
+    check_like(like, "fromiter")
     if dtype is None:
         raise TypeError("fromiter: dtype= is required")
     count = _checks.index(count, "count")
@@ -626,13 +664,13 @@ def fromiter(iter, dtype, count=-1, *, like=None):
 def frombuffer(buffer, dtype=None, count=-1, offset=0, *, like=None):
     """A 1-d array interpreting the bytes of ``buffer`` (from ``offset``) as ``dtype``
     (a copy: minijax arrays own their data)."""
-    _check_like(like, "frombuffer")
+    check_like(like, "frombuffer")
     return asarray(np.frombuffer(buffer, dtype, count, offset).copy())
 
 
 def fromfunction(function, shape, *, dtype=float, like=None, **kwargs):
     """``function(*grid)`` called once with the index grids of ``shape`` (as ``dtype``)."""
-    _check_like(like, "fromfunction")
+    check_like(like, "fromfunction")
     grids = indices(shape, dtype=dtype)
     return function(*[grids[i] for i in range(len(tuple(shape)))], **kwargs)
 

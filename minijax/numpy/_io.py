@@ -21,6 +21,7 @@ from ..core import Tracer
 from ..errors import FileArgumentError, TracerArrayConversionError
 from ..runtime.array import Array, array_from_host, set_method
 from ._core import non_numeric_array
+from ._creation import check_like
 
 
 def _host(x, name):
@@ -67,10 +68,7 @@ def _file(file, name, what="file"):
 
 
 def _like(kwargs, name):
-    like = kwargs.pop("like", None)
-    if like is not None and not isinstance(like, (Array, np.ndarray)):
-        raise TypeError(f"{name}(like=...) takes a minijax or NumPy array (the result is "
-                        f"a minijax array), got {type(like).__name__}")
+    check_like(kwargs.pop("like", None), name)
 
 
 def loadtxt(fname, *args, **kwargs):

@@ -199,7 +199,9 @@ def squeeze(a, axis=None):
     return _reshaped_view(a, tuple(d for i, d in enumerate(s) if i not in axes))
 
 
-def broadcast_to(array, shape):
+def broadcast_to(array, shape, subok=False):
+    """``array`` broadcast to ``shape`` (a read-only view eagerly, as NumPy's; ``subok``
+    has nothing to pass through: minijax has no array subclasses)."""
     a = to_array(array)
     shape = _checks.shape(shape)
     src = get_aval(a).shape
@@ -785,17 +787,18 @@ def matrix_transpose(x, /):
     return swapaxes(x, -1, -2)
 
 
-def broadcast_arrays(*args):
-    """The arguments broadcast to one shape."""
+def broadcast_arrays(*args, subok=False):
+    """The arguments broadcast to one shape (``subok`` as in ``broadcast_to``)."""
     arrs = [to_array(a) for a in args]
     shape = _broadcast_shapes(*(get_aval(a).shape for a in arrs))
     return tuple(a if get_aval(a).shape == shape else lax.broadcast_to_shape(a, shape)
                  for a in arrs)
 
 
-def copy(a, order="K"):
+def copy(a, order="K", subok=False):
     """A copy of ``a``: a new array object (in-place updates of one leave the other).
-    minijax arrays are C-ordered whatever ``order`` asks for (the values are the same)."""
+    minijax arrays are C-ordered whatever ``order`` asks for (the values are the same);
+    ``subok`` as in ``broadcast_to``."""
     if not isinstance(order, str):
         raise TypeError(f"order must be str, not {type(order).__name__}")
     if order.upper() not in ("K", "A", "C", "F"):

@@ -97,7 +97,9 @@ def asarray_fast_path(complete, scalar_type_class):
       converted (a new ndarray, as ``to_array`` makes it);
     - eagerly, Python and NumPy scalars and (nested) lists and tuples of Python floats
       and ints are as ``to_array`` makes them (``_value_array``)."""
-    def asarray(a, dtype=None, order=None, *, device=None, copy=None):
+    def asarray(a, dtype=None, order=None, *, device=None, copy=None, like=None):
+        if like is not None:
+            return complete(a, dtype, order, device=device, copy=copy, like=like)
         t = type(a)
         if t is _Array:
             if device is None and not copy and (order is None or order == "K"):
@@ -209,8 +211,10 @@ def array_fast_path(complete, scalar_type_class):
     or with ``dtype=`` a canonical dtype, converted as ``asarray`` converts them when that
     makes a new array; of Python and NumPy scalars and (nested) lists and tuples of
     numbers, what ``asarray`` makes (``_value_array``)."""
-    def array(object, dtype=None, *, copy=True, order="K", ndmin=0, device=None):
-        if device is None and numpy_flag[0] and ndmin == 0 and order == "K":
+    def array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, ndmax=0,
+              device=None, like=None):
+        if (device is None and numpy_flag[0] and ndmin == 0 and order == "K" and ndmax == 0
+                and like is None):
             t = type(object)
             if dtype is None:
                 if t is _ndarray or t is _Array:
@@ -230,7 +234,8 @@ def array_fast_path(complete, scalar_type_class):
                         out = _converted(object, d)
                         if out is not None and out is not object:
                             return out
-        return complete(object, dtype, copy=copy, order=order, ndmin=ndmin, device=device)
+        return complete(object, dtype, copy=copy, order=order, subok=subok, ndmin=ndmin,
+                        ndmax=ndmax, device=device, like=like)
     return _wrapping(complete, array)
 
 
