@@ -520,3 +520,28 @@ def test_casting_of_python_scalars_is_numpys_traced_too(casting):
                 continue
             _same(_LaxCall(np.add)(np.asarray(a), s, casting=casting), want)
             _same(minijax.jit(lambda v: np.add(v, s, casting=casting))(a), want)
+
+
+@pytest.mark.parametrize("name, signature", [
+    ("ldexp", "di->d"), ("ldexp", "dl->d"), ("ldexp", "fi->f"), ("ldexp", "dd->d"),
+    ("ldexp", ("float64", "int32", "float64")), ("ldexp", (None, None, "float32")),
+    ("frexp", "d->di"), ("frexp", "f->fi"), ("frexp", "d->dl"), ("add", "ff->d")])
+def test_signature_with_differing_dtypes_is_numpys_loop(name, signature):
+    """signature= naming a loop whose dtypes differ (ldexp's float and int inputs,
+    frexp's float and int outputs): NumPy's loop, or its error where it has none."""
+    args = (onp.linspace(-3, 3, 7), onp.arange(7, dtype=onp.int32) - 3)[:getattr(onp, name).nin]
+    try:
+        want = getattr(onp, name)(*args, signature=signature)
+    except TypeError as e:
+        for run in (lambda: _LaxCall(getattr(np, name))(*map(np.asarray, args),
+                                                         signature=signature),
+                    lambda: minijax.jit(lambda *a: getattr(np, name)(*a, signature=signature))(
+                        *args)):
+            with pytest.raises(TypeError, match=re.escape(str(e)[:30])):
+                run()
+        return
+    for got in (_LaxCall(getattr(np, name))(*map(np.asarray, args), signature=signature),
+                minijax.jit(lambda *a: getattr(np, name)(*a, signature=signature))(*args)):
+        for g, w in zip(got if isinstance(got, tuple) else (got,),
+                        want if isinstance(want, tuple) else (want,)):
+            _same(g, w)

@@ -15,7 +15,7 @@ from ._core import (broadcast_shapes, cast_dtype, check_order, promote,
                     promote_and_broadcast, to_array)
 from ._elementwise import multiply
 from ._manipulation import moveaxis, ravel, reshape
-from ._ufunc import signature_dtype, cast_inputs
+from ._ufunc import cast_inputs, loop_signature
 from ..util import canonicalize_axis
 
 
@@ -180,14 +180,11 @@ def _gufunc(name, np_ufunc, x1, x2, kernel, axes, axis, keepdims, casting, order
     check_order(order, like=True)
     if subok is not True and subok is not False:
         raise TypeError(f"{name}: subok must be a bool")
-    if signature is not None:
-        if dtype is not None:
-            raise TypeError(f"{name}: give dtype= or signature=, not both")
-        dtype = signature_dtype(name, signature, 2, 1)
+    fixed = loop_signature(name, 2, 1, dtype, signature)
     check_casting(casting)
     keepdims = _checks.flag(keepdims, "keepdims")
-    if dtype is not None or casting not in ("same_kind", "unsafe"):
-        x1, x2 = cast_inputs(np_ufunc, name, (x1, x2), dtype, casting)
+    if fixed is not None or casting not in ("same_kind", "unsafe"):
+        (x1, x2), _ = cast_inputs(np_ufunc, name, (x1, x2), fixed, casting)
     if axes is None and axis is None and not keepdims:
         return kernel(x1, x2)
     x1, x2 = to_array(x1), to_array(x2)

@@ -145,18 +145,14 @@ class ufunc(numpy_dispatch.Forwarder):
             check_order(order, like=True)
         if subok is not True and subok is not False:
             raise TypeError(f"{name}: subok must be a bool")
-        if signature is not None:
-            if dtype is not None:
-                raise TypeError(f"{name}: give dtype= or signature=, not both")
-            dtype = signature_dtype(name, signature, self.nin, self.nout)
-        if dtype is not None or casting not in ("same_kind", "unsafe"):
-            args = self._cast_inputs(args, dtype, casting)
+        fixed = loop_signature(name, self.nin, self.nout, dtype, signature)
+        if fixed is not None or casting not in ("same_kind", "unsafe"):
+            args, result_dtypes = cast_inputs(self._np, name, args, fixed, casting)
         results = self._lax(*args)
         results = results if self.nout > 1 else (results,)
-        if dtype is not None:
-            dt = dtypes.canonicalize(dtype)
+        if fixed is not None:
             results = tuple(r if get_aval(r).dtype == dt else lax.convert_element_type(r, dt)
-                            for r in results)
+                            for r, dt in zip(results, result_dtypes))
         if where is not True:
             mask = to_array(where)
             if get_aval(mask).dtype != np.bool_:
@@ -179,9 +175,6 @@ class ufunc(numpy_dispatch.Forwarder):
             raise ValueError(f"{self.__name__}: out= must have {self.nout} entr"
                              f"{'ies' if self.nout > 1 else 'y'}, got {len(out)}")
         return out
-
-    def _cast_inputs(self, args, dtype, casting):
-        return cast_inputs(self._np, self.__name__, args, dtype, casting)
 
     @staticmethod
     def _masked(result, mask, out):
@@ -566,61 +559,59 @@ def _numpy_dtype_of(x):
     return aval.dtype
 
 
-def cast_inputs(np_ufunc, name, args, dtype, casting):
-    """``args`` converted to the loop dtypes of the NumPy ufunc ``np_ufunc`` for them, with
-    ``dtype=`` (or None) and NumPy's ``casting=`` rule and errors."""
-    in_dtypes = tuple(_numpy_dtype_of(a) for a in args)
-    if casting == "equiv":
-        # (NumPy's resolve_dtypes crashes on "equiv" with a Python scalar's type. For
-        # minijax's dtypes, all in native byte order, it is "no", except that NumPy's
-        # call first refuses a Python scalar whose own dtype is not the loop's)
-        loop = _loop(np_ufunc, name, in_dtypes, dtype, "unsafe")
-        for given, dt in zip(in_dtypes, loop):
-            if isinstance(given, type) and np.dtype(given) != dt:
-                raise TypeError(f"cannot cast Python {given.__name__} to {dt} under "
-                                f"the casting rule 'equiv'")
-    loop = _loop(np_ufunc, name, in_dtypes, dtype, casting)
-    out = []
-    for a, dt in zip(args, loop[:np_ufunc.nin]):
-        a = to_array(a)
-        dt = dtypes.canonicalize(dt)
-        out.append(a if get_aval(a).dtype == dt else lax.convert_element_type(a, dt))
-    return out
-
-
-def _loop(np_ufunc, name, in_dtypes, dtype, casting):
-    """NumPy's loop dtypes for ``in_dtypes`` (and ``dtype=``) under ``casting``."""
-    # (resolve_dtypes refuses signature=None: the keyword is left out then)
-    nout = np_ufunc.nout
-    sig = {} if dtype is None else {
-        "signature": (None,) * np_ufunc.nin + (np.dtype(dtype),) * nout}
-    try:
-        return np_ufunc.resolve_dtypes(in_dtypes + (None,) * nout,
-                                       casting="no" if casting == "equiv" else casting, **sig)
-    except Exception as e:   # NumPy's casting or no-loop error, renamed
-        message = str(e).replace("rule 'no'", f"rule {casting!r}")
-        raise TypeError(f"{name}: {message}") from None
-
-
-def signature_dtype(name, signature, nin, nout):
-    """The one dtype a ``signature=`` gives (a tuple of dtypes or None, or NumPy's type
-    string such as ``"dd->d"``): the loop minijax runs computes in one dtype, so the
-    given ones must agree."""
+def loop_signature(name, nin, nout, dtype, signature):
+    """The loop dtypes a call fixes, as NumPy's ``signature=`` tuple (a dtype or None per
+    input and output), from ``dtype=`` (the outputs') or ``signature=`` (that tuple, or a
+    type string such as ``"dl->d"``); None where neither is given."""
+    if signature is None:
+        return None if dtype is None else (None,) * nin + (np.dtype(dtype),) * nout
+    if dtype is not None:
+        raise TypeError(f"{name}: give dtype= or signature=, not both")
     if isinstance(signature, str):
         ins, arrow, outs = signature.partition("->")
         if not arrow or len(ins) != nin or len(outs) != nout:
             raise ValueError(f"a type-string for {name}, {nin} typecode(s) before and "
                              f"{nout} after the -> sign")
-        signature = [np.dtype(code) for code in ins + outs]
+        return tuple(np.dtype(code) for code in ins + outs)
     if not isinstance(signature, (tuple, list)) or len(signature) != nin + nout:
         raise TypeError(f"{name}: signature must be a string or a tuple of {nin + nout} "
                         f"dtypes or None, got {signature!r}")
-    given = {np.dtype(s) for s in signature if s is not None}
-    if len(given) > 1:
-        raise NotImplementedError(f"{name}: signature= with dtypes that differ "
-                                  f"({', '.join(sorted(d.name for d in given))}) is not "
-                                  f"supported; minijax's loop takes one dtype (dtype=)")
-    return given.pop() if given else None
+    return tuple(None if s is None else np.dtype(s) for s in signature)
+
+
+def cast_inputs(np_ufunc, name, args, fixed, casting):
+    """``(inputs, output dtypes)``: ``args`` converted to the loop dtypes NumPy's ufunc
+    ``np_ufunc`` takes for them, with the dtypes ``fixed`` (``loop_signature``'s, or
+    None) and NumPy's ``casting=`` rule and errors."""
+    in_dtypes = tuple(_numpy_dtype_of(a) for a in args)
+    if casting == "equiv":
+        # (NumPy's resolve_dtypes crashes on "equiv" with a Python scalar's type. For
+        # minijax's dtypes, all in native byte order, it is "no", except that NumPy's
+        # call first refuses a Python scalar whose own dtype is not the loop's)
+        loop = _loop(np_ufunc, name, in_dtypes, fixed, "unsafe")
+        for given, dt in zip(in_dtypes, loop):
+            if isinstance(given, type) and np.dtype(given) != dt:
+                raise TypeError(f"cannot cast Python {given.__name__} to {dt} under "
+                                f"the casting rule 'equiv'")
+    loop = _loop(np_ufunc, name, in_dtypes, fixed, casting)
+    out = []
+    for a, dt in zip(args, loop[:np_ufunc.nin]):
+        a = to_array(a)
+        dt = dtypes.canonicalize(dt)
+        out.append(a if get_aval(a).dtype == dt else lax.convert_element_type(a, dt))
+    return out, [dtypes.canonicalize(dt) for dt in loop[np_ufunc.nin:]]
+
+
+def _loop(np_ufunc, name, in_dtypes, fixed, casting):
+    """NumPy's loop dtypes for ``in_dtypes`` (and the ``fixed`` ones) under ``casting``."""
+    # (resolve_dtypes refuses signature=None: the keyword is left out then)
+    sig = {} if fixed is None else {"signature": fixed}
+    try:
+        return np_ufunc.resolve_dtypes(in_dtypes + (None,) * np_ufunc.nout,
+                                       casting="no" if casting == "equiv" else casting, **sig)
+    except Exception as e:   # NumPy's casting or no-loop error, renamed
+        message = str(e).replace("rule 'no'", f"rule {casting!r}")
+        raise TypeError(f"{name}: {message}") from None
 
 
 _UFUNCS = {}
