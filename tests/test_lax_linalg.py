@@ -611,6 +611,13 @@ NUMPY_CASES = [
      [S + 1j * (A - onp.swapaxes(A, -1, -2))]),
     ("svdvals_complex", lambda m, a: m.linalg.svdvals(a), [M + 1j * M[::-1]]),
     ("matrix_rank_complex", lambda m, a: m.linalg.matrix_rank(a), [M + 1j * M[::-1]]),
+    ("cond_complex", lambda m, a: m.linalg.cond(a), [A + 1j * A[::-1]]),
+    ("cond_complex_fro", lambda m, a: m.linalg.cond(a, "fro"), [A + 1j * A[::-1]]),
+    ("tensorinv_complex", lambda m, a: m.linalg.tensorinv(a, ind=1),
+     [(A[0] + 1j * A[1]).reshape(4, 2, 2)]),
+    ("tensorsolve_complex", lambda m, a, b: m.linalg.tensorsolve(a, b),
+     [(well_conditioned(6, 6) + 0.5j * well_conditioned(6, 6)).reshape(2, 3, 6),
+      randn(2, 3) + 0j]),
 ]
 NORM_ORDS = [(o, (1, 2)) for o in (None, "fro", "nuc", onp.inf, -onp.inf, 1, -1, 2, -2)] + \
     [(o, 1) for o in (None, onp.inf, -onp.inf, 0, 1, -1, 2, 3, 0.5)]

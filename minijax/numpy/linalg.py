@@ -83,15 +83,12 @@ class LstsqResult(NamedTuple):
 
 # ---------------------------------------------------------------- argument handling
 
-def _float(name, *arrays, complex_ok=False):
+def _float(name, *arrays):
     """Arrays promoted to one inexact dtype (integers and bools become the default
-    float, as NumPy's linalg does); complex only where ``complex_ok``."""
+    float, as NumPy's linalg does)."""
     arrays = [to_array(a) for a in arrays]
     for a in arrays:
         dt = get_aval(a).dtype
-        if dt.kind == "c" and not complex_ok:
-            raise TypeError(f"minijax.numpy.linalg.{name} does not support complex arrays yet "
-                            f"(got {dt.name})")
         if dt.kind == "f" and dt.itemsize < 4:
             raise TypeError(f"minijax.numpy.linalg.{name}: array type {dt.name} is "
                             f"unsupported in linalg (convert to float32 or float64)")
@@ -148,7 +145,7 @@ def cholesky(a, /, *, upper=False):
     """Cholesky factor of symmetric positive-definite ``a`` (..., n, n): lower ``L`` with
     ``a = L Lᵀ`` (reads the lower triangle), or upper ``U = Lᵀ`` with ``upper=True``
     (reads the upper triangle). NaN where ``a`` is not positive definite."""
-    a = _float("cholesky", a, complex_ok=True)
+    a = _float("cholesky", a)
     _square("cholesky", a)
     if upper:
         return _T(_lax_linalg.cholesky(_T(a), symmetrize_input=False))
@@ -168,7 +165,7 @@ def qr(a, mode="reduced"):
         mode = "reduced" if full else "economic"
     elif mode not in ("reduced", "complete", "r", "raw"):
         raise ValueError(f"Unrecognized mode '{mode}'")
-    a = _float("qr", a, complex_ok=True)
+    a = _float("qr", a)
     _at_least_2d("qr", a)
     if mode in ("raw", "economic"):
         h, tau = _lax_linalg.geqrf(a)
@@ -181,7 +178,7 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
     """Singular value decomposition: ``SVDResult(U, S, Vh)`` with ``a = U diag(S) Vh``
     and ``S`` descending, or ``S`` alone. With ``hermitian`` (a square ``a``) it comes
     from ``eigh`` of ``a``'s lower triangle, as NumPy's."""
-    a = _float("svd", a, complex_ok=True)
+    a = _float("svd", a)
     _at_least_2d("svd", a)
     if hermitian:
         return _hermitian_svd(a, compute_uv)
@@ -207,7 +204,7 @@ def _hermitian_svd(a, compute_uv):
 
 def svdvals(x, /):
     """Singular values of ``x`` (..., m, n), descending."""
-    x = _float("svdvals", x, complex_ok=True)
+    x = _float("svdvals", x)
     _at_least_2d("svdvals", x)
     return _lax_linalg.svd(x, compute_uv=False)
 
@@ -221,7 +218,7 @@ def _uplo(UPLO):
 def eigh(a, UPLO="L"):
     """Eigenvalues (ascending) and eigenvectors of symmetric ``a``, reading its lower
     (``UPLO='L'``) or upper triangle: ``EighResult(eigenvalues, eigenvectors)``."""
-    a = _float("eigh", a, complex_ok=True)
+    a = _float("eigh", a)
     _square("eigh", a)
     v, w = _lax_linalg.eigh(a, lower=_uplo(UPLO), symmetrize_input=False)
     return EighResult(w, v)
@@ -237,7 +234,7 @@ def eig(a, /):
     ``EigResult(eigenvalues, eigenvectors)`` with ``a @ v[..., :, i] = w[..., i] *
     v[..., :, i]``. Always complex (the Array API's rule; NumPy returns real arrays
     when every eigenvalue happens to be real, a dtype that depends on the values)."""
-    a = _float("eig", a, complex_ok=True)
+    a = _float("eig", a)
     _square("eig", a)
     w, v = _lax_linalg.eig(a, compute_left_eigenvectors=False)
     return EigResult(w, v)
@@ -245,7 +242,7 @@ def eig(a, /):
 
 def eigvals(a, /):
     """The (complex) eigenvalues of general square ``a`` (..., n, n), as ``eig``'s."""
-    a = _float("eigvals", a, complex_ok=True)
+    a = _float("eigvals", a)
     _square("eigvals", a)
     w, = _lax_linalg.eig(a, compute_left_eigenvectors=False, compute_right_eigenvectors=False)
     return w
@@ -256,7 +253,7 @@ def eigvals(a, /):
 def solve(a, b):
     """Solve ``a @ x = b`` for ``x``; ``b`` is (..., n) only when it is 1-d, else
     (..., n, k) (NumPy 2 semantics), with broadcasting of batch axes."""
-    a, b = _float("solve", a, b, complex_ok=True)
+    a, b = _float("solve", a, b)
     _square("solve", a)
     sa, sb = get_aval(a).shape, get_aval(b).shape
     n = sa[-1]
@@ -275,7 +272,7 @@ def solve(a, b):
 
 def inv(a):
     """The inverse of square matrices ``a`` (..., n, n) (inf/NaN if singular)."""
-    a = _float("inv", a, complex_ok=True)
+    a = _float("inv", a)
     _square("inv", a)
     aval = get_aval(a)
     return _solve(a, _eye_batch(aval.shape[-1], aval.dtype, aval.shape[:-2]))
@@ -324,7 +321,7 @@ def slogdet(a):
 
 
 def _slogdet(a, name):
-    a = _float(name, a, complex_ok=True)
+    a = _float(name, a)
     _square(name, a)
     aval = get_aval(a)
     is_complex = aval.dtype.kind == "c"
@@ -360,7 +357,7 @@ def det(a):
 def matrix_rank(A, tol=None, hermitian=False, *, rtol=None):
     """The number of singular values of ``A`` above ``tol`` (default: ``rtol * max(S)``
     with ``rtol = max(m, n) * eps``)."""
-    A = _float("matrix_rank", A, complex_ok=True)
+    A = _float("matrix_rank", A)
     aval = get_aval(A)
     if aval.ndim < 2:
         nonzero = lax.reduce_or(lax.ne(A, _scalar_like(0, A)), tuple(range(aval.ndim)))
@@ -393,7 +390,7 @@ def _inverse_above(s, rcond):
 def pinv(a, rcond=None, hermitian=False, *, rtol=_NoValue):
     """Moore-Penrose pseudo-inverse via the SVD; singular values at most
     ``rcond * max(S)`` are treated as zero (NumPy's defaults for rcond/rtol)."""
-    a = _float("pinv", a, complex_ok=True)
+    a = _float("pinv", a)
     _at_least_2d("pinv", a)
     aval = get_aval(a)
     if rcond is None:
@@ -417,7 +414,7 @@ def lstsq(a, b, rcond=None):
     """Least-squares solution of ``a @ x = b`` (a 2-d): ``(x, residuals, rank, s)``.
     ``residuals`` are the squared residual norms when ``rank == n < m`` (when the rank
     is not concrete, as under ``jit``, they are always returned)."""
-    a, b = _float("lstsq", a, b, complex_ok=True)
+    a, b = _float("lstsq", a, b)
     sa, sb = get_aval(a).shape, get_aval(b).shape
     if len(sa) != 2:
         raise LinAlgError(f"minijax.numpy.linalg.lstsq: a must be 2-dimensional, got shape "
@@ -549,7 +546,7 @@ def norm(x, ord=None, axis=None, keepdims=False):
     2, -2 or any p for vectors), over ``axis`` (int or 2-tuple; None: the whole array
     for ord None, else its 1 or 2 axes)."""
     keepdims = _checks.flag(keepdims, "keepdims")
-    x = _float("norm", x, complex_ok=True)
+    x = _float("norm", x)
     aval = get_aval(x)
     nd = aval.ndim
     if axis is None:
@@ -586,7 +583,7 @@ def matrix_norm(x, /, *, keepdims=False, ord="fro"):
 def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
     """Vector norm over ``axis`` (None: all elements; a tuple: those axes flattened)."""
     keepdims = _checks.flag(keepdims, "keepdims")
-    x = _float("vector_norm", x, complex_ok=True)
+    x = _float("vector_norm", x)
     aval = get_aval(x)
     nd = aval.ndim
     axes = tuple(range(nd)) if axis is None else (
