@@ -1306,3 +1306,15 @@ def test_array_ndmax_and_subok_are_numpys():
               lambda m, v: m.copy(v, subok=True)):
         assert_same(f(np, x), onp.asarray(f(onp, x)))
         assert_same(minijax.jit(lambda v: f(np, v))(x), onp.asarray(f(onp, x)))
+
+
+def test_diff_prepend_and_append_are_strongly_typed():
+    """NumPy makes arrays of diff's prepend=/append= (a Python float is float64): a
+    float32 or small-integer input is promoted by them, under jit as eagerly."""
+    for a in (onp.arange(4, dtype=onp.float32), onp.arange(4, dtype=onp.uint8),
+              onp.arange(4, dtype=onp.int8)):
+        for kwargs in (dict(prepend=0.0), dict(append=1), dict(prepend=onp.float32(2)),
+                       dict(append=[1, 2]), dict(prepend=True)):
+            want = onp.diff(a, **kwargs)
+            assert_same(np.diff(a, **kwargs), want)
+            assert_same(minijax.jit(lambda v: np.diff(v, **kwargs))(a), want)

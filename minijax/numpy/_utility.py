@@ -30,7 +30,7 @@ def diff(a, n=1, axis=-1, prepend=_NO_VALUE, append=_NO_VALUE):
         if extra is _NO_VALUE or extra is None:
             parts.append(None)
             continue
-        e = to_array(extra)
+        e = to_array(extra, weak_type=False)   # (NumPy: asanyarray, a strong dtype)
         if get_aval(e).ndim == 0:
             shape = list(get_aval(a).shape)
             shape[axis] = 1
