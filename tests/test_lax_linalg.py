@@ -712,13 +712,6 @@ def test_numpy_linalg_errors(name):
         fn(onp.eye(2, dtype=onp.float16), *extra)
 
 
-def test_numpy_linalg_complex_not_supported_yet():
-    eye = onp.eye(2, dtype=onp.complex128)
-    assert float(np.linalg.cond(eye)) == onp.linalg.cond(eye)   # eagerly NumPy's
-    with pytest.raises(TypeError, match=r"linalg\.cond does not support complex"):
-        minijax.jit(np.linalg.cond)(eye)
-
-
 def test_numpy_linalg_argument_errors():
     with pytest.raises(ValueError, match="Unrecognized mode"):
         np.linalg.qr(onp.eye(2), mode="bogus")
