@@ -215,7 +215,13 @@ def write_back_values(leaves, updated, values, who):
         elif isinstance(x, (Array, Tracer)):
             rebind_or_raise(x, v, who)
         elif isinstance(x, np.ndarray):
-            x[...] = np.asarray(v)
+            v = np.asarray(v)
+            if v.shape != x.shape:   # (resized: NumPy's resize would need refcheck)
+                raise ValueError(f"{who}: the function resized its NumPy array argument "
+                                 f"of shape {x.shape} to {v.shape} in place, which minijax "
+                                 f"cannot do to a NumPy array; pass a minijax array "
+                                 f"(minijax.numpy.asarray(x)), or resize outside it")
+            x[...] = v
 
 
 def write_back_updated(leaves, updated, who):

@@ -1318,3 +1318,59 @@ def test_diff_prepend_and_append_are_strongly_typed():
             want = onp.diff(a, **kwargs)
             assert_same(np.diff(a, **kwargs), want)
             assert_same(minijax.jit(lambda v: np.diff(v, **kwargs))(a), want)
+
+
+_METHOD_INPUTS = {
+    "float": lambda r: r.uniform(0.1, 0.9, (4, 5)), "int": lambda r: r.integers(-5, 9, (4, 5)),
+    "complex": lambda r: r.uniform(size=(4, 5)) + 1j * r.uniform(size=(4, 5)),
+    "float32": lambda r: r.uniform(size=(4, 5)).astype(onp.float32),
+    "bool": lambda r: r.uniform(size=(4, 5)) > 0.5}
+_METHOD_CALLS = [
+    ("sum", (), dict(dtype="float32")), ("sum", (), dict(initial=2)), ("sum", (1, None, None, True), {}),
+    ("mean", (), dict(axis=1, dtype="float32")), ("std", (), dict(axis=0, ddof=1.5)),
+    ("max", (), dict(where="mask", initial=-1)), ("min", (0, None, True), {}),
+    ("prod", (), dict(axis=1, dtype="float64")),
+    ("cumsum", (), dict(axis=0, dtype="float32")),
+    ("argmax", (), dict(axis=1, keepdims=True)), ("all", (), dict(keepdims=True)),
+    ("any", (), dict(where="mask")), ("clip", (0.2, 0.7), {}), ("clip", (), dict(max=0.3)),
+    ("round", (), {}), ("round", (), dict(decimals=1)), ("round", (-1,), {}),
+    ("astype", ("int8",), dict(casting="unsafe")), ("astype", ("float64",), dict(casting="safe")),
+    ("astype", ("int16",), dict(casting="same_kind")), ("trace", (), dict(offset=1)),
+    ("diagonal", (), dict(offset=-1)), ("reshape", ((5, 4),), dict(order="F")),
+    ("ravel", (), dict(order="F")), ("flatten", (), dict(order="F")), ("transpose", (1, 0), {}),
+    ("repeat", ([1, 2, 0, 1],), dict(axis=0)), ("take", ([0, 25],), dict(mode="wrap")),
+    ("take", ([0, 25],), dict(mode="clip")), ("searchsorted", (0.5,), {}),
+    ("compress", ([True, False, True, False],), dict(axis=0)),
+    ("conj", (), {}), ("conjugate", (), {}), ("dot", ("T",), {}), ("copy", (), dict(order="F")),
+    ("argsort", (), dict(kind="stable", axis=0)), ("sort", (), dict(axis=0)),
+    ("fill", (3,), {}), ("put", ([0, 3], 7), {}), ("resize", ((2, 3),), dict(refcheck=False)),
+    ("resize", ((6, 4),), dict(refcheck=False))]
+_IN_PLACE = {"sort", "fill", "put", "resize"}
+
+
+@pytest.mark.parametrize("kind", list(_METHOD_INPUTS))
+def test_array_methods_match_numpy_traced_too(kind):
+    """Array methods with NumPy's keywords and positional parameters, on each kind of
+    input: NumPy's values and dtypes (or error type), eagerly and under jit; the methods
+    that update in place are compared by the array afterwards."""
+    x = _METHOD_INPUTS[kind](onp.random.default_rng(0))
+    mask = onp.random.default_rng(1).uniform(size=x.shape) > 0.3
+    for name, args, kwargs in _METHOD_CALLS:
+        args = tuple(x.T if a == "T" else a for a in args)
+        kwargs = {k: (mask if v == "mask" else v) for k, v in kwargs.items()}
+        h = x.copy()
+        try:
+            want = getattr(h, name)(*args, **kwargs)
+        except Exception as e:
+            error = next(c for c in type(e).__mro__ if c.__module__ == "builtins")
+            with pytest.raises(error):
+                getattr(np.asarray(x.copy()), name)(*args, **kwargs)
+            with pytest.raises(error):
+                minijax.jit(lambda v: getattr(v, name)(*args, **kwargs))(x.copy())
+            continue
+        want = h if name in _IN_PLACE else want
+        m, caller = np.asarray(x.copy()), np.asarray(x.copy())
+        got = getattr(m, name)(*args, **kwargs)
+        traced = minijax.jit(lambda v: getattr(v, name)(*args, **kwargs))(caller)
+        for g in (m, caller) if name in _IN_PLACE else (got, traced):
+            assert_same(g, onp.asarray(want), rtol=1e-6, err_msg=f"{kind} x.{name}{args}")

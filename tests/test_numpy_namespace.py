@@ -667,14 +667,26 @@ def test_bincount_length_under_transformations_and_bad_arguments():
         mnp.bincount(x, length=-2)
 
 
-def test_method_reductions_with_positional_keepdims():
-    # _operators' methods pass keepdims positionally where NumPy's functions have out
-    a = np.arange(12.0).reshape(3, 4)
-    x = mnp.asarray(a)
-    _compare(x.max(0, True), a.max(0, keepdims=True))
-    _compare(x.min(1, True), a.min(1, keepdims=True))
-    _compare(x.sum(0, None, True), a.sum(0, keepdims=True))
-    _compare(x.mean(1, None, True), a.mean(1, keepdims=True))
+def test_method_reductions_take_numpys_positional_parameters():
+    """sum/mean/prod (axis, dtype, out, keepdims, ...), max/min (axis, out, keepdims,
+    initial, where), std/var (axis, dtype, out, ddof, keepdims), eagerly and under jit."""
+    a = np.arange(1.0, 13.0).reshape(3, 4)
+    calls = [("sum", (0, None, None, True)), ("sum", (0, None, None, False, 5.0)),
+             ("sum", (1, "float32", None, True, 0.0, a > 3)), ("mean", (0, None, None, True)),
+             ("max", (0, None, True)), ("max", (0, None, False, 100.0)),
+             ("min", (1, None, True, -1.0, a > 2)), ("prod", (0, None, None, True)),
+             ("std", (0, None, None, 1, True)), ("var", (0, None, None, 1, True)),
+             ("cumsum", (0, None, None)), ("argmax", (0, None))]
+    for name, args in calls:
+        want = getattr(a, name)(*args)
+        _compare(getattr(mnp.asarray(a), name)(*args), want)
+        _compare(minijax.jit(lambda v: getattr(v, name)(*args))(a), want)
+    out = mnp.zeros(4)   # out= in NumPy's place: written and returned
+    assert mnp.asarray(a).sum(0, None, out) is out
+    _compare(out, a.sum(0))
+    out = mnp.zeros(3)
+    assert mnp.asarray(a).max(1, out) is out
+    _compare(out, a.max(1))
     _compare(mnp.reshape(a, (4, 3), copy=None), a.reshape(4, 3))
 
 

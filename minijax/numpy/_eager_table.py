@@ -423,8 +423,8 @@ ARRAY_METHODS = {
         diagonal dot flatten
         nonzero prod ptp ravel repeat reshape round searchsorted squeeze std swapaxes trace
         transpose var""".split()},
-    # minijax's signatures: keepdims is the next positional after axis (and dtype)
-    # (keyword arguments only when given: NumPy's reductions are slower with them)
+    # (Array's methods pass keepdims= and out=, initial=, where= by name; NumPy's
+    # reductions are slower with keyword arguments, so they go only when given)
     "sum": lambda h, axis=None, dtype=None, keepdims=False, **kw:
         h.sum(axis, dtype, keepdims=keepdims, **kw) if keepdims or kw else h.sum(axis, dtype),
     "mean": lambda h, axis=None, dtype=None, keepdims=False, **kw:

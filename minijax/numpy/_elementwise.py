@@ -977,6 +977,12 @@ def round(a, decimals=0, out=None):
     decimals = _checks.index(decimals, "decimals")
     if not -2**31 <= decimals < 2**31:   # NumPy takes a C int
         raise OverflowError(f"round: decimals must fit a C int, got {decimals}")
+    if aval.dtype == np.bool_:   # NumPy rounds booleans by rint (float16), and scales
+        if decimals:             # them by 10**decimals in bool (which it refuses)
+            raise TypeError(f"Cannot cast ufunc '{'multiply' if decimals > 0 else 'divide'}'"
+                            f" output from dtype('float64') to dtype('bool') with casting "
+                            f"rule 'same_kind'")
+        return lax.convert_element_type(x, np.float16)
     if aval.dtype == np.bool_ or dtypes.is_integer(aval.dtype):
         if decimals >= 0:
             return x

@@ -176,17 +176,17 @@ _METHODS = {
     "astype": _astype,
     "reshape": _reshape,
     "transpose": _transpose_method,
-    # keepdims is the next positional after axis (and dtype); out= as NumPy's methods
-    "sum": lambda self, axis=None, dtype=None, keepdims=False, *, out=None, initial=None,
+    # (the positional parameters in NumPy's methods' order)
+    "sum": lambda self, axis=None, dtype=None, out=None, keepdims=False, initial=None,
         where=None: stats.sum(self, axis, dtype, out, keepdims, initial, where),
-    "mean": lambda self, axis=None, dtype=None, keepdims=False, *, out=None, where=None:
+    "mean": lambda self, axis=None, dtype=None, out=None, keepdims=False, *, where=None:
         stats.mean(self, axis, dtype, out, keepdims, where=where),
-    "max": lambda self, axis=None, keepdims=False, *, out=None, initial=None, where=None:
+    "max": lambda self, axis=None, out=None, keepdims=False, initial=None, where=None:
         stats.max(self, axis, out, keepdims, initial, where),
-    "min": lambda self, axis=None, keepdims=False, *, out=None, initial=None, where=None:
+    "min": lambda self, axis=None, out=None, keepdims=False, initial=None, where=None:
         stats.min(self, axis, out, keepdims, initial, where),
-    "prod": lambda self, axis=None, dtype=None, out=None, keepdims=False, **kw:
-        stats.prod(self, axis, dtype, out, keepdims, **kw),
+    "prod": lambda self, axis=None, dtype=None, out=None, keepdims=False, initial=None,
+        where=None: stats.prod(self, axis, dtype, out, keepdims, initial, where),
     "cumsum": lambda self, axis=None, dtype=None, out=None: stats.cumsum(self, axis, dtype, out),
     "cumprod": lambda self, axis=None, dtype=None, out=None: stats.cumprod(self, axis, dtype,
                                                                         out),
@@ -234,8 +234,9 @@ _METHODS = {
     "clip": lambda self, min=None, max=None, out=None, **kwargs:
         ew.clip(self, min, max, out, **kwargs),
     "round": lambda self, decimals=0, out=None: ew.round(self, decimals, out),
-    "conj": lambda self: ew.conjugate(self),
-    "conjugate": lambda self: ew.conjugate(self),
+    # (NumPy's methods return a real array itself, a bool one too: no int8 conversion)
+    "conj": lambda self: ew.conjugate(self) if ew.iscomplexobj(self) else self,
+    "conjugate": lambda self: ew.conjugate(self) if ew.iscomplexobj(self) else self,
     "resize": _resize_method,
     "take": lambda self, indices, axis=None, out=None, mode=None:
         _indexing.take(self, indices, axis, out, mode),

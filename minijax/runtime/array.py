@@ -287,7 +287,7 @@ class Array:
     def _replace_storage(self, other):
         """Make this Array hold ``other``'s value (the write-back of a transformed
         function's in-place update): an owned buffer takes ``other``'s device buffer (no
-        copy), a view is written into its root's buffer."""
+        copy) or, resized, its value; a view is written into its root's buffer."""
         host = self._host
         if (self._view is None and other._aval == self.aval and other._host is None
                 and (type(host) is not _ndarray or host.flags.c_contiguous)):
@@ -296,6 +296,8 @@ class Array:
             self._host = None
             self._buffer = other._buffer
             self._placement = other._placement
+        elif self._view is None and other.shape != self.shape:
+            self._rebind(other)   # (resized in place, as eagerly)
         else:
             self._assign(other)   # a view (or an unusual layout): into the root's buffer
 
@@ -906,29 +908,31 @@ class Array:
             return _view_method(self, _RAVEL)
         return _complete[_RAVEL](self, order)
 
-    def sum(self, axis=None, dtype=None, keepdims=False, *, out=None, initial=None,
+    # (the reductions' positional parameters are in NumPy's order; the complete
+    # implementation gets keepdims= and the other keywords given by name)
+    def sum(self, axis=None, dtype=None, out=None, keepdims=False, initial=None,
             where=None):
         if out is None and initial is None and where is None:
             return _reduction(self, _SUM, axis, dtype, keepdims)
-        return _complete[_SUM](self, axis, dtype, keepdims,
+        return _complete[_SUM](self, axis, dtype, keepdims=keepdims,
                                **_given_keywords(out=out, initial=initial, where=where))
 
-    def mean(self, axis=None, dtype=None, keepdims=False, *, out=None, where=None):
+    def mean(self, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
         if out is None and where is None:
             return _reduction(self, _MEAN, axis, dtype, keepdims)
-        return _complete[_MEAN](self, axis, dtype, keepdims,
+        return _complete[_MEAN](self, axis, dtype, keepdims=keepdims,
                                 **_given_keywords(out=out, where=where))
 
-    def max(self, axis=None, keepdims=False, *, out=None, initial=None, where=None):
+    def max(self, axis=None, out=None, keepdims=False, initial=None, where=None):
         if out is None and initial is None and where is None:
             return _reduction(self, _MAX, axis, None, keepdims)
-        return _complete[_MAX](self, axis, keepdims,
+        return _complete[_MAX](self, axis, keepdims=keepdims,
                                **_given_keywords(out=out, initial=initial, where=where))
 
-    def min(self, axis=None, keepdims=False, *, out=None, initial=None, where=None):
+    def min(self, axis=None, out=None, keepdims=False, initial=None, where=None):
         if out is None and initial is None and where is None:
             return _reduction(self, _MIN, axis, None, keepdims)
-        return _complete[_MIN](self, axis, keepdims,
+        return _complete[_MIN](self, axis, keepdims=keepdims,
                                **_given_keywords(out=out, initial=initial, where=where))
 
     def all(self, axis=None, out=None, keepdims=False, *, where=None):
