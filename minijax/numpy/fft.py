@@ -227,23 +227,21 @@ def ifft2(a, s=None, axes=(-2, -1), norm=None, out=None):
 
 # ---------------------------------------------------------------- real transforms
 
-def _distinct(axes, name):
-    if len(set(axes)) != len(axes):
-        raise ValueError(f"fft.{name}: repeated axes {axes} are not supported by the "
-                         f"real transforms; list each axis once")
-
-
 def _r2c(a, s, axes, norm, out, name):
     norm = _norm(norm, name)
     x = _real_input(a, name)
     axes, lengths = _axes_lengths(x, s, axes, name)
-    _distinct(axes, name)
-    for ax, n in zip(axes, lengths):
-        x = _resize(x, ax, n)
-    chunks = _chunks(axes, lengths)
-    x = _transform(x, "RFFT", *chunks[0])
-    for chunk, sizes in chunks[1:]:
-        x = _transform(x, "FFT", chunk, sizes)
+    if len(set(axes)) == len(axes):
+        for ax, n in zip(axes, lengths):
+            x = _resize(x, ax, n)
+        chunks = _chunks(axes, lengths)
+        x = _transform(x, "RFFT", *chunks[0])
+        for chunk, sizes in chunks[1:]:
+            x = _transform(x, "FFT", chunk, sizes)
+    else:   # a repeated axis: NumPy's 1-d transforms, the last axis first
+        x = _transform(_resize(x, axes[-1], lengths[-1]), "RFFT", axes[-1:], lengths[-1:])
+        for ax, n in zip(reversed(axes[:-1]), reversed(lengths[:-1])):
+            x = _transform(_resize(x, ax, n), "FFT", [ax], [n])
     x = _scale(x, norm, math.prod(lengths), inverse=False)
     return _store(x, out, name)
 
@@ -252,14 +250,19 @@ def _c2r(a, s, axes, norm, out, name):
     norm = _norm(norm, name)
     x = _complex_input(a, name)
     axes, lengths = _axes_lengths(x, s, axes, name, inverse_real=True)
-    _distinct(axes, name)
-    for ax, n in zip(axes[:-1], lengths[:-1]):
-        x = _resize(x, ax, n)
-    x = _resize(x, axes[-1], lengths[-1] // 2 + 1)
-    chunks = _chunks(axes, lengths)
-    for chunk, sizes in reversed(chunks[1:]):
-        x = _transform(x, "IFFT", chunk, sizes)
-    x = _transform(x, "IRFFT", *chunks[0])
+    if len(set(axes)) == len(axes):
+        for ax, n in zip(axes[:-1], lengths[:-1]):
+            x = _resize(x, ax, n)
+        x = _resize(x, axes[-1], lengths[-1] // 2 + 1)
+        chunks = _chunks(axes, lengths)
+        for chunk, sizes in reversed(chunks[1:]):
+            x = _transform(x, "IFFT", chunk, sizes)
+        x = _transform(x, "IRFFT", *chunks[0])
+    else:   # a repeated axis: NumPy's 1-d transforms, the last axis last
+        for ax, n in zip(axes[:-1], lengths[:-1]):
+            x = _transform(_resize(x, ax, n), "IFFT", [ax], [n])
+        x = _resize(x, axes[-1], lengths[-1] // 2 + 1)
+        x = _transform(x, "IRFFT", axes[-1:], lengths[-1:])
     x = _scale(x, norm, math.prod(lengths), inverse=True)
     return _store(x, out, name)
 
