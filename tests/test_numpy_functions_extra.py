@@ -1374,3 +1374,16 @@ def test_array_methods_match_numpy_traced_too(kind):
         traced = minijax.jit(lambda v: getattr(v, name)(*args, **kwargs))(caller)
         for g in (m, caller) if name in _IN_PLACE else (got, traced):
             assert_same(g, onp.asarray(want), rtol=1e-6, err_msg=f"{kind} x.{name}{args}")
+
+
+def test_positional_parameters_are_numpys():
+    """concat's axis, fftfreq's device and empty_like's prototype are where NumPy has
+    them (concat's axis was keyword-only under jit)."""
+    a = onp.arange(4.0)
+    for run in (lambda f: f(a), lambda f: minijax.jit(f)(a)):
+        assert_same(run(lambda v: np.concat([v[None], v[None]], 1)),
+                    onp.concat([a[None], a[None]], 1))
+        assert run(lambda v: np.empty_like(prototype=v)).shape == a.shape
+    assert_same(np.fft.fftfreq(4, 0.5, None), onp.fft.fftfreq(4, 0.5, None))
+    assert_same(minijax.jit(lambda: np.fft.rfftfreq(5, 2.0, "cpu"))(),
+                onp.fft.rfftfreq(5, 2.0, "cpu"))

@@ -284,9 +284,10 @@ def ones_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
 
 @placed
 @_new_array
-def empty_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
-    """An array like ``a``: uninitialised eagerly (as NumPy's), zeros under ``jit``."""
-    return zeros_like(a, dtype, order, shape=shape)
+def empty_like(prototype, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    """An array like ``prototype``: uninitialised eagerly (as NumPy's), zeros under
+    ``jit``."""
+    return zeros_like(prototype, dtype, order, shape=shape)
 
 
 @placed

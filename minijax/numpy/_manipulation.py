@@ -261,7 +261,7 @@ def concatenate(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
     return _concat(arrays, axis)
 
 
-def concat(arrays, /, *, axis=0, out=None, dtype=None, casting="same_kind"):
+def concat(arrays, /, axis=0, out=None, *, dtype=None, casting="same_kind"):
     """Array API name of ``concatenate`` (NumPy's keywords too)."""
     return concatenate(arrays, axis, out, dtype=dtype, casting=casting)
 

@@ -347,7 +347,7 @@ def _frequencies(ints, n, d, dtype, device, name):
     return out
 
 
-def fftfreq(n, d=1.0, *, dtype=None, device=None):
+def fftfreq(n, d=1.0, device=None, *, dtype=None):
     """The sample frequencies of an ``n``-point ``fft`` with sample spacing ``d``:
     ``[0, 1, ..., n//2 - 1 (or (n-1)//2), -(n//2), ..., -1] / (d * n)``."""
     n = _length(n, "fftfreq")
@@ -355,7 +355,7 @@ def fftfreq(n, d=1.0, *, dtype=None, device=None):
     return _frequencies(ints, n, d, dtype, device, "fftfreq")
 
 
-def rfftfreq(n, d=1.0, *, dtype=None, device=None):
+def rfftfreq(n, d=1.0, device=None, *, dtype=None):
     """The sample frequencies of an ``n``-point ``rfft``: ``[0, 1, ..., n//2] / (d * n)``."""
     n = _length(n, "rfftfreq")
     return _frequencies(np.arange(0, n // 2 + 1), n, d, dtype, device, "rfftfreq")
