@@ -1125,6 +1125,15 @@ def test_statistics_keywords_match_numpy_traced_too(name, kind):
                             err_msg=f"{name}{kwargs}")
 
 
+def _raise_as_numpy(numpy_error, *runs):
+    """Each of ``runs`` raises the built-in exception class of ``numpy_error`` (NumPy's
+    own subclasses, such as UFuncTypeError, are not minijax's)."""
+    error = next(c for c in type(numpy_error).__mro__ if c.__module__ == "builtins")
+    for run in runs:
+        with pytest.raises(error):
+            run()
+
+
 def _gufunc_cases():
     rng = onp.random.default_rng(0)
     a3, m, v = rng.uniform(size=(3, 4, 5)), rng.uniform(size=(4, 4)), rng.uniform(size=4)
@@ -1172,11 +1181,8 @@ def test_gufunc_keywords_match_numpy_traced_too(case):
     try:
         want = getattr(onp, name)(*args, **kwargs)
     except Exception as e:
-        error = next(c for c in type(e).__mro__ if c.__module__ == "builtins")
-        for run in (lambda: getattr(np, name)(*args, **kwargs),
-                    lambda: minijax.jit(lambda *a: getattr(np, name)(*a, **kwargs))(*args)):
-            with pytest.raises(error):
-                run()
+        _raise_as_numpy(e, lambda: getattr(np, name)(*args, **kwargs),
+                        lambda: minijax.jit(lambda *a: getattr(np, name)(*a, **kwargs))(*args))
         return
     assert_same(getattr(np, name)(*args, **kwargs), want, rtol=1e-6)
     assert_same(minijax.jit(lambda *a: getattr(np, name)(*a, **kwargs))(*args), want,
@@ -1233,11 +1239,8 @@ def test_keyword_values_match_numpy_traced_too(case):
         try:
             want = _named(onp, name)(*args, **kwargs)
         except Exception as e:
-            error = next(c for c in type(e).__mro__ if c.__module__ == "builtins")
-            for run in (lambda: _named(np, name)(*args, **kwargs),
-                        lambda: minijax.jit(lambda *a: _named(np, name)(*a, **kwargs))(*args)):
-                with pytest.raises(error):
-                    run()
+            _raise_as_numpy(e, lambda: _named(np, name)(*args, **kwargs),
+                            lambda: minijax.jit(lambda *a: _named(np, name)(*a, **kwargs))(*args))
             return
     with warnings.catch_warnings(record=True) as ours:
         warnings.simplefilter("always")
@@ -1362,11 +1365,9 @@ def test_array_methods_match_numpy_traced_too(kind):
         try:
             want = getattr(h, name)(*args, **kwargs)
         except Exception as e:
-            error = next(c for c in type(e).__mro__ if c.__module__ == "builtins")
-            with pytest.raises(error):
-                getattr(np.asarray(x.copy()), name)(*args, **kwargs)
-            with pytest.raises(error):
-                minijax.jit(lambda v: getattr(v, name)(*args, **kwargs))(x.copy())
+            _raise_as_numpy(e, lambda: getattr(np.asarray(x.copy()), name)(*args, **kwargs),
+                            lambda: minijax.jit(lambda v: getattr(v, name)(*args, **kwargs))(
+                                x.copy()))
             continue
         want = h if name in _IN_PLACE else want
         m, caller = np.asarray(x.copy()), np.asarray(x.copy())
