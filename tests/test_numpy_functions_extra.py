@@ -1388,3 +1388,31 @@ def test_positional_parameters_are_numpys():
     assert_same(np.fft.fftfreq(4, 0.5, None), onp.fft.fftfreq(4, 0.5, None))
     assert_same(minijax.jit(lambda: np.fft.rfftfreq(5, 2.0, "cpu"))(),
                 onp.fft.rfftfreq(5, 2.0, "cpu"))
+
+
+def test_atleast_nd_of_several_arrays_and_cross_of_2_vectors():
+    """atleast_1d/2d/3d of several arrays give a tuple (one argument, the array); cross
+    takes NumPy's deprecated 2-vectors (the third component 0, with its warning):
+    eagerly and under jit."""
+    a, b = onp.float64(2.0), onp.arange(3.0)
+    for name in ("atleast_1d", "atleast_2d", "atleast_3d"):
+        want = getattr(onp, name)(a, b)
+        for got in (getattr(np, name)(a, b),
+                    minijax.jit(lambda x, y: getattr(np, name)(x, y))(a, b)):
+            assert isinstance(got, tuple) and len(got) == 2
+            for g, w in zip(got, want):
+                assert_same(g, w)
+        assert_same(minijax.jit(getattr(np, name))(b), getattr(onp, name)(b))
+    rng = onp.random.default_rng(0)
+    x, y = rng.uniform(size=(4, 3)), rng.uniform(size=(4, 3))
+    for u, v, kwargs in ((x[:, :2], y[:, :2], {}), (x[:, :2], y, {}), (x, y[:, :2], {}),
+                         (x[0, :2], y, dict(axisc=0)), (onp.array([onp.inf, 1.0]), y[0], {})):
+        with pytest.warns(DeprecationWarning):
+            want = onp.cross(u, v, **kwargs)
+        with pytest.warns(DeprecationWarning):
+            assert_same(np.cross(u, v, **kwargs), want)
+        with pytest.warns(DeprecationWarning):   # (XLA may fuse a multiply-add: an ulp)
+            assert_same(minijax.jit(lambda p, q: np.cross(p, q, **kwargs))(u, v), want,
+                        rtol=1e-14)
+    with pytest.raises(ValueError, match="dimension must be 2 or 3"):
+        minijax.jit(np.cross)(x[:, :1], y)

@@ -4,6 +4,7 @@ Algebra Functions"): dot, matmul, vdot, inner, outer, tensordot, einsum, kron, c
 
 import operator
 import builtins
+import warnings
 
 import numpy as np
 
@@ -11,8 +12,7 @@ from .. import _checks, dtypes, lax
 from ..core import get_aval
 from ..errors import ShapeMismatchError
 from ._out import check_casting, supports_out
-from ._core import (broadcast_shapes, cast_dtype, check_order, promote,
-                    promote_and_broadcast, to_array)
+from ._core import broadcast_shapes, cast_dtype, check_order, promote, to_array
 from ._elementwise import multiply
 from ._manipulation import moveaxis, ravel, reshape
 from ._ufunc import cast_inputs, loop_signature
@@ -501,7 +501,8 @@ def _stack_last(parts):
 
 
 def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
-    """Cross product of 3-vectors along the given axes."""
+    """Cross product of 3-vectors along the given axes; NumPy's deprecated 2-vectors
+    have a third component of 0 (two of them give the scalar ``a0 * b1 - a1 * b0``)."""
     if axis is not None:
         axisa = axisb = axisc = axis
     a, b = promote(a, b)
@@ -509,12 +510,29 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
         raise TypeError("cross: boolean arrays are not supported")
     a = moveaxis(a, axisa, -1)
     b = moveaxis(b, axisb, -1)
-    if get_aval(a).shape[-1] != 3 or get_aval(b).shape[-1] != 3:
-        raise ValueError("cross: only 3-dimensional vectors are supported")
-    a, b = promote_and_broadcast(a, b)
-    a0, a1, a2 = (_component(a, k) for k in range(3))
-    b0, b1, b2 = (_component(b, k) for k in range(3))
-    c = _stack_last([lax.sub(lax.mul(a1, b2), lax.mul(a2, b1)),
-                     lax.sub(lax.mul(a2, b0), lax.mul(a0, b2)),
-                     lax.sub(lax.mul(a0, b1), lax.mul(a1, b0))])
-    return moveaxis(c, -1, axisc)
+    na, nb = get_aval(a).shape[-1], get_aval(b).shape[-1]
+    if na not in (2, 3) or nb not in (2, 3):
+        raise ValueError("incompatible dimensions for cross product\n(dimension must be 2 "
+                         "or 3)")
+    if na == 2 or nb == 2:
+        warnings.warn("Arrays of 2-dimensional vectors are deprecated. Use arrays of "
+                      "3-dimensional vectors instead. (deprecated in NumPy 2.0)",
+                      DeprecationWarning, stacklevel=2)
+    shape = broadcast_shapes(get_aval(a).shape[:-1], get_aval(b).shape[:-1],
+                             name="cross operands")
+    a0, a1, a2 = (lax.broadcast_to_shape(_component(a, k), shape) if k < na else None
+                  for k in range(3))
+    b0, b1, b2 = (lax.broadcast_to_shape(_component(b, k), shape) if k < nb else None
+                  for k in range(3))
+    z = lax.sub(lax.mul(a0, b1), lax.mul(a1, b0))
+    if na == 2 and nb == 2:
+        return z
+    # (a missing third component is 0: its products are left out, as NumPy's)
+    if a2 is None:
+        x, y = lax.mul(a1, b2), lax.neg(lax.mul(a0, b2))
+    elif b2 is None:
+        x, y = lax.neg(lax.mul(a2, b1)), lax.mul(a2, b0)
+    else:
+        x = lax.sub(lax.mul(a1, b2), lax.mul(a2, b1))
+        y = lax.sub(lax.mul(a2, b0), lax.mul(a0, b2))
+    return moveaxis(_stack_last([x, y, z]), -1, axisc)

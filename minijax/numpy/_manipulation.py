@@ -210,13 +210,25 @@ def broadcast_to(array, shape, subok=False):
     return lax.broadcast_to_shape(a, tuple(shape))
 
 
+def _each(one):
+    # NumPy's atleast_nd(*arys): the array for one argument, else a tuple of them
+    def atleast(*arys):
+        out = tuple(one(to_array(a)) for a in arys)
+        return out[0] if len(out) == 1 else out
+    atleast.__name__ = atleast.__qualname__ = one.__name__
+    atleast.__doc__ = one.__doc__
+    return atleast
+
+
+@_each
 def atleast_1d(a):
-    a = to_array(a)
+    """Each argument with at least one dimension (a tuple for more than one)."""
     return reshape(a, (1,)) if get_aval(a).ndim == 0 else a
 
 
+@_each
 def atleast_2d(a):
-    a = to_array(a)
+    """Each argument with at least two dimensions (a tuple for more than one)."""
     nd = get_aval(a).ndim
     return reshape(a, (1,) * (2 - nd) + get_aval(a).shape) if nd < 2 else a
 
@@ -302,9 +314,10 @@ def hstack(tup, *, dtype=None, casting="same_kind"):
                        casting=casting)
 
 
+@_each
 def atleast_3d(a):
-    """``a`` with at least three dimensions ((N,) -> (1, N, 1); (M, N) -> (M, N, 1))."""
-    a = to_array(a)
+    """Each argument with at least three dimensions ((N,) -> (1, N, 1); (M, N) -> (M, N,
+    1)); a tuple for more than one."""
     s = get_aval(a).shape
     if len(s) == 0:
         return reshape(a, (1, 1, 1))
