@@ -270,6 +270,12 @@ def test_lexsort_sort_complex():
     check("lexsort", (k1, k2), traced=[])
     same(minijax.jit(lambda a, b: np.lexsort((a, b)))(k1, k2), onp.lexsort((k1, k2)))
     check("lexsort", onp.stack([k1.reshape(3, 4), k2.reshape(3, 4)]), axis=0)
+    # complex keys in NumPy's complex order (NaN components last); under jit too
+    c = (k1 + 1j * k2).astype(complex)
+    c[[2, 7]], c[5], c[9] = complex(onp.nan, 1), complex(1, onp.nan), complex(onp.nan, onp.nan)
+    for keys in ((c,), (k1, c), (c, k2), (c.astype(onp.complex64), k1)):
+        same(np.lexsort(keys), onp.lexsort(keys))
+        same(minijax.jit(lambda *k: np.lexsort(k))(*keys), onp.lexsort(keys))
     for dtype in (onp.int8, onp.int64, onp.float32, onp.float64):
         check("sort_complex", onp.array([3, 1, 2, 1], dtype))
     check("sort_complex", onp.array([1 + 2j, 1 - 1j, 0 + 5j]))

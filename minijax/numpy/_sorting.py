@@ -101,8 +101,6 @@ def lexsort(keys, axis=-1):
     for k in keys:
         if get_aval(k).shape != shape:
             raise ValueError("all keys need to be the same shape")
-        if dtypes.is_complex(get_aval(k).dtype):
-            raise TypeError("lexsort of complex keys is not supported")
     if not shape:
         if axis not in (0, -1):   # (the two NumPy takes for scalar keys)
             raise _checks.AxisError(f"axis {axis} is out of bounds for array of dimension 0")
