@@ -545,3 +545,23 @@ def test_signature_with_differing_dtypes_is_numpys_loop(name, signature):
         for g, w in zip(got if isinstance(got, tuple) else (got,),
                         want if isinstance(want, tuple) else (want,)):
             _same(g, w)
+
+
+@pytest.mark.parametrize("name", ["square", "reciprocal", "power", "angle", "float_power",
+                                  "multiply", "absolute", "sqrt", "floor"])
+def test_boolean_inputs_take_numpys_loop(name):
+    """Booleans go through NumPy's loop for them: int8 where the ufunc has no boolean loop
+    (square, reciprocal, power), angle's float64 (NumPy's arctan2(0, z)), eagerly and
+    under jit; and integer reciprocal of 0 is NumPy's value."""
+    b, c = onp.array([True, False, True]), onp.array([True, True, False])
+    args = (b, c) if name in ("power", "float_power", "multiply") else (b,)
+    want = getattr(onp, name)(*args)
+    _same(getattr(np, name)(*args), want)
+    _same(minijax.jit(lambda *a: getattr(np, name)(*a))(*args), want)
+    if name == "reciprocal":
+        for dtype in (onp.int8, onp.int32, onp.int64, onp.uint8, onp.uint64):
+            x = onp.array([0, 1, 2, -1], dtype) if onp.dtype(dtype).kind == "i" else \
+                onp.array([0, 1, 2], dtype)
+            with onp.errstate(all="ignore"):
+                want = onp.reciprocal(x)
+            _same(minijax.jit(np.reciprocal)(x), want)

@@ -233,8 +233,9 @@ pow = power
 def _integer_power(a, b):
     # Exponentiation by squaring over the exponent's bits, unrolled: exact for integers.
     aval = get_aval(a)
-    if aval.dtype == np.bool_:
-        return lax.max(a, lax.eq(b, lax.full(aval.shape, False, np.bool_)))
+    if aval.dtype == np.bool_:   # (NumPy's power has no boolean loop: int8)
+        a, b = _no_bool_loop(a), _no_bool_loop(b)
+        aval = get_aval(a)
     concrete = get_concrete(b)
     if concrete is not None and np.any(np.asarray(concrete) < 0):
         raise ValueError("Integers to negative integer powers are not allowed.")
@@ -310,14 +311,26 @@ def logical_xor(x1, x2, /):
     return lax.ne(a, b)
 
 
+def _no_bool_loop(x):
+    # NumPy's ufuncs without a boolean loop take booleans as int8
+    return lax.convert_element_type(x, np.int8) if get_aval(x).dtype == np.bool_ else x
+
+
 def reciprocal(x, /):
-    x = to_array(x)
-    return divide(lax.full((), 1, get_aval(x).dtype), x) if dtypes.is_inexact(
-        get_aval(x).dtype) else lax.div(lax.full((), 1, get_aval(x).dtype), x)
+    x = _no_bool_loop(to_array(x))
+    aval = get_aval(x)
+    if dtypes.is_inexact(aval.dtype):
+        return divide(lax.full((), 1, aval.dtype), x)
+    # integers: 1 / x truncated, and at 0 what NumPy's loop gives (its cast of 1.0 / 0)
+    with np.errstate(all="ignore"):
+        at_zero = np.reciprocal(np.zeros((), aval.dtype))
+    quotient = lax.div(lax.full(aval.shape, 1, aval.dtype), x)
+    return lax.select_n(lax.eq(x, _full(x, 0)), quotient, lax.full(aval.shape, at_zero,
+                                                                    aval.dtype))
 
 
 def square(x, /):
-    x = to_array(x)
+    x = _no_bool_loop(to_array(x))
     return lax.mul(x, x)
 
 
@@ -1036,8 +1049,9 @@ def angle(z, deg=False):
     aval = get_aval(x)
     if dtypes.is_complex(aval.dtype):
         re, im = lax.real(x), lax.imag(x)
-    else:
-        x = lax.convert_element_type(x, _float_dtype(aval.dtype))
+    else:   # (NumPy's arctan2(0, z): the Python 0 makes booleans the default int)
+        dt = dtypes.default_int() if aval.dtype == np.bool_ else aval.dtype
+        x = lax.convert_element_type(x, _float_dtype(dt))
         re, im = x, _full(x, 0)
     out = lax.atan2(im, re)
     return lax.mul(out, _full(out, 180 / np.pi)) if deg else out
