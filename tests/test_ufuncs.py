@@ -565,3 +565,33 @@ def test_boolean_inputs_take_numpys_loop(name):
             with onp.errstate(all="ignore"):
                 want = onp.reciprocal(x)
             _same(minijax.jit(np.reciprocal)(x), want)
+
+
+@pytest.mark.parametrize("name", ["arctan2", "hypot", "copysign", "nextafter", "logaddexp",
+                                  "heaviside"])
+def test_float_functions_of_mixed_integers_take_numpys_loop(name):
+    """A float function of two integer arrays runs in the first float both cast to
+    safely, as NumPy's loop search: int8 with uint8 is float16 (their promotion, int16,
+    would give float32), int8 with uint16 float32."""
+    for d1, d2 in [("int8", "uint8"), ("int8", "uint16"), ("uint8", "int16"), ("bool", "uint8"),
+                   ("int32", "uint32"), ("int64", "uint64"), ("uint16", "int16")]:
+        a, b = onp.array([1, 2, 3], d1), onp.array([3, 2, 1], d2)
+        _same(minijax.jit(getattr(np, name))(a, b), getattr(onp, name)(a, b), rtol=1e-3)
+        _same(minijax.jit(lambda v: getattr(np, name)(v, 2))(a), getattr(onp, name)(a, 2),
+              rtol=1e-3)
+
+
+def test_ldexp_of_huge_exponents_zeros_and_infinities():
+    """ldexp as NumPy's: int64 exponents beyond int32, zeros and infinities kept (no
+    0 * inf), a uint64 exponent refused."""
+    x = onp.array([1.5, -2.0, 3.0, 0.0, -0.0, onp.inf, -onp.inf, onp.nan, 1e-300])
+    for e in (onp.array([2**40, -2**40, 3, 2**31 + 1, 5000, -5000, 3, 2, -100]),
+              onp.full(9, -3000, onp.int32), onp.full(9, 3000, onp.int32)):
+        with onp.errstate(all="ignore"):
+            want = onp.ldexp(x, e)
+        for fn in (np.ldexp.__wrapped_lax__, minijax.jit(np.ldexp)):
+            got = onp.asarray(fn(np.asarray(x), np.asarray(e)))
+            onp.testing.assert_array_equal(got, want)
+            onp.testing.assert_array_equal(onp.signbit(got), onp.signbit(want))
+    with pytest.raises(TypeError, match="ldexp"):
+        minijax.jit(np.ldexp)(x, onp.arange(9, dtype=onp.uint64))

@@ -354,6 +354,13 @@ def _float_binary_operands(x1, x2):
     a, b = promote_and_broadcast(x1, x2)
     aval = get_aval(a)
     target = _float_dtype(aval.dtype)
+    if not dtypes.is_inexact(aval.dtype):
+        # NumPy's loop is the first float each strong operand casts to safely: int8 with
+        # uint8 is float16 (their promotion, int16, would be float32)
+        strong = [get_aval(x).dtype for x in (to_array(x1), to_array(x2))
+                  if not get_aval(x).weak_type]
+        if len(strong) == 2:
+            target = dtypes.canonicalize(np.result_type(*map(_float_dtype, strong)))
     if target != aval.dtype:
         a = lax.convert_element_type(a, target, aval.weak_type)
         b = lax.convert_element_type(b, target, aval.weak_type)
@@ -1147,18 +1154,26 @@ def ldexp(x1, x2, /):
     edt = get_aval(e).dtype
     if not (dtypes.is_integer(edt) or edt == np.bool_):
         raise TypeError(f"ldexp: the exponent must be an integer array, got {edt.name}")
+    if edt == np.uint64:   # (NumPy's loops take int64 exponents at most)
+        raise TypeError("ufunc 'ldexp' not supported for the input types, and the inputs "
+                        "could not be safely coerced to any supported types according to "
+                        "the casting rule ''safe''")
     xdt = get_aval(x).dtype
     if dtypes.is_complex(xdt):
         raise TypeError("ldexp is not defined for complex mantissas")
     target = _float_dtype(xdt) if not get_aval(x).weak_type else dtypes.default_float()
     x = lax.convert_element_type(x, target)
+    if edt.itemsize > 4:   # (beyond +-2**20 every float's result is 0 or inf already)
+        e = lax.clamp(lax.full((), -2**20, edt), e, lax.full((), 2**20, edt))
     x, e = broadcast_arrays(x, lax.convert_element_type(e, np.int32), keep_scalars=False)
     # two half steps, so 2**e itself cannot overflow where the product does not
     half = lax.div(e, _full(e, 2))
     rest = lax.sub(e, half)
     f1 = lax.exp2(lax.convert_element_type(half, target))
     f2 = lax.exp2(lax.convert_element_type(rest, target))
-    return lax.mul(lax.mul(x, f1), f2)
+    # (zeros and infinities are themselves whatever the exponent: no 0 * inf)
+    fixed = lax.bitwise_or(lax.eq(x, _full(x, 0)), lax.bitwise_not(lax.is_finite(x)))
+    return lax.select_n(fixed, lax.mul(lax.mul(x, f1), f2), x)
 
 
 def frexp(x, /):
