@@ -40,6 +40,16 @@ def index(value, name=None):
                         f"interpreted as an integer") from None
 
 
+def c_int(value, name=None):
+    """``index(value)`` within a C int, as NumPy's C code takes it (a diagonal's offset);
+    NumPy's OverflowError beyond."""
+    value = index(value, name)
+    if not -2**31 <= value < 2**31:
+        raise OverflowError(f"{_label(name)}signed integer is "
+                            f"{'greater than maximum' if value > 0 else 'less than minimum'}")
+    return value
+
+
 def int_sequence(value, name=None):
     """A sequence of integers (a tuple, list or 1-d integer array) as a tuple of ints;
     a single integer is not accepted here (see ``shape`` and ``axes``)."""

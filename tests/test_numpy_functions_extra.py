@@ -1422,3 +1422,29 @@ def test_atleast_nd_of_several_arrays_and_cross_of_2_vectors():
                         rtol=1e-14)
     with pytest.raises(ValueError, match="dimension must be 2 or 3"):
         minijax.jit(np.cross)(x[:, :1], y)
+
+
+def test_diagonal_offsets_at_the_c_int_limits():
+    """NumPy crashes (a corrupt view) on a diagonal offset of -2**31, whose negation
+    overflows its C int: minijax gives the empty diagonal there, eagerly and under jit,
+    through every entry point; past a C int it raises NumPy's OverflowError."""
+    a = onp.arange(6.0).reshape(2, 3)
+    calls = [lambda m, x, k: m.diagonal(x, k), lambda m, x, k: m.trace(x, k),
+             lambda m, x, k: m.diag(x, k), lambda m, x, k: m.linalg.diagonal(x, offset=k),
+             lambda m, x, k: m.linalg.trace(x, offset=k), lambda m, x, k: x.diagonal(k),
+             lambda m, x, k: x.trace(k), lambda m, x, k: x.diagonal(offset=k, axis1=1, axis2=0),
+             lambda m, x, k: m.diagonal(x.tolist(), k)]
+    for call in calls:
+        for k in (-2**31, onp.int64(-2**31), -2**31 + 1, 2**31 - 1):
+            want = call(onp, a, k + 1 if k == -2**31 else k)   # (the same empty diagonal)
+            assert_same(call(np, np.asarray(a), k), want)
+            if call is not calls[-1]:
+                assert_same(minijax.jit(lambda x: call(np, x, k))(a), want)
+        for k in (2**31, -2**31 - 1, 2**62):
+            with pytest.raises(OverflowError):
+                call(np, np.asarray(a), k)
+            if call is not calls[-1]:
+                with pytest.raises(OverflowError):
+                    minijax.jit(lambda x: call(np, x, k))(a)
+    for k in range(-5, 6):   # (past the plane: empty, under jit too)
+        assert_same(minijax.jit(lambda x: np.diagonal(x, k))(a), onp.diagonal(a, k))

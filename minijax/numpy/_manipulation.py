@@ -751,7 +751,7 @@ def _diagonal(a, offset, axis1, axis2):
     x = lax.transpose(a, tuple(rest) + (a1, a2))
     s = get_aval(x).shape
     n, m = s[-2:]
-    offset = _checks.index(offset)
+    offset = _checks.c_int(offset)
     r0, c0 = (0, offset) if offset >= 0 else (-offset, 0)
     length = _builtins.max(0, _builtins.min(n - r0, m - c0))
     rows = lax.broadcasted_iota(np.int64, (n, m), 0)
@@ -764,8 +764,8 @@ def _diagonal(a, offset, axis1, axis2):
         red_axis, keep_start = len(s) - 1, r0
     elif c0 == 0 and length == m:
         red_axis, keep_start = len(s) - 2, c0
-    else:
-        red_axis, keep_start = len(s) - 1, r0
+    else:   # (an empty diagonal, past the plane, keeps nothing from 0)
+        red_axis, keep_start = len(s) - 1, r0 if length else 0
     if aval.dtype == np.bool_:
         picked = lax.reduce_max(lax.min(on, x), (red_axis,))
     else:

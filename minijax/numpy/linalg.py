@@ -682,14 +682,14 @@ def trace(x, /, *, offset=0, dtype=None):
     _at_least_2d("trace", x)
     if get_aval(x).dtype == _np.bool_:
         x = lax.convert_element_type(x, dtypes.default_int())
-    return _sum(_diag_mask_values(x, operator.index(offset)), axis=(-2, -1), dtype=dtype)
+    return _sum(_diag_mask_values(x, _checks.c_int(offset)), axis=(-2, -1), dtype=dtype)
 
 
 def diagonal(x, /, *, offset=0):
     """Diagonal ``offset`` of the matrices in the last two axes: shape (..., k)."""
     x = to_array(x)
     _at_least_2d("diagonal", x)
-    offset = operator.index(offset)
+    offset = _checks.c_int(offset)
     aval = get_aval(x)
     is_bool = aval.dtype == _np.bool_
     if is_bool:

@@ -992,7 +992,7 @@ class Array:
     def diagonal(self, offset=_ABSENT, axis1=_ABSENT, axis2=_ABSENT):
         if offset is _ABSENT and axis1 is _ABSENT and axis2 is _ABSENT:
             return _view_method(self, _DIAGONAL)
-        return _method(self, _DIAGONAL, 0 if offset is _ABSENT else offset,
+        return _method(self, _DIAGONAL, 0 if offset is _ABSENT else diagonal_offset(offset),
                        0 if axis1 is _ABSENT else axis1, (1 if axis2 is _ABSENT else axis2,),
                        _NO_KWARGS, 3)
 
@@ -1772,6 +1772,15 @@ def _reduction(self, code, axis, dtype, keepdims):
         return (fn(self, axis, dtype) if keepdims is False
                 else fn(self, axis, dtype, keepdims=keepdims))
     return fn(self, axis) if keepdims is False else fn(self, axis, keepdims=keepdims)
+
+
+def diagonal_offset(offset):
+    """A diagonal's ``offset`` as NumPy's C code takes it without harm: it negates the
+    offset, which overflows for -2**31 (a corrupt view, then a crash), and -2**31 + 1
+    names the same, empty, diagonal. Any other value as it is (NumPy's own errors)."""
+    if (type(offset) is int or isinstance(offset, np.integer)) and offset == -2147483648:
+        return -2147483647
+    return offset
 
 
 def _given_keywords(**kwargs):

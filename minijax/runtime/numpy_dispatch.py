@@ -39,7 +39,8 @@ from ..core.avals import ShapedArray
 from ..core.trace import non_numeric_context, numpy_eager, numpy_flag
 from .array import (NOT_GIVEN as _ABSENT, Array, _MOMENT_KEYWORDS, _REDUCE_KEYWORDS,
                     _SCAN_KEYWORDS, _holding, _make, as_view_of, canonical_dtype, canonical_dtypes,
-                    canonical_scalar_type, canonical_scalars, direct_write_target, given,
+                    canonical_scalar_type, canonical_scalars, diagonal_offset,
+                    direct_write_target, given,
                     overlapping_or_read_only, sole_source, ufunc_in_place, strong_host,
                     view_result)
 
@@ -761,6 +762,24 @@ def _copy(a, order="K"):
     return a.copy(order)
 
 
+def numpy_diagonal(a, offset=0, axis1=0, axis2=1):
+    """``numpy.diagonal`` without its crash at offset -2**31 (``diagonal_offset``)."""
+    return np.diagonal(a, diagonal_offset(offset), axis1, axis2)
+
+
+def numpy_trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+    """``numpy.trace`` without its crash at offset -2**31 (``diagonal_offset``)."""
+    return np.trace(a, diagonal_offset(offset), axis1, axis2, dtype, out)
+
+
+def _diagonal(a, offset=0, axis1=0, axis2=1):
+    return a.diagonal(diagonal_offset(offset), axis1, axis2)
+
+
+def _trace(a, offset=0, axis1=0, axis2=1, dtype=None):
+    return a.trace(diagonal_offset(offset), axis1, axis2, dtype)
+
+
 # (the reductions, scans and moments take the keywords the Array methods' fast path passes
 # to NumPy's method: ``array._METHOD_KEYWORDS``)
 _NONE, _AXIS = frozenset(), frozenset({"axis"})
@@ -773,7 +792,6 @@ _DIRECT_FORMS = {getattr(np, name): (getattr(_ndarray, method), fewest, most, ke
                      ("permute_dims", "transpose", 1, 2, _NONE),
                      ("ravel", "ravel", 1, 2, frozenset({"order"})),
                      ("reshape", "reshape", 2, 2, frozenset({"order"})),
-                     ("diagonal", "diagonal", 1, 3, frozenset({"offset", "axis1", "axis2"})),
                      ("take", "take", 2, 3, frozenset({"axis", "mode"})),
                      ("repeat", "repeat", 2, 3, _AXIS),
                      ("nonzero", "nonzero", 1, 1, _NONE),
@@ -791,12 +809,13 @@ _DIRECT_FORMS = {getattr(np, name): (getattr(_ndarray, method), fewest, most, ke
                      ("all", "all", 1, 3, _AXIS_KEEPDIMS), ("any", "any", 1, 3, _AXIS_KEEPDIMS),
                      ("round", "round", 1, 2, frozenset({"decimals"})),
                      ("around", "round", 1, 2, frozenset({"decimals"})),
-                     ("trace", "trace", 1, 3,
-                      frozenset({"offset", "axis1", "axis2", "dtype"})),
                      ("clip", "clip", 3, 3, _NONE),
                      ("argpartition", "argpartition", 2, 3,
                       frozenset({"axis", "kind", "order"})))
                  if hasattr(np, name)}
+# (their host versions, on ndarrays: the offset made safe, as numpy_diagonal's)
+_DIRECT_FORMS[numpy_diagonal] = (_diagonal, 1, 3, frozenset({"offset", "axis1", "axis2"}))
+_DIRECT_FORMS[numpy_trace] = (_trace, 1, 3, frozenset({"offset", "axis1", "axis2", "dtype"}))
 _correlate2 = getattr(np._core.multiarray, "correlate2", None)
 if _correlate2 is not None:   # (NumPy's correlate passes its arguments on to it)
     _DIRECT_FORMS[np.correlate] = (_correlate2, 2, 3, frozenset({"mode"}))
