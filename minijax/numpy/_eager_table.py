@@ -16,11 +16,12 @@ import numpy as np
 from .. import _checks, lax
 from ..core import Tracer
 from ..runtime import fast_functions
-from ..runtime.array import Array, diagonal_offset, for_reading, get_method, set_method
+from ..runtime.array import Array, for_reading, get_method, set_method
 from ..runtime.numpy_dispatch import (binary_operator_call, getitem_call, inplace_call,
                                       inplace_function_call, inplace_operator_call,
-                                      iterate, method_call, numpy_call, numpy_diagonal,
-                                      numpy_trace, property_call,
+                                      iterate, method_call, ndarray_trace, numpy_call,
+                                      numpy_diag, numpy_diagonal, numpy_linalg_diagonal,
+                                      numpy_linalg_trace, numpy_trace, property_call,
                                       set_scalar_type_class, setitem_call,
                                       unary_operator_call)
 from ._data_types import _ScalarTypeMeta
@@ -147,15 +148,10 @@ def _diff(a, n=1, axis=-1, **extras):
     return np.diff(a, min(n, longest + 1), axis, **extras)
 
 
-def _diag(v, k=0):
-    # (numpy.diag of a 2-d array is its diagonal: the offset made safe, diagonal_offset)
-    return np.diag(v, diagonal_offset(k))
-
-
 NUMPY_FUNCTIONS.update(
     tile=_tile,
     diff=_diff,
-    diag=_diag,
+    diag=numpy_diag,
     diagonal=numpy_diagonal,
     trace=numpy_trace,
     argsort=_argsort,
@@ -390,11 +386,8 @@ def _eig(a, /):
     return type(r)(_complex_valued(r.eigenvalues), _complex_valued(r.eigenvectors))
 
 
-LINALG_FUNCTIONS.update(
-    eig=_eig, eigvals=_eigvals,
-    diagonal=lambda x, /, *, offset=0: np.linalg.diagonal(x, offset=diagonal_offset(offset)),
-    trace=lambda x, /, *, offset=0, dtype=None: np.linalg.trace(
-        x, offset=diagonal_offset(offset), dtype=dtype))
+LINALG_FUNCTIONS.update(eig=_eig, eigvals=_eigvals, diagonal=numpy_linalg_diagonal,
+                        trace=numpy_linalg_trace)
 
 # minijax.numpy.fft name -> numpy.fft function (None: the same name). Not here:
 # fftfreq and rfftfreq (the Array API's dtype= keyword, which NumPy lacks).
@@ -436,8 +429,7 @@ ARRAY_METHODS = {
         diagonal dot flatten
         nonzero prod ptp ravel repeat reshape round searchsorted squeeze std swapaxes
         transpose var""".split()},
-    "trace": lambda h, offset=0, axis1=0, axis2=1, dtype=None, out=None: h.trace(
-        diagonal_offset(offset), axis1, axis2, dtype, out),
+    "trace": ndarray_trace,
     # (Array's methods pass keepdims= and out=, initial=, where= by name; NumPy's
     # reductions are slower with keyword arguments, so they go only when given)
     "sum": lambda h, axis=None, dtype=None, keepdims=False, **kw:

@@ -772,8 +772,36 @@ def numpy_trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
     return np.trace(a, diagonal_offset(offset), axis1, axis2, dtype, out)
 
 
+def numpy_diag(v, k=0):
+    """``numpy.diag`` (of a 2-d array: its diagonal) with ``diagonal_offset``'s offset."""
+    return np.diag(v, diagonal_offset(k))
+
+
+def numpy_linalg_diagonal(x, /, *, offset=0):
+    """``numpy.linalg.diagonal`` with ``diagonal_offset``'s offset."""
+    return np.linalg.diagonal(x, offset=diagonal_offset(offset))
+
+
+def numpy_linalg_trace(x, /, *, offset=0, dtype=None):
+    """``numpy.linalg.trace`` with ``diagonal_offset``'s offset."""
+    return np.linalg.trace(x, offset=diagonal_offset(offset), dtype=dtype)
+
+
+def ndarray_trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+    """``ndarray.trace`` with ``diagonal_offset``'s offset."""
+    return a.trace(diagonal_offset(offset), axis1, axis2, dtype, out)
+
+
 def _diagonal(a, offset=0, axis1=0, axis2=1):
     return a.diagonal(diagonal_offset(offset), axis1, axis2)
+
+
+def _linalg_diagonal(a, offset=0):
+    return a.diagonal(diagonal_offset(offset), -2, -1)
+
+
+def _linalg_trace(a, offset=0, dtype=None):
+    return a.trace(diagonal_offset(offset), -2, -1, dtype)
 
 
 def _trace(a, offset=0, axis1=0, axis2=1, dtype=None):
@@ -816,6 +844,8 @@ _DIRECT_FORMS = {getattr(np, name): (getattr(_ndarray, method), fewest, most, ke
 # (their host versions, on ndarrays: the offset made safe, as numpy_diagonal's)
 _DIRECT_FORMS[numpy_diagonal] = (_diagonal, 1, 3, frozenset({"offset", "axis1", "axis2"}))
 _DIRECT_FORMS[numpy_trace] = (_trace, 1, 3, frozenset({"offset", "axis1", "axis2", "dtype"}))
+_DIRECT_FORMS[numpy_linalg_diagonal] = (_linalg_diagonal, 1, 1, frozenset({"offset"}))
+_DIRECT_FORMS[numpy_linalg_trace] = (_linalg_trace, 1, 1, frozenset({"offset", "dtype"}))
 _correlate2 = getattr(np._core.multiarray, "correlate2", None)
 if _correlate2 is not None:   # (NumPy's correlate passes its arguments on to it)
     _DIRECT_FORMS[np.correlate] = (_correlate2, 2, 3, frozenset({"mode"}))
