@@ -44,6 +44,8 @@ def c_int(value, name=None):
     """``index(value)`` within a C int, as NumPy's C code takes it (a diagonal's offset);
     NumPy's OverflowError beyond."""
     value = index(value, name)
+    if not -2**63 <= value < 2**63:
+        raise OverflowError(f"{_label(name)}Python int too large to convert to C long")
     if not -2**31 <= value < 2**31:
         raise OverflowError(f"{_label(name)}signed integer is "
                             f"{'greater than maximum' if value > 0 else 'less than minimum'}")
