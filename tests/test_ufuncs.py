@@ -595,3 +595,26 @@ def test_ldexp_of_huge_exponents_zeros_and_infinities():
             onp.testing.assert_array_equal(onp.signbit(got), onp.signbit(want))
     with pytest.raises(TypeError, match="ldexp"):
         minijax.jit(np.ldexp)(x, onp.arange(9, dtype=onp.uint64))
+
+
+@pytest.mark.parametrize("name", ["subtract", "true_divide", "logaddexp", "maximum", "add",
+                                  "fmax", "floor_divide"])
+def test_reduce_with_where_leaves_masked_elements_out(name):
+    """reduce with where= leaves the masked-out elements out, as NumPy's: the identity
+    stands in for them, initial for maximum-like operations, and the others (subtract,
+    divide, ...) skip them in their left fold (initial stood in for them before)."""
+    rng = onp.random.default_rng(0)
+    x, mask = rng.uniform(0.5, 2, (3, 4)), rng.uniform(size=(3, 4)) > 0.3
+    for kwargs in (dict(where=mask, initial=1.0), dict(where=mask, initial=1.0, axis=1),
+                   dict(where=mask[0], initial=2.0, axis=1, keepdims=True),
+                   dict(where=mask, initial=0.5, axis=None)):
+        try:
+            want = getattr(onp, name).reduce(x, **kwargs)
+        except ValueError:   # (NumPy's reduction over all axes of a non-reorderable one)
+            with pytest.raises(ValueError):
+                minijax.jit(lambda v: getattr(np, name).reduce(v, **kwargs))(x)
+            continue
+        _same(minijax.jit(lambda v: getattr(np, name).reduce(v, **kwargs))(x), want,
+              rtol=1e-12)
+        _same(getattr(np, name).reduce.__wrapped_lax__(np.asarray(x), **kwargs), want,
+              rtol=1e-12)

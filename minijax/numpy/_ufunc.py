@@ -40,6 +40,9 @@ _BOOL_REDUCERS = {"add": lax.reduce_max, "multiply": lax.reduce_min,
 _ASSOCIATIVE = frozenset(_LAX_REDUCERS) | {
     "bitwise_xor", "logical_xor", "fmax", "fmin", "gcd", "lcm", "logaddexp", "logaddexp2",
     "hypot"}
+# the operations for which applying initial again changes nothing (fold(..., i, i) is
+# fold(..., i)): a where= mask fills with initial
+_IDEMPOTENT = frozenset({"maximum", "minimum", "fmax", "fmin", "lcm"})
 # x.at[] scatter operations, by NumPy name
 _SCATTERS = {"add": "add", "maximum": "max", "minimum": "min"}
 _CUMULATIVE = {"add": lax.cumsum, "multiply": lax.cumprod, "maximum": lax.cummax,
@@ -212,18 +215,19 @@ class ufunc(numpy_dispatch.Forwarder):
     def _combine(self, x, y):
         return self._lax(x, y)
 
-    def _fold(self, a, axis, initial):
+    def _fold(self, a, axis, initial, mask=None):
         """Reduce ``a`` along ``axis`` with the binary operation (a ``lax`` reduction, a
-        tree fold or a left fold), starting from ``initial`` if given."""
+        tree fold or a left fold), starting from ``initial`` if given; a left fold skips
+        the elements where ``mask`` (given with ``initial``) is False."""
         name = self.__name__
         dt = get_aval(a).dtype
         reducer = (_BOOL_REDUCERS.get(name) if dt == np.bool_ else None) or \
             _LAX_REDUCERS.get(name)
         if reducer is not None and name in ("logical_and", "logical_or") and dt != np.bool_:
             reducer = None
-        if reducer is not None:
+        if reducer is not None and mask is None:
             res = reducer(a, (axis,))
-        elif name in _ASSOCIATIVE:
+        elif name in _ASSOCIATIVE and mask is None:
             res = self._tree_fold(a, axis)
         else:
             ndim = get_aval(a).ndim
@@ -237,8 +241,13 @@ class ufunc(numpy_dispatch.Forwarder):
                 rest = moved
             if get_aval(rest).shape[0] == 0:
                 return first
-            res, _ = lax.scan(lambda c, x: (self._retype(self._combine(c, x), dt), None),
-                              first, rest)
+            if mask is None:
+                res, _ = lax.scan(lambda c, x: (self._retype(self._combine(c, x), dt), None),
+                                  first, rest)
+                return res
+            keep = lax.transpose(mask, (axis,) + tuple(i for i in range(ndim) if i != axis))
+            res, _ = lax.scan(lambda c, xm: (_where(xm[1], self._retype(
+                self._combine(c, xm[0]), dt), c), None), first, (rest, keep))
             return res
         if initial is not _NO_VALUE:
             res = self._retype(self._combine(lax.full(get_aval(res).shape, initial, dt), res),
@@ -279,13 +288,20 @@ class ufunc(numpy_dispatch.Forwarder):
             initial = _NO_VALUE
         if where is None:
             where = True
-        fill = initial if initial is not _NO_VALUE else self.identity
+        mask = None
         if where is not True:
-            if fill is None:
+            if self.identity is None and initial is _NO_VALUE:
                 raise ValueError(f"reduction operation '{name}' does not have an identity, "
                                  f"so to use a where mask one has to specify 'initial'")
             mask = lax.broadcast_to_shape(to_array(where, dtype=np.bool_), aval.shape)
-            a = _where(mask, a, lax.full(aval.shape, fill, rdt))
+            # NumPy leaves the masked-out elements out: the identity stands in for them,
+            # or initial where applying it again changes nothing (maximum, ...); other
+            # operations (subtract, power, ...) skip them in their left fold
+            fill = self.identity if self.identity is not None else \
+                initial if name in _IDEMPOTENT else None
+            if fill is not None:
+                a = _where(mask, a, lax.full(aval.shape, fill, rdt))
+                mask = None
         if initial is _NO_VALUE and self.identity is not None and len(axes) > 0 and any(
                 aval.shape[i] == 0 for i in axes):
             initial = self.identity
@@ -298,13 +314,18 @@ class ufunc(numpy_dispatch.Forwarder):
         if not axes:
             res = a if initial is _NO_VALUE else self._retype(
                 self._combine(lax.full(aval.shape, initial, rdt), a), rdt)
+            if mask is not None:
+                res = _where(mask, res, lax.full(aval.shape, initial, rdt))
         else:
             rest = tuple(i for i in range(aval.ndim) if i not in axes)
-            moved = lax.transpose(a, axes + rest) if axes + rest != tuple(range(aval.ndim)) \
-                else a
             n = int(np.prod([aval.shape[i] for i in axes], dtype=np.int64))
-            moved = lax.reshape(moved, (n,) + tuple(aval.shape[i] for i in rest))
-            res = self._fold(moved, 0, initial)
+
+            def lined_up(x):   # (the reduced axes first, as one)
+                if axes + rest != tuple(range(aval.ndim)):
+                    x = lax.transpose(x, axes + rest)
+                return lax.reshape(x, (n,) + tuple(aval.shape[i] for i in rest))
+            res = self._fold(lined_up(a), 0, initial,
+                             None if mask is None else lined_up(mask))
         if keepdims:
             res = with_kept_dims(res, aval.shape, axes)
         return res if out is None else write_out(out, res, f"{name}.reduce", "unsafe")
