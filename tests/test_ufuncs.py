@@ -618,3 +618,20 @@ def test_reduce_with_where_leaves_masked_elements_out(name):
               rtol=1e-12)
         _same(getattr(np, name).reduce.__wrapped_lax__(np.asarray(x), **kwargs), want,
               rtol=1e-12)
+
+
+def test_clip_with_python_int_bounds_past_the_dtype():
+    """NumPy's clip: a Python int bound past an integer dtype's range limits nothing
+    (a lower bound below its minimum, an upper one above its maximum); one on the wrong
+    side is NumPy's OverflowError; under jit as eagerly."""
+    u8, i8 = onp.array([1, 5, 9], onp.uint8), onp.array([1, -5, 9], onp.int8)
+    for a, lo, hi in ((u8, -1, 7), (i8, -1000, 300), (u8, 2, 400), (i8, -129, None),
+                      (i8, -2**70, 2**70), (u8, 300, 400), (u8, -5, -1), (i8, 200, 300)):
+        try:
+            want = onp.clip(a, lo, hi)
+        except OverflowError:
+            with pytest.raises(OverflowError):
+                minijax.jit(lambda v: np.clip(v, lo, hi))(a)
+            continue
+        _same(minijax.jit(lambda v: np.clip(v, lo, hi))(a), want)
+        _same(np.clip(np.asarray(a), lo, hi), want)

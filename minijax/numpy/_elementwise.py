@@ -1089,6 +1089,13 @@ def clip(a, /, min=None, max=None, out=None, *, a_min=None, a_max=None, **kwargs
         from ._ufunc import _by_name   # (the ufunc objects are made from this module)
         above, below = _by_name("maximum"), _by_name("minimum")
     res = to_array(a)
+    dt = get_aval(res).dtype
+    if dt.kind in "iu":   # NumPy's: a Python int bound past the dtype's range limits nothing
+        info = np.iinfo(dt)
+        if type(lo) is int and lo < info.min:
+            lo = None
+        if type(hi) is int and hi > info.max:
+            hi = None
     if lo is not None:
         res = above(res, lo, **kwargs)
     if hi is not None:
