@@ -120,9 +120,9 @@ def _array(object, dtype=None, *, copy=True, order="K", ndmin=0, device=None):
 def _check_ndmax(object, ndmax, ndmin):
     """NumPy's ``ndmax``: an int in [0, 64], at least ``ndmin``, and no smaller than the
     dimensions a nested sequence gives (more would make an object array)."""
-    ndmax = operator.index(ndmax) if not isinstance(ndmax, float) else None
-    if ndmax is None:
+    if isinstance(ndmax, float):
         raise TypeError("integer argument expected, got float")
+    ndmax = operator.index(ndmax)
     if not 0 <= ndmax <= 64:
         raise ValueError("ndmax must be in the range [0, NPY_MAXDIMS (64)] ")
     if ndmax and ndmin > ndmax:

@@ -1003,7 +1003,7 @@ def round(a, decimals=0, out=None):
                             f" output from dtype('float64') to dtype('bool') with casting "
                             f"rule 'same_kind'")
         return lax.convert_element_type(x, np.float16)
-    if aval.dtype == np.bool_ or dtypes.is_integer(aval.dtype):
+    if dtypes.is_integer(aval.dtype):
         if decimals >= 0:
             return x
         f = lax.convert_element_type(x, np.float64)

@@ -220,10 +220,7 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
         out_dtype = aval.dtype
     else:
         out_dtype = dtypes.default_float()
-    # float16/bfloat16 accumulate in float32, as NumPy does for float16
-    compute = np.dtype(np.float32) if out_dtype.itemsize < 4 and out_dtype.kind == "f" else out_dtype
-    if out_dtype == dtypes.bfloat16:
-        compute = np.dtype(np.float32)
+    compute = _wider_than_half(out_dtype)   # (as NumPy accumulates float16)
     if where is not None and where is not True:
         mask = lax.broadcast_to_shape(to_array(where), aval.shape)
         total = sum(lax.convert_element_type(a, compute), axis, keepdims=keepdims,
@@ -357,11 +354,9 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     axes = reduction_axes(aval.ndim, axis)
     mask = None if where is None or where is True else lax.broadcast_to_shape(
         lax.convert_element_type(to_array(where), np.bool_), aval.shape)
-    out_dtype = _mean_dtype(aval.dtype) if dtype is None else dtypes.canonicalize(dtype)
-    if dtype is None and dtypes.is_complex(out_dtype):
-        out_dtype = dtypes.real_dtype(out_dtype)
-    compute = _wider_than_half(dtypes.canonicalize(dtype) if dtype is not None
-                               else _mean_dtype(aval.dtype))
+    given = _mean_dtype(aval.dtype) if dtype is None else dtypes.canonicalize(dtype)
+    compute = _wider_than_half(given)
+    out_dtype = dtypes.real_dtype(given) if dtype is None else given
     # NumPy's steps: the mean in dtype=, the deviations in a's dtype promoted with it,
     # their squares (|.|**2 for complex a) summed in dtype= (real for complex a without)
     x = lax.convert_element_type(a, compute)

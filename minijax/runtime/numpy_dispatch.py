@@ -804,10 +804,6 @@ def _linalg_trace(a, offset=0, dtype=None):
     return a.trace(diagonal_offset(offset), -2, -1, dtype)
 
 
-def _trace(a, offset=0, axis1=0, axis2=1, dtype=None):
-    return a.trace(diagonal_offset(offset), axis1, axis2, dtype)
-
-
 # (the reductions, scans and moments take the keywords the Array methods' fast path passes
 # to NumPy's method: ``array._METHOD_KEYWORDS``)
 _NONE, _AXIS = frozenset(), frozenset({"axis"})
@@ -843,7 +839,8 @@ _DIRECT_FORMS = {getattr(np, name): (getattr(_ndarray, method), fewest, most, ke
                  if hasattr(np, name)}
 # (their host versions, on ndarrays: the offset made safe, as numpy_diagonal's)
 _DIRECT_FORMS[numpy_diagonal] = (_diagonal, 1, 3, frozenset({"offset", "axis1", "axis2"}))
-_DIRECT_FORMS[numpy_trace] = (_trace, 1, 3, frozenset({"offset", "axis1", "axis2", "dtype"}))
+_DIRECT_FORMS[numpy_trace] = (ndarray_trace, 1, 3,
+                              frozenset({"offset", "axis1", "axis2", "dtype"}))
 _DIRECT_FORMS[numpy_linalg_diagonal] = (_linalg_diagonal, 1, 1, frozenset({"offset"}))
 _DIRECT_FORMS[numpy_linalg_trace] = (_linalg_trace, 1, 1, frozenset({"offset", "dtype"}))
 _correlate2 = getattr(np._core.multiarray, "correlate2", None)
