@@ -4,6 +4,7 @@ in-place writers (fill_diagonal, copyto, putmask, flat, Array.resize), einsum's 
 form. NumPy is the oracle: eagerly (NumPy dispatch), through the lax definition, and
 under jit; derivatives against finite differences."""
 
+import operator
 import re
 import warnings
 
@@ -116,6 +117,19 @@ def test_histogram_grad_of_weights():
     # the counts are linear in the weights
     check_grads(lambda w: np.histogram(_DATA[:10], bins=3, weights=w)[0].sum() * 1.0,
                 (_RNG.uniform(size=10),), order=1, modes=("rev",))
+
+
+@pytest.mark.parametrize("bins", [3, "auto", "fd", "doane", "stone"])
+def test_histogram_edges_differentiate_through_the_data_range(bins):
+    """Edges from the data's min and max (a count or a rule's count) carry the data's
+    derivative, as JAX's do; their values are NumPy's."""
+    data = onp.array([0.2, 0.5, 0.9, 0.4, 0.33, 0.71])
+    want = onp.histogram_bin_edges(data, bins)
+    edges = minijax.jvp(lambda x: np.histogram(x, bins=bins)[1], (data,), (onp.ones(6),))
+    onp.testing.assert_array_equal(onp.asarray(edges[0]), want)
+    onp.testing.assert_allclose(onp.asarray(edges[1]), onp.ones_like(want))   # a shift
+    check_grads(lambda x: np.sum(np.histogram_bin_edges(x, bins=bins) ** 2), (data,),
+                order=1)
 
 
 # ---------------------------------------------------------------- signals
@@ -464,6 +478,11 @@ def test_broadcast_class():
         np.broadcast(onp.ones(2), onp.ones(3))
     shape = minijax.jit(lambda u: np.zeros(np.broadcast(u, y).shape).sum())(x)
     same(shape, onp.float64(0))
+    # iterated under grad, the values carry their derivatives
+    grads = minijax.grad(lambda u, v: sum(p * q for p, q in np.broadcast(u, v)),
+                         argnums=(0, 1))(x * 1.0, y * 1.0)
+    same(grads[0], onp.full((3, 1), 15.0))
+    same(grads[1], onp.full(3, 6.0))
 
 
 def test_mask_indices():
@@ -1448,3 +1467,30 @@ def test_diagonal_offsets_at_the_c_int_limits():
                     minijax.jit(lambda x: call(np, x, k))(a)
     for k in range(-5, 6):   # (past the plane: empty, under jit too)
         assert_same(minijax.jit(lambda x: np.diagonal(x, k))(a), onp.diagonal(a, k))
+
+
+@pytest.mark.parametrize("name", ["linalg.eig", "linalg.eigh", "linalg.qr", "linalg.slogdet",
+                                  "linalg.svd", "linalg.lstsq", "unique_all", "unique_counts",
+                                  "unique_inverse"])
+def test_named_results_are_numpys_types_eagerly_and_traced(name):
+    """An eager result and a traced one are the same pytree (NumPy's named tuple, or
+    NumPy's plain tuple for lstsq), so one can start a loop carry the other ends."""
+    host = onp.array([[2.0, 1.0, 0.5], [1.0, 3.0, 0.0], [0.5, 0.0, 4.0]])
+    args = (host, host) if name == "linalg.lstsq" else (host,)
+    size = {"size": 3} if name.startswith("unique") else {}
+    def fn(m):
+        return operator.attrgetter(name)(m)
+    want = type(fn(onp)(*args))
+    eager = fn(np)(*map(np.asarray, args))
+    traced = minijax.jit(lambda *a: fn(np)(*a, **size))(*args)
+    assert type(eager) is want and type(traced) is want
+    assert (minijax.tree_util.tree_structure(eager)
+            == minijax.tree_util.tree_structure(traced))
+
+
+def test_a_scan_carry_can_start_from_an_eager_factorization():
+    a = np.asarray(onp.array([[2.0, 1.0], [1.0, 3.0]]))
+    def body(c, _):
+        return np.linalg.qr(c.Q @ c.R), None
+    out, _ = minijax.lax.scan(body, np.linalg.qr(a), None, length=2)
+    onp.testing.assert_allclose(onp.asarray(out.Q @ out.R), onp.asarray(a), rtol=1e-12)

@@ -113,9 +113,32 @@ def test_poly_and_roots():
     for p in ([1.0, -3.0, 2.0], [0.0, 0.0, 1.0, -1.0], [1.0, 0.0, 1.0], [2.0], [0, 1, 0]):
         r, want = np.roots(p), onp.roots(p)
         same(onp.sort_complex(onp.asarray(r)), onp.sort_complex(want))
-    with pytest.raises(errors.ConcretizationTypeError):
+    with pytest.raises(errors.ConcretizationTypeError, match="strip_zeros=False"):
         minijax.jit(np.roots)(P)
     check_grads(np.poly, (onp.array([0.5, -1.0, 2.0]),), order=2)
+
+
+@pytest.mark.parametrize("p", [[1.0, -3.0, 2.0], [0.0, 1.0, 0.0, 2.0, 0.0, 0.0],
+                               [1.0, -6.0, 11.0, -6.0], [3, 1, 4, 1, 5, 9, 2, 6]])
+def test_roots_differentiate_and_trace_without_stripping(p):
+    """Under grad the roots are the companion matrix's eigenvalues, NumPy's in NumPy's
+    order and dtype; with strip_zeros=False (JAX's) they trace, always complex."""
+    p = onp.asarray(p, dtype=float)
+    want = onp.roots(p)
+    got = minijax.jvp(np.roots, (p,), (onp.ones_like(p),))[0]
+    assert onp.asarray(got).dtype == want.dtype
+    onp.testing.assert_allclose(onp.asarray(got), want, rtol=1e-10, atol=1e-12)
+    if p[0] != 0 and p[-1] != 0:   # (a step off a zero changes the number of roots)
+        check_grads(lambda q: np.sum(np.abs(np.roots(q)) ** 2), (p,), order=1)
+        traced = minijax.jit(lambda q: np.roots(q, strip_zeros=False))(p)
+        onp.testing.assert_allclose(onp.asarray(traced), want.astype(complex), rtol=1e-10,
+                                    atol=1e-12)
+
+
+def test_the_sum_of_the_roots_has_vietas_derivative():
+    p = onp.array([2.0, -3.0, 1.0])   # sum of roots = -p1/p0
+    grad = minijax.grad(lambda q: np.sum(np.roots(q)))(p)
+    onp.testing.assert_allclose(onp.asarray(grad), [p[1] / p[0] ** 2, -1 / p[0], 0.0])
 
 
 @pytest.mark.parametrize("deg", [0, 1, 3])
@@ -248,3 +271,18 @@ def test_poly_arithmetic_matches_numpy(a, b):
              rtol=1e-12, atol=1e-9)
     x = onp.linspace(-1, 1, 5)
     same(np.polyval.__wrapped_lax__(a, x), onp.polyval(a, x), rtol=1e-12, atol=1e-9)
+
+
+@pytest.mark.parametrize("A", [onp.array([[1.0, 2.0], [3.0, 4.0]]),
+                               onp.array([[0.0, -1.0], [1.0, 0.0]]),
+                               onp.array([[1, 2], [3, 4]]),
+                               onp.array([[1.0, 2.0], [3.0, 4.0]], onp.float32),
+                               _RNG.uniform(size=(4, 4))])
+def test_characteristic_polynomial_traces_and_differentiates(A):
+    want = onp.poly(A)
+    for got in (np.poly(A), minijax.jit(np.poly)(A),
+                minijax.jvp(np.poly, (A,), (onp.ones_like(A),))[0]):
+        assert onp.asarray(got).dtype == want.dtype
+        onp.testing.assert_allclose(onp.asarray(got), want, rtol=1e-5)
+    if A.dtype == onp.float64:
+        check_grads(np.poly, (A,), order=1)

@@ -276,8 +276,7 @@ def concrete_value(x, name):
     if value is None:
         raise concretization_error(
             x, f"{name}() of a traced array: its output size depends on the values, so it "
-            f"needs a concrete array (call it outside jit; a static size= argument is not "
-            f"supported yet)")
+            f"needs a concrete array (call it outside jit)")
     return np.asarray(value)
 
 

@@ -82,7 +82,7 @@ def _range_edges(a, range_):
         first, last = 0, 1
     else:
         value = get_concrete(a)   # (a constant under jit too: NumPy's checks apply)
-        if value is None:
+        if value is None or isinstance(a, Tracer):   # (under grad: the edges' derivative)
             first, last = amin(a), amax(a)
         else:
             value = np.asarray(value)
@@ -121,7 +121,10 @@ def _bin_edges(a, bins, range_, weights):
             raise TypeError("Automated estimation of the number of bins is not supported "
                             "for weighted data")
         value = concrete_value(a, f"histogram with bins={bins!r}")
-        return to_array(np.histogram_bin_edges(value, bins, range_))
+        edges = np.histogram_bin_edges(value, bins, range_)
+        if isinstance(a, Tracer):   # (under grad: the rule's number of bins, traced edges)
+            return _bin_edges(a, len(edges) - 1, range_, weights)
+        return to_array(edges)
     if np.ndim(bins) == 0:
         n = operator.index(bins)
         if n < 1:

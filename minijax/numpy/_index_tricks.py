@@ -380,7 +380,7 @@ class broadcast:
         values = []
         for a in self._arrays():
             host = get_concrete(a)
-            if host is None:
+            if host is None or isinstance(a, Tracer):   # (under grad: keeps the derivative)
                 values.append(broadcast_to(a, self.shape)[position])
             else:
                 values.append(np.broadcast_to(np.asarray(host), self.shape)[position])

@@ -45,7 +45,7 @@ from ._out import supports_out
 from ._core import broadcast_arrays, promote, result_type_of, to_array
 from ._elementwise import negative, power, reciprocal
 from ._masked_selection import MaskedSelection
-from ._searching import where
+from ._searching import static_size, true_positions, where
 
 _BAD_INDEX = ("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and "
               "integer or boolean arrays are valid indices")
@@ -962,13 +962,17 @@ def put(a, ind, v, mode="raise", inplace=True):
     return _rebind_arg(a, result, "put") if inplace else result
 
 
-def _concrete_bool(x, name):
+def _concrete_bool(x, name, sized=False):
+    """The value of the condition ``x``; a named error if it is traced (``sized``: the
+    function takes ``size=``, which the error offers)."""
     x = to_array(x)
     value = _concrete(x)
     if value is None:
+        offer = "Give a static size= (and fill_value= to choose the padding), use" if sized \
+            else "Use"
         raise NonConcreteBooleanIndexError(
             f"{name} needs a concrete condition: the result's shape depends on its values. "
-            f"{_reason(x)}Use numpy.where instead, or make the condition static.")
+            f"{_reason(x)}{offer} numpy.where instead, or make the condition static.")
     return value
 
 
@@ -978,55 +982,118 @@ def _reason(x):
 
 
 @supports_out
-def compress(condition, a, axis=None, out=None):
-    """The slices of ``a`` along ``axis`` where ``condition`` (a concrete 1-d mask) is
-    true; a mask shorter than the axis counts as False beyond its end."""
-    c = _concrete_bool(condition, "compress").astype(bool)
-    if c.ndim != 1:
-        raise ValueError("condition must be a 1-d array")
+def compress(condition, a, axis=None, out=None, *, size=None, fill_value=0):
+    """The slices of ``a`` along ``axis`` where ``condition`` (a 1-d mask) is true; a mask
+    shorter than the axis counts as False beyond its end. The number of slices depends on
+    the mask, so a traced one needs a static ``size=``, as in JAX: the first ``size``
+    slices, padded with ``fill_value``."""
     a = to_array(a)
     if axis is None:
         a = lax.reshape(a, (get_aval(a).size,))
         axis = 0
     axis = _axis(axis, get_aval(a).ndim)
     n = get_aval(a).shape[axis]
+    if size is None:
+        c = _concrete_bool(condition, "compress", sized=True).astype(bool)
+        if c.ndim != 1:
+            raise ValueError("condition must be a 1-d array")
+        _check_mask_tail(c, n, axis)
+        return take(a, np.nonzero(c[:n])[0], axis=axis)
+    c = to_array(condition)
+    if get_aval(c).ndim != 1:
+        raise ValueError("condition must be a 1-d array")
+    return _select_sized(a, _mask_within(c, n, axis), axis, size, fill_value, "compress")
+
+
+def _check_mask_tail(c, n, axis):
+    """NumPy's IndexError for a true entry of a concrete mask past the axis's end."""
     if len(c) > n and c[n:].any():
         raise IndexError(f"index {int(np.nonzero(c)[0][-1])} is out of bounds for axis "
                          f"{axis} with size {n}")
-    return take(a, np.nonzero(c[:n])[0], axis=axis)
 
 
-def extract(condition, arr):
-    """The elements of ``arr`` where ``condition`` (concrete) is nonzero, flattened."""
-    c = _concrete_bool(condition, "extract")
+def _mask_within(c, n, axis):
+    """The 1-d condition ``c`` as a boolean mask of length ``n`` (False past its end;
+    entries past ``n`` must be false, which is checked when they are concrete)."""
+    length = get_aval(c).shape[0]
+    if length > n:
+        value = _concrete(c)
+        if value is not None:
+            _check_mask_tail(np.asarray(value).astype(bool), n, axis)
+        c = lax.slice(c, (0,), (n,))
+    mask = lax.ne(c, lax.full(get_aval(c).shape, 0, get_aval(c).dtype))
+    if length < n:
+        mask = lax.pad(mask, np.False_, [(0, n - length, 0)])
+    return mask
+
+
+def _select_sized(a, mask, axis, size, fill_value, name):
+    """The slices of ``a`` along ``axis`` where ``mask``, the first ``size`` of them,
+    padded with ``fill_value``."""
+    size = static_size(size, name)
+    positions, real = true_positions(mask, size)
+    aval = get_aval(a)
+    fill = to_array(fill_value, dtype=aval.dtype)
+    if get_aval(fill).ndim:
+        raise ValueError(f"{name}: fill_value= must be a scalar")
+    shape = aval.shape[:axis] + (size,) + aval.shape[axis + 1:]
+    if aval.shape[axis] == 0:
+        return lax.broadcast_in_dim(fill, shape, ())
+    picked = take(a, positions, axis=axis)
+    return lax.select_n(lax.broadcast_in_dim(real, shape, (axis,)),
+                        lax.broadcast_in_dim(fill, shape, ()), picked)
+
+
+def extract(condition, arr, *, size=None, fill_value=0):
+    """The elements of ``arr`` where ``condition`` is nonzero, flattened. A traced
+    condition needs a static ``size=``, as in JAX: the first ``size`` elements, padded
+    with ``fill_value``."""
     a = to_array(arr)
     a = lax.reshape(a, (get_aval(a).size,))
-    return _getitem(a, (np.nonzero(c.reshape(-1))[0],))
+    if size is None:
+        c = _concrete_bool(condition, "extract", sized=True)
+        return _getitem(a, (np.nonzero(c.reshape(-1))[0],))
+    c = to_array(condition)
+    c = lax.reshape(c, (get_aval(c).size,))
+    return _select_sized(a, _mask_within(c, get_aval(a).size, 0), 0, size, fill_value,
+                         "extract")
 
 
 def place(arr, mask, vals, inplace=True):
-    """Write ``vals`` (repeated as needed) where ``mask`` (concrete) is true, in place as
-    NumPy's (None is returned), or into a new array with ``inplace=False``."""
+    """Write ``vals`` (repeated as needed) where ``mask`` is true, in place as NumPy's
+    (None is returned), or into a new array with ``inplace=False``."""
     _check_updatable("place", arr, inplace)
     x = to_array(arr)
     aval = get_aval(x)
-    mask_size = get_aval(to_array(mask)).size
+    mask = to_array(mask)
+    mask_size = get_aval(mask).size
     if mask_size != aval.size:
         raise ValueError(f"place: mask and data must be the same size (mask has "
                          f"{mask_size} elements, arr has {aval.size}); NumPy does not "
                          f"broadcast the mask")
-    m = _concrete_bool(mask, "place").astype(bool)
-    positions = np.nonzero(np.broadcast_to(m, aval.shape).reshape(-1))[0]
     vals = to_array(vals, dtype=aval.dtype)
     vals = lax.reshape(vals, (get_aval(vals).size,))
     k = get_aval(vals).shape[0]
-    if len(positions) == 0:
-        return None if inplace else x
-    if k == 0:
-        raise ValueError("Cannot insert from an empty array!")
-    vals = _getitem(vals, (np.arange(len(positions)) % k,))
     flat = lax.reshape(x, (aval.size,))
-    result = lax.reshape(_update(flat, (positions,), vals, "set"), aval.shape)
+    value = _concrete(mask)
+    if value is None:   # the i-th true entry takes vals[i % k]
+        if k == 0:
+            raise ValueError("Cannot insert from an empty array! (place with a traced "
+                             "mask needs at least one value)")
+        m = lax.reshape(lax.ne(mask, lax.full(get_aval(mask).shape, 0, get_aval(mask).dtype)),
+                        (aval.size,))
+        rank = lax.cumsum(lax.convert_element_type(m, dtypes.default_int()), 0)
+        slot = lax.rem(rank + (k - 1), lax.full((aval.size,), k, get_aval(rank).dtype))
+        picked = _getitem(vals, (slot,))
+        result = lax.reshape(lax.select_n(m, flat, picked), aval.shape)
+    else:
+        positions = np.nonzero(np.asarray(value).astype(bool).reshape(-1))[0]
+        if len(positions) == 0:
+            return None if inplace else x
+        if k == 0:
+            raise ValueError("Cannot insert from an empty array!")
+        vals = _getitem(vals, (np.arange(len(positions)) % k,))
+        result = lax.reshape(_update(flat, (positions,), vals, "set"), aval.shape)
     return _rebind_arg(arr, result, "place") if inplace else result
 
 

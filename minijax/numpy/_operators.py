@@ -207,7 +207,8 @@ _METHODS = {
         _searching.argmin(self, axis, out, keepdims=keepdims),
     "searchsorted": lambda self, v, side="left", sorter=None:
         _searching.searchsorted(self, v, side, sorter),
-    "nonzero": lambda self: _searching.nonzero(self),
+    "nonzero": lambda self, *, size=None, fill_value=None:
+        _searching.nonzero(self, size=size, fill_value=fill_value),
     "sort": _mutating("sort", lambda self, axis=-1, kind=None, order=None, *, stable=None:
                       _sorting.sort(self, axis, kind, order, stable=stable)),
     "partition": _mutating("partition", lambda self, kth, axis=-1, kind="introselect",
@@ -221,8 +222,8 @@ _METHODS = {
         _sorting.argpartition(self, kth, axis, kind, order),
     "choose": lambda self, choices, out=None, mode="raise":
         _indexing.choose(self, choices, out, mode),
-    "compress": lambda self, condition, axis=None, out=None:
-        _indexing.compress(condition, self, axis, out),
+    "compress": lambda self, condition, axis=None, out=None, *, size=None, fill_value=0:
+        _indexing.compress(condition, self, axis, out, size=size, fill_value=fill_value),
     "dot": lambda self, b, out=None: _linear_algebra.dot(self, b, out),
     "ravel": lambda self, order="C": manip.ravel(self, order),
     "flatten": lambda self, order="C": manip.ravel(self, order),

@@ -3,8 +3,8 @@ with the highest power first. ``poly1d`` wraps them in a class with arithmetic.
 
 Everything with a static output shape (``polyval``, ``polyadd``, ``polymul``,
 ``polyder``, ``polyint``, ``polyfit``, ``vander``-based fits) is written with minijax
-operations and traces; ``roots`` and the trimmed remainder of ``polydiv`` depend on the
-values and need concrete inputs.
+operations and traces; ``roots`` (unless ``strip_zeros=False``) and the trimmed
+remainder of ``polydiv`` depend on the values and need concrete inputs.
 """
 
 import sys
@@ -18,7 +18,7 @@ from ..errors import RecursionLimitError
 from ..runtime.array import Array
 from . import linalg
 from ._core import concrete_value, to_array
-from ._creation import arange, ones, vander, zeros, zeros_like
+from ._creation import arange, eye, ones, vander, zeros, zeros_like
 from ._elementwise import real, sqrt
 from ._manipulation import atleast_1d, concatenate, pad
 from ._signal import convolve
@@ -44,8 +44,10 @@ def poly(seq_of_zeros):
                         f"matrix, got the scalar {seq_of_zeros!r}")
     seq = _atleast_1d(seq_of_zeros)
     shape = get_aval(seq).shape
+    real_matrix = False
     if len(shape) == 2 and shape[0] == shape[1] and shape[0] != 0:
-        seq = to_array(np.linalg.eigvals(concrete_value(seq, "poly of a matrix")))
+        real_matrix = not dtypes.is_complex(get_aval(seq).dtype)
+        seq = linalg.eigvals(seq)
     elif len(shape) == 1:
         dt = get_aval(seq).dtype
         if not dtypes.is_inexact(dt) or dt == np.float16:
@@ -60,7 +62,9 @@ def poly(seq_of_zeros):
     for i in range(n):
         # multiply by (x - zero): shift up and subtract zero times the old coefficients
         a = concatenate([a, zeros((1,), dt)]) - seq[i] * concatenate([zeros((1,), dt), a])
-    if dtypes.is_complex(dt):
+    if real_matrix:   # (its eigenvalues come in conjugate pairs, as LAPACK gives them)
+        a = real(a)
+    elif dtypes.is_complex(dt):
         roots_ = get_concrete(seq)
         if roots_ is None:
             raise concretization_error(
@@ -72,15 +76,42 @@ def poly(seq_of_zeros):
     return a
 
 
-def roots(p):
-    """The roots of the polynomial with coefficients ``p`` (eigenvalues of its companion
-    matrix). Needs concrete coefficients: the number of roots depends on their zeros."""
+def roots(p, *, strip_zeros=True):
+    """The roots of the polynomial with coefficients ``p``: the eigenvalues of its
+    companion matrix, differentiable. NumPy's leading and trailing zeros are stripped
+    (``strip_zeros=True``), which needs concrete coefficients; with
+    ``strip_zeros=False`` (as in JAX) it traces, a leading zero giving non-finite
+    roots, and the result is always complex."""
     if isinstance(p, poly1d):
         p = p.coeffs
-    value = concrete_value(p, "roots")
-    if value.ndim != 1:
+    p = to_array(p)
+    if get_aval(p).ndim != 1:
         raise ValueError("Input must be a rank-1 array.")
-    return to_array(np.roots(value))
+    trailing, real_result = 0, False
+    if strip_zeros:
+        if get_concrete(p) is None:
+            raise concretization_error(
+                p, "roots() of traced coefficients: how many roots there are depends on "
+                "their zeros; pass strip_zeros=False (zeros are then not stripped), or "
+                "call it outside jit")
+        value = concrete_value(p, "roots")
+        nonzero = np.nonzero(value)[0]
+        if len(nonzero) == 0:
+            return to_array(np.roots(value))
+        trailing = len(value) - 1 - int(nonzero[-1])
+        p = p[int(nonzero[0]):int(nonzero[-1]) + 1]
+        real_result = not np.iscomplexobj(np.roots(value))
+    if not dtypes.is_inexact(get_aval(p).dtype):
+        p = p.astype(dtypes.canonicalize(np.dtype(np.float64)))
+    n = get_aval(p).shape[0]
+    if n > 1:
+        companion = concatenate([(-p[1:] / p[0])[None, :],
+                                 eye(n - 2, n - 1, dtype=get_aval(p).dtype)])
+        found = linalg.eigvals(companion)
+        found = real(found) if real_result else found
+    else:
+        found = zeros((0,), get_aval(p).dtype)
+    return concatenate([found, zeros((trailing,), get_aval(found).dtype)])
 
 
 def polyval(p, x):

@@ -10,7 +10,6 @@ from ..util import canonicalize_axis
 from ._out import supports_out
 from ._core import (
     broadcast_arrays,
-    concrete_value,
     promote,
     promote_and_broadcast,
     reduction_axes,
@@ -22,13 +21,16 @@ from ._core import (
 from ._elementwise import isnan
 
 
-def where(condition, x=None, y=None, /):
+def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
     """``x`` where ``condition`` else ``y``, with broadcasting (the one-argument form is
-    ``nonzero``)."""
+    ``nonzero``, with its ``size=`` and ``fill_value=``)."""
     if x is None and y is None:
-        return nonzero(condition)
+        return nonzero(condition, size=size, fill_value=fill_value)
     if x is None or y is None:
         raise ValueError("where() takes either one argument or three")
+    if size is not None or fill_value is not None:
+        raise ValueError("where: size= and fill_value= belong to the one-argument form "
+                         "(nonzero); the three-argument form's shape is already static")
     cond = to_array(condition)
     if get_aval(cond).dtype != np.bool_:
         cond = lax.ne(cond, lax.full(get_aval(cond).shape, 0, get_aval(cond).dtype))
@@ -37,15 +39,81 @@ def where(condition, x=None, y=None, /):
     return lax.select_n(cond, b, a)
 
 
-def nonzero(a):
-    """Indices of the nonzero elements (needs a concrete array: the size is data-dependent)."""
-    a = to_array(a)
+def static_size(size, name):
+    """``size=`` of a data-dependent selection as a non-negative Python int."""
+    size = _checks.index(size, f"{name}: size=")
+    if size < 0:
+        raise ValueError(f"{name}: size= must be a non-negative int, got {size}")
+    return size
+
+
+def true_positions(mask, size):
+    """The positions of the true entries of the 1-d boolean ``mask``, in order, cut or
+    padded (with 0) to ``size`` entries, and a boolean array of which of the ``size`` are
+    real: JAX's ``size=``, a static shape for a selection that depends on values."""
+    n = get_aval(mask).shape[0]
+    index_dtype = dtypes.canonicalize(np.dtype(np.intp))
+    count = lax.reduce_sum(lax.convert_element_type(mask, index_dtype), (0,))
+    real = lax.lt(lax.iota(index_dtype, size), lax.broadcast_in_dim(count, (size,), ()))
+    zeros = lax.full((size,), 0, index_dtype)
+    if n == 0:
+        return zeros, real
+    skipped = lax.convert_element_type(lax.eq(mask, lax.full((n,), False, np.bool_)), np.int8)
+    _, order = lax.sort([skipped, lax.iota(index_dtype, n)], 0, is_stable=True)
+    order = (lax.slice(order, (0,), (size,)) if size <= n
+             else lax.pad(order, np.zeros((), index_dtype), [(0, size - n, 0)]))
+    return lax.select_n(real, zeros, order), real
+
+
+def _concrete_or_sized(a, name, more=""):
+    """The value of ``a`` (an Array) as a NumPy array; a named error offering ``size=``
+    if it is traced."""
     value = get_concrete(a)
     if value is None:
         raise concretization_error(
-            a, "nonzero (and one-argument where) of a traced array: the output size "
-            "depends on the values; use the three-argument where(condition, x, y) instead")
-    return tuple(to_array(i) for i in np.nonzero(np.asarray(value)))
+            a, f"{name} of a traced array: the output size depends on the values; give a "
+            f"static size= (and fill_value= to choose the padding){more}")
+    return np.asarray(value)
+
+
+def nonzero(a, *, size=None, fill_value=None):
+    """Indices of the nonzero elements, one array per dimension. Their number depends on
+    the values, so a traced ``a`` (under ``jit``/``vmap``) needs a static ``size=``, as in
+    JAX: the first ``size`` indices, padded with ``fill_value`` (default 0; a tuple gives
+    one per dimension)."""
+    a = to_array(a)
+    if size is None:
+        if fill_value is not None:
+            raise ValueError("nonzero: fill_value= pads the result to size=; give size= too")
+        value = _concrete_or_sized(a, "nonzero (and one-argument where)", "; or use the "
+                                   "three-argument where(condition, x, y)")
+        return tuple(to_array(i) for i in np.nonzero(value))
+    size = static_size(size, "nonzero")
+    aval = get_aval(a)
+    if aval.ndim == 0:
+        raise ValueError("Calling nonzero on 0d arrays is not allowed. Use "
+                         "np.atleast_1d(scalar).nonzero() instead.")
+    fills = fill_value if isinstance(fill_value, (tuple, list)) else (fill_value,) * aval.ndim
+    if len(fills) != aval.ndim:
+        raise ValueError(f"nonzero: fill_value= has {len(fills)} entries for an array of "
+                         f"{aval.ndim} dimensions (give one, or one per dimension)")
+    flat = lax.reshape(a, (aval.size,))
+    mask = lax.ne(flat, lax.full((aval.size,), 0, aval.dtype))
+    positions, real = true_positions(mask, size)
+    index_dtype = get_aval(positions).dtype
+    out = []
+    stride = aval.size
+    for extent, fill in zip(aval.shape, fills):
+        stride //= extent
+        i = lax.div(positions, lax.full((size,), max(stride, 1), index_dtype))
+        if extent:
+            i = lax.rem(i, lax.full((size,), extent, index_dtype))
+        fill = to_array(0 if fill is None else fill)
+        if get_aval(fill).ndim:
+            raise ValueError("nonzero: each fill_value= must be a scalar")
+        fill = lax.convert_element_type(fill, index_dtype)
+        out.append(lax.select_n(real, lax.broadcast_in_dim(fill, (size,), ()), i))
+    return tuple(out)
 
 
 def _arg_extremum(name, lax_fn):
@@ -119,14 +187,28 @@ def searchsorted(a, v, side="left", sorter=None):
     return lax.reduce_sum(lax.convert_element_type(below, idt), (len(vshape),))
 
 
-def flatnonzero(a):
-    """Indices of the nonzero elements of the flattened array (eager only)."""
-    return wrap_host(np.flatnonzero(concrete_value(a, "flatnonzero")))
+def flatnonzero(a, *, size=None, fill_value=None):
+    """Indices of the nonzero elements of the flattened array (``size=`` and
+    ``fill_value=`` as in ``nonzero``; needed for a traced ``a``)."""
+    if size is None and fill_value is None:
+        return wrap_host(np.flatnonzero(_concrete_or_sized(to_array(a), "flatnonzero")))
+    a = to_array(a)
+    return nonzero(lax.reshape(a, (get_aval(a).size,)), size=size,
+                   fill_value=fill_value)[0]
 
 
-def argwhere(a):
-    """Indices of the nonzero elements, one row per element (eager only)."""
-    return wrap_host(np.argwhere(concrete_value(a, "argwhere")))
+def argwhere(a, *, size=None, fill_value=None):
+    """Indices of the nonzero elements, one row per element (``size=`` and
+    ``fill_value=`` as in ``nonzero``; needed for a traced ``a``)."""
+    if size is None and fill_value is None:
+        return wrap_host(np.argwhere(_concrete_or_sized(to_array(a), "argwhere")))
+    a = to_array(a)
+    ndim = get_aval(a).ndim
+    columns = nonzero(lax.reshape(a, (1,)) if ndim == 0 else a, size=size,
+                      fill_value=fill_value)
+    size = get_aval(columns[0]).shape[0]
+    rows = lax.concatenate([lax.reshape(c, (size, 1)) for c in columns], 1)
+    return lax.slice(rows, (0, 0), (size, 0)) if ndim == 0 else rows
 
 
 def _nan_arg(name, fn, fill):

@@ -1,19 +1,17 @@
 """Set functions (Array API chapter "Set Functions"): the unique family, isin and
 NumPy's 1-d set operations (intersect1d, union1d, setdiff1d, setxor1d)."""
 
-import operator
-from collections import namedtuple
-
 import numpy as np
+from numpy.lib import _arraysetops_impl as _np_set_impl
 
 from .. import dtypes, lax
 from ..core import Tracer, concretization_error, get_aval, get_concrete
 from ..util import canonicalize_axis
 from ._core import concrete_value, promote, to_array, wrap_host
 from ._creation import arange, full, zeros
-from ._elementwise import isnan, logical_and, logical_not, not_equal
+from ._elementwise import equal, isnan, logical_and, logical_not, logical_or, not_equal
 from ._manipulation import concatenate, moveaxis, reshape, stack
-from ._searching import where
+from ._searching import static_size, true_positions, where
 from ._sorting import argsort
 from ._statistical import cumsum
 from ._utility import any as any_
@@ -40,27 +38,141 @@ def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None
     return lax.eq(out, lax.full(es, False, np.bool_)) if invert else out
 
 
-def _set_op(name):
-    np_fn = getattr(np, name)
+def _sized_call(name, size, arrays, host_call):
+    """``size`` for a set operation on ``arrays``: as given; for concrete values traced
+    by grad/jvp (none given), the size of NumPy's result, so that the sized path
+    computes it and keeps the derivative; None for NumPy's own call."""
+    if size is not None:
+        return static_size(size, name)
+    if not any(isinstance(a, Tracer) for a in arrays):
+        return None
+    values = []
+    for a in arrays:
+        value = get_concrete(to_array(a))
+        if value is None:
+            raise concretization_error(
+                to_array(a), f"{name}() of a traced array: its output size depends on the "
+                f"values; give a static size= (and fill_value= to choose the padding), or "
+                f"call it outside jit")
+        values.append(np.asarray(value))
+    return np.shape(host_call(*values))[0]
 
-    def fn(ar1, ar2, *args, **kwargs):
-        res = np_fn(concrete_value(ar1, name), concrete_value(ar2, name), *args, **kwargs)
-        return wrap_host(res)
-    fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = f"numpy.{name} (eager only: the output size depends on the values)."
-    return fn
+
+def _distinct(x, assume_unique, name):
+    """The flattened ``x``'s distinct values in order, padded to its length, which of
+    them are real, and the index in ``x`` of each one's first occurrence (NumPy's
+    ``unique(x, return_index=True)``, at a static size); ``x`` flattened as it is when
+    ``assume_unique``."""
+    flat = reshape(to_array(x), (-1,))
+    n = get_aval(flat).shape[0]
+    if assume_unique:
+        return flat, full((n,), True), arange(n)
+    values, first, _, counts = _unique_sized(flat, n, None, True, name)
+    return values, counts > 0, first
 
 
-intersect1d = _set_op("intersect1d")
+def _sorted_with_absent_last(values, real):
+    """The order that sorts ``values`` (stable, NumPy's NaN-last order) with the entries
+    that are not ``real`` moved to the end, and the sorted values and realness."""
+    order = argsort(values, stable=True)
+    order = order[argsort(logical_not(real[order]), stable=True)]
+    return order, values[order], real[order]
 
 
-union1d = _set_op("union1d")
+def _finish(values, keep, size, fill_value, fill_first=True):
+    """The entries of 1-d ``values`` where ``keep``, the first ``size`` of them, padded
+    with ``fill_value`` (None: with the first entry kept when ``fill_first``, else or
+    when there is none with 0); also the positions picked and which are real."""
+    positions, real = true_positions(keep, size)
+    dtype = get_aval(values).dtype
+    if get_aval(values).shape[0] == 0:
+        return full((size,), 0 if fill_value is None else fill_value, dtype), positions, real
+    picked = values[positions]
+    if fill_value is None:
+        fill_value = where(real[0], picked[0], zeros((), dtype)) if size and fill_first else 0
+    return where(real, picked, full((), fill_value, dtype)), positions, real
 
 
-setdiff1d = _set_op("setdiff1d")
+def union1d(ar1, ar2, *, size=None, fill_value=None):
+    """The sorted distinct values in either array (flattened). A traced input needs a
+    static ``size=``, as in JAX: the first ``size`` values, padded with ``fill_value``
+    (default: the smallest value)."""
+    both = concatenate((reshape(to_array(ar1), (-1,)), reshape(to_array(ar2), (-1,))))
+    return unique(both, size=size, fill_value=fill_value)
 
 
-setxor1d = _set_op("setxor1d")
+def intersect1d(ar1, ar2, assume_unique=False, return_indices=False, *, size=None,
+                fill_value=None):
+    """The sorted distinct values in both arrays (flattened), and with ``return_indices``
+    the index of each one's first occurrence in ``ar1`` and in ``ar2``. A traced input
+    needs a static ``size=``, as in JAX: the first ``size`` values, padded with
+    ``fill_value`` (default: the smallest value in the result, or 0), indices padded
+    with each input's length."""
+    size = _sized_call("intersect1d", size, (ar1, ar2),
+                       lambda a, b: np.intersect1d(a, b, assume_unique))
+    if size is None:
+        return wrap_host(np.intersect1d(concrete_value(ar1, "intersect1d"),
+                                        concrete_value(ar2, "intersect1d"),
+                                        assume_unique, return_indices))
+    v1, real1, first1 = _distinct(ar1, assume_unique, "intersect1d")
+    v2, real2, first2 = _distinct(ar2, assume_unique, "intersect1d")
+    n1, n2 = get_aval(v1).shape[0], get_aval(v2).shape[0]
+    v1, v2 = promote(v1, v2)
+    index_dtype = get_aval(first1).dtype
+    if n1 == 0 or n2 == 0:
+        values = full((size,), 0 if fill_value is None else fill_value, get_aval(v1).dtype)
+        return ((values, full((size,), n1, index_dtype), full((size,), n2, index_dtype))
+                if return_indices else values)
+    order, aux, real = _sorted_with_absent_last(concatenate((v1, v2)),
+                                                concatenate((real1, real2)))
+    # a common value sorts as a pair, ar1's entry first (a stable sort of the
+    # concatenation; each input's values are distinct)
+    keep = logical_and(equal(aux[1:], aux[:-1]), logical_and(real[1:], real[:-1]))
+    values, positions, picked = _finish(aux[:-1], keep, size, fill_value)
+    if not return_indices:
+        return values
+    i1 = first1[order[:-1][positions].clip(0, n1 - 1)]
+    i2 = first2[(order[1:][positions] - n1).clip(0, n2 - 1)]
+    return (values, where(picked, i1.astype(index_dtype), n1),
+            where(picked, i2.astype(index_dtype), n2))
+
+
+def setdiff1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
+    """The distinct values of ``ar1`` (flattened) that are not in ``ar2``, sorted (in
+    ``ar1``'s order when ``assume_unique``). A traced input needs a static ``size=``,
+    as in JAX: the first ``size`` values, padded with ``fill_value`` (default 0)."""
+    size = _sized_call("setdiff1d", size, (ar1, ar2),
+                       lambda a, b: np.setdiff1d(a, b, assume_unique))
+    if size is None:
+        return wrap_host(np.setdiff1d(concrete_value(ar1, "setdiff1d"),
+                                      concrete_value(ar2, "setdiff1d"), assume_unique))
+    v1, real1, _ = _distinct(ar1, assume_unique, "setdiff1d")
+    keep = logical_and(real1, isin(v1, ar2, invert=True))
+    return _finish(v1, keep, size, fill_value, fill_first=False)[0]
+
+
+def setxor1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
+    """The sorted distinct values in exactly one of the arrays (flattened). A traced
+    input needs a static ``size=``, as in JAX: the first ``size`` values, padded with
+    ``fill_value`` (default: the smallest value in the result, or 0)."""
+    size = _sized_call("setxor1d", size, (ar1, ar2),
+                       lambda a, b: np.setxor1d(a, b, assume_unique))
+    if size is None:
+        return wrap_host(np.setxor1d(concrete_value(ar1, "setxor1d"),
+                                     concrete_value(ar2, "setxor1d"), assume_unique))
+    v1, real1, _ = _distinct(ar1, assume_unique, "setxor1d")
+    v2, real2, _ = _distinct(ar2, assume_unique, "setxor1d")
+    v1, v2 = promote(v1, v2)
+    _, aux, real = _sorted_with_absent_last(concatenate((v1, v2)),
+                                            concatenate((real1, real2)))
+    if get_aval(aux).shape[0] == 0:
+        return _finish(aux, real, size, fill_value)[0]
+    differs = logical_or(not_equal(aux[1:], aux[:-1]),
+                         logical_not(logical_and(real[1:], real[:-1])))
+    edge = full((1,), True)
+    flag = concatenate((edge, differs, edge))
+    keep = logical_and(logical_and(flag[1:], flag[:-1]), real)
+    return _finish(aux, keep, size, fill_value)[0]
 
 
 def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None, *,
@@ -111,9 +223,7 @@ def _unique_sized(x, size, fill_value, equal_nan, name):
     """The sorted unique values of ``x`` padded or cut to ``size`` entries, the index of
     each one's first occurrence, the inverse indices (shaped like ``x``) and the counts,
     from a sort: works on traced values."""
-    size = operator.index(size)
-    if size < 0:
-        raise ValueError(f"{name}: size= must be a non-negative int, got {size}")
+    size = static_size(size, name)
     x = to_array(x)
     shape, dtype = get_aval(x).shape, get_aval(x).dtype
     flat = reshape(x, (-1,))
@@ -147,9 +257,7 @@ def _unique_sized(x, size, fill_value, equal_nan, name):
 def _unique_rows_sized(x, axis, size, fill_value):
     """``unique(x, axis=axis, size=size)``: the distinct slices along ``axis`` in
     lexicographic order (NaNs distinct, as NumPy's), from a multi-key sort."""
-    size = operator.index(size)
-    if size < 0:
-        raise ValueError(f"unique: size= must be a non-negative int, got {size}")
+    size = static_size(size, "unique")
     x = to_array(x)
     shape = get_aval(x).shape
     axis = canonicalize_axis(axis, len(shape))
@@ -184,14 +292,10 @@ def _unique_rows_sized(x, axis, size, fill_value):
     return values, indices, inverse, counts
 
 
-UniqueAllResult = namedtuple("UniqueAllResult", ["values", "indices", "inverse_indices",
-                                                 "counts"])
-
-
-UniqueCountsResult = namedtuple("UniqueCountsResult", ["values", "counts"])
-
-
-UniqueInverseResult = namedtuple("UniqueInverseResult", ["values", "inverse_indices"])
+# NumPy's own result types, as numpy.linalg's (see EigResult there).
+UniqueAllResult = _np_set_impl.UniqueAllResult
+UniqueCountsResult = _np_set_impl.UniqueCountsResult
+UniqueInverseResult = _np_set_impl.UniqueInverseResult
 
 
 # The Array API leaves the order of the unique family unspecified and NumPy 2.3+ returns

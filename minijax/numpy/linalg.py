@@ -10,9 +10,8 @@ the results hold inf or NaN, as in JAX.
 import builtins
 import operator
 import warnings
-from typing import NamedTuple
-
 import numpy as _np
+from numpy.linalg import _linalg as _np_linalg_impl
 
 from .. import _checks, dtypes, lax
 from ..core import get_aval, get_concrete
@@ -48,37 +47,14 @@ __all__ = ["LinAlgError", "cholesky", "qr", "svd", "svdvals", "eig", "eigvals", 
 LinAlgError = _np.linalg.LinAlgError   # a ValueError
 
 
-class EigResult(NamedTuple):
-    eigenvalues: object
-    eigenvectors: object
-
-
-class EighResult(NamedTuple):
-    eigenvalues: object
-    eigenvectors: object
-
-
-class QRResult(NamedTuple):
-    Q: object
-    R: object
-
-
-class SlogdetResult(NamedTuple):
-    sign: object
-    logabsdet: object
-
-
-class SVDResult(NamedTuple):
-    U: object
-    S: object
-    Vh: object
-
-
-class LstsqResult(NamedTuple):
-    x: object
-    residuals: object
-    rank: object
-    s: object
+# NumPy's own result types: the eager path returns NumPy's results as they come, so a
+# traced call must build the same types, or the pytree of an eager result would differ
+# from a traced one's (a scan carry started from an eager ``qr`` would be refused).
+EigResult = _np_linalg_impl.EigResult
+EighResult = _np_linalg_impl.EighResult
+QRResult = _np_linalg_impl.QRResult
+SlogdetResult = _np_linalg_impl.SlogdetResult
+SVDResult = _np_linalg_impl.SVDResult
 
 
 # ---------------------------------------------------------------- argument handling
@@ -451,7 +427,7 @@ def lstsq(a, b, rcond=None):
         resid = lax.full((0,), 0, real_dtype)
     if vector:
         x = lax.reshape(x, (n,))
-    return LstsqResult(x, resid, rank, s)
+    return x, resid, rank, s
 
 
 def cond(x, p=None):

@@ -1075,7 +1075,13 @@ def method_call(host_fn, lax_definition, name):
                 except _NotHost:
                     _count_lax_definition(call)
                     return lax_definition(self, *args, **kwargs)
-                r = host_fn(host, *hargs, **hkwargs)
+                try:
+                    r = host_fn(host, *hargs, **hkwargs)
+                except TypeError as e:
+                    if kwargs and "keyword argument" in str(e):   # (JAX's, as size=)
+                        return _keyword_numpy_lacks(e, call, lax_definition, self, args,
+                                                    kwargs)
+                    raise
                 if kwargs and kwargs.get("out") is not None:
                     return _returned_out(kwargs["out"])
                 return _method_result(r, self, host)
@@ -1095,6 +1101,18 @@ def method_call(host_fn, lax_definition, name):
     function.__wrapped_lax__ = lax_definition
     _forward_to_c(function, call, _MethodCall(host_fn, call))
     return function
+
+
+def _keyword_numpy_lacks(error, call, lax_definition, self, args, kwargs):
+    """The lax definition's answer to a method call with a keyword NumPy's method does
+    not take; NumPy's ``error`` if the definition does not take it either."""
+    _count_lax_definition(call)
+    try:
+        return lax_definition(self, *args, **kwargs)
+    except TypeError as e:
+        if "keyword argument" in str(e):
+            raise error from None
+        raise
 
 
 def _method_result(r, self, host):
