@@ -3,6 +3,8 @@ either ``jax`` or ``minijax``, gives the same values and raises the same error c
 JAX (test-only) is the oracle; it computes in float32, minijax in float64, so values are
 compared to float32 precision."""
 
+import operator
+
 import jax
 import jax.numpy as jnp
 import ml_dtypes
@@ -468,3 +470,64 @@ def test_put_along_axis_modes_as_jax(mode):
         mnp.put_along_axis(a, idx, -1.0, axis=1, inplace=False)
     with pytest.raises(ValueError, match="unknown mode 'wrap'"):
         mnp.put_along_axis(a, idx, -1.0, axis=1, inplace=False, mode="wrap")
+
+
+_I8 = onp.array([[100, -90, 7], [3, 120, -128]], onp.int8)
+_F = onp.array([[1.5, -2.0, 0.25], [3.0, 0.5, -1.0]])
+_SPD = onp.array([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]])
+
+# (name, args, keywords): JAX's keywords beyond NumPy's, on minijax as on JAX
+_JAX_KEYWORD_CALLS = [
+    ("linalg.matmul", (_I8, _I8.T), dict(preferred_element_type=onp.int32)),
+    ("linalg.matmul", (_F, _F.T), dict(precision="highest")),
+    ("linalg.tensordot", (_I8, _I8.T), dict(axes=1, preferred_element_type=onp.int32)),
+    ("linalg.vecdot", (_I8, _I8), dict(preferred_element_type=onp.int32)),
+    ("linalg.vecdot", (_F, _F), dict(axis=0, precision="highest")),
+    ("vecdot", (_I8, _I8), dict(preferred_element_type=onp.int32)),
+    ("vecdot", (_F > 0, _F > 1), dict(preferred_element_type=onp.int32)),
+    ("linalg.multi_dot", ([_F, _F.T, _F],), dict(precision="highest")),
+    ("convolve", (_I8[0], _I8[1]), dict(preferred_element_type=onp.int32)),
+    ("correlate", (_I8[1], _I8[0, :2]), dict(mode="full", preferred_element_type=onp.int32)),
+    ("sum", (_I8,), dict(promote_integers=False)),
+    ("prod", (_I8,), dict(axis=1, promote_integers=False)),
+    ("sum", (_F > 0,), dict(promote_integers=False)),
+    ("linalg.cholesky", (_SPD + onp.triu(_F[:, :2].sum() * onp.ones((3, 3)), 1),),
+     dict(symmetrize_input=True)),
+    ("linalg.eigvalsh", (_SPD + onp.triu(onp.ones((3, 3)), 1),), dict(symmetrize_input=True)),
+    ("fill_diagonal", (_F, onp.array([7.0, 8.0])), dict(inplace=False)),
+    ("delete", (_F, onp.array([2, 0])), dict(axis=1, assume_unique_indices=True)),
+    ("mask_indices", (3, jnp.triu), dict(k=1, size=4)),
+    ("polydiv", (onp.array([1.0, 3.0, 2.0, 5.0]), onp.array([1.0, 1.0])),
+     dict(trim_leading_zeros=False)),
+    ("polymul", (onp.array([0.0, 1.0, 2.0]), onp.array([0.0, 3.0])),
+     dict(trim_leading_zeros=False)),
+    ("roots", (onp.array([1.0, -6.0, 11.0, -6.0]),), dict(strip_zeros=False)),
+]
+
+
+@pytest.mark.parametrize("name,args,kwargs", _JAX_KEYWORD_CALLS,
+                         ids=[f"{n}-{i}" for i, (n, _, _) in enumerate(_JAX_KEYWORD_CALLS)])
+@pytest.mark.parametrize("mode", ["eager", "jit"])
+def test_jax_keywords_beyond_numpys_act_as_in_jax(name, args, kwargs, mode):
+    with jax.enable_x64(True):
+        want = operator.attrgetter(name)(jnp)(*args, **kwargs)
+    fn = operator.attrgetter(name)(mnp)
+    if name == "mask_indices":
+        args = (args[0], mnp.triu)
+    if mode == "jit":
+        arrays = [i for i, a in enumerate(args) if isinstance(a, onp.ndarray)]
+        def call(*values):
+            full = list(args)
+            for i, v in zip(arrays, values):
+                full[i] = v
+            return fn(*full, **kwargs)
+        got = minijax.jit(call)(*[args[i] for i in arrays])
+    else:
+        got = fn(*args, **kwargs)
+    got_leaves = minijax.tree_util.tree_leaves(got)
+    want_leaves = jax.tree_util.tree_leaves(want)
+    assert len(got_leaves) == len(want_leaves)
+    for g, w in zip(got_leaves, want_leaves):
+        g, w = onp.asarray(g), onp.asarray(w)
+        assert g.dtype == w.dtype
+        onp.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12)

@@ -15,7 +15,7 @@ import numbers
 
 import numpy as np
 
-from .. import dtypes
+from .. import _checks, dtypes
 from ..core import Tracer, eager, get_aval, get_concrete
 from ..runtime.array import Array
 from ..runtime.numpy_dispatch import wrap
@@ -491,11 +491,16 @@ def _check_inplace_target(a, name):
                         f"NumPy array outside transformations), got {type(a).__name__}")
 
 
-def fill_diagonal(a, val, wrap=False):
+def fill_diagonal(a, val, wrap=False, *, inplace=True):
     """Write ``val`` (repeated as needed) on the main diagonal of ``a`` (2-d, or n-d
     with equal sides), in place. ``wrap`` continues tall matrices' diagonal below
-    every N+1 rows, as NumPy's. Returns None."""
-    _check_inplace_target(a, "fill_diagonal")
+    every N+1 rows, as NumPy's. Returns None; with ``inplace=False`` (JAX's) the new
+    array, ``a`` unchanged."""
+    inplace = _checks.flag(inplace, "inplace")
+    if inplace:
+        _check_inplace_target(a, "fill_diagonal")
+    else:
+        a = to_array(a)
     shape = get_aval(a).shape
     if len(shape) < 2:
         raise ValueError("array must be at least 2-d")
@@ -508,7 +513,8 @@ def fill_diagonal(a, val, wrap=False):
         if any(s != shape[0] for s in shape):
             raise ValueError("All dimensions of input must be of equal length")
         step = 1 + int(np.cumprod(shape[:-1]).sum())
-    refresh(a)
+    if inplace:
+        refresh(a)
     size = math.prod(shape)
     positions = np.arange(0, size if end is None else min(end, size), step)
     flat = reshape(a, (-1,))
@@ -518,6 +524,8 @@ def fill_diagonal(a, val, wrap=False):
     if len(positions):
         values = resize(values, (len(positions),))
         flat = flat.at[positions].set(values)
+    if not inplace:
+        return reshape(flat, shape)
     rebind_or_raise(a, reshape(flat, shape), "fill_diagonal")
 
 
@@ -572,9 +580,10 @@ def putmask(a, /, mask, values):
     rebind_or_raise(a, _where(reshape(mask.astype(bool), shape), filled, a), "putmask")
 
 
-def mask_indices(n, mask_func, k=0):
+def mask_indices(n, mask_func, k=0, *, size=None):
     """The indices of the nonzero entries of ``mask_func(ones((n, n)), k)`` (for example
-    ``triu``), as a pair of index arrays."""
+    ``triu``), as a pair of index arrays (``size=`` as ``nonzero``'s, for a traced
+    ``k``)."""
     m = ones((n, n), int)
     a = mask_func(m, k)
-    return nonzero(asarray(a) != 0)
+    return nonzero(asarray(a) != 0, size=size)

@@ -138,14 +138,18 @@ def _vecmat(a, b):
 
 @supports_out(broadcast=True, casting="same_kind")
 def vecdot(x1, x2, /, out=None, *, axes=None, axis=None, keepdims=False,
-           casting="same_kind", order="K", dtype=None, subok=True, signature=None):
+           casting="same_kind", order="K", dtype=None, subok=True, signature=None,
+           precision=None, preferred_element_type=None):
     """Dot product of vectors along the last axis (``axis=``/``axes=`` another), with
-    broadcasting and the first argument conjugated (numpy.vecdot)."""
-    return _gufunc("vecdot", np.vecdot, x1, x2, vector_dot, axes, axis, keepdims, casting,
+    broadcasting and the first argument conjugated (numpy.vecdot); ``precision`` and
+    ``preferred_element_type`` are ``lax.dot_general``'s."""
+    def kernel(a, b):
+        return vector_dot(a, b, -1, precision, preferred_element_type)
+    return _gufunc("vecdot", np.vecdot, x1, x2, kernel, axes, axis, keepdims, casting,
                    order, dtype, subok, signature)
 
 
-def vector_dot(x1, x2, axis=-1):
+def vector_dot(x1, x2, axis=-1, precision=None, preferred_element_type=None):
     """The dot products of the vectors along ``axis`` of ``x1`` (conjugated) and ``x2``,
     broadcast against each other."""
     x1, x2 = promote(x1, x2)
@@ -157,11 +161,13 @@ def vector_dot(x1, x2, axis=-1):
     if s1[ax - len(shape) + len(s1)] != s2[ax - len(shape) + len(s2)]:
         raise ValueError(f"vecdot: shapes {s1} and {s2} differ along axis {axis}")
     x1, x2 = lax.broadcast_to_shape(x1, shape), lax.broadcast_to_shape(x2, shape)
-    if get_aval(x1).dtype == np.bool_:
+    if get_aval(x1).dtype == np.bool_ and preferred_element_type is None:
         return lax.reduce_or(lax.select(x1, x2, x1), (ax,))
     if dtypes.is_complex(get_aval(x1).dtype):
         x1 = lax.conj(x1)
-    return lax.reduce_sum(lax.mul(x1, x2), (ax,))
+    batch = tuple(d for d in range(len(shape)) if d != ax)
+    return lax.dot_general(x1, x2, (((ax,), (ax,)), (batch, batch)), precision,
+                           preferred_element_type)
 
 
 # the core dimensions of the gufuncs' operands and result, by the operands' ndims

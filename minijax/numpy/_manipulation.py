@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import _checks, lax
 from .. import dtypes as _dtypes
-from ..core import Tracer, get_aval, get_concrete
+from ..core import Tracer, concretization_error, get_aval, get_concrete
 from ..runtime.array import Array
 from ..util import canonicalize_axis
 from ._out import supports_out
@@ -20,6 +20,7 @@ from ._core import broadcast_shapes as _broadcast_shapes
 from ._core import cast_dtype, concrete_value, flat_or_axis, to_array
 from ._core import promote as _promote
 from ._indexing import _update, take
+from ._searching import true_positions
 
 
 def append(arr, values, axis=None):
@@ -894,12 +895,20 @@ def _axis_key(axis, index):
     return (slice(None),) * axis + (index,)
 
 
-def delete(arr, obj, axis=None):
+def delete(arr, obj, axis=None, *, assume_unique_indices=False):
     """``arr`` without the entries ``obj`` (an index, a slice, indices or a boolean
     mask) along ``axis`` (of the flattened ``arr`` if None). ``obj`` must be concrete:
-    it decides the result's shape."""
+    it decides the result's shape; or, with ``assume_unique_indices=True`` (JAX's),
+    traced integer indices, promised distinct and within the axis."""
     arr, axis = flat_or_axis(arr, axis)
     n = get_aval(arr).shape[axis]
+    if not isinstance(obj, slice) and get_concrete(to_array(obj)) is None:
+        if _checks.flag(assume_unique_indices, "assume_unique_indices"):
+            return _delete_unique(arr, to_array(obj), axis, n)
+        raise concretization_error(
+            to_array(obj), "delete() of traced indices: the output size depends on their "
+            "values; pass assume_unique_indices=True if they are distinct integers within "
+            "the axis, or make them static")
     if isinstance(obj, slice):
         removed = np.arange(*obj.indices(n))
     else:
@@ -923,6 +932,24 @@ def delete(arr, obj, axis=None):
     keep = np.ones(n, dtype=bool)
     keep[removed] = False
     return take(arr, np.flatnonzero(keep), axis=axis)
+
+
+def _delete_unique(arr, obj, axis, n):
+    """``delete`` of traced indices promised distinct and in range: the result's length
+    is ``n`` less their number."""
+    if get_aval(obj).dtype.kind not in "iu":
+        raise IndexError("delete with assume_unique_indices=True takes integer indices")
+    flat = reshape(obj, (-1,))
+    count = get_aval(flat).shape[0]
+    if count > n:
+        raise IndexError(f"delete: {count} distinct indices cannot be removed from an axis "
+                         f"of size {n}")
+    flat = lax.rem(lax.add(lax.rem(flat, lax.full((count,), n, get_aval(flat).dtype)),
+                           lax.full((count,), n, get_aval(flat).dtype)),
+                   lax.full((count,), n, get_aval(flat).dtype))   # (negative from the end)
+    keep = lax.full((n,), True, np.bool_).at[flat].set(False)
+    positions, _ = true_positions(keep, n - count)
+    return take(arr, positions, axis=axis)
 
 
 def insert(arr, obj, values, axis=None):

@@ -178,7 +178,8 @@ _METHODS = {
     "transpose": _transpose_method,
     # (the positional parameters in NumPy's methods' order)
     "sum": lambda self, axis=None, dtype=None, out=None, keepdims=False, initial=None,
-        where=None: stats.sum(self, axis, dtype, out, keepdims, initial, where),
+        where=None, promote_integers=True:
+        stats.sum(self, axis, dtype, out, keepdims, initial, where, promote_integers),
     "mean": lambda self, axis=None, dtype=None, out=None, keepdims=False, *, where=None:
         stats.mean(self, axis, dtype, out, keepdims, where=where),
     "max": lambda self, axis=None, out=None, keepdims=False, initial=None, where=None:
@@ -186,7 +187,8 @@ _METHODS = {
     "min": lambda self, axis=None, out=None, keepdims=False, initial=None, where=None:
         stats.min(self, axis, out, keepdims, initial, where),
     "prod": lambda self, axis=None, dtype=None, out=None, keepdims=False, initial=None,
-        where=None: stats.prod(self, axis, dtype, out, keepdims, initial, where),
+        where=None, promote_integers=True:
+        stats.prod(self, axis, dtype, out, keepdims, initial, where, promote_integers),
     "cumsum": lambda self, axis=None, dtype=None, out=None: stats.cumsum(self, axis, dtype, out),
     "cumprod": lambda self, axis=None, dtype=None, out=None: stats.cumprod(self, axis, dtype,
                                                                         out),

@@ -12,7 +12,7 @@ import warnings
 
 import numpy as np
 
-from .. import dtypes
+from .. import _checks, dtypes
 from ..core import Tracer, concretization_error, get_aval, get_concrete
 from ..errors import RecursionLimitError
 from ..runtime.array import Array
@@ -161,10 +161,14 @@ def polysub(a1, a2):
     return poly1d(out) if _is_poly1d(a1, a2) else out
 
 
-def polymul(a1, a2):
+def polymul(a1, a2, *, trim_leading_zeros=True):
     """The product of two polynomials (a ``poly1d`` if either is one). As in NumPy,
-    leading zero coefficients are dropped first (when they are concrete)."""
-    x, y = poly1d(a1).coeffs, poly1d(a2).coeffs
+    leading zero coefficients are dropped first (when they are concrete; not with
+    ``trim_leading_zeros=False``, JAX's default)."""
+    if _checks.flag(trim_leading_zeros, "trim_leading_zeros"):
+        x, y = poly1d(a1).coeffs, poly1d(a2).coeffs
+    else:
+        x, y = _atleast_1d(a1), _atleast_1d(a2)
     kinds = {get_aval(x).dtype.kind, get_aval(y).dtype.kind}
     if "c" in kinds or "b" in kinds:   # convolve takes neither: sum the shifted rows
         out = _convolve_by_shifts(x, y)
@@ -182,9 +186,12 @@ def _convolve_by_shifts(x, y):
     return out if m else x[:0] * y[:0]
 
 
-def polydiv(u, v):
+def polydiv(u, v, *, trim_leading_zeros=True):
     """Quotient and remainder of the division of polynomial ``u`` by ``v``. The
-    remainder's leading (near-)zeros are trimmed, so it needs concrete values."""
+    remainder's leading (near-)zeros are trimmed, as NumPy's, so it needs concrete
+    values; with ``trim_leading_zeros=False`` (JAX's default) it keeps the length of
+    ``u`` and traces."""
+    trim = _checks.flag(trim_leading_zeros, "trim_leading_zeros")
     truepoly = _is_poly1d(u, v)
     u = _atleast_1d(u) + 0.0
     v = _atleast_1d(v) + 0.0
@@ -198,19 +205,26 @@ def polydiv(u, v):
         d = scale * r[k]
         q = q.at[k].set(d)
         r = r.at[k:k + n + 1].add(-(d * v))
+    if trim:
+        r = _trimmed_remainder(r)
+    if truepoly:
+        return poly1d(q), poly1d(r)
+    return q, r
+
+
+def _trimmed_remainder(r):
+    """NumPy's remainder of polydiv: without its leading (near-)zeros."""
     rv = get_concrete(r) if isinstance(r, (Array, Tracer)) else r
     if rv is None:
         raise concretization_error(
             r, "polydiv() of traced polynomials: the remainder's length depends on its "
-            "leading zeros; call it outside jit")
+            "leading zeros; pass trim_leading_zeros=False (the remainder keeps the length "
+            "of u), or call it outside jit")
     rv = np.asarray(rv)
     start = 0
     while np.allclose(rv[start], 0, rtol=1e-14) and rv.shape[-1] - start > 1:
         start += 1
-    r = r[start:]
-    if truepoly:
-        return poly1d(q), poly1d(r)
-    return q, r
+    return r[start:]
 
 
 def polyder(p, m=1):

@@ -17,7 +17,7 @@ from ._statistical import sum as _sum
 from ._utility import diff
 
 
-def _correlate_full(a, v, pad_lo, pad_hi):
+def _correlate_full(a, v, pad_lo, pad_hi, precision=None, preferred_element_type=None):
     # sum_k a[n + k] * v[k], the cross-correlation as a 1-d convolution
     a, v = promote(a, v)
     dt = get_aval(a).dtype
@@ -25,12 +25,14 @@ def _correlate_full(a, v, pad_lo, pad_hi):
         raise TypeError("convolve/correlate of boolean arrays")
     if dtypes.is_complex(dt):   # (four real correlations: the product's parts)
         re, im = lax.real, lax.imag
-        rr, ii = (_correlate_full(f(a), f(v), pad_lo, pad_hi) for f in (re, im))
-        ri, ir = (_correlate_full(f(a), g(v), pad_lo, pad_hi) for f, g in ((re, im), (im, re)))
+        parts = (pad_lo, pad_hi, precision, preferred_element_type)
+        rr, ii = (_correlate_full(f(a), f(v), *parts) for f in (re, im))
+        ri, ir = (_correlate_full(f(a), g(v), *parts) for f, g in ((re, im), (im, re)))
         return lax.complex(lax.sub(rr, ii), lax.add(ri, ir))
     lhs = reshape(a, (1, 1, -1))
     rhs = reshape(v, (1, 1, -1))
-    out = lax.conv_general_dilated(lhs, rhs, (1,), [(pad_lo, pad_hi)])
+    out = lax.conv_general_dilated(lhs, rhs, (1,), [(pad_lo, pad_hi)], precision=precision,
+                                   preferred_element_type=preferred_element_type)
     return reshape(out, (-1,))
 
 
@@ -55,26 +57,28 @@ def _sequences(name, a, v):
     return a, v, n, m
 
 
-def correlate(a, v, mode="valid"):
-    """Cross-correlation of two 1-d sequences (``mode`` valid, same or full)."""
+def correlate(a, v, mode="valid", *, precision=None, preferred_element_type=None):
+    """Cross-correlation of two 1-d sequences (``mode`` valid, same or full);
+    ``precision`` and ``preferred_element_type`` are ``lax.conv_general_dilated``'s."""
     a, v, n, m = _sequences("correlate", a, v)
     swapped = m > n
     if swapped:
         a, v, n, m = v, a, m, n
     lo, hi = _mode_pads(n, m, mode)
-    out = _correlate_full(a, conjugate(v), lo, hi)
+    out = _correlate_full(a, conjugate(v), lo, hi, precision, preferred_element_type)
     # (the other way round, the correlation is reversed and conjugated)
     return conjugate(flip(out)) if swapped else out
 
 
-def convolve(a, v, mode="full"):
+def convolve(a, v, mode="full", *, precision=None, preferred_element_type=None):
     """Discrete linear convolution of two 1-d sequences (``mode`` full, same or valid;
-    a 0-d operand is a sequence of one, as NumPy takes it)."""
+    a 0-d operand is a sequence of one, as NumPy takes it); ``precision`` and
+    ``preferred_element_type`` are ``lax.conv_general_dilated``'s."""
     a, v, n, m = _sequences("convolve", atleast_1d(a), atleast_1d(v))
     if m > n:
         a, v, n, m = v, a, m, n
     lo, hi = _mode_pads(n, m, mode)
-    return _correlate_full(a, flip(v), lo, hi)
+    return _correlate_full(a, flip(v), lo, hi, precision, preferred_element_type)
 
 
 def _periodic(x, xp, fp, period):

@@ -159,19 +159,32 @@ def _accumulate(a, axis, dtype, keepdims, initial, where, identity, reduce, bool
 
 
 @supports_out
-def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
-    """Sum of elements over ``axis`` (NumPy's accumulator dtypes)."""
+def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None,
+        promote_integers=True):
+    """Sum of elements over ``axis`` (NumPy's accumulator dtypes; JAX's
+    ``promote_integers=False`` keeps an integer input's dtype)."""
     keepdims = _checks.flag(keepdims, "keepdims")
-    return _accumulate(a, axis, dtype, keepdims, initial, where, 0, lax.reduce_sum,
-                       lax.reduce_max, lax.add)
+    return _accumulate(a, axis, _unpromoted(a, dtype, promote_integers), keepdims, initial,
+                       where, 0, lax.reduce_sum, lax.reduce_max, lax.add)
 
 
 @supports_out
-def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
-    """Product of elements over ``axis`` (NumPy's accumulator dtypes)."""
+def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None,
+         promote_integers=True):
+    """Product of elements over ``axis`` (NumPy's accumulator dtypes; JAX's
+    ``promote_integers=False`` keeps an integer input's dtype)."""
     keepdims = _checks.flag(keepdims, "keepdims")
-    return _accumulate(a, axis, dtype, keepdims, initial, where, 1, lax.reduce_prod,
-                       lax.reduce_min, lax.mul)
+    return _accumulate(a, axis, _unpromoted(a, dtype, promote_integers), keepdims, initial,
+                       where, 1, lax.reduce_prod, lax.reduce_min, lax.mul)
+
+
+def _unpromoted(a, dtype, promote_integers):
+    """``dtype``, or with ``promote_integers=False`` and no dtype JAX's: an integer
+    input's own, int32 for booleans."""
+    if dtype is not None or _checks.flag(promote_integers, "promote_integers"):
+        return dtype
+    own = get_aval(to_array(a)).dtype
+    return np.dtype(np.int32) if own == np.bool_ else own if own.kind in "iu" else None
 
 
 def _extremum(name, lax_fn):

@@ -117,15 +117,17 @@ def _scalar_like(value, x):
 
 # ---------------------------------------------------------------- factorizations
 
-def cholesky(a, /, *, upper=False):
+def cholesky(a, /, *, upper=False, symmetrize_input=False):
     """Cholesky factor of symmetric positive-definite ``a`` (..., n, n): lower ``L`` with
     ``a = L Lᵀ`` (reads the lower triangle), or upper ``U = Lᵀ`` with ``upper=True``
-    (reads the upper triangle). NaN where ``a`` is not positive definite."""
+    (reads the upper triangle). NaN where ``a`` is not positive definite.
+    ``symmetrize_input=True`` (JAX's default) factors ``(a + aᴴ)/2`` instead."""
     a = _float("cholesky", a)
     _square("cholesky", a)
+    symmetrize = _checks.flag(symmetrize_input, "symmetrize_input")
     if upper:
-        return _T(_lax_linalg.cholesky(_T(a), symmetrize_input=False))
-    return _lax_linalg.cholesky(a, symmetrize_input=False)
+        return _T(_lax_linalg.cholesky(_T(a), symmetrize_input=symmetrize))
+    return _lax_linalg.cholesky(a, symmetrize_input=symmetrize)
 
 
 def qr(a, mode="reduced"):
@@ -191,18 +193,20 @@ def _uplo(UPLO):
     return UPLO == "L"
 
 
-def eigh(a, UPLO="L"):
+def eigh(a, UPLO="L", symmetrize_input=False):
     """Eigenvalues (ascending) and eigenvectors of symmetric ``a``, reading its lower
-    (``UPLO='L'``) or upper triangle: ``EighResult(eigenvalues, eigenvectors)``."""
+    (``UPLO='L'``) or upper triangle: ``EighResult(eigenvalues, eigenvectors)``.
+    ``symmetrize_input=True`` (JAX's default) decomposes ``(a + aᴴ)/2`` instead."""
     a = _float("eigh", a)
     _square("eigh", a)
-    v, w = _lax_linalg.eigh(a, lower=_uplo(UPLO), symmetrize_input=False)
+    v, w = _lax_linalg.eigh(a, lower=_uplo(UPLO), symmetrize_input=_checks.flag(
+        symmetrize_input, "symmetrize_input"))
     return EighResult(w, v)
 
 
-def eigvalsh(a, UPLO="L"):
-    """Eigenvalues (ascending) of symmetric ``a``."""
-    return eigh(a, UPLO).eigenvalues
+def eigvalsh(a, UPLO="L", *, symmetrize_input=False):
+    """Eigenvalues (ascending) of symmetric ``a`` (``symmetrize_input`` as ``eigh``'s)."""
+    return eigh(a, UPLO, symmetrize_input).eigenvalues
 
 
 def eig(a, /):
@@ -599,25 +603,28 @@ def matrix_power(a, n):
 
 
 @supports_out(casting="no")
-def multi_dot(arrays, *, out=None):
-    """The product of a sequence of matrices (1-d ends are row/column vectors)."""
+def multi_dot(arrays, *, out=None, precision=None):
+    """The product of a sequence of matrices (1-d ends are row/column vectors);
+    ``precision`` is ``lax.dot_general``'s."""
     arrays = list(arrays)
     if len(arrays) < 2:
         raise ValueError("Expecting at least two arrays.")
     result = arrays[0]
     for b in arrays[1:]:
-        result = _matmul(result, b)
+        result = _matmul(result, b, precision=precision)
     return result
 
 
-def matmul(x1, x2, /):
-    """Matrix product (Array API ``linalg.matmul``)."""
-    return _matmul(x1, x2)
+def matmul(x1, x2, /, *, precision=None, preferred_element_type=None):
+    """Matrix product (Array API ``linalg.matmul``); ``precision`` and
+    ``preferred_element_type`` are ``lax.dot_general``'s."""
+    return _matmul(x1, x2, precision=precision, preferred_element_type=preferred_element_type)
 
 
-def tensordot(x1, x2, /, *, axes=2):
+def tensordot(x1, x2, /, *, axes=2, precision=None, preferred_element_type=None):
     """Tensor contraction over ``axes`` (Array API ``linalg.tensordot``)."""
-    return _tensordot(x1, x2, axes)
+    return _tensordot(x1, x2, axes, precision=precision,
+                      preferred_element_type=preferred_element_type)
 
 
 def outer(x1, x2, /):
@@ -639,10 +646,10 @@ def matrix_transpose(x, /):
     return _T(x)
 
 
-def vecdot(x1, x2, /, *, axis=-1):
+def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
     """Dot product of vectors along ``axis`` (with broadcasting; the first argument
     conjugated)."""
-    return _vector_dot(x1, x2, axis)
+    return _vector_dot(x1, x2, axis, precision, preferred_element_type)
 
 
 def _diag_mask_values(x, offset):

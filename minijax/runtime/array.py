@@ -911,11 +911,12 @@ class Array:
     # (the reductions' positional parameters are in NumPy's order; the complete
     # implementation gets keepdims= and the other keywords given by name)
     def sum(self, axis=None, dtype=None, out=None, keepdims=False, initial=None,
-            where=None):
-        if out is None and initial is None and where is None:
+            where=None, promote_integers=True):
+        if out is None and initial is None and where is None and promote_integers is True:
             return _reduction(self, _SUM, axis, dtype, keepdims)
         return _complete[_SUM](self, axis, dtype, keepdims=keepdims,
-                               **_given_keywords(out=out, initial=initial, where=where))
+                               **_given_keywords(out=out, initial=initial, where=where,
+                                                 promote_integers=promote_integers))
 
     def mean(self, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
         if out is None and where is None:
@@ -1784,8 +1785,10 @@ def diagonal_offset(offset):
 
 
 def _given_keywords(**kwargs):
-    """The keyword arguments that are not None (the others were not given)."""
-    return {k: v for k, v in kwargs.items() if v is not None}
+    """The keyword arguments that are not None (the others were not given;
+    ``promote_integers``, JAX's, is given when not True)."""
+    return {k: v for k, v in kwargs.items()
+            if v is not None and (k != "promote_integers" or v is not True)}
 
 
 def _view_method(self, code):
