@@ -2,6 +2,7 @@
 Python loop over the batch, derivatives vs finite differences, errors, and three
 programs (an RNN, a Newton solver, an integrator)."""
 
+import jax
 import numpy as onp
 import pytest
 
@@ -456,3 +457,46 @@ def test_leapfrog_oscillator_and_gradient_wrt_initial_velocity():
     fd = (float(fj(0.4 + eps)) - float(fj(0.4 - eps))) / (2 * eps)
     onp.testing.assert_allclose(g, fd, rtol=1e-7)
     onp.testing.assert_allclose(g, onp.sin(omega * t) / omega, rtol=1e-2)
+
+
+def _affine_compose(first, second):
+    """x -> a x + b maps, applied first then second (associative, not commutative)."""
+    return second[0] * first[0], second[0] * first[1] + second[1]
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 6, 7, 16])
+@pytest.mark.parametrize("reverse", [False, True])
+@pytest.mark.parametrize("axis", [0, 1])
+def test_associative_scan_is_jaxs(n, reverse, axis):
+    rng = onp.random.default_rng(n)
+    a, b = rng.uniform(0.5, 1.5, (n, 3)), rng.standard_normal((n, 3))
+    if axis == 1:
+        a, b = a.T.copy(), b.T.copy()
+    with jax.enable_x64(True):
+        want = jax.lax.associative_scan(_affine_compose, (a, b), reverse=reverse, axis=axis)
+    for got in (lax.associative_scan(_affine_compose, (a, b), reverse=reverse, axis=axis),
+                minijax.jit(lambda x, y: lax.associative_scan(
+                    _affine_compose, (x, y), reverse=reverse, axis=axis))(a, b)):
+        for g, w in zip(got, want):
+            onp.testing.assert_allclose(onp.asarray(g), onp.asarray(w), rtol=1e-12)
+
+
+def test_associative_scan_differentiates_and_batches():
+    rng = onp.random.default_rng(0)
+    x = rng.uniform(0.5, 1.5, 9)
+    check_grads(lambda v: np.sum(lax.associative_scan(np.multiply, v) ** 2), (x,), order=2)
+    rows = rng.standard_normal((4, 6))
+    got = minijax.vmap(lambda r: lax.associative_scan(np.maximum, r))(rows)
+    onp.testing.assert_array_equal(onp.asarray(got), onp.maximum.accumulate(rows, axis=1))
+    flags = onp.array([False, True, False, False])
+    onp.testing.assert_array_equal(
+        onp.asarray(lax.associative_scan(np.logical_or, flags)), onp.logical_or.accumulate(flags))
+
+
+def test_associative_scan_errors_are_named():
+    with pytest.raises(ValueError, match="same length"):
+        lax.associative_scan(np.add, (onp.ones(3), onp.ones(4)))
+    with pytest.raises(ValueError, match="at least one axis"):
+        lax.associative_scan(np.add, onp.float64(1.0))
+    with pytest.raises(ValueError, match="pytree like its arguments"):
+        lax.associative_scan(lambda a, b: np.sum(a + b), onp.ones(4))

@@ -11,7 +11,7 @@ from jax.experimental.ode import odeint as jax_odeint
 import minijax
 import minijax.numpy as jnp
 from minijax.experimental import ode
-from minijax.scipy.integrate import odeint
+from minijax.scipy.integrate import odeint, trapezoid
 
 TS = np.linspace(0.0, 6.0, 13)
 Y0 = np.array([1.0, 0.0])
@@ -126,3 +126,11 @@ def test_mxstep_hmax_and_errors():
         odeint(pendulum, Y0, TS, K, rtol=-1.0)
     with pytest.raises(ValueError, match="1-d"):
         odeint(pendulum, Y0, 1.0, K)
+
+
+def test_trapezoid_is_scipys():
+    y = np.array([[1.0, 2.0, 4.0], [0.5, -1.0, 3.0]])
+    x = np.array([0.0, 0.5, 2.0])
+    for kwargs in ({}, {"x": x}, {"dx": 0.3}, {"axis": 0}):
+        np.testing.assert_allclose(np.asarray(trapezoid(y, **kwargs)),
+                                    si.trapezoid(y, **kwargs), rtol=1e-14)

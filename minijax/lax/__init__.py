@@ -229,6 +229,7 @@ from .elementwise import (
 )
 
 # Loops
+from .associative_scan import associative_scan
 from .loops import (
     fori_loop,
     map,
@@ -382,7 +383,7 @@ __all__ = [
     "conv_general_dilated", "conv_general_dilated_p", "conv_with_general_padding",
     "ConvDimensionNumbers", "conv_general_shape_tuple", "conv_transpose",
     "conv_transpose_shape_tuple", "reduce_window_shape_tuple", "dot", "Precision", "sort", "sort_key_val", "sort_p", "top_k", "top_k_p", "cond",
-    "cond_p", "switch", "fori_loop", "map", "scan", "scan_p", "while_loop", "while_p", "jit_p",
+    "cond_p", "switch", "fori_loop", "map", "scan", "scan_p", "associative_scan", "while_loop", "while_p", "jit_p",
     "sharding_constraint_p", "with_sharding_constraint",
     "all_gather", "all_to_all", "axis_index", "axis_size", "pmax", "pmean", "pmin",
     "ppermute", "psum", "psum_scatter",

@@ -1,4 +1,5 @@
-"""``minijax.scipy.integrate``: ``odeint`` (JAX's ``jax.experimental.ode.odeint``).
+"""``minijax.scipy.integrate``: ``trapezoid`` (``numpy.trapezoid``) and ``odeint`` (JAX's
+``jax.experimental.ode.odeint``).
 
 The solver is the adaptive Dormand-Prince 5(4) pair (first same as last) with Hairer's
 initial step and the usual error control (RMS of the error scaled by ``atol + rtol *
@@ -21,7 +22,9 @@ from ..core import Tracer
 from ..custom_derivatives import closure_convert, custom_vjp
 from ..runtime.array import Array
 
-__all__ = ["odeint"]
+__all__ = ["odeint", "trapezoid"]
+
+trapezoid = jnp.trapezoid
 
 # Dormand-Prince 5(4): nodes, stage coefficients, 5th-order weights, and the weights of
 # the error estimate (5th- minus 4th-order solution)
