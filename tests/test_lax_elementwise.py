@@ -3,6 +3,8 @@
 import numpy as np
 import pytest
 
+import minijax
+import minijax.numpy as mnp
 from minijax import lax
 from minijax.test_util import check_grads, check_primitive
 
@@ -495,7 +497,7 @@ def test_bitwise_errors():
 
 def test_zero_derivatives():
     from minijax import grad
-    for fn in (lambda x: lax.round(x), lambda x: lax.nextafter(x, x + 1.0),
+    for fn in (lambda x: lax.round(x),
                lambda x: lax.convert_element_type(lax.population_count(
                    lax.convert_element_type(x, np.int32)), np.float64)):
         assert float(grad(fn)(1.7)) == 0.0
@@ -673,3 +675,15 @@ def test_binary_functions_take_python_scalars(name):
         out, ref = fn(*args), fn(*as_arrays)
         assert out.dtype == ref.dtype
         np.testing.assert_array_equal(np.asarray(out), np.asarray(ref))
+
+
+def test_nextafter_moves_with_its_first_operand_and_spacing_is_flat():
+    """nextafter(x, y) is x plus one float step: derivative 1 in x, 0 in y (central
+    differences agree); spacing, nextafter(x, ±inf) - x, has derivative 0."""
+    x, y = np.array([0.3, -1.7, 2.5]), np.array([1.0, -3.0, 0.0])
+    grads = minijax.grad(lambda a, b: mnp.sum(mnp.nextafter(a, b)), argnums=(0, 1))(x, y)
+    np.testing.assert_array_equal(np.asarray(grads[0]), np.ones(3))
+    np.testing.assert_array_equal(np.asarray(grads[1]), np.zeros(3))
+    np.testing.assert_array_equal(np.asarray(minijax.grad(
+        lambda a: mnp.sum(mnp.spacing(a)))(x)), np.zeros(3))
+    check_grads(lambda a: mnp.nextafter(a, y) * a, (x,), order=1)

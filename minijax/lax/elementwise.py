@@ -466,7 +466,8 @@ def _integer_pow_jvp(g, x, *, y):
 
 ad.defjvp(integer_pow_p, _integer_pow_jvp)
 nextafter_p = binop("nextafter", np.nextafter, chlo.next_after, FLOAT)
-ad.defjvp_zero(nextafter_p)
+# (one float step from x1: it moves with x1, as x1 + spacing does, and not with x2)
+ad.defjvp(nextafter_p, lambda g, x1, x2: g, None)
 
 
 def nextafter(x1, x2):
