@@ -421,3 +421,48 @@ def test_t_cdf_near_zero_keeps_its_digits():
     for fn, sign in ((ms.t.cdf, 1.0), (ms.t.sf, -1.0)):   # at 0 (was NaN)
         np.testing.assert_allclose(float(minijax.grad(lambda z: fn(z, 3.0))(0.0)),
                                    sign * st.t.pdf(0.0, 3.0), rtol=1e-14)
+
+
+_ENTROPY_CASES = [
+    ("norm", (), {"loc": [0.0, 1.5], "scale": [1.0, 2.5]}),
+    ("expon", (), {"loc": 1.0, "scale": [0.5, 3.0]}),
+    ("uniform", (), {"loc": -1.0, "scale": [2.0, 0.3]}),
+    ("laplace", (), {"scale": [0.7, 2.0]}),
+    ("logistic", (), {"scale": [0.7, 2.0]}),
+    ("cauchy", (), {"scale": [0.7, 2.0]}),
+    ("gamma", ([1e-3, 0.5, 3.0, 249.9, 250.0, 1e3, 1e7, 1e12],), {"scale": 2.0}),
+    ("beta", ([0.5, 3.0, 40.0], [2.0, 0.7, 1e3]), {"scale": 1.5}),
+    ("chi2", ([1.0, 7.5, 249.0, 250.0, 1e4, 1e9],), {"scale": 1.3}),
+    ("t", ([0.5, 1.0, 4.5, 99.9, 100.0, 1e3, 1e7, 1e10, np.inf],), {"scale": 0.8}),
+    ("bernoulli", ([0.0, 0.3, 1.0],), {}),
+]
+
+
+@pytest.mark.parametrize("name,args,kwargs", _ENTROPY_CASES, ids=[c[0] for c in _ENTROPY_CASES])
+def test_entropy_is_scipys(name, args, kwargs):
+    want = getattr(st, name).entropy(*args, **kwargs)
+    args = [np.asarray(a, float) for a in args]
+    kwargs = {k: np.asarray(v, float) for k, v in kwargs.items()}
+    fn = getattr(ms, name).entropy
+    for got in (fn(*args, **kwargs), minijax.jit(lambda *a: fn(*a, **kwargs))(*args)):
+        np.testing.assert_allclose(np.asarray(got), want, rtol=1e-11, atol=1e-13)
+
+
+def test_entropies_differentiate():
+    check_grads(lambda s: ms.norm.entropy(scale=s), (np.array([0.5, 2.0]),), order=1)
+    check_grads(lambda a: ms.gamma.entropy(a), (np.array([0.7, 3.0, 300.0]),), order=1)
+    check_grads(lambda a, b: ms.beta.entropy(a, b), (np.array([0.7, 3.0]),
+                                                       np.array([2.0, 5.0])), order=1)
+    check_grads(lambda d: ms.t.entropy(d), (np.array([2.0, 50.0, 150.0]),), order=1)
+    check_grads(lambda a: ms.dirichlet.entropy(a), (np.array([0.5, 2.0, 3.5]),), order=1)
+    alpha = np.array([0.5, 2.0, 3.5])
+    np.testing.assert_allclose(np.asarray(ms.dirichlet.entropy(alpha)),
+                                st.dirichlet.entropy(alpha), rtol=1e-13)
+
+
+@pytest.mark.parametrize("name", ["expon", "uniform"])
+def test_isf_is_scipys(name):
+    q = np.array([-0.1, 0.0, 0.2, 0.9, 1.0, 1.1])
+    want = getattr(st, name).isf(q, 1.0, 2.0)
+    np.testing.assert_allclose(np.asarray(getattr(ms, name).isf(q, 1.0, 2.0)), want,
+                                rtol=1e-14)

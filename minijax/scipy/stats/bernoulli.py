@@ -58,3 +58,10 @@ def ppf(q, p, loc=0):
     q, p, loc = promote_inexact(q, p, loc)
     value = jnp.where(q == 0, -1.0, jnp.where(q <= 1.0 - p, 0.0, 1.0)) + loc
     return keep_nan(outside((q < 0) | (q > 1), value, jnp.nan), q)
+
+
+def entropy(p, loc=0):
+    """The entropy ``-p log p - (1 - p) log(1 - p)`` (nats; NaN outside ``[0, 1]``)."""
+    p, loc = promote_inexact(p, loc)
+    value = -xlogy(p, p) - xlog1py(1.0 - p, -p)
+    return outside((p < 0) | (p > 1), value + 0.0 * loc, jnp.nan)

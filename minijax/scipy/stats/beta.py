@@ -2,7 +2,7 @@
 
 from ... import lax
 from ... import numpy as jnp
-from ..special import betainc, betaln, xlog1py, xlogy
+from ..special import betainc, betaln, digamma, xlog1py, xlogy
 from .._util import promote_inexact
 from ._common import invert_log_tail, tail_target, keep_nan, log_probability, outside, standardize
 
@@ -88,3 +88,11 @@ def isf(q, a, b, loc=0, scale=1):
     """The inverse survival function ``ppf(1 - q)``."""
     q, a, b, loc, scale = promote_inexact(q, a, b, loc, scale)
     return loc + scale * standard_ppf(q, a, b, survival=True)
+
+
+def entropy(a, b, loc=0, scale=1):
+    """The differential entropy ``log B(a, b) - (a - 1) ψ(a) - (b - 1) ψ(b) +
+    (a + b - 2) ψ(a + b) + log(scale)`` (nats)."""
+    a, b, loc, scale = promote_inexact(a, b, loc, scale)
+    return (betaln(a, b) - (a - 1.0) * digamma(a) - (b - 1.0) * digamma(b)
+            + (a + b - 2.0) * digamma(a + b) + jnp.log(scale) + 0.0 * loc)

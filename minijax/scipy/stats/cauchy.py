@@ -80,3 +80,9 @@ def isf(q, loc=0, scale=1):
     """The inverse survival function."""
     q, loc, scale = promote_inexact(q, loc, scale)
     return loc - scale * _standard_ppf(q)
+
+
+def entropy(loc=0, scale=1):
+    """The differential entropy ``log(4π scale)`` (nats)."""
+    loc, scale = promote_inexact(loc, scale)
+    return jnp.log(4.0 * math.pi * scale) + 0.0 * loc

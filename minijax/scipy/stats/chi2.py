@@ -4,7 +4,7 @@ import math
 
 from ... import lax
 from ... import numpy as jnp
-from ..special import gammainc, gammaincc, xlogy
+from ..special import digamma, gammainc, gammaincc, gammaln, xlogy
 from .._util import promote_inexact
 from ._common import keep_nan, log_probability, outside, standardize
 from .gamma import standard_ppf as gamma_standard_ppf
@@ -62,3 +62,17 @@ def isf(q, df, loc=0, scale=1):
     """The inverse survival function ``ppf(1 - q)``."""
     q, df, loc, scale = promote_inexact(q, df, loc, scale)
     return loc + scale * 2.0 * gamma_standard_ppf(q, 0.5 * df, survival=True)
+
+
+def entropy(df, loc=0, scale=1):
+    """The differential entropy: the gamma distribution's with ``a = df / 2`` and twice
+    the scale (nats)."""
+    df, loc, scale = promote_inexact(df, loc, scale)
+    large = df >= 250   # (the exact form cancels there: Stirling's series)
+    half = 0.5 * jnp.where(large, 250.0, df)
+    exact = half + gammaln(half) + (1.0 - half) * digamma(half)
+    big = 0.5 * jnp.where(large, df, 250.0)
+    h = 0.5 / big
+    series = (0.5 * (1.0 + math.log(2 * math.pi) + jnp.log(big))
+              + h * (-2 / 3 + h * (-1 / 3 + h * (-4 / 45 + h / 7.5))))
+    return jnp.where(large, series, exact) + math.log(2.0) + jnp.log(scale) + 0.0 * loc

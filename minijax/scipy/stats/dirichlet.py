@@ -2,7 +2,8 @@
 
 from ... import lax
 from ... import numpy as jnp
-from ..special import xlogy
+from ...core import get_aval
+from ..special import digamma, gammaln, xlogy
 from .._util import promote_inexact
 
 
@@ -31,3 +32,15 @@ def logpdf(x, alpha):
 def pdf(x, alpha):
     """The Dirichlet density."""
     return jnp.exp(logpdf(x, alpha))
+
+
+def entropy(alpha):
+    """The differential entropy ``log B(alpha) + (α₀ - K) ψ(α₀) - Σ (αⱼ - 1) ψ(αⱼ)``,
+    ``α₀ = Σ αⱼ`` (nats)."""
+    alpha, = promote_inexact(alpha)
+    if get_aval(alpha).ndim != 1:
+        raise ValueError("dirichlet.entropy: alpha must be a 1-d vector of concentrations")
+    total = jnp.sum(alpha)
+    k = get_aval(alpha).shape[0]
+    log_beta = jnp.sum(gammaln(alpha)) - gammaln(total)
+    return log_beta + (total - k) * digamma(total) - jnp.sum((alpha - 1.0) * digamma(alpha))

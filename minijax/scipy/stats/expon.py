@@ -47,3 +47,16 @@ def ppf(q, loc=0, scale=1):
     valid = (q >= 0) & (q <= 1)
     value = loc - scale * jnp.log1p(-jnp.where(valid, q, 0.5))
     return outside(valid, jnp.nan, value)
+
+
+def isf(q, loc=0, scale=1):
+    """The inverse survival function ``loc - scale log(q)`` (NaN outside ``[0, 1]``)."""
+    q, loc, scale = promote_inexact(q, loc, scale)
+    valid = (q >= 0) & (q <= 1)
+    return outside(valid, jnp.nan, loc - scale * jnp.log(jnp.where(valid, q, 0.5)))
+
+
+def entropy(loc=0, scale=1):
+    """The differential entropy ``1 + log(scale)`` (nats)."""
+    loc, scale = promote_inexact(loc, scale)
+    return 1.0 + jnp.log(scale) + 0.0 * loc

@@ -1,10 +1,12 @@
 """The gamma distribution with shape ``a``."""
 
+import math
+
 import numpy as np
 
 from ... import lax
 from ... import numpy as jnp
-from ..special import gammainc, gammaincc, ndtri, xlogy
+from ..special import digamma, gammainc, gammaincc, gammaln, ndtri, xlogy
 from .._util import promote_inexact
 from ._common import invert_log_tail, tail_target, keep_nan, log_probability, outside, standardize
 
@@ -92,3 +94,16 @@ def isf(q, a, loc=0, scale=1):
     """The inverse survival function ``ppf(1 - q)``."""
     q, a, loc, scale = promote_inexact(q, a, loc, scale)
     return loc + scale * standard_ppf(q, a, survival=True)
+
+
+def entropy(a, loc=0, scale=1):
+    """The differential entropy ``a + log Γ(a) + (1 - a) ψ(a) + log(scale)`` (nats)."""
+    a, loc, scale = promote_inexact(a, loc, scale)
+    large = a >= 250   # (the exact form cancels there: Stirling's series)
+    small = jnp.where(large, 250.0, a)
+    exact = small + gammaln(small) + (1.0 - small) * digamma(small)
+    big = jnp.where(large, a, 250.0)
+    u = 1.0 / big
+    series = (0.5 * (1.0 + math.log(2 * math.pi) + jnp.log(big))
+              + u * (-1 / 3 + u * (-1 / 12 + u * (-1 / 90 + u / 120))))
+    return jnp.where(large, series, exact) + jnp.log(scale) + 0.0 * loc

@@ -70,3 +70,9 @@ def isf(q, loc=0, scale=1):
     """The inverse survival function."""
     q, loc, scale = promote_inexact(q, loc, scale)
     return loc - scale * _standard_ppf(q)
+
+
+def entropy(loc=0, scale=1):
+    """The differential entropy ``1 + log(2 scale)`` (nats)."""
+    loc, scale = promote_inexact(loc, scale)
+    return 1.0 + jnp.log(2.0 * scale) + 0.0 * loc

@@ -51,3 +51,9 @@ def isf(q, loc=0, scale=1):
     """The inverse survival function."""
     q, loc, scale = promote_inexact(q, loc, scale)
     return loc - scale * ndtri(q)
+
+
+def entropy(loc=0, scale=1):
+    """The differential entropy ``log(scale) + (1 + log 2π) / 2`` (nats)."""
+    loc, scale = promote_inexact(loc, scale)
+    return 0.5 * (1.0 + math.log(2 * math.pi)) + jnp.log(scale) + 0.0 * loc

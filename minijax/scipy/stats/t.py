@@ -6,7 +6,7 @@ import numpy as np
 
 from ... import lax
 from ... import numpy as jnp
-from ..special import betainc, betaln, ndtri
+from ..special import betainc, betaln, digamma, ndtri
 from .._util import promote_inexact
 from ._common import invert_log_tail, log_probability, outside, standardize
 
@@ -143,3 +143,17 @@ def isf(q, df, loc=0, scale=1):
     """The inverse survival function (``-ppf(q)`` about ``loc``)."""
     q, df, loc, scale = promote_inexact(q, df, loc, scale)
     return loc - scale * standard_ppf(q, df)
+
+
+def entropy(df, loc=0, scale=1):
+    """The differential entropy ``(df + 1)/2 (ψ((df + 1)/2) - ψ(df/2)) +
+    log(√df B(df/2, 1/2)) + log(scale)`` (nats)."""
+    df, loc, scale = promote_inexact(df, loc, scale)
+    large = df >= 100   # (the exact form cancels there: the series in 1/df)
+    half = 0.5 * jnp.where(large, 100.0, df)
+    exact = ((half + 0.5) * (digamma(half + 0.5) - digamma(half))
+             + 0.5 * jnp.log(2.0 * half) + betaln(half, 0.5))
+    u = 1.0 / jnp.where(large, df, 100.0)
+    series = (0.5 * (1.0 + math.log(2 * math.pi))
+              + u * (1 + u * (0.25 + u * (-1 / 6 + u * (-0.125 + u * (0.3 + u * 0.25))))))
+    return jnp.where(large, series, exact) + jnp.log(scale) + 0.0 * loc

@@ -43,3 +43,15 @@ def ppf(q, loc=0, scale=1):
     """The quantile function (NaN outside ``[0, 1]``)."""
     q, loc, scale = promote_inexact(q, loc, scale)
     return outside((q < 0) | (q > 1), loc + q * scale, jnp.nan)
+
+
+def isf(q, loc=0, scale=1):
+    """The inverse survival function (NaN outside ``[0, 1]``)."""
+    q, loc, scale = promote_inexact(q, loc, scale)
+    return outside((q < 0) | (q > 1), loc + (1.0 - q) * scale, jnp.nan)
+
+
+def entropy(loc=0, scale=1):
+    """The differential entropy ``log(scale)`` (nats)."""
+    loc, scale = promote_inexact(loc, scale)
+    return jnp.log(scale) + 0.0 * loc
