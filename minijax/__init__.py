@@ -13,7 +13,7 @@
 from . import errors, tree, tree_util
 from .config import config
 from .runtime import dispatch as _dispatch  # noqa: F401  (installs the eager interpreter)
-from .runtime.array import Array
+from ._array_type import Array
 from . import lax
 from . import numpy
 from . import random

@@ -39,6 +39,7 @@ import ml_dtypes
 import numpy as np
 
 from . import dtypes, lax
+from ._array_type import Array as _ArrayType
 from . import numpy as jnp
 from .api import jit, vmap
 from .config import config
@@ -224,6 +225,7 @@ class KeyArray:
 # The implementation is static aux data: jit caches and retraces per implementation.
 register_pytree_node(KeyArray, lambda k: ((k._base,), k._impl),
                      lambda impl, children: KeyArray(children[0], impl))
+_ArrayType.register(KeyArray)   # (a typed key array is a minijax.Array, as in JAX)
 
 
 def _is_array(x):

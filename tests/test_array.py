@@ -280,3 +280,24 @@ def test_empty_is_uninitialised_but_shaped_and_writable():
     # under jit there is no uninitialised memory: zeros
     out = minijax.jit(lambda x: np.empty_like(x) + x)(np.arange(3.0))
     onp.testing.assert_array_equal(onp.asarray(out), [0.0, 1, 2])
+
+
+def test_minijax_array_is_the_type_of_eager_and_traced_arrays():
+    """As ``jax.Array``: ``isinstance(x, minijax.Array)`` holds for eager arrays, for the
+    tracers that stand for them under jit, grad and vmap, and for typed PRNG keys; not
+    for NumPy's arrays or Python numbers. ``minijax.numpy.ndarray`` stays the eager
+    array's own class (``type(x) is np.ndarray``, as in NumPy)."""
+    x = np.ones(3)
+    assert isinstance(x, minijax.Array) and type(x) is np.ndarray
+    assert not isinstance(onp.ones(2), minijax.Array) and not isinstance(1.0, minijax.Array)
+    assert isinstance(minijax.random.key(0), minijax.Array)
+    seen = []
+
+    def f(a):
+        seen.append(isinstance(a, minijax.Array))
+        return a * 2
+    minijax.jit(f)(x)
+    minijax.grad(lambda a: f(a).sum())(x)
+    minijax.vmap(f)(np.ones((2, 3)))
+    assert seen == [True, True, True]
+    assert issubclass(np.ndarray, minijax.Array)

@@ -262,3 +262,26 @@ def test_special_function_edges_match_scipy():
     # (SciPy returns NaN for zeta(inf, q > 1); the sum's limit there is 0)
     assert float(ms.zeta(np.inf, 2.0)) == 0.0
     check_grads(lambda v: ms.polygamma(1, v), (jnp.asarray([-0.5, -2.3]),), order=2)
+
+
+def test_edge_values_are_scipys():
+    """xlogy/xlog1py are 0 at x == 0 whatever log(y) is (NaN y aside); wofz has SciPy's
+    limits at infinity; boxcox takes the logarithm below SciPy's cut |lmbda| < 1e-19."""
+    x = np.array([-0.0, 0.0, 0.0, 0.0, 1.0, 0.0])
+    y = np.array([-2.0, -2.0, np.nan, 0.0, -1.0, np.inf])
+    for name in ("xlogy", "xlog1py"):
+        want = getattr(ss, name)(x, y)
+        for got in (getattr(ms, name)(x, y), minijax.jit(getattr(ms, name))(x, y)):
+            np.testing.assert_array_equal(np.asarray(got), want)
+    inf, nan = np.inf, np.nan
+    z = np.array([inf, -inf, complex(inf, 1), complex(0, inf), complex(inf, inf),
+                   complex(-inf, 1), complex(0, -inf), complex(inf, -1), complex(1, -inf),
+                   complex(nan, inf), 1 + 2j, -3 + 0.5j])
+    for got in (ms.wofz(z), minijax.jit(ms.wofz)(z)):
+        np.testing.assert_allclose(np.asarray(got), ss.wofz(z), rtol=1e-13)
+    x, lmbda = np.array([0.0, 0.5, 2.0]), np.array([1e-300, 2e-19, -5e-20])
+    np.testing.assert_allclose(np.asarray(ms.boxcox(x, lmbda)), ss.boxcox(x, lmbda))
+    np.testing.assert_allclose(np.asarray(ms.boxcox1p(x - 1.0, lmbda)),
+                                ss.boxcox1p(x - 1.0, lmbda))
+    # the derivative in x at x == 0 is still log(y) where that is finite
+    assert float(minijax.grad(lambda v: ms.xlogy(v, 2.0))(0.0)) == np.log(2.0)

@@ -89,9 +89,10 @@ def logit(x):
 def _xlog_fn(x, y, log_fn, pole):
     x, y = promote_inexact(x, y)
     x, y = jnp.broadcast_arrays(x, y)
-    # Where x == 0 the result is 0 even if log(y) is infinite; elsewhere x * log(y), which
-    # keeps d/dx = log(y) at x == 0 for finite log(y).
-    degenerate = (x == 0) & ((y == pole) | jnp.isinf(y))
+    # Where x == 0 the result is 0 even if log(y) is infinite or NaN (y below the pole; a
+    # NaN y stays NaN); elsewhere x * log(y), which keeps d/dx = log(y) at x == 0 for
+    # finite log(y).
+    degenerate = (x == 0) & ((y <= pole) | jnp.isinf(y))
     safe_y = jnp.where(degenerate, pole + 1.0, y)
     return jnp.where(degenerate, 0.0, x * log_fn(safe_y))
 
@@ -119,7 +120,7 @@ def boxcox1p(x, lmbda):
 
 
 def _boxcox_of_log(log_x, lmbda):
-    zero = lmbda == 0
+    zero = jnp.abs(lmbda) < 1e-19   # (SciPy's cut: the logarithm below it)
     safe = jnp.where(zero, 1.0, lmbda)
     return jnp.where(zero, log_x, jnp.expm1(safe * log_x) / safe)
 
@@ -380,7 +381,15 @@ def wofz(z):
     z, = promote_inexact(z)
     if not jnp.iscomplexobj(z):
         z = z.astype(np.result_type(z.dtype, np.complex64))
-    return _faddeeva.wofz(z)
+    # at infinity (SciPy's values): 0 along the real axis and in the upper half plane,
+    # inf down the imaginary axis, NaN in the other directions of the lower half plane
+    re, im = jnp.real(z), jnp.imag(z)
+    far = jnp.isinf(re) | jnp.isinf(im)
+    vanishes = (jnp.isinf(re) & jnp.isfinite(im)) | (im == jnp.inf) & ~jnp.isnan(re)
+    limit = jnp.where(vanishes, 0j, jnp.where((im == -jnp.inf) & (re == 0), complex(jnp.inf, 0),
+                                              complex(jnp.nan, jnp.nan))).astype(z.dtype)
+    w = _faddeeva.wofz(jnp.where(far, jnp.zeros_like(z), z))
+    return jnp.where(far, limit, w)
 
 
 def erfcx(x):
