@@ -38,16 +38,19 @@ def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None
     return lax.eq(out, lax.full(es, False, np.bool_)) if invert else out
 
 
-def _sized_call(name, size, arrays, host_call):
-    """``size`` for a set operation on ``arrays``: as given; for concrete values traced
-    by grad/jvp (none given), the size of NumPy's result, so that the sized path
-    computes it and keeps the derivative; None for NumPy's own call."""
+def _numpy_or_size(name, size, ar1, ar2, *flags):
+    """NumPy's answer to the set operation ``name`` (wrapped) for untraced inputs without
+    ``size=``, else None and the static size of the sized path: as given, or for
+    concrete values traced by grad/jvp the length of NumPy's answer (the sized path then
+    computes it and keeps the derivative)."""
+    np_fn = getattr(np, name)
     if size is not None:
-        return static_size(size, name)
-    if not any(isinstance(a, Tracer) for a in arrays):
-        return None
+        return None, static_size(size, name)
+    if not isinstance(ar1, Tracer) and not isinstance(ar2, Tracer):
+        return wrap_host(np_fn(concrete_value(ar1, name), concrete_value(ar2, name),
+                               *flags)), None
     values = []
-    for a in arrays:
+    for a in (ar1, ar2):
         value = get_concrete(to_array(a))
         if value is None:
             raise concretization_error(
@@ -55,7 +58,8 @@ def _sized_call(name, size, arrays, host_call):
                 f"values; give a static size= (and fill_value= to choose the padding), or "
                 f"call it outside jit")
         values.append(np.asarray(value))
-    return np.shape(host_call(*values))[0]
+    answer = np_fn(*values, *flags)
+    return None, np.shape(answer[0] if isinstance(answer, tuple) else answer)[0]
 
 
 def _distinct(x, assume_unique, name):
@@ -108,12 +112,10 @@ def intersect1d(ar1, ar2, assume_unique=False, return_indices=False, *, size=Non
     needs a static ``size=``, as in JAX: the first ``size`` values, padded with
     ``fill_value`` (default: the smallest value in the result, or 0), indices padded
     with each input's length."""
-    size = _sized_call("intersect1d", size, (ar1, ar2),
-                       lambda a, b: np.intersect1d(a, b, assume_unique))
-    if size is None:
-        return wrap_host(np.intersect1d(concrete_value(ar1, "intersect1d"),
-                                        concrete_value(ar2, "intersect1d"),
-                                        assume_unique, return_indices))
+    answer, size = _numpy_or_size("intersect1d", size, ar1, ar2, assume_unique,
+                                  return_indices)
+    if answer is not None:
+        return answer
     v1, real1, first1 = _distinct(ar1, assume_unique, "intersect1d")
     v2, real2, first2 = _distinct(ar2, assume_unique, "intersect1d")
     n1, n2 = get_aval(v1).shape[0], get_aval(v2).shape[0]
@@ -141,11 +143,9 @@ def setdiff1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
     """The distinct values of ``ar1`` (flattened) that are not in ``ar2``, sorted (in
     ``ar1``'s order when ``assume_unique``). A traced input needs a static ``size=``,
     as in JAX: the first ``size`` values, padded with ``fill_value`` (default 0)."""
-    size = _sized_call("setdiff1d", size, (ar1, ar2),
-                       lambda a, b: np.setdiff1d(a, b, assume_unique))
-    if size is None:
-        return wrap_host(np.setdiff1d(concrete_value(ar1, "setdiff1d"),
-                                      concrete_value(ar2, "setdiff1d"), assume_unique))
+    answer, size = _numpy_or_size("setdiff1d", size, ar1, ar2, assume_unique)
+    if answer is not None:
+        return answer
     v1, real1, _ = _distinct(ar1, assume_unique, "setdiff1d")
     keep = logical_and(real1, isin(v1, ar2, invert=True))
     return _finish(v1, keep, size, fill_value, fill_first=False)[0]
@@ -155,11 +155,9 @@ def setxor1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
     """The sorted distinct values in exactly one of the arrays (flattened). A traced
     input needs a static ``size=``, as in JAX: the first ``size`` values, padded with
     ``fill_value`` (default: the smallest value in the result, or 0)."""
-    size = _sized_call("setxor1d", size, (ar1, ar2),
-                       lambda a, b: np.setxor1d(a, b, assume_unique))
-    if size is None:
-        return wrap_host(np.setxor1d(concrete_value(ar1, "setxor1d"),
-                                     concrete_value(ar2, "setxor1d"), assume_unique))
+    answer, size = _numpy_or_size("setxor1d", size, ar1, ar2, assume_unique)
+    if answer is not None:
+        return answer
     v1, real1, _ = _distinct(ar1, assume_unique, "setxor1d")
     v2, real2, _ = _distinct(ar2, assume_unique, "setxor1d")
     v1, v2 = promote(v1, v2)
