@@ -23,7 +23,7 @@ LAYERS = [
     ["backend"],
     ["interpreters"],
     ["runtime"],
-    ["_mutation"],
+    ["_mutation", "_array_type"],
     ["lax"],
     ["api"],
     ["custom_derivatives", "checkpoint", "ad_checkpoint", "jacobians", "callbacks", "debug",
