@@ -22,6 +22,8 @@ CASES = [
     ("nonzero", (M,), dict(size=5)),
     ("nonzero", (M,), dict(size=2)),
     ("nonzero", (M,), dict(size=4, fill_value=(-1, -2))),
+    ("nonzero", (onp.zeros((0, 3), onp.int32),), dict(size=2, fill_value=-1)),
+    ("argwhere", (onp.zeros((2, 0), onp.int32),), dict(size=2)),
     ("where", (M,), dict(size=4, fill_value=7)),
     ("flatnonzero", (M,), dict(size=5, fill_value=-1)),
     ("argwhere", (M,), dict(size=4, fill_value=-1)),

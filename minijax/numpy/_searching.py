@@ -2,6 +2,8 @@
 nanargmax, nanargmin, nonzero, count_nonzero, where, searchsorted, argwhere,
 flatnonzero."""
 
+import math
+
 import numpy as np
 
 from .. import _checks, dtypes, lax
@@ -102,9 +104,8 @@ def nonzero(a, *, size=None, fill_value=None):
     positions, real = true_positions(mask, size)
     index_dtype = get_aval(positions).dtype
     out = []
-    stride = aval.size
-    for extent, fill in zip(aval.shape, fills):
-        stride //= extent
+    for axis, (extent, fill) in enumerate(zip(aval.shape, fills)):
+        stride = math.prod(aval.shape[axis + 1:])
         i = lax.div(positions, lax.full((size,), max(stride, 1), index_dtype))
         if extent:
             i = lax.rem(i, lax.full((size,), extent, index_dtype))
