@@ -10,6 +10,7 @@ the results hold inf or NaN, as in JAX.
 import builtins
 import operator
 import warnings
+
 import numpy as _np
 from numpy.linalg import _linalg as _np_linalg_impl
 
