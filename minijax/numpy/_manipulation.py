@@ -19,7 +19,7 @@ from .._mutation import derived_view, new_object, read_only_view
 from ._core import broadcast_shapes as _broadcast_shapes
 from ._core import cast_dtype, concrete_value, flat_or_axis, to_array
 from ._core import promote as _promote
-from ._indexing import _update, take
+from ._indexing import _mode_indices, _update, take
 from ._searching import true_positions
 
 
@@ -944,9 +944,8 @@ def _delete_unique(arr, obj, axis, n):
     if count > n:
         raise IndexError(f"delete: {count} distinct indices cannot be removed from an axis "
                          f"of size {n}")
-    flat = lax.rem(lax.add(lax.rem(flat, lax.full((count,), n, get_aval(flat).dtype)),
-                           lax.full((count,), n, get_aval(flat).dtype)),
-                   lax.full((count,), n, get_aval(flat).dtype))   # (negative from the end)
+    if count:
+        flat = _mode_indices(flat, n, "wrap")[0]   # (negative from the end)
     keep = lax.full((n,), True, np.bool_).at[flat].set(False)
     positions, _ = true_positions(keep, n - count)
     return take(arr, positions, axis=axis)

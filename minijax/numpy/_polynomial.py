@@ -17,7 +17,7 @@ from ..core import Tracer, concretization_error, get_aval, get_concrete
 from ..errors import RecursionLimitError
 from ..runtime.array import Array
 from . import linalg
-from ._core import concrete_value, to_array
+from ._core import to_array
 from ._creation import arange, eye, ones, vander, zeros, zeros_like
 from ._elementwise import real, sqrt
 from ._manipulation import atleast_1d, concatenate, pad
@@ -87,20 +87,20 @@ def roots(p, *, strip_zeros=True):
     p = to_array(p)
     if get_aval(p).ndim != 1:
         raise ValueError("Input must be a rank-1 array.")
-    trailing, real_result = 0, False
+    trailing = 0
     if strip_zeros:
-        if get_concrete(p) is None:
+        value = get_concrete(p)
+        if value is None:
             raise concretization_error(
                 p, "roots() of traced coefficients: how many roots there are depends on "
                 "their zeros; pass strip_zeros=False (zeros are then not stripped), or "
                 "call it outside jit")
-        value = concrete_value(p, "roots")
+        value = np.asarray(value)
         nonzero = np.nonzero(value)[0]
         if len(nonzero) == 0:
             return to_array(np.roots(value))
         trailing = len(value) - 1 - int(nonzero[-1])
         p = p[int(nonzero[0]):int(nonzero[-1]) + 1]
-        real_result = not np.iscomplexobj(np.roots(value))
     if not dtypes.is_inexact(get_aval(p).dtype):
         p = p.astype(dtypes.canonicalize(np.dtype(np.float64)))
     n = get_aval(p).shape[0]
@@ -108,7 +108,8 @@ def roots(p, *, strip_zeros=True):
         companion = concatenate([(-p[1:] / p[0])[None, :],
                                  eye(n - 2, n - 1, dtype=get_aval(p).dtype)])
         found = linalg.eigvals(companion)
-        found = real(found) if real_result else found
+        if strip_zeros and not np.any(np.asarray(get_concrete(found)).imag):
+            found = real(found)   # (NumPy's dtype: real when every root is)
     else:
         found = zeros((0,), get_aval(p).dtype)
     return concatenate([found, zeros((trailing,), get_aval(found).dtype)])

@@ -914,9 +914,10 @@ class Array:
             where=None, promote_integers=True):
         if out is None and initial is None and where is None and promote_integers is True:
             return _reduction(self, _SUM, axis, dtype, keepdims)
-        return _complete[_SUM](self, axis, dtype, keepdims=keepdims,
-                               **_given_keywords(out=out, initial=initial, where=where,
-                                                 promote_integers=promote_integers))
+        given = _given_keywords(out=out, initial=initial, where=where)
+        if promote_integers is not True:   # (JAX's keyword: NumPy's method lacks it)
+            given["promote_integers"] = promote_integers
+        return _complete[_SUM](self, axis, dtype, keepdims=keepdims, **given)
 
     def mean(self, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
         if out is None and where is None:
@@ -1785,10 +1786,8 @@ def diagonal_offset(offset):
 
 
 def _given_keywords(**kwargs):
-    """The keyword arguments that are not None (the others were not given;
-    ``promote_integers``, JAX's, is given when not True)."""
-    return {k: v for k, v in kwargs.items()
-            if v is not None and (k != "promote_integers" or v is not True)}
+    """The keyword arguments that are not None (the others were not given)."""
+    return {k: v for k, v in kwargs.items() if v is not None}
 
 
 def _view_method(self, code):

@@ -148,7 +148,7 @@ def _scale_ends(x, kind, factor, before):
         scales[0] = factor
     if kind == 1:
         scales[-1] = factor
-    if kind == 4 or np.all(scales == 1):
+    if np.all(scales == 1):
         return x
     return x * scales.astype(get_aval(x).dtype)
 
