@@ -41,6 +41,7 @@ from .api import (make_array_from_callback, make_array_from_process_local_data,
                   make_array_from_single_device_arrays)
 from .lax.shard_map import pmap, shard_map
 from . import distributed
+from . import flatten_util
 
 __version__ = "0.1.0"
 
@@ -54,7 +55,7 @@ def __getattr__(name):
 
 __all__ = [
     # modules
-    "ad_checkpoint", "custom_derivatives", "debug", "distributed", "dlpack", "errors", "lax", "nn", "numpy",
+    "ad_checkpoint", "custom_derivatives", "debug", "distributed", "dlpack", "errors", "flatten_util", "lax", "nn", "numpy",
     "random", "scipy", "sharding", "tree",
     "tree_util",
     # configuration, arrays, jaxprs

@@ -7,7 +7,7 @@
 import collections
 import dataclasses
 import functools
-from typing import Callable, NamedTuple
+from typing import Callable, Hashable, NamedTuple, TypeVar
 
 from .errors import PyTreeStructureError
 
@@ -294,6 +294,50 @@ def register_pytree_with_keys_class(cls):
     return cls
 
 
+def register_static(cls):
+    """Register ``cls`` as a pytree node with no children: its instances (which must be
+    hashable) are carried whole in the tree structure, as static data. Returns ``cls``."""
+    register_pytree_node(cls, lambda node: ((), node), lambda node, _: node)
+    return cls
+
+
+def is_tree_node(typ):
+    """Whether instances of the type ``typ`` are pytree nodes (registered, or a
+    namedtuple class)."""
+    if not isinstance(typ, type):
+        raise TypeError(f"is_tree_node takes a type, got {typ!r}; pass type(x)")
+    return typ in _registry or (issubclass(typ, tuple) and hasattr(typ, "_fields"))
+
+
+def flatten_one_level(tree):
+    """``(children, aux_data)`` of the pytree node ``tree``; a ValueError for a leaf."""
+    node = _node_type(tree)
+    if node is None:
+        raise ValueError(f"flatten_one_level: {type(tree).__name__} is a leaf, not a pytree "
+                         f"node")
+    children, data = node.to_children(tree)
+    return tuple(children), data
+
+
+def flatten_one_level_with_keys(tree):
+    """``(((key, child), ...), aux_data)`` of the pytree node ``tree``."""
+    node = _node_type(tree)
+    if node is None:
+        raise ValueError(f"flatten_one_level_with_keys: {type(tree).__name__} is a leaf, not "
+                         f"a pytree node")
+    return tuple(_keyed_children(tree, node)), node.to_children(tree)[1]
+
+
+def treedef_children(treedef):
+    """The structures of the immediate children of ``treedef``'s root."""
+    return list(treedef.children)
+
+
+def treedef_tuple(treedefs):
+    """The structure of a tuple whose elements have the structures ``treedefs``."""
+    return PyTreeDef(tuple, None, tuple(treedefs))
+
+
 class Partial(functools.partial):
     """A ``functools.partial`` that is a pytree: its arguments are children and its
     function is aux data, so it can be passed to and returned from ``jit``."""
@@ -324,6 +368,35 @@ def tree_reduce(function, tree, initializer=_no_initializer, is_leaf=None):
             raise TypeError("tree_reduce of a tree with no leaves needs an initializer")
         return functools.reduce(function, leaves)
     return functools.reduce(function, leaves, initializer)
+
+
+def tree_reduce_associative(operation, tree, *, identity=_no_initializer, is_leaf=None):
+    """Reduce the leaves of ``tree`` with the associative ``operation``, pairing them as a
+    balanced tree (the halves of the leaf list, recursively), so that the depth of the
+    computation is logarithmic. ``identity`` is the result for a tree with no leaves."""
+    leaves = tree_leaves(tree, is_leaf)
+    if not leaves:
+        if identity is _no_initializer:
+            raise TypeError("tree_reduce_associative of a tree with no leaves needs "
+                            "identity=")
+        return identity
+
+    def reduce(xs):
+        if len(xs) == 1:
+            return xs[0]
+        half = len(xs) // 2
+        return operation(reduce(xs[:half]), reduce(xs[half:]))
+    return reduce(leaves)
+
+
+def tree_broadcast(prefix_tree, full_tree, is_leaf=None):
+    """``prefix_tree`` with each leaf repeated over the subtree of ``full_tree`` it stands
+    for: the result has ``full_tree``'s structure. A ValueError names the mismatch when
+    ``prefix_tree`` is not a prefix of ``full_tree``."""
+    leaves, treedef = tree_flatten(prefix_tree, is_leaf)
+    subtrees = flatten_up_to(treedef, full_tree)
+    return tree_unflatten(treedef, [tree_map(lambda _, p=p: p, sub)
+                                    for p, sub in zip(leaves, subtrees)])
 
 
 def tree_all(tree, is_leaf=None):
@@ -382,6 +455,9 @@ class FlattenedIndexKey(NamedTuple):
     def __str__(self):
         return f"[<flat index {self.key}>]"
 
+
+KeyEntry = TypeVar("KeyEntry", bound=Hashable)
+KeyPath = tuple[KeyEntry, ...]
 
 _key_registry: dict[type, Callable] = {}
 

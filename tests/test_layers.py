@@ -29,7 +29,8 @@ LAYERS = [
     ["custom_derivatives", "checkpoint", "ad_checkpoint", "jacobians", "callbacks", "debug",
      "extend"],
     ["numpy"],
-    ["random", "scipy", "nn", "dlpack", "sharding", "test_util", "experimental", "distributed"],
+    ["random", "scipy", "nn", "dlpack", "sharding", "test_util", "experimental", "distributed",
+     "flatten_util"],
     ["minijax"],
 ]
 ALLOWED_BACK_ARROWS = {("interpreters", "lax")}

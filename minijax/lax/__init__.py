@@ -311,6 +311,7 @@ from .slicing import (
     scatter_p,
     slice,
     slice_in_dim,
+    split,
     slice_p,
 )
 
@@ -373,7 +374,7 @@ __all__ = [
     "GatherScatterMode", "index_in_dim", "pad", "pad_p", "rev", "rev_p", "scatter",
     "scatter_add", "scatter_add_p", "scatter_max", "scatter_max_p", "scatter_min",
     "scatter_min_p", "scatter_mul", "scatter_mul_p", "scatter_p", "ScatterDimensionNumbers",
-    "slice", "slice_in_dim", "slice_p", "argmax", "argmax_p", "argmin", "argmin_p",
+    "slice", "slice_in_dim", "slice_p", "split", "argmax", "argmax_p", "argmin", "argmin_p",
     "reduce_and", "reduce_and_p", "reduce_max", "reduce_max_p", "reduce_min", "reduce_min_p",
     "reduce_or", "reduce_or_p", "reduce_prod", "reduce_prod_p", "reduce_sum", "reduce_sum_p",
     "cumlogsumexp", "cumlogsumexp_p", "cummax", "cummax_p", "cummin", "cummin_p", "cumprod",

@@ -326,6 +326,24 @@ def slice_in_dim(operand, start_index, limit_index, stride=1, axis=0):
     return slice(operand, starts, limits, strides)
 
 
+def split(operand, sizes, axis=0):
+    """``operand`` cut along ``axis`` into consecutive pieces of the given ``sizes``
+    (non-negative, summing to the axis' length)."""
+    shape = get_aval(operand).shape
+    axis = canonicalize_axis(axis, len(shape))
+    sizes = tuple(_checks.index(s, "sizes") for s in sizes)
+    if any(s < 0 for s in sizes):
+        raise ValueError(f"lax.split: sizes must be non-negative, got {sizes}")
+    if sum(sizes) != shape[axis]:
+        raise ValueError(f"lax.split: the sizes {sizes} sum to {sum(sizes)}, not to the "
+                         f"length {shape[axis]} of axis {axis} of an operand of shape {shape}")
+    pieces, start = [], 0
+    for s in sizes:
+        pieces.append(slice_in_dim(operand, start, start + s, axis=axis))
+        start += s
+    return pieces
+
+
 def index_in_dim(operand, index, axis=0, keepdims=True):
     """The ``index``-th entry along ``axis`` (a static index; negative counts from the end)."""
     shape = get_aval(operand).shape
