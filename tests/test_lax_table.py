@@ -28,7 +28,8 @@ NUM = FLOAT + INT
 ALL = NUM + [np.bool_]
 
 # Higher-order primitives are covered by their own tests (control flow, jit).
-HIGHER_ORDER = {"cond", "jit", "while", "scan"}
+# (over jaxprs; tested in test_lax_control_flow.py, test_lax_solves.py, ...)
+HIGHER_ORDER = {"cond", "jit", "while", "scan", "custom_linear_solve", "custom_root"}
 
 RTOL = {np.dtype(np.float32): 1e-5, np.dtype(np.float64): 1e-12, F16: 2e-3, BF16: 2e-2,
         np.dtype(np.complex64): 1e-5, np.dtype(np.complex128): 1e-12}

@@ -231,6 +231,10 @@ from .elementwise import (
 # Loops
 from .associative_scan import associative_scan
 from .solves import custom_linear_solve, custom_root, linear_solve_p, root_p
+from .derived import (batch_matmul, broadcast, broadcast_shapes, broadcast_to_rank, collapse,
+                      conv_general_dilated_patches, conv_general_permutations, conv_shape_tuple,
+                      dtype, empty, full_like, index_take, mulhi, reciprocal, reduce, reduce_xor,
+                      scatter_sub, stack, tile, unstack)
 from .loops import (
     fori_loop,
     map,
@@ -385,7 +389,7 @@ __all__ = [
     "conv_general_dilated", "conv_general_dilated_p", "conv_with_general_padding",
     "ConvDimensionNumbers", "conv_general_shape_tuple", "conv_transpose",
     "conv_transpose_shape_tuple", "reduce_window_shape_tuple", "dot", "Precision", "sort", "sort_key_val", "sort_p", "top_k", "top_k_p", "cond",
-    "cond_p", "switch", "fori_loop", "map", "scan", "scan_p", "associative_scan", "custom_linear_solve", "custom_root", "linear_solve_p", "root_p", "while_loop", "while_p", "jit_p",
+    "cond_p", "switch", "fori_loop", "map", "scan", "scan_p", "associative_scan", "custom_linear_solve", "custom_root", "linear_solve_p", "root_p", "batch_matmul", "broadcast", "broadcast_shapes", "broadcast_to_rank", "collapse", "conv_general_dilated_patches", "conv_general_permutations", "conv_shape_tuple", "dtype", "empty", "full_like", "index_take", "mulhi", "reciprocal", "reduce", "reduce_xor", "scatter_sub", "stack", "tile", "unstack", "while_loop", "while_p", "jit_p",
     "sharding_constraint_p", "with_sharding_constraint",
     "all_gather", "all_to_all", "axis_index", "axis_size", "pmax", "pmean", "pmin",
     "ppermute", "psum", "psum_scatter",
