@@ -15,12 +15,17 @@ from ..core import Tracer
 from ..custom_derivatives import custom_jvp
 from .. import numpy as jnp
 from ..lax import linalg as lax_linalg
+from ._linalg_special import (circulant, companion, convolution_matrix, dft, fiedler,
+                              fiedler_companion, hadamard, hankel, helmert, hilbert,
+                              invhilbert, invpascal, leslie, pascal, toeplitz)
 from ._util import promote_inexact, reject
 
-__all__ = ["block_diag", "cho_factor", "cho_solve", "cholesky", "det", "eig", "eigh", "eigvals",
-           "expm", "inv",
-           "lu", "lu_factor", "lu_solve", "qr", "schur", "solve", "solve_banded",
-           "solve_sylvester", "solve_triangular", "sqrtm", "svd"]
+__all__ = ["block_diag", "cho_factor", "cho_solve", "cholesky", "circulant", "companion",
+           "convolution_matrix", "det", "dft", "eig", "eigh", "eigvals", "expm", "fiedler",
+           "fiedler_companion", "hadamard", "hankel", "helmert", "hilbert", "inv",
+           "invhilbert", "invpascal", "leslie", "lu", "lu_factor", "lu_solve", "pascal", "qr",
+           "schur", "solve", "solve_banded", "solve_sylvester", "solve_triangular", "sqrtm",
+           "svd", "toeplitz"]
 
 
 def _matrix(name, a, square=True):
