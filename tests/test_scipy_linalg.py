@@ -326,3 +326,49 @@ def test_expm_frechet_batch_jit_grad_and_errors():
         ml.expm_frechet(a[0], np.eye(2))
     with pytest.raises(ValueError, match="square"):
         ml.expm_frechet(a[0, :2], e[0, :2])
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.complex128, np.int64])
+@pytest.mark.parametrize("shape", [(5, 3), (3, 5), (4, 4)])
+def test_qr_multiply_matches_scipy(dtype, shape):
+    rng = np.random.default_rng(8)
+    a = _matrix_of(dtype, shape, rng)
+    m, n = shape
+    k = min(m, n)
+    tol = 1e-4 if dtype == np.float32 else 1e-11
+    for mode, c in (("right", _matrix_of(dtype, (2, m), rng)), ("right", rng.standard_normal(m)),
+                    ("left", _matrix_of(dtype, (k, 2), rng)), ("left", rng.standard_normal(k))):
+        for conjugate in (False, True):
+            got = ml.qr_multiply(a, c, mode=mode, conjugate=conjugate)
+            want = sl.qr_multiply(a, c, mode=mode, conjugate=conjugate)
+            # columns of q (rows of r) are defined up to sign (a phase, for complex a)
+            q, r = sl.qr(a, mode="economic")
+            phase = np.sign(np.diagonal(np.asarray(got[1]))) / np.sign(np.diagonal(r))
+            if mode == "right":
+                want = (want[0] * (phase.conj() if conjugate else phase), want[1] * phase[:, None])
+            else:
+                d = phase.conj() if conjugate else phase
+                fix = np.asarray(q.conj() if conjugate else q) * d
+                want = (fix @ c.astype(want[0].dtype), want[1] * phase[:, None])
+            _like_scipy(got, want, tol)
+
+
+def test_qr_multiply_complex_c_batch_jit_vmap_grad_errors():
+    rng = np.random.default_rng(9)
+    a, c = rng.standard_normal((2, 5, 3)), rng.standard_normal((2, 4, 5))
+    q, r = np.linalg.qr(a)
+    # SciPy would drop the imaginary part of a complex c for a real a
+    cc = c[0] + 1j * c[1]
+    close(ml.qr_multiply(a[0], cc)[0], cc @ np.asarray(ml.qr(a[0], mode="economic")[0]))
+    want = np.asarray(ml.qr(a, mode="economic")[0])
+    close(ml.qr_multiply(a, c)[0], c @ want)
+    close(minijax.jit(ml.qr_multiply, static_argnums=2)(a, c, "right")[0], c @ want)
+    close(minijax.vmap(ml.qr_multiply)(a, c)[0], c @ want)
+    check_grads(lambda x, y: ml.qr_multiply(x, y, mode="left"),
+                (a[0], rng.standard_normal((3, 2))), order=1)
+    with pytest.raises(ValueError, match="mode"):
+        ml.qr_multiply(a[0], c[0], mode="middle")
+    with pytest.raises(ValueError, match="not compatible"):
+        ml.qr_multiply(a[0], c[0], mode="left")
+    with pytest.raises(NotImplementedError, match="pivoting"):
+        ml.qr_multiply(a[0], c[0], pivoting=True)

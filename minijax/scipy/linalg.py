@@ -24,7 +24,7 @@ __all__ = ["block_diag", "cho_factor", "cho_solve", "cholesky", "circulant", "co
            "convolution_matrix", "det", "dft", "eig", "eigh", "eigvals", "expm", "expm_frechet",
            "fiedler", "fiedler_companion", "hadamard", "hankel", "helmert", "hessenberg",
            "hilbert", "inv", "invhilbert", "invpascal", "leslie", "lu", "lu_factor", "lu_solve",
-           "pascal", "polar", "qr",
+           "pascal", "polar", "qr", "qr_multiply",
            "schur", "solve", "solve_banded", "solve_sylvester", "solve_triangular", "sqrtm",
            "svd", "toeplitz"]
 
@@ -634,3 +634,38 @@ def hessenberg(a, calc_q=False, overwrite_a=False, check_finite=True):
             qc = q[..., :, k + 1:]
             q = q.at[..., :, k + 1:].set(qc - tau * (qc @ col) * jnp.conj(v)[..., None, :])
     return (h, q) if calc_q else h
+
+
+def qr_multiply(a, c, mode="right", pivoting=False, conjugate=False, overwrite_a=False,
+                overwrite_c=False):
+    """``(q @ c, r)`` for ``mode='left'`` or ``(c @ q, r)`` for 'right', with ``q, r``
+    the economic QR decomposition of ``a`` (m x n, k = min(m, n)): ``c`` is k x p
+    ('left') or p x m ('right'); 1-d ``c`` is a column ('left') or row ('right') and
+    the result is 1-d. ``conjugate`` uses ``conj(q)``. The result has ``a``'s floating
+    dtype, as SciPy's, except that complex ``c`` with real ``a`` gives a complex result
+    (SciPy drops the imaginary part). ``pivoting`` is not supported (as in ``qr``).
+    Leading axes are batch axes; differentiable."""
+    if mode not in ("left", "right"):
+        raise ValueError(f"scipy.linalg.qr_multiply: mode can only be 'left' or 'right', "
+                         f"got {mode!r}")
+    reject("qr_multiply", pivoting=pivoting)
+    a = _lapack_matrix_any("qr_multiply", a)
+    c = jnp.asarray(c)
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    if c.ndim == 0:
+        raise ValueError("scipy.linalg.qr_multiply: c must be at least 1-dimensional")
+    dtype = a.dtype
+    if jnp.iscomplexobj(c) and not jnp.iscomplexobj(a):
+        dtype = _complex_dtype(dtype)
+    a, c = a.astype(dtype), c.astype(dtype)
+    need = k if mode == "left" else m
+    have = c.shape[-1] if c.ndim == 1 or mode == "right" else c.shape[-2]
+    if have != need:
+        op = "q @ c" if mode == "left" else "c @ q"
+        raise ValueError(f"scipy.linalg.qr_multiply: array shapes are not compatible for "
+                         f"{op}: a {a.shape} (k = {k}) vs c {c.shape}")
+    q, r = lax_linalg.qr(a, full_matrices=False)
+    if conjugate:
+        q = jnp.conj(q)
+    return (q @ c if mode == "left" else c @ q), r
