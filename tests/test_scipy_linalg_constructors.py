@@ -152,6 +152,16 @@ def test_pascal_invpascal_match_scipy(kind):
     np.testing.assert_array_equal(q @ p, np.eye(6))
 
 
+def test_pascal_float_overflows_to_inf_like_scipy():
+    # C(i + j, i) passes float64's range from i + j = 1030 on; the finite entries are
+    # the correctly rounded binomials, SciPy's float comb within ~1e-12 of them
+    got, want = np.asarray(ml.pascal(520, exact=False)), sl.pascal(520, exact=False)
+    assert np.isinf(want).any()
+    np.testing.assert_array_equal(np.isinf(got), np.isinf(want))
+    finite = np.isfinite(want)
+    np.testing.assert_allclose(got[finite], want[finite], rtol=1e-11)
+
+
 @pytest.mark.parametrize("scale", [None, "sqrtn", "n"])
 def test_dft_matches_scipy_and_fft(scale):
     for n in SIZES + [64]:

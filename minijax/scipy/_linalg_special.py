@@ -250,11 +250,13 @@ def _exact_limit(name, n, limit):
 def _to_float(ints):
     """An object array of Python ints as float64, correctly rounded (inf past the range,
     where SciPy's floating-point arithmetic overflows too)."""
-    big = float(np.finfo(np.float64).max)
-    flat = [float(v) if abs(v).bit_length() <= 1024 else math.copysign(math.inf, v)
-            for v in ints.ravel().tolist()]
-    flat = [v if abs(v) <= big else math.copysign(math.inf, v) for v in flat]
-    return np.array(flat, dtype=np.float64).reshape(ints.shape)
+    def one(v):
+        try:
+            return float(v)
+        except OverflowError:
+            return math.inf if v > 0 else -math.inf
+    return np.array([one(v) for v in ints.ravel().tolist()],
+                    dtype=np.float64).reshape(ints.shape)
 
 
 def _binomials(n):
