@@ -223,3 +223,152 @@ def test_solve_banded():
         ml.solve_banded((1, 1), ab, b)
     with pytest.raises(ValueError, match="rows"):
         ml.solve_banded((1, 2), ab, b[:3])
+
+
+def _matrix_of(dtype, shape, rng):
+    a = rng.standard_normal(shape)
+    if np.dtype(dtype).kind == "c":
+        a = a + 1j * rng.standard_normal(shape)
+    return (3 * a).astype(dtype) if np.dtype(dtype).kind in "iu" else a.astype(dtype)
+
+
+def _like_scipy(got, want, tol):
+    for g, w in zip(got if isinstance(got, tuple) else (got,),
+                    want if isinstance(want, tuple) else (want,)):
+        assert g.shape == w.shape and g.dtype == w.dtype, (g.shape, w.shape, g.dtype, w.dtype)
+        np.testing.assert_allclose(np.asarray(g), w, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.complex128, np.complex64, np.int64])
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 6])
+def test_hessenberg_matches_scipy(dtype, n):
+    rng = np.random.default_rng(n)
+    a = _matrix_of(dtype, (n, n), rng)
+    tol = 1e-4 if np.dtype(dtype).itemsize <= 8 and np.dtype(dtype).kind != "i" else 1e-12
+    _like_scipy(ml.hessenberg(a), sl.hessenberg(a), tol)
+    _like_scipy(ml.hessenberg(a, calc_q=True), sl.hessenberg(a, calc_q=True), tol)
+
+
+def test_hessenberg_batch_jit_vmap_grad():
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((2, 5, 5))
+    want = [sl.hessenberg(x, calc_q=True) for x in a]
+    for got in (ml.hessenberg(a, calc_q=True),
+                minijax.jit(ml.hessenberg, static_argnums=1)(a, True),
+                minijax.vmap(lambda x: ml.hessenberg(x, calc_q=True))(a)):
+        for g, w in zip(got, zip(*want)):
+            close(g, np.stack(w), rtol=1e-12)
+    # an upper-triangular matrix needs no reflection: q = I, exact
+    t = np.triu(a[0])
+    h, q = ml.hessenberg(t, calc_q=True)
+    np.testing.assert_array_equal(np.asarray(q), np.eye(5))
+    check_grads(lambda m: ml.hessenberg(m, calc_q=True), (a[0],), order=1)
+    # (no derivative at t itself: LAPACK's reflector jumps from the identity to a sign
+    # flip as the column below the subdiagonal leaves zero)
+    check_grads(ml.hessenberg, (a[1] + 1j * a[0],), order=1)
+    with pytest.raises(ValueError, match="square"):
+        ml.hessenberg(a[0, :3])
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.complex128, np.int64])
+@pytest.mark.parametrize("shape", [(4, 4), (3, 5), (5, 3), (1, 1)])
+def test_polar_matches_scipy(dtype, shape):
+    a = _matrix_of(dtype, shape, np.random.default_rng(1))
+    tol = 1e-4 if np.dtype(dtype) == np.float32 else 1e-11
+    for side in ("right", "left"):
+        _like_scipy(ml.polar(a, side), sl.polar(a, side), tol)
+
+
+def test_polar_batch_jit_vmap_grad_and_errors():
+    rng = np.random.default_rng(6)
+    a = rng.standard_normal((2, 3, 4))
+    want = [sl.polar(x, "left") for x in a]
+    for got in (ml.polar(a, "left"), minijax.jit(ml.polar, static_argnums=1)(a, "left"),
+                minijax.vmap(lambda x: ml.polar(x, side="left"))(a)):
+        for g, w in zip(got, zip(*want)):
+            close(g, np.stack(w), rtol=1e-11)
+    check_grads(ml.polar, (a[0].T,), order=1)
+    check_grads(lambda x: ml.polar(x, "left"), (a[1] + 1j * a[0],), order=1)
+    with pytest.raises(ValueError, match="side"):
+        ml.polar(a[0], "up")
+    with pytest.raises(NotImplementedError, match="qdwh"):
+        ml.polar(a[0], method="qdwh")
+    with pytest.raises(NotImplementedError, match="max_iterations"):
+        ml.polar(a[0], max_iterations=3)
+
+
+@pytest.mark.parametrize("method", [None, "SPS", "blockEnlarge"])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.complex128, np.int64])
+def test_expm_frechet_matches_scipy(method, dtype):
+    rng = np.random.default_rng(2)
+    a, e = _matrix_of(dtype, (4, 4), rng), _matrix_of(dtype, (4, 4), rng)
+    if np.dtype(dtype).kind != "i":
+        a = a * 0.5
+    _like_scipy(ml.expm_frechet(a, e, method=method), sl.expm_frechet(a, e, method=method),
+                1e-6 if dtype == np.float32 else 1e-11)
+    _like_scipy(ml.expm_frechet(a, e, method=method, compute_expm=False),
+                sl.expm_frechet(a, e, method=method, compute_expm=False),
+                1e-6 if dtype == np.float32 else 1e-11)
+
+
+def test_expm_frechet_batch_jit_grad_and_errors():
+    rng = np.random.default_rng(3)
+    a, e = 0.4 * rng.standard_normal((2, 3, 3)), rng.standard_normal((2, 3, 3))
+    want = np.stack([sl.expm_frechet(x, y, compute_expm=False) for x, y in zip(a, e)])
+    close(ml.expm_frechet(a, e, compute_expm=False), want)
+    close(minijax.jit(ml.expm_frechet, static_argnums=2)(a, e, "blockEnlarge")[1], want)
+    close(minijax.vmap(ml.expm_frechet)(a, e)[1], want)
+    check_grads(ml.expm_frechet, (a[0], e[0]), order=1)
+    for bad in ((a[0], e[0], "Pade"),):
+        with pytest.raises(ValueError, match="implementation"):
+            ml.expm_frechet(*bad)
+    with pytest.raises(ValueError, match="same shape"):
+        ml.expm_frechet(a[0], np.eye(2))
+    with pytest.raises(ValueError, match="square"):
+        ml.expm_frechet(a[0, :2], e[0, :2])
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.complex128, np.int64])
+@pytest.mark.parametrize("shape", [(5, 3), (3, 5), (4, 4)])
+def test_qr_multiply_matches_scipy(dtype, shape):
+    rng = np.random.default_rng(8)
+    a = _matrix_of(dtype, shape, rng)
+    m, n = shape
+    k = min(m, n)
+    tol = 1e-4 if dtype == np.float32 else 1e-11
+    for mode, c in (("right", _matrix_of(dtype, (2, m), rng)), ("right", rng.standard_normal(m)),
+                    ("left", _matrix_of(dtype, (k, 2), rng)), ("left", rng.standard_normal(k))):
+        for conjugate in (False, True):
+            got = ml.qr_multiply(a, c, mode=mode, conjugate=conjugate)
+            want = sl.qr_multiply(a, c, mode=mode, conjugate=conjugate)
+            # columns of q (rows of r) are defined up to sign (a phase, for complex a)
+            q, r = sl.qr(a, mode="economic")
+            phase = np.sign(np.diagonal(np.asarray(got[1]))) / np.sign(np.diagonal(r))
+            if mode == "right":
+                want = (want[0] * (phase.conj() if conjugate else phase), want[1] * phase[:, None])
+            else:
+                d = phase.conj() if conjugate else phase
+                fix = np.asarray(q.conj() if conjugate else q) * d
+                want = (fix @ c.astype(want[0].dtype), want[1] * phase[:, None])
+            _like_scipy(got, want, tol)
+
+
+def test_qr_multiply_complex_c_batch_jit_vmap_grad_errors():
+    rng = np.random.default_rng(9)
+    a, c = rng.standard_normal((2, 5, 3)), rng.standard_normal((2, 4, 5))
+    q, r = np.linalg.qr(a)
+    # SciPy would drop the imaginary part of a complex c for a real a
+    cc = c[0] + 1j * c[1]
+    close(ml.qr_multiply(a[0], cc)[0], cc @ np.asarray(ml.qr(a[0], mode="economic")[0]))
+    want = np.asarray(ml.qr(a, mode="economic")[0])
+    close(ml.qr_multiply(a, c)[0], c @ want)
+    close(minijax.jit(ml.qr_multiply, static_argnums=2)(a, c, "right")[0], c @ want)
+    close(minijax.vmap(ml.qr_multiply)(a, c)[0], c @ want)
+    check_grads(lambda x, y: ml.qr_multiply(x, y, mode="left"),
+                (a[0], rng.standard_normal((3, 2))), order=1)
+    with pytest.raises(ValueError, match="mode"):
+        ml.qr_multiply(a[0], c[0], mode="middle")
+    with pytest.raises(ValueError, match="not compatible"):
+        ml.qr_multiply(a[0], c[0], mode="left")
+    with pytest.raises(NotImplementedError, match="pivoting"):
+        ml.qr_multiply(a[0], c[0], pivoting=True)

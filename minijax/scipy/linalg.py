@@ -10,17 +10,23 @@ from functools import partial
 import numpy as np
 
 from .. import lax
-from ..api import jit
+from ..api import jit, jvp
 from ..core import Tracer
 from ..custom_derivatives import custom_jvp
 from .. import numpy as jnp
 from ..lax import linalg as lax_linalg
+from ._linalg_special import (circulant, companion, convolution_matrix, dft, fiedler,
+                              fiedler_companion, hadamard, hankel, helmert, hilbert,
+                              invhilbert, invpascal, leslie, pascal, toeplitz)
 from ._util import promote_inexact, reject
 
-__all__ = ["block_diag", "cho_factor", "cho_solve", "cholesky", "det", "eig", "eigh", "eigvals",
-           "expm", "inv",
-           "lu", "lu_factor", "lu_solve", "qr", "schur", "solve", "solve_banded",
-           "solve_sylvester", "solve_triangular", "sqrtm", "svd"]
+__all__ = ["block_diag", "cho_factor", "cho_solve", "cholesky", "circulant", "companion",
+           "convolution_matrix", "det", "dft", "eig", "eigh", "eigvals", "expm", "expm_frechet",
+           "fiedler", "fiedler_companion", "hadamard", "hankel", "helmert", "hessenberg",
+           "hilbert", "inv", "invhilbert", "invpascal", "leslie", "lu", "lu_factor", "lu_solve",
+           "pascal", "polar", "qr", "qr_multiply",
+           "schur", "solve", "solve_banded", "solve_sylvester", "solve_triangular", "sqrtm",
+           "svd", "toeplitz"]
 
 
 def _matrix(name, a, square=True):
@@ -517,3 +523,149 @@ def solve_banded(l_and_u, ab, b, overwrite_ab=False, overwrite_b=False, check_fi
         return jnp.linalg.solve(dense, b[:, None])[:, 0]
     flat = b.reshape((n, -1))
     return jnp.linalg.solve(dense, flat).reshape(b.shape)
+
+
+# ---------------------------------------------------------------- expm_frechet, polar, hessenberg
+
+def expm_frechet(A, E, method=None, compute_expm=True, check_finite=True):
+    """The Fréchet derivative of the matrix exponential at ``A`` in the direction ``E``
+    (and ``expm(A)`` first, with ``compute_expm``). ``method``: 'SPS' (the default: the
+    derivative of the scaled Padé approximant and its squarings, as ``jvp(expm)``) or
+    'blockEnlarge' (the upper-right block of ``expm([[A, E], [0, A]])``). As SciPy's,
+    'SPS' computes in float64 (or complex128) and 'blockEnlarge' in the input's
+    floating dtype; leading axes are batch axes."""
+    method = "SPS" if method is None else method
+    if method not in ("SPS", "blockEnlarge"):
+        raise ValueError(f"scipy.linalg.expm_frechet: unknown implementation {method!r} "
+                         f"(use 'SPS' or 'blockEnlarge')")
+    a, e = promote_inexact(A, E)
+    for name, x in (("A", a), ("E", e)):
+        if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
+            raise ValueError(f"scipy.linalg.expm_frechet: expected {name} to be a square "
+                             f"matrix, got shape {x.shape}")
+    if a.shape != e.shape:
+        raise ValueError(f"scipy.linalg.expm_frechet: expected A and E to be the same "
+                         f"shape, got {a.shape} and {e.shape}")
+    if method == "SPS":
+        dtype = np.result_type(a.dtype, np.float64)
+        expm_a, frechet = jvp(expm, (a.astype(dtype),), (e.astype(dtype),))
+    else:
+        n = a.shape[-1]
+        big = jnp.concatenate([jnp.concatenate([a, e], axis=-1),
+                               jnp.concatenate([jnp.zeros_like(a), a], axis=-1)], axis=-2)
+        big = expm(big)
+        expm_a, frechet = big[..., :n, :n], big[..., :n, n:]
+    return (expm_a, frechet) if compute_expm else frechet
+
+
+def polar(a, side="right", *, method="svd", eps=None, max_iterations=None):
+    """The polar decomposition: ``(u, p)`` with ``u`` having orthonormal columns (or rows)
+    and ``p`` Hermitian positive semidefinite; ``a = u @ p`` for ``side='right'`` (``p``
+    is n x n), ``a = p @ u`` for 'left' (m x m). By the SVD, as SciPy (``method='svd'``;
+    JAX's default 'qdwh', a Halley iteration, is not implemented and raises, as do
+    its ``eps``/``max_iterations``). Leading axes are batch axes; differentiable where
+    the singular values are distinct and nonzero."""
+    if side not in ("right", "left"):
+        raise ValueError(f"scipy.linalg.polar: `side` must be either 'right' or 'left', "
+                         f"got {side!r}")
+    if method != "svd":
+        raise NotImplementedError(f"scipy.linalg.polar: method={method!r} is not "
+                                  f"implemented; use method='svd' (SciPy's algorithm)")
+    reject("polar", eps=eps, max_iterations=max_iterations)
+    a = _lapack_matrix_any("polar", a)
+    w, s, vh = jnp.linalg.svd(a, full_matrices=False)
+    u = w @ vh
+    if side == "right":
+        p = (_h(vh) * s[..., None, :]) @ vh
+    else:
+        p = (w * s[..., None, :]) @ _h(w)
+    return u, p
+
+
+def _lapack_matrix_any(name, a):
+    a = _matrix(name, a, square=False)
+    return a.astype(np.float32) if a.dtype.itemsize == 2 else a
+
+
+def _householder(alpha, x):
+    """LAPACK's ``larfg``: ``(beta, tau, v)`` with ``(I - tau v vᴴ)ᴴ [alpha; x] =
+    [beta; 0]``, ``v[0] = 1``, ``beta`` real of sign opposite to ``Re alpha``; no
+    reflection (``tau = 0``) where ``x`` is zero and ``alpha`` real."""
+    sq = jnp.sum(jnp.abs(x) ** 2, axis=-1)
+    real = jnp.real(alpha)
+    identity = (sq == 0) & (jnp.imag(alpha) == 0)
+    # (the untaken branch is kept finite, so derivatives through where stay finite)
+    norm = jnp.sqrt(jnp.where(identity, 1.0, real ** 2 + jnp.imag(alpha) ** 2 + sq))
+    beta = jnp.where(real >= 0, -norm, norm)
+    tau = jnp.where(identity, 0, (beta - alpha) / beta)
+    scale = jnp.where(identity, 1, 1 / (alpha - beta))
+    v = jnp.concatenate([jnp.ones(x.shape[:-1] + (1,), x.dtype), x * scale[..., None]], axis=-1)
+    return jnp.where(identity, real, beta), tau, v
+
+
+def hessenberg(a, calc_q=False, overwrite_a=False, check_finite=True):
+    """The upper Hessenberg form ``h = qᴴ a q`` (zero below the first subdiagonal) and,
+    with ``calc_q``, the unitary ``q``: Householder reflections as LAPACK's ``gehrd``
+    (no balancing, as SciPy), so the signs match SciPy's. A matrix of size at most
+    2 x 2 comes back as it is (its dtype too) with ``q = eye``, as in SciPy. Leading
+    axes are batch axes; differentiable."""
+    a = jnp.asarray(a)
+    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+        raise ValueError(f"scipy.linalg.hessenberg: expected a square matrix, got shape "
+                         f"{a.shape}")
+    n = a.shape[-1]
+    if n <= 2 and a.size:
+        return (a, jnp.eye(n)) if calc_q else a
+    h = _lapack_matrix("hessenberg", a)
+    q = jnp.broadcast_to(jnp.eye(n, dtype=h.dtype), h.shape)
+    # (for complex h, a last reflection with nothing below makes the last subdiagonal
+    # entry real, as LAPACK's; for real h it is the identity)
+    for k in range(n - 1 if jnp.iscomplexobj(h) else n - 2):
+        beta, tau, v = _householder(h[..., k + 1, k], h[..., k + 2:, k])
+        # h := Hᴴ h H with H = I - tau v vᴴ acting on rows/columns k+1..n-1
+        tau = tau[..., None, None]
+        col = v[..., :, None]
+        rows = h[..., k + 1:, :]
+        h = h.at[..., k + 1:, :].set(rows - jnp.conj(tau) * col * (jnp.conj(v)[..., None, :] @ rows))
+        cols = h[..., :, k + 1:]
+        h = h.at[..., :, k + 1:].set(cols - tau * (cols @ col) * jnp.conj(v)[..., None, :])
+        h = h.at[..., k + 1, k].set(beta.astype(h.dtype)).at[..., k + 2:, k].set(0)
+        if calc_q:
+            qc = q[..., :, k + 1:]
+            q = q.at[..., :, k + 1:].set(qc - tau * (qc @ col) * jnp.conj(v)[..., None, :])
+    return (h, q) if calc_q else h
+
+
+def qr_multiply(a, c, mode="right", pivoting=False, conjugate=False, overwrite_a=False,
+                overwrite_c=False):
+    """``(q @ c, r)`` for ``mode='left'`` or ``(c @ q, r)`` for 'right', with ``q, r``
+    the economic QR decomposition of ``a`` (m x n, k = min(m, n)): ``c`` is k x p
+    ('left') or p x m ('right'); 1-d ``c`` is a column ('left') or row ('right') and
+    the result is 1-d. ``conjugate`` uses ``conj(q)``. The result has ``a``'s floating
+    dtype, as SciPy's, except that complex ``c`` with real ``a`` gives a complex result
+    (SciPy drops the imaginary part). ``pivoting`` is not supported (as in ``qr``).
+    Leading axes are batch axes; differentiable."""
+    if mode not in ("left", "right"):
+        raise ValueError(f"scipy.linalg.qr_multiply: mode can only be 'left' or 'right', "
+                         f"got {mode!r}")
+    reject("qr_multiply", pivoting=pivoting)
+    a = _lapack_matrix_any("qr_multiply", a)
+    c = jnp.asarray(c)
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    if c.ndim == 0:
+        raise ValueError("scipy.linalg.qr_multiply: c must be at least 1-dimensional")
+    dtype = a.dtype
+    if jnp.iscomplexobj(c) and not jnp.iscomplexobj(a):
+        dtype = _complex_dtype(dtype)
+    a, c = a.astype(dtype), c.astype(dtype)
+    need = k if mode == "left" else m
+    have = c.shape[-1] if c.ndim == 1 or mode == "right" else c.shape[-2]
+    if have != need:
+        op = "q @ c" if mode == "left" else "c @ q"
+        raise ValueError(f"scipy.linalg.qr_multiply: array shapes are not compatible for "
+                         f"{op}: a {a.shape} (k = {k}) vs c {c.shape}")
+    q, r = lax_linalg.qr(a, full_matrices=False)
+    if conjugate:
+        q = jnp.conj(q)
+    return (q @ c if mode == "left" else c @ q), r
