@@ -4,7 +4,7 @@
 import numpy as np
 
 from .. import numpy as jnp
-from ..errors import ConcretizationTypeError, TracerArrayConversionError
+from ..core import get_concrete
 from ..tree_util import register_pytree_node_class
 
 __all__ = ["RegularGridInterpolator"]
@@ -157,7 +157,5 @@ class RegularGridInterpolator:
 
 def _concrete(x):
     """The NumPy value of ``x``, or None when it is traced."""
-    try:
-        return np.asarray(x)
-    except (ConcretizationTypeError, TracerArrayConversionError):
-        return None
+    value = get_concrete(x)
+    return None if value is None else np.asarray(value)
