@@ -502,7 +502,13 @@ _JAX_KEYWORD_CALLS = [
     ("polymul", (onp.array([0.0, 1.0, 2.0]), onp.array([0.0, 3.0])),
      dict(trim_leading_zeros=False)),
     ("roots", (onp.array([1.0, -6.0, 11.0, -6.0]),), dict(strip_zeros=False)),
-]
+    ("argsort", (onp.array([3.0, 1.0, 2.0, 1.0]),), dict(dtype=onp.int16)),
+    ("argsort", (onp.array([3, 1, 2, 1]),), dict(descending=True, dtype=onp.uint8)),
+    ("take", (_F, onp.array([2, 0])), dict(axis=1, unique_indices=True,
+                                          indices_are_sorted=False)),
+] + [("take_along_axis", (_F, onp.array([[7, 1, -1], [0, -4, 2]])),
+      dict(axis=1, mode=mode, wrap_negative_indices=wrap))
+     for mode in ("clip", "fill", "drop") for wrap in (None, True, False)]
 
 
 @pytest.mark.parametrize("name,args,kwargs", _JAX_KEYWORD_CALLS,
@@ -531,3 +537,19 @@ def test_jax_keywords_beyond_numpys_act_as_in_jax(name, args, kwargs, mode):
         g, w = onp.asarray(g), onp.asarray(w)
         assert g.dtype == w.dtype
         onp.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12)
+
+
+def test_take_along_axis_and_argsort_keyword_errors():
+    x = onp.arange(10.0).reshape(2, 5)
+    with pytest.raises(ValueError, match="unknown mode 'wrap'"):
+        mnp.take_along_axis(x, onp.array([[1]]), 1, mode="wrap")
+    # NumPy's default mode raises for an index out of bounds: a negative one now is
+    with pytest.raises(IndexError, match="-1 is out of bounds"):
+        mnp.take_along_axis(x, onp.array([[1, -1]]), 1, wrap_negative_indices=False)
+    onp.testing.assert_array_equal(
+        onp.asarray(mnp.take_along_axis(x, onp.array([[1, -1]]), 1)),
+        onp.take_along_axis(x, onp.array([[1, -1]]), 1))
+    with pytest.raises(ValueError, match="do not fit in int8"):
+        mnp.argsort(onp.arange(300), dtype=onp.int8)
+    with pytest.raises(TypeError, match="integer dtype"):
+        mnp.argsort(onp.arange(3), dtype=onp.float32)

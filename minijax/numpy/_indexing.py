@@ -852,12 +852,14 @@ def _mode_indices(indices, n, mode):
 
 
 @supports_out
-def take(a, indices, axis=None, out=None, mode=None, fill_value=None):
+def take(a, indices, axis=None, out=None, mode=None, fill_value=None, *,
+         unique_indices=False, indices_are_sorted=False):
     """Elements of ``a`` at ``indices`` along ``axis`` (of the flattened ``a`` if None).
 
     ``mode``: None/'raise' (NumPy: concrete out-of-bounds indices raise, traced ones are
     clamped), 'wrap', 'clip' (negative indices clip to 0, as in NumPy) or 'fill'
-    (``fill_value`` for out-of-bounds indices, as JAX)."""
+    (``fill_value`` for out-of-bounds indices, as JAX). ``unique_indices`` and
+    ``indices_are_sorted`` (JAX's) promise that of the indices, for the gather."""
     a = to_array(a)
     if axis is None:
         a = lax.reshape(a, (get_aval(a).size,))
@@ -866,9 +868,11 @@ def take(a, indices, axis=None, out=None, mode=None, fill_value=None):
     n = get_aval(a).shape[axis]
     idx, strict = _mode_indices(indices, n, mode)
     key = (slice(None),) * axis + (_as_index_array(idx),)
+    hints = dict(unique_indices=_checks.flag(unique_indices, "unique_indices"),
+                 indices_are_sorted=_checks.flag(indices_are_sorted, "indices_are_sorted"))
     if mode == "fill":
-        return _getitem(a, key, mode=_FILL, fill_value=fill_value, strict=False)
-    return _getitem(a, key, strict=strict)
+        return _getitem(a, key, mode=_FILL, fill_value=fill_value, strict=False, **hints)
+    return _getitem(a, key, strict=strict, **hints)
 
 
 def _as_index_array(i):
@@ -894,9 +898,12 @@ def _along_axis_key(shape, indices, axis):
     return tuple(key)
 
 
-def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None):
+def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None, *,
+                    wrap_negative_indices=None):
     """``arr`` indexed by ``indices`` along ``axis`` (other axes broadcast), as NumPy; with
-    ``axis=None`` the flattened ``arr``."""
+    ``axis=None`` the flattened ``arr``. ``wrap_negative_indices=False`` (JAX's keyword)
+    makes negative indices out of bounds (``mode`` then says what they give) instead of
+    counting from the end."""
     arr, indices = to_array(arr), to_array(indices)
     if axis is None:
         arr = lax.reshape(arr, (get_aval(arr).size,))
@@ -905,8 +912,28 @@ def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None):
     axis = _axis(axis, len(shape))
     if not _is_int_dtype(get_aval(indices).dtype):
         raise IndexError("`indices` must be an integer array")
+    if mode not in (None, _CLIP, _FILL, "drop", "promise_in_bounds"):
+        raise ValueError(f"take_along_axis: unknown mode {mode!r}; use 'clip', 'fill' (or "
+                         f"'drop'), 'promise_in_bounds', or None (out-of-bounds indices "
+                         f"raise IndexError)")
+    n = shape[axis]
+    if wrap_negative_indices is False or mode in (_CLIP, "promise_in_bounds"):
+        indices = lax.convert_element_type(indices, np.int64)
+        negative = lax.lt(indices, lax.full_like(indices, 0))
+        if wrap_negative_indices is False:   # out of bounds: past the end (clip: to 0)
+            given = get_concrete(indices) if mode is None else None
+            if given is not None and (np.asarray(given) < 0).any():
+                raise IndexError(f"index {int(np.min(given))} is out of bounds for axis "
+                                 f"{axis} with wrap_negative_indices=False")
+            beyond = 0 if mode in (_CLIP, "promise_in_bounds") else n
+            indices = lax.select_n(negative, indices, lax.full_like(indices, beyond))
+        else:
+            indices = lax.select_n(negative, indices, lax.add(indices, lax.full_like(indices, n)))
+        if mode in (_CLIP, "promise_in_bounds"):
+            indices = lax.clamp(lax.full_like(indices, 0), indices,
+                                lax.full_like(indices, max(n - 1, 0)))
     key = _along_axis_key(shape, indices, axis)
-    if mode == "fill":
+    if mode in (_FILL, "drop"):
         return _getitem(arr, key, mode=_FILL, fill_value=fill_value, strict=False)
     return _getitem(arr, key)
 

@@ -25,9 +25,10 @@ def sort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False):
     return lax.rev(out, (axis,)) if descending else out
 
 
-def argsort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False):
+def argsort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False, dtype=None):
     """Indices that sort ``a`` along ``axis`` (a stable sort; ``descending`` keeps equal
-    elements in their input order)."""
+    elements in their input order), of the integer ``dtype`` (JAX's keyword; default
+    the default integer)."""
     _check_kind(kind, stable)
     if order is not None:
         raise NotImplementedError("argsort: order= (structured arrays) is not supported")
@@ -36,8 +37,8 @@ def argsort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False)
         a = lax.reshape(a, (1,))   # NumPy sorts a 0-d array as a 1-d one
     x, axis = flat_or_axis(a, axis)
     aval = get_aval(x)
-    idt = dtypes.default_int()
     n = aval.shape[axis]
+    idt = dtypes.default_int() if dtype is None else _index_dtype(dtype, n)
     if descending:
         x = lax.rev(x, (axis,))
     idx = lax.broadcasted_iota(idt, aval.shape, axis)
@@ -45,6 +46,16 @@ def argsort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False)
     if descending:
         perm = lax.sub(lax.full(aval.shape, n - 1, idt), lax.rev(perm, (axis,)))
     return perm
+
+
+def _index_dtype(dtype, n):
+    """``dtype`` as the dtype of indices below ``n``: an integer dtype that holds them."""
+    dt = dtypes.canonicalize(np.dtype(dtype))
+    if dt.kind not in "iu":
+        raise TypeError(f"argsort: dtype must be an integer dtype, got {dt}")
+    if n - 1 > np.iinfo(dt).max:
+        raise ValueError(f"argsort: indices up to {n - 1} do not fit in {dt}")
+    return dt
 
 
 def _check_partition(name, a, kth, axis, kind, order):
