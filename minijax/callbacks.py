@@ -1,6 +1,7 @@
 """Host callbacks: ``pure_callback`` and the primitive behind ``minijax.debug``.
 
-A callback is a Python function called on NumPy arrays. Eagerly it is simply
+A callback is a Python function called on minijax Arrays (as JAX's are called on
+``jax.Array``s: each a copy of its argument's value on the host). Eagerly it is simply
 called; under ``jit`` it becomes a ``stablehlo.custom_call`` to the platform's Python
 callback target (``backend.host_callback_target``: on the CPU jaxlib's
 ``xla_ffi_python_cpu_callback``, on a GPU ``xla_ffi_python_gpu_callback``), and the
@@ -24,8 +25,15 @@ from .core import Primitive, ShapedArray, get_aval
 from .interpreters import ad, batching
 from .interpreters.lowering import ir_type, token_type
 from .backend import hlo, host_callback_target, ir
+from .runtime.array import _make
 from .runtime.dispatch import as_array
 from .tree_util import tree_flatten, tree_unflatten
+
+def _user_arrays(arrays):
+    """The host ndarrays a callback is handed, as eager Arrays of their own memory (XLA's
+    buffers live only for the call)."""
+    return [_make(None, np.array(a)) for a in arrays]
+
 
 def _result_aval(spec):
     shape = tuple(int(d) for d in spec.shape)
@@ -183,8 +191,8 @@ callback_p.lower = _callback_lower
 
 def pure_callback(callback, result_shape_dtypes, *args, sharding=None, vmap_method=None,
                   **kwargs):
-    """Call the host function ``callback(*args, **kwargs)`` on NumPy arrays, from eager
-    code or compiled code; it returns arrays matching ``result_shape_dtypes`` (a pytree
+    """Call the host function ``callback(*args, **kwargs)`` on Arrays, from eager code
+    or compiled code; it returns arrays matching ``result_shape_dtypes`` (a pytree
     of objects with ``.shape`` and ``.dtype``) and must have no side effects."""
     if sharding is not None:
         raise NotImplementedError("pure_callback(sharding=...) is not supported: minijax "
@@ -196,7 +204,7 @@ def pure_callback(callback, result_shape_dtypes, *args, sharding=None, vmap_meth
     result_avals = tuple(_result_aval(s) for s in out_specs)
 
     def flat_callback(*arrays):
-        a, k = tree_unflatten(in_tree, list(arrays))
+        a, k = tree_unflatten(in_tree, _user_arrays(arrays))
         outs = callback(*a, **k)
         leaves, tree = tree_flatten(outs)
         if tree != out_tree:
@@ -219,7 +227,7 @@ def debug_callback(callback, *args, ordered=False, **kwargs):
     flat_args = [as_array(a) for a in flat_args]
 
     def flat_callback(*arrays):
-        a, k = tree_unflatten(in_tree, list(arrays))
+        a, k = tree_unflatten(in_tree, _user_arrays(arrays))
         callback(*a, **k)
         return []
 

@@ -12,8 +12,9 @@ from minijax import ShapeDtypeStruct
 def _sin_callback(calls):
     def host_sin(x):
         calls.append(np.array(x))
-        assert isinstance(x, np.ndarray)
-        return np.sin(x)
+        # (as JAX hands its callbacks jax.Arrays: a minijax Array, eagerly usable)
+        assert type(x) is mnp.ndarray
+        return mnp.sin(x)
     return host_sin
 
 
@@ -130,3 +131,27 @@ def test_pure_callback_differentiates_through_a_custom_jvp_rule():
         assert float(minijax.grad(host_sin)(x)) == pytest.approx(np.cos(x), rel=1e-14)
         assert float(minijax.jit(minijax.grad(host_sin))(x)) == pytest.approx(np.cos(x),
                                                                                rel=1e-14)
+
+
+def test_callbacks_get_arrays_of_their_own_as_jax():
+    jax = pytest.importorskip("jax")
+    seen = {}
+
+    def record(name):
+        def host(x):
+            seen[name] = x
+            return x * 2
+        return host
+    spec = ShapeDtypeStruct((3,), np.float64)
+    x = np.arange(3.0)
+    out = minijax.jit(lambda v: minijax.pure_callback(record("ours"), spec, v))(x)
+    with jax.enable_x64(True):
+        jax.jit(lambda v: jax.pure_callback(record("jax"), jax.ShapeDtypeStruct((3,), np.float64),
+                                            v))(x)
+    assert isinstance(seen["jax"], jax.Array) and isinstance(seen["ours"], minijax.Array)
+    np.testing.assert_array_equal(np.asarray(out), 2 * x)
+    # the Array outlives the call: it holds its own copy of XLA's buffer
+    np.testing.assert_array_equal(np.asarray(seen["ours"]), x)
+    minijax.jit(lambda v: minijax.debug.callback(record("debug"), v))(x)
+    assert isinstance(seen["debug"], minijax.Array)
+    np.testing.assert_array_equal(np.asarray(seen["debug"]), x)
