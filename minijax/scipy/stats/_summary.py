@@ -132,8 +132,8 @@ def _restore(ranks, axis, shape):
 
 def sem(a, axis=0, ddof=1, nan_policy="propagate", *, keepdims=False):
     """The standard error of the mean, ``std(a, ddof=ddof) / sqrt(n)`` along ``axis``
-    (``None``: of all of ``a``). ``nan_policy='omit'`` leaves the NaNs out of the count
-    and the deviation; ``'raise'`` raises ``ValueError`` on a NaN."""
+    (``None``: of all of ``a``; NaN for fewer than two values). ``nan_policy='omit'`` leaves
+    the NaNs out of the count and the deviation; ``'raise'`` raises ``ValueError`` on a NaN."""
     _check_nan_policy(nan_policy)
     a = jnp.asarray(a)
     if not dtypes.is_inexact(a.dtype):
@@ -145,19 +145,22 @@ def sem(a, axis=0, ddof=1, nan_policy="propagate", *, keepdims=False):
         x, axis = jnp.ravel(a), 0
     else:
         x, axis = a, int(axis) % a.ndim
-    if nan_policy == "omit":
-        n = jnp.sum(~jnp.isnan(x), axis=axis, keepdims=True).astype(x.dtype)
-        value = jnp.nanstd(x, axis=axis, ddof=ddof, keepdims=True) / jnp.sqrt(n)
-    else:
-        n = x.shape[axis]
-        value = jnp.std(x, axis=axis, ddof=ddof, keepdims=True) / np.sqrt(n).astype(x.dtype)
+    present = ~jnp.isnan(x) if nan_policy == "omit" else jnp.ones(x.shape, bool)
+    n = jnp.sum(present, axis=axis, keepdims=True).astype(x.dtype)
+    values = jnp.where(present, x, 0.0)
+    mean = jnp.sum(values, axis=axis, keepdims=True) / jnp.maximum(n, 1.0)  # (an empty slice: 0)
+    squares = jnp.sum(jnp.where(present, (x - mean) ** 2, 0.0), axis=axis, keepdims=True)
+    # NumPy's std: a variance over max(n - ddof, 0) (inf past the sample's size); SciPy's
+    # sem of fewer than two values is NaN whatever ddof is
+    value = jnp.sqrt(squares / jnp.maximum(n - ddof, 0.0) / n)
+    value = jnp.where(n < 2, jnp.nan, value)
     return jnp.reshape(value, out_shape)
 
 
 def _reduced_shape(a, axis, keepdims):
     """The shape of a reduction of ``a`` over ``axis`` (``None``: all axes)."""
     if axis is None or a.ndim == 0:
-        return (1,) * a.ndim if keepdims else ()
+        return (1,) * max(a.ndim, 1) if keepdims else ()
     axis = int(axis) % a.ndim
     return a.shape[:axis] + ((1,) if keepdims else ()) + a.shape[axis + 1:]
 

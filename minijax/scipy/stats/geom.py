@@ -65,5 +65,6 @@ def ppf(q, p, loc=0):
 def entropy(p, loc=0):
     """The entropy ``(-(1 - p) log(1 - p) - p log p) / p`` (nats)."""
     p, loc = promote_inexact(p, loc)
-    value = -(xlog1py(1.0 - p, -p) + lax.log(p) * p) / p
+    # (at p = 1 this is 0 log 0 = NaN, as SciPy gives)
+    value = -((1.0 - p) * jnp.log1p(-p) + jnp.log(p) * p) / p
     return nan_unless((p > 0) & (p <= 1), value + 0.0 * loc)

@@ -42,10 +42,10 @@ def logsf(x, loc=0, scale=1):
     return gumbel_r.logcdf(*_mirrored(x, loc), scale)
 
 
-def ppf(q, loc=0, scale=1):
-    """The quantile function ``loc + scale log(-log1p(-q))``."""
-    q, loc, scale = promote_inexact(q, loc, scale)
-    return -gumbel_r.isf(q, -loc, scale)
+def ppf(p, loc=0, scale=1):
+    """The quantile function ``loc + scale log(-log1p(-p))``."""
+    p, loc, scale = promote_inexact(p, loc, scale)
+    return -gumbel_r.isf(p, -loc, scale)
 
 
 def isf(q, loc=0, scale=1):

@@ -42,11 +42,11 @@ def sf(x, loc=0, scale=1):
     return nan_unless(scale > 0, -jnp.expm1(-jnp.exp(-z)))
 
 
-def ppf(q, loc=0, scale=1):
-    """The quantile function ``loc - scale log(-log q)`` (NaN outside ``[0, 1]``)."""
-    q, loc, scale = promote_inexact(q, loc, scale)
-    valid = (q >= 0) & (q <= 1) & (scale > 0)
-    return nan_unless(valid, loc - scale * jnp.log(-jnp.log(q)))
+def ppf(p, loc=0, scale=1):
+    """The quantile function ``loc - scale log(-log p)`` (NaN outside ``[0, 1]``)."""
+    p, loc, scale = promote_inexact(p, loc, scale)
+    valid = (p >= 0) & (p <= 1) & (scale > 0)
+    return nan_unless(valid, loc - scale * jnp.log(-jnp.log(p)))
 
 
 def isf(q, loc=0, scale=1):
