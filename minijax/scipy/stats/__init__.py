@@ -4,15 +4,24 @@ The ``cdf``/``sf`` families of ``gamma``, ``chi2``, ``beta``, ``poisson`` and ``
 through ``lax.igamma``, ``lax.igammac`` and ``lax.betainc``; their quantiles (``ppf``,
 ``isf``) invert those by a bracketed Newton iteration, differentiable through the implicit
 function theorem, and ``poisson``/``binom`` quantiles by bisection over the integers.
+``rankdata``, ``sem`` and ``mode`` are SciPy's summary statistics (``_summary.py``).
 """
 
-from . import (bernoulli, beta, binom, cauchy, chi2, dirichlet, expon, gamma, laplace, logistic,
-               multivariate_normal, norm, poisson, t, uniform)
+import types
+
+from . import (bernoulli, beta, betabinom, binom, cauchy, chi2, dirichlet, expon, gamma, gennorm,
+               geom, gumbel_l, gumbel_r, laplace, logistic, multinomial, multivariate_normal,
+               nbinom, norm, pareto, poisson, t, truncnorm, uniform, vonmises, wrapcauchy)
+from ._summary import ModeResult, mode, rankdata, sem
 from .._util import without_float_warnings
 
-__all__ = ["bernoulli", "beta", "binom", "cauchy", "chi2", "dirichlet", "expon", "gamma",
-           "laplace", "logistic", "multivariate_normal", "norm", "poisson", "t", "uniform"]
+__all__ = ["ModeResult", "bernoulli", "beta", "betabinom", "binom", "cauchy", "chi2", "dirichlet",
+           "expon", "gamma", "gennorm", "geom", "gumbel_l", "gumbel_r", "laplace", "logistic",
+           "mode", "multinomial", "multivariate_normal", "nbinom", "norm", "pareto", "poisson",
+           "rankdata", "sem", "t", "truncnorm", "uniform", "vonmises", "wrapcauchy"]
 
 for _name in __all__:
-    without_float_warnings(vars(globals()[_name]))
+    if isinstance(globals()[_name], types.ModuleType):
+        without_float_warnings(vars(globals()[_name]))
+without_float_warnings(globals(), ["mode", "rankdata", "sem"])
 del _name

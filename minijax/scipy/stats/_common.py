@@ -187,3 +187,16 @@ def lower_tail_ndtri(log_p):
     x = lax.stop_gradient(newton(x))
     x = newton(newton(x))   # differentiable steps: implicit derivative of the root
     return jnp.where(log_p == -jnp.inf, -jnp.inf, x)
+
+
+def nan_unless(valid, value):
+    """``value`` where the parameters are ``valid``, else NaN (SciPy's invalid-argument value)."""
+    return jnp.where(valid, value, jnp.nan)
+
+
+def log1mexp(t):
+    """``log(1 - exp(-t))`` for ``t >= 0``: ``log(-expm1(-t))`` near 0, ``log1p(-exp(-t))``
+    beyond ``log 2``, each where it keeps its digits."""
+    big = t > 0.6931471805599453
+    return jnp.where(big, jnp.log1p(-jnp.exp(-jnp.where(big, t, 1.0))),
+                     jnp.log(-jnp.expm1(-jnp.where(big, 1.0, t))))
