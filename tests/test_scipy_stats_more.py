@@ -297,9 +297,17 @@ def test_rankdata_errors():
     with pytest.raises(ValueError, match="contains nan"):
         ms.rankdata(a, nan_policy="raise")
     _equal(ms.rankdata(a[0], nan_policy="raise"), st.rankdata(a[0], nan_policy="raise"))
-    # SciPy's dtype of integer ranks depends on whether a NaN is ranked: no answer under jit
-    with pytest.raises(ConcretizationTypeError, match="method='min'"):
-        minijax.jit(lambda v: ms.rankdata(v, "min"))(a)
+    # SciPy's dtype of integer ranks depends on whether a NaN is ranked: under jit it is
+    # float64, as JAX's
+    for method in ("min", "max", "dense", "ordinal"):
+        traced = minijax.jit(lambda v: ms.rankdata(v, method))(a)
+        want = st.rankdata(a, method)
+        assert traced.dtype == np.float64
+        np.testing.assert_array_equal(np.asarray(traced), want)
+        clean = np.nan_to_num(a)
+        np.testing.assert_array_equal(
+            np.asarray(minijax.jit(lambda v: ms.rankdata(v, method))(clean)),
+            st.rankdata(clean, method))
     with pytest.raises(ConcretizationTypeError, match="nan_policy='raise'"):
         minijax.jit(lambda v: ms.rankdata(v, nan_policy="raise"))(a)
 

@@ -76,8 +76,8 @@ def rankdata(a, method="average", *, axis=None, nan_policy="propagate"):
 
     ``nan_policy``: ``'propagate'`` makes every rank of a slice holding a NaN NaN,
     ``'omit'`` ranks the other values and gives the NaNs NaN, ``'raise'`` raises
-    ``ValueError`` on a NaN. A float input ranked by an integer method under ``jit`` is a
-    ``ConcretizationTypeError``: SciPy's result dtype depends on whether NaNs occur.
+    ``ValueError`` on a NaN. SciPy's dtype for a float input ranked by an integer method
+    depends on whether a NaN occurs; where the values are traced it is float64 (JAX's).
     """
     if method not in _RANK_METHODS:
         raise ValueError(f"unknown method '{method}'")
@@ -112,10 +112,8 @@ def rankdata(a, method="average", *, axis=None, nan_policy="propagate"):
         if nan_policy == "propagate":
             missing = jnp.broadcast_to(jnp.any(missing, axis=-1, keepdims=True), x.shape)
         if method != "average":
-            has_nan = _concrete(missing, "rankdata", f"method='{method}' gives int64 ranks, or "
-                                "float64 ones where a NaN is ranked (SciPy's dtype depends on "
-                                "the values); rank with method='average' or an integer array")
-            if not has_nan.any():
+            has_nan = get_concrete(missing)
+            if has_nan is not None and not np.asarray(has_nan).any():
                 return _restore(ranks, axis, shape)
             ranks = ranks.astype(np.float64)
         ranks = jnp.where(missing, jnp.nan, ranks)
