@@ -328,24 +328,34 @@ def istft(Zxx, fs=1.0, window="hann", nperseg=None, noverlap=None, nfft=None,
     x = x.at[..., index].add(jnp.swapaxes(pieces * win[:, None], -1, -2))
     host_win = _host_window(win)
     if host_win is not None:
-        norm = np.zeros(length, host_win.dtype)
+        norm = np.zeros(length, pieces.dtype)
         np.add.at(norm, index, np.broadcast_to(host_win ** 2, index.shape))
     else:
-        norm = jnp.zeros(length, win.dtype).at[index].add(
-            jnp.broadcast_to(win ** 2, index.shape))
+        norm = jnp.zeros(length, pieces.dtype).at[index].add(
+            jnp.broadcast_to(win ** 2, index.shape).astype(pieces.dtype))
     if boundary:
         # SciPy's slice: with nperseg == 1 it is empty
         cut = slice(nperseg // 2, -(nperseg // 2))
         x, norm = x[..., cut], norm[cut]
-    if host_win is not None and np.sum(norm > 1e-10) != len(norm):
+    if host_win is not None and np.sum(_above(norm, 1e-10)) != len(norm):
         warnings.warn("NOLA condition failed, STFT may not be invertible."
                       + ("" if boundary else " Possibly due to missing boundary"),
                       stacklevel=2)
-    x = x / jnp.where(norm > 1e-10, norm, 1.0).astype(_real_dtype(x.dtype))
+    # (a complex window's norm compares by its real part first, as NumPy orders complex)
+    x = x / jnp.where(_above(norm, 1e-10), norm, 1.0).astype(x.dtype)
     if x.ndim > 1 and time_axis != Zxx.ndim - 1:
         x = jnp.moveaxis(x, -1, time_axis - (freq_axis < time_axis))
     times = jnp.arange(x.shape[0], dtype=dtypes.default_float()) / _as_float(fs)
     return times, x
+
+
+def _above(values, bound):
+    """``values > bound``, complex values ordered as NumPy orders them (real part, then
+    imaginary part)."""
+    if not jnp.iscomplexobj(values):
+        return values > bound
+    real = jnp.real(values)
+    return (real > bound) | ((real == bound) & (jnp.imag(values) > 0))
 
 
 def csd(x, y, fs=1.0, window="hann", nperseg=None, noverlap=None, nfft=None,
@@ -354,8 +364,9 @@ def csd(x, y, fs=1.0, window="hann", nperseg=None, noverlap=None, nfft=None,
     """The cross power spectral density ``(f, Pxy)`` of ``x`` and ``y`` along ``axis``
     by Welch's method, as ``scipy.signal.csd`` (1.17): the mean or median (with its
     bias correction) over segments of ``conj(X) Y``, scaled to a 'density' or a
-    'spectrum', one-sided doubled where SciPy doubles. The shorter input is zero-padded,
-    the others axes broadcast. ``y`` None, or ``y is x``, gives the real PSD (``welch``).
+    'spectrum', one-sided doubled where SciPy doubles. The other axes broadcast; the
+    shorter input is zero-padded along ``axis``, also where the other axes differ (SciPy
+    fails there, JAX pads). ``y`` None, or ``y is x``, gives the real PSD (``welch``).
 
     A callable ``detrend`` is given one segment at a time (``(..., nperseg)``), as
     SciPy's; minijax maps it over the segments with ``vmap``. With ``return_onesided``,
@@ -372,6 +383,9 @@ def csd(x, y, fs=1.0, window="hann", nperseg=None, noverlap=None, nfft=None,
         n = x.shape[raw_axis]
     else:
         y = jnp.asarray(y)
+        if x.ndim != y.ndim and raw_axis >= 0:
+            raise ValueError(f"x and y have {x.ndim} and {y.ndim} dimensions: a non-negative "
+                             f"axis ({raw_axis}) is ambiguous")
         x_outer, y_outer = list(x.shape), list(y.shape)
         x_outer.pop(raw_axis)
         y_outer.pop(raw_axis)
@@ -415,6 +429,9 @@ def csd(x, y, fs=1.0, window="hann", nperseg=None, noverlap=None, nfft=None,
                          f"{{'spectrum': 'magnitude', 'density': 'psd'}}!")
     if win.ndim != 1:
         raise ValueError(f"Parameter win must be 1d, but win.shape={win.shape}!")
+    if return_onesided and not jnp.iscomplexobj(x) and jnp.iscomplexobj(win):
+        raise ValueError("One-sided spectra, i.e., fft_mode='onesided', are not allowed "
+                         "for complex-valued windows!")
     if not isinstance(fs, Tracer) and not np.all(np.asarray(fs) > 0):
         raise ValueError(f"Sampling frequency fs={fs} must be positive!")
     if nperseg > n:
