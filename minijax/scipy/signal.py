@@ -1,13 +1,16 @@
 """``minijax.scipy.signal``: N-d convolution and correlation (direct, through ``lax.conv``,
-or through FFTs: ``fftconvolve`` and ``method='fft'``)."""
+or through FFTs: ``fftconvolve`` and ``method='fft'``); spectral analysis (``stft``,
+``istft``, ``csd``, ``welch``, ``detrend``) in ``_spectral``."""
 
 import numpy as np
 
 from .. import dtypes, lax
 from .. import numpy as jnp
+from ._spectral import csd, detrend, istft, stft, welch
 from ._util import reject
 
-__all__ = ["convolve", "convolve2d", "correlate", "correlate2d", "fftconvolve"]
+__all__ = ["convolve", "convolve2d", "correlate", "correlate2d", "csd", "detrend",
+           "fftconvolve", "istft", "stft", "welch"]
 
 _MODES = ("full", "same", "valid")
 _METHODS = ("auto", "direct", "fft")
