@@ -17,6 +17,16 @@ from minijax.scipy._windows import get_window
 RNG = np.random.default_rng(23)
 
 
+def _case_id(case):
+    """A test id that is the same in every process (a function shows its name, not its
+    address: pytest-xdist's workers must collect the same ids)."""
+    def show(v):
+        return getattr(v, "__name__", None) or str(v) if callable(v) else str(v)
+    if isinstance(case, dict):
+        return "{" + ", ".join(f"{k}={show(v)}" for k, v in case.items()) + "}"
+    return show(case)
+
+
 def _signal(shape, dtype):
     x = RNG.standard_normal(shape)
     if np.issubdtype(dtype, np.complexfloating):
@@ -68,7 +78,7 @@ _WINDOWS = ["hann", "hamming", "boxcar", "blackman", "nuttall", "blackmanharris"
             ("hann", 3), "kaiser", "nonsense", (3,)]
 
 
-@pytest.mark.parametrize("window", _WINDOWS, ids=str)
+@pytest.mark.parametrize("window", _WINDOWS, ids=_case_id)
 def test_windows_match_get_window(window):
     for n in (1, 2, 3, 8, 17):
         for fftbins in (True, False):
@@ -110,7 +120,7 @@ _STFT_CASES = [
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex128])
-@pytest.mark.parametrize("kw", _STFT_CASES, ids=str)
+@pytest.mark.parametrize("kw", _STFT_CASES, ids=_case_id)
 def test_stft_matches_scipy(kw, dtype):
     _same_with_warnings("stft", (_signal(41, dtype),), kw, dtype)
 
@@ -156,7 +166,7 @@ _WELCH_CASES = [
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex128])
-@pytest.mark.parametrize("kw", _WELCH_CASES, ids=str)
+@pytest.mark.parametrize("kw", _WELCH_CASES, ids=_case_id)
 def test_welch_and_csd_match_scipy(kw, dtype):
     x = _signal(41, dtype)
     _same_with_warnings("welch", (x,), kw, dtype)
@@ -248,7 +258,7 @@ _ISTFT_CASES = [
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex128])
-@pytest.mark.parametrize("kw", _ISTFT_CASES, ids=str)
+@pytest.mark.parametrize("kw", _ISTFT_CASES, ids=_case_id)
 def test_istft_round_trip_matches_scipy(kw, dtype):
     x = _signal((2, 40), dtype)
     stft_kw = {k: v for k, v in kw.items() if k != "nfft"} | {"nfft": kw.get("nfft")}
@@ -288,7 +298,7 @@ def test_istft_axes_defaults_and_edge_cases():
 @pytest.mark.parametrize("kw", [dict(), dict(type="constant"), dict(type="c"), dict(type="l"),
                                 dict(bp=[5, 11]), dict(bp=17), dict(bp=np.array([3, 3, 16])),
                                 dict(bp=20), dict(axis=0), dict(axis=1, bp=[2]),
-                                dict(overwrite_data=True)], ids=str)
+                                dict(overwrite_data=True)], ids=_case_id)
 def test_detrend_matches_scipy(kw):
     for x in (_signal((4, 20), np.float64), _signal((4, 20), np.float32),
               _signal((4, 20), np.complex64), (np.arange(80) % 7).reshape(4, 20),
@@ -396,7 +406,7 @@ _ERRORS = [
 ]
 
 
-@pytest.mark.parametrize("name,kw", _ERRORS, ids=str)
+@pytest.mark.parametrize("name,kw", _ERRORS, ids=_case_id)
 def test_errors_have_scipys_classes(name, kw):
     x = _signal(40, np.float64)
     with pytest.raises(Exception) as want:
