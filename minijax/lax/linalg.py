@@ -1517,3 +1517,11 @@ schur_p.abstract_eval = _schur_abstract_eval
 schur_p.jvp = _schur_jvp
 schur_p.batch = _batch_at_front(schur_p)
 schur_p.platform_lower["cpu"] = _schur_lower
+
+
+# ---------------------------------------------------------------- more of jax.lax.linalg
+# (modules by topic that build on the helpers above; imported last, as they import this one)
+
+from .tridiagonal import tridiagonal_solve, tridiagonal_solve_p  # noqa: E402
+
+__all__ += ["tridiagonal_solve", "tridiagonal_solve_p"]
