@@ -12,7 +12,6 @@ import pytest
 import scipy.linalg
 
 import minijax
-from minijax import lax
 from minijax.lax import linalg
 from minijax.test_util import check_grads, check_primitive
 
@@ -172,3 +171,105 @@ def test_tridiagonal_solve_gradients_match_jax(jax):
                     argnums=(0, 1, 2, 3))(*args)
     for g, e in zip(got, want):
         onp.testing.assert_allclose(g, e, rtol=1e-9, atol=1e-12)
+
+
+# ---------------------------------------------------------------- symmetric_product
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("symmetrize_output", [False, True])
+def test_symmetric_product_values(dtype, symmetrize_output):
+    a, c = randn(2, 3, 5, dtype=dtype), randn(2, 3, 3, dtype=dtype)
+
+    def f(a, c):
+        return linalg.symmetric_product(a, c, alpha=2.5, beta=-0.5,
+                                        symmetrize_output=symmetrize_output)
+    full = 2.5 * a @ onp.swapaxes(a, -1, -2) - 0.5 * c
+    want = onp.tril(full) + onp.swapaxes(onp.tril(full, -1), -1, -2) if symmetrize_output \
+        else full
+    for out in both(f, a, c):
+        assert out.dtype == dtype
+        onp.testing.assert_allclose(out, want, **tols(dtype))
+    batched = minijax.vmap(f)(a, c)
+    onp.testing.assert_allclose(batched[1], f(a[1], c[1]), **tols(dtype))
+
+
+def test_symmetric_product_traced_scalars_and_derivatives():
+    a, c = randn(3, 4), randn(3, 3)
+    f = minijax.jit(lambda al, be: linalg.symmetric_product(a, c, alpha=al, beta=be))
+    onp.testing.assert_allclose(f(2.0, 3.0), 2 * a @ a.T + 3 * c, rtol=1e-12)
+    check_grads(lambda a, c: linalg.symmetric_product(a, c, alpha=1.5, beta=0.5), (a, c),
+                order=2)
+
+
+def test_symmetric_product_errors():
+    a = randn(3, 4)
+    with pytest.raises(ValueError, match=r"\(\.\.\., m, m\)"):
+        linalg.symmetric_product(a, randn(4, 4))
+    with pytest.raises(TypeError, match="one dtype"):
+        linalg.symmetric_product(a, randn(3, 3, dtype=onp.float32))
+    with pytest.raises(TypeError, match="symmetric_product"):
+        linalg.symmetric_product(a.astype(onp.complex128), randn(3, 3, dtype=onp.complex128))
+    with pytest.raises(TypeError, match="real scalars"):
+        linalg.symmetric_product(a, randn(3, 3), alpha=onp.ones(2))
+
+
+def test_symmetric_product_matches_jax(jax):
+    a, c = randn(2, 3, 5), randn(2, 3, 3)
+    want = jax.lax.linalg.symmetric_product(a, c, alpha=0.5, beta=2.0, symmetrize_output=True)
+    got = linalg.symmetric_product(a, c, alpha=0.5, beta=2.0, symmetrize_output=True)
+    onp.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+# ---------------------------------------------------------------- cholesky_update
+
+def cholesky_factor_and_vector(batch, n, dtype):
+    a = rng.standard_normal((*batch, n, n))
+    spd = a @ onp.swapaxes(a, -1, -2) + n * onp.eye(n)
+    r = onp.swapaxes(onp.linalg.cholesky(spd), -1, -2)
+    return r.astype(dtype), randn(*batch, n, dtype=dtype), spd
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_cholesky_update_is_scipy_cholesky_of_the_updated_matrix(dtype):
+    r, w, spd = cholesky_factor_and_vector((2,), 5, dtype)
+    w64 = w.astype(onp.float64)
+    want = onp.stack([scipy.linalg.cholesky(spd[i] + onp.outer(w64[i], w64[i]))
+                      for i in range(2)])
+    for out in both(linalg.cholesky_update, r, w):
+        assert out.dtype == dtype
+        onp.testing.assert_allclose(out, want, **tols(dtype))
+    out = minijax.vmap(linalg.cholesky_update)(r, w)
+    onp.testing.assert_allclose(out[1], linalg.cholesky_update(r[1], w[1]), **tols(dtype))
+
+
+def test_cholesky_update_reads_the_upper_triangle_and_zero_w():
+    r, w, _ = cholesky_factor_and_vector((), 4, onp.float64)
+    noisy = r + onp.tril(randn(4, 4), -1)
+    onp.testing.assert_allclose(linalg.cholesky_update(noisy, onp.zeros(4)), r, rtol=1e-14)
+    out = linalg.cholesky_update(noisy, w)
+    onp.testing.assert_allclose(onp.asarray(out).T @ out, r.T @ r + onp.outer(w, w),
+                                rtol=1e-12)
+
+
+def test_cholesky_update_derivatives():
+    r, w, _ = cholesky_factor_and_vector((), 4, onp.float64)
+    check_grads(lambda r, w: linalg.cholesky_update(onp.triu(onp.ones((4, 4))) * r, w),
+                (r, w), order=1)
+
+
+def test_cholesky_update_errors():
+    r, w, _ = cholesky_factor_and_vector((), 4, onp.float64)
+    with pytest.raises(ValueError, match="square r_matrix"):
+        linalg.cholesky_update(r[:3], w)
+    with pytest.raises(ValueError, match="square r_matrix"):
+        linalg.cholesky_update(r, w[:3])
+    with pytest.raises(TypeError, match="one dtype"):
+        linalg.cholesky_update(r, w.astype(onp.float32))
+    with pytest.raises(TypeError, match="cholesky_update"):
+        linalg.cholesky_update(r.astype(onp.complex128), w.astype(onp.complex128))
+
+
+def test_cholesky_update_matches_jax(jax):
+    r, w, _ = cholesky_factor_and_vector((), 6, onp.float64)
+    onp.testing.assert_allclose(linalg.cholesky_update(r, w),
+                                jax.lax.linalg.cholesky_update(r, w), rtol=1e-12)

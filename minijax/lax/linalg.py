@@ -1525,3 +1525,6 @@ schur_p.platform_lower["cpu"] = _schur_lower
 from .tridiagonal import tridiagonal_solve, tridiagonal_solve_p  # noqa: E402
 
 __all__ += ["tridiagonal_solve", "tridiagonal_solve_p"]
+from .rank_updates import cholesky_update, symmetric_product  # noqa: E402
+
+__all__ += ["cholesky_update", "symmetric_product"]
