@@ -273,3 +273,49 @@ def test_cholesky_update_matches_jax(jax):
     r, w, _ = cholesky_factor_and_vector((), 6, onp.float64)
     onp.testing.assert_allclose(linalg.cholesky_update(r, w),
                                 jax.lax.linalg.cholesky_update(r, w), rtol=1e-12)
+
+
+# ---------------------------------------------------------------- householder_product
+
+@pytest.mark.parametrize("dtype", INEXACT)
+def test_householder_product_is_numpy_qr_q(dtype):
+    x = randn(2, 5, 3, dtype=dtype)
+    h, taus = (onp.asarray(v) for v in linalg.geqrf(x))
+    want = onp.linalg.qr(x)[0]
+    for q in both(linalg.householder_product, h, taus):
+        assert q.dtype == dtype and q.shape == x.shape
+        onp.testing.assert_allclose(q, want, **tols(dtype))
+    check_primitive(linalg.householder_product, [h, taus], **tols(dtype))
+
+
+def test_householder_product_fewer_reflectors():
+    x = randn(5, 4)
+    h, taus = (onp.asarray(v) for v in linalg.geqrf(x))
+    q = onp.eye(5)
+    for i in range(2):
+        v = onp.r_[onp.zeros(i), 1.0, h[i + 1:, i]]
+        q = q @ (onp.eye(5) - taus[i] * onp.outer(v, v))
+    for out in both(linalg.householder_product, h, taus[:2]):
+        onp.testing.assert_allclose(out, q[:, :4], rtol=1e-12, atol=1e-14)
+
+
+def test_householder_product_errors():
+    h, taus = randn(5, 3), randn(3)
+    with pytest.raises(ValueError, match="m >= n"):
+        linalg.householder_product(randn(3, 5), taus)
+    with pytest.raises(ValueError, match="k <= n"):
+        linalg.householder_product(h, randn(4))
+    with pytest.raises(ValueError, match="batch axes"):
+        linalg.householder_product(randn(2, 5, 3), taus)
+    with pytest.raises(TypeError, match="one dtype"):
+        linalg.householder_product(h, taus.astype(onp.float32))
+    with pytest.raises(NotImplementedError, match="derivative"):
+        minijax.grad(lambda h: linalg.householder_product(h, taus).sum())(h)
+
+
+@pytest.mark.parametrize("dtype", [onp.float32, onp.complex128])
+def test_householder_product_matches_jax(jax, dtype):
+    h, taus = randn(2, 6, 4, dtype=dtype), randn(2, 3, dtype=dtype)
+    want = jax.lax.linalg.householder_product(h, taus)
+    for q in both(linalg.householder_product, h, taus):
+        onp.testing.assert_allclose(q, want, **tols(dtype))

@@ -1528,3 +1528,6 @@ __all__ += ["tridiagonal_solve", "tridiagonal_solve_p"]
 from .rank_updates import cholesky_update, symmetric_product  # noqa: E402
 
 __all__ += ["cholesky_update", "symmetric_product"]
+from .householder import householder_product, householder_product_p  # noqa: E402
+
+__all__ += ["householder_product", "householder_product_p"]
