@@ -319,3 +319,91 @@ def test_householder_product_matches_jax(jax, dtype):
     want = jax.lax.linalg.householder_product(h, taus)
     for q in both(linalg.householder_product, h, taus):
         onp.testing.assert_allclose(q, want, **tols(dtype))
+
+
+# ---------------------------------------------------------------- eigh and svd options
+
+@pytest.mark.parametrize("dtype", INEXACT)
+def test_eigh_subset_by_index(dtype):
+    a = randn(2, 5, 5, dtype=dtype)
+    a = a + onp.conj(onp.swapaxes(a, -1, -2))
+    want_w = onp.linalg.eigvalsh(a)[..., 1:4]
+
+    def f(a):
+        return linalg.eigh(a, subset_by_index=(1, 4), sort_eigenvalues=False)
+    for v, w in (f(a), minijax.jit(f)(a)):
+        v, w = onp.asarray(v), onp.asarray(w)
+        assert v.shape == (2, 5, 3) and w.shape == (2, 3)
+        onp.testing.assert_allclose(w, want_w, **tols(dtype))
+        onp.testing.assert_allclose(a @ v, v * w[..., None, :], **tols(dtype))
+    vb, wb = minijax.vmap(f)(a)
+    onp.testing.assert_allclose(wb[1], f(a[1])[1], **tols(dtype))
+
+
+def test_eigh_subset_derivatives_and_errors():
+    a = randn(4, 4)
+    a = a + a.T
+    check_grads(lambda a: linalg.eigh(a, subset_by_index=(2, 4))[1], (a,), order=1)
+    with pytest.raises(ValueError, match="subset_by_index"):
+        linalg.eigh(a, subset_by_index=(3, 5))
+    with pytest.raises(ValueError, match="subset_by_index"):
+        linalg.eigh(a, subset_by_index=(3, 2))
+    with pytest.raises(TypeError, match="subset_by_index"):
+        linalg.eigh(a, subset_by_index=(0.5, 2))
+
+
+@pytest.mark.parametrize("dtype", INEXACT)
+def test_svd_subset_by_index(dtype):
+    x = randn(2, 5, 4, dtype=dtype)
+    u0, s0, vh0 = onp.linalg.svd(x, full_matrices=False)
+
+    def f(x):
+        return linalg.svd(x, full_matrices=False, subset_by_index=(1, 3))
+    for u, s, vh in (f(x), minijax.jit(f)(x)):
+        u, s, vh = (onp.asarray(v) for v in (u, s, vh))
+        assert u.shape == (2, 5, 2) and s.shape == (2, 2) and vh.shape == (2, 2, 4)
+        onp.testing.assert_allclose(s, s0[..., 1:3], **tols(dtype))
+        # vectors up to a phase per singular value: u s vh is the same rank-2 piece
+        onp.testing.assert_allclose((u * s[..., None, :]) @ vh,
+                                    (u0[..., 1:3] * s0[..., None, 1:3]) @ vh0[..., 1:3, :],
+                                    **tols(dtype))
+    s_only = linalg.svd(x, full_matrices=False, compute_uv=False, subset_by_index=(0, 2))
+    onp.testing.assert_allclose(s_only, s0[..., :2], **tols(dtype))
+    check_grads(lambda x: linalg.svd(x, full_matrices=False, compute_uv=False,
+                                     subset_by_index=(1, 3)), (randn(4, 3),), order=1)
+
+
+def test_svd_subset_needs_reduced_matrices_as_jax():
+    x = randn(5, 4)
+    with pytest.raises(ValueError, match="full_matrices and subset_by_index"):
+        linalg.svd(x, subset_by_index=(0, 2))
+    u, s, vh = linalg.svd(x, subset_by_index=(0, 4))         # the whole range is allowed
+    assert u.shape == (5, 5)
+    with pytest.raises(ValueError, match="full_matrices and subset_by_index"):
+        minijax.numpy.linalg.svd(x, subset_by_index=(0, 2))
+    with pytest.raises(ValueError, match="subset_by_index"):
+        linalg.svd(x, full_matrices=False, subset_by_index=(0, 5))
+
+
+def test_numpy_linalg_svd_passes_subset_by_index():
+    x = randn(3, 6, 4)
+    s0 = onp.linalg.svd(x, compute_uv=False)
+    for f in (minijax.numpy.linalg.svd, minijax.jit(minijax.numpy.linalg.svd,
+                                                    static_argnames=("full_matrices",
+                                                                     "subset_by_index"))):
+        res = f(x, full_matrices=False, subset_by_index=(2, 4))
+        onp.testing.assert_allclose(res.S, s0[..., 2:4], rtol=1e-12)
+        assert res.U.shape == (3, 6, 2) and res.Vh.shape == (3, 2, 4)
+
+
+def test_eigh_svd_subsets_match_jax(jax):
+    a = randn(5, 5)
+    a = a + a.T
+    # JAX's CPU eigh and svd raise NotImplementedError for subset_by_index: compare with
+    # the slices of JAX's full results
+    w = jax.lax.linalg.eigh(a)[1]
+    onp.testing.assert_allclose(linalg.eigh(a, subset_by_index=(1, 3))[1], w[1:3], rtol=1e-12)
+    s = jax.lax.linalg.svd(a, compute_uv=False)
+    onp.testing.assert_allclose(
+        linalg.svd(a, full_matrices=False, compute_uv=False, subset_by_index=(2, 5)), s[2:5],
+        rtol=1e-12)
