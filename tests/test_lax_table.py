@@ -269,6 +269,11 @@ ROWS = [
     Row("eig", lambda x: _parts(lax.linalg.eig(x, compute_left_eigenvectors=False,
                                              compute_right_eigenvectors=False)[0]),
         ((3, 3),), FLOAT, (-2.0, 2.0), finite=True),
+    Row("tridiagonal_solve", lambda dl, d, du, b: lax.linalg.tridiagonal_solve(
+        dl, lax.add(d, lax.full(d.shape, 8, d.dtype)), du, b), ((4,), (4,), (4,), (4, 2)),
+        FLOAT, (-2.0, 2.0), finite=True),
+    Row("householder_product", lambda a, t: lax.linalg.householder_product(a, t),
+        ((4, 3), (2,)), FLOAT, finite=True),
     # no derivative (JAX has none) and no NumPy kernel: eager runs the LAPACK lowering too
     Row("schur", lambda x: lax.linalg.schur(x), ((4, 4),), FLOAT, finite=True),
     # XLA's bits, no NumPy kernel (eager compiles the lowering); its vmap is JAX's (the

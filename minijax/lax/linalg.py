@@ -967,15 +967,48 @@ geqrf_p.platform_lower["cuda"] = _geqrf_lowering(_cusolver_geqrf)
 svd_p = Primitive("svd", multiple_results=True)
 
 
-def svd(x, *, full_matrices=True, compute_uv=True):
+def svd(x, *, full_matrices=True, compute_uv=True, subset_by_index=None):
     """Singular value decomposition of ``x`` (..., m, n): ``(u, s, vh)`` with
     ``x = u @ diag(s) @ vh``, ``s`` descending; ``s`` alone if not ``compute_uv``.
-    With ``full_matrices=False`` u and vh are (..., m, k) and (..., k, n), k = min(m, n)."""
+    With ``full_matrices=False`` u and vh are (..., m, k) and (..., k, n), k = min(m, n).
+    ``subset_by_index=(start, end)`` keeps singular values ``start .. end-1`` of the
+    descending order and their vectors (it needs ``full_matrices=False``, unless it is
+    the whole range); they are sliced from the full decomposition."""
+    aval = get_aval(x)
+    _check_matrix("svd", aval)
+    k = min(aval.shape[-2:])
+    subset = _index_range("svd", subset_by_index, k)
+    if subset is not None and full_matrices and subset != (0, k):
+        raise ValueError("lax.linalg.svd: full_matrices and subset_by_index cannot both be "
+                         "set; pass full_matrices=False")
     outs = svd_p.bind(x, full_matrices=bool(full_matrices), compute_uv=bool(compute_uv))
+    if subset is not None and subset != (0, k):
+        start, size = subset[0], subset[1] - subset[0]
+        s = columns(outs[0], start, size)
+        if not compute_uv:
+            return s
+        _, u, vh = outs
+        return columns(u, start, size), s, _rows(vh, start, size)
     if compute_uv:
         s, u, vh = outs
         return u, s, vh
     return outs[0]
+
+
+def _index_range(name, subset_by_index, size):
+    """``subset_by_index`` checked as a (start, end) pair of ints, 0 <= start <= end <=
+    size; None stays None."""
+    if subset_by_index is None:
+        return None
+    try:
+        start, end = (_checks.index(v) for v in subset_by_index)
+    except (TypeError, ValueError):
+        raise TypeError(f"lax.linalg.{name}: subset_by_index must be a (start, end) pair of "
+                        f"ints, got {subset_by_index!r}") from None
+    if not 0 <= start <= end <= size:
+        raise ValueError(f"lax.linalg.{name}: subset_by_index={subset_by_index!r} is not a "
+                         f"range 0 <= start <= end <= {size}")
+    return start, end
 
 
 def _svd_impl(x, *, full_matrices, compute_uv):
@@ -1138,15 +1171,26 @@ svd_p.platform_lower["cuda"] = _lapack_lowering(_svd_impl, _svd_lower_cuda)
 eigh_p = Primitive("eigh", multiple_results=True)
 
 
-def eigh(x, *, lower=True, symmetrize_input=True):
+def eigh(x, *, lower=True, symmetrize_input=True, sort_eigenvalues=True,
+         subset_by_index=None):
     """Eigendecomposition of symmetric matrices ``x`` (..., n, n): ``(v, w)`` with
     eigenvalues ``w`` ascending and eigenvectors in the columns of ``v``
     (``x @ v = v * w``). Only the lower (``lower``) or upper triangle is read; with
-    ``symmetrize_input`` ``x`` is first replaced by ``(x + xᴴ)/2``."""
+    ``symmetrize_input`` ``x`` is first replaced by ``(x + xᴴ)/2``.
+    ``subset_by_index=(start, end)`` keeps eigenvalues ``start .. end-1`` of the
+    ascending order and their vectors (sliced from the full decomposition).
+    ``sort_eigenvalues=False`` allows any order; LAPACK's is ascending anyway."""
     _check_matrix("eigh", get_aval(x), square=True)
+    _checks.flag(sort_eigenvalues, "sort_eigenvalues")
+    n = get_aval(x).shape[-1]
+    subset = _index_range("eigh", subset_by_index, n)
     if symmetrize_input:
         x = symmetrize(x)
-    return tuple(eigh_p.bind(x, lower=bool(lower)))
+    v, w = eigh_p.bind(x, lower=bool(lower))
+    if subset is not None and subset != (0, n):
+        start, size = subset[0], subset[1] - subset[0]
+        v, w = columns(v, start, size), columns(w, start, size)
+    return v, w
 
 
 def _eigh_impl(x, *, lower):
@@ -1517,3 +1561,17 @@ schur_p.abstract_eval = _schur_abstract_eval
 schur_p.jvp = _schur_jvp
 schur_p.batch = _batch_at_front(schur_p)
 schur_p.platform_lower["cpu"] = _schur_lower
+
+
+# ---------------------------------------------------------------- more of jax.lax.linalg
+# (modules by topic that build on the helpers above; imported last, as they import this one)
+
+from .tridiagonal import tridiagonal_solve, tridiagonal_solve_p  # noqa: E402
+
+__all__ += ["tridiagonal_solve", "tridiagonal_solve_p"]
+from .rank_updates import cholesky_update, symmetric_product  # noqa: E402
+
+__all__ += ["cholesky_update", "symmetric_product"]
+from .householder import householder_product, householder_product_p  # noqa: E402
+
+__all__ += ["householder_product", "householder_product_p"]

@@ -153,17 +153,24 @@ def qr(a, mode="reduced"):
     return r if mode == "r" else QRResult(q, r)
 
 
-def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
+def svd(a, full_matrices=True, compute_uv=True, hermitian=False, subset_by_index=None):
     """Singular value decomposition: ``SVDResult(U, S, Vh)`` with ``a = U diag(S) Vh``
     and ``S`` descending, or ``S`` alone. With ``hermitian`` (a square ``a``) it comes
-    from ``eigh`` of ``a``'s lower triangle, as NumPy's."""
+    from ``eigh`` of ``a``'s lower triangle, as NumPy's. ``subset_by_index=(start, end)``
+    (JAX's) keeps singular values ``start .. end-1`` and their vectors; it needs
+    ``full_matrices=False``."""
     a = _float("svd", a)
     _at_least_2d("svd", a)
     if hermitian:
+        if subset_by_index is not None:
+            raise NotImplementedError("linalg.svd: subset_by_index with hermitian=True is "
+                                      "not implemented")
         return _hermitian_svd(a, compute_uv)
     if not compute_uv:
-        return _lax_linalg.svd(a, compute_uv=False)
-    return SVDResult(*_lax_linalg.svd(a, full_matrices=full_matrices))
+        return _lax_linalg.svd(a, compute_uv=False, full_matrices=full_matrices,
+                               subset_by_index=subset_by_index)
+    return SVDResult(*_lax_linalg.svd(a, full_matrices=full_matrices,
+                                      subset_by_index=subset_by_index))
 
 
 def _hermitian_svd(a, compute_uv):

@@ -1,0 +1,182 @@
+"""Tridiagonal systems, named as ``jax.lax.linalg.tridiagonal_solve``.
+
+``tridiagonal_solve_p`` is a primitive because the solve is a linear map in ``b`` whose
+transpose is another tridiagonal solve (with the transposed diagonals); its NumPy kernel
+is LAPACK's ``gtsv`` (Gaussian elimination with partial pivoting) written over the batch,
+its CPU lowering jaxlib's ``gtsv`` kernel.
+"""
+
+import numpy as np
+
+from ..core import Primitive, get_aval
+from ..interpreters import ad
+from ..interpreters.lowering import inline_function
+from . import elementwise as ew
+from ._helpers import INEXACT, check_kinds
+from .linalg import _batch_at_front, _info_aval, _lapack_call, _lapack_lowering, \
+    _nan_where_failed, _ok
+from .shapes import broadcast_in_dim
+from .slicing import pad
+
+__all__ = ["tridiagonal_solve", "tridiagonal_solve_p"]
+
+tridiagonal_solve_p = Primitive("tridiagonal_solve")
+
+
+def tridiagonal_solve(dl, d, du, b):
+    """Solve ``A x = b`` for ``x`` (..., m, k), ``A`` the tridiagonal (..., m, m) matrix
+    with lower diagonal ``dl`` (``dl[i] = A[i, i-1]``, ``dl[0]`` ignored), diagonal ``d``
+    and upper diagonal ``du`` (``du[i] = A[i, i+1]``, ``du[-1]`` ignored), each (..., m);
+    ``b`` is (..., m, k): k right-hand sides. NaN where ``A`` is singular (a zero pivot
+    in LU with partial pivoting, LAPACK's ``gtsv``)."""
+    return tridiagonal_solve_p.bind(dl, d, du, b)
+
+
+def _abs1(x):
+    # LAPACK's pivot choice for complex gtsv measures |re| + |im|
+    return np.abs(x.real) + np.abs(x.imag) if x.dtype.kind == "c" else np.abs(x)
+
+
+def _gtsv(dl, d, du, b):
+    """LAPACK's ``gtsv`` on a batch flattened to (nb, m) and (nb, m, k); returns x and
+    whether each system was nonsingular."""
+    nb, m = d.shape
+    dl, d, du, b = (np.array(v, copy=True) for v in (dl, d, du, b))
+    sub = dl[:, 1:]                          # LAPACK's DL: A[i+1, i]
+    du2 = np.zeros_like(d)                   # the second superdiagonal pivoting fills
+    ok = np.ones(nb, bool)
+    for i in range(m - 1):
+        keep = _abs1(d[:, i]) >= _abs1(sub[:, i])          # no row interchange
+        ok &= ~(keep & (d[:, i] == 0))
+        # without interchange
+        fact_k = sub[:, i] / np.where(d[:, i] == 0, 1, d[:, i])
+        d_next_k = d[:, i + 1] - fact_k * du[:, i]
+        b_next_k = b[:, i + 1] - fact_k[:, None] * b[:, i]
+        # with rows i and i+1 interchanged
+        fact_s = d[:, i] / np.where(keep, 1, sub[:, i])
+        d_next_s = du[:, i] - fact_s * d[:, i + 1]
+        b_i_s, b_next_s = b[:, i + 1], b[:, i] - fact_s[:, None] * b[:, i + 1]
+        last = i == m - 2
+        du2_s = np.zeros_like(d[:, i]) if last else du[:, i + 1].copy()
+        du_next_s = du[:, i + 1] if last else -fact_s * du2_s
+        k1 = keep[:, None]
+        new_b_i = np.where(k1, b[:, i], b_i_s)
+        new_b_next = np.where(k1, b_next_k, b_next_s)
+        b[:, i], b[:, i + 1] = new_b_i, new_b_next
+        new_di = np.where(keep, d[:, i], sub[:, i])
+        new_dui = np.where(keep, du[:, i], d[:, i + 1])
+        d[:, i + 1] = np.where(keep, d_next_k, d_next_s)
+        d[:, i] = new_di
+        if not last:
+            du[:, i + 1] = np.where(keep, du[:, i + 1], du_next_s)
+        du[:, i] = new_dui
+        du2[:, i] = np.where(keep, 0, du2_s)
+    ok &= d[:, m - 1] != 0
+    x = np.zeros_like(b)
+    for i in range(m - 1, -1, -1):
+        acc = b[:, i].copy()
+        if i + 1 < m:
+            acc -= du[:, i, None] * x[:, i + 1]
+        if i + 2 < m:
+            acc -= du2[:, i, None] * x[:, i + 2]
+        x[:, i] = acc / d[:, i, None]
+    return x, ok
+
+
+def _tridiagonal_solve_impl(dl, d, du, b):
+    *batch, m, k = b.shape
+    dtype = b.dtype
+    if m == 0 or k == 0:
+        return [np.zeros(b.shape, dtype)]
+    flat = [v.reshape(-1, m) for v in (dl, d, du)]
+    with np.errstate(all="ignore"):
+        x, ok = _gtsv(*flat, b.reshape(-1, m, k))
+    x = np.where(ok[:, None, None], x, np.nan).astype(dtype)
+    return [x.reshape(b.shape)]
+
+
+def _tridiagonal_solve_abstract_eval(dl, d, du, b):
+    name = "linalg.tridiagonal_solve"
+    for aval, operand in zip((dl, d, du, b), ("dl", "d", "du", "b")):
+        check_kinds(name, aval, INEXACT, operand)
+    if len({dl.dtype, d.dtype, du.dtype, b.dtype}) != 1:
+        raise TypeError(f"lax.linalg.tridiagonal_solve requires dl, d, du and b of one dtype, "
+                        f"got {dl.dtype.name}, {d.dtype.name}, {du.dtype.name} and "
+                        f"{b.dtype.name}")
+    if not dl.shape == d.shape == du.shape:
+        raise ValueError(f"lax.linalg.tridiagonal_solve requires dl, d and du of one shape, "
+                         f"got {dl.shape}, {d.shape} and {du.shape}")
+    if d.ndim < 1 or b.ndim != d.ndim + 1 or b.shape[:-1] != d.shape:
+        raise ValueError(f"lax.linalg.tridiagonal_solve requires b of shape (..., m, k) whose "
+                         f"leading axes (..., m) are the diagonals' shape {d.shape}, got b of "
+                         f"shape {b.shape}")
+    return [b.strip_weak_type()]
+
+
+def tridiagonal_matmul(dl, d, du, x):
+    """``A @ x`` for the tridiagonal ``A`` of ``tridiagonal_solve``'s diagonals."""
+    aval = get_aval(x)
+    nd = aval.ndim
+
+    def col(v):                          # (..., m) -> (..., m, k)
+        return broadcast_in_dim(v, aval.shape, tuple(range(nd - 1)))
+
+    def shift(v, by):                    # v[..., i + by, :], zeros past the ends
+        return pad(v, 0, [(0, 0, 0)] * (nd - 2) + [(-by, by, 0), (0, 0, 0)])
+    # row i: dl[i] x[i-1] + d[i] x[i] + du[i] x[i+1]; dl[0] and du[-1] meet the zeros
+    return ew.add(ew.add(ew.mul(col(dl), shift(x, -1)), ew.mul(col(d), x)),
+                  ew.mul(col(du), shift(x, 1)))
+
+
+def _tridiagonal_solve_jvp(primals, tangents):
+    dl, d, du, b = primals
+    x = tridiagonal_solve_p.bind(dl, d, du, b)
+    ddl, dd, ddu, db = tangents
+    if all(type(t) is ad.Zero for t in tangents):
+        return [x], [ad.Zero(ad.tangent_aval(get_aval(x)))]
+    rhs = ad.instantiate(db)
+    if not all(type(t) is ad.Zero for t in (ddl, dd, ddu)):
+        # A x = b  =>  A dx = db - dA x
+        dA_x = tridiagonal_matmul(*(ad.instantiate(t) for t in (ddl, dd, ddu)), x)
+        rhs = ew.sub(rhs, dA_x)
+    return [x], [tridiagonal_solve_p.bind(dl, d, du, rhs)]
+
+
+def _transposed_diagonals(dl, d, du):
+    """The diagonals of ``Aᵀ``: its lower diagonal is ``A``'s upper one moved down a row,
+    its upper diagonal ``A``'s lower one moved up."""
+    nd = get_aval(d).ndim
+
+    def shift(v, by):
+        return pad(v, 0, [(0, 0, 0)] * (nd - 1) + [(by, -by, 0)])
+    return shift(du, 1), d, shift(dl, -1)
+
+
+def _tridiagonal_solve_transpose(cts, dl, d, du, b):
+    if any(ad.is_undefined(v) for v in (dl, d, du)):
+        raise NotImplementedError("lax.linalg.tridiagonal_solve is linear in b only, not "
+                                  "in the diagonals")
+    ct, = cts
+    if type(ct) is ad.Zero:
+        return [None, None, None, ct]
+    return [None, None, None, tridiagonal_solve_p.bind(*_transposed_diagonals(dl, d, du),
+                                                       ct)]
+
+
+def _tridiagonal_solve_lower(ctx, dl, d, du, b):
+    avals = list(ctx.avals_in)
+    b_aval = avals[3]
+    info_aval = _info_aval(b_aval)
+    *_, x, info = _lapack_call("gtsv", b_aval.dtype, [dl, d, du, b], avals,
+                               [*avals, info_aval], aliases={0: 0, 1: 1, 2: 2, 3: 3})
+    return inline_function(ctx, lambda x, i: [_nan_where_failed(x, _ok(i))],
+                           [b_aval, info_aval], [x, info])
+
+
+tridiagonal_solve_p.impl = _tridiagonal_solve_impl
+tridiagonal_solve_p.abstract_eval = _tridiagonal_solve_abstract_eval
+tridiagonal_solve_p.jvp = _tridiagonal_solve_jvp
+tridiagonal_solve_p.transpose = _tridiagonal_solve_transpose
+tridiagonal_solve_p.batch = _batch_at_front(tridiagonal_solve_p)
+tridiagonal_solve_p.platform_lower["cpu"] = _lapack_lowering(_tridiagonal_solve_impl,
+                                                             _tridiagonal_solve_lower)
