@@ -842,6 +842,7 @@ def jvp(fun, primals, tangents, has_aux=False):
                         f"got {type(primals).__name__} and {type(tangents).__name__}")
     p_flat, in_tree = tree_util.tree_flatten((tuple(primals), {}))
     t_flat, t_tree = tree_util.tree_flatten((tuple(tangents), {}))
+    t_flat = [_from_float0(p, t) for p, t in zip(p_flat, t_flat)]
     if tree_util.tree_structure(primals) != tree_util.tree_structure(tangents):
         raise errors.PyTreeStructureError(
             f"jvp: primals and tangents must have the same tree structure, got "
@@ -870,6 +871,29 @@ def jvp(fun, primals, tangents, has_aux=False):
         return (tree_util.tree_unflatten(out_tree, p_out),
                 tree_util.tree_unflatten(out_tree, t_out), aux)
     return tree_util.tree_unflatten(out_tree, p_out), tree_util.tree_unflatten(out_tree, t_out)
+
+
+def _from_float0(primal, tangent):
+    """A ``float0`` tangent (JAX's, of an integer or boolean primal) as zeros of the
+    primal's dtype."""
+    if getattr(tangent, "dtype", None) != dtypes.float0:
+        return tangent
+    aval = _check_leaf(primal, "jvp primal")
+    if dtypes.is_inexact(aval.dtype):
+        raise errors.ArgumentMismatchError(
+            f"jvp: a float0 tangent is for an integer or boolean primal, got one for "
+            f"{aval.str_short()}")
+    if np.shape(tangent) != aval.shape:
+        raise ValueError(f"jvp: primal {aval.str_short()} and float0 tangent of shape "
+                         f"{np.shape(tangent)} must have the same shape")
+    return np.zeros(aval.shape, aval.dtype)
+
+
+def _to_float0(primal_aval, cotangent):
+    """The cotangent of a primal: ``float0`` zeros for an integer or boolean one (JAX's)."""
+    if dtypes.is_inexact(primal_aval.dtype):
+        return cotangent
+    return np.zeros(primal_aval.shape, dtypes.float0)
 
 
 def _as_dtype(x, dtype):
@@ -941,8 +965,7 @@ def vjp(fun, *primals, has_aux=False):
     cotangents, one per primal. A primal updated in place by ``fun`` gets its final
     value written back (see ``jit``); calling ``f_vjp`` writes nothing."""
     p_flat, in_tree = tree_util.tree_flatten((primals, {}))
-    for p in p_flat:
-        _check_leaf(p, "vjp primal")
+    p_avals = [_check_leaf(p, "vjp primal") for p in p_flat]
     flat_fun, store = _flatten_fun(fun, in_tree)
     if has_aux:
         flat_fun, aux_store = _split_aux(flat_fun, store)
@@ -958,6 +981,7 @@ def vjp(fun, *primals, has_aux=False):
     def f_vjp(ct):
         ct_flat = _flat_cotangent(ct, out_tree, out_avals, "vjp function")
         cts_in = f_vjp_flat(ct_flat + [None] * n_aux)
+        cts_in = [_to_float0(a, c) for a, c in zip(p_avals, cts_in)]
         args, _ = tree_util.tree_unflatten(in_tree, cts_in)
         return args
     primal_out = tree_util.tree_unflatten(out_tree, out[:n])
@@ -966,10 +990,11 @@ def vjp(fun, *primals, has_aux=False):
     return primal_out, f_vjp
 
 
-def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False):
+def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
     """A function returning ``(fun(*args), gradient)``; ``fun`` must return a real scalar
     (with ``holomorphic=True``: complex inputs and a complex scalar, whose complex
-    derivative is returned).
+    derivative is returned). With ``allow_int=True`` integer and boolean arguments may be
+    differentiated too: their gradient is ``float0`` zeros (as JAX's).
 
     The differentiated arguments that ``fun`` updates in place get their final (primal)
     values written back, as an eager call would leave them (see ``jit``). The other
@@ -981,6 +1006,7 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False):
     single = hasattr(argnums, "__index__") and not isinstance(argnums, bool)
     nums = _checks.argnums(argnums, "grad: argnums", allow_empty=False)
     holomorphic = _checks.flag(holomorphic, "holomorphic")
+    allow_int = _checks.flag(allow_int, "allow_int")
 
     @api_boundary
     @functools.wraps(fun, updated=())
@@ -998,10 +1024,12 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False):
                 if holomorphic and not dtypes.is_complex(aval.dtype):
                     raise TypeError(f"grad with holomorphic=True requires inputs with complex "
                                     f"dtype, but argument {i} has dtype {aval.dtype.name}")
-                if not dtypes.is_inexact(aval.dtype):
+                if not dtypes.is_inexact(aval.dtype) and not (
+                        allow_int and aval.dtype.kind in "biu"):
                     raise TypeError(f"grad requires floating-point (or complex) inputs, but "
                                     f"argument {i} has dtype {aval.dtype.name}; convert it, "
-                                    f"for example with x.astype(float)")
+                                    f"for example with x.astype(float), or pass "
+                                    f"allow_int=True for a float0 gradient")
 
         def partial_fun(*diff_args):
             full = list(args)
@@ -1038,13 +1066,14 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False):
     return value_and_grad_fun
 
 
-def grad(fun, argnums=0, has_aux=False, holomorphic=False):
+def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
     """The gradient of scalar-valued ``fun`` with respect to argument(s) ``argnums``
-    (``holomorphic=True``: the complex derivative of a holomorphic ``fun``).
+    (``holomorphic=True``: the complex derivative of a holomorphic ``fun``;
+    ``allow_int=True``: integer arguments get ``float0`` zeros).
 
     In-place updates of the differentiated arguments are written back to the caller's
     arrays, as in ``value_and_grad``."""
-    vg = value_and_grad(fun, argnums, has_aux, holomorphic)
+    vg = value_and_grad(fun, argnums, has_aux, holomorphic, allow_int)
 
     @api_boundary
     @functools.wraps(fun, updated=())

@@ -17,6 +17,9 @@ from .errors import NonNumericDtypeError
 
 bfloat16 = np.dtype(ml_dtypes.bfloat16)
 bool_ = np.dtype(np.bool_)
+# the dtype of the tangents and cotangents of integer and boolean values (JAX's): an
+# array of it holds no data
+float0 = np.dtype([("float0", np.void, 0)])
 
 SUPPORTED_DTYPES = tuple(np.dtype(t) for t in (
     np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,

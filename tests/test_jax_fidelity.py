@@ -553,3 +553,26 @@ def test_take_along_axis_and_argsort_keyword_errors():
         mnp.argsort(onp.arange(300), dtype=onp.int8)
     with pytest.raises(TypeError, match="integer dtype"):
         mnp.argsort(onp.arange(3), dtype=onp.float32)
+
+
+def test_float0_tangents_and_cotangents_of_integers_as_jax():
+    f = lambda x, n: x * n
+    with jax.enable_x64(True):
+        want_g = jax.grad(f, argnums=(0, 1), allow_int=True)(2.0, 3)
+        want_v = jax.vjp(f, 2.0, onp.arange(3))[1](onp.ones(3))
+        want_t = jax.jvp(f, (2.0, 3), (1.0, onp.zeros((), jax.dtypes.float0)))
+    assert minijax.dtypes.float0 == jax.dtypes.float0
+    got_g = minijax.grad(f, argnums=(0, 1), allow_int=True)(2.0, 3)
+    got_v = minijax.vjp(f, 2.0, onp.arange(3))[1](onp.ones(3))
+    for got, want in [(got_g, want_g), (got_v, want_v)]:
+        for g, w in zip(got, want):
+            assert onp.asarray(g).dtype == onp.asarray(w).dtype
+            assert onp.shape(g) == onp.shape(w)
+        onp.testing.assert_allclose(onp.asarray(got[0]), onp.asarray(want[0]))
+    got_t = minijax.jvp(f, (2.0, 3), (1.0, onp.zeros((), minijax.dtypes.float0)))
+    for g, w in zip(got_t, want_t):
+        onp.testing.assert_allclose(onp.asarray(g), onp.asarray(w))
+    with pytest.raises(TypeError, match="allow_int=True"):
+        minijax.grad(f, argnums=1)(2.0, 3)
+    with pytest.raises(minijax.errors.ArgumentMismatchError, match="float0"):
+        minijax.jvp(f, (2.0, 3), (onp.zeros((), minijax.dtypes.float0), 0))
