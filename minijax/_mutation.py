@@ -15,6 +15,7 @@ import numpy as np
 from .core import Tracer, get_aval
 from .core.trace import full_raise, set_view_refresh
 from .errors import MinijaxTypeError, UnsupportedInPlaceUpdateError
+from .interpreters import ad, batching
 from .interpreters import partial_eval as pe
 from .runtime.array import Array, snapshot
 
@@ -153,6 +154,24 @@ def capture_in_body(self, result, what):
     return True
 
 
+def _kept_in_trace(t):
+    """The traced value ``t``, in a form that does not lower out of its trace when read.
+
+    A value that the transformation does not change (the same for every element under
+    vmap, a zero tangent, a known value while linearizing) is read as the plain value it
+    holds; a view made of it would then be a plain array, cut off from the base it must
+    write into. An array rebound in place keeps the traced form instead."""
+    kind = type(t)
+    if kind is batching.BatchTracer and t.batch_dim is batching.not_mapped:
+        val = batching.move_axis_to(t._trace.axis_size, t.val, batching.not_mapped, 0)
+        return kind(t._trace, val, 0)
+    if kind is ad.JVPTracer and type(t.tangent) is ad.Zero:
+        return kind(t._trace, t.primal, ad.instantiate(t.tangent))
+    if kind is pe.PartialEvalTracer and t.pval.is_known:
+        return t._trace.instantiate_const(t)
+    return t
+
+
 def rebind_or_raise(self, result, what):
     """Rebind ``self`` to ``result`` (in-place update sugar, DESIGN 5) when it can hold it."""
     if type(self) is Array and type(result) is Array:
@@ -165,6 +184,8 @@ def rebind_or_raise(self, result, what):
         # the new value does not depend on this transformation (e.g. a whole view
         # overwritten by a constant): it joins self's trace
         result = full_raise(self._trace, result)
+    if isinstance(result, Tracer):
+        result = _kept_in_trace(result)
     if type(result) is type(self) and (not isinstance(self, Tracer)
                                        or result._trace.main is self._trace.main):
         self._rebind(result)

@@ -346,6 +346,17 @@ def test_transposed_and_reshaped_view_update_sequences(ops):
     _check_sequence_under_transformations(ops)
 
 
+@pytest.mark.parametrize("ops", [
+    # a view overwritten whole by a constant no longer varied under vmap (nor had a
+    # tangent under grad): its views lowered to plain arrays, and a write through them
+    # raised "read-only" or was lost
+    [("slice", 2, 0.0), ("set", 0, -2.0), ("T", 0, 0.0), ("row", 0, 0.0), ("set", 0, -2.0)],
+    [("slice", 2, 0.0), ("set", 0, -2.0), ("T", 0, 0.0), ("set", 0, -0.5)],
+])
+def test_views_of_a_view_overwritten_by_a_constant(ops):
+    _check_sequence_under_transformations(ops)
+
+
 def _set_real(m, x):
     r = x.real
     r[0, 0] = 9.0
