@@ -78,25 +78,26 @@ callback_p = Primitive("callback", multiple_results=True)
 
 
 def _callback_impl(*args, callback, result_avals, vmap_method, has_side_effect,
-                   ordered=False):
+                   ordered=False, io=False):
     return callback(*[np.asarray(a) for a in args])
 
 
 def _callback_abstract_eval(*avals, callback, result_avals, vmap_method, has_side_effect,
-                            ordered=False):
+                            ordered=False, io=False):
     return list(result_avals)
 
 
 def _callback_jvp(primals, tangents, *, callback, result_avals, vmap_method,
-                  has_side_effect, ordered=False):
-    if not has_side_effect and any(type(t) is not ad.Zero for t in tangents):
-        raise TypeError(
-            f"pure_callback ({callback!r}) cannot be differentiated: minijax cannot see "
+                  has_side_effect, ordered=False, io=False):
+    if (io or not has_side_effect) and any(type(t) is not ad.Zero for t in tangents):
+        kind = "io_callback" if io else "pure_callback"
+        raise (ValueError if io else TypeError)(
+            f"{kind} ({callback!r}) cannot be differentiated: minijax cannot see "
             f"inside the host function. Give the function that calls it a custom_jvp "
             f"or custom_vjp rule.")
     outs = callback_p.bind(*primals, callback=callback, result_avals=result_avals,
                            vmap_method=vmap_method, has_side_effect=has_side_effect,
-                           ordered=ordered)
+                           ordered=ordered, io=io)
     return outs, [ad.Zero(ad.tangent_aval(get_aval(o))) for o in outs]
 
 
@@ -110,8 +111,12 @@ def _sequential(callback, axis_size, result_avals):
 
 
 def _callback_batch(axis_size, args, dims, *, callback, result_avals, vmap_method,
-                    has_side_effect, ordered=False):
+                    has_side_effect, ordered=False, io=False):
     batched_avals = tuple(ShapedArray((axis_size,) + a.shape, a.dtype) for a in result_avals)
+    if io and ordered:
+        raise ValueError(f"io_callback ({callback!r}) with ordered=True cannot be vmapped: "
+                         f"its calls would have no single order; use ordered=False (one "
+                         f"call per batch element, in any order)")
     if vmap_method is None:
         raise NotImplementedError(
             f"pure_callback ({callback!r}) under vmap needs vmap_method: 'sequential' (one "
@@ -134,12 +139,12 @@ def _callback_batch(axis_size, args, dims, *, callback, result_avals, vmap_metho
                          f"or None, got {vmap_method!r}")
     outs = callback_p.bind(*batched_args, callback=host, result_avals=batched_avals,
                            vmap_method=vmap_method, has_side_effect=has_side_effect,
-                           ordered=ordered)
+                           ordered=ordered, io=io)
     return outs, [0] * len(outs)
 
 
 def _callback_lower(ctx, *args, callback, result_avals, vmap_method, has_side_effect,
-                    ordered=False):
+                    ordered=False, io=False):
     mctx = ctx.module_ctx
     target = host_callback_target(ctx.platform)
     if target is None:
@@ -149,7 +154,7 @@ def _callback_lower(ctx, *args, callback, result_avals, vmap_method, has_side_ef
     operands = list(args)
     if ordered and mctx.token is None:
         raise NotImplementedError(
-            f"debug callback {callback!r} with ordered=True is inside a construct that "
+            f"callback {callback!r} with ordered=True is inside a construct that "
             f"does not pass the ordering token on (only jit, cond, switch, while_loop, "
             f"fori_loop and scan do); use ordered=False there")
     if ordered:
@@ -218,6 +223,38 @@ def pure_callback(callback, result_shape_dtypes, *args, sharding=None, vmap_meth
     return tree_unflatten(out_tree, outs)
 
 
+def io_callback(callback, result_shape_dtypes, *args, sharding=None, ordered=False,
+                **kwargs):
+    """Call the host function ``callback(*args, **kwargs)``, which may have side effects
+    (reading or writing files, logging, state), eagerly or from compiled code: unlike
+    ``pure_callback`` it is never dropped or repeated. It returns arrays matching
+    ``result_shape_dtypes`` (None: nothing). With ``ordered=True`` the calls of a
+    compiled program run in program order (such a callback cannot be vmapped); otherwise
+    under ``vmap`` it runs once per batch element. It cannot be differentiated."""
+    if sharding is not None:
+        raise NotImplementedError("io_callback(sharding=...) is not supported: minijax "
+                                  "compiles for one device")
+    flat_args, in_tree = tree_flatten((args, kwargs))
+    flat_args = [as_array(a) for a in flat_args]
+    out_specs, out_tree = tree_flatten(
+        result_shape_dtypes, is_leaf=lambda x: hasattr(x, "shape") and hasattr(x, "dtype"))
+    result_avals = tuple(_result_aval(s) for s in out_specs)
+
+    def flat_callback(*arrays):
+        a, k = tree_unflatten(in_tree, _user_arrays(arrays))
+        leaves, tree = tree_flatten(callback(*a, **k))
+        if tree != out_tree:
+            raise RuntimeError(f"io_callback's function returned a tree of structure "
+                               f"{tree}, but result_shape_dtypes has structure {out_tree}")
+        return leaves
+
+    host = _HostFunction(flat_callback, result_avals, getattr(callback, "__name__", None))
+    outs = callback_p.bind(*flat_args, callback=host, result_avals=result_avals,
+                           vmap_method="sequential", has_side_effect=True,
+                           ordered=bool(ordered), io=True)
+    return tree_unflatten(out_tree, outs)
+
+
 def debug_callback(callback, *args, ordered=False, **kwargs):
     """Call ``callback(*args, **kwargs)`` on the host for its side effect (printing,
     logging), eagerly or from compiled code; under ``vmap`` once per batch element.
@@ -236,4 +273,4 @@ def debug_callback(callback, *args, ordered=False, **kwargs):
                     has_side_effect=True, ordered=bool(ordered))
 
 
-__all__ = ["debug_callback", "pure_callback"]
+__all__ = ["debug_callback", "io_callback", "pure_callback"]

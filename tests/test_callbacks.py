@@ -155,3 +155,51 @@ def test_callbacks_get_arrays_of_their_own_as_jax():
     minijax.jit(lambda v: minijax.debug.callback(record("debug"), v))(x)
     assert isinstance(seen["debug"], minijax.Array)
     np.testing.assert_array_equal(np.asarray(seen["debug"]), x)
+
+
+def test_io_callback_as_jax():
+    from minijax.experimental import io_callback
+    log = []
+
+    def host(x):
+        log.append(float(x))
+        return x * 2
+    spec = ShapeDtypeStruct((), np.float64)
+    assert float(minijax.jit(lambda x: io_callback(host, spec, x))(1.5)) == 3.0
+    assert float(io_callback(host, spec, 4.0)) == 8.0
+    out = minijax.vmap(lambda x: io_callback(host, spec, x))(np.arange(3.0))
+    np.testing.assert_array_equal(np.asarray(out), [0.0, 2.0, 4.0])
+    assert sorted(log[-3:]) == [0.0, 1.0, 2.0]
+    # kept although its result is unused: it is called for its side effect
+    log.clear()
+    minijax.jit(lambda x: (io_callback(host, spec, x), x + 1)[1])(3.0)
+    assert log == [3.0]
+    # ordered calls run in program order; no result with result_shape_dtypes=None
+    order = []
+
+    def prog(x):
+        for i in range(4):
+            io_callback(lambda v, i=i: order.append(i), None, x, ordered=True)
+        return x
+    minijax.jit(prog)(1.0)
+    assert order == [0, 1, 2, 3]
+    assert io_callback(lambda v: None, None, 1.0) is None
+    with pytest.raises(ValueError, match="ordered=True cannot be vmapped"):
+        minijax.vmap(lambda x: io_callback(host, spec, x, ordered=True))(np.arange(3.0))
+    with pytest.raises(ValueError, match="cannot be differentiated"):
+        minijax.grad(lambda x: io_callback(host, spec, x))(1.0)
+
+
+def test_io_callback_errors_match_jax():
+    jax = pytest.importorskip("jax")
+    from jax.experimental import io_callback as jax_io
+    from minijax.experimental import io_callback
+    spec = ShapeDtypeStruct((), np.float64)
+    with jax.enable_x64(True):
+        with pytest.raises(ValueError):
+            jax.grad(lambda x: jax_io(lambda v: v, jax.ShapeDtypeStruct((), np.float64), x))(1.0)
+        with pytest.raises(ValueError):
+            jax.vmap(lambda x: jax_io(lambda v: v, jax.ShapeDtypeStruct((), np.float64), x,
+                                      ordered=True))(np.arange(2.0))
+    with pytest.raises(ValueError):
+        minijax.grad(lambda x: io_callback(lambda v: v, spec, x))(1.0)
