@@ -243,7 +243,9 @@ def scale_and_translate(image, shape, spatial_dims, scale, translation, method,
     if method is ResizeMethod.NEAREST:
         raise ValueError("scale_and_translate: nearest-neighbour resampling is not "
                          "supported; use resize, or another method")
-    dims = _checks.axes(tuple(spatial_dims), image.ndim, "scale_and_translate: spatial_dims")
+    if hasattr(spatial_dims, "__iter__"):
+        spatial_dims = tuple(spatial_dims)
+    dims = _checks.axes(spatial_dims, image.ndim, "scale_and_translate: spatial_dims")
     scale, translation = jnp.asarray(scale), jnp.asarray(translation)
     for label, value in (("scale", scale), ("translation", translation)):
         if value.shape != (len(dims),):
