@@ -100,6 +100,20 @@ def test_scale_and_translate_matches_jax(method, args):
     _assert_matches(got, want, dtype)
 
 
+@pytest.mark.parametrize("method", ["lanczos3", "lanczos5"])
+def test_near_identity_warp_matches_jax(method):
+    """Sample points a few thousandths of a pixel off the centres: the Lanczos kernel near
+    0, where JAX takes it to be 1 below 1e-3 and evaluates it above."""
+    jax, jimage = _jax_image()
+    x = _image((7, 6))
+    scale, translation = np.array([1.0, 1.0]), np.array([0.004, -0.0004])
+    with jax.enable_x64(True):
+        want = np.asarray(jax.jit(lambda a, s, t: jimage.scale_and_translate(
+            a, (7, 6), (0, 1), s, t, method))(x, scale, translation))
+    got = image.scale_and_translate(x, (7, 6), (0, 1), scale, translation, method)
+    _assert_matches(got, want, np.float64)
+
+
 DTYPES = [np.bool_, np.int8, np.uint8, np.int16, np.uint32, np.int32, np.int64, np.float16,
           np.float32, np.float64, np.complex64, np.complex128]
 
@@ -159,6 +173,10 @@ def test_constant_image_stays_constant(method, antialias):
 def test_same_shape_is_identity(method):
     x = _image((3, 4, 5))
     np.testing.assert_array_equal(np.asarray(image.resize(x, x.shape, method)), x)
+    pixels = _image((3, 4), np.uint8)
+    same = image.resize(pixels, (3, 4), method)
+    assert same.dtype == (np.uint8 if method == "nearest" else np.float32)
+    np.testing.assert_array_equal(np.asarray(same), pixels)
 
 
 @pytest.mark.parametrize("method", ["linear", "cubic", "lanczos3", "lanczos5", "area"])
@@ -304,6 +322,16 @@ def test_grad_in_image_scale_and_translation(method):
                                atol=1e-8)
 
 
+@pytest.mark.parametrize("method", ["lanczos3", "cubic"])
+def test_grad_at_the_identity_warp(method):
+    """Every distance is then an integer, 0 included (where the Lanczos kernel is 0/0 and
+    |x| has no derivative): the smooth kernels' derivatives there are finite and agree
+    with central differences (a small step: Keys' kernel is only C1 at 1)."""
+    x = _image((4, 5))
+    check_grads(lambda a, s, t: image.scale_and_translate(a, (4, 5), (0, 1), s, t, method),
+                (x, np.ones(2), np.zeros(2)), eps=1e-7)
+
+
 def test_precision_reaches_the_contractions():
     x = _image((3, 4))
 
@@ -346,6 +374,8 @@ ERRORS = [
      np.exceptions.AxisError, "out of bounds"),
     (lambda: image.scale_and_translate(X, (8, 5), (0, -2), [2.0, 2.0], [0.0, 0.0], "linear"),
      ValueError, "duplicate"),
+    (lambda: image.scale_and_translate(X, (8, 5), 0, 2.0, 0.0, "linear"),
+     ValueError, r"scale must have one entry per spatial dimension \(1\), got shape \(\)"),
     (lambda: image.scale_and_translate(X, (8, 5), (0,), [2j], [0.0], "linear"),
      TypeError, "must be real"),
 ]
