@@ -189,7 +189,8 @@ def _check_arguments(name, image, shape, method, antialias, precision):
         raise ValueError(f"{name}: shape must have one entry per dimension of the image, "
                          f"got {shape} for an image of shape {image.shape}")
     method = _method(name, method)
-    antialias = _checks.flag(antialias, f"{name}: antialias")
+    antialias = (bool(antialias) if isinstance(antialias, np.bool_)
+                 else _checks.flag(antialias, f"{name}: antialias"))
     lax.precision.canonicalize_precision(precision, name)
     return image, shape, method, antialias
 

@@ -47,12 +47,14 @@ def _assert_matches(got, want, dtype):
 
 # ---- JAX as the oracle ------------------------------------------------------------------
 
-@pytest.mark.parametrize("case", list(CASES))
-@pytest.mark.parametrize("antialias", [True, False])
-@pytest.mark.parametrize("method", METHODS)
+# antialias changes only downsampling, and never nearest
+RESIZE_RUNS = [(method, antialias, case) for method in METHODS for antialias in (True, False)
+               for case in CASES
+               if antialias or (method != "nearest" and case != "1d-up")]
+
+
+@pytest.mark.parametrize("method,antialias,case", RESIZE_RUNS)
 def test_resize_matches_jax(method, antialias, case):
-    if not antialias and (method == "nearest" or case == "1d-up"):
-        pytest.skip("antialias only changes downsampling, and never nearest")
     jax, jimage = _jax_image()
     shape_in, shape_out = CASES[case]
     x = _image(shape_in)
@@ -217,7 +219,8 @@ def test_linear_2x_downsampling_weights():
     the triangle is twice as wide: weights 1/8, 3/8, 3/8, 1/8 on the four pixels around
     the centre, the outside one dropped and the rest renormalised at the ends."""
     x = RNG.standard_normal(8)
-    np.testing.assert_allclose(np.asarray(image.resize(x, (4,), "linear", antialias=False)),
+    no_antialias = image.resize(x, (4,), "linear", antialias=np.bool_(False))
+    np.testing.assert_allclose(np.asarray(no_antialias),
                                (x[0::2] + x[1::2]) / 2, **F64)
     padded = np.concatenate([[0.0], x, [0.0]])
     want = (padded[0:8:2] + 3 * padded[1:9:2] + 3 * padded[2:10:2] + padded[3:11:2]) / 8
