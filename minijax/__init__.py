@@ -42,6 +42,7 @@ from .api import (make_array_from_callback, make_array_from_process_local_data,
 from .lax.shard_map import pmap, shard_map
 from . import distributed
 from . import flatten_util
+from . import image
 
 __version__ = "0.1.0"
 
@@ -55,8 +56,8 @@ def __getattr__(name):
 
 __all__ = [
     # modules
-    "ad_checkpoint", "custom_derivatives", "debug", "distributed", "dlpack", "errors", "flatten_util", "lax", "nn", "numpy",
-    "random", "scipy", "sharding", "tree",
+    "ad_checkpoint", "custom_derivatives", "debug", "distributed", "dlpack", "errors", "flatten_util", "image", "lax", "nn",
+    "numpy", "random", "scipy", "sharding", "tree",
     "tree_util",
     # configuration, arrays, jaxprs
     "Array", "ClosedJaxpr", "Primitive", "ShapeDtypeStruct", "ShapedArray", "config",

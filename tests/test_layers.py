@@ -30,7 +30,7 @@ LAYERS = [
      "extend"],
     ["numpy"],
     ["random", "scipy", "nn", "dlpack", "sharding", "test_util", "experimental", "distributed",
-     "flatten_util"],
+     "flatten_util", "image"],
     ["minijax"],
 ]
 ALLOWED_BACK_ARROWS = {("interpreters", "lax")}
