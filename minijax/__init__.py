@@ -29,7 +29,7 @@ from .api import (clear_caches, default_backend, device_count, disable_jit,
 from .config import enable_x64
 from .lax import stop_gradient
 from .core import ClosedJaxpr, Primitive, ShapedArray
-from . import custom_derivatives
+from . import custom_batching, custom_derivatives
 from .custom_derivatives import closure_convert, custom_gradient, custom_jvp, custom_vjp
 from .jacobians import hessian, jacfwd, jacobian, jacrev
 from .checkpoint import checkpoint, checkpoint_policies, remat
@@ -56,7 +56,7 @@ def __getattr__(name):
 
 __all__ = [
     # modules
-    "ad_checkpoint", "custom_derivatives", "debug", "distributed", "dlpack", "errors", "flatten_util", "image", "lax", "nn",
+    "ad_checkpoint", "custom_batching", "custom_derivatives", "debug", "distributed", "dlpack", "errors", "flatten_util", "image", "lax", "nn",
     "numpy", "random", "scipy", "sharding", "tree",
     "tree_util",
     # configuration, arrays, jaxprs

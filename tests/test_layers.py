@@ -26,7 +26,7 @@ LAYERS = [
     ["_mutation", "_array_type"],
     ["lax"],
     ["api"],
-    ["custom_derivatives", "checkpoint", "ad_checkpoint", "jacobians", "callbacks", "debug",
+    ["custom_derivatives", "custom_batching", "checkpoint", "ad_checkpoint", "jacobians", "callbacks", "debug",
      "extend"],
     ["numpy"],
     ["random", "scipy", "nn", "dlpack", "sharding", "test_util", "experimental", "distributed",
