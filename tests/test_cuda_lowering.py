@@ -364,18 +364,33 @@ def test_lax_table_row_lowers_for_cuda(row):
 
 
 def test_higher_order_primitives_lower_for_cuda():
-    assert HIGHER_ORDER == {"cond", "jit", "while", "scan"}
+    assert HIGHER_ORDER == {"cond", "jit", "while", "scan", "custom_linear_solve",
+                            "custom_root"}
 
     def f(x):
         y = lax.cond(x[0] > 0, lambda v: v * 2, lambda v: v - 1, x)
         y = lax.fori_loop(0, 3, lambda i, v: v + i, y)
         y, ys = lax.scan(lambda c, v: (c + v, c * v), y, mnp.stack([y, y]))
+        y = lax.custom_linear_solve(lambda v: 2 * v, y, lambda mv, b: b / 2, lambda vm, b: b / 2)
+        y = lax.custom_root(lambda v: v - y, y, lambda g, v0: v0 - g(v0), lambda g, b: b)
         return minijax.jit(lambda v: lax.linalg.cholesky(v[None] * v[:, None] + 3 *
                                                         mnp.eye(3)))(y + ys[0])
     text = minijax_cuda_text(f, np.ones(3))
     assert "stablehlo.while" in text
     assert "stablehlo.case" in text or "stablehlo.if" in text
     assert "cusolver_potrf_ffi" in text
+
+
+def test_tridiagonal_solve_on_gpus_is_the_elimination_in_lax_operations():
+    # (its CUDA lowering; run here on the CPU against the LAPACK kernel's answers)
+    from minijax.lax.tridiagonal import _thomas
+    rng = np.random.default_rng(0)
+    dl, d, du = rng.normal(size=(3, 4, 6))
+    b = rng.normal(size=(4, 6, 2))
+    want = np.asarray(linalg.tridiagonal_solve(dl, d + 5, du, b))
+    np.testing.assert_allclose(np.asarray(minijax.jit(_thomas)(dl, d + 5, du, b)), want,
+                               rtol=1e-12, atol=1e-12)
+    assert "custom_call" not in minijax_cuda_text(linalg.tridiagonal_solve, dl, d + 5, du, b)
 
 
 @pytest.mark.parametrize("impl", ["threefry2x32", "rbg", "unsafe_rbg"])

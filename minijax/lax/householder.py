@@ -8,7 +8,7 @@ import numpy as np
 
 from ..core import Primitive
 from ._helpers import INEXACT, check_kinds
-from .linalg import _batch_at_front, _lapack_lowering, _lapack_orgqr
+from .linalg import _batch_at_front, _cusolver_orgqr, _lapack_lowering, _lapack_orgqr
 
 __all__ = ["householder_product", "householder_product_p"]
 
@@ -60,14 +60,18 @@ def _householder_product_jvp(primals, tangents):
                               "implemented (JAX has none either)")
 
 
-def _householder_product_lower(ctx, a, taus):
-    a_aval, tau_aval = ctx.avals_in
-    return _lapack_orgqr(a, taus, a_aval, tau_aval)
+def _householder_product_lowering(orgqr):
+    def lower(ctx, a, taus):
+        a_aval, tau_aval = ctx.avals_in
+        return orgqr(a, taus, a_aval, tau_aval)
+    return lower
 
 
 householder_product_p.impl = _householder_product_impl
 householder_product_p.abstract_eval = _householder_product_abstract_eval
 householder_product_p.jvp = _householder_product_jvp
 householder_product_p.batch = _batch_at_front(householder_product_p)
-householder_product_p.platform_lower["cpu"] = _lapack_lowering(_householder_product_impl,
-                                                               _householder_product_lower)
+householder_product_p.platform_lower["cpu"] = _lapack_lowering(
+    _householder_product_impl, _householder_product_lowering(_lapack_orgqr))
+householder_product_p.platform_lower["cuda"] = _lapack_lowering(
+    _householder_product_impl, _householder_product_lowering(_cusolver_orgqr))

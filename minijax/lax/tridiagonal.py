@@ -10,13 +10,14 @@ import numpy as np
 
 from ..core import Primitive, get_aval
 from ..interpreters import ad
-from ..interpreters.lowering import inline_function
+from ..interpreters.lowering import inline_function, lower_via
 from . import elementwise as ew
 from ._helpers import INEXACT, check_kinds
 from .linalg import _batch_at_front, _info_aval, _lapack_call, _lapack_lowering, \
     _nan_where_failed, _ok
-from .shapes import broadcast_in_dim
-from .slicing import pad
+from .loops import scan
+from .shapes import broadcast_in_dim, full, transpose
+from .slicing import pad, slice_in_dim
 
 __all__ = ["tridiagonal_solve", "tridiagonal_solve_p"]
 
@@ -173,6 +174,43 @@ def _tridiagonal_solve_lower(ctx, dl, d, du, b):
                            [b_aval, info_aval], [x, info])
 
 
+def _thomas(dl, d, du, b):
+    """Thomas elimination (Gaussian elimination without pivoting) in lax operations, two
+    ``scan``s over the rows: the lowering where no LAPACK kernel is at hand (GPUs)."""
+    nd = get_aval(d).ndim
+    rows_first = (nd - 1,) + tuple(range(nd - 1))
+    dl, d, du = (transpose(v, rows_first) for v in (dl, d, du))
+    b = transpose(b, (nd - 1,) + tuple(range(nd - 1)) + (nd,))
+    zero_row = [(0, 0, 0)] * (nd - 1)
+    # (dl[0] and du[-1] are outside the matrix: zeros, whatever they hold)
+    dl = pad(slice_in_dim(dl, 1, None), 0, [(1, 0, 0)] + zero_row)
+    du = pad(slice_in_dim(du, 0, -1), 0, [(0, 1, 0)] + zero_row)
+
+    def eliminate(carry, row):
+        c_prev, y_prev = carry
+        l_i, d_i, u_i, b_i = row
+        pivot = ew.sub(d_i, ew.mul(l_i, c_prev))
+        c = ew.div(u_i, pivot)
+        y = ew.div(ew.sub(b_i, ew.mul(_col(l_i, b_i), y_prev)), _col(pivot, b_i))
+        return (c, y), (c, y)
+
+    def substitute(x_next, row):
+        c, y = row
+        x = ew.sub(y, ew.mul(_col(c, y), x_next))
+        return x, x
+    dtype = get_aval(b).dtype
+    row_of_d, row_of_b = (full(get_aval(v).shape[1:], 0, dtype) for v in (d, b))
+    _, (c, y) = scan(eliminate, (row_of_d, row_of_b), (dl, d, du, b))
+    _, x = scan(substitute, row_of_b, (c, y), reverse=True)
+    return transpose(x, tuple(range(1, nd)) + (0, nd))
+
+
+def _col(v, like):
+    """``v`` (...) broadcast to ``like``'s shape (..., k)."""
+    aval = get_aval(like)
+    return broadcast_in_dim(v, aval.shape, tuple(range(aval.ndim - 1)))
+
+
 tridiagonal_solve_p.impl = _tridiagonal_solve_impl
 tridiagonal_solve_p.abstract_eval = _tridiagonal_solve_abstract_eval
 tridiagonal_solve_p.jvp = _tridiagonal_solve_jvp
@@ -180,3 +218,5 @@ tridiagonal_solve_p.transpose = _tridiagonal_solve_transpose
 tridiagonal_solve_p.batch = _batch_at_front(tridiagonal_solve_p)
 tridiagonal_solve_p.platform_lower["cpu"] = _lapack_lowering(_tridiagonal_solve_impl,
                                                              _tridiagonal_solve_lower)
+# (no cuSPARSE call checked on a GPU yet: the same elimination in lax operations)
+tridiagonal_solve_p.platform_lower["cuda"] = lower_via(_thomas)
