@@ -226,14 +226,16 @@ def _not_a_rejection(numpy_outcome, mode, name):
     minijax takes from JAX or the Array API, one a newer NumPy removed, or a parameter
     NumPy requires and minijax defaults, as clip's bounds), it tripped over a list where it assumed
     an ndarray (AttributeError), or it found a singular matrix, which traced code reports
-    with NaNs instead of raising, or an all-NaN slice given to nanargmin/nanargmax, for
-    which traced code returns -1 as JAX does (README: what traced code does when it cannot
-    raise)."""
+    with NaNs instead of raising, an all-NaN slice given to nanargmin/nanargmax, for
+    which traced code returns -1 as JAX does, or a histogram range too narrow for its
+    bins, which traced data cannot be checked for (README: what traced code does when it
+    cannot raise)."""
     _, classes, message = numpy_outcome
     return ("unexpected keyword argument" in message or "required positional argument" in message
             or "AttributeError" in classes
             or (mode == "jit" and ("LinAlgError" in classes
-                                   or "All-NaN slice encountered" in message))
+                                   or "All-NaN slice encountered" in message
+                                   or "Too many bins for data range" in message))
             or (name in _DIAGONAL_OFFSET_FUNCTIONS and "OverflowError" in classes))
 
 
