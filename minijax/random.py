@@ -55,7 +55,7 @@ __all__ = [
     "KeyArray", "PRNGKey", "ball", "bernoulli", "beta", "binomial", "bits", "categorical",
     "cauchy", "chisquare", "choice", "clone", "dirichlet", "double_sided_maxwell",
     "exponential", "fold_in", "gamma", "generalized_normal", "gumbel", "key", "key_data",
-    "key_impl", "laplace", "loggamma", "logistic", "maxwell", "multivariate_normal",
+    "key_dtype", "key_impl", "laplace", "loggamma", "logistic", "maxwell", "multivariate_normal",
     "normal", "orthogonal", "pareto", "permutation", "poisson", "rademacher", "randint",
     "split", "t", "truncated_normal", "uniform", "weibull_min", "wrap_key_data",
 ]
@@ -493,6 +493,12 @@ def wrap_key_data(key_bits_array, *, impl=None):
                         f"must be a uint32 array of trailing shape {impl.key_shape}, got "
                         f"dtype {data.dtype} and shape {tuple(data.shape)}")
     return KeyArray(data, impl)
+
+
+def key_dtype(impl=None):
+    """The dtype of typed keys of the PRNG implementation ``impl`` (default: the config
+    option ``default_prng_impl``)."""
+    return _get_impl(impl).dtype
 
 
 def key_impl(keys):

@@ -134,6 +134,8 @@ def test_default_impl_from_config(x64):
         assert config.default_prng_impl == "rbg" and config.read("jax_default_prng_impl") == "rbg"
         k = mr.key(5)
         assert str(k.dtype) == "key<rbg>" and mr.key_impl(k) == "rbg"
+        assert mr.key_dtype() == k.dtype and str(mr.key_dtype()) == str(jr.key_dtype())
+        assert str(mr.key_dtype("threefry2x32")) == str(jr.key_dtype("threefry2x32"))
         raw = mr.PRNGKey(5)
         assert raw.shape == (4,) and mr.key_impl(raw) == "rbg"
         np.testing.assert_array_equal(raw, jr.PRNGKey(5))
