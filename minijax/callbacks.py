@@ -199,28 +199,8 @@ def pure_callback(callback, result_shape_dtypes, *args, sharding=None, vmap_meth
     """Call the host function ``callback(*args, **kwargs)`` on Arrays, from eager code
     or compiled code; it returns arrays matching ``result_shape_dtypes`` (a pytree
     of objects with ``.shape`` and ``.dtype``) and must have no side effects."""
-    if sharding is not None:
-        raise NotImplementedError("pure_callback(sharding=...) is not supported: minijax "
-                                  "compiles for one device")
-    flat_args, in_tree = tree_flatten((args, kwargs))
-    flat_args = [as_array(a) for a in flat_args]
-    out_specs, out_tree = tree_flatten(
-        result_shape_dtypes, is_leaf=lambda x: hasattr(x, "shape") and hasattr(x, "dtype"))
-    result_avals = tuple(_result_aval(s) for s in out_specs)
-
-    def flat_callback(*arrays):
-        a, k = tree_unflatten(in_tree, _user_arrays(arrays))
-        outs = callback(*a, **k)
-        leaves, tree = tree_flatten(outs)
-        if tree != out_tree:
-            raise RuntimeError(f"pure_callback's function returned a tree of structure "
-                               f"{tree}, but result_shape_dtypes has structure {out_tree}")
-        return leaves
-
-    host = _HostFunction(flat_callback, result_avals, getattr(callback, "__name__", None))
-    outs = callback_p.bind(*flat_args, callback=host, result_avals=result_avals,
-                           vmap_method=vmap_method, has_side_effect=False, ordered=False)
-    return tree_unflatten(out_tree, outs)
+    return _host_call("pure_callback", callback, result_shape_dtypes, args, kwargs, sharding,
+                      vmap_method=vmap_method, has_side_effect=False, ordered=False)
 
 
 def io_callback(callback, result_shape_dtypes, *args, sharding=None, ordered=False,
@@ -231,9 +211,17 @@ def io_callback(callback, result_shape_dtypes, *args, sharding=None, ordered=Fal
     ``result_shape_dtypes`` (None: nothing). With ``ordered=True`` the calls of a
     compiled program run in program order (such a callback cannot be vmapped); otherwise
     under ``vmap`` it runs once per batch element. It cannot be differentiated."""
+    return _host_call("io_callback", callback, result_shape_dtypes, args, kwargs, sharding,
+                      vmap_method="sequential", has_side_effect=True, ordered=bool(ordered),
+                      io=True)
+
+
+def _host_call(who, callback, result_shape_dtypes, args, kwargs, sharding, **params):
+    """Bind ``callback_p`` for ``callback(*args, **kwargs)`` returning arrays like
+    ``result_shape_dtypes``."""
     if sharding is not None:
-        raise NotImplementedError("io_callback(sharding=...) is not supported: minijax "
-                                  "compiles for one device")
+        raise NotImplementedError(f"{who}(sharding=...) is not supported: minijax compiles "
+                                  f"for one device")
     flat_args, in_tree = tree_flatten((args, kwargs))
     flat_args = [as_array(a) for a in flat_args]
     out_specs, out_tree = tree_flatten(
@@ -244,14 +232,12 @@ def io_callback(callback, result_shape_dtypes, *args, sharding=None, ordered=Fal
         a, k = tree_unflatten(in_tree, _user_arrays(arrays))
         leaves, tree = tree_flatten(callback(*a, **k))
         if tree != out_tree:
-            raise RuntimeError(f"io_callback's function returned a tree of structure "
-                               f"{tree}, but result_shape_dtypes has structure {out_tree}")
+            raise RuntimeError(f"{who}'s function returned a tree of structure {tree}, but "
+                               f"result_shape_dtypes has structure {out_tree}")
         return leaves
 
     host = _HostFunction(flat_callback, result_avals, getattr(callback, "__name__", None))
-    outs = callback_p.bind(*flat_args, callback=host, result_avals=result_avals,
-                           vmap_method="sequential", has_side_effect=True,
-                           ordered=bool(ordered), io=True)
+    outs = callback_p.bind(*flat_args, callback=host, result_avals=result_avals, **params)
     return tree_unflatten(out_tree, outs)
 
 

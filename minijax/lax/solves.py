@@ -44,6 +44,16 @@ def _trace(fun, in_tree, avals, what):
     return jaxpr, list(consts), store[0]
 
 
+def _inexact_avals(leaves, what):
+    """The (strong) avals of ``leaves``, which must be floating-point or complex."""
+    avals = [get_aval(x).strip_weak_type() for x in leaves]
+    for a in avals:
+        if a.dtype.kind not in "fc":
+            raise TypeError(f"{what} must hold floating-point or complex arrays, got "
+                            f"{a.str_short()}")
+    return avals
+
+
 def _check_like(what, tree, avals, expected_tree, expected_avals, of):
     """``what`` returned the pytree ``tree`` of ``avals``: it must be ``of``'s."""
     if tree != expected_tree:
@@ -91,11 +101,7 @@ def custom_linear_solve(matvec, b, solve, transpose_solve=None, symmetric=False,
     With ``has_aux=True`` both solvers return ``(x, aux)``; ``aux`` is returned as it
     is and not differentiated."""
     b_flat, tree = tree_util.tree_flatten(b)
-    avals = [get_aval(x).strip_weak_type() for x in b_flat]
-    for a in avals:
-        if a.dtype.kind not in "fc":
-            raise TypeError(f"custom_linear_solve: b must hold floating-point or complex "
-                            f"arrays, got {a.str_short()}")
+    avals = _inexact_avals(b_flat, "custom_linear_solve: b")
 
     matvec_j, matvec_c, out_tree = _trace(matvec, tree, avals, "custom_linear_solve matvec")
     _check_like("custom_linear_solve: matvec", out_tree, matvec_j.out_avals, tree, avals, "b")
@@ -240,11 +246,7 @@ def custom_root(f, initial_guess, solve, tangent_solve, has_aux=False):
     scalar. With ``has_aux=True`` ``solve`` returns ``(root, aux)``; ``aux`` is not
     differentiated."""
     guess_flat, tree = tree_util.tree_flatten(initial_guess)
-    avals = [get_aval(x).strip_weak_type() for x in guess_flat]
-    for a in avals:
-        if a.dtype.kind not in "fc":
-            raise TypeError(f"custom_root: initial_guess must hold floating-point or "
-                            f"complex arrays, got {a.str_short()}")
+    avals = _inexact_avals(guess_flat, "custom_root: initial_guess")
     f_j, f_c, out_tree = _trace(f, tree, avals, "custom_root f")
     _check_like("custom_root: f", out_tree, f_j.out_avals, tree, avals, "initial_guess")
     solve_j, solve_c, sol_tree = _trace(lambda x: solve(f, x), tree, avals,
