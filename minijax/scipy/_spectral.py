@@ -83,6 +83,15 @@ def _complex_result(*arrays):
     return np.dtype(jnp.result_type(*[a.dtype for a in arrays], np.complex64))
 
 
+
+def _overlap(noverlap, nperseg):
+    """``noverlap`` (default half a segment) and the step between segments it leaves."""
+    noverlap = nperseg // 2 if noverlap is None else _static_int("noverlap", noverlap)
+    if noverlap >= nperseg:
+        raise ValueError("noverlap must be less than nperseg.")
+    return noverlap, nperseg - noverlap
+
+
 def _static_int(name, value):
     if isinstance(value, Tracer):
         raise TypeError(f"{name} fixes the output's shape, so it must be a Python int, not "
@@ -184,10 +193,7 @@ def stft(x, fs=1.0, window="hann", nperseg=256, noverlap=None, nfft=None, detren
     nfft = nperseg if nfft is None else _static_int("nfft", nfft)
     if nfft < nperseg:
         raise ValueError("nfft must be greater than or equal to nperseg.")
-    noverlap = nperseg // 2 if noverlap is None else _static_int("noverlap", noverlap)
-    if noverlap >= nperseg:
-        raise ValueError("noverlap must be less than nperseg.")
-    step = nperseg - noverlap
+    noverlap, step = _overlap(noverlap, nperseg)
 
     onesided = bool(return_onesided)
     if onesided and jnp.iscomplexobj(x):
@@ -293,10 +299,7 @@ def istft(Zxx, fs=1.0, window="hann", nperseg=None, noverlap=None, nfft=None,
         nfft = _static_int("nfft", nfft)
         if nfft < nperseg:
             raise ValueError("nfft must be greater than or equal to nperseg.")
-    noverlap = nperseg // 2 if noverlap is None else _static_int("noverlap", noverlap)
-    if noverlap >= nperseg:
-        raise ValueError("noverlap must be less than nperseg.")
-    step = nperseg - noverlap
+    noverlap, step = _overlap(noverlap, nperseg)
 
     outer = [a for a in range(Zxx.ndim) if a not in (freq_axis, time_axis)]
     Zxx = jnp.transpose(Zxx, outer + [freq_axis, time_axis])
