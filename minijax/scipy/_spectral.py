@@ -83,7 +83,6 @@ def _complex_result(*arrays):
     return np.dtype(jnp.result_type(*[a.dtype for a in arrays], np.complex64))
 
 
-
 def _overlap(noverlap, nperseg):
     """``noverlap`` (default half a segment) and the step between segments it leaves."""
     noverlap = nperseg // 2 if noverlap is None else _static_int("noverlap", noverlap)
