@@ -800,23 +800,87 @@ lu_p.platform_lower["cuda"] = _lapack_lowering(_lu_impl, _lu_lower_cuda)
 qr_p = Primitive("qr", multiple_results=True)
 
 
-def qr(x, *, full_matrices=True):
+def qr(x, *, pivoting=False, full_matrices=True, use_magma=None):
     """QR decomposition of ``x`` (..., m, n): ``(q, r)`` with orthonormal columns in
     ``q`` (..., m, m) and upper-triangular ``r`` (..., m, n); with ``full_matrices=False``
-    the reduced factors (..., m, k) and (..., k, n), k = min(m, n)."""
-    return tuple(qr_p.bind(x, full_matrices=bool(full_matrices)))
+    the reduced factors (..., m, k) and (..., k, n), k = min(m, n). With ``pivoting``,
+    ``(q, r, p)``: LAPACK's column-pivoted QR (``geqp3``), ``x[..., p] = q r`` with ``p``
+    (..., n) int32 column indices (no derivative; q and r differentiate as the QR of
+    ``x[..., p]``). ``use_magma`` picks MAGMA's kernel on a GPU; on the CPU it has no
+    effect, as in JAX."""
+    if use_magma not in (None, True, False):
+        raise TypeError(f"lax.linalg.qr: use_magma must be None or a bool, got {use_magma!r}")
+    if pivoting not in (True, False):
+        raise TypeError(f"lax.linalg.qr: pivoting must be a bool, got {pivoting!r}")
+    _check_matrix("qr", get_aval(x))
+    return tuple(qr_p.bind(x, pivoting=bool(pivoting), full_matrices=bool(full_matrices)))
 
 
-def _qr_impl(x, *, full_matrices):
-    q, r = np.linalg.qr(x, mode="complete" if full_matrices else "reduced")
-    return [q, r]
+def _geqp3_pivots(a):
+    """The column order LAPACK's ``geqp3`` (its unblocked ``laqp2``) picks for one
+    matrix: at each step the column of largest remaining norm (first of ties), the norms
+    downdated as LAPACK does and recomputed where cancellation makes that inaccurate."""
+    a = np.array(a, copy=True)
+    m, n = a.shape
+    real = np.finfo(a.dtype).dtype
+    perm = np.arange(n)
+    vn1 = np.linalg.norm(a, axis=0).astype(real)
+    vn2 = vn1.copy()
+    tol3z = np.sqrt(np.finfo(real).eps / 2)        # sqrt of LAPACK's lamch("Epsilon")
+    for i in range(min(m, n)):
+        rest = vn1[i:]
+        # LAPACK's idamax: the first maximum, and NaN never beats the running maximum
+        pvt = i if np.isnan(rest[0]) else i + int(np.argmax(np.where(np.isnan(rest), -np.inf,
+                                                                          rest)))
+        if pvt != i:
+            a[:, [i, pvt]] = a[:, [pvt, i]]
+            perm[[i, pvt]] = perm[[pvt, i]]
+            vn1[pvt], vn2[pvt] = vn1[i], vn2[i]
+        alpha, tail = a[i, i], a[i + 1:, i]
+        xnorm = np.linalg.norm(tail)
+        if xnorm != 0 or alpha.imag != 0:             # else the reflector is the identity
+            beta = -np.copysign(np.hypot(abs(alpha), xnorm), alpha.real)
+            tau = (beta - alpha) / beta
+            v = np.concatenate([np.ones(1, a.dtype), tail / (alpha - beta)])
+            block = a[i:, i + 1:]
+            block -= np.conj(tau) * np.outer(v, v.conj() @ block)
+        j = np.arange(i + 1, n)
+        j = j[vn1[j] != 0]
+        with np.errstate(all="ignore"):
+            temp = np.maximum(1 - (np.abs(a[i, j]) / vn1[j]) ** 2, 0).astype(real)
+            temp2 = temp * (vn1[j] / vn2[j]) ** 2
+        redo = temp2 <= tol3z
+        vn1[j[~redo]] *= np.sqrt(temp[~redo])
+        fresh = (np.linalg.norm(a[i + 1:, j[redo]], axis=0) if i + 1 < m
+                 else np.zeros(int(redo.sum()), real))
+        vn1[j[redo]] = vn2[j[redo]] = fresh
+    return perm
 
 
-def _qr_abstract_eval(x, *, full_matrices):
+def _qr_impl(x, *, pivoting, full_matrices):
+    mode = "complete" if full_matrices else "reduced"
+    if not pivoting:
+        q, r = np.linalg.qr(x, mode=mode)
+        return [q, r]
+    *batch, m, n = x.shape
+    flat = x.reshape(int(np.prod(batch, dtype=np.int64)), m, n)
+    with np.errstate(all="ignore"):
+        perms = np.array([_geqp3_pivots(a) for a in flat], np.int32).reshape(*batch, n)
+        q, r = np.linalg.qr(np.take_along_axis(x, perms[..., None, :], axis=-1), mode=mode)
+    return [q, r, perms]
+
+
+def _qr_abstract_eval(x, *, pivoting, full_matrices):
     _check_matrix("qr", x)
     *batch, m, n = x.shape
     k = m if full_matrices else min(m, n)
-    return [ShapedArray((*batch, m, k), x.dtype), ShapedArray((*batch, k, n), x.dtype)]
+    outs = [ShapedArray((*batch, m, k), x.dtype), ShapedArray((*batch, k, n), x.dtype)]
+    return outs + [ShapedArray((*batch, n), np.dtype(np.int32))] if pivoting else outs
+
+
+def _permute_columns(x, perm):
+    """``x[..., perm]`` (``perm`` of shape (..., n), batch axes as ``x``'s)."""
+    return matrix_transpose(_permute_rows(matrix_transpose(x), perm))
 
 
 def _thin_qr_jvp(q, r, dx):
@@ -835,20 +899,29 @@ def _thin_qr_jvp(q, r, dx):
     return dq, dr
 
 
-def _qr_jvp(primals, tangents, *, full_matrices):
+def _qr_jvp(primals, tangents, *, pivoting, full_matrices):
     (x,), (dx,) = primals, tangents
-    q, r = qr_p.bind(x, full_matrices=full_matrices)
+    outs = qr_p.bind(x, pivoting=pivoting, full_matrices=full_matrices)
     dx = ad.instantiate(dx)
+    if pivoting:    # the QR of x[..., p]; p is locally constant
+        p = outs[2]
+        x, dx = _permute_columns(x, p), _permute_columns(dx, p)
+        dq, dr = _qr_tangents(x, *outs[:2], dx, full_matrices)
+        return outs, [dq, dr, ad.Zero(ad.tangent_aval(get_aval(p)))]
+    return outs, list(_qr_tangents(x, *outs, dx, full_matrices))
+
+
+def _qr_tangents(x, q, r, dx, full_matrices):
+    """``(dq, dr)`` of the (unpivoted) QR ``x = q r`` along ``dx``."""
     m, n = get_aval(x).shape[-2:]
     if m < n:
         # x = [x1 x2] with x1 square: q r1 = x1 and r2 = qᵀ x2.
         x2, dx1, dx2 = columns(x, m, n - m), columns(dx, 0, m), columns(dx, m, n - m)
         dq, dr1 = _thin_qr_jvp(q, columns(r, 0, m), dx1)
         dr2 = ew.add(_matmul(conj_transpose(dq), x2), _matmul(conj_transpose(q), dx2))
-        return [q, r], [dq, ew.add(columns(dr1, 0, n), columns(dr2, -m, n))]
+        return dq, ew.add(columns(dr1, 0, n), columns(dr2, -m, n))
     if not full_matrices or m == n:
-        dq, dr = _thin_qr_jvp(q, r, dx)
-        return [q, r], [dq, dr]
+        return _thin_qr_jvp(q, r, dx)
     _real_only_jvp("qr with full_matrices of tall matrices", x)
     # Tall, complete: the thin part as above; the last m - n columns of q follow from
     # Roberts & Roberts (arXiv:2409.13374, eqs. 32-33), with z = q_pn (q_nn - I)⁻¹.
@@ -863,7 +936,7 @@ def _qr_jvp(primals, tangents, *, full_matrices):
                    _matmul(ew.add(q_mn, _matmul(q_mp, z)),
                            matrix_transpose(ew.sub(dq_pn, _matmul(z, dq_nn)))))
     dq = ew.add(columns(dq_mn, 0, m), columns(dq_mp, -n, m))
-    return [q, r], [dq, _rows(dr_nn, 0, m)]
+    return dq, _rows(dr_nn, 0, m)
 
 
 def _lapack_geqrf(x, aval, tau_aval):
@@ -890,7 +963,10 @@ def _qr_lowering(geqrf, orgqr):
     """The lowering of ``qr`` through a platform's Householder kernels: ``geqrf(x, aval,
     tau_aval)`` gives the reflectors and their scales, ``orgqr(h, taus, h_aval,
     tau_aval)`` the product of the reflectors."""
-    def rule(ctx, x, *, full_matrices):
+    def rule(ctx, x, *, pivoting, full_matrices):
+        if pivoting:
+            raise NotImplementedError("lax.linalg.qr with pivoting has no GPU lowering in "
+                                      "minijax (JAX's needs MAGMA); run it on the CPU")
         return _qr_lower(ctx, x, full_matrices, geqrf, orgqr)
     return rule
 
@@ -916,12 +992,31 @@ def _qr_lower(ctx, x, full_matrices, geqrf, orgqr):
     return [q, *inline_function(ctx, lambda r: [_triu(r)], [aval], [a])]
 
 
+def _qr_lower_cpu(ctx, x, *, pivoting, full_matrices):
+    if not pivoting:
+        return _qr_lower(ctx, x, full_matrices, _lapack_geqrf, _lapack_orgqr)
+    aval, = ctx.avals_in
+    jpvt_aval = ctx.avals_out[2]
+    jpvt = []
+
+    def geqp3(x, aval, tau_aval):
+        # jpvt in: zeros (every column free to move); out: LAPACK's 1-based indices
+        zeros = ir_constant(np.zeros(jpvt_aval.shape, np.int32))
+        a, p, taus = _lapack_call("geqp3", aval.dtype, [x, zeros], [aval, jpvt_aval],
+                                  [aval, jpvt_aval, tau_aval], aliases={0: 0, 1: 1})
+        jpvt.append(p)
+        return a, taus
+    q, r = _qr_lower(ctx, x, full_matrices, geqp3, _lapack_orgqr)
+    p, = inline_function(ctx, lambda p: [ew.sub(p, full(jpvt_aval.shape, 1, np.int32))],
+                         [jpvt_aval], jpvt)
+    return [q, r, p]
+
+
 qr_p.impl = _qr_impl
 qr_p.abstract_eval = _qr_abstract_eval
 qr_p.jvp = _qr_jvp
 qr_p.batch = _batch_at_front(qr_p)
-qr_p.platform_lower["cpu"] = _lapack_lowering(_qr_impl,
-                                              _qr_lowering(_lapack_geqrf, _lapack_orgqr))
+qr_p.platform_lower["cpu"] = _lapack_lowering(_qr_impl, _qr_lower_cpu)
 qr_p.platform_lower["cuda"] = _lapack_lowering(_qr_impl,
                                                _qr_lowering(_cusolver_geqrf, _cusolver_orgqr))
 
