@@ -142,3 +142,97 @@ def test_pivoted_qr_against_jax(jax, dtype):
                    (x[0],), (t,))[1]
     for g, w in zip(got, want):
         onp.testing.assert_allclose(g, w, **tols(dtype))
+
+
+# ---------------------------------------------------------------- hessenberg, tridiagonal
+
+def reflectors_q(packed, taus):
+    """``q`` of the reflectors stored below the first subdiagonal (hessenberg and
+    tridiagonal(lower=True)): ``blockdiag(1, householder_product(a[1:, :-1], taus))``."""
+    n = packed.shape[-1]
+    q = onp.eye(n, dtype=packed.dtype)
+    if n > 1:
+        q[1:, 1:] = onp.asarray(linalg.householder_product(packed[1:, :-1], taus))
+    return q
+
+
+@pytest.mark.parametrize("dtype", INEXACT)
+def test_hessenberg_matches_scipy(dtype):
+    a = randn(6, 6, dtype=dtype)
+    h_s, q_s = scipy.linalg.hessenberg(a, calc_q=True)
+    for packed, taus in both(linalg.hessenberg, a):
+        assert packed.dtype == taus.dtype == dtype and taus.shape == (5,)
+        h = onp.triu(packed, -1)
+        q = reflectors_q(packed, taus)
+        onp.testing.assert_allclose(h, h_s, **tols(dtype))
+        onp.testing.assert_allclose(q, q_s, **tols(dtype))
+        onp.testing.assert_allclose(ctranspose(q) @ a @ q, h, **tols(dtype))
+
+
+@pytest.mark.parametrize("dtype", INEXACT)
+@pytest.mark.parametrize("lower", [True, False])
+def test_tridiagonal_reduces_the_hermitian_triangle(dtype, lower):
+    a = randn(5, 5, dtype=dtype)
+    tri = onp.tril(a, -1) if lower else onp.triu(a, 1)
+    herm = tri + ctranspose(tri) + onp.diag(onp.diag(a).real)
+    for packed, d, e, taus in both(lambda a: linalg.tridiagonal(a, lower=lower), a):
+        real = onp.finfo(dtype).dtype
+        assert d.dtype == e.dtype == real and packed.dtype == taus.dtype == dtype
+        assert d.shape == (5,) and e.shape == taus.shape == (4,)
+        t = onp.diag(d) + onp.diag(e, -1) + onp.diag(e, 1)
+        onp.testing.assert_allclose(onp.linalg.eigvalsh(t), onp.linalg.eigvalsh(herm),
+                                    **tols(dtype))
+        # the other triangle as given; d and e on the diagonals
+        other = onp.triu(a, 1) if lower else onp.tril(a, -1)
+        onp.testing.assert_array_equal(onp.triu(packed, 1) if lower else onp.tril(packed, -1),
+                                       other)
+        onp.testing.assert_allclose(onp.diag(packed), d, **tols(dtype))
+        onp.testing.assert_allclose(onp.diag(packed, -1 if lower else 1), e, **tols(dtype))
+        if lower:
+            q = reflectors_q(packed, taus)
+            onp.testing.assert_allclose(ctranspose(q) @ herm @ q, t, **tols(dtype))
+
+
+def test_condensed_forms_batch_vmap_small():
+    a = randn(2, 3, 4, 4)
+    for fn in (linalg.hessenberg, linalg.tridiagonal,
+               lambda a: linalg.tridiagonal(a, lower=False)):
+        eager, jitted = both(fn, a)
+        for e, j in zip(eager, jitted):
+            onp.testing.assert_allclose(e, j, rtol=1e-10, atol=1e-12)
+        for i in range(2):
+            for k, out in enumerate(fn(a[i, 1])):
+                onp.testing.assert_allclose(eager[k][i, 1], out, rtol=1e-12, atol=1e-14)
+        check_primitive(fn, [a[0]], rtol=1e-10, atol=1e-12)
+        for outs in both(fn, onp.full((1, 1), 2.0)):
+            assert outs[0].shape == (1, 1) and outs[-1].shape == (0,)
+        for outs in both(fn, onp.zeros((0, 3, 3))):
+            assert outs[0].shape == (0, 3, 3) and outs[-1].shape == (0, 2)
+
+
+def test_condensed_forms_errors():
+    for fn, name in ((linalg.hessenberg, "hessenberg"), (linalg.tridiagonal, "tridiagonal")):
+        with pytest.raises(ValueError, match=f"{name} requires square"):
+            fn(onp.ones((3, 4)))
+        with pytest.raises(ValueError, match="n >= 1"):
+            fn(onp.ones((0, 0)))
+        with pytest.raises(TypeError, match="floating or complex"):
+            fn(onp.ones((3, 3), onp.int32))
+        with pytest.raises(NotImplementedError, match=f"derivative of lax.linalg.{name}"):
+            minijax.grad(lambda a: fn(a)[0].sum())(randn(3, 3))
+    with pytest.raises(TypeError, match="lower must be a bool"):
+        linalg.tridiagonal(onp.eye(3), lower="L")
+
+
+@pytest.mark.parametrize("dtype", INEXACT)
+def test_condensed_forms_against_jax(jax, dtype):
+    a = randn(2, 5, 5, dtype=dtype)
+    pairs = [(linalg.hessenberg, jax.lax.linalg.hessenberg)] + [
+        (lambda a, lo=lo: linalg.tridiagonal(a, lower=lo),
+         lambda a, lo=lo: jax.lax.linalg.tridiagonal(a, lower=lo)) for lo in (True, False)]
+    for mine, theirs in pairs:
+        want = theirs(a)
+        for got in both(mine, a):
+            for g, w in zip(got, want):
+                assert g.dtype == w.dtype and g.shape == w.shape
+                onp.testing.assert_allclose(g, w, **tols(dtype))

@@ -274,6 +274,9 @@ ROWS = [
         FLOAT, (-2.0, 2.0), finite=True),
     Row("householder_product", lambda a, t: lax.linalg.householder_product(a, t),
         ((4, 3), (2,)), FLOAT, finite=True),
+    Row("hessenberg", lambda a: lax.linalg.hessenberg(a), ((4, 4),), FLOAT, finite=True),
+    Row("tridiagonal", lambda a: lax.linalg.tridiagonal(a, lower=False), ((4, 4),), FLOAT,
+        finite=True),
     # no derivative (JAX has none) and no NumPy kernel: eager runs the LAPACK lowering too
     Row("schur", lambda x: lax.linalg.schur(x), ((4, 4),), FLOAT, finite=True),
     # XLA's bits, no NumPy kernel (eager compiles the lowering); its vmap is JAX's (the

@@ -261,19 +261,29 @@ def _custom_call(attributes, operands, avals_out, aliases=None):
     return list(op.results)
 
 
-def _lapack_call(fn_base, dtype, operands, avals_in, avals_out, aliases=None, **attrs):
+def _lapack_attr(value):
+    if isinstance(value, str):
+        return _u8(value)
+    return ir.IntegerAttr.get(ir.IntegerType.get_signless(32), int(value))
+
+
+def _lapack_call(fn_base, dtype, operands, avals_in, avals_out, aliases=None, target=None,
+                 **attrs):
     """A ``stablehlo.custom_call`` to jaxlib's LAPACK FFI kernel (typed FFI, api_version 4).
 
     Matrix operands and results (those of the largest rank) are column-major; the rest
     (pivots, singular values, info) are row-major. ``attrs`` are one-character LAPACK
-    options (``uplo="L"``), passed as ui8 attributes.
+    options (``uplo="L"``), passed as ui8 attributes, or ints, passed as i32 ones.
+    ``target`` names a kernel of jaxlib's CPU module outside the ``lapack_<t><fn_base>_ffi``
+    pattern (``fn_base`` and ``dtype`` are then unused).
     """
     rank = max(a.ndim for a in avals_in)
+    name = lapack_target(fn_base, dtype)          # (registers jaxlib's CPU kernels)
     attributes = dict(
-        call_target_name=ir.StringAttr.get(lapack_target(fn_base, dtype)),
+        call_target_name=ir.StringAttr.get(target or name),
         has_side_effect=ir.BoolAttr.get(False),
         api_version=ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 4),
-        backend_config=ir.DictAttr.get({k: _u8(v) for k, v in attrs.items()}),
+        backend_config=ir.DictAttr.get({k: _lapack_attr(v) for k, v in attrs.items()}),
         operand_layouts=ir.ArrayAttr.get([_layout_attr(a, a.ndim == rank) for a in avals_in]),
         result_layouts=ir.ArrayAttr.get([_layout_attr(a, a.ndim == rank) for a in avals_out]))
     return _custom_call(attributes, operands, avals_out, aliases)
@@ -1670,3 +1680,6 @@ __all__ += ["cholesky_update", "symmetric_product"]
 from .householder import householder_product, householder_product_p  # noqa: E402
 
 __all__ += ["householder_product", "householder_product_p"]
+from .condensed import hessenberg, hessenberg_p, tridiagonal, tridiagonal_p  # noqa: E402
+
+__all__ += ["hessenberg", "hessenberg_p", "tridiagonal", "tridiagonal_p"]
