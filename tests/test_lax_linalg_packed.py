@@ -236,3 +236,95 @@ def test_condensed_forms_against_jax(jax, dtype):
             for g, w in zip(got, want):
                 assert g.dtype == w.dtype and g.shape == w.shape
                 onp.testing.assert_allclose(g, w, **tols(dtype))
+
+
+# ---------------------------------------------------------------- tridiagonal_solve(perturb_singular)
+
+def perturbed_solve(dl, d, du, b):
+    return linalg.tridiagonal_solve(dl, d, du, b, perturb_singular=True)
+
+
+def dense_tridiagonal(dl, d, du):
+    return onp.diag(d) + onp.diag(dl[1:], -1) + onp.diag(du[:-1], 1)
+
+
+def system(batch, m, k, dtype):
+    return (*(randn(*batch, m, dtype=dtype) for _ in range(3)), randn(*batch, m, k, dtype=dtype))
+
+
+def eigen_system(m, which):
+    """``T - lambda I`` for an eigenvalue of a symmetric tridiagonal ``T``: singular."""
+    dl = randn(m)
+    du = onp.r_[dl[1:], 0]
+    d = randn(m)
+    lam = onp.linalg.eigvalsh(dense_tridiagonal(dl, d, du))[which]
+    return dl, d - lam, du, lam
+
+
+@pytest.mark.parametrize("dtype", INEXACT)
+def test_perturbed_solve_agrees_with_gtsv_on_regular_systems(dtype):
+    for m in (1, 2, 3, 7):
+        dl, d, du, b = system((2,), m, 3, dtype)
+        want = onp.asarray(linalg.tridiagonal_solve(dl, d, du, b))
+        for x in both(perturbed_solve, dl, d, du, b):
+            assert x.dtype == dtype and x.shape == b.shape
+            onp.testing.assert_allclose(x, want, rtol=50 * tols(dtype)["rtol"],
+                                        atol=50 * tols(dtype)["atol"])
+
+
+def test_perturbed_solve_singular_systems_are_finite():
+    # exactly singular (zero pivots): the same finite values both ways
+    z = onp.zeros(4)
+    b = randn(4, 2)
+    cases = [(z, z, z, b), (z, onp.r_[1.0, 0, 2, 0], z, b),
+             (randn(5), onp.zeros(5), onp.zeros(5), randn(5, 1))]
+    for args in cases:
+        eager, jitted = both(perturbed_solve, *args)
+        assert onp.isfinite(eager).all()
+        onp.testing.assert_allclose(eager, jitted, rtol=1e-12)
+        assert onp.isnan(onp.asarray(linalg.tridiagonal_solve(*args))).all()
+    # inverse iteration: one solve of the singular T - lambda I gives the eigenvector
+    dl, d, du, lam = eigen_system(8, 3)
+    b = onp.ones((8, 1))
+    for x in both(perturbed_solve, dl, d, du, b):
+        assert onp.isfinite(x).all()
+        v = x[:, 0] / onp.linalg.norm(x)
+        t = dense_tridiagonal(dl, d + lam, du)
+        onp.testing.assert_allclose(t @ v, lam * v, atol=1e-8)
+
+
+def test_perturbed_solve_vmap_grad_errors():
+    dl, d, du, b = system((3,), 5, 2, onp.float64)
+    d = d + 4
+    check_primitive(perturbed_solve, [dl[0], d[0], du[0], b[0]], rtol=1e-10, atol=1e-12)
+    out = minijax.vmap(perturbed_solve)(dl, d, du, b)
+    for i in range(3):
+        onp.testing.assert_allclose(out[i], perturbed_solve(dl[i], d[i], du[i], b[i]),
+                                    rtol=1e-12)
+    check_grads(perturbed_solve, [dl[0], d[0], du[0], b[0]], order=1)
+    check_grads(minijax.jit(perturbed_solve), [dl[0], d[0], du[0], b[0]], order=1,
+                modes=("rev",))
+    with pytest.raises(TypeError, match="perturb_singular must be a bool"):
+        linalg.tridiagonal_solve(dl, d, du, b, perturb_singular="yes")
+    with pytest.raises(ValueError, match="one shape"):
+        perturbed_solve(dl, d[:, :4], du, b)
+
+
+@pytest.mark.parametrize("dtype", INEXACT)
+def test_perturbed_solve_against_jax(jax, dtype):
+    dl, d, du, b = system((2,), 6, 2, dtype)
+    d[1] = 0                                     # a singular second system
+    dl[1, 3] = du[1, 2] = 0
+    want = onp.asarray(jax.lax.linalg.tridiagonal_solve(dl, d, du, b, perturb_singular=True))
+    for x in both(perturbed_solve, dl, d, du, b):
+        onp.testing.assert_allclose(x, want, rtol=tols(dtype)["rtol"] * 10,
+                                    atol=tols(dtype)["atol"] * abs(want).max())
+    # numerically singular: the size of the solution is set by a pivot of rounding-error
+    # size, which the compiled kernel rounds differently; its direction agrees
+    dl, d, du, _ = eigen_system(6, 2)
+    b = randn(6, 1)
+    want = onp.asarray(jax.lax.linalg.tridiagonal_solve(dl, d, du, b, perturb_singular=True))
+    eager, jitted = both(perturbed_solve, dl, d, du, b)
+    onp.testing.assert_allclose(jitted, want, rtol=1e-12)
+    onp.testing.assert_allclose(eager / onp.linalg.norm(eager), want / onp.linalg.norm(want),
+                                atol=1e-12)

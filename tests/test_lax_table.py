@@ -272,6 +272,9 @@ ROWS = [
     Row("tridiagonal_solve", lambda dl, d, du, b: lax.linalg.tridiagonal_solve(
         dl, lax.add(d, lax.full(d.shape, 8, d.dtype)), du, b), ((4,), (4,), (4,), (4, 2)),
         FLOAT, (-2.0, 2.0), finite=True),
+    Row("tridiagonal_solve", lambda dl, d, du, b: lax.linalg.tridiagonal_solve(
+        dl, lax.add(d, lax.full(d.shape, 8, d.dtype)), du, b, perturb_singular=True),
+        ((4,), (4,), (4,), (4, 2)), FLOAT, (-2.0, 2.0), finite=True),
     Row("householder_product", lambda a, t: lax.linalg.householder_product(a, t),
         ((4, 3), (2,)), FLOAT, finite=True),
     Row("hessenberg", lambda a: lax.linalg.hessenberg(a), ((4, 4),), FLOAT, finite=True),

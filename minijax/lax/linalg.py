@@ -278,7 +278,7 @@ def _lapack_call(fn_base, dtype, operands, avals_in, avals_out, aliases=None, ta
     pattern (``fn_base`` and ``dtype`` are then unused).
     """
     rank = max(a.ndim for a in avals_in)
-    name = lapack_target(fn_base, dtype)          # (registers jaxlib's CPU kernels)
+    name = lapack_target(fn_base or "", dtype)    # (registers jaxlib's CPU kernels)
     attributes = dict(
         call_target_name=ir.StringAttr.get(target or name),
         has_side_effect=ir.BoolAttr.get(False),
