@@ -328,3 +328,66 @@ def test_perturbed_solve_against_jax(jax, dtype):
     onp.testing.assert_allclose(jitted, want, rtol=1e-12)
     onp.testing.assert_allclose(eager / onp.linalg.norm(eager), want / onp.linalg.norm(want),
                                 atol=1e-12)
+
+
+# ---------------------------------------------------------------- svd(algorithm=)
+
+Alg = linalg.SvdAlgorithm
+
+
+@pytest.mark.parametrize("dtype", INEXACT)
+@pytest.mark.parametrize("shape", [(5, 3), (3, 4)])
+def test_svd_qr_algorithm_decomposes(dtype, shape):
+    x = randn(2, *shape, dtype=dtype)
+    k = min(shape)
+    s_want = onp.linalg.svd(x, compute_uv=False)
+    for full in (True, False):
+        for u, s, vh in both(lambda x: linalg.svd(x, full_matrices=full, algorithm=Alg.QR), x):
+            assert s.dtype == onp.finfo(dtype).dtype and u.dtype == vh.dtype == dtype
+            assert u.shape[-1] == (shape[0] if full else k)
+            onp.testing.assert_allclose(s, s_want, **tols(dtype))
+            onp.testing.assert_allclose((u[..., :k] * s[..., None, :]) @ vh[..., :k, :], x,
+                                        **tols(dtype))
+            onp.testing.assert_allclose(ctranspose(u) @ u, onp.broadcast_to(
+                onp.eye(u.shape[-1]), u.shape[:-2] + (u.shape[-1],) * 2), **tols(dtype))
+        for s in both(lambda x: linalg.svd(x, compute_uv=False, full_matrices=full,
+                                           algorithm=Alg.QR), x):
+            onp.testing.assert_allclose(s, s_want, **tols(dtype))
+
+
+def test_svd_algorithms_default_and_divide_and_conquer_are_gesdd():
+    x = randn(4, 3)
+    want = [onp.asarray(o) for o in linalg.svd(x)]
+    for alg in (None, Alg.DEFAULT, Alg.DIVIDE_AND_CONQUER):
+        for got in both(lambda x: linalg.svd(x, algorithm=alg), x):
+            for g, w in zip(got, want):
+                onp.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-14)
+
+
+def test_svd_algorithm_vmap_grad_and_errors():
+    x = randn(3, 4, 3)
+    qr_svd = minijax.vmap(lambda a: linalg.svd(a, full_matrices=False, algorithm=Alg.QR))
+    for i, out in enumerate(zip(*qr_svd(x))):
+        for g, w in zip(out, linalg.svd(x[i], full_matrices=False, algorithm=Alg.QR)):
+            onp.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-14)
+    check_grads(lambda a: linalg.svd(a, full_matrices=False, algorithm=Alg.QR), [x[0]],
+                order=1)
+    check_grads(lambda a: linalg.svd(a, compute_uv=False, algorithm=Alg.QR), [x[0]], order=2)
+    for alg in (Alg.JACOBI, Alg.POLAR):
+        for fn in (linalg.svd, minijax.jit(linalg.svd, static_argnames="algorithm")):
+            with pytest.raises(NotImplementedError, match="not implemented on the CPU"):
+                fn(x[0], algorithm=alg)
+    with pytest.raises(TypeError, match="SvdAlgorithm"):
+        linalg.svd(x[0], algorithm="QR")
+
+
+def test_svd_algorithm_against_jax(jax):
+    x = randn(2, 4, 3, dtype=onp.complex128)
+    for alg in ("QR", "DIVIDE_AND_CONQUER", "DEFAULT"):
+        for full in (True, False):
+            want = jax.lax.linalg.svd(x, full_matrices=full,
+                                      algorithm=jax.lax.linalg.SvdAlgorithm[alg])
+            for got in both(lambda x: linalg.svd(x, full_matrices=full, algorithm=Alg[alg]), x):
+                for g, w in zip(got, want):
+                    assert g.dtype == w.dtype and g.shape == w.shape
+                    onp.testing.assert_allclose(g, w, rtol=1e-10, atol=1e-12)

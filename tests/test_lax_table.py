@@ -264,6 +264,8 @@ ROWS = [
         finite=True),
     Row("svd", lambda x: lax.linalg.svd(x, compute_uv=False), ((3, 4),), FLOAT, (-2.0, 2.0),
         finite=True),
+    Row("svd", lambda x: lax.linalg.svd(x, compute_uv=False, algorithm=lax.linalg.SvdAlgorithm.QR),
+        ((4, 3),), FLOAT, (-2.0, 2.0), finite=True),
     Row("eigh", lambda x: [y * y for y in lax.linalg.eigh(_spd(x))], ((3, 3),), FLOAT,
         (-2.0, 2.0), finite=True),
     Row("eig", lambda x: _parts(lax.linalg.eig(x, compute_left_eigenvectors=False,

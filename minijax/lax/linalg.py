@@ -13,6 +13,8 @@ op there, a cuBLAS call; eig the plugin's hybrid kernel); schur has no GPU lower
 (``MissingPlatformLoweringError``), as in JAX.
 """
 
+import enum
+
 import numpy as np
 
 from .. import _checks, dtypes
@@ -30,7 +32,8 @@ from .reductions import reduce_and, reduce_max, reduce_min, reduce_sum
 from .shapes import broadcast_in_dim, broadcasted_iota, expand_dims, full, transpose
 from .slicing import GatherDimensionNumbers, GatherScatterMode, gather, pad
 
-__all__ = ["cholesky", "triangular_solve", "lu", "qr", "geqrf", "svd", "eigh", "cholesky_p",
+__all__ = ["cholesky", "triangular_solve", "lu", "qr", "geqrf", "svd", "SvdAlgorithm", "eigh",
+           "cholesky_p",
            "triangular_solve_p", "lu_p", "qr_p", "geqrf_p", "svd_p", "eigh_p",
            "lu_pivots_to_permutation",
            "eig", "eig_p", "schur", "schur_p",
@@ -1072,13 +1075,31 @@ geqrf_p.platform_lower["cuda"] = _geqrf_lowering(_cusolver_geqrf)
 svd_p = Primitive("svd", multiple_results=True)
 
 
-def svd(x, *, full_matrices=True, compute_uv=True, subset_by_index=None):
+class SvdAlgorithm(enum.Enum):
+    """The algorithm of ``svd``, as ``jax.lax.linalg.SvdAlgorithm``. On the CPU, DEFAULT
+    and DIVIDE_AND_CONQUER are LAPACK's ``gesdd``, QR its ``gesvd``; JACOBI and POLAR
+    exist on GPUs only."""
+    DEFAULT = "default"
+    QR = "QR"
+    JACOBI = "Jacobi"
+    POLAR = "polar"
+    DIVIDE_AND_CONQUER = "divide_and_conquer"
+
+
+def svd(x, *, full_matrices=True, compute_uv=True, subset_by_index=None, algorithm=None):
     """Singular value decomposition of ``x`` (..., m, n): ``(u, s, vh)`` with
     ``x = u @ diag(s) @ vh``, ``s`` descending; ``s`` alone if not ``compute_uv``.
     With ``full_matrices=False`` u and vh are (..., m, k) and (..., k, n), k = min(m, n).
     ``subset_by_index=(start, end)`` keeps singular values ``start .. end-1`` of the
     descending order and their vectors (it needs ``full_matrices=False``, unless it is
-    the whole range); they are sliced from the full decomposition."""
+    the whole range); they are sliced from the full decomposition. ``algorithm`` is a
+    ``SvdAlgorithm`` (None: DEFAULT); with QR, eager calls run the LAPACK kernel
+    through XLA too (NumPy has no ``gesvd``)."""
+    if algorithm is None:
+        algorithm = SvdAlgorithm.DEFAULT
+    if not isinstance(algorithm, SvdAlgorithm):
+        raise TypeError(f"lax.linalg.svd: algorithm must be a lax.linalg.SvdAlgorithm or "
+                        f"None, got {algorithm!r}")
     aval = get_aval(x)
     _check_matrix("svd", aval)
     k = min(aval.shape[-2:])
@@ -1086,7 +1107,8 @@ def svd(x, *, full_matrices=True, compute_uv=True, subset_by_index=None):
     if subset is not None and full_matrices and subset != (0, k):
         raise ValueError("lax.linalg.svd: full_matrices and subset_by_index cannot both be "
                          "set; pass full_matrices=False")
-    outs = svd_p.bind(x, full_matrices=bool(full_matrices), compute_uv=bool(compute_uv))
+    outs = svd_p.bind(x, full_matrices=bool(full_matrices), compute_uv=bool(compute_uv),
+                      algorithm=algorithm)
     if subset is not None and subset != (0, k):
         start, size = subset[0], subset[1] - subset[0]
         s = columns(outs[0], start, size)
@@ -1116,11 +1138,11 @@ def _index_range(name, subset_by_index, size):
     return start, end
 
 
-def _svd_impl(x, *, full_matrices, compute_uv):
+def _svd_impl(x, *, full_matrices, compute_uv, algorithm):
     finite = np.isfinite(x).all(axis=(-2, -1))
     if not finite.all():   # (as _finite_and_safe_operand: NaN, never LAPACK's endless loop)
         outs = _svd_impl(np.where(finite[..., None, None], x, 0), full_matrices=full_matrices,
-                         compute_uv=compute_uv)
+                         compute_uv=compute_uv, algorithm=algorithm)
         return [np.where(finite.reshape(finite.shape + (1,) * (o.ndim - finite.ndim)), o,
                          np.nan) for o in outs]
     if not compute_uv:
@@ -1132,7 +1154,12 @@ def _svd_impl(x, *, full_matrices, compute_uv):
     return _per_matrix(kernel, x)
 
 
-def _svd_abstract_eval(x, *, full_matrices, compute_uv):
+def _svd_prefer_xla(x, *, algorithm, **_):
+    # NumPy's SVD is gesdd: another algorithm runs (or refuses) in its lowering
+    return algorithm not in (SvdAlgorithm.DEFAULT, SvdAlgorithm.DIVIDE_AND_CONQUER)
+
+
+def _svd_abstract_eval(x, *, full_matrices, compute_uv, algorithm):
     _check_matrix("svd", x)
     *batch, m, n = x.shape
     k = min(m, n)
@@ -1143,14 +1170,14 @@ def _svd_abstract_eval(x, *, full_matrices, compute_uv):
             ShapedArray((*batch, n if full_matrices else k, n), x.dtype)]
 
 
-def _svd_jvp(primals, tangents, *, full_matrices, compute_uv):
+def _svd_jvp(primals, tangents, *, full_matrices, compute_uv, algorithm):
     (a,), (da,) = primals, tangents
     m, n = get_aval(a).shape[-2:]
     if compute_uv and full_matrices and m != n:
         raise NotImplementedError("the derivative of lax.linalg.svd with compute_uv and "
                                   "full_matrices is implemented for square matrices only; "
                                   "use full_matrices=False")
-    s, u, vt = svd_p.bind(a, full_matrices=False, compute_uv=True)
+    s, u, vt = svd_p.bind(a, full_matrices=False, compute_uv=True, algorithm=algorithm)
     da = ad.instantiate(da)
     uh, v = conj_transpose(u), conj_transpose(vt)
     ds_mat = _matmul(_matmul(uh, da), v)
@@ -1193,7 +1220,10 @@ def _svd_jvp(primals, tangents, *, full_matrices, compute_uv):
     return primal, [ds, du, conj_transpose(dv)]
 
 
-def _svd_lower(ctx, x, *, full_matrices, compute_uv):
+def _svd_lower(ctx, x, *, full_matrices, compute_uv, algorithm):
+    if algorithm in (SvdAlgorithm.JACOBI, SvdAlgorithm.POLAR):
+        raise NotImplementedError(f"lax.linalg.svd: {algorithm} is not implemented on the "
+                                  f"CPU (as in JAX); use DEFAULT, QR or DIVIDE_AND_CONQUER")
     aval, = ctx.avals_in
     *batch, m, n = aval.shape
     k = min(m, n)
@@ -1201,10 +1231,15 @@ def _svd_lower(ctx, x, *, full_matrices, compute_uv):
     s_aval = ShapedArray((*batch, k), dtypes.real_dtype(aval.dtype))
     u_aval = ShapedArray((*batch, m, m if full_uv else k), aval.dtype)
     vt_aval = ShapedArray((*batch, n if full_uv else k, n), aval.dtype)
+    if algorithm is SvdAlgorithm.QR and not compute_uv:
+        # (gesvd's kernel wants the square u and vᴴ it would have computed, as JAX gives)
+        u_aval = ShapedArray((*batch, m, m), aval.dtype)
+        vt_aval = ShapedArray((*batch, n, n), aval.dtype)
     info_aval = _info_aval(aval)
     mode = ("A" if full_matrices else "S") if compute_uv else "N"
     x, finite = _finite_and_safe_operand(ctx, x)
-    _, s, u, vt, info = _lapack_call("gesdd", aval.dtype, [x], [aval],
+    kernel = "gesvd" if algorithm is SvdAlgorithm.QR else "gesdd"
+    _, s, u, vt, info = _lapack_call(kernel, aval.dtype, [x], [aval],
                                      [aval, s_aval, u_aval, vt_aval, info_aval],
                                      aliases={0: 0}, mode=mode)
     outs, avals = ([s, u, vt], [s_aval, u_aval, vt_aval]) if compute_uv else ([s], [s_aval])
@@ -1215,6 +1250,7 @@ svd_p.impl = _svd_impl
 svd_p.abstract_eval = _svd_abstract_eval
 svd_p.jvp = _svd_jvp
 svd_p.batch = _batch_at_front(svd_p)
+svd_p.prefer_xla = _svd_prefer_xla
 svd_p.platform_lower["cpu"] = _lapack_lowering(_svd_impl, _svd_lower)
 
 #: The largest m and n for which the GPU lowering of ``svd`` uses Jacobi's method
@@ -1222,7 +1258,10 @@ svd_p.platform_lower["cpu"] = _lapack_lowering(_svd_impl, _svd_lower)
 GPU_JACOBI_SVD_MAX = 1024
 
 
-def _svd_lower_cuda(ctx, x, *, full_matrices, compute_uv):
+def _svd_lower_cuda(ctx, x, *, full_matrices, compute_uv, algorithm):
+    if algorithm in (SvdAlgorithm.POLAR, SvdAlgorithm.DIVIDE_AND_CONQUER):
+        raise NotImplementedError(f"lax.linalg.svd: {algorithm} has no CUDA lowering in "
+                                  f"minijax; use DEFAULT, QR or JACOBI")
     aval, = ctx.avals_in
     *batch, m, n = aval.shape
     batch = tuple(batch)
@@ -1233,7 +1272,9 @@ def _svd_lower_cuda(ctx, x, *, full_matrices, compute_uv):
     full_uv = full_matrices and compute_uv
     u_aval = ShapedArray((*batch, m, m if full_uv else k), aval.dtype)
     vt_aval = ShapedArray((*batch, n if full_uv else k, n), aval.dtype)
-    if m <= GPU_JACOBI_SVD_MAX and n <= GPU_JACOBI_SVD_MAX:
+    jacobi = algorithm is SvdAlgorithm.JACOBI or (
+        algorithm is SvdAlgorithm.DEFAULT and m <= GPU_JACOBI_SVD_MAX and n <= GPU_JACOBI_SVD_MAX)
+    if jacobi:
         # gesvdj returns V, not Vᴴ, always computes both, and has an economic mode only
         # for matrices larger than 32 x 32 (its batched kernel has none).
         econ = not full_matrices and m > 32 and n > 32
