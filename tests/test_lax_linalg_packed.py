@@ -391,3 +391,14 @@ def test_svd_algorithm_against_jax(jax):
                 for g, w in zip(got, want):
                     assert g.dtype == w.dtype and g.shape == w.shape
                     onp.testing.assert_allclose(g, w, rtol=1e-10, atol=1e-12)
+
+
+def test_half_precision_is_a_named_error():
+    x = onp.eye(3, dtype=onp.float16)
+    calls = [lambda x: linalg.qr(x, pivoting=True), linalg.hessenberg, linalg.tridiagonal,
+             lambda x: linalg.svd(x, algorithm=Alg.QR),
+             lambda x: linalg.tridiagonal_solve(x[0], x[1], x[2], x, perturb_singular=True)]
+    for fn in calls:
+        for f in (fn, minijax.jit(fn)):
+            with pytest.raises(TypeError, match="LAPACK has no float16 kernel"):
+                f(x)

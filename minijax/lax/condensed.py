@@ -13,14 +13,15 @@ from .. import dtypes
 from ..core import Primitive
 from ..core.avals import ShapedArray
 from ..interpreters.lowering import inline_function
-from .linalg import _batch_at_front, _check_matrix, _info_aval, _lapack_call, \
-    _lapack_lowering, _nan_where_failed, _ok
+from .linalg import _batch_at_front, _check_lapack_dtype, _check_matrix, _info_aval, \
+    _lapack_call, _lapack_lowering, _nan_where_failed, _ok
 
 __all__ = ["hessenberg", "hessenberg_p", "tridiagonal", "tridiagonal_p"]
 
 
 def _check_square(name, aval):
     _check_matrix(name, aval, square=True)
+    _check_lapack_dtype(name, aval)
     if aval.shape[-1] == 0:
         raise ValueError(f"lax.linalg.{name} requires matrices of size n >= 1, got shape "
                          f"{aval.shape}")

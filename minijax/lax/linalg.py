@@ -55,6 +55,13 @@ def _check_matrix(name, aval, square=False, operand="operand"):
                          f"{operand} of shape {aval.shape}")
 
 
+def _check_lapack_dtype(name, aval, operand="operand"):
+    """LAPACK's kernels are single and double precision only."""
+    if aval.dtype.itemsize < 4:
+        raise TypeError(f"lax.linalg.{name}: LAPACK has no {aval.dtype.name} kernel; convert "
+                        f"the {operand} to float32, float64, complex64 or complex128")
+
+
 def _real_only_jvp(name, x):
     if dtypes.kind(get_aval(x).dtype) == "c":
         raise NotImplementedError(f"the derivative of lax.linalg.{name} is implemented for "
@@ -885,6 +892,7 @@ def _qr_impl(x, *, pivoting, full_matrices):
 
 def _qr_abstract_eval(x, *, pivoting, full_matrices):
     _check_matrix("qr", x)
+    _check_lapack_dtype("qr", x)
     *batch, m, n = x.shape
     k = m if full_matrices else min(m, n)
     outs = [ShapedArray((*batch, m, k), x.dtype), ShapedArray((*batch, k, n), x.dtype)]
@@ -1161,6 +1169,7 @@ def _svd_prefer_xla(x, *, algorithm, **_):
 
 def _svd_abstract_eval(x, *, full_matrices, compute_uv, algorithm):
     _check_matrix("svd", x)
+    _check_lapack_dtype("svd", x)
     *batch, m, n = x.shape
     k = min(m, n)
     s = ShapedArray((*batch, k), dtypes.real_dtype(x.dtype))

@@ -15,8 +15,8 @@ from ..interpreters import ad
 from ..interpreters.lowering import inline_function
 from . import elementwise as ew
 from ._helpers import INEXACT, check_kinds
-from .linalg import _batch_at_front, _info_aval, _lapack_call, _lapack_lowering, \
-    _nan_where_failed, _ok
+from .linalg import _batch_at_front, _check_lapack_dtype, _info_aval, _lapack_call, \
+    _lapack_lowering, _nan_where_failed, _ok
 from .shapes import broadcast_in_dim
 from .slicing import pad
 
@@ -189,6 +189,7 @@ def _tridiagonal_solve_abstract_eval(dl, d, du, b, *, perturb_singular):
         raise TypeError(f"lax.linalg.tridiagonal_solve requires dl, d, du and b of one dtype, "
                         f"got {dl.dtype.name}, {d.dtype.name}, {du.dtype.name} and "
                         f"{b.dtype.name}")
+    _check_lapack_dtype("tridiagonal_solve", b, "operands")
     if not dl.shape == d.shape == du.shape:
         raise ValueError(f"lax.linalg.tridiagonal_solve requires dl, d and du of one shape, "
                          f"got {dl.shape}, {d.shape} and {du.shape}")
