@@ -347,7 +347,9 @@ def test_host_callbacks_use_the_gpu_callback_target():
 
 # ---------------------------------------------------------------- every other primitive
 
-NO_CUDA_LOWERING = {"schur"}
+# schur and hessenberg have none in JAX either; tridiagonal's (cuSOLVER sytrd) is not
+# written yet
+NO_CUDA_LOWERING = {"schur", "hessenberg", "tridiagonal"}
 
 
 @pytest.mark.parametrize("row", ROWS, ids=str)

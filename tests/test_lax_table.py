@@ -264,6 +264,8 @@ ROWS = [
         finite=True),
     Row("svd", lambda x: lax.linalg.svd(x, compute_uv=False), ((3, 4),), FLOAT, (-2.0, 2.0),
         finite=True),
+    Row("svd", lambda x: lax.linalg.svd(x, compute_uv=False, algorithm=lax.linalg.SvdAlgorithm.QR),
+        ((4, 3),), FLOAT, (-2.0, 2.0), finite=True),
     Row("eigh", lambda x: [y * y for y in lax.linalg.eigh(_spd(x))], ((3, 3),), FLOAT,
         (-2.0, 2.0), finite=True),
     Row("eig", lambda x: _parts(lax.linalg.eig(x, compute_left_eigenvectors=False,
@@ -272,8 +274,14 @@ ROWS = [
     Row("tridiagonal_solve", lambda dl, d, du, b: lax.linalg.tridiagonal_solve(
         dl, lax.add(d, lax.full(d.shape, 8, d.dtype)), du, b), ((4,), (4,), (4,), (4, 2)),
         FLOAT, (-2.0, 2.0), finite=True),
+    Row("tridiagonal_solve", lambda dl, d, du, b: lax.linalg.tridiagonal_solve(
+        dl, lax.add(d, lax.full(d.shape, 8, d.dtype)), du, b, perturb_singular=True),
+        ((4,), (4,), (4,), (4, 2)), FLOAT, (-2.0, 2.0), finite=True),
     Row("householder_product", lambda a, t: lax.linalg.householder_product(a, t),
         ((4, 3), (2,)), FLOAT, finite=True),
+    Row("hessenberg", lambda a: lax.linalg.hessenberg(a), ((4, 4),), FLOAT, finite=True),
+    Row("tridiagonal", lambda a: lax.linalg.tridiagonal(a, lower=False), ((4, 4),), FLOAT,
+        finite=True),
     # no derivative (JAX has none) and no NumPy kernel: eager runs the LAPACK lowering too
     Row("schur", lambda x: lax.linalg.schur(x), ((4, 4),), FLOAT, finite=True),
     # XLA's bits, no NumPy kernel (eager compiles the lowering); its vmap is JAX's (the

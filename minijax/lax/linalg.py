@@ -13,6 +13,8 @@ op there, a cuBLAS call; eig the plugin's hybrid kernel); schur has no GPU lower
 (``MissingPlatformLoweringError``), as in JAX.
 """
 
+import enum
+
 import numpy as np
 
 from .. import _checks, dtypes
@@ -30,7 +32,8 @@ from .reductions import reduce_and, reduce_max, reduce_min, reduce_sum
 from .shapes import broadcast_in_dim, broadcasted_iota, expand_dims, full, transpose
 from .slicing import GatherDimensionNumbers, GatherScatterMode, gather, pad
 
-__all__ = ["cholesky", "triangular_solve", "lu", "qr", "geqrf", "svd", "eigh", "cholesky_p",
+__all__ = ["cholesky", "triangular_solve", "lu", "qr", "geqrf", "svd", "SvdAlgorithm", "eigh",
+           "cholesky_p",
            "triangular_solve_p", "lu_p", "qr_p", "geqrf_p", "svd_p", "eigh_p",
            "lu_pivots_to_permutation",
            "eig", "eig_p", "schur", "schur_p",
@@ -50,6 +53,13 @@ def _check_matrix(name, aval, square=False, operand="operand"):
     if square and aval.shape[-1] != aval.shape[-2]:
         raise ValueError(f"lax.linalg.{name} requires square matrices (..., n, n), got "
                          f"{operand} of shape {aval.shape}")
+
+
+def _check_lapack_dtype(name, aval, operand="operand"):
+    """LAPACK's kernels are single and double precision only."""
+    if aval.dtype.itemsize < 4:
+        raise TypeError(f"lax.linalg.{name}: LAPACK has no {aval.dtype.name} kernel; convert "
+                        f"the {operand} to float32, float64, complex64 or complex128")
 
 
 def _real_only_jvp(name, x):
@@ -261,19 +271,29 @@ def _custom_call(attributes, operands, avals_out, aliases=None):
     return list(op.results)
 
 
-def _lapack_call(fn_base, dtype, operands, avals_in, avals_out, aliases=None, **attrs):
+def _lapack_attr(value):
+    if isinstance(value, str):
+        return _u8(value)
+    return ir.IntegerAttr.get(ir.IntegerType.get_signless(32), int(value))
+
+
+def _lapack_call(fn_base, dtype, operands, avals_in, avals_out, aliases=None, target=None,
+                 **attrs):
     """A ``stablehlo.custom_call`` to jaxlib's LAPACK FFI kernel (typed FFI, api_version 4).
 
     Matrix operands and results (those of the largest rank) are column-major; the rest
     (pivots, singular values, info) are row-major. ``attrs`` are one-character LAPACK
-    options (``uplo="L"``), passed as ui8 attributes.
+    options (``uplo="L"``), passed as ui8 attributes, or ints, passed as i32 ones.
+    ``target`` names a kernel of jaxlib's CPU module outside the ``lapack_<t><fn_base>_ffi``
+    pattern (``fn_base`` and ``dtype`` are then unused).
     """
     rank = max(a.ndim for a in avals_in)
+    name = lapack_target(fn_base or "", dtype)    # (registers jaxlib's CPU kernels)
     attributes = dict(
-        call_target_name=ir.StringAttr.get(lapack_target(fn_base, dtype)),
+        call_target_name=ir.StringAttr.get(target or name),
         has_side_effect=ir.BoolAttr.get(False),
         api_version=ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 4),
-        backend_config=ir.DictAttr.get({k: _u8(v) for k, v in attrs.items()}),
+        backend_config=ir.DictAttr.get({k: _lapack_attr(v) for k, v in attrs.items()}),
         operand_layouts=ir.ArrayAttr.get([_layout_attr(a, a.ndim == rank) for a in avals_in]),
         result_layouts=ir.ArrayAttr.get([_layout_attr(a, a.ndim == rank) for a in avals_out]))
     return _custom_call(attributes, operands, avals_out, aliases)
@@ -800,23 +820,88 @@ lu_p.platform_lower["cuda"] = _lapack_lowering(_lu_impl, _lu_lower_cuda)
 qr_p = Primitive("qr", multiple_results=True)
 
 
-def qr(x, *, full_matrices=True):
+def qr(x, *, pivoting=False, full_matrices=True, use_magma=None):
     """QR decomposition of ``x`` (..., m, n): ``(q, r)`` with orthonormal columns in
     ``q`` (..., m, m) and upper-triangular ``r`` (..., m, n); with ``full_matrices=False``
-    the reduced factors (..., m, k) and (..., k, n), k = min(m, n)."""
-    return tuple(qr_p.bind(x, full_matrices=bool(full_matrices)))
+    the reduced factors (..., m, k) and (..., k, n), k = min(m, n). With ``pivoting``,
+    ``(q, r, p)``: LAPACK's column-pivoted QR (``geqp3``), ``x[..., p] = q r`` with ``p``
+    (..., n) int32 column indices (no derivative; q and r differentiate as the QR of
+    ``x[..., p]``). ``use_magma`` picks MAGMA's kernel on a GPU; on the CPU it has no
+    effect, as in JAX."""
+    if use_magma not in (None, True, False):
+        raise TypeError(f"lax.linalg.qr: use_magma must be None or a bool, got {use_magma!r}")
+    if pivoting not in (True, False):
+        raise TypeError(f"lax.linalg.qr: pivoting must be a bool, got {pivoting!r}")
+    _check_matrix("qr", get_aval(x))
+    return tuple(qr_p.bind(x, pivoting=bool(pivoting), full_matrices=bool(full_matrices)))
 
 
-def _qr_impl(x, *, full_matrices):
-    q, r = np.linalg.qr(x, mode="complete" if full_matrices else "reduced")
-    return [q, r]
+def _geqp3_pivots(a):
+    """The column order LAPACK's ``geqp3`` (its unblocked ``laqp2``) picks for one
+    matrix: at each step the column of largest remaining norm (first of ties), the norms
+    downdated as LAPACK does and recomputed where cancellation makes that inaccurate."""
+    a = np.array(a, copy=True)
+    m, n = a.shape
+    real = np.finfo(a.dtype).dtype
+    perm = np.arange(n)
+    vn1 = np.linalg.norm(a, axis=0).astype(real)
+    vn2 = vn1.copy()
+    tol3z = np.sqrt(np.finfo(real).eps / 2)        # sqrt of LAPACK's lamch("Epsilon")
+    for i in range(min(m, n)):
+        rest = vn1[i:]
+        # LAPACK's idamax: the first maximum, and NaN never beats the running maximum
+        pvt = i if np.isnan(rest[0]) else i + int(np.argmax(np.where(np.isnan(rest), -np.inf,
+                                                                          rest)))
+        if pvt != i:
+            a[:, [i, pvt]] = a[:, [pvt, i]]
+            perm[[i, pvt]] = perm[[pvt, i]]
+            vn1[pvt], vn2[pvt] = vn1[i], vn2[i]
+        alpha, tail = a[i, i], a[i + 1:, i]
+        xnorm = np.linalg.norm(tail)
+        if xnorm != 0 or alpha.imag != 0:             # else the reflector is the identity
+            beta = -np.copysign(np.hypot(abs(alpha), xnorm), alpha.real)
+            tau = (beta - alpha) / beta
+            v = np.concatenate([np.ones(1, a.dtype), tail / (alpha - beta)])
+            block = a[i:, i + 1:]
+            block -= np.conj(tau) * np.outer(v, v.conj() @ block)
+        j = np.arange(i + 1, n)
+        j = j[vn1[j] != 0]
+        with np.errstate(all="ignore"):
+            temp = np.maximum(1 - (np.abs(a[i, j]) / vn1[j]) ** 2, 0).astype(real)
+            temp2 = temp * (vn1[j] / vn2[j]) ** 2
+        redo = temp2 <= tol3z
+        vn1[j[~redo]] *= np.sqrt(temp[~redo])
+        fresh = (np.linalg.norm(a[i + 1:, j[redo]], axis=0) if i + 1 < m
+                 else np.zeros(int(redo.sum()), real))
+        vn1[j[redo]] = vn2[j[redo]] = fresh
+    return perm
 
 
-def _qr_abstract_eval(x, *, full_matrices):
+def _qr_impl(x, *, pivoting, full_matrices):
+    mode = "complete" if full_matrices else "reduced"
+    if not pivoting:
+        q, r = np.linalg.qr(x, mode=mode)
+        return [q, r]
+    *batch, m, n = x.shape
+    flat = x.reshape(int(np.prod(batch, dtype=np.int64)), m, n)
+    with np.errstate(all="ignore"):
+        perms = np.array([_geqp3_pivots(a) for a in flat], np.int32).reshape(*batch, n)
+        q, r = np.linalg.qr(np.take_along_axis(x, perms[..., None, :], axis=-1), mode=mode)
+    return [q, r, perms]
+
+
+def _qr_abstract_eval(x, *, pivoting, full_matrices):
     _check_matrix("qr", x)
+    _check_lapack_dtype("qr", x)
     *batch, m, n = x.shape
     k = m if full_matrices else min(m, n)
-    return [ShapedArray((*batch, m, k), x.dtype), ShapedArray((*batch, k, n), x.dtype)]
+    outs = [ShapedArray((*batch, m, k), x.dtype), ShapedArray((*batch, k, n), x.dtype)]
+    return outs + [ShapedArray((*batch, n), np.dtype(np.int32))] if pivoting else outs
+
+
+def _permute_columns(x, perm):
+    """``x[..., perm]`` (``perm`` of shape (..., n), batch axes as ``x``'s)."""
+    return matrix_transpose(_permute_rows(matrix_transpose(x), perm))
 
 
 def _thin_qr_jvp(q, r, dx):
@@ -835,20 +920,29 @@ def _thin_qr_jvp(q, r, dx):
     return dq, dr
 
 
-def _qr_jvp(primals, tangents, *, full_matrices):
+def _qr_jvp(primals, tangents, *, pivoting, full_matrices):
     (x,), (dx,) = primals, tangents
-    q, r = qr_p.bind(x, full_matrices=full_matrices)
+    outs = qr_p.bind(x, pivoting=pivoting, full_matrices=full_matrices)
     dx = ad.instantiate(dx)
+    if pivoting:    # the QR of x[..., p]; p is locally constant
+        p = outs[2]
+        x, dx = _permute_columns(x, p), _permute_columns(dx, p)
+        dq, dr = _qr_tangents(x, *outs[:2], dx, full_matrices)
+        return outs, [dq, dr, ad.Zero(ad.tangent_aval(get_aval(p)))]
+    return outs, list(_qr_tangents(x, *outs, dx, full_matrices))
+
+
+def _qr_tangents(x, q, r, dx, full_matrices):
+    """``(dq, dr)`` of the (unpivoted) QR ``x = q r`` along ``dx``."""
     m, n = get_aval(x).shape[-2:]
     if m < n:
         # x = [x1 x2] with x1 square: q r1 = x1 and r2 = qᵀ x2.
         x2, dx1, dx2 = columns(x, m, n - m), columns(dx, 0, m), columns(dx, m, n - m)
         dq, dr1 = _thin_qr_jvp(q, columns(r, 0, m), dx1)
         dr2 = ew.add(_matmul(conj_transpose(dq), x2), _matmul(conj_transpose(q), dx2))
-        return [q, r], [dq, ew.add(columns(dr1, 0, n), columns(dr2, -m, n))]
+        return dq, ew.add(columns(dr1, 0, n), columns(dr2, -m, n))
     if not full_matrices or m == n:
-        dq, dr = _thin_qr_jvp(q, r, dx)
-        return [q, r], [dq, dr]
+        return _thin_qr_jvp(q, r, dx)
     _real_only_jvp("qr with full_matrices of tall matrices", x)
     # Tall, complete: the thin part as above; the last m - n columns of q follow from
     # Roberts & Roberts (arXiv:2409.13374, eqs. 32-33), with z = q_pn (q_nn - I)⁻¹.
@@ -863,7 +957,7 @@ def _qr_jvp(primals, tangents, *, full_matrices):
                    _matmul(ew.add(q_mn, _matmul(q_mp, z)),
                            matrix_transpose(ew.sub(dq_pn, _matmul(z, dq_nn)))))
     dq = ew.add(columns(dq_mn, 0, m), columns(dq_mp, -n, m))
-    return [q, r], [dq, _rows(dr_nn, 0, m)]
+    return dq, _rows(dr_nn, 0, m)
 
 
 def _lapack_geqrf(x, aval, tau_aval):
@@ -890,7 +984,10 @@ def _qr_lowering(geqrf, orgqr):
     """The lowering of ``qr`` through a platform's Householder kernels: ``geqrf(x, aval,
     tau_aval)`` gives the reflectors and their scales, ``orgqr(h, taus, h_aval,
     tau_aval)`` the product of the reflectors."""
-    def rule(ctx, x, *, full_matrices):
+    def rule(ctx, x, *, pivoting, full_matrices):
+        if pivoting:
+            raise NotImplementedError("lax.linalg.qr with pivoting has no GPU lowering in "
+                                      "minijax (JAX's needs MAGMA); run it on the CPU")
         return _qr_lower(ctx, x, full_matrices, geqrf, orgqr)
     return rule
 
@@ -916,12 +1013,31 @@ def _qr_lower(ctx, x, full_matrices, geqrf, orgqr):
     return [q, *inline_function(ctx, lambda r: [_triu(r)], [aval], [a])]
 
 
+def _qr_lower_cpu(ctx, x, *, pivoting, full_matrices):
+    if not pivoting:
+        return _qr_lower(ctx, x, full_matrices, _lapack_geqrf, _lapack_orgqr)
+    aval, = ctx.avals_in
+    jpvt_aval = ctx.avals_out[2]
+    jpvt = []
+
+    def geqp3(x, aval, tau_aval):
+        # jpvt in: zeros (every column free to move); out: LAPACK's 1-based indices
+        zeros = ir_constant(np.zeros(jpvt_aval.shape, np.int32))
+        a, p, taus = _lapack_call("geqp3", aval.dtype, [x, zeros], [aval, jpvt_aval],
+                                  [aval, jpvt_aval, tau_aval], aliases={0: 0, 1: 1})
+        jpvt.append(p)
+        return a, taus
+    q, r = _qr_lower(ctx, x, full_matrices, geqp3, _lapack_orgqr)
+    p, = inline_function(ctx, lambda p: [ew.sub(p, full(jpvt_aval.shape, 1, np.int32))],
+                         [jpvt_aval], jpvt)
+    return [q, r, p]
+
+
 qr_p.impl = _qr_impl
 qr_p.abstract_eval = _qr_abstract_eval
 qr_p.jvp = _qr_jvp
 qr_p.batch = _batch_at_front(qr_p)
-qr_p.platform_lower["cpu"] = _lapack_lowering(_qr_impl,
-                                              _qr_lowering(_lapack_geqrf, _lapack_orgqr))
+qr_p.platform_lower["cpu"] = _lapack_lowering(_qr_impl, _qr_lower_cpu)
 qr_p.platform_lower["cuda"] = _lapack_lowering(_qr_impl,
                                                _qr_lowering(_cusolver_geqrf, _cusolver_orgqr))
 
@@ -967,13 +1083,31 @@ geqrf_p.platform_lower["cuda"] = _geqrf_lowering(_cusolver_geqrf)
 svd_p = Primitive("svd", multiple_results=True)
 
 
-def svd(x, *, full_matrices=True, compute_uv=True, subset_by_index=None):
+class SvdAlgorithm(enum.Enum):
+    """The algorithm of ``svd``, as ``jax.lax.linalg.SvdAlgorithm``. On the CPU, DEFAULT
+    and DIVIDE_AND_CONQUER are LAPACK's ``gesdd``, QR its ``gesvd``; JACOBI and POLAR
+    exist on GPUs only."""
+    DEFAULT = "default"
+    QR = "QR"
+    JACOBI = "Jacobi"
+    POLAR = "polar"
+    DIVIDE_AND_CONQUER = "divide_and_conquer"
+
+
+def svd(x, *, full_matrices=True, compute_uv=True, subset_by_index=None, algorithm=None):
     """Singular value decomposition of ``x`` (..., m, n): ``(u, s, vh)`` with
     ``x = u @ diag(s) @ vh``, ``s`` descending; ``s`` alone if not ``compute_uv``.
     With ``full_matrices=False`` u and vh are (..., m, k) and (..., k, n), k = min(m, n).
     ``subset_by_index=(start, end)`` keeps singular values ``start .. end-1`` of the
     descending order and their vectors (it needs ``full_matrices=False``, unless it is
-    the whole range); they are sliced from the full decomposition."""
+    the whole range); they are sliced from the full decomposition. ``algorithm`` is a
+    ``SvdAlgorithm`` (None: DEFAULT); with QR, eager calls run the LAPACK kernel
+    through XLA too (NumPy has no ``gesvd``)."""
+    if algorithm is None:
+        algorithm = SvdAlgorithm.DEFAULT
+    if not isinstance(algorithm, SvdAlgorithm):
+        raise TypeError(f"lax.linalg.svd: algorithm must be a lax.linalg.SvdAlgorithm or "
+                        f"None, got {algorithm!r}")
     aval = get_aval(x)
     _check_matrix("svd", aval)
     k = min(aval.shape[-2:])
@@ -981,7 +1115,8 @@ def svd(x, *, full_matrices=True, compute_uv=True, subset_by_index=None):
     if subset is not None and full_matrices and subset != (0, k):
         raise ValueError("lax.linalg.svd: full_matrices and subset_by_index cannot both be "
                          "set; pass full_matrices=False")
-    outs = svd_p.bind(x, full_matrices=bool(full_matrices), compute_uv=bool(compute_uv))
+    outs = svd_p.bind(x, full_matrices=bool(full_matrices), compute_uv=bool(compute_uv),
+                      algorithm=algorithm)
     if subset is not None and subset != (0, k):
         start, size = subset[0], subset[1] - subset[0]
         s = columns(outs[0], start, size)
@@ -1011,11 +1146,11 @@ def _index_range(name, subset_by_index, size):
     return start, end
 
 
-def _svd_impl(x, *, full_matrices, compute_uv):
+def _svd_impl(x, *, full_matrices, compute_uv, algorithm):
     finite = np.isfinite(x).all(axis=(-2, -1))
     if not finite.all():   # (as _finite_and_safe_operand: NaN, never LAPACK's endless loop)
         outs = _svd_impl(np.where(finite[..., None, None], x, 0), full_matrices=full_matrices,
-                         compute_uv=compute_uv)
+                         compute_uv=compute_uv, algorithm=algorithm)
         return [np.where(finite.reshape(finite.shape + (1,) * (o.ndim - finite.ndim)), o,
                          np.nan) for o in outs]
     if not compute_uv:
@@ -1027,8 +1162,14 @@ def _svd_impl(x, *, full_matrices, compute_uv):
     return _per_matrix(kernel, x)
 
 
-def _svd_abstract_eval(x, *, full_matrices, compute_uv):
+def _svd_prefer_xla(x, *, algorithm, **_):
+    # NumPy's SVD is gesdd: another algorithm runs (or refuses) in its lowering
+    return algorithm not in (SvdAlgorithm.DEFAULT, SvdAlgorithm.DIVIDE_AND_CONQUER)
+
+
+def _svd_abstract_eval(x, *, full_matrices, compute_uv, algorithm):
     _check_matrix("svd", x)
+    _check_lapack_dtype("svd", x)
     *batch, m, n = x.shape
     k = min(m, n)
     s = ShapedArray((*batch, k), dtypes.real_dtype(x.dtype))
@@ -1038,14 +1179,14 @@ def _svd_abstract_eval(x, *, full_matrices, compute_uv):
             ShapedArray((*batch, n if full_matrices else k, n), x.dtype)]
 
 
-def _svd_jvp(primals, tangents, *, full_matrices, compute_uv):
+def _svd_jvp(primals, tangents, *, full_matrices, compute_uv, algorithm):
     (a,), (da,) = primals, tangents
     m, n = get_aval(a).shape[-2:]
     if compute_uv and full_matrices and m != n:
         raise NotImplementedError("the derivative of lax.linalg.svd with compute_uv and "
                                   "full_matrices is implemented for square matrices only; "
                                   "use full_matrices=False")
-    s, u, vt = svd_p.bind(a, full_matrices=False, compute_uv=True)
+    s, u, vt = svd_p.bind(a, full_matrices=False, compute_uv=True, algorithm=algorithm)
     da = ad.instantiate(da)
     uh, v = conj_transpose(u), conj_transpose(vt)
     ds_mat = _matmul(_matmul(uh, da), v)
@@ -1088,7 +1229,10 @@ def _svd_jvp(primals, tangents, *, full_matrices, compute_uv):
     return primal, [ds, du, conj_transpose(dv)]
 
 
-def _svd_lower(ctx, x, *, full_matrices, compute_uv):
+def _svd_lower(ctx, x, *, full_matrices, compute_uv, algorithm):
+    if algorithm in (SvdAlgorithm.JACOBI, SvdAlgorithm.POLAR):
+        raise NotImplementedError(f"lax.linalg.svd: {algorithm} is not implemented on the "
+                                  f"CPU (as in JAX); use DEFAULT, QR or DIVIDE_AND_CONQUER")
     aval, = ctx.avals_in
     *batch, m, n = aval.shape
     k = min(m, n)
@@ -1096,10 +1240,15 @@ def _svd_lower(ctx, x, *, full_matrices, compute_uv):
     s_aval = ShapedArray((*batch, k), dtypes.real_dtype(aval.dtype))
     u_aval = ShapedArray((*batch, m, m if full_uv else k), aval.dtype)
     vt_aval = ShapedArray((*batch, n if full_uv else k, n), aval.dtype)
+    if algorithm is SvdAlgorithm.QR and not compute_uv:
+        # (gesvd's kernel wants the square u and vᴴ it would have computed, as JAX gives)
+        u_aval = ShapedArray((*batch, m, m), aval.dtype)
+        vt_aval = ShapedArray((*batch, n, n), aval.dtype)
     info_aval = _info_aval(aval)
     mode = ("A" if full_matrices else "S") if compute_uv else "N"
     x, finite = _finite_and_safe_operand(ctx, x)
-    _, s, u, vt, info = _lapack_call("gesdd", aval.dtype, [x], [aval],
+    kernel = "gesvd" if algorithm is SvdAlgorithm.QR else "gesdd"
+    _, s, u, vt, info = _lapack_call(kernel, aval.dtype, [x], [aval],
                                      [aval, s_aval, u_aval, vt_aval, info_aval],
                                      aliases={0: 0}, mode=mode)
     outs, avals = ([s, u, vt], [s_aval, u_aval, vt_aval]) if compute_uv else ([s], [s_aval])
@@ -1110,6 +1259,7 @@ svd_p.impl = _svd_impl
 svd_p.abstract_eval = _svd_abstract_eval
 svd_p.jvp = _svd_jvp
 svd_p.batch = _batch_at_front(svd_p)
+svd_p.prefer_xla = _svd_prefer_xla
 svd_p.platform_lower["cpu"] = _lapack_lowering(_svd_impl, _svd_lower)
 
 #: The largest m and n for which the GPU lowering of ``svd`` uses Jacobi's method
@@ -1117,7 +1267,10 @@ svd_p.platform_lower["cpu"] = _lapack_lowering(_svd_impl, _svd_lower)
 GPU_JACOBI_SVD_MAX = 1024
 
 
-def _svd_lower_cuda(ctx, x, *, full_matrices, compute_uv):
+def _svd_lower_cuda(ctx, x, *, full_matrices, compute_uv, algorithm):
+    if algorithm in (SvdAlgorithm.POLAR, SvdAlgorithm.DIVIDE_AND_CONQUER):
+        raise NotImplementedError(f"lax.linalg.svd: {algorithm} has no CUDA lowering in "
+                                  f"minijax; use DEFAULT, QR or JACOBI")
     aval, = ctx.avals_in
     *batch, m, n = aval.shape
     batch = tuple(batch)
@@ -1128,7 +1281,9 @@ def _svd_lower_cuda(ctx, x, *, full_matrices, compute_uv):
     full_uv = full_matrices and compute_uv
     u_aval = ShapedArray((*batch, m, m if full_uv else k), aval.dtype)
     vt_aval = ShapedArray((*batch, n if full_uv else k, n), aval.dtype)
-    if m <= GPU_JACOBI_SVD_MAX and n <= GPU_JACOBI_SVD_MAX:
+    jacobi = algorithm is SvdAlgorithm.JACOBI or (
+        algorithm is SvdAlgorithm.DEFAULT and m <= GPU_JACOBI_SVD_MAX and n <= GPU_JACOBI_SVD_MAX)
+    if jacobi:
         # gesvdj returns V, not Vᴴ, always computes both, and has an economic mode only
         # for matrices larger than 32 x 32 (its batched kernel has none).
         econ = not full_matrices and m > 32 and n > 32
@@ -1575,3 +1730,6 @@ __all__ += ["cholesky_update", "symmetric_product"]
 from .householder import householder_product, householder_product_p  # noqa: E402
 
 __all__ += ["householder_product", "householder_product_p"]
+from .condensed import hessenberg, hessenberg_p, tridiagonal, tridiagonal_p  # noqa: E402
+
+__all__ += ["hessenberg", "hessenberg_p", "tridiagonal", "tridiagonal_p"]

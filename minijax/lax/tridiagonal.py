@@ -3,7 +3,9 @@
 ``tridiagonal_solve_p`` is a primitive because the solve is a linear map in ``b`` whose
 transpose is another tridiagonal solve (with the transposed diagonals); its NumPy kernel
 is LAPACK's ``gtsv`` (Gaussian elimination with partial pivoting) written over the batch,
-its CPU lowering jaxlib's ``gtsv`` kernel.
+its CPU lowering jaxlib's ``gtsv`` kernel. With ``perturb_singular`` they are jaxlib's
+``tridiagonal_solve_perturbed`` kernel (LAPACK's ``lagtf``/``lagts`` scheme, from
+TensorFlow) and that algorithm written in NumPy, system by system.
 """
 
 import numpy as np
@@ -13,8 +15,8 @@ from ..interpreters import ad
 from ..interpreters.lowering import inline_function, lower_via
 from . import elementwise as ew
 from ._helpers import INEXACT, check_kinds
-from .linalg import _batch_at_front, _info_aval, _lapack_call, _lapack_lowering, \
-    _nan_where_failed, _ok
+from .linalg import _batch_at_front, _check_lapack_dtype, _info_aval, _lapack_call, \
+    _lapack_lowering, _nan_where_failed, _ok
 from .loops import scan
 from .shapes import broadcast_in_dim, full, transpose
 from .slicing import pad, slice_in_dim
@@ -24,13 +26,19 @@ __all__ = ["tridiagonal_solve", "tridiagonal_solve_p"]
 tridiagonal_solve_p = Primitive("tridiagonal_solve")
 
 
-def tridiagonal_solve(dl, d, du, b):
+def tridiagonal_solve(dl, d, du, b, *, perturb_singular=False):
     """Solve ``A x = b`` for ``x`` (..., m, k), ``A`` the tridiagonal (..., m, m) matrix
     with lower diagonal ``dl`` (``dl[i] = A[i, i-1]``, ``dl[0]`` ignored), diagonal ``d``
     and upper diagonal ``du`` (``du[i] = A[i, i+1]``, ``du[-1]`` ignored), each (..., m);
     ``b`` is (..., m, k): k right-hand sides. NaN where ``A`` is singular (a zero pivot
-    in LU with partial pivoting, LAPACK's ``gtsv``)."""
-    return tridiagonal_solve_p.bind(dl, d, du, b)
+    in LU with partial pivoting, LAPACK's ``gtsv``); with ``perturb_singular``, tiny
+    pivots of the LU factor ``U`` are perturbed instead (by ``eps * max |U|``, doubled
+    until the solution cannot overflow), which gives finite solutions of singular
+    systems, as inverse iteration wants."""
+    if perturb_singular not in (True, False):
+        raise TypeError(f"lax.linalg.tridiagonal_solve: perturb_singular must be a bool, got "
+                        f"{perturb_singular!r}")
+    return tridiagonal_solve_p.bind(dl, d, du, b, perturb_singular=bool(perturb_singular))
 
 
 def _abs1(x):
@@ -84,19 +92,97 @@ def _gtsv(dl, d, du, b):
     return x, ok
 
 
-def _tridiagonal_solve_impl(dl, d, du, b):
+def _perturb_pivot(perturb, pivot, row):
+    """``(pivot, row)`` with ``pivot`` moved away from zero (by ``perturb``, doubling)
+    until ``row / pivot`` cannot overflow, or both scaled up where ``pivot`` is
+    subnormal (LAPACK's ``lagts``)."""
+    real = np.finfo(row.dtype).dtype
+    safemin = np.finfo(real).tiny
+    bignum = real.type(1) / safemin
+    one = real.type(1)
+    perturb = np.copysign(max(abs(perturb), safemin), pivot.real).astype(real)
+    biggest = np.abs(row).max(initial=0)
+    while abs(pivot) < one:
+        if abs(pivot) < safemin:
+            if abs(pivot) == 0 or biggest * safemin > abs(pivot):
+                pivot, perturb = pivot + perturb, perturb * 2
+                continue
+            return pivot * bignum, row * bignum
+        if biggest > abs(pivot) * bignum:
+            pivot, perturb = pivot + perturb, perturb * 2
+            continue
+        break
+    return pivot, row
+
+
+def _solve_perturbed(dl, d, du, b):
+    """One system (m,), (m, k) by LU with partial pivoting (rows chosen by relative size
+    in their row, as ``lagtf``), the forward substitution on the fly, and ``U``'s tiny
+    pivots perturbed in the back substitution."""
+    m = d.shape[0]
+    dtype = b.dtype
+    eps = np.finfo(dtype).eps
+    x = np.array(b, copy=True)
+    if m == 1:
+        pivot, row = _perturb_pivot(eps * abs(d[0]), d[0], x[0])
+        return row * (1 / pivot)
+    u = np.zeros((m, 3), dtype)              # U's diagonal and two superdiagonals
+    u[0, 0], u[0, 1] = d[0], du[0]
+    max_u = max(abs(u[0, 0]), abs(u[0, 1]))
+    scale1 = abs(u[0, 0]) + abs(u[0, 1])
+    for k in range(m - 1):
+        u[k + 1, 0] = d[k + 1]
+        scale2 = abs(dl[k + 1]) + abs(u[k + 1, 0]) + (abs(du[k + 1]) if k < m - 2 else 0)
+        if dl[k + 1] == 0:
+            scale1 = scale2
+            u[k + 1, 1], u[k, 2] = du[k + 1], 0
+        else:
+            piv1 = 0 if u[k, 0] == 0 else abs(u[k, 0]) / scale1
+            if abs(dl[k + 1]) / scale2 <= piv1:
+                scale1 = scale2
+                factor = dl[k + 1] / u[k, 0]
+                u[k + 1, 0] = d[k + 1] - factor * u[k, 1]
+                u[k + 1, 1], u[k, 2] = du[k + 1], 0
+                x[k + 1] = x[k + 1] - factor * x[k]
+            else:                           # rows k and k+1 interchanged
+                factor = u[k, 0] / dl[k + 1]
+                u[k, 0] = dl[k + 1]
+                u[k + 1, 0] = u[k, 1] - factor * d[k + 1]
+                u[k, 1] = d[k + 1]
+                if k < m - 2:
+                    u[k, 2], u[k + 1, 1] = du[k + 1], -factor * du[k + 1]
+                x[k], x[k + 1] = x[k + 1].copy(), x[k] - factor * x[k + 1]
+        if k < m - 2:                       # (as the kernel: not row m - 2)
+            max_u = max(max_u, np.abs(u[k]).max())
+    tol = eps * max(max_u, abs(u[m - 1, 0]))
+    for k in range(m - 1, -1, -1):
+        row = x[k]
+        if k + 1 < m:
+            row = row - u[k, 1] * x[k + 1]
+        if k + 2 < m:
+            row = row - u[k, 2] * x[k + 2]
+        pivot, row = _perturb_pivot(tol, u[k, 0], row)
+        x[k] = row * (1 / pivot)
+    return x
+
+
+def _tridiagonal_solve_impl(dl, d, du, b, *, perturb_singular):
     *batch, m, k = b.shape
     dtype = b.dtype
     if m == 0 or k == 0:
         return [np.zeros(b.shape, dtype)]
     flat = [v.reshape(-1, m) for v in (dl, d, du)]
+    if perturb_singular:
+        with np.errstate(all="ignore"):
+            x = [_solve_perturbed(*v, rhs) for *v, rhs in zip(*flat, b.reshape(-1, m, k))]
+        return [np.array(x, dtype).reshape(b.shape)]
     with np.errstate(all="ignore"):
         x, ok = _gtsv(*flat, b.reshape(-1, m, k))
     x = np.where(ok[:, None, None], x, np.nan).astype(dtype)
     return [x.reshape(b.shape)]
 
 
-def _tridiagonal_solve_abstract_eval(dl, d, du, b):
+def _tridiagonal_solve_abstract_eval(dl, d, du, b, *, perturb_singular):
     name = "linalg.tridiagonal_solve"
     for aval, operand in zip((dl, d, du, b), ("dl", "d", "du", "b")):
         check_kinds(name, aval, INEXACT, operand)
@@ -104,6 +190,7 @@ def _tridiagonal_solve_abstract_eval(dl, d, du, b):
         raise TypeError(f"lax.linalg.tridiagonal_solve requires dl, d, du and b of one dtype, "
                         f"got {dl.dtype.name}, {d.dtype.name}, {du.dtype.name} and "
                         f"{b.dtype.name}")
+    _check_lapack_dtype("tridiagonal_solve", b, "operands")
     if not dl.shape == d.shape == du.shape:
         raise ValueError(f"lax.linalg.tridiagonal_solve requires dl, d and du of one shape, "
                          f"got {dl.shape}, {d.shape} and {du.shape}")
@@ -129,9 +216,9 @@ def tridiagonal_matmul(dl, d, du, x):
                   ew.mul(col(du), shift(x, 1)))
 
 
-def _tridiagonal_solve_jvp(primals, tangents):
+def _tridiagonal_solve_jvp(primals, tangents, *, perturb_singular):
     dl, d, du, b = primals
-    x = tridiagonal_solve_p.bind(dl, d, du, b)
+    x = tridiagonal_solve_p.bind(dl, d, du, b, perturb_singular=perturb_singular)
     ddl, dd, ddu, db = tangents
     if all(type(t) is ad.Zero for t in tangents):
         return [x], [ad.Zero(ad.tangent_aval(get_aval(x)))]
@@ -140,7 +227,7 @@ def _tridiagonal_solve_jvp(primals, tangents):
         # A x = b  =>  A dx = db - dA x
         dA_x = tridiagonal_matmul(*(ad.instantiate(t) for t in (ddl, dd, ddu)), x)
         rhs = ew.sub(rhs, dA_x)
-    return [x], [tridiagonal_solve_p.bind(dl, d, du, rhs)]
+    return [x], [tridiagonal_solve_p.bind(dl, d, du, rhs, perturb_singular=perturb_singular)]
 
 
 def _transposed_diagonals(dl, d, du):
@@ -153,20 +240,23 @@ def _transposed_diagonals(dl, d, du):
     return shift(du, 1), d, shift(dl, -1)
 
 
-def _tridiagonal_solve_transpose(cts, dl, d, du, b):
+def _tridiagonal_solve_transpose(cts, dl, d, du, b, *, perturb_singular):
     if any(ad.is_undefined(v) for v in (dl, d, du)):
         raise NotImplementedError("lax.linalg.tridiagonal_solve is linear in b only, not "
                                   "in the diagonals")
     ct, = cts
     if type(ct) is ad.Zero:
         return [None, None, None, ct]
-    return [None, None, None, tridiagonal_solve_p.bind(*_transposed_diagonals(dl, d, du),
-                                                       ct)]
+    return [None, None, None, tridiagonal_solve_p.bind(*_transposed_diagonals(dl, d, du), ct,
+                                                       perturb_singular=perturb_singular)]
 
 
-def _tridiagonal_solve_lower(ctx, dl, d, du, b):
+def _tridiagonal_solve_lower(ctx, dl, d, du, b, *, perturb_singular):
     avals = list(ctx.avals_in)
     b_aval = avals[3]
+    if perturb_singular:     # (one kernel for every dtype; no info: never NaN)
+        return _lapack_call(None, b_aval.dtype, [dl, d, du, b], avals, [b_aval],
+                            target="tridiagonal_solve_perturbed_ffi")
     info_aval = _info_aval(b_aval)
     *_, x, info = _lapack_call("gtsv", b_aval.dtype, [dl, d, du, b], avals,
                                [*avals, info_aval], aliases={0: 0, 1: 1, 2: 2, 3: 3})
@@ -174,9 +264,12 @@ def _tridiagonal_solve_lower(ctx, dl, d, du, b):
                            [b_aval, info_aval], [x, info])
 
 
-def _thomas(dl, d, du, b):
+def _thomas(dl, d, du, b, *, perturb_singular=False):
     """Thomas elimination (Gaussian elimination without pivoting) in lax operations, two
     ``scan``s over the rows: the lowering where no LAPACK kernel is at hand (GPUs)."""
+    if perturb_singular:
+        raise NotImplementedError("lax.linalg.tridiagonal_solve(perturb_singular=True) has "
+                                  "no GPU lowering in minijax; it runs on the CPU")
     nd = get_aval(d).ndim
     rows_first = (nd - 1,) + tuple(range(nd - 1))
     dl, d, du = (transpose(v, rows_first) for v in (dl, d, du))
