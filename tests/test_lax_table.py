@@ -47,6 +47,7 @@ class Row:
     finite: bool = False       # sample without NaN and ±inf
     loop_vmap: bool = True     # vmap agrees with a loop (rng_bit_generator's does not)
     rtol_factor: float = 1     # XLA's own error for hard special functions
+    cuda: bool = True          # lowers for cuda (False: minijax has no GPU kernel for it)
 
     def __str__(self):
         return self.name
@@ -276,7 +277,7 @@ ROWS = [
         FLOAT, (-2.0, 2.0), finite=True),
     Row("tridiagonal_solve", lambda dl, d, du, b: lax.linalg.tridiagonal_solve(
         dl, lax.add(d, lax.full(d.shape, 8, d.dtype)), du, b, perturb_singular=True),
-        ((4,), (4,), (4,), (4, 2)), FLOAT, (-2.0, 2.0), finite=True),
+        ((4,), (4,), (4,), (4, 2)), FLOAT, (-2.0, 2.0), finite=True, cuda=False),
     Row("householder_product", lambda a, t: lax.linalg.householder_product(a, t),
         ((4, 3), (2,)), FLOAT, finite=True),
     Row("hessenberg", lambda a: lax.linalg.hessenberg(a), ((4, 4),), FLOAT, finite=True),

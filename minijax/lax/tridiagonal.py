@@ -11,6 +11,7 @@ TensorFlow) and that algorithm written in NumPy, system by system.
 import numpy as np
 
 from ..core import Primitive, get_aval
+from ..errors import MissingPlatformLoweringError
 from ..interpreters import ad
 from ..interpreters.lowering import inline_function, lower_via
 from . import elementwise as ew
@@ -268,8 +269,9 @@ def _thomas(dl, d, du, b, *, perturb_singular=False):
     """Thomas elimination (Gaussian elimination without pivoting) in lax operations, two
     ``scan``s over the rows: the lowering where no LAPACK kernel is at hand (GPUs)."""
     if perturb_singular:
-        raise NotImplementedError("lax.linalg.tridiagonal_solve(perturb_singular=True) has "
-                                  "no GPU lowering in minijax; it runs on the CPU")
+        raise MissingPlatformLoweringError(
+            "lax.linalg.tridiagonal_solve(perturb_singular=True) has no GPU lowering in "
+            "minijax (jaxlib's perturbed kernel is the CPU's); it runs on the CPU")
     nd = get_aval(d).ndim
     rows_first = (nd - 1,) + tuple(range(nd - 1))
     dl, d, du = (transpose(v, rows_first) for v in (dl, d, du))
