@@ -119,14 +119,12 @@ def test_gradients():
 
 
 def test_unsupported_keywords_raise():
-    with pytest.raises(NotImplementedError, match="pivoting"):
-        ml.qr(A, pivoting=True)
     with pytest.raises(NotImplementedError, match="mode='raw'"):
         ml.qr(A, mode="raw")
     with pytest.raises(NotImplementedError, match="b="):
         ml.eigh(SPD, b=SPD)
-    with pytest.raises(NotImplementedError, match="subset_by_index"):
-        ml.eigh(SPD, subset_by_index=(0, 1))
+    with pytest.raises(NotImplementedError, match="subset_by_value"):
+        ml.eigh(SPD, subset_by_value=(0.0, 1.0))
     with pytest.raises(ValueError, match="square"):
         ml.inv(TALL)
     with pytest.raises(ValueError, match="trans"):
@@ -372,3 +370,44 @@ def test_qr_multiply_complex_c_batch_jit_vmap_grad_errors():
         ml.qr_multiply(a[0], c[0], mode="left")
     with pytest.raises(NotImplementedError, match="pivoting"):
         ml.qr_multiply(a[0], c[0], pivoting=True)
+
+
+@pytest.mark.parametrize("mode", ["full", "economic", "r"])
+def test_qr_pivoting_matches_scipy(mode):
+    a = np.random.default_rng(5).normal(size=(5, 4))
+    a[:, 2] = a[:, 0]   # (a rank-deficient matrix: the pivots matter)
+    want = sl.qr(a, pivoting=True, mode=mode)
+    got = ml.qr(a, pivoting=True, mode=mode)
+    assert len(got) == len(want)
+    np.testing.assert_array_equal(np.asarray(got[-1]), want[-1])
+    assert np.asarray(got[-1]).dtype == want[-1].dtype
+    r = np.asarray(got[-2])
+    np.testing.assert_allclose(np.abs(r), np.abs(want[-2]), atol=1e-12)
+    if mode != "r":
+        q = np.asarray(got[0])
+        np.testing.assert_allclose(q @ r, a[:, want[-1]], atol=1e-12)
+
+
+@pytest.mark.parametrize("compute_uv", [True, False])
+def test_svd_gesvd_driver_is_lapacks_gesvd(compute_uv):
+    a = np.random.default_rng(6).normal(size=(6, 4))
+    want = sl.svd(a, lapack_driver="gesvd", compute_uv=compute_uv,
+                            full_matrices=False)
+    got = ml.svd(a, lapack_driver="gesvd", compute_uv=compute_uv, full_matrices=False)
+    for g, w in zip(got if compute_uv else [got], want if compute_uv else [want]):
+        np.testing.assert_allclose(np.asarray(g), w, rtol=1e-12, atol=1e-13)
+
+
+@pytest.mark.parametrize("subset", [(0, 0), (1, 2), (0, 2)])
+def test_eigh_subset_by_index_matches_scipy(subset):
+    w, v = sl.eigh(SPD, subset_by_index=subset)
+    gw, gv = ml.eigh(SPD, subset_by_index=subset)
+    np.testing.assert_allclose(np.asarray(gw), w, rtol=1e-12)
+    np.testing.assert_allclose(np.abs(np.asarray(gv)), np.abs(v), atol=1e-12)
+    np.testing.assert_allclose(np.asarray(ml.eigh(SPD, subset_by_index=subset,
+                                                  eigvals_only=True)), w, rtol=1e-12)
+    with pytest.raises(ValueError) as ours:
+        ml.eigh(SPD, subset_by_index=(2, 1))
+    with pytest.raises(ValueError):
+        sl.eigh(SPD, subset_by_index=(2, 1))
+    assert "not valid" in str(ours.value)

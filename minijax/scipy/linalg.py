@@ -7,6 +7,8 @@ overwritten, and inputs are not checked for infinities) -- as in JAX.
 import math
 from functools import partial
 
+import operator
+
 import numpy as np
 
 from .. import lax
@@ -152,23 +154,33 @@ def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
 
 
 def qr(a, overwrite_a=False, lwork=None, mode="full", pivoting=False, check_finite=True):
-    """QR decomposition; ``mode`` 'full', 'economic' or 'r' (which returns ``(r,)``)."""
-    reject("qr", pivoting=pivoting, lwork=lwork)
+    """QR decomposition; ``mode`` 'full', 'economic' or 'r' (which returns ``(r,)``).
+    ``pivoting=True`` also returns LAPACK ``geqp3``'s column permutation ``p`` (int32),
+    with ``a[:, p] = q @ r``: ``(q, r, p)``, or ``(r, p)`` for 'r'."""
+    reject("qr", lwork=lwork)
     if mode not in ("full", "economic", "r"):
         raise NotImplementedError(f"scipy.linalg.qr: mode={mode!r} is not supported "
                                   "(use 'full', 'economic' or 'r')")
     a = _matrix("qr", a, square=False)
+    if pivoting:
+        q, r, p = lax_linalg.qr(a, pivoting=True, full_matrices=(mode != "economic"))
+        return (r, p) if mode == "r" else (q, r, p)
     q, r = lax_linalg.qr(a, full_matrices=(mode != "economic"))
     return (r,) if mode == "r" else (q, r)
 
 
 def svd(a, full_matrices=True, compute_uv=True, overwrite_a=False, check_finite=True,
         lapack_driver="gesdd"):
-    """Singular value decomposition ``a = u @ diag(s) @ vh``."""
+    """Singular value decomposition ``a = u @ diag(s) @ vh``, by LAPACK's ``gesdd``
+    (divide and conquer) or, with ``lapack_driver='gesvd'``, its QR-iteration ``gesvd``."""
     if lapack_driver not in ("gesdd", "gesvd"):
         raise ValueError(f"svd: lapack_driver must be 'gesdd' or 'gesvd', got {lapack_driver!r}")
-    return jnp.linalg.svd(_matrix("svd", a, square=False), full_matrices=full_matrices,
-                          compute_uv=compute_uv)
+    a = _matrix("svd", a, square=False)
+    if lapack_driver == "gesvd":
+        out = lax_linalg.svd(a, full_matrices=full_matrices, compute_uv=compute_uv,
+                             algorithm=lax_linalg.SvdAlgorithm.QR)
+        return tuple(out) if compute_uv else out
+    return jnp.linalg.svd(a, full_matrices=full_matrices, compute_uv=compute_uv)
 
 
 def eig(a, b=None, left=False, right=True, overwrite_a=False, overwrite_b=False,
@@ -196,12 +208,22 @@ def eigvals(a, b=None, overwrite_a=False, check_finite=True, homogeneous_eigvals
 
 def eigh(a, b=None, lower=True, eigvals_only=False, overwrite_a=False, overwrite_b=False,
          type=1, check_finite=True, subset_by_index=None, subset_by_value=None, driver=None):
-    """Eigenvalues (ascending) and eigenvectors of a Hermitian matrix."""
-    reject("eigh", b=b, subset_by_index=subset_by_index, subset_by_value=subset_by_value,
-           driver=driver)
+    """Eigenvalues (ascending) and eigenvectors of a Hermitian matrix;
+    ``subset_by_index=(lo, hi)`` keeps the eigenvalues lo to hi, inclusive."""
+    reject("eigh", b=b, subset_by_value=subset_by_value, driver=driver)
     if type != 1:
         raise NotImplementedError("scipy.linalg.eigh: only type=1 (the standard problem)")
-    vectors, values = lax_linalg.eigh(_matrix("eigh", a), lower=lower)
+    a = _matrix("eigh", a)
+    subset = None
+    if subset_by_index is not None:
+        n = a.shape[-1]
+        lo, hi = (operator.index(i) for i in subset_by_index)
+        if not 0 <= lo <= hi < n:
+            raise ValueError(f"Requested eigenvalue indices are not valid. Valid range is "
+                             f"[0, {n - 1}] and start <= end, but start={lo}, end={hi} is "
+                             f"given")
+        subset = (lo, hi + 1)
+    vectors, values = lax_linalg.eigh(a, lower=lower, subset_by_index=subset)
     return values if eigvals_only else (values, vectors)
 
 
