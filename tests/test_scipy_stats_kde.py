@@ -1,0 +1,264 @@
+"""minijax.scipy.stats.gaussian_kde against scipy.stats.gaussian_kde (values) and
+jax.scipy.stats.gaussian_kde (interface, resample's bits); float64 and float32, eager,
+jit, vmap, derivatives."""
+
+import dataclasses
+import inspect
+import warnings
+
+import numpy as np
+import pytest
+import scipy.stats as st
+
+import minijax
+import minijax.numpy as jnp
+import minijax.scipy.stats as ms
+from minijax.test_util import check_grads
+from minijax.tree_util import tree_flatten, tree_unflatten
+
+RNG = np.random.default_rng(11)
+DATA = {d: RNG.normal(size=(d, 25)) * np.arange(1, d + 1)[:, None] for d in (1, 2, 3)}
+WEIGHTS = RNG.uniform(0.1, 2.0, 25)
+# points on a data point, near the data, and far out (where the density underflows)
+POINTS = {d: np.concatenate([DATA[d][:, :2], RNG.normal(size=(d, 5)) * 3,
+                             np.full((d, 1), 40.0), np.full((d, 1), -1e3)], axis=1)
+          for d in (1, 2, 3)}
+BANDWIDTHS = [None, "scott", "silverman", 0.3, np.float64(1.7), lambda k: k.scotts_factor() / 2]
+KDE_CASES = [(d, bw, w) for d in (1, 2, 3) for bw in range(len(BANDWIDTHS)) for w in (False, True)]
+
+
+def _pair(d, bw, weighted, dtype=np.float64):
+    data = DATA[d].astype(dtype)
+    weights = WEIGHTS.astype(dtype) if weighted else None
+    return (st.gaussian_kde(data.astype(np.float64), BANDWIDTHS[bw],
+                            None if weights is None else weights.astype(np.float64)),
+            ms.gaussian_kde(data, BANDWIDTHS[bw], weights))
+
+
+def _close(got, want, dtype=np.float64, rtol=None):
+    got = np.asarray(got)
+    assert got.dtype == dtype
+    rtol = rtol or (1e-12 if dtype == np.float64 else 2e-4)
+    np.testing.assert_allclose(got, want, rtol=rtol, atol=0 if dtype == np.float64 else 1e-30)
+
+
+@pytest.mark.parametrize("d,bw,weighted", KDE_CASES)
+def test_values_match_scipy(d, bw, weighted):
+    ref, kde = _pair(d, bw, weighted)
+    assert (kde.d, kde.n) == (ref.d, ref.n)
+    for name in ("factor", "neff", "covariance", "inv_cov", "weights", "dataset"):
+        _close(getattr(kde, name), getattr(ref, name))
+    pts = POINTS[d]
+    for name in ("evaluate", "pdf", "__call__", "logpdf"):
+        _close(getattr(kde, name)(pts), getattr(ref, name)(pts))
+    _close(kde.logpdf(pts[:, 0]), ref.logpdf(pts[:, 0]))   # one point, as a (d,) vector
+    mean, cov = np.linspace(-1.0, 1.0, d), np.eye(d) * 0.7 + 0.1
+    _close(kde.integrate_gaussian(mean, cov), ref.integrate_gaussian(mean, cov))
+    other_ref, other = st.gaussian_kde(DATA[d][:, :9] + 0.5), ms.gaussian_kde(DATA[d][:, :9] + 0.5)
+    _close(kde.integrate_kde(other), ref.integrate_kde(other_ref))
+    _close(other.integrate_kde(kde), other_ref.integrate_kde(ref))
+    if d == 1:
+        for low, high in [(-0.5, 1.0), (-np.inf, 0.3), (2.0, -1.0), (-np.inf, np.inf)]:
+            _close(kde.integrate_box_1d(low, high), ref.integrate_box_1d(low, high))
+    else:
+        _close(kde.marginal([0, -1]).logpdf(pts[[0, -1]]), ref.marginal([0, -1]).logpdf(pts[[0, -1]]))
+        _close(kde.marginal(1).covariance, ref.marginal(1).covariance)
+
+
+@pytest.mark.parametrize("d", [1, 3])
+def test_float32_keeps_its_dtype(d):
+    for bw in (0, 2, 3):
+        for weighted in (False, True):
+            ref, kde = _pair(d, bw, weighted, np.float32)
+            assert kde.covariance.dtype == kde.weights.dtype == kde.factor.dtype == np.float32
+            pts = POINTS[d][:, :-2].astype(np.float32)
+            _close(kde.logpdf(pts), ref.logpdf(pts.astype(np.float64)), np.float32)
+            _close(kde(pts), ref(pts.astype(np.float64)), np.float32)
+            assert kde.logpdf(POINTS[d]).dtype == np.float64   # float64 points promote
+
+
+def _everything(kde, pts, other):
+    out = [kde.evaluate(pts), kde.logpdf(pts),
+           kde.integrate_gaussian(jnp.zeros(kde.d), jnp.eye(kde.d)), kde.integrate_kde(other)]
+    if kde.d == 1:
+        out.append(kde.integrate_box_1d(-0.5, 1.0))
+    return out
+
+
+@pytest.mark.parametrize("d", [1, 2])
+def test_jit_of_a_kde_argument_and_of_its_construction(d):
+    kde, other, pts = ms.gaussian_kde(DATA[d], weights=WEIGHTS), ms.gaussian_kde(DATA[d] + 1), POINTS[d]
+    eager = _everything(kde, pts, other)
+    for got, want in zip(minijax.jit(_everything)(kde, pts, other), eager):
+        np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-13)
+    built = minijax.jit(lambda data, w, bw: _everything(ms.gaussian_kde(data, bw, w), pts, other))
+    for got, want in zip(built(DATA[d], WEIGHTS, 0.4),
+                         _everything(ms.gaussian_kde(DATA[d], 0.4, WEIGHTS), pts, other)):
+        np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-13)
+
+
+def test_is_a_pytree():
+    kde = ms.gaussian_kde(DATA[2], "silverman", WEIGHTS)
+    leaves, tree = tree_flatten(kde)
+    assert len(leaves) == 6
+    again = tree_unflatten(tree, leaves)
+    assert type(again) is ms.gaussian_kde and (again.d, again.n) == (2, 25)
+    np.testing.assert_array_equal(np.asarray(again.logpdf(POINTS[2])),
+                                  np.asarray(kde.logpdf(POINTS[2])))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        kde.factor = 1.0
+
+
+def test_vmap_over_points_and_over_datasets():
+    kde = ms.gaussian_kde(DATA[2], weights=WEIGHTS)
+    pts = POINTS[2].T
+    per = np.array([float(kde.logpdf(p)[0]) for p in pts])
+    np.testing.assert_allclose(np.asarray(minijax.vmap(lambda p: kde.logpdf(p)[0])(pts)), per,
+                               rtol=1e-13)
+    datasets = np.stack([DATA[2] * s for s in (0.5, 1.0, 2.0)])
+    bws = np.array([0.3, 0.5, 0.9])
+
+    def fit(data, bw):
+        k = ms.gaussian_kde(data, bw)
+        return k.logpdf(POINTS[2]), k.integrate_kde(kde), k.factor
+
+    batched = minijax.vmap(fit)(datasets, bws)
+    for i in range(3):
+        ref = st.gaussian_kde(datasets[i], bws[i])
+        np.testing.assert_allclose(np.asarray(batched[0][i]), ref.logpdf(POINTS[2]), rtol=1e-12)
+        np.testing.assert_allclose(float(batched[1][i]),
+                                   st.gaussian_kde(DATA[2], weights=WEIGHTS).integrate_kde(ref),
+                                   rtol=1e-12)
+    # a vmapped estimate: its methods under vmap, per estimate
+    kdes = minijax.vmap(lambda data: ms.gaussian_kde(data, "silverman"))(datasets)
+    assert kdes.dataset.shape == (3, 2, 25)
+    dens = minijax.vmap(lambda k: k.evaluate(POINTS[2]))(kdes)
+    for i in range(3):
+        np.testing.assert_allclose(np.asarray(dens[i]),
+                                   st.gaussian_kde(datasets[i], "silverman")(POINTS[2]), rtol=1e-12)
+
+
+def test_gradients_match_finite_differences():
+    data, pts = DATA[2][:, :8], POINTS[2][:, 2:5]
+    w = WEIGHTS[:8]
+    check_grads(lambda p: ms.gaussian_kde(data, weights=w).logpdf(p), (jnp.asarray(pts),), order=2,
+                eps=1e-5)
+    check_grads(lambda x, v: ms.gaussian_kde(x, weights=v).evaluate(pts),
+                (jnp.asarray(data), jnp.asarray(w)), order=1, eps=1e-6, tol=1e-5)
+    check_grads(lambda bw: ms.gaussian_kde(data, bw).logpdf(pts), (jnp.asarray(0.6),), order=2,
+                eps=1e-6)
+    check_grads(lambda m, c: ms.gaussian_kde(data).integrate_gaussian(m, c),
+                (jnp.asarray([0.2, -0.1]), jnp.asarray([[1.0, 0.2], [0.2, 0.5]])), order=1,
+                eps=1e-6)
+    check_grads(lambda x: ms.gaussian_kde(x).integrate_kde(ms.gaussian_kde(data + 1.0)),
+                (jnp.asarray(data),), order=1, eps=1e-6, tol=1e-5)
+    check_grads(lambda lo, hi, x: ms.gaussian_kde(x).integrate_box_1d(lo, hi),
+                (jnp.asarray(-0.3), jnp.asarray(1.1), jnp.asarray(DATA[1][:, :8])), order=2,
+                eps=1e-6)
+
+
+def test_resample_shape_dtype_and_moments():
+    for dtype in (np.float64, np.float32):
+        kde = ms.gaussian_kde(DATA[2].astype(dtype), weights=WEIGHTS.astype(dtype))
+        for shape in ((), (4,), (3, 5)):
+            draw = kde.resample(minijax.random.key(0), shape)
+            assert draw.shape == (2,) + shape and draw.dtype == dtype
+    kde = ms.gaussian_kde(DATA[2], 0.5, weights=WEIGHTS)
+    draws = np.asarray(kde.resample(minijax.random.key(1), (40000,)))
+    w = np.asarray(kde.weights)
+    mean = DATA[2] @ w
+    centred = DATA[2] - mean[:, None]
+    cov = (centred * w) @ centred.T + np.asarray(kde.covariance)
+    se = np.sqrt(np.diag(cov) / draws.shape[1])
+    assert np.all(np.abs(draws.mean(axis=1) - mean) < 5 * se)
+    np.testing.assert_allclose(np.cov(draws, bias=True), cov, rtol=0.05, atol=0.05 * cov.max())
+    # jit, and vmap over keys, give the same draws
+    key = minijax.random.key(2)
+    np.testing.assert_allclose(np.asarray(minijax.jit(lambda k: kde.resample(k, (6,)))(key)),
+                               np.asarray(kde.resample(key, (6,))), rtol=1e-14)
+    keys = minijax.random.split(key, 3)
+    batched = minijax.vmap(lambda k: kde.resample(k, (6,)))(keys)
+    for i in range(3):
+        np.testing.assert_allclose(np.asarray(batched[i]), np.asarray(kde.resample(keys[i], (6,))),
+                                   rtol=1e-14)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_resample_has_jaxs_bits(dtype):
+    jax = pytest.importorskip("jax")
+    jstats = pytest.importorskip("jax.scipy.stats")
+    cases = [(1, None), (3, WEIGHTS)] if dtype == np.float64 else [(3, WEIGHTS)]
+    for d, weights in cases:
+        data = DATA[d].astype(dtype)
+        weights = None if weights is None else weights.astype(dtype)
+        mine = ms.gaussian_kde(data, weights=weights)
+        with jax.enable_x64(dtype == np.float64):
+            theirs = jstats.gaussian_kde(data, weights=weights)
+            for shape in ((), (7,)):
+                want = np.asarray(theirs.resample(jax.random.key(5), shape))
+                got = np.asarray(mine.resample(minijax.random.key(5), shape))
+                assert got.dtype == want.dtype
+                # (the same draws: JAX's resample is compiled, so they differ in rounding)
+                np.testing.assert_allclose(got, want, rtol=1e-13 if dtype == np.float64 else 1e-5,
+                                           atol=1e-6 if dtype == np.float32 else 0)
+
+
+def test_errors_are_named():
+    kde1, kde2 = ms.gaussian_kde(DATA[1]), ms.gaussian_kde(DATA[2])
+    with pytest.raises(NotImplementedError, match="complex data"):
+        ms.gaussian_kde(DATA[1] + 1j)
+    with pytest.raises(ValueError, match="multiple elements"):
+        ms.gaussian_kde([1.0])
+    with pytest.raises(ValueError, match="one-dimensional"):
+        ms.gaussian_kde(DATA[1], weights=np.ones((5, 5)))
+    with pytest.raises(ValueError, match="length n"):
+        ms.gaussian_kde(DATA[1], weights=np.ones(3))
+    with pytest.raises(ValueError, match="greater than number of samples"):
+        ms.gaussian_kde(np.ones((5, 3)))
+    for bad in ("scot", np.ones(2), object()):
+        with pytest.raises(ValueError, match="`bw_method` should be"):
+            ms.gaussian_kde(DATA[1], bad)
+    with pytest.raises(ValueError, match="points have dimension 3, dataset has dimension 2"):
+        kde2.logpdf(np.ones((3, 4)))
+    with pytest.raises(NotImplementedError, match="complex coordinates"):
+        kde2.evaluate(np.ones((2, 4)) * 1j)
+    with pytest.raises(NotImplementedError, match="integrate_box_1d"):
+        kde2.integrate_box([0, 0], [1, 1])
+    with pytest.raises(NotImplementedError, match="bandwidth"):
+        kde2.set_bandwidth("silverman")
+    with pytest.raises(ValueError, match="only handles 1D"):
+        kde2.integrate_box_1d(0.0, 1.0)
+    with pytest.raises(ValueError, match="must be scalars"):
+        kde1.integrate_box_1d(np.zeros(2), 1.0)
+    with pytest.raises(ValueError, match="same dimensionality"):
+        kde1.integrate_kde(kde2)
+    with pytest.raises(ValueError, match="mean does not have dimension 2"):
+        kde2.integrate_gaussian(np.zeros(3), np.eye(2))
+    with pytest.raises(ValueError, match="covariance does not have dimension 2"):
+        kde2.integrate_gaussian(np.zeros(2), np.eye(3))
+    with pytest.raises(ValueError, match="unique"):
+        ms.gaussian_kde(DATA[3]).marginal([0, -3])
+    with pytest.raises(ValueError, match="invalid"):
+        ms.gaussian_kde(DATA[3]).marginal([3])
+    # the floating-point warnings of a density that underflows stay quiet, as in SciPy
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        kde2.logpdf(POINTS[2])
+
+
+def test_interface_is_jaxs():
+    jstats = pytest.importorskip("jax.scipy.stats")
+    theirs = jstats.gaussian_kde
+    public = {n for n in dir(theirs) if not n.startswith("_")}
+    mine = {n for n in dir(ms.gaussian_kde) if not n.startswith("_")}
+    # JAX's names, and SciPy's factor, marginal and bandwidth rules besides
+    assert public <= mine
+    assert mine - public == {"factor", "marginal", "scotts_factor", "silverman_factor",
+                             "covariance_factor"}
+    for name in public | {"__init__", "__call__"}:
+        if callable(getattr(theirs, name)) and not isinstance(getattr(theirs, name), type):
+            want = inspect.signature(getattr(theirs, name)).parameters
+            got = inspect.signature(getattr(ms.gaussian_kde, name)).parameters
+            assert [(p.name, p.default) for p in got.values()] == \
+                [(p.name, p.default) for p in want.values()], name
+    assert "gaussian_kde" in ms.__all__
