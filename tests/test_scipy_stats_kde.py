@@ -262,3 +262,68 @@ def test_interface_is_jaxs():
             assert [(p.name, p.default) for p in got.values()] == \
                 [(p.name, p.default) for p in want.values()], name
     assert "gaussian_kde" in ms.__all__
+
+
+# ------------------------------------------------------------------ discrete isf
+
+Q_ISF = np.array([-0.5, 0.0, 1e-6, 0.1, 0.3, 0.5, 0.7, 0.9, 1 - 1e-9, 1.0, 1.5, np.nan])
+ISF_CASES = [("poisson", (3.0,)), ("poisson", (0.0,)), ("poisson", (1e4, 2.0)), ("poisson", (-1.0,)),
+             ("binom", (10.0, 0.3)), ("binom", (10.0, 0.0)), ("binom", (10.0, 1.0)),
+             ("binom", (10.5, 0.3)), ("binom", (10.0, 1.5)), ("binom", (400.0, 0.02, -1.0)),
+             ("nbinom", (3.0, 0.3)), ("nbinom", (0.4, 0.05, 1.0)), ("nbinom", (2.5, 1.0)),
+             ("nbinom", (0.0, 0.5)), ("geom", (0.3,)), ("geom", (1e-3, 2.0)), ("geom", (0.0,)),
+             ("bernoulli", (0.3,)), ("bernoulli", (0.0,)), ("bernoulli", (1.0,)),
+             ("bernoulli", (1.5,)), ("bernoulli", (0.5, 1.0))]
+
+
+def _scipy_isf(module, q, args):
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        return getattr(st, module).isf(q, *args)
+
+
+def test_discrete_isf_matches_scipy_eager_and_jitted():
+    # (one program for every case)
+    jitted = minijax.jit(lambda q: [getattr(ms, m).isf(q, *args) for m, args in ISF_CASES])(Q_ISF)
+    for (module, args), under_jit in zip(ISF_CASES, jitted):
+        want = _scipy_isf(module, Q_ISF, args)
+        for dtype in (np.float64, np.float32):
+            got = getattr(ms, module).isf(Q_ISF.astype(dtype), *(dtype(a) for a in args))
+            assert got.dtype == dtype
+            if dtype == np.float32:   # SciPy at the float32 arguments
+                want = _scipy_isf(module, Q_ISF.astype(dtype).astype(np.float64),
+                                  tuple(float(dtype(a)) for a in args))
+            np.testing.assert_array_equal(np.asarray(got), want, err_msg=f"{module}{args}")
+        np.testing.assert_array_equal(np.asarray(under_jit), _scipy_isf(module, Q_ISF, args))
+
+
+@pytest.mark.parametrize("module,args", [("poisson", (3.0,)), ("poisson", (1e4,)),
+                                         ("binom", (10.0, 0.0)), ("binom", (60.0, 0.4)),
+                                         ("nbinom", (3.0, 0.3)), ("nbinom", (0.4, 0.01)),
+                                         ("geom", (0.3,)), ("geom", (1e-3,)), ("geom", (1.0,)),
+                                         ("bernoulli", (0.0,)), ("bernoulli", (0.3,))])
+def test_discrete_isf_is_the_smallest_k_with_sf_at_most_q(module, args):
+    # SciPy's definition; SciPy's own isf computes ppf(1 - q) for poisson and geom, NaN or
+    # inf once 1 - q rounds to 1, and 0 for geom with p = 1 (whose sf(0) is 1); and Boost's
+    # binom quantile gives n, not 0, for p = 0 and a tiny q
+    q = np.concatenate([[1e-300, 1e-100, 1e-20, 1e-12],
+                        np.random.default_rng(7).uniform(size=40)])
+    k = np.asarray(getattr(ms, module).isf(q, *args))
+    assert np.all(np.isfinite(k))
+    sf = getattr(st, module).sf
+    assert np.all(sf(k, *args) <= q)
+    first = 1 if module == "geom" else 0
+    assert np.all((k == first) | (sf(k - 1, *args) > q))
+    assert float(minijax.grad(lambda v: getattr(ms, module).isf(v, *args))(0.3)) == 0.0
+
+
+def test_discrete_isf_vmap_matches_per_example():
+    q = np.array([1e-9, 0.05, 0.3, 0.5, 0.8, 0.99])
+    shape = np.linspace(0.5, 4.0, q.size)
+    p = np.linspace(0.1, 0.9, q.size)
+    calls = [(ms.poisson.isf, (q, shape * 3)), (ms.binom.isf, (q, np.round(shape * 5), p)),
+             (ms.nbinom.isf, (q, shape, p)), (ms.geom.isf, (q, p)), (ms.bernoulli.isf, (q, p))]
+    for f, args in calls:
+        per = np.array([float(f(*(a[i] for a in args))) for i in range(q.size)])
+        np.testing.assert_array_equal(np.asarray(minijax.vmap(f)(*args)), per)
+        np.testing.assert_array_equal(per, _scipy_isf(f.__module__.rpartition(".")[2], q, args[1:]))

@@ -56,6 +56,25 @@ def discrete_quantile(cdf, q, upper):
     return hi
 
 
+def discrete_isf(sf, q, upper):
+    """The smallest integer ``k`` in ``[0, upper]`` with ``sf(k) <= q`` (SciPy's inverse
+    survival function of a distribution on the non-negative integers), for ``q`` in
+    ``(0, 1)`` and an ``upper`` with ``sf(upper) <= q``: ``discrete_quantile`` of ``-sf``."""
+    return discrete_quantile(lambda k: -sf(k), -q, upper)
+
+
+def isf_ends(k, q, top, valid):
+    """SciPy's ``isf`` conventions around a search result ``k``: the support's end ``top``
+    at ``q = 0``, -1 (below a support starting at 0) at ``q = 1``, NaN for ``q`` outside
+    ``[0, 1]`` or parameters that are not ``valid``."""
+    k = jnp.where(q == 0, top, jnp.where(q == 1, -1.0, k))
+    return jnp.where(valid & (q >= 0) & (q <= 1), k, jnp.nan)
+
+
+# far enough past the mean that a Poisson-like upper tail is below the smallest double
+# (e^-745): Bernstein's bound for a tail of rate 1 needs t^2 / (2 (var + t / 3)) >= 745
+TINY_TAIL_SPREAD, TINY_TAIL_OFFSET = 40.0, 800.0
+
 _MAX_NEWTON_STEPS = 100
 
 

@@ -4,7 +4,7 @@ from ... import lax
 from ... import numpy as jnp
 from ..special import betainc, xlog1py, xlogy
 from .._util import promote_inexact
-from ._common import discrete_quantile, keep_nan, log_probability, outside
+from ._common import discrete_isf, discrete_quantile, isf_ends, keep_nan, log_probability, outside
 
 
 def logpmf(k, n, p, loc=0):
@@ -70,3 +70,16 @@ def ppf(q, n, p, loc=0):
     k = jnp.where(q == 0, -1.0, jnp.where(q == 1, n, k))
     return outside((q < 0) | (q > 1) | jnp.isnan(q) | jnp.isnan(p) | jnp.isnan(n),
                    k + loc, jnp.nan)
+
+
+def isf(q, n, p, loc=0):
+    """The inverse survival function: the smallest ``k`` with ``sf(k) <= q`` (``n`` at
+    ``q = 0``, -1 at ``q = 1``; NaN outside ``[0, 1]``, or unless ``n`` is a non-negative
+    integer and ``0 <= p <= 1``), by bisection over ``{0, ..., n}``."""
+    q, n, p, loc = promote_inexact(q, n, p, loc)
+    q, n, p, loc = jnp.broadcast_arrays(q, n, p, loc)
+    valid = (n >= 0) & (n == jnp.floor(n)) & (p >= 0) & (p <= 1)
+    inside = valid & (q > 0) & (q < 1)
+    n_safe, p_safe = jnp.where(valid, n, 0.0), jnp.where(valid, p, 0.5)
+    k = discrete_isf(lambda j: sf(j, n_safe, p_safe), jnp.where(inside, q, 0.5), n_safe)
+    return isf_ends(k, q, n, valid) + loc

@@ -5,7 +5,8 @@ from ... import lax
 from ... import numpy as jnp
 from ..special import betainc, xlog1py, xlogy
 from .._util import promote_inexact
-from ._common import discrete_quantile, keep_nan, log_probability, nan_unless, outside
+from ._common import (TINY_TAIL_OFFSET, TINY_TAIL_SPREAD, discrete_isf, discrete_quantile,
+                      isf_ends, keep_nan, log_probability, nan_unless, outside)
 
 
 def _valid(n, p):
@@ -81,3 +82,19 @@ def ppf(q, n, p, loc=0):
     k = discrete_quantile(lambda j: cdf(j, n_safe, p_safe), jnp.where(inside, q, 0.5), upper)
     k = jnp.where(q == 0, -1.0, jnp.where(q == 1, jnp.inf, k))
     return nan_unless(valid, k + loc)
+
+
+def isf(q, n, p, loc=0):
+    """The inverse survival function: the smallest ``k`` with ``sf(k) <= q`` (``inf`` at
+    ``q = 0``, -1 at ``q = 1``, NaN outside ``[0, 1]``), by bisection over the integers."""
+    q, n, p, loc = promote_inexact(q, n, p, loc)
+    q, n, p, loc = jnp.broadcast_arrays(q, n, p, loc)
+    valid = _valid(n, p)
+    inside = valid & (q > 0) & (q < 1)
+    n_safe, p_safe = jnp.where(valid, n, 1.0), jnp.where(valid, p, 0.5)
+    mean = n_safe * (1.0 - p_safe) / p_safe
+    # a tail of rate about p: the bound of _common's TINY_TAIL_* with the scale 1 / p
+    upper = jnp.ceil(mean + TINY_TAIL_SPREAD * jnp.sqrt(mean / p_safe)
+                     + TINY_TAIL_OFFSET / p_safe)
+    k = discrete_isf(lambda j: sf(j, n_safe, p_safe), jnp.where(inside, q, 0.5), upper)
+    return isf_ends(k, q, jnp.inf, valid) + loc

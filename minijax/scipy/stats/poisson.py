@@ -4,7 +4,8 @@ from ... import lax
 from ... import numpy as jnp
 from ..special import gammainc, gammaincc, xlogy
 from .._util import promote_inexact
-from ._common import discrete_quantile, keep_nan, log_probability, outside
+from ._common import (TINY_TAIL_OFFSET, TINY_TAIL_SPREAD, discrete_isf, discrete_quantile,
+                      isf_ends, keep_nan, log_probability, outside)
 
 
 def logpmf(k, mu, loc=0):
@@ -66,3 +67,17 @@ def ppf(q, mu, loc=0):
     k = discrete_quantile(lambda j: cdf(j, mu_safe), jnp.where(inside, q, 0.5), upper)
     k = jnp.where(q == 0, -1.0, jnp.where(q == 1, jnp.inf, k))
     return outside((q < 0) | (q > 1) | jnp.isnan(q) | jnp.isnan(mu), k + loc, jnp.nan)
+
+
+def isf(q, mu, loc=0):
+    """The inverse survival function: the smallest ``k`` with ``sf(k) <= q`` (``inf`` at
+    ``q = 0``, -1 at ``q = 1``, NaN outside ``[0, 1]`` or for ``mu < 0``), by bisection
+    over the integers on the survival function itself, so a small ``q`` keeps its digits."""
+    q, mu, loc = promote_inexact(q, mu, loc)
+    q, mu, loc = jnp.broadcast_arrays(q, mu, loc)
+    valid = mu >= 0
+    inside = valid & (q > 0) & (q < 1)
+    mu_safe = jnp.where(valid & jnp.isfinite(mu), mu, 0.0)
+    upper = jnp.ceil(mu_safe + TINY_TAIL_SPREAD * jnp.sqrt(mu_safe) + TINY_TAIL_OFFSET)
+    k = discrete_isf(lambda j: sf(j, mu_safe), jnp.where(inside, q, 0.5), upper)
+    return isf_ends(k, q, jnp.inf, valid) + loc
