@@ -3,7 +3,9 @@
 The ``cdf``/``sf`` families of ``gamma``, ``chi2``, ``beta``, ``poisson`` and ``t`` go
 through ``lax.igamma``, ``lax.igammac`` and ``lax.betainc``; their quantiles (``ppf``,
 ``isf``) invert those by a bracketed Newton iteration, differentiable through the implicit
-function theorem, and ``poisson``/``binom`` quantiles by bisection over the integers.
+function theorem, and the discrete quantiles (``ppf``, ``isf``) by bisection over the
+integers. ``poisson``/``binom`` entropies sum the mass over a window around the mean
+(``_common.window_entropy``), with each log-mass in Loader's saddle-point form.
 ``rankdata``, ``sem`` and ``mode`` are SciPy's summary statistics (``_summary.py``);
 ``gaussian_kde`` is a kernel density estimate, a pytree (``_kde.py``).
 """
