@@ -413,3 +413,85 @@ def test_discrete_entropy_edges_jit_vmap_float32_and_grad():
     for n_, p_ in ((10.0, 0.3), (1e5, 0.4), (1e9, 0.3)):
         check_grads(lambda v: ms.binom.entropy(n_, v), (jnp.asarray(p_),), order=1, eps=1e-7,
                     tol=1e-5)
+
+
+# ------------------------------------------------------------------ sums over the support
+
+def _exact_entropy(pmf):
+    p = pmf[pmf > 0]
+    return -math.fsum(p * np.log(p))
+
+
+BB_K = np.array([-1.0, 0.0, 1.0, 2.5, 7.0, 10.0, 11.0, 399.0, np.inf, np.nan])
+BB_ARGS = [(10.0, 2.0, 3.0), (10.0, 0.5, 0.7, 1.0), (0.0, 1.0, 1.0), (400.0, 30.0, 0.5),
+           (2.5, 1.0, 1.0), (5.0, 0.0, 1.0)]
+
+
+def test_betabinom_tails_match_scipy():
+    fns = ("cdf", "sf", "logcdf", "logsf")
+    jitted = minijax.jit(lambda k: [getattr(ms.betabinom, f)(k, *args) for f in fns
+                                    for args in BB_ARGS])(BB_K)
+    for i, (f, args) in enumerate((f, args) for f in fns for args in BB_ARGS):
+        want = getattr(st.betabinom, f)(BB_K, *args)
+        if f == "logcdf" and len(args) == 3 and args[0] == 2.5 or args[1] == 0.0:
+            want = np.full_like(want, np.nan)   # (SciPy: 0 past n even for invalid n, a, b)
+        for got in (getattr(ms.betabinom, f)(BB_K, *args), jitted[i]):
+            # (SciPy's sf is 1 - cdf: 1e-16 absolute)
+            np.testing.assert_allclose(np.asarray(got), want, rtol=1e-12, atol=2e-16,
+                                       err_msg=f"{f}{args}")
+    # the upper tail keeps its digits: against the sum of SciPy's masses
+    k = np.arange(401.0)
+    masses = st.betabinom.pmf(k, 400.0, 30.0, 0.5)
+    tail = [math.fsum(masses[j + 1:]) for j in (390, 395, 399)]
+    np.testing.assert_allclose(np.asarray(ms.betabinom.sf(np.array([390.0, 395.0, 399.0]),
+                                                          400.0, 30.0, 0.5)), tail, rtol=1e-11)
+    got32 = ms.betabinom.cdf(np.float32([0.0, 3.0, 9.0]), np.float32(10), np.float32(2),
+                             np.float32(3))
+    assert got32.dtype == np.float32
+    np.testing.assert_allclose(np.asarray(got32), st.betabinom.cdf([0, 3, 9], 10, 2, 3), rtol=2e-6)
+
+
+def test_betabinom_and_nbinom_entropy():
+    # SciPy stops its sums after 1000 terms or at a tolerance of 1e-10: exact sums of its
+    # masses are the oracle, SciPy's own values where they converge
+    cases = [(10.0, 2.0, 3.0), (30.0, 1.0, 1.0), (400.0, 30.0, 0.5), (5000.0, 0.5, 0.5)]
+    n, a, b = (np.array(c) for c in zip(*cases))
+    got = np.asarray(ms.betabinom.entropy(n, a, b))
+    want = [_exact_entropy(st.betabinom.pmf(np.arange(c[0] + 1), *c)) for c in cases]
+    # (lgamma's cancellation at n = 5000: 2e-12)
+    for g, w, tol in zip(got, want, (1e-13, 1e-13, 2e-13, 5e-12)):
+        np.testing.assert_allclose(g, w, rtol=tol)
+    np.testing.assert_allclose(got[:2], st.betabinom.entropy(n[:2], a[:2], b[:2]), rtol=1e-13)
+    edge = (np.array([0.0, 2.5, 5.0, 5.0]), np.array([1.0, 1.0, 0.0, 1.0]),
+            np.array([1.0, 1.0, 1.0, -1.0]))
+    np.testing.assert_array_equal(np.asarray(ms.betabinom.entropy(*edge)),
+                                  st.betabinom.entropy(*edge))
+    cases = [(3.0, 0.3), (0.4, 0.05), (50.0, 0.1), (1.0, 1e-3), (2.5, 1.0)]
+    n, p = (np.array(c) for c in zip(*cases))
+    got = np.asarray(minijax.jit(ms.nbinom.entropy)(n, p))
+    want = [_exact_entropy(st.nbinom.pmf(np.arange(200000), *c)) for c in cases]
+    np.testing.assert_allclose(got, want, rtol=1e-14)
+    np.testing.assert_allclose(got[:1], st.nbinom.entropy(n[:1], p[:1]), rtol=1e-13)
+    edge = (np.array([0.0, -1.0, 3.0, 3.0]), np.array([0.5, 0.5, 0.0, 1.5]))
+    # (SciPy's vectorised entropy fails when no parameters are valid: all NaN here)
+    np.testing.assert_array_equal(np.asarray(ms.nbinom.entropy(*edge)), np.full(4, np.nan))
+
+
+def test_support_sums_vmap_and_grad():
+    k = np.array([0.0, 2.0, 5.0, 9.0])
+    a = np.array([0.5, 1.0, 2.0, 3.0])
+    per = np.array([float(ms.betabinom.cdf(k[i], 10.0, a[i], 2.0)) for i in range(4)])
+    np.testing.assert_allclose(np.asarray(minijax.vmap(ms.betabinom.cdf)(k, 10.0 + 0 * k, a, 2.0 + a)),
+                               np.asarray(ms.betabinom.cdf(k, 10.0, a, 2.0 + a)), rtol=1e-14)
+    np.testing.assert_allclose(per, st.betabinom.cdf(k, 10.0, a, 2.0), rtol=1e-12)
+    ents = minijax.vmap(ms.nbinom.entropy)(a, a / 4)
+    np.testing.assert_allclose(np.asarray(ents), [float(ms.nbinom.entropy(x, x / 4)) for x in a],
+                               rtol=1e-14)
+    check_grads(lambda x, y: ms.betabinom.cdf(4.0, 12.0, x, y), (jnp.asarray(1.5), jnp.asarray(0.7)),
+                order=1, eps=1e-6, tol=1e-6)
+    check_grads(lambda x, y: ms.betabinom.logsf(4.0, 12.0, x, y),
+                (jnp.asarray(1.5), jnp.asarray(0.7)), order=1, eps=1e-6, tol=1e-6)
+    check_grads(lambda x, y: ms.betabinom.entropy(40.0, x, y), (jnp.asarray(1.5), jnp.asarray(0.7)),
+                order=1, eps=1e-6, tol=1e-6)
+    check_grads(ms.nbinom.entropy, (jnp.asarray(2.5), jnp.asarray(0.3)), order=1, eps=1e-6,
+                tol=1e-6)

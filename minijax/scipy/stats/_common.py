@@ -1,9 +1,13 @@
 """Helpers shared by the distribution modules."""
 
+import functools
+
 import numpy as np
 
 from ... import lax
 from ... import numpy as jnp
+from ...api import jvp
+from ...custom_derivatives import custom_jvp
 from .._util import promote_inexact
 from ..special import log_ndtr
 
@@ -278,3 +282,61 @@ def window_entropy(log_mass, mean, sd, top):
     log_p = log_mass(jnp.where(inside, k, jnp.maximum(mean, 0.0)[..., None]))
     log_p = jnp.where(inside & (log_p > -jnp.inf), log_p, 0.0)
     return -step * jnp.sum(jnp.exp(log_p) * log_p, axis=-1)
+
+
+
+_CHUNK = 1024
+
+
+def support_sum(term, lower, upper, *params):
+    """``sum_{k = lower}^{upper} term(k, *params)`` over the integers, elementwise in the
+    broadcast ``lower``, ``upper`` (finite integer-valued bounds, not differentiated) and
+    ``params``; ``term`` takes ``k`` with a trailing axis and the parameters with a
+    trailing axis of 1. Summed in chunks of ``_CHUNK`` by ``lax.while_loop`` (the count
+    depends on the bounds' values), so its derivatives in ``params`` come from a rule
+    that sums ``term``'s derivatives in the same loop."""
+    lower, upper, *params = jnp.broadcast_arrays(*promote_inexact(lower, upper, *params))
+    return _support_sum(term, lower, upper, *params)
+
+
+def _chunked(term, lower, upper, params, derivatives):
+    """The sum (and with ``derivatives``, the sums of ``term``'s derivative in each
+    parameter), chunk by chunk from the smallest ``lower`` to the largest ``upper``."""
+    stop = jnp.max(jnp.where(upper >= lower, upper, -jnp.inf), initial=-jnp.inf)
+    first = jnp.min(jnp.where(upper >= lower, lower, jnp.inf), initial=jnp.inf)
+    first = jnp.where(jnp.isfinite(first), first, 0.0)
+    offsets = np.arange(_CHUNK, dtype=np.dtype(lower.dtype))
+    wide = [p[..., None] for p in params]
+    count = len(params) if derivatives else 0
+
+    def body(state):
+        start, sums = state
+        k = start + offsets
+        keep = (k >= lower[..., None]) & (k <= upper[..., None])
+        safe = jnp.where(keep, k, jnp.maximum(lower, 0.0)[..., None])
+        values = [term(safe, *wide)]
+        for i in range(count):
+            def along(v, i=i):
+                return term(safe, *wide[:i], v, *wide[i + 1:])
+            values.append(jvp(along, (wide[i],), (jnp.ones_like(wide[i]),))[1])
+        sums = [s + jnp.sum(jnp.where(keep, v, 0.0), axis=-1) for s, v in zip(sums, values)]
+        return start + _CHUNK, sums
+
+    zeros = [jnp.zeros(lower.shape, lower.dtype) for _ in range(count + 1)]
+    _, sums = lax.while_loop(lambda state: state[0] <= stop, body, (first, zeros))
+    return sums
+
+
+@functools.partial(custom_jvp, nondiff_argnums=(0,))
+def _support_sum(term, lower, upper, *params):
+    return _chunked(term, lower, upper, params, False)[0]
+
+
+@_support_sum.defjvp
+def _support_sum_jvp(term, primals, tangents):
+    lower, upper, *params = primals
+    total, *slopes = _chunked(term, lower, upper, params, True)
+    tangent = jnp.zeros_like(total)
+    for slope, dp in zip(slopes, tangents[2:]):
+        tangent = tangent + slope * dp
+    return total, tangent

@@ -6,7 +6,8 @@ from ... import numpy as jnp
 from ..special import betainc, xlog1py, xlogy
 from .._util import promote_inexact
 from ._common import (TINY_TAIL_OFFSET, TINY_TAIL_SPREAD, discrete_isf, discrete_quantile,
-                      isf_ends, keep_nan, log_probability, nan_unless, outside)
+                      isf_ends, keep_nan, log_probability, nan_unless, outside,
+                      support_sum)
 
 
 def _valid(n, p):
@@ -20,9 +21,13 @@ def logpmf(k, n, p, loc=0):
     k = k_in = k - loc
     off = (k < 0) | (k != jnp.floor(k))
     k = jnp.where(off, 0.0, k)
-    log_choose = lax.lgamma(k + n) - lax.lgamma(k + 1.0) - lax.lgamma(n)
-    value = outside(off, log_choose + xlogy(n, p) + xlog1py(k, -p), -jnp.inf)
+    value = outside(off, _log_mass(k, n, p), -jnp.inf)
     return nan_unless(_valid(n, p), keep_nan(value, k_in))
+
+
+def _log_mass(k, n, p):
+    log_choose = lax.lgamma(k + n) - lax.lgamma(k + 1.0) - lax.lgamma(n)
+    return log_choose + xlogy(n, p) + xlog1py(k, -p)
 
 
 def pmf(k, n, p, loc=0):
@@ -98,3 +103,19 @@ def isf(q, n, p, loc=0):
                      + TINY_TAIL_OFFSET / p_safe)
     k = discrete_isf(lambda j: sf(j, n_safe, p_safe), jnp.where(inside, q, 0.5), upper)
     return isf_ends(k, q, jnp.inf, valid) + loc
+
+
+def _entropy_term(k, n, p):
+    log_p = _log_mass(k, n, p)
+    return jnp.where(log_p > -jnp.inf, -jnp.exp(log_p) * log_p, 0.0)
+
+
+def entropy(n, p, loc=0):
+    """The entropy ``-sum p log p`` (nats), summed over the integers up to where the mass
+    is below the smallest double (the bound of ``isf``)."""
+    n, p, loc = promote_inexact(n, p, loc)
+    valid = _valid(n, p)
+    n, p = jnp.where(valid, n, 1.0), jnp.where(valid, p, 0.5)
+    mean = n * (1.0 - p) / p
+    upper = jnp.ceil(mean + TINY_TAIL_SPREAD * jnp.sqrt(mean / p) + TINY_TAIL_OFFSET / p)
+    return nan_unless(valid, support_sum(_entropy_term, 0.0, upper, n, p) + 0.0 * loc)
