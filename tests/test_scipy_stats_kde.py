@@ -25,7 +25,9 @@ POINTS = {d: np.concatenate([DATA[d][:, :2], RNG.normal(size=(d, 5)) * 3,
                              np.full((d, 1), 40.0), np.full((d, 1), -1e3)], axis=1)
           for d in (1, 2, 3)}
 BANDWIDTHS = [None, "scott", "silverman", 0.3, np.float64(1.7), lambda k: k.scotts_factor() / 2]
-KDE_CASES = [(d, bw, w) for d in (1, 2, 3) for bw in range(len(BANDWIDTHS)) for w in (False, True)]
+# every bandwidth rule in two dimensions; a fixed, a rule's and a callable's in one and three
+KDE_CASES = [(d, bw, w) for d in (1, 2, 3) for bw in range(len(BANDWIDTHS))
+             for w in (False, True) if d == 2 or bw in (0, 3, 5)]
 
 
 def _pair(d, bw, weighted, dtype=np.float64):
