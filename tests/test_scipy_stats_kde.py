@@ -497,3 +497,76 @@ def test_support_sums_vmap_and_grad():
                 order=1, eps=1e-6, tol=1e-6)
     check_grads(ms.nbinom.entropy, (jnp.asarray(2.5), jnp.asarray(0.3)), order=1, eps=1e-6,
                 tol=1e-6)
+
+
+# ------------------------------------------------------------------ truncnorm ppf, isf, entropy
+
+TN_Q = np.array([-0.5, 0.0, 1e-300, 1e-12, 0.1, 0.5, 0.75, 1 - 1e-9, 1.0, 1.5, np.nan])
+TN_ARGS = [(-1.0, 2.0), (3.0, 8.0), (-np.inf, 0.5, 0.5, 2.0), (-30.0, -20.0), (0.5, np.inf),
+           (1.0, 1.0), (2.0, 1.0), (-1.0, 2.0, 0.0, -1.0), (-np.inf, np.inf), (-8.0, -3.0),
+           (20.0, 30.0)]
+
+
+def test_truncnorm_ppf_and_isf():
+    jitted = minijax.jit(lambda q: [(ms.truncnorm.ppf(q, *args), ms.truncnorm.isf(q, *args))
+                                    for args in TN_ARGS])(TN_Q)
+    moderate = (TN_Q >= 0.1) & (TN_Q <= 0.75)
+    for args, (ppf_jit, isf_jit) in zip(TN_ARGS, jitted):
+        want = st.truncnorm.ppf(TN_Q, *args)
+        for got in (ms.truncnorm.ppf(TN_Q, *args), ppf_jit):
+            np.testing.assert_allclose(np.asarray(got), want, rtol=1e-12, atol=1e-15,
+                                       err_msg=f"ppf{args}")
+        isf = np.asarray(ms.truncnorm.isf(TN_Q, *args))
+        np.testing.assert_allclose(np.asarray(isf_jit), isf, rtol=1e-14, atol=1e-15)
+        # SciPy's isf subtracts q's mass from an end's: exact for moderate q only
+        np.testing.assert_allclose(isf[moderate], st.truncnorm.isf(TN_Q, *args)[moderate],
+                                   rtol=1e-12, atol=1e-15, err_msg=f"isf{args}")
+        ends = np.isin(TN_Q, [0.0, 1.0]) | (TN_Q < 0) | (TN_Q > 1) | np.isnan(TN_Q)
+        np.testing.assert_array_equal(isf[ends], st.truncnorm.isf(TN_Q, *args)[ends])
+        # the small upper tails, by SciPy's (accurate) logsf at the quantile, where the
+        # quantile is far enough from b for its last digit not to move the tail's
+        with np.errstate(invalid="ignore"):
+            small = (TN_Q > 0) & (TN_Q < 1e-6) & (args[1] - isf > 1e-3)
+        if small.any():
+            np.testing.assert_allclose(st.truncnorm.logsf(isf[small], *args), np.log(TN_Q[small]),
+                                       rtol=1e-9)
+    # the standard normal's: norm.isf
+    np.testing.assert_allclose(np.asarray(ms.truncnorm.isf(TN_Q[2:8], -np.inf, np.inf)),
+                               st.norm.isf(TN_Q[2:8]), rtol=1e-14, atol=1e-16)
+    q32 = np.float32([0.05, 0.5, 0.9])
+    got = ms.truncnorm.ppf(q32, np.float32(-1.0), np.float32(2.0))
+    assert got.dtype == np.float32
+    np.testing.assert_allclose(np.asarray(got), st.truncnorm.ppf(q32, -1.0, 2.0), rtol=2e-6)
+    q = np.array([0.05, 0.3, 0.5, 0.9])
+    a = np.array([-2.0, -1.0, 0.5, 3.0])
+    np.testing.assert_allclose(np.asarray(minijax.vmap(ms.truncnorm.isf)(q, a, a + 2.0)),
+                               np.asarray(ms.truncnorm.isf(q, a, a + 2.0)), rtol=1e-15)
+    for f in (ms.truncnorm.ppf, ms.truncnorm.isf):
+        for args in ((0.3, -1.0, 2.0, 0.5, 1.5), (0.9, 3.0, 8.0), (0.2, -np.inf, 0.5)):
+            check_grads(f, tuple(jnp.asarray(v) for v in args), order=1, eps=1e-7, tol=1e-5)
+
+
+def test_truncnorm_entropy():
+    import scipy.integrate   # (only this test integrates)
+    # (the oracle: SciPy's density integrated by quad)
+    for args in TN_ARGS:
+        got = float(ms.truncnorm.entropy(*args))
+        if not (args[0] < args[1] and (len(args) < 4 or args[3] > 0)):
+            assert np.isnan(got)
+            continue
+        lo, hi = (max(args[0], -60.0), min(args[1], 60.0))
+        integrand = lambda x: -np.exp(st.truncnorm.logpdf(x, lo, hi)) * st.truncnorm.logpdf(x, lo, hi)
+        want = scipy.integrate.quad(integrand, lo, hi, epsabs=0, epsrel=1e-13, limit=200)[0]
+        want += np.log(args[3]) if len(args) == 4 else 0.0
+        np.testing.assert_allclose(got, want, rtol=1e-11, err_msg=str(args))
+        # SciPy's own: exact where its Φ(b) - Φ(a) is, NaN at an infinite end
+        scipys = st.truncnorm.entropy(*args)
+        if args in ((-1.0, 2.0), (-8.0, -3.0)):
+            np.testing.assert_allclose(got, scipys, rtol=1e-13)
+    assert float(minijax.jit(ms.truncnorm.entropy)(-np.inf, np.inf)) == pytest.approx(
+        st.norm.entropy(), rel=1e-15)
+    check_grads(ms.truncnorm.entropy, (jnp.asarray(-1.0), jnp.asarray(2.0), jnp.asarray(0.3),
+                                       jnp.asarray(1.5)), order=1, eps=1e-6)
+    a = np.array([-2.0, 0.0, 3.0])
+    np.testing.assert_allclose(np.asarray(minijax.vmap(ms.truncnorm.entropy)(a, a + 1.0)),
+                               [float(ms.truncnorm.entropy(v, v + 1.0)) for v in a], rtol=1e-15)

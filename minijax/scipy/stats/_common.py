@@ -167,7 +167,11 @@ _LOG_HALF = float(np.log(0.5))
 def log_ndtr_each(a, b):
     """``log_ndtr(a), log_ndtr(b)`` from one call on both stacked (a traced program
     then holds log_ndtr's large lowering once, not twice)."""
-    both = log_ndtr(jnp.stack(jnp.broadcast_arrays(a, b)))
+    x = jnp.stack(jnp.broadcast_arrays(a, b))
+    # an infinite argument's value is fixed (-inf or 0): set apart, so its derivative is 0
+    # rather than log_ndtr's NaN there
+    both = log_ndtr(jnp.where(jnp.isfinite(x), x, 0.0))
+    both = jnp.where(x == -jnp.inf, -jnp.inf, jnp.where(x == jnp.inf, 0.0, both))
     return both[0], both[1]
 
 
@@ -198,14 +202,17 @@ def lower_tail_ndtri(log_p):
     """``ndtri(exp(log_p))`` for ``log_p <= log(1/2)`` (``-inf`` gives ``-inf``): Newton's
     method on ``log_ndtr(x) = log_p`` from Abramowitz and Stegun's 26.2.23 (error below
     4.5e-4), which three steps take to full precision."""
-    lp = jnp.clip(log_p, -1e300, _LOG_HALF)
+    # (a floor whose square's terms stay finite in the dtype: -1e300 for float64)
+    floor = -min(1e300, float(np.finfo(np.dtype(log_p.dtype)).max) / 4)
+    lp = jnp.clip(log_p, floor, _LOG_HALF)
     t = jnp.sqrt(-2.0 * lax.stop_gradient(lp))
     x = -(t - (2.515517 + t * (0.802853 + t * 0.010328))
           / (1.0 + t * (1.432788 + t * (0.189269 + t * 0.001308))))
 
     def newton(x):
         lx = log_ndtr(x)
-        return x - (lx - lp) * jnp.exp(lx + 0.5 * x * x + 0.5 * np.log(2 * np.pi))
+        # (a Python float: NumPy's float64 scalar would promote a float32 x)
+        return x - (lx - lp) * jnp.exp(lx + 0.5 * x * x + 0.5 * float(np.log(2 * np.pi)))
 
     x = lax.stop_gradient(newton(x))
     x = newton(newton(x))   # differentiable steps: implicit derivative of the root
