@@ -3,7 +3,7 @@
 from ... import numpy as jnp
 from ..special import xlog1py, xlogy
 from .._util import promote_inexact
-from ._common import keep_nan, outside
+from ._common import isf_ends, keep_nan, outside
 
 
 def logpmf(k, p, loc=0):
@@ -58,6 +58,15 @@ def ppf(q, p, loc=0):
     q, p, loc = promote_inexact(q, p, loc)
     value = jnp.where(q == 0, -1.0, jnp.where(q <= 1.0 - p, 0.0, 1.0)) + loc
     return keep_nan(outside((q < 0) | (q > 1), value, jnp.nan), q)
+
+
+def isf(q, p, loc=0):
+    """The inverse survival function: the smallest ``k`` with ``sf(k) <= q``, 0 where
+    ``p <= q`` (1 at ``q = 0``, -1 at ``q = 1``; NaN outside ``[0, 1]`` or for ``p``
+    outside ``[0, 1]``)."""
+    q, p, loc = promote_inexact(q, p, loc)
+    k = jnp.where(p <= q, 0.0, 1.0)
+    return isf_ends(k, q, 1.0, (p >= 0) & (p <= 1)) + loc
 
 
 def entropy(p, loc=0):

@@ -62,6 +62,20 @@ def ppf(q, p, loc=0):
     return nan_unless(valid, k + loc)
 
 
+def isf(q, p, loc=0):
+    """The inverse survival function: the smallest ``k`` with ``(1 - p)^k <= q``, from
+    ``log q / log(1 - p)`` (``inf`` at ``q = 0``, 0 at ``q = 1``, NaN outside ``[0, 1]``)."""
+    q, p, loc = promote_inexact(q, p, loc)
+    q, p = lax.stop_gradient(q), lax.stop_gradient(p)
+    valid = (q >= 0) & (q <= 1) & (p > 0) & (p <= 1)
+    k = jnp.maximum(jnp.ceil(jnp.log(q) / jnp.log1p(-p)), 1.0)
+    # the logs' rounding can put the ratio just past an integer: step back where k - 1 reaches q
+    back = (k > 1) & ((k - 1.0) * jnp.log1p(-p) <= jnp.log(q))
+    k = jnp.where(back, k - 1.0, k)
+    k = jnp.where(q == 0, jnp.inf, jnp.where(q == 1, 0.0, k))
+    return nan_unless(valid, k + loc)
+
+
 def entropy(p, loc=0):
     """The entropy ``(-(1 - p) log(1 - p) - p log p) / p`` (nats)."""
     p, loc = promote_inexact(p, loc)

@@ -1,10 +1,14 @@
 """The Poisson distribution with mean ``mu``."""
 
+import numpy as np
+
 from ... import lax
 from ... import numpy as jnp
 from ..special import gammainc, gammaincc, xlogy
 from .._util import promote_inexact
-from ._common import discrete_quantile, keep_nan, log_probability, outside
+from ._common import (TINY_TAIL_OFFSET, TINY_TAIL_SPREAD, discrete_isf, discrete_quantile,
+                      deviance, isf_ends, keep_nan, log_probability, nan_unless, outside,
+                      stirling_error, window_entropy)
 
 
 def logpmf(k, mu, loc=0):
@@ -66,3 +70,46 @@ def ppf(q, mu, loc=0):
     k = discrete_quantile(lambda j: cdf(j, mu_safe), jnp.where(inside, q, 0.5), upper)
     k = jnp.where(q == 0, -1.0, jnp.where(q == 1, jnp.inf, k))
     return outside((q < 0) | (q > 1) | jnp.isnan(q) | jnp.isnan(mu), k + loc, jnp.nan)
+
+
+def isf(q, mu, loc=0):
+    """The inverse survival function: the smallest ``k`` with ``sf(k) <= q`` (``inf`` at
+    ``q = 0``, -1 at ``q = 1``, NaN outside ``[0, 1]`` or for ``mu < 0``), by bisection
+    over the integers on the survival function itself, so a small ``q`` keeps its digits."""
+    q, mu, loc = promote_inexact(q, mu, loc)
+    q, mu, loc = jnp.broadcast_arrays(q, mu, loc)
+    valid = mu >= 0
+    inside = valid & (q > 0) & (q < 1)
+    mu_safe = jnp.where(valid & jnp.isfinite(mu), mu, 0.0)
+    upper = jnp.ceil(mu_safe + TINY_TAIL_SPREAD * jnp.sqrt(mu_safe) + TINY_TAIL_OFFSET)
+    k = discrete_isf(lambda j: sf(j, mu_safe), jnp.where(inside, q, 0.5), upper)
+    return isf_ends(k, q, jnp.inf, valid) + loc
+
+
+_SERIES_FROM = 1e7   # past this mean the entropy's expansion is exact to double precision
+
+
+def entropy(mu, loc=0):
+    """The entropy ``-sum p log p`` (nats; NaN for ``mu < 0``): summed over the mass's
+    window, with each ``log p`` in Loader's form (``stirling_error`` and ``deviance``, which
+    keep their digits at a large mean); past a mean of 1e7, the expansion
+    ``log(2 pi e mu) / 2 - 1/(12 mu) - 1/(24 mu^2) - 19/(360 mu^3)``."""
+    mu, loc = promote_inexact(mu, loc)
+    valid = mu >= 0
+    m = jnp.where(valid & (mu > 0) & jnp.isfinite(mu), mu, 1.0)
+
+    def log_mass(k):
+        lam = m[..., None]
+        ks = jnp.where(k > 0, k, 1.0)
+        value = -0.5 * jnp.log(2.0 * np.pi * ks) - stirling_error(ks) - deviance(ks, lam)
+        return jnp.where(k > 0, value, -lam)
+
+    mb = jnp.where(m > _SERIES_FROM, m, 1.0)
+    inv = 1.0 / mb
+    series = (0.5 * jnp.log(2.0 * np.pi * np.e * mb)
+              - inv * (1.0 / 12 + inv * (1.0 / 24 + inv * 19.0 / 360)))
+    sm = jnp.where(m > _SERIES_FROM, 1.0, m)
+    summed = window_entropy(log_mass, sm, jnp.sqrt(sm), jnp.full_like(sm, jnp.inf))
+    value = jnp.where(m > _SERIES_FROM, series, summed)
+    value = jnp.where(mu == 0, 0.0, jnp.where(mu == jnp.inf, jnp.inf, value))
+    return nan_unless(valid, value + 0.0 * loc)
