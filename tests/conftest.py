@@ -70,6 +70,15 @@ def _config_restored():
             config.update(k, v)
 
 
+@pytest.fixture
+def jax():
+    """JAX as an oracle, in its 64-bit mode for the test (skipped where it is not
+    installed)."""
+    jax = pytest.importorskip("jax")
+    with jax.enable_x64(True):
+        yield jax
+
+
 def pytest_configure(config):
     config.addinivalue_line(
         "markers", "xla_defaults: exact results that hold only with XLA's default options; "

@@ -32,13 +32,6 @@ def randn(*shape, dtype=onp.float64):
     return x.astype(dtype)
 
 
-@pytest.fixture
-def jax():
-    jax = pytest.importorskip("jax")
-    with jax.enable_x64(True):
-        yield jax
-
-
 def both(fn, *args):
     """``fn`` eagerly (NumPy kernels) and under jit (the lowerings)."""
     return [onp.asarray(fn(*args)), onp.asarray(minijax.jit(fn)(*args))]

@@ -14,27 +14,7 @@ import minijax
 from minijax.lax import linalg
 from minijax.test_util import check_grads, check_primitive
 
-rng = onp.random.default_rng(0)
-INEXACT = [onp.float32, onp.float64, onp.complex64, onp.complex128]
-
-
-def tols(dtype):
-    single = onp.dtype(dtype) in (onp.float32, onp.complex64)
-    return dict(rtol=2e-4, atol=2e-5) if single else dict(rtol=1e-9, atol=1e-11)
-
-
-def randn(*shape, dtype=onp.float64):
-    x = rng.standard_normal(shape)
-    if onp.dtype(dtype).kind == "c":
-        x = x + 1j * rng.standard_normal(shape)
-    return x.astype(dtype)
-
-
-@pytest.fixture
-def jax():
-    jax = pytest.importorskip("jax")
-    with jax.enable_x64(True):
-        yield jax
+from test_lax_linalg_more import INEXACT, randn, tols
 
 
 def both(fn, *args):
