@@ -89,21 +89,19 @@ class RegularGridInterpolator:
             xi = xi.astype(jnp.result_type(float))
         lead = xi.shape[:-1]
         xi = xi.reshape(-1, ndim)
-        outside = jnp.zeros(xi.shape[0], bool)
-        for d, g in enumerate(self.grid):
-            outside = outside | (xi[:, d] < g[0]) | (xi[:, d] > g[-1])
+        # (one column per grid dimension: whether the point lies beyond it)
+        beyond = jnp.stack([(xi[:, d] < g[0]) | (xi[:, d] > g[-1])
+                            for d, g in enumerate(self.grid)], axis=-1)
+        outside = jnp.any(beyond, axis=-1)
         if self.bounds_error:
-            found = _concrete(outside)
+            found = _concrete(beyond)
             if found is None:
                 raise ValueError("RegularGridInterpolator(bounds_error=True) checks the "
                                  "values of xi, which are not known inside jit, vmap or grad; "
                                  "use bounds_error=False")
             if found.any():
-                dims = [d for d, g in enumerate(self.grid)
-                        if np.any((np.asarray(xi[:, d]) < np.asarray(g[0]))
-                                  | (np.asarray(xi[:, d]) > np.asarray(g[-1])))]
                 raise ValueError(f"One of the requested xi is out of bounds in dimension "
-                                 f"{dims[0]}")
+                                 f"{int(np.argmax(found.any(axis=0)))}")
         cells = [self._cell(g, xi[:, d]) for d, g in enumerate(self.grid)]
         if method == "linear":
             out = self._linear(cells)
